@@ -1,0 +1,61 @@
+// Every failure kind a Berth row can carry, and whether it masks the row (DESIGN.md §4 "Failure kinds").
+// Scored kinds count in the score as 0; masked kinds keep the row in rollouts.jsonl but leave it out of the
+// score, because the failure was Berth's or the sandbox's, not the agent's.
+//
+// This module has no imports so that workflow code and the client can use it freely.
+
+export interface FailureKindInfo {
+  readonly masked: boolean;
+  readonly meaning: string;
+}
+
+export const FAILURE_KINDS = {
+  'harbor:missing_reward': {
+    masked: false,
+    meaning: 'test.sh ran (any exit code) but wrote neither reward.json nor reward.txt',
+  },
+  'harbor:invalid_reward': {
+    masked: false,
+    meaning: 'a reward file exists but is empty, malformed, not finite, or its components have no finite sum',
+  },
+  'harbor:verifier_timeout': {
+    masked: false,
+    meaning: 'test.sh ran past its timeout without writing a reward',
+  },
+  verifier_error: {
+    masked: true,
+    meaning: 'test.sh could not start (for example bash or timeout missing from the image)',
+  },
+  provider_unavailable: {
+    masked: true,
+    meaning: 'the sandbox was lost or a transfer to or from it failed',
+  },
+  'harbor:overlay_failed': {
+    masked: true,
+    meaning: 'a RUN line of an overlay Dockerfile failed in the sandbox',
+  },
+  'harbor:entrypoint_failed': {
+    masked: true,
+    meaning: "the image's ENTRYPOINT died during the rollout",
+  },
+  'harbor:seed_failed': {
+    masked: true,
+    meaning: 'the seed failed for good (unset variable, healthcheck retries spent, image missing)',
+  },
+  'harbor:episode_deadline': {
+    masked: true,
+    meaning: 'the episode ran past its overall budget',
+  },
+} as const satisfies Record<string, FailureKindInfo>;
+
+export type FailureKind = keyof typeof FAILURE_KINDS;
+
+export const ALL_FAILURE_KINDS: readonly FailureKind[] = Object.keys(FAILURE_KINDS) as FailureKind[];
+
+export function isFailureKind(value: unknown): value is FailureKind {
+  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(FAILURE_KINDS, value);
+}
+
+export function isMasked(kind: FailureKind): boolean {
+  return FAILURE_KINDS[kind].masked;
+}
