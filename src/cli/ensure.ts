@@ -1,0 +1,18 @@
+import { ensureServer, type ServerInfo } from '../server/devserver.ts';
+import { ensureWorker, workerPolls } from '../server/worker-daemon.ts';
+import { SHARED_QUEUE } from '../workflows/types.ts';
+import { UserError } from './output.ts';
+
+/**
+ * With no TEMPORAL_ADDRESS: start (or reuse) the embedded server and the detached worker.
+ * With one: be a client, and refuse when no worker polls the queue.
+ */
+export async function ensureCluster(): Promise<ServerInfo> {
+  const server = await ensureServer();
+  if (server.embedded) {
+    await ensureWorker(server.address);
+  } else if (!(await workerPolls(server.address, undefined, SHARED_QUEUE))) {
+    throw new UserError(`No Berth worker polls task queue "${SHARED_QUEUE}" on ${server.address}. Start one with: npx berth worker`);
+  }
+  return server;
+}

@@ -1,0 +1,25 @@
+import { Command, CommanderError } from 'commander';
+import { registerRun } from './run.ts';
+import { registerServer } from './server.ts';
+import { registerWorker } from './worker.ts';
+import { UserError, red } from './output.ts';
+
+const program = new Command('berth')
+  .description('Run Harbor-format task folders as durable evaluation episodes on Temporal')
+  .showHelpAfterError()
+  .exitOverride();
+
+registerRun(program);
+registerServer(program);
+registerWorker(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (err instanceof CommanderError) {
+    process.exitCode = err.exitCode === 0 ? 0 : 2;
+  } else {
+    console.error(red(`berth: ${(err as Error).message}`));
+    process.exitCode = err instanceof UserError ? err.exitCode : 1;
+  }
+}

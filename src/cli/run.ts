@@ -1,0 +1,69 @@
+import type { Command } from 'commander';
+import { startBatch } from '../client/batch.ts';
+import type { AgentName, ResultRow } from '../workflows/types.ts';
+import { ensureCluster } from './ensure.ts';
+import { collect, keyValue, positiveInt } from './options.ts';
+import { bold, dim, green, printJson, red, table, yellow } from './output.ts';
+
+interface RunOptions {
+  agent: AgentName;
+  repeats?: number;
+  concurrency: number;
+  results?: string;
+  imageAlias?: Record<string, string>;
+  agentArg?: Record<string, string>;
+  task?: string[];
+  detach?: boolean;
+  json?: boolean;
+  strict?: boolean;
+  allowUnsupportedPairing?: boolean;
+}
+
+const outcome = (r: ResultRow) => (r.mask_sample ? yellow('masked') : r.failure_kind ? red('scored') : green('scored'));
+
+export function printSummary(rows: ResultRow[], meanReward: number | null, uiLink: string, resultsDir: string): void {
+  console.log(table(['task_id', 'repeat', 'reward', 'outcome', 'failure_kind'],
+    rows.map((r) => [r.task_id, r.repeat, r.reward === null ? '-' : r.reward.toFixed(3), outcome(r), r.failure_kind ?? ''])));
+  const masked = rows.filter((r) => r.mask_sample).length;
+  console.log(`\n${bold('mean reward')} ${meanReward === null ? '-' : meanReward.toFixed(3)} over ${rows.length - masked} scored, ${masked} masked`);
+  console.log(`${bold('results')}     ${resultsDir}`);
+  console.log(`${bold('Temporal UI')} ${uiLink}`);
+}
+
+export function registerRun(program: Command): void {
+  program.command('run').description('run an agent over a dataset, one durable episode per (task, repeat)')
+    .argument('<dataset>', 'a folder of task folders (or one task folder)')
+    .option('--agent <name>', 'oracle | nop | command | openai', 'oracle')
+    .option('--repeats <n>', 'episodes per task (default: dataset.toml num_repeats, else 1)', positiveInt('--repeats'))
+    .option('--concurrency <n>', 'episodes running at once', positiveInt('--concurrency'), 4)
+    .option('--results <dir>', 'results folder (default results/<batch id>)')
+    .option('--image-alias <from=to>', 'map an image reference to a local one (repeatable)', keyValue('--image-alias'))
+    .option('--agent-arg <key=value>', 'an argument for the agent (repeatable)', keyValue('--agent-arg'))
+    .option('--task <glob>', 'only tasks whose id matches (repeatable)', collect)
+    .option('--detach', 'start the batch, print its id, and return')
+    .option('--json', 'print JSON')
+    .option('--strict', 'stop when any task is refused')
+    .option('--allow-unsupported-pairing', 'run an agent outside [gym] allowed_agents')
+    .action(async (dataset: string, o: RunOptions) => {
+      await ensureCluster();
+      const handle = await startBatch({
+        dataset, agent: o.agent, repeats: o.repeats, concurrency: o.concurrency, resultsDir: o.results,
+        imageAliases: o.imageAlias, agentArgs: o.agentArg,
+      });
+      try {
+        if (o.detach) {
+          if (o.json) printJson({ batch_id: handle.batchId, ui: handle.uiLink, results: handle.results.dir });
+          else console.log(`${handle.batchId}\n${dim(`watch: npx berth status ${handle.batchId}   UI: ${handle.uiLink}`)}`);
+          return;
+        }
+        if (!o.json) console.log(`${bold('batch')} ${handle.batchId}  ${dim(handle.uiLink)}`);
+        const summary = await handle.wait((row) => {
+          if (!o.json) console.log(dim(`  done ${row.task_id} #${row.repeat}: ${row.mask_sample ? `masked (${row.failure_kind})` : `reward ${row.reward}`}`));
+        });
+        if (o.json) printJson({ batch_id: summary.batchId, metrics: summary.metrics, rows: summary.rows, results: summary.resultsDir, ui: summary.uiLink });
+        else printSummary(summary.rows, summary.metrics.mean_reward, summary.uiLink, summary.resultsDir);
+      } finally {
+        await handle.close();
+      }
+    });
+}

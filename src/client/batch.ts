@@ -1,0 +1,129 @@
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { basename, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { batchUiLink } from '../server/config.ts';
+import type { AgentName, BatchInput, BatchProgress, EpisodeInput, ResultRow } from '../workflows/types.ts';
+import { SHARED_QUEUE, episodeWorkflowId } from '../workflows/types.ts';
+import { episodesOf } from '../workflows/episodes.ts';
+import { BERTH_AGENT, BERTH_BATCH, BERTH_DATASET } from '../workflows/search-attributes.ts';
+import { connect, type Connected } from './connect.ts';
+import { discoverLite } from './discover-lite.ts';
+import { ResultsFolder, type Metrics } from './results.ts';
+
+export interface StartBatchOptions {
+  dataset: string;
+  agent?: AgentName;
+  agentArgs?: Record<string, string>;
+  repeats?: number;
+  concurrency?: number;
+  resultsDir?: string;
+  imageAliases?: Record<string, string>;
+  batchId?: string;
+  /** The shared task queue (tests use their own). */
+  taskQueue?: string;
+  connection?: Connected;
+}
+
+export interface BatchSummary { batchId: string; rows: ResultRow[]; metrics: Metrics; resultsDir: string; uiLink: string }
+
+export const newBatchId = (dataset: string): string => {
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '-');
+  return `${basename(resolve(dataset)).replace(/[^A-Za-z0-9_.-]/g, '_')}-${stamp}-${randomBytes(2).toString('hex')}`;
+};
+
+export class BatchHandle {
+  constructor(
+    readonly batchId: string,
+    readonly input: BatchInput,
+    readonly results: ResultsFolder,
+    private readonly conn: Connected,
+  ) {}
+
+  get client(): Client { return this.conn.client; }
+  get uiLink(): string { return batchUiLink(this.batchId); }
+
+  async progress(): Promise<BatchProgress> {
+    return this.client.workflow.getHandle(batchWorkflowId(this.batchId)).query<BatchProgress>('progress');
+  }
+
+  /** Every episode's row once it closes, appended to rollouts.jsonl as it arrives. */
+  async rows(onRow?: (row: ResultRow) => void): Promise<{ rows: ResultRow[]; failed: number }> {
+    const episodes = episodesOf(this.input);
+    const rows: ResultRow[] = [];
+    let failed = 0;
+    await Promise.all(episodes.map(async (ep) => {
+      const id = episodeWorkflowId(ep.batchId, ep.taskId, ep.repeat, ep.attempt);
+      const row = await waitForEpisode(this.client, id);
+      if (!row) { failed++; return; }
+      rows.push(row);
+      this.results.append(row);
+      onRow?.(row);
+    }));
+    return { rows, failed };
+  }
+
+  async wait(onRow?: (row: ResultRow) => void): Promise<BatchSummary> {
+    const { rows, failed } = await this.rows(onRow);
+    await this.client.workflow.getHandle(batchWorkflowId(this.batchId)).result();
+    const metrics = this.results.finish(rows, failed);
+    return { batchId: this.batchId, rows: this.results.readRows(), metrics, resultsDir: this.results.dir, uiLink: this.uiLink };
+  }
+
+  async cancel(): Promise<void> {
+    await this.client.workflow.getHandle(batchWorkflowId(this.batchId)).cancel();
+  }
+
+  async close(): Promise<void> {
+    await this.conn.connection.close();
+  }
+}
+
+export const batchWorkflowId = (batchId: string): string => `berth/${batchId}`;
+
+/** The episode's row; undefined when the workflow failed or was cancelled (outcome `failed`). */
+async function waitForEpisode(client: Client, workflowId: string): Promise<ResultRow | undefined> {
+  for (;;) {
+    try {
+      return await client.workflow.getHandle<(i: EpisodeInput) => Promise<ResultRow>>(workflowId).result();
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) {
+        await new Promise((r) => setTimeout(r, 500));
+        continue;
+      }
+      return undefined;
+    }
+  }
+}
+
+export async function startBatch(opts: StartBatchOptions): Promise<BatchHandle> {
+  const conn = opts.connection ?? (await connect());
+  const datasetPath = resolve(opts.dataset);
+  const tasks = discoverLite(datasetPath);
+  if (tasks.length === 0) throw new Error(`No task folders (with task.toml) found under ${opts.dataset}.`);
+  const batchId = opts.batchId ?? newBatchId(opts.dataset);
+  const input: BatchInput = {
+    batchId,
+    datasetName: basename(datasetPath),
+    datasetPath,
+    tasks,
+    repeats: opts.repeats ?? 1,
+    concurrency: opts.concurrency ?? 4,
+    agent: opts.agent ?? 'oracle',
+    agentArgs: opts.agentArgs ?? {},
+    imageAliases: opts.imageAliases ?? {},
+  };
+  const results = new ResultsFolder(resolve(opts.resultsDir ?? `results/${batchId}`));
+  results.writeSkipped([]);
+  await conn.client.workflow.start('batchWorkflow', {
+    taskQueue: opts.taskQueue ?? SHARED_QUEUE,
+    workflowId: batchWorkflowId(batchId),
+    args: [input],
+    staticSummary: `batch ${batchId} · ${input.tasks.length} tasks × ${input.repeats} · ${input.agent}`,
+    typedSearchAttributes: [
+      { key: BERTH_BATCH, value: batchId },
+      { key: BERTH_DATASET, value: input.datasetName },
+      { key: BERTH_AGENT, value: input.agent },
+    ],
+  });
+  return new BatchHandle(batchId, input, results, conn);
+}

@@ -1,0 +1,87 @@
+import { appendFileSync, mkdirSync, writeFileSync, existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ResultRow } from '../workflows/types.ts';
+
+export interface SkippedEntry { task_id: string; path: string; reason: string; stage: 'load' | 'prepare' | 'seed' }
+
+export interface Metrics {
+  mean_reward: number | null;
+  scored: number;
+  masked: number;
+  failed: number;
+  failure_kinds: Record<string, number>;
+  pass_at_k?: Record<string, number>;
+}
+
+/** Unbiased pass@k over n samples with c successes: 1 - C(n-c, k) / C(n, k). */
+export function passAtK(n: number, c: number, k: number): number {
+  if (n - c < k) return 1;
+  let prod = 1;
+  for (let i = n - c + 1; i <= n; i++) prod *= 1 - k / i;
+  return 1 - prod;
+}
+
+export function metricsOf(rows: ResultRow[], failed = 0): Metrics {
+  const unmasked = rows.filter((r) => !r.mask_sample);
+  const kinds: Record<string, number> = {};
+  for (const r of rows) if (r.failure_kind) kinds[r.failure_kind] = (kinds[r.failure_kind] ?? 0) + 1;
+  const m: Metrics = {
+    mean_reward: unmasked.length ? unmasked.reduce((s, r) => s + (r.reward ?? 0), 0) / unmasked.length : null,
+    scored: unmasked.length,
+    masked: rows.length - unmasked.length,
+    failed,
+    failure_kinds: kinds,
+  };
+  const byTask = new Map<string, ResultRow[]>();
+  for (const r of unmasked) byTask.set(r.task_id, [...(byTask.get(r.task_id) ?? []), r]);
+  const n = Math.min(...[...byTask.values()].map((rs) => rs.length));
+  if (byTask.size > 0 && n > 1) {
+    m.pass_at_k = {};
+    for (let k = 1; k <= n; k++) {
+      const per = [...byTask.values()].map((rs) => passAtK(rs.length, rs.filter((r) => (r.reward ?? 0) >= 1).length, k));
+      m.pass_at_k[`pass@${k}`] = per.reduce((a, b) => a + b, 0) / per.length;
+    }
+  }
+  return m;
+}
+
+/** The newest attempt of each (task, repeat) is the one reported. */
+export function newestAttempts(rows: ResultRow[]): ResultRow[] {
+  const best = new Map<string, ResultRow>();
+  for (const r of rows) {
+    const key = `${r.task_id}\0${r.repeat}`;
+    const cur = best.get(key);
+    if (!cur || r.attempt > cur.attempt) best.set(key, r);
+  }
+  return [...best.values()].sort((a, b) => a.task_id.localeCompare(b.task_id) || a.repeat - b.repeat);
+}
+
+export class ResultsFolder {
+  constructor(readonly dir: string) {
+    mkdirSync(dir, { recursive: true });
+  }
+
+  get rolloutsPath(): string { return join(this.dir, 'rollouts.jsonl'); }
+
+  append(row: ResultRow): void {
+    appendFileSync(this.rolloutsPath, `${JSON.stringify(row)}\n`);
+  }
+
+  readRows(): ResultRow[] {
+    if (!existsSync(this.rolloutsPath)) return [];
+    return readFileSync(this.rolloutsPath, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as ResultRow);
+  }
+
+  /** Rewrites rollouts.jsonl with the newest attempts and writes metrics.json. */
+  finish(rows: ResultRow[], failed: number): Metrics {
+    const reported = newestAttempts(rows);
+    writeFileSync(this.rolloutsPath, reported.map((r) => `${JSON.stringify(r)}\n`).join(''));
+    const metrics = metricsOf(reported, failed);
+    writeFileSync(join(this.dir, 'metrics.json'), `${JSON.stringify(metrics, null, 2)}\n`);
+    return metrics;
+  }
+
+  writeSkipped(entries: SkippedEntry[]): void {
+    writeFileSync(join(this.dir, 'skipped.json'), `${JSON.stringify(entries, null, 2)}\n`);
+  }
+}

@@ -1,0 +1,47 @@
+/** Where the embedded dev server listens and what it registers. */
+export interface ServerSettings {
+  host: string;
+  port: number;
+  uiPort: number;
+  namespace: string;
+}
+
+export function serverSettings(): ServerSettings {
+  return {
+    host: '127.0.0.1',
+    port: Number(process.env.BERTH_TEMPORAL_PORT ?? 7233),
+    uiPort: Number(process.env.BERTH_UI_PORT ?? 8233),
+    namespace: process.env.TEMPORAL_NAMESPACE ?? 'default',
+  };
+}
+
+/** DESIGN.md section 4: search attributes, within the dev server's SQLite slots. */
+export const SEARCH_ATTRIBUTE_TYPES: Record<string, 'Keyword' | 'Double' | 'Int'> = {
+  BerthBatch: 'Keyword',
+  BerthTask: 'Keyword',
+  BerthDataset: 'Keyword',
+  BerthAgent: 'Keyword',
+  BerthOutcome: 'Keyword',
+  BerthFailureKind: 'Keyword',
+  BerthReward: 'Double',
+  BerthTurn: 'Int',
+};
+
+export const RETENTION_DAYS = 30;
+
+export function temporalAddress(): { address: string; embedded: boolean } {
+  const fromEnv = process.env.TEMPORAL_ADDRESS;
+  if (fromEnv) return { address: fromEnv, embedded: false };
+  const s = serverSettings();
+  return { address: `${s.host}:${s.port}`, embedded: true };
+}
+
+export function uiUrl(): string {
+  return process.env.BERTH_UI_URL ?? `http://localhost:${serverSettings().uiPort}`;
+}
+
+export function batchUiLink(batchId: string): string {
+  const ns = serverSettings().namespace;
+  const query = encodeURIComponent(`BerthBatch="${batchId}"`);
+  return `${uiUrl()}/namespaces/${ns}/workflows?query=${query}`;
+}

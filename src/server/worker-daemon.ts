@@ -1,0 +1,59 @@
+import { Connection } from '@temporalio/client';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SHARED_QUEUE } from '../workflows/types.ts';
+import { codeHash, projectRoot } from './code-hash.ts';
+import { alive, readPid, spawnDetached, stopPid, tail } from './daemon.ts';
+import { waitFor } from './health.ts';
+import { homePath } from './paths.ts';
+
+const pidFile = () => homePath('worker.pid');
+const stampFile = () => homePath('worker.code');
+const logFile = () => homePath('logs', 'worker.log');
+
+/** Whether any worker polls the shared queue (workflow pollers). */
+export async function workerPolls(address: string, namespace = 'default', taskQueue = SHARED_QUEUE): Promise<boolean> {
+  const connection = await Connection.connect({ address, connectTimeout: 3000 });
+  try {
+    const res = await connection.workflowService.describeTaskQueue({
+      namespace, taskQueue: { name: taskQueue, kind: 1 }, taskQueueType: 1,
+    });
+    const recent = Date.now() - 70_000;
+    return (res.pollers ?? []).some((p) => Number(p.lastAccessTime?.seconds ?? 0) * 1000 > recent);
+  } finally {
+    await connection.close();
+  }
+}
+
+export interface WorkerInfo { pid: number; started: boolean; log: string }
+
+/**
+ * Starts (or reuses) the detached worker beside the embedded server (DESIGN.md section 7, Workers
+ * and hosts). A worker running other code than this checkout is replaced.
+ */
+export async function ensureWorker(address: string): Promise<WorkerInfo> {
+  const hash = codeHash();
+  const pid = readPid(pidFile());
+  const stamp = existsSync(stampFile()) ? readFileSync(stampFile(), 'utf8').trim() : '';
+  if (alive(pid) && stamp === hash) return { pid, started: false, log: logFile() };
+  if (alive(pid)) await stopPid(pidFile());
+  const started = spawnDetached(process.execPath, [join(projectRoot, 'bin', 'berth.mjs'), 'worker'], {
+    log: logFile(), pidFile: pidFile(), cwd: projectRoot,
+    env: { ...process.env, TEMPORAL_ADDRESS: address, BERTH_DETACHED_WORKER: '1' },
+  });
+  writeFileSync(stampFile(), `${hash}\n`);
+  const polling = await waitFor(async () => alive(started) && (await workerPolls(address).catch(() => false)), 90_000, 500);
+  if (!polling) {
+    throw new Error(`The Berth worker (pid ${started}) did not start polling within 90 s.\nLast lines of ${logFile()}:\n${tail(logFile())}`);
+  }
+  return { pid: started, started: true, log: logFile() };
+}
+
+export async function stopWorker(): Promise<boolean> {
+  return stopPid(pidFile());
+}
+
+export function workerPid(): number | undefined {
+  const pid = readPid(pidFile());
+  return alive(pid) ? pid : undefined;
+}

@@ -1,0 +1,64 @@
+import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as sharedActivities from './activities/shared.ts';
+import * as hostActivities from './activities/host.ts';
+import { hostIdentity, setHostQueueSuffix } from './activities/host-identity.ts';
+import { homePath } from './server/paths.ts';
+import { SHARED_QUEUE } from './workflows/types.ts';
+
+const workflowsDir = join(dirname(fileURLToPath(import.meta.url)), 'workflows');
+
+/** Bundling takes seconds on 2 cores: keep one bundle per content of src/workflows. */
+async function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
+  const h = createHash('sha256');
+  for (const f of readdirSync(workflowsDir).sort()) h.update(f).update(readFileSync(join(workflowsDir, f)));
+  const dir = homePath('bundles');
+  const file = join(dir, `${h.digest('hex').slice(0, 24)}.js`);
+  if (existsSync(file)) return { code: readFileSync(file, 'utf8') } as WorkflowBundleWithSourceMap;
+  const bundle = await bundleWorkflowCode({ workflowsPath: join(workflowsDir, 'index.ts'), logger: quietLogger });
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(file, bundle.code);
+  return bundle;
+}
+
+const quietLogger = {
+  log() {}, trace() {}, debug() {}, info() {},
+  warn: (m: string) => console.warn(m), error: (m: string) => console.error(m),
+};
+
+export interface WorkerOptions {
+  address: string;
+  namespace?: string;
+  /** The shared queue; tests use one per file. */
+  taskQueue?: string;
+  /** Appended to this host's sandbox queue (tests isolate their workers with it). */
+  hostQueueSuffix?: string;
+}
+
+/** This host's two workers: the shared queue (workflows, planning) and the sandbox queue named after the engine. */
+export async function createWorkers(opts: WorkerOptions): Promise<{ workers: Worker[]; connection: NativeConnection; hostQueue: string }> {
+  const connection = await NativeConnection.connect({ address: opts.address });
+  const namespace = opts.namespace ?? 'default';
+  if (opts.hostQueueSuffix !== undefined) setHostQueueSuffix(opts.hostQueueSuffix);
+  const { queue } = await hostIdentity();
+  const bundle = await workflowBundle();
+  const shared = await Worker.create({
+    connection, namespace, taskQueue: opts.taskQueue ?? SHARED_QUEUE, workflowBundle: bundle, activities: sharedActivities,
+  });
+  const host = await Worker.create({
+    connection, namespace, taskQueue: queue, activities: hostActivities,
+  });
+  return { workers: [shared, host], connection, hostQueue: queue };
+}
+
+export async function runWorkers(opts: WorkerOptions): Promise<void> {
+  const { workers, connection } = await createWorkers(opts);
+  try {
+    await Promise.all(workers.map((w) => w.run()));
+  } finally {
+    await connection.close();
+  }
+}

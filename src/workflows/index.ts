@@ -1,0 +1,2 @@
+export { episodeWorkflow } from './episode.ts';
+export { batchWorkflow, progressQuery } from './batch.ts';

@@ -1,0 +1,52 @@
+import type { TurnOutcome } from './types.ts';
+
+/** A turn whose verifier produced a valid reward (no failure kind, not masked). */
+const valid = (t: TurnOutcome): boolean => !t.masked && t.failure_kind === null && t.reward !== null;
+
+export interface Rollup {
+  reward: number | null;
+  verifier_rewards: Record<string, number>;
+  reward_components?: Record<string, number>;
+  failure_kind: string | null;
+  failure_reason: string | null;
+  masked: boolean;
+}
+
+/**
+ * multi-step-tasks.md "Reward roll-up": `mean` averages every turn that ran (a turn with no valid
+ * reward counts 0 under every key, a missing key counts 0); `final` takes the last turn that ran.
+ * A masked turn masks the episode; failure fields come from the turn that ended it.
+ */
+export function rollUp(turns: TurnOutcome[], strategy: 'mean' | 'final'): Rollup {
+  const last = turns[turns.length - 1];
+  if (!last) return { reward: null, verifier_rewards: {}, failure_kind: null, failure_reason: null, masked: true };
+  const failure = { failure_kind: last.failure_kind, failure_reason: last.failure_reason };
+  if (turns.some((t) => t.masked)) {
+    const masked = turns.find((t) => t.masked)!;
+    return { reward: null, verifier_rewards: {}, failure_kind: masked.failure_kind, failure_reason: masked.failure_reason, masked: true };
+  }
+  if (strategy === 'final' || turns.length === 1) {
+    return {
+      reward: last.reward ?? 0,
+      verifier_rewards: last.verifier_rewards,
+      ...(last.reward_components ? { reward_components: last.reward_components } : {}),
+      ...failure,
+      masked: false,
+    };
+  }
+  const keys = new Set(turns.flatMap((t) => Object.keys(t.verifier_rewards)));
+  const perKey: Record<string, number> = {};
+  for (const key of keys) {
+    perKey[key] = turns.reduce((sum, t) => sum + (valid(t) ? t.verifier_rewards[key] ?? 0 : 0), 0) / turns.length;
+  }
+  const reward = turns.reduce((sum, t) => sum + (valid(t) ? t.reward ?? 0 : 0), 0) / turns.length;
+  return { reward, verifier_rewards: perKey, ...failure, masked: false };
+}
+
+/** multi-step-tasks.md "Early stop": masked, no valid reward, or a missed min_reward gate. */
+export function shouldStop(turn: TurnOutcome, gate: number | Record<string, number> | undefined): boolean {
+  if (!valid(turn)) return true;
+  if (gate === undefined) return false;
+  if (typeof gate === 'number') return (turn.reward ?? -Infinity) < gate;
+  return Object.entries(gate).some(([key, min]) => (key === 'reward' ? turn.reward ?? -Infinity : turn.verifier_rewards[key] ?? -Infinity) < min);
+}

@@ -1,0 +1,120 @@
+// Plain data shared by workflows, activities and the client. No imports with side effects.
+
+export type AgentName = 'oracle' | 'nop' | 'command' | 'openai';
+
+export interface EpisodeInput {
+  batchId: string;
+  datasetName: string;
+  datasetPath: string;
+  taskId: string;
+  taskPath: string;
+  /** Digest recorded when the batch started; the plan refuses a task whose digest moved. */
+  digest: string;
+  repeat: number;
+  attempt: number;
+  agent: AgentName;
+  agentArgs: Record<string, string>;
+  imageAliases: Record<string, string>;
+}
+
+export interface StepPlan {
+  name: string;
+  agentTimeoutSec: number;
+  verifierTimeoutSec: number;
+  /** Gate: a number gates `reward`, a table gates each named key. */
+  minReward?: number | Record<string, number>;
+}
+
+export interface EpisodePlan {
+  taskId: string;
+  digest: string;
+  image: string;
+  multiStep: boolean;
+  steps: StepPlan[];
+  strategy: 'mean' | 'final';
+  verifierMode: 'shared' | 'separate';
+  /** Seconds: the whole episode's budget, enforced by a workflow timer. */
+  episodeBudgetSec: number;
+}
+
+export interface HostLease {
+  host: string;
+  queue: string;
+}
+
+export interface SandboxRef {
+  container: string;
+  host: string;
+  /** Per-episode logs folder on the host that owns the container. */
+  logsDir: string;
+}
+
+export interface TurnOutcome {
+  step: string;
+  reward: number | null;
+  verifier_rewards: Record<string, number>;
+  reward_components?: Record<string, number>;
+  failure_kind: string | null;
+  failure_reason: string | null;
+  masked: boolean;
+  response_text: string;
+  timings: Record<string, number>;
+}
+
+export interface ResponseObject {
+  output: Array<{ type: 'message'; role: 'assistant'; content: Array<{ type: 'output_text'; text: string }> }>;
+}
+
+/** DESIGN.md section 4: one row per episode in rollouts.jsonl. */
+export interface ResultRow {
+  task_id: string;
+  repeat: number;
+  attempt: number;
+  reward: number | null;
+  verifier_rewards: Record<string, number>;
+  reward_components?: Record<string, number>;
+  failure_kind: string | null;
+  failure_reason: string | null;
+  mask_sample: boolean;
+  turns: Array<Pick<TurnOutcome, 'step' | 'reward' | 'verifier_rewards' | 'failure_kind'>>;
+  stopped_after_turn: number | null;
+  response: ResponseObject;
+  response_text: string;
+  verifier_mode: 'shared' | 'separate' | null;
+  digest: string;
+  timings: Record<string, number>;
+  workflow_id: string;
+  run_id: string;
+  host: string | null;
+  logs_dir: string | null;
+}
+
+export interface BatchInput {
+  batchId: string;
+  datasetName: string;
+  datasetPath: string;
+  tasks: Array<{ taskId: string; taskPath: string; digest: string }>;
+  repeats: number;
+  concurrency: number;
+  agent: AgentName;
+  agentArgs: Record<string, string>;
+  imageAliases: Record<string, string>;
+}
+
+export interface BatchProgress {
+  total: number;
+  done: number;
+  running: number;
+  scored: number;
+  masked: number;
+  failed: number;
+  rewardSum: number;
+}
+
+export const SHARED_QUEUE = 'berth';
+
+export const episodeWorkflowId = (batchId: string, taskId: string, repeat: number, attempt = 1): string =>
+  `berth/${batchId}/${taskId}/${repeat}${attempt > 1 ? `~a${attempt}` : ''}`;
+
+export const hostQueueName = (engineId: string): string =>
+  `berth-host-${engineId.replace(/[^A-Za-z0-9_-]/g, '').toLowerCase()}`;
