@@ -1,4 +1,4 @@
-import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode, type LogLevel, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -29,6 +29,16 @@ const quietLogger = {
   warn: (m: string) => console.warn(m), error: (m: string) => console.error(m),
 };
 
+let runtimeInstalled = false;
+
+/** The SDK logs every worker state change at INFO; Berth's workers speak up only for warnings. */
+function installRuntime(): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  const level = (process.env.BERTH_LOG_LEVEL ?? 'WARN').toUpperCase() as LogLevel;
+  Runtime.install({ logger: new DefaultLogger(level) });
+}
+
 export interface WorkerOptions {
   address: string;
   namespace?: string;
@@ -40,6 +50,7 @@ export interface WorkerOptions {
 
 /** This host's two workers: the shared queue (workflows, planning) and the sandbox queue named after the engine. */
 export async function createWorkers(opts: WorkerOptions): Promise<{ workers: Worker[]; connection: NativeConnection; hostQueue: string }> {
+  installRuntime();
   const connection = await NativeConnection.connect({ address: opts.address });
   const namespace = opts.namespace ?? 'default';
   if (opts.hostQueueSuffix !== undefined) setHostQueueSuffix(opts.hostQueueSuffix);

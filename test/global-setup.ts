@@ -1,2 +1,7 @@
-// Filled in by the server module: starts (or reuses) the shared embedded Temporal dev server.
-export default async function setup(): Promise<void> {}
+import { ensureServer } from '../src/server/devserver.ts';
+
+/** One shared dev server for the whole run (DESIGN.md section 7, Tests); each file uses its own task queue. */
+export default async function setup(): Promise<void> {
+  if (process.env.BERTH_TEST_NO_SERVER) return;
+  await ensureServer();
+}

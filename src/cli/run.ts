@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
+import { existsSync, statSync } from 'node:fs';
 import { startBatch } from '../client/batch.ts';
 import type { AgentName, ResultRow } from '../workflows/types.ts';
 import { ensureCluster } from './ensure.ts';
 import { collect, keyValue, positiveInt } from './options.ts';
-import { bold, dim, green, printJson, red, table, yellow } from './output.ts';
+import { UserError, bold, dim, green, printJson, red, table, yellow } from './output.ts';
 
 interface RunOptions {
   agent: AgentName;
@@ -45,6 +46,9 @@ export function registerRun(program: Command): void {
     .option('--strict', 'stop when any task is refused')
     .option('--allow-unsupported-pairing', 'run an agent outside [gym] allowed_agents')
     .action(async (dataset: string, o: RunOptions) => {
+      if (!existsSync(dataset) || !statSync(dataset).isDirectory()) {
+        throw new UserError(`Dataset ${dataset} does not exist or is not a folder. Pass a folder of task folders, e.g. npx berth run examples/hello`);
+      }
       await ensureCluster();
       const handle = await startBatch({
         dataset, agent: o.agent, repeats: o.repeats, concurrency: o.concurrency, resultsDir: o.results,

@@ -21,7 +21,8 @@ export interface StartBatchOptions {
   batchId?: string;
   /** The shared task queue (tests use their own). */
   taskQueue?: string;
-  connection?: Connected;
+  /** An existing client; otherwise one is connected to TEMPORAL_ADDRESS or the embedded server. */
+  client?: Client;
 }
 
 export interface BatchSummary { batchId: string; rows: ResultRow[]; metrics: Metrics; resultsDir: string; uiLink: string }
@@ -36,10 +37,10 @@ export class BatchHandle {
     readonly batchId: string,
     readonly input: BatchInput,
     readonly results: ResultsFolder,
-    private readonly conn: Connected,
+    readonly client: Client,
+    private readonly owned?: Connected,
   ) {}
 
-  get client(): Client { return this.conn.client; }
   get uiLink(): string { return batchUiLink(this.batchId); }
 
   async progress(): Promise<BatchProgress> {
@@ -73,8 +74,9 @@ export class BatchHandle {
     await this.client.workflow.getHandle(batchWorkflowId(this.batchId)).cancel();
   }
 
+  /** Closes the connection startBatch opened (none when the caller passed a client). */
   async close(): Promise<void> {
-    await this.conn.connection.close();
+    await this.owned?.connection.close();
   }
 }
 
@@ -96,7 +98,8 @@ async function waitForEpisode(client: Client, workflowId: string): Promise<Resul
 }
 
 export async function startBatch(opts: StartBatchOptions): Promise<BatchHandle> {
-  const conn = opts.connection ?? (await connect());
+  const owned = opts.client ? undefined : await connect();
+  const client = opts.client ?? owned!.client;
   const datasetPath = resolve(opts.dataset);
   const tasks = discoverLite(datasetPath);
   if (tasks.length === 0) throw new Error(`No task folders (with task.toml) found under ${opts.dataset}.`);
@@ -114,7 +117,7 @@ export async function startBatch(opts: StartBatchOptions): Promise<BatchHandle> 
   };
   const results = new ResultsFolder(resolve(opts.resultsDir ?? `results/${batchId}`));
   results.writeSkipped([]);
-  await conn.client.workflow.start('batchWorkflow', {
+  await client.workflow.start('batchWorkflow', {
     taskQueue: opts.taskQueue ?? SHARED_QUEUE,
     workflowId: batchWorkflowId(batchId),
     args: [input],
@@ -125,5 +128,5 @@ export async function startBatch(opts: StartBatchOptions): Promise<BatchHandle> 
       { key: BERTH_AGENT, value: input.agent },
     ],
   });
-  return new BatchHandle(batchId, input, results, conn);
+  return new BatchHandle(batchId, input, results, client, owned);
 }

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { berth } from '../helpers/cli.ts';
+
+describe('`berth run examples/hello` on the embedded default (detached worker)', () => {
+  it('prints a one-row table with reward 1 and the UI link, and the UI lists the episode', async () => {
+    const results = mkdtempSync(join(tmpdir(), 'berth-cli-'));
+    const r = await berth(['run', 'examples/hello', '--agent', 'oracle', '--results', results]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^hello\s+1\s+1\.000\s+scored/m);
+    const link = r.stdout.match(/Temporal UI (\S+)/)?.[1];
+    expect(link).toMatch(/^http:\/\/localhost:8233\/namespaces\/default\/workflows\?query=BerthBatch/);
+    const batchId = r.stdout.match(/^batch (\S+)/m)?.[1];
+    const query = encodeURIComponent(`BerthBatch="${batchId}" AND WorkflowType="episodeWorkflow"`);
+    const listed = await (await fetch(`http://localhost:8233/api/v1/namespaces/default/workflows?query=${query}`)).json() as any;
+    expect(listed.executions.map((e: any) => e.execution.workflowId)).toEqual([`berth/${batchId}/hello/1`]);
+  });
+
+  it('--json prints the rows and metrics', async () => {
+    const r = await berth(['run', 'examples/hello', '--json', '--results', mkdtempSync(join(tmpdir(), 'berth-cli-'))]);
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.metrics).toMatchObject({ mean_reward: 1, scored: 1, masked: 0 });
+    expect(out.rows[0]).toMatchObject({ task_id: 'hello', reward: 1 });
+  });
+
+  it('a dataset path that does not exist is a clear error', async () => {
+    const r = await berth(['run', 'examples/no-such-dataset']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('examples/no-such-dataset does not exist');
+  });
+});

@@ -1,0 +1,32 @@
+import { Client, Connection } from '@temporalio/client';
+import { randomBytes } from 'node:crypto';
+import { temporalAddress } from '../../src/server/config.ts';
+import { createWorkers } from '../../src/worker.ts';
+
+export interface TestCluster {
+  client: Client;
+  connection: Connection;
+  taskQueue: string;
+  hostQueue: string;
+  stop(): Promise<void>;
+}
+
+/** Workers on a task queue of this test file's own, against the shared dev server. */
+export async function startTestWorkers(name: string): Promise<TestCluster> {
+  const { address } = temporalAddress();
+  const suffix = `${name}-${randomBytes(3).toString('hex')}`;
+  const taskQueue = `test-${suffix}`;
+  const { workers, connection: native, hostQueue } = await createWorkers({ address, taskQueue, hostQueueSuffix: suffix });
+  const running = workers.map((w) => w.run());
+  const connection = await Connection.connect({ address });
+  const client = new Client({ connection });
+  return {
+    client, connection, taskQueue, hostQueue,
+    async stop() {
+      for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
+      await Promise.allSettled(running);
+      await native.close();
+      await connection.close();
+    },
+  };
+}

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { ESLint } from 'eslint';
+import { writeFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = join(import.meta.dirname, '..', '..');
+
+/** Lints a probe file placed inside src/workflows, so the folder's own rules apply. */
+async function lintWorkflowSource(source: string): Promise<string[]> {
+  const probe = join(root, 'src', 'workflows', `lint-probe-${process.pid}.ts`);
+  writeFileSync(probe, source);
+  try {
+    const [result] = await new ESLint({ cwd: root }).lintFiles([probe]);
+    return (result?.messages ?? []).map((m) => `${m.ruleId}: ${m.message}`);
+  } finally {
+    rmSync(probe, { force: true });
+  }
+}
+
+describe('lint rules for workflow code (DESIGN.md section 2: workflows import nothing with I/O)', () => {
+  it.each([
+    ["import { readFileSync } from 'node:fs';\nexport const x = readFileSync;\n", 'no-restricted-imports'],
+    ["import { spawn } from 'child_process';\nexport const x = spawn;\n", 'no-restricted-imports'],
+    ["import Docker from 'dockerode';\nexport const x = Docker;\n", 'no-restricted-imports'],
+    ["import { loadDataset } from '../task/index.ts';\nexport const x = loadDataset;\n", 'no-restricted-imports'],
+    ['export const x = process.env.HOME;\n', 'no-restricted-globals'],
+    ['export async function f(p: () => Promise<void>) { p(); }\n', '@typescript-eslint/no-floating-promises'],
+  ])('refuses %j', async (source, rule) => {
+    const messages = await lintWorkflowSource(source);
+    expect(messages.some((m) => m.startsWith(`${rule}:`))).toBe(true);
+  });
+
+  it('accepts deterministic workflow code and type-only imports of activities', async () => {
+    const messages = await lintWorkflowSource(
+      "import type * as acts from '../activities/shared.ts';\nimport { sleep } from '@temporalio/workflow';\nexport type A = typeof acts;\nexport async function f() { await sleep(1); }\n",
+    );
+    expect(messages).toEqual([]);
+  });
+});
