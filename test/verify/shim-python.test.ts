@@ -2,7 +2,7 @@
 // (python-verifier.md: "an older one is refused with the version named, exit 127, no reward").
 
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,8 +18,7 @@ function realPython3(): string {
 function pyenvPython(prefix: string): string | undefined {
   const root = path.join(os.homedir(), '.pyenv', 'versions');
   if (!existsSync(root)) return undefined;
-  const spawned = spawnSync('ls', [root], { encoding: 'utf8' });
-  const version = spawned.stdout.split('\n').find((v) => v.startsWith(prefix));
+  const version = readdirSync(root).find((v) => v.startsWith(prefix));
   const exe = version && path.join(root, version, 'bin', 'python3');
   return exe && existsSync(exe) ? exe : undefined;
 }
