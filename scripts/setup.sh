@@ -120,6 +120,15 @@ else
   done_step "debootstrap from $mirror, imported $BASE_IMAGE"
 fi
 
+# --- test tools ----------------------------------------------------------------------------
+step tools
+if need_cmd docker-compose; then
+  done_step "docker-compose present"
+else
+  apt_install docker-compose
+  done_step "installed docker-compose (checks docker-compose.yaml)"
+fi
+
 # --- Temporal CLI ------------------------------------------------------------------------
 step temporal
 venv="$BERTH_HOME/tools/temporal-venv"

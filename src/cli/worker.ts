@@ -1,11 +1,16 @@
 import type { Command } from 'commander';
 import { temporalAddress } from '../server/config.ts';
+import { ensureSearchAttributes } from '../server/search-attributes.ts';
 import { runWorkers } from '../worker.ts';
 
 export function registerWorker(program: Command): void {
   program.command('worker').description('run a Berth worker (shared queue + this host\'s sandbox queue) in the foreground')
     .action(async () => {
-      const { address } = temporalAddress();
+      const { address, embedded } = temporalAddress();
+      if (!embedded && !process.env.BERTH_DETACHED_WORKER) {
+        const added = await ensureSearchAttributes(address);
+        if (added.length > 0) console.log(`berth worker: registered search attributes ${added.join(', ')}`);
+      }
       console.log(`berth worker: polling ${address}`);
       await runWorkers({ address });
     });
