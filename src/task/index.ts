@@ -1,0 +1,23 @@
+// The task layer's public API: loading Harbor-format task folders into immutable, effective Task values.
+export { loadDataset, loadDatasetSync, loadTask, loadTaskSync, buildTaskOrRefusal } from './load.ts';
+export type { LoadOptions, LoadTaskOptions, LoadedDataset, Logger } from './load.ts';
+export { buildTask } from './build-task.ts';
+export type { BuildContext, DatasetDefaults } from './build-task.ts';
+export { parseDatasetToml, digestSettingsFor, checkAgentAllowed, checkOverridesNameTasks } from './dataset-config.ts';
+export type { DatasetSettings, GymType } from './dataset-config.ts';
+export { discoverTaskFolders, MAX_DEPTH } from './discovery.ts';
+export type { FoundTask } from './discovery.ts';
+export { classifyDockerfile, logicalLines, parseEnvArgs } from './dockerfile.ts';
+export type { DockerfileClassification, DockerfileInstruction, DockerfileMode, RunLine } from './dockerfile.ts';
+export { computeTaskDigest, checkDigest, canonicalJson } from './digest.ts';
+export type { DigestCheck, DigestMoved, DigestExtras } from './digest.ts';
+export { TaskRefusal, DatasetRefusal, toSkippedEntry, formatDetail } from './errors.ts';
+export type { Refusal, RefusalCode, RefusalDetail, DatasetRefusalCode, SkippedEntry } from './errors.ts';
+export { applyImageAlias, normaliseImageRef, parseImageAliases } from './image-alias.ts';
+export { templateEnv, templateVariable, templateNames } from './template.ts';
+export type { TemplateResult } from './template.ts';
+export { stripCanary } from './instruction.ts';
+export { readTaskFolder, snapshotFromFiles } from './snapshot.ts';
+export type { TaskSnapshot, SnapshotFile } from './snapshot.ts';
+export { parseSizeToMb } from './legacy.ts';
+export type * from './model.ts';

@@ -1,0 +1,159 @@
+// Reads a task folder once: every file the digest covers (hashed) and the texts the loader parses.
+// Everything after this is pure and works on the snapshot, so tests can build snapshots in memory.
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, realpathSync, statSync, type Dirent } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import type { RefusalDetail } from './errors.ts';
+
+export interface SnapshotFile {
+  /** Path relative to the task folder, `/`-separated. */
+  rel: string;
+  /** Hex SHA-256 of the contents. */
+  sha256: string;
+  size: number;
+  /** UTF-8 text, kept only for files the loader parses. */
+  text?: string;
+}
+
+export interface TaskSnapshot {
+  /** Absolute path of the task folder. */
+  root: string;
+  files: ReadonlyMap<string, SnapshotFile>;
+  /** Relative folders that exist (`tests`, `steps/a`, `steps/a/workdir`, ...). */
+  dirs: ReadonlySet<string>;
+  /** Symbolic links the loader refuses (outside the folder, or to a folder). */
+  problems: readonly RefusalDetail[];
+}
+
+/** Root files the digest covers (reference/nemo-gym-behaviour.md section 7), plus task_data.json. */
+export const ROOT_FILES = ['task.toml', 'instruction.md', 'README.md', 'trajectory.json', 'task_data.json'] as const;
+/** Folders whose whole contents the digest covers. */
+export const COVERED_DIRS = ['environment', 'tests', 'solution', 'steps'] as const;
+
+export function isJunk(name: string): boolean {
+  return (
+    name === '__pycache__' ||
+    name === '.DS_Store' ||
+    name.endsWith('.pyc') ||
+    name.endsWith('.swp') ||
+    name.endsWith('.swo') ||
+    name.endsWith('~')
+  );
+}
+
+/** Files whose text the loader reads. */
+export function wantsText(rel: string): boolean {
+  if (rel === 'task.toml' || rel === 'instruction.md' || rel === 'task_data.json') return true;
+  if (rel === 'environment/Dockerfile' || rel === 'tests/docker-compose.yaml' || rel === 'tests/docker-compose.yml') return true;
+  return /^steps\/[^/]+\/instruction\.md$/.test(rel);
+}
+
+export function sha256Hex(data: Buffer | string): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+export function fileEntry(rel: string, data: Buffer): SnapshotFile {
+  const entry: SnapshotFile = { rel, sha256: sha256Hex(data), size: data.length };
+  if (wantsText(rel)) entry.text = data.toString('utf8');
+  return entry;
+}
+
+function toRel(root: string, abs: string): string {
+  const r = relative(root, abs);
+  return sep === '/' ? r : r.split(sep).join('/');
+}
+
+/** Reads `root` from disk. Throws only for an unreadable root; problems inside are recorded. */
+export function readTaskFolder(root: string): TaskSnapshot {
+  const files = new Map<string, SnapshotFile>();
+  const dirs = new Set<string>();
+  const problems: RefusalDetail[] = [];
+  let realRoot: string | null = null;
+
+  const resolveLink = (abs: string, rel: string): 'file' | 'dir' | null => {
+    realRoot ??= realpathSync(root);
+    let target: string;
+    try {
+      target = realpathSync(abs);
+    } catch {
+      problems.push({
+        code: 'symlink_outside_task',
+        file: rel,
+        key: '',
+        problem: 'the symbolic link is broken',
+        fix: 'replace the link with the file it should point to, or remove it',
+      });
+      return null;
+    }
+    if (target !== realRoot && !target.startsWith(realRoot + sep)) {
+      problems.push({
+        code: 'symlink_outside_task',
+        file: rel,
+        key: '',
+        value: target,
+        problem: 'the symbolic link resolves outside the task folder',
+        fix: 'copy the file into the task folder instead of linking to it',
+      });
+      return null;
+    }
+    if (statSync(target).isDirectory()) {
+      problems.push({
+        code: 'symlink_outside_task',
+        file: rel,
+        key: '',
+        value: target,
+        problem: 'a symbolic link to a folder is not read',
+        fix: 'replace the folder link with a real folder',
+      });
+      return null;
+    }
+    return 'file';
+  };
+
+  const walk = (dirAbs: string): void => {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dirAbs, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    dirs.add(toRel(root, dirAbs));
+    for (const e of entries) {
+      if (isJunk(e.name)) continue;
+      const abs = join(dirAbs, e.name);
+      const rel = toRel(root, abs);
+      if (e.isDirectory()) walk(abs);
+      else if (e.isFile()) files.set(rel, fileEntry(rel, readFileSync(abs)));
+      else if (e.isSymbolicLink() && resolveLink(abs, rel) === 'file') files.set(rel, fileEntry(rel, readFileSync(abs)));
+    }
+  };
+
+  const top = readdirSync(root, { withFileTypes: true });
+  for (const e of top) {
+    const abs = join(root, e.name);
+    if ((ROOT_FILES as readonly string[]).includes(e.name)) {
+      if (e.isFile()) files.set(e.name, fileEntry(e.name, readFileSync(abs)));
+      else if (e.isSymbolicLink() && resolveLink(abs, e.name) === 'file') files.set(e.name, fileEntry(e.name, readFileSync(abs)));
+    } else if ((COVERED_DIRS as readonly string[]).includes(e.name)) {
+      if (e.isDirectory()) walk(abs);
+      else if (e.isSymbolicLink()) resolveLink(abs, e.name);
+    }
+  }
+  return { root, files, dirs, problems };
+}
+
+/** Builds a snapshot from in-memory contents (tests, property tests). Folders are implied by paths. */
+export function snapshotFromFiles(root: string, contents: Readonly<Record<string, string | Buffer>>, extraDirs: string[] = []): TaskSnapshot {
+  const files = new Map<string, SnapshotFile>();
+  const dirs = new Set<string>(extraDirs);
+  for (const [rel, content] of Object.entries(contents)) {
+    const parts = rel.split('/');
+    if (parts.some(isJunk)) continue;
+    const top = parts[0]!;
+    const covered = parts.length === 1 ? (ROOT_FILES as readonly string[]).includes(top) : (COVERED_DIRS as readonly string[]).includes(top);
+    for (let i = 1; i < parts.length; i++) dirs.add(parts.slice(0, i).join('/'));
+    if (!covered) continue;
+    files.set(rel, fileEntry(rel, typeof content === 'string' ? Buffer.from(content) : content));
+  }
+  return { root, files, dirs, problems: [] };
+}

@@ -1,0 +1,109 @@
+// Every task of shared/corpus loads or is refused, with the reason (corpus/INVENTORY.md).
+import { describe, expect, it } from 'vitest';
+import { loadDataset, type Task } from '../../src/task/index.ts';
+import { CORPUS, silent } from './helpers.ts';
+
+type Expect =
+  | { load: true; steps: number; verifier: 'test_sh' | 'python' | 'none'; mode: 'shared' | 'separate'; image: Task['image']['mode']; why: string }
+  | { load: false; code: string; mentions: string; why: string };
+
+const EXPECTED: Record<string, Expect> = {
+  // harbor-cookbook
+  'simple-task': { load: true, steps: 1, verifier: 'test_sh', mode: 'shared', image: 'pull', why: 'legacy version = "1.0"; FROM + WORKDIR is pull mode (task-folder-format.md § Dockerfile modes)' },
+  'multi-reward': { load: true, steps: 1, verifier: 'test_sh', mode: 'shared', image: 'overlay', why: 'FROM + RUN + WORKDIR is overlay mode' },
+  'multi-container': { load: false, code: 'compose_unsupported', mentions: 'docker-compose.yaml', why: 'Compose tasks are refused at load (DESIGN.md § 7)' },
+  'multi-step': { load: false, code: 'unsupported_step_feature', mentions: 'workdir', why: 'step "implement" ships workdir/ (multi-step-tasks.md § What is refused); it also has a per-step healthcheck and artifacts' },
+  'mcp-tools': { load: false, code: 'compose_unsupported', mentions: 'docker-compose.yaml', why: 'its MCP server is a Compose sidecar' },
+  'dns-blacklisting': { load: true, steps: 1, verifier: 'test_sh', mode: 'shared', image: 'build', why: 'COPY and a non-empty ENTRYPOINT need a build' },
+  // harbor-examples
+  'hello-world': { load: true, steps: 1, verifier: 'test_sh', mode: 'shared', image: 'pull', why: 'schema 1.4; FROM + WORKDIR' },
+  'hello-user': { load: true, steps: 1, verifier: 'test_sh', mode: 'shared', image: 'overlay', why: '[agent] user; RUN useradd is an overlay line' },
+  'hello-workdir': { load: true, steps: 1, verifier: 'test_sh', mode: 'shared', image: 'overlay', why: 'environment.workdir; RUN mkdir' },
+  'hello-healthcheck': { load: true, steps: 1, verifier: 'test_sh', mode: 'shared', image: 'build', why: 'COPY --chmod and ENTRYPOINT need a build' },
+  'environment-env-single': { load: true, steps: 1, verifier: 'test_sh', mode: 'shared', image: 'build', why: 'no solution/ still loads; COPY + ENTRYPOINT is build mode' },
+  'environment-env-multi': { load: false, code: 'compose_unsupported', mentions: 'docker-compose.yaml', why: 'Compose task' },
+  'hello-multi-step-simple': { load: true, steps: 2, verifier: 'test_sh', mode: 'shared', image: 'pull', why: 'smallest multi-step task: no top-level instruction.md or tests/ needed' },
+  'separate-verifier-environment': { load: true, steps: 1, verifier: 'test_sh', mode: 'separate', image: 'pull', why: 'docker_image beside a pull-mode Dockerfile; separate verifier built from tests/Dockerfile; no-network honoured (DESIGN.md § 7)' },
+  'separate-verifier-multi-step': { load: false, code: 'multi_step_separate_verifier', mentions: 'finish-artifacts', why: 'a multi-step task with a separate step verifier is refused naming the step (multi-step-tasks.md)' },
+  'sidecar-artifacts': { load: false, code: 'compose_unsupported', mentions: 'docker-compose.yaml', why: 'Compose task (sidecar artifacts)' },
+  'reward-kit-example': { load: true, steps: 1, verifier: 'test_sh', mode: 'shared', image: 'build', why: 'memory = "2G" / storage = "10G" legacy units; COPY --from needs a build' },
+  'network-policy-dynamic-steps-mixed': { load: false, code: 'unsupported_network', mentions: 'online-agent-offline-verifier', why: 'per-phase network switching is refused (DESIGN.md § 7, Network)' },
+  // harbor-verifier-mode-matrix
+  'separate-implicit': { load: true, steps: 1, verifier: 'test_sh', mode: 'separate', image: 'pull', why: '[verifier.environment] implies separate; verifier image built from tests/' },
+  'separate-reuse-env': { load: true, steps: 1, verifier: 'test_sh', mode: 'separate', image: 'overlay', why: 'separate mode reusing [environment], built from tests/Dockerfile' },
+  'multistep-all-separate': { load: false, code: 'multi_step_separate_verifier', mentions: 'separate', why: 'top-level separate verifier on a multi-step task' },
+  'multistep-top-shared-mixed': { load: false, code: 'multi_step_separate_verifier', mentions: 'separate-step-env', why: 'a step with [steps.verifier.environment]' },
+  'multistep-top-separate-mixed': { load: false, code: 'multi_step_separate_verifier', mentions: 'separate', why: 'top-level separate verifier on a multi-step task' },
+  // others
+  'anko-default-function-arguments': { load: false, code: 'unsupported_network', mentions: 'agent.network_mode', why: '[agent].network_mode = "no-network" differs from the environment\'s public network: per-phase switching' },
+  'chart-area': { load: false, code: 'compose_unsupported', mentions: 'docker-compose.yaml', why: 'Compose task with an oracle-service sidecar' },
+  simple_actors: { load: true, steps: 1, verifier: 'test_sh', mode: 'shared', image: 'build', why: 'tests/test.sh wins over tests/verifier.py (python-verifier.md); COPY needs a build' },
+  'adas-calibration-decision-service-2bdae9': { load: true, steps: 1, verifier: 'test_sh', mode: 'shared', image: 'overlay', why: 'RUN lines with continuations and comments are overlay lines' },
+};
+
+describe('shared/corpus', async () => {
+  const loaded = await loadDataset(CORPUS, { logger: silent });
+
+  it('finds all 27 tasks once', () => {
+    const ids = [...loaded.tasks.map((t) => t.id), ...loaded.refused.map((r) => r.task_id)].sort();
+    expect(ids).toEqual(Object.keys(EXPECTED).sort());
+  });
+
+  for (const [id, want] of Object.entries(EXPECTED)) {
+    it(`${id}: ${want.load ? 'loads' : 'refused'} (${want.why})`, () => {
+      const task = loaded.tasks.find((t) => t.id === id);
+      const refusal = loaded.refused.find((r) => r.task_id === id);
+      if (want.load) {
+        expect(refusal?.message).toBeUndefined();
+        expect(task).toBeDefined();
+        expect(task!.multi_step ? task!.steps.length : 1).toBe(want.steps);
+        expect(task!.verifier.kind).toBe(want.verifier);
+        expect(task!.verifier.mode).toBe(want.mode);
+        expect(task!.image.mode).toBe(want.image);
+        expect(task!.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+      } else {
+        expect(task).toBeUndefined();
+        expect(refusal!.code).toBe(want.code);
+        expect(refusal!.message).toContain(want.mentions);
+        expect(refusal!.message).toContain('Fix:');
+        expect(refusal!.stage).toBe('load');
+      }
+    });
+  }
+
+  it('each source folder loads as its own dataset (mimic-bench and plbench dataset.toml tolerated)', async () => {
+    for (const source of ['harbor-cookbook', 'harbor-examples', 'harbor-verifier-mode-matrix', 'deep-swe', 'mimic-bench', 'plbench', 'bluecollar-bench']) {
+      const d = await loadDataset(`${CORPUS}/${source}`, { logger: silent });
+      expect(d.tasks.length + d.refused.length).toBeGreaterThan(0);
+      expect(d.settings.type).toBe('benchmark');
+    }
+  });
+
+  it('reads the corpus details the inventory calls out', () => {
+    const get = (id: string): Task => loaded.tasks.find((t) => t.id === id)!;
+    expect(get('reward-kit-example').environment.memory_mb).toBe(2048);
+    expect(get('reward-kit-example').environment.storage_mb).toBe(10240);
+    expect(get('reward-kit-example').verifier.env).toEqual({ ANTHROPIC_API_KEY: '${ANTHROPIC_API_KEY}' });
+    expect(get('hello-user').agent.user).toBe('agent');
+    expect(get('hello-workdir').environment.workdir).toBe('/custom-workdir');
+    expect(get('hello-healthcheck').environment.healthcheck).toEqual({ command: 'curl -sf http://localhost:8080/', interval_sec: 2, timeout_sec: 5, start_period_sec: 5, start_interval_sec: 2, retries: 2 });
+    expect(get('environment-env-single').solution.kind).toBeNull();
+    expect(get('simple-task').schema_version).toBe('1.0');
+    const sve = get('separate-verifier-environment');
+    expect(sve.image.image).toBe('ubuntu:24.04');
+    expect(sve.verifier.network_mode).toBe('no-network');
+    expect(sve.environment.network_mode).toBe('no-network');
+    expect(sve.verifier.image).toEqual({ kind: 'build', context: 'tests', dockerfile: 'tests/Dockerfile', pinned_image: null });
+    expect(sve.artifacts).toEqual([{ source: '/tmp/configured-artifact.txt', destination: null, service: 'main', exclude: [] }]);
+    const ms = get('hello-multi-step-simple');
+    expect(ms.steps.map((s) => s.name)).toEqual(['create-file', 'append-content']);
+    expect(ms.steps[0]!.verifier.timeout_sec).toBe(30);
+    expect(ms.steps[0]!.solution?.from).toBe('step');
+    expect(ms.instruction).toBeNull();
+    const adas = get('adas-calibration-decision-service-2bdae9');
+    expect(adas.verifier.user).toBe('root');
+    expect(adas.image.runs).toHaveLength(3);
+    expect(adas.image.runs[0]!.workdir).toBe('/app');
+    expect(get('simple_actors').artifacts[0]!.source).toBe('/app/actor.py');
+  });
+});
