@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { rollUp, shouldStop } from '../../src/workflows/rollup.ts';
+import type { TurnOutcome } from '../../src/workflows/types.ts';
+
+const turn = (reward: number | null, keys: Record<string, number> = {}, extra: Partial<TurnOutcome> = {}): TurnOutcome => ({
+  step: 's', reward, verifier_rewards: reward === null ? {} : { reward, ...keys }, failure_kind: null, failure_reason: null,
+  masked: false, response_text: '', timings: {}, ...extra,
+});
+const missing = turn(0, {}, { verifier_rewards: {}, failure_kind: 'harbor:missing_reward', failure_reason: 'no file' });
+const masked = turn(null, {}, { failure_kind: 'provider_unavailable', failure_reason: 'gone', masked: true });
+
+describe('roll-up (multi-step-tasks.md § Reward roll-up)', () => {
+  it.each([
+    ['mean of every turn that ran', [turn(1), turn(0.5)], 'mean', 0.75, { reward: 0.75 }, null],
+    ['mean counts a missing key as 0', [turn(1, { a: 1 }), turn(1)], 'mean', 1, { reward: 1, a: 0.5 }, null],
+    ['mean counts a turn without a valid reward as 0 under every key and carries its kind', [turn(1, { a: 1 }), missing], 'mean', 0.5, { reward: 0.5, a: 0.5 }, 'harbor:missing_reward'],
+    ['final takes the last turn that ran', [turn(1, { a: 1 }), turn(0.25, { b: 2 })], 'final', 0.25, { reward: 0.25, b: 2 }, null],
+    ['final with a missing reward scores 0', [turn(1), missing], 'final', 0, {}, 'harbor:missing_reward'],
+    ['a single turn is its own result', [turn(0.3)], 'mean', 0.3, { reward: 0.3 }, null],
+  ] as const)('%s', (_name, turns, strategy, reward, keys, kind) => {
+    const r = rollUp([...turns], strategy);
+    expect(r.reward).toBeCloseTo(reward);
+    expect(r.masked).toBe(false);
+    for (const [k, v] of Object.entries(keys)) expect(r.verifier_rewards[k]).toBeCloseTo(v);
+    expect(Object.keys(r.verifier_rewards).sort()).toEqual(Object.keys(keys).sort());
+    expect(r.failure_kind).toBe(kind);
+  });
+
+  it('a masked turn masks the episode with its kind', () => {
+    const r = rollUp([turn(1), masked], 'mean');
+    expect(r).toMatchObject({ masked: true, reward: null, failure_kind: 'provider_unavailable', failure_reason: 'gone' });
+  });
+
+  it('no turn at all is masked', () => {
+    expect(rollUp([], 'mean').masked).toBe(true);
+  });
+});
+
+describe('early stop (multi-step-tasks.md § Early stop)', () => {
+  it.each([
+    ['a masked turn', masked, undefined, true],
+    ['a turn without a valid reward', missing, undefined, true],
+    ['a valid turn without a gate', turn(0), undefined, false],
+    ['a number gates reward: below', turn(0.4), 0.5, true],
+    ['a number gates reward: at the gate', turn(0.5), 0.5, false],
+    ['a table gates each named key: one below', turn(1, { a: 0.2 }), { a: 0.5 }, true],
+    ['a table gates each named key: all met', turn(0.1, { a: 0.6 }), { a: 0.5 }, false],
+    ['a table naming a key the turn lacks fails', turn(1), { b: 0 }, true],
+    ['a table may gate reward itself', turn(0.2), { reward: 0.5 }, true],
+    ['no verifier result fails every gate', missing, { a: 0 }, true],
+  ] as const)('%s', (_name, t, gate, stop) => {
+    expect(shouldStop(t, gate as any)).toBe(stop);
+  });
+});
