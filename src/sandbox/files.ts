@@ -1,0 +1,163 @@
+import type Docker from 'dockerode';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { lstat, mkdir, readdir, readlink, chmod, symlink, utimes } from 'node:fs/promises';
+import path from 'node:path/posix';
+import { join as hostJoin, resolve as hostResolve, sep as hostSep } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import * as tar from 'tar-stream';
+import { asSandboxError } from './errors.ts';
+import { runExec } from './exec.ts';
+import { shellQuote } from './names.ts';
+import type { SandboxHandle, UploadEntry, UploadOptions } from './types.ts';
+
+interface HostItem {
+  rel: string;
+  abs: string;
+}
+
+/** A folder's contents (not the folder itself), or a single file, as relative paths. */
+async function listHost(source: string): Promise<HostItem[]> {
+  const st = await lstat(source);
+  if (!st.isDirectory()) return [{ rel: path.basename(source), abs: source }];
+  const out: HostItem[] = [];
+  const walk = async (dir: string, rel: string): Promise<void> => {
+    for (const e of (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
+      const item = { rel: rel ? `${rel}/${e.name}` : e.name, abs: hostJoin(dir, e.name) };
+      out.push(item);
+      if (e.isDirectory()) await walk(item.abs, item.rel);
+    }
+  };
+  await walk(source, '');
+  return out;
+}
+
+async function packHost(pack: tar.Pack, prefix: string, items: HostItem[]): Promise<void> {
+  for (const item of items) {
+    const st = await lstat(item.abs);
+    const header = { name: `${prefix}${item.rel}`, mode: st.mode & 0o7777, mtime: st.mtime, uid: 0, gid: 0 };
+    if (st.isDirectory()) {
+      pack.entry({ ...header, type: 'directory' });
+    } else if (st.isSymbolicLink()) {
+      pack.entry({ ...header, type: 'symlink', linkname: await readlink(item.abs) });
+    } else if (st.isFile()) {
+      const entry = pack.entry({ ...header, size: st.size });
+      await pipeline(createReadStream(item.abs), entry);
+    }
+  }
+}
+
+/** Entries are written relative to "/" with the target folder as prefix, so missing parents are created by the engine. */
+function tarPrefix(containerDir: string): string {
+  const norm = path.normalize(containerDir);
+  if (!norm.startsWith('/')) throw new Error(`container folder "${containerDir}" must be an absolute path`);
+  const stripped = norm.replace(/^\/+/, '').replace(/\/+$/, '');
+  return stripped ? `${stripped}/` : '';
+}
+
+export async function uploadPath(
+  docker: Docker,
+  handle: SandboxHandle,
+  source: string | UploadEntry[],
+  containerDir: string,
+  options: UploadOptions = {},
+): Promise<void> {
+  const prefix = tarPrefix(containerDir);
+  const pack = tar.pack();
+  let topNames: string[];
+  const filling = (async () => {
+    if (typeof source === 'string') {
+      const items = await listHost(source);
+      topNames = [...new Set(items.map((i) => i.rel.split('/')[0]!))];
+      await packHost(pack, prefix, items);
+    } else {
+      topNames = [...new Set(source.map((e) => e.name.split('/')[0]!))];
+      for (const e of source) {
+        if (e.name.split('/').includes('..') || e.name.startsWith('/')) throw new Error(`bad upload entry name ${e.name}`);
+        pack.entry({ name: `${prefix}${e.name}`, mode: e.mode ?? 0o644, uid: 0, gid: 0 }, Buffer.from(e.content));
+      }
+    }
+    pack.finalize();
+  })();
+  filling.catch((err: unknown) => pack.destroy(err as Error));
+  try {
+    await Promise.all([docker.getContainer(handle.containerId).putArchive(pack as unknown as NodeJS.ReadableStream, { path: '/' }), filling]);
+  } catch (err) {
+    throw asSandboxError(handle.name, err);
+  }
+  if (options.owner && topNames!.length > 0) {
+    const targets = topNames!.map((n) => shellQuote(`/${prefix}${n}`)).join(' ');
+    const res = await runExec(docker, handle, {
+      argv: ['/bin/sh', '-c', `chown -R ${shellQuote(options.owner)} -- ${targets}`],
+      user: 'root',
+      workdir: '/',
+    });
+    if (res.exitCode !== 0) throw new Error(`uploaded to ${containerDir} but chown to ${options.owner} failed: ${res.stderr}`);
+  }
+}
+
+/**
+ * A folder's contents land in hostDir; a single file lands as hostDir/<basename>.
+ * Modes are kept; entries escaping hostDir are refused.
+ */
+export async function downloadPath(
+  docker: Docker,
+  handle: SandboxHandle,
+  containerPath: string,
+  hostDir: string,
+): Promise<void> {
+  let stream: NodeJS.ReadableStream;
+  try {
+    stream = await docker.getContainer(handle.containerId).getArchive({ path: containerPath });
+  } catch (err) {
+    const mapped = asSandboxError(handle.name, err);
+    if (mapped === err && (err as { statusCode?: number }).statusCode === 404) {
+      throw new Error(`${containerPath} does not exist in sandbox ${handle.name}`);
+    }
+    throw mapped;
+  }
+  const root = hostResolve(hostDir);
+  await mkdir(root, { recursive: true });
+  const extract = tar.extract();
+  const dirModes: [string, number, Date | undefined][] = [];
+  // A folder comes back as a tar whose first entry is the folder itself; its contents are what we keep.
+  let isDir: boolean | undefined;
+  const consuming = (async () => {
+    for await (const entry of extract) {
+      const h = entry.header;
+      isDir ??= h.type === 'directory';
+      let rel = h.name.replace(/\/+$/, '');
+      if (isDir) rel = rel.split('/').slice(1).join('/');
+      if (rel === '') {
+        entry.resume();
+        continue;
+      }
+      const target = hostResolve(root, rel);
+      if (!target.startsWith(root + hostSep)) throw new Error(`refusing tar entry outside ${hostDir}: ${h.name}`);
+      await mkdir(hostResolve(target, '..'), { recursive: true });
+      if (h.type === 'directory') {
+        await mkdir(target, { recursive: true });
+        dirModes.push([target, h.mode ?? 0o755, h.mtime]);
+        entry.resume();
+      } else if (h.type === 'symlink') {
+        await symlink(h.linkname ?? '', target).catch((e: NodeJS.ErrnoException) => {
+          if (e.code !== 'EEXIST') throw e;
+        });
+        entry.resume();
+      } else if (h.type === 'file' || h.type === 'contiguous-file') {
+        const out = createWriteStream(target, { mode: h.mode ?? 0o644 });
+        await pipeline(entry, out);
+        await chmod(target, h.mode ?? 0o644);
+        if (h.mtime) await utimes(target, h.mtime, h.mtime);
+      } else {
+        entry.resume();
+      }
+    }
+  })();
+  try {
+    await Promise.all([pipeline(stream, extract), consuming]);
+  } catch (err) {
+    throw asSandboxError(handle.name, err);
+  }
+  // Directory modes last, so a read-only folder does not block writing its contents.
+  for (const [dir, mode] of dirModes.reverse()) await chmod(dir, mode);
+}

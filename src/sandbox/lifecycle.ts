@@ -1,0 +1,64 @@
+import type Docker from 'dockerode';
+import { asSandboxError, SandboxLost } from './errors.ts';
+import { LABEL_WORKFLOW } from './names.ts';
+import type { JanitorOptions, JanitorReport, SandboxHandle, SandboxInfo } from './types.ts';
+
+export async function inspectSandbox(docker: Docker, handle: SandboxHandle): Promise<SandboxInfo> {
+  let info: Docker.ContainerInspectInfo;
+  try {
+    info = await docker.getContainer(handle.containerId).inspect();
+  } catch (err) {
+    const e = err as { statusCode?: number };
+    throw e.statusCode === 404 ? new SandboxLost(handle.name, err) : asSandboxError(handle.name, err);
+  }
+  return {
+    name: info.Name.replace(/^\//, ''),
+    containerId: info.Id,
+    running: info.State.Running,
+    status: info.State.Status,
+    exitCode: info.State.Running ? null : info.State.ExitCode,
+    oomKilled: info.State.OOMKilled,
+    labels: info.Config.Labels ?? {},
+  };
+}
+
+/** Removes the container and its anonymous volumes; a container already gone is fine. */
+export async function teardownSandbox(docker: Docker, nameOrHandle: string | SandboxHandle): Promise<{ removed: boolean }> {
+  const ref = typeof nameOrHandle === 'string' ? nameOrHandle : nameOrHandle.containerId;
+  const name = typeof nameOrHandle === 'string' ? nameOrHandle : nameOrHandle.name;
+  try {
+    await docker.getContainer(ref).remove({ force: true, v: true });
+    return { removed: true };
+  } catch (err) {
+    const e = err as { statusCode?: number; message?: string };
+    if (e.statusCode === 404) return { removed: false };
+    if (e.statusCode === 409 && /already in progress/i.test(e.message ?? '')) return { removed: false };
+    throw asSandboxError(name, err);
+  }
+}
+
+/** Removes Berth containers whose episode is no longer running. A failing liveness answer keeps the container. */
+export async function runJanitor(docker: Docker, options: JanitorOptions): Promise<JanitorReport> {
+  const containers = await docker.listContainers({ all: true, filters: { label: [LABEL_WORKFLOW] } });
+  const report: JanitorReport = { removed: [], kept: [] };
+  const liveness = new Map<string, Promise<boolean>>();
+  for (const c of containers) {
+    const workflowId = c.Labels[LABEL_WORKFLOW] ?? '';
+    const name = (c.Names[0] ?? c.Id).replace(/^\//, '');
+    if (!liveness.has(workflowId)) liveness.set(workflowId, options.isLive(workflowId));
+    let live: boolean;
+    try {
+      live = await liveness.get(workflowId)!;
+    } catch (err) {
+      report.kept.push({ name, workflowId, reason: `could not tell whether it is live: ${(err as Error).message}` });
+      continue;
+    }
+    if (live) {
+      report.kept.push({ name, workflowId, reason: 'episode is running' });
+      continue;
+    }
+    const { removed } = await teardownSandbox(docker, c.Id);
+    if (removed) report.removed.push({ name, workflowId });
+  }
+  return report;
+}

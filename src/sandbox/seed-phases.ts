@@ -1,0 +1,129 @@
+import type Docker from 'dockerode';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startDetached, pollDetached } from './detached.ts';
+import { SeedFailed } from './errors.ts';
+import { runExec } from './exec.ts';
+import { shellQuote } from './names.ts';
+import type { ExecResult, HealthcheckSpec, OverlayRun, SandboxHandle } from './types.ts';
+
+const FAILURE_OUTPUT_CHARS = 4000;
+
+function outputTail(res: ExecResult): string {
+  const text = [res.stdout, res.stderr].filter((s) => s.trim().length > 0).join('\n');
+  return text.length > FAILURE_OUTPUT_CHARS ? `…${text.slice(-FAILURE_OUTPUT_CHARS)}` : text;
+}
+
+/** Dockerfile RUN lines in order, with the shell Docker uses for them (`/bin/sh -c`). */
+export async function runOverlay(
+  docker: Docker,
+  handle: SandboxHandle,
+  runs: OverlayRun[],
+  timeoutSec: number,
+): Promise<void> {
+  const deadline = Date.now() + timeoutSec * 1000;
+  for (const [i, run] of runs.entries()) {
+    const remaining = Math.ceil((deadline - Date.now()) / 1000);
+    const label = `RUN line ${i + 1} of ${runs.length} (${run.command.slice(0, 200)})`;
+    if (remaining <= 0) {
+      throw new SeedFailed('harbor:overlay_failed', `${label} did not start: build_timeout_sec (${timeoutSec} s) spent`);
+    }
+    const res = await runExec(docker, handle, {
+      argv: ['/bin/sh', '-c', run.command],
+      user: run.user || 'root',
+      workdir: run.workdir || '/',
+      env: run.env,
+      timeoutSec: remaining,
+      outputCapBytes: 256 * 1024,
+    });
+    if (res.timedOut) {
+      const out = outputTail(res);
+      throw new SeedFailed(
+        'harbor:overlay_failed',
+        `${label} timed out: the overlay's RUN lines share build_timeout_sec = ${timeoutSec} s\n${out}`,
+        out,
+      );
+    }
+    if (res.exitCode !== 0) {
+      const out = outputTail(res);
+      throw new SeedFailed('harbor:overlay_failed', `${label} failed with exit code ${res.exitCode}:\n${out}`, out);
+    }
+  }
+}
+
+export const ENTRYPOINT_KEY = 'entrypoint';
+export const ENTRYPOINT_OUTPUT = '/logs/agent/entrypoint-stdout.txt';
+/** How long seed watches a freshly started entrypoint for an early non-zero exit. */
+const ENTRYPOINT_SETTLE_MS = 300;
+
+export async function startEntrypoint(
+  docker: Docker,
+  handle: SandboxHandle,
+  entrypoint: { command: string[]; env: Record<string, string> },
+): Promise<void> {
+  await startDetached(docker, handle, {
+    key: ENTRYPOINT_KEY,
+    command: `exec ${entrypoint.command.map(shellQuote).join(' ')}`,
+    env: entrypoint.env,
+    outputPath: ENTRYPOINT_OUTPUT,
+  });
+  await sleep(ENTRYPOINT_SETTLE_MS);
+  await assertEntrypointAlive(docker, handle);
+}
+
+/** Throws entrypoint_failed when the entrypoint exited non-zero; exiting 0 (a setup script) is fine. */
+export async function assertEntrypointAlive(docker: Docker, handle: SandboxHandle): Promise<void> {
+  const s = await pollDetached(docker, handle, ENTRYPOINT_KEY);
+  if (s.state === 'exit' && s.exitCode !== 0) {
+    const tail = await runExec(docker, handle, {
+      argv: ['tail', '-c', '4000', ENTRYPOINT_OUTPUT],
+      user: 'root',
+      workdir: '/',
+    });
+    throw new SeedFailed(
+      'harbor:entrypoint_failed',
+      `the image's entrypoint exited with code ${s.exitCode} at seed; its output (${ENTRYPOINT_OUTPUT}):\n${tail.stdout}`,
+      tail.stdout,
+    );
+  }
+  if (s.state === 'dead') {
+    throw new SeedFailed('harbor:entrypoint_failed', `the image's entrypoint died without an exit code at seed`);
+  }
+}
+
+/**
+ * Spec semantics: failures inside start_period_sec do not count (attempts start_interval_sec apart);
+ * after it, `retries` consecutive failures interval_sec apart fail the seed. The first attempt is immediate.
+ */
+export async function pollHealthcheck(
+  docker: Docker,
+  handle: SandboxHandle,
+  hc: HealthcheckSpec,
+  watchEntrypoint: boolean,
+): Promise<void> {
+  const started = Date.now();
+  let failures = 0;
+  let last: ExecResult | undefined;
+  for (;;) {
+    const inStartPeriod = Date.now() - started < hc.startPeriodSec * 1000;
+    last = await runExec(docker, handle, {
+      argv: ['/bin/sh', '-c', hc.command],
+      timeoutSec: hc.timeoutSec,
+      outputCapBytes: 64 * 1024,
+    });
+    if (last.exitCode === 0 && !last.timedOut) return;
+    if (watchEntrypoint) await assertEntrypointAlive(docker, handle);
+    if (!inStartPeriod) {
+      failures++;
+      if (failures >= hc.retries) {
+        const why = last.timedOut ? `timed out after ${hc.timeoutSec} s` : `exit code ${last.exitCode}`;
+        const out = outputTail(last);
+        throw new SeedFailed(
+          'harbor:seed_failed',
+          `healthcheck \`${hc.command}\` failed ${failures} times in a row (last: ${why}); the sandbox never became healthy\n${out}`,
+          out,
+        );
+      }
+    }
+    await sleep((inStartPeriod ? hc.startIntervalSec : hc.intervalSec) * 1000);
+  }
+}

@@ -1,0 +1,37 @@
+import { shellQuote } from './names.ts';
+
+export const SEEDED_MARKER = '/logs/.berth-seeded';
+export const LOG_DIRS = ['/logs/agent', '/logs/verifier', '/logs/artifacts'];
+
+/** Log folders (mode 777) plus the folders overlay RUN lines start in (root-owned, like Docker's WORKDIR). */
+export function baseSetupScript(overlayWorkdirs: string[]): string {
+  const dirs = LOG_DIRS.map(shellQuote).join(' ');
+  const lines = [`mkdir -p ${dirs}`, `chmod 777 ${dirs}`];
+  if (overlayWorkdirs.length > 0) lines.push(`mkdir -p ${overlayWorkdirs.map(shellQuote).join(' ')}`);
+  return lines.join(' && ');
+}
+
+/**
+ * Creates the working directory when missing and gives it to the agent user. A name with a passwd
+ * entry gets its login group; a bare uid without one (the spec runs it as that uid) keeps group root.
+ */
+export function workdirSetupScript(workdir: string, user: string): string {
+  const wd = shellQuote(workdir);
+  const u = shellQuote(user);
+  return [
+    `if [ ! -d ${wd} ]; then`,
+    `  mkdir -p ${wd} || exit 1`,
+    `  case ${u} in *:*) owner=${u} ;; *) if id -u ${u} >/dev/null 2>&1; then owner=${u}:; else owner=${u}; fi ;; esac`,
+    `  chown "$owner" ${wd} || { echo "cannot give ${workdir} to user ${user}: check [agent].user" >&2; exit 1; }`,
+    `fi`,
+  ].join('\n');
+}
+
+/** Fails when a named user does not exist in the image (a bare uid or uid:gid always runs). */
+export function userCheckScript(user: string): string {
+  const name = user.split(':')[0] ?? '';
+  if (name === '' || /^\d+$/.test(name)) return 'true';
+  return `id -u ${shellQuote(name)} >/dev/null 2>&1 || { echo "user ${name} does not exist in the image: set [agent].user to an existing user or a numeric uid" >&2; exit 1; }`;
+}
+
+export const MARK_SEEDED = `touch ${SEEDED_MARKER}`;

@@ -1,0 +1,166 @@
+import type Docker from 'dockerode';
+import { asSandboxError, ImageMissing, SandboxLost, SeedFailed } from './errors.ts';
+import { envList, runExec } from './exec.ts';
+import { uploadPath } from './files.ts';
+import {
+  LABEL_BATCH,
+  LABEL_ROLE,
+  LABEL_USER,
+  LABEL_WORKDIR,
+  LABEL_WORKFLOW,
+} from './names.ts';
+import { pollHealthcheck, runOverlay, startEntrypoint } from './seed-phases.ts';
+import { baseSetupScript, MARK_SEEDED, SEEDED_MARKER, userCheckScript, workdirSetupScript } from './seed-scripts.ts';
+import type { SandboxHandle, SandboxSpec, SeedResult } from './types.ts';
+
+/** Keep-alive: the sandbox's processes are all Berth's execs; docker-init (Init: true) reaps orphans. */
+const KEEP_ALIVE = { Entrypoint: ['sleep'], Cmd: ['infinity'] };
+
+interface Resolved {
+  user: string;
+  workdir: string;
+}
+
+async function resolveUserAndWorkdir(docker: Docker, spec: SandboxSpec): Promise<Resolved> {
+  if (spec.user && spec.workdir) return { user: spec.user, workdir: spec.workdir };
+  let config: Docker.ImageInspectInfo['Config'];
+  try {
+    config = (await docker.getImage(spec.image).inspect()).Config;
+  } catch (err) {
+    if ((err as { statusCode?: number }).statusCode === 404) {
+      throw new SeedFailed('harbor:seed_failed', new ImageMissing(spec.image, err).message);
+    }
+    throw asSandboxError(spec.name, err);
+  }
+  return {
+    user: spec.user || config.User || 'root',
+    workdir: spec.workdir || config.WorkingDir || '/',
+  };
+}
+
+function createOptions(spec: SandboxSpec, r: Resolved): Docker.ContainerCreateOptions {
+  const memory = spec.memoryMb ? spec.memoryMb * 1024 * 1024 : undefined;
+  return {
+    name: spec.name,
+    Image: spec.image,
+    ...KEEP_ALIVE,
+    User: '0:0',
+    Env: envList(spec.env),
+    Labels: {
+      [LABEL_BATCH]: spec.labels.batch,
+      [LABEL_WORKFLOW]: spec.labels.workflowId,
+      [LABEL_ROLE]: spec.labels.role,
+      [LABEL_USER]: r.user,
+      [LABEL_WORKDIR]: r.workdir,
+    },
+    Healthcheck: { Test: ['NONE'] },
+    HostConfig: {
+      Init: true,
+      NanoCpus: spec.cpus ? Math.round(spec.cpus * 1e9) : undefined,
+      Memory: memory,
+      MemorySwap: memory,
+      NetworkMode: spec.network === 'none' ? 'none' : 'bridge',
+    },
+  };
+}
+
+export function handleFromInspect(info: Docker.ContainerInspectInfo): SandboxHandle {
+  const labels = info.Config.Labels ?? {};
+  return {
+    name: info.Name.replace(/^\//, ''),
+    containerId: info.Id,
+    user: labels[LABEL_USER] ?? 'root',
+    workdir: labels[LABEL_WORKDIR] ?? '/',
+  };
+}
+
+/** An existing container is adopted when it is running and finished its seed; otherwise it is replaced. */
+async function tryAdopt(docker: Docker, name: string): Promise<SandboxHandle | undefined> {
+  let info: Docker.ContainerInspectInfo;
+  try {
+    info = await docker.getContainer(name).inspect();
+  } catch (err) {
+    if ((err as { statusCode?: number }).statusCode === 404) return undefined;
+    throw asSandboxError(name, err);
+  }
+  const handle = handleFromInspect(info);
+  if (info.State.Running) {
+    const check = await runExec(docker, handle, { argv: ['test', '-e', SEEDED_MARKER], user: 'root', workdir: '/' });
+    if (check.exitCode === 0) return handle;
+  }
+  // Half-seeded (a crash between create and the end of seed): RUN lines are not idempotent, so start over.
+  await docker
+    .getContainer(info.Id)
+    .remove({ force: true, v: true })
+    .catch((err: unknown) => {
+      if ((err as { statusCode?: number }).statusCode !== 404) throw asSandboxError(name, err);
+    });
+  return undefined;
+}
+
+export async function seedSandbox(docker: Docker, spec: SandboxSpec): Promise<SeedResult> {
+  const adopted = await tryAdopt(docker, spec.name);
+  if (adopted) return { handle: adopted, adopted: true };
+
+  const resolved = await resolveUserAndWorkdir(docker, spec);
+  let container: Docker.Container;
+  try {
+    container = await docker.createContainer(createOptions(spec, resolved));
+  } catch (err) {
+    const e = err as { statusCode?: number };
+    if (e.statusCode === 409) {
+      // Another attempt created it between our check and our create: adopt theirs if it finishes.
+      const theirs = await tryAdopt(docker, spec.name);
+      if (theirs) return { handle: theirs, adopted: true };
+      throw new SeedFailed('harbor:seed_failed', `container ${spec.name} is being created by another attempt; retry`);
+    }
+    if (e.statusCode === 404) throw new SeedFailed('harbor:seed_failed', new ImageMissing(spec.image, err).message);
+    throw asSandboxError(spec.name, err);
+  }
+  const handle: SandboxHandle = { name: spec.name, containerId: container.id, ...resolved };
+  try {
+    await container.start();
+  } catch (err) {
+    throw asSandboxError(spec.name, err);
+  }
+
+  const overlay = spec.overlay && spec.overlay.runs.length > 0 ? spec.overlay : undefined;
+  const laterSteps = Boolean(spec.entrypoint || spec.healthcheck || spec.uploadDirs?.length);
+  const workdirStep = [userCheckScript(resolved.user), workdirSetupScript(resolved.workdir, resolved.user)];
+
+  // One exec when nothing else is asked: setup and the seeded marker together.
+  const first = [baseSetupScript(overlay ? [...new Set(overlay.runs.map((r) => r.workdir || '/'))] : [])];
+  if (!overlay) first.push(...workdirStep);
+  if (!overlay && !laterSteps) first.push(MARK_SEEDED);
+  await setupExec(docker, handle, first.join('\n'));
+
+  if (overlay) {
+    await runOverlay(docker, handle, overlay.runs, overlay.timeoutSec);
+    // The agent user may have been created by a RUN line, so the working directory comes after.
+    await setupExec(docker, handle, [...workdirStep, ...(laterSteps ? [] : [MARK_SEEDED])].join('\n'));
+  }
+  for (const u of spec.uploadDirs ?? []) {
+    await uploadPath(docker, handle, u.hostDir, u.containerDir, { owner: resolved.user });
+  }
+  if (spec.entrypoint && spec.entrypoint.command.length > 0) await startEntrypoint(docker, handle, spec.entrypoint);
+  if (spec.healthcheck) await pollHealthcheck(docker, handle, spec.healthcheck, Boolean(spec.entrypoint?.command.length));
+  if (laterSteps) await setupExec(docker, handle, MARK_SEEDED);
+  return { handle, adopted: false };
+}
+
+async function setupExec(docker: Docker, handle: SandboxHandle, script: string): Promise<void> {
+  const res = await runExec(docker, handle, {
+    argv: ['/bin/sh', '-c', `set -e\n${script}`],
+    user: 'root',
+    workdir: '/',
+    outputCapBytes: 64 * 1024,
+  });
+  if (res.exitCode !== 0) {
+    if (res.exitCode === 137) throw new SandboxLost(handle.name, new Error('setup was killed'));
+    throw new SeedFailed(
+      'harbor:seed_failed',
+      `preparing sandbox ${handle.name} failed (exit ${res.exitCode}): ${(res.stderr || res.stdout).trim()}`,
+      res.stderr,
+    );
+  }
+}

@@ -1,0 +1,168 @@
+/** Plain-data inputs and results of the sandbox layer. Nothing here imports src/task. */
+import type { BuildImageOptions, BuildImageResult, EnsureImageOptions } from './images.ts';
+
+export type SandboxRole = 'agent' | 'verifier';
+
+export interface SandboxLabels {
+  batch: string;
+  workflowId: string;
+  role: SandboxRole;
+}
+
+/** One Dockerfile RUN line of an overlay-mode task, with the settings in effect at its position. */
+export interface OverlayRun {
+  command: string;
+  env: Record<string, string>;
+  workdir: string;
+  user: string;
+}
+
+export interface HealthcheckSpec {
+  command: string;
+  intervalSec: number;
+  timeoutSec: number;
+  startPeriodSec: number;
+  startIntervalSec: number;
+  retries: number;
+}
+
+export interface SandboxSpec {
+  /** Container name; build it with containerName(workflowId, runId, role). */
+  name: string;
+  labels: SandboxLabels;
+  image: string;
+  /** Already templated; becomes the container's environment. */
+  env: Record<string, string>;
+  workdir?: string;
+  user?: string;
+  cpus?: number;
+  memoryMb?: number;
+  network: 'bridge' | 'none';
+  /** The image's ENTRYPOINT (+ CMD) that Berth runs itself beside the keep-alive. */
+  entrypoint?: { command: string[]; env: Record<string, string> };
+  healthcheck?: HealthcheckSpec;
+  overlay?: { runs: OverlayRun[]; timeoutSec: number };
+  uploadDirs?: { hostDir: string; containerDir: string }[];
+}
+
+/** What later calls need to reach a seeded sandbox. Plain data: safe to keep in workflow history. */
+export interface SandboxHandle {
+  name: string;
+  containerId: string;
+  /** Resolved default user for exec (spec user, else the image's, else root). */
+  user: string;
+  /** Resolved working directory (spec workdir, else the image's, else /). */
+  workdir: string;
+}
+
+export interface SeedResult {
+  handle: SandboxHandle;
+  /** True when a fully seeded container with this name already existed. */
+  adopted: boolean;
+}
+
+export interface ExecOptions {
+  /** Run with `bash -c` (not a login shell, so the image's PATH and ENV stay as they are). */
+  command: string;
+  user?: string;
+  workdir?: string;
+  env?: Record<string, string>;
+  /** Enforced inside the container with `timeout -k <grace> <secs>`. */
+  timeoutSec?: number;
+  /** Per stream; the LAST bytes are kept. Default 1 MiB. */
+  outputCapBytes?: number;
+  /** Host file receiving stdout and stderr as they arrive (with backpressure). */
+  streamToFile?: string;
+}
+
+export interface ExecResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+  stdoutTruncated: boolean;
+  stderrTruncated: boolean;
+  timedOut: boolean;
+}
+
+export interface DetachedStartOptions {
+  /** Marker key, e.g. `<runId>-turn1`; [A-Za-z0-9_.-] only. */
+  key: string;
+  command: string;
+  user?: string;
+  workdir?: string;
+  env?: Record<string, string>;
+  timeoutSec?: number;
+  /** Where the combined output goes inside the container; default <marker dir>/output. */
+  outputPath?: string;
+}
+
+export interface DetachedStartResult {
+  /** False when the key's marker already existed (nothing new was started). */
+  started: boolean;
+  dir: string;
+}
+
+export interface DetachedWaitOptions {
+  pollMs?: number;
+  onPoll?: (info: { elapsedMs: number }) => void | Promise<void>;
+  signal?: AbortSignal;
+}
+
+export interface DetachedResult {
+  exitCode: number;
+  timedOut: boolean;
+  /** Path inside the container of the combined stdout/stderr. */
+  outputPath: string;
+}
+
+export interface UploadEntry {
+  /** Relative path under the target directory. */
+  name: string;
+  content: Buffer | string;
+  mode?: number;
+}
+
+export interface UploadOptions {
+  /** user or user:group to own what was uploaded (chown -R after the copy). */
+  owner?: string;
+}
+
+export interface SandboxInfo {
+  name: string;
+  containerId: string;
+  running: boolean;
+  status: string;
+  exitCode: number | null;
+  oomKilled: boolean;
+  labels: Record<string, string>;
+}
+
+export interface JanitorOptions {
+  isLive(workflowId: string): Promise<boolean>;
+}
+
+export interface JanitorReport {
+  removed: { name: string; workflowId: string }[];
+  kept: { name: string; workflowId: string; reason: string }[];
+}
+
+export interface SandboxProvider {
+  seed(spec: SandboxSpec): Promise<SeedResult>;
+  /** Rebuild a handle from an existing container's name (e.g. in a new worker process). */
+  attach(name: string): Promise<SandboxHandle>;
+  exec(handle: SandboxHandle, options: ExecOptions): Promise<ExecResult>;
+  startDetached(handle: SandboxHandle, options: DetachedStartOptions): Promise<DetachedStartResult>;
+  waitDetached(handle: SandboxHandle, key: string, options?: DetachedWaitOptions): Promise<DetachedResult>;
+  upload(
+    handle: SandboxHandle,
+    source: string | UploadEntry[],
+    containerDir: string,
+    options?: UploadOptions,
+  ): Promise<void>;
+  download(handle: SandboxHandle, containerPath: string, hostDir: string): Promise<void>;
+  inspect(handle: SandboxHandle): Promise<SandboxInfo>;
+  teardown(nameOrHandle: string | SandboxHandle): Promise<{ removed: boolean }>;
+  janitor(options: JanitorOptions): Promise<JanitorReport>;
+  ensureImage(ref: string, options?: EnsureImageOptions): Promise<void>;
+  buildImage(options: BuildImageOptions): Promise<BuildImageResult>;
+}

@@ -1,0 +1,47 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SandboxHandle } from '../../src/sandbox/types.ts';
+import { makeSpec, provider, sh, teardownAll } from './helpers.ts';
+
+const made: string[] = [];
+let handle: SandboxHandle;
+
+beforeAll(async () => {
+  handle = (await provider.seed(makeSpec(made, { user: 'nobody', workdir: '/tmp/agent' }))).handle;
+});
+afterAll(() => teardownAll(made));
+
+const CHILD = fileURLToPath(new URL('./fixtures/start-detached.ts', import.meta.url));
+
+describe('detached processes', () => {
+  it('outlive a caller killed with SIGKILL and can be re-attached', async () => {
+    const command = 'echo "run $(id -un)" >> /tmp/agent/runs; sleep 2; echo finished; exit 7';
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, handle.name, 'turn-1', command], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const [line] = (await once(child.stdout, 'data')) as [Buffer];
+    expect(line.toString().trim()).toBe('started');
+    child.kill('SIGKILL');
+    await once(child, 'exit');
+
+    // Starting the same key again only re-attaches.
+    const again = await provider.startDetached(handle, { key: 'turn-1', command });
+    expect(again.started).toBe(false);
+
+    const polls: number[] = [];
+    const result = await provider.waitDetached(handle, 'turn-1', { pollMs: 200, onPoll: ({ elapsedMs }) => void polls.push(elapsedMs) });
+    expect(result).toMatchObject({ exitCode: 7, timedOut: false });
+    expect(polls.length).toBeGreaterThan(0);
+    expect(await sh(handle, `cat ${result.outputPath}`)).toBe('finished\n');
+    expect(await sh(handle, 'cat /tmp/agent/runs')).toBe('run nobody\n');
+  });
+
+  it('reports a timeout enforced inside the container', async () => {
+    await provider.startDetached(handle, { key: 'slow', command: 'sleep 300', timeoutSec: 1 });
+    const result = await provider.waitDetached(handle, 'slow', { pollMs: 200 });
+    expect(result).toMatchObject({ timedOut: true });
+    expect(await sh(handle, 'ps -eo args')).not.toContain('sleep 300');
+  });
+});
