@@ -211,7 +211,7 @@ export function oracleTrajectory(input: OracleTranscriptInput): AtifTrajectory {
     steps: [
       userStep(input.instruction, { timestamp: input.startedAt }),
       agentStep({
-        message: 'Ran the reference solution.',
+        message: `Running the reference solution: ${input.command}`,
         timestamp: input.finishedAt,
         llmCallCount: 0,
         toolCalls: [{ id: 'oracle_solve', name: ORACLE_TOOL_NAME, arguments: { command: input.command }, output: input.output }],

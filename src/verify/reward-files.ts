@@ -27,7 +27,7 @@ export function parseRewardTxt(raw: string): RewardFileParse {
   if (!NUMBER_TEXT.test(text)) {
     return { ok: false, problem: `reward.txt must hold one number, found ${snippet(text)}` };
   }
-  const value = Number(text);
+  const value = Number(text) + 0; // + 0 turns -0 into 0
   if (!Number.isFinite(value)) {
     return { ok: false, problem: `reward.txt holds ${snippet(text)}, which is not a finite number` };
   }
@@ -65,7 +65,7 @@ export function parseRewardJson(raw: string): RewardFileParse {
     if (!Number.isFinite(n)) {
       return { ok: false, problem: `reward.json key ${JSON.stringify(key)} is not a finite number` };
     }
-    entries.push([key, n]);
+    entries.push([key, n + 0]);
   }
   if (entries.length === 0) return { ok: false, problem: 'reward.json holds an empty object' };
   // fromEntries defines own properties, so a key named "__proto__" stays an ordinary key.

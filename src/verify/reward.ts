@@ -14,8 +14,12 @@ export interface VerifierOutput {
   rewardTxt?: string;
   /** test.sh ran past its timeout (`timeout` killed it, or the exec's own deadline fired). */
   timedOut: boolean;
-  /** test.sh never started (bash or timeout missing, exec refused); the row is masked as verifier_error. */
-  startFailed?: { reason: string };
+  /**
+   * test.sh never started, so the row is masked. `kind` defaults to verifier_error (bash or timeout missing,
+   * exec refused); task-folder-verifiers.md § How the verifier runs masks a missing tar, gzip or find as
+   * provider_unavailable instead.
+   */
+  startFailed?: { reason: string; kind?: 'verifier_error' | 'provider_unavailable' };
   /** The end of /logs/verifier/test-stdout.txt (any length; it is cut again here). Absent: no such file. */
   testStdoutTail?: string;
 }
@@ -44,7 +48,8 @@ function failed(kind: FailureKind, problem: string, stdout: string | undefined):
 
 export function scoreVerifierOutput(out: VerifierOutput): RewardOutcome {
   if (out.startFailed) {
-    return failed('verifier_error', `test.sh could not start: ${out.startFailed.reason}`, out.testStdoutTail);
+    const kind = out.startFailed.kind ?? 'verifier_error';
+    return failed(kind, `test.sh could not start: ${out.startFailed.reason}`, out.testStdoutTail);
   }
 
   // reward.json wins whenever it exists, even when it is malformed.
@@ -71,4 +76,30 @@ export function scoreVerifierOutput(out: VerifierOutput): RewardOutcome {
     'test.sh wrote neither /logs/verifier/reward.json nor /logs/verifier/reward.txt',
     out.testStdoutTail,
   );
+}
+
+/** GNU `timeout` exits 124 when it stopped the command, 137 when it had to KILL it (`-k`, or `-s KILL`). */
+export const TIMEOUT_EXIT_CODES: readonly number[] = [124, 137];
+
+/**
+ * For the orchestration: builds a VerifierOutput from the files copied out of /logs/verifier (name → bytes,
+ * e.g. from a tar of the folder), decoding them as UTF-8. Names are as they appear in the folder.
+ */
+export function verifierOutputFromFiles(
+  files: ReadonlyMap<string, Buffer | string>,
+  run: { timedOut: boolean; startFailed?: VerifierOutput['startFailed'] },
+): VerifierOutput {
+  const text = (name: string): string | undefined => {
+    const v = files.get(name);
+    return v === undefined ? undefined : typeof v === 'string' ? v : v.toString('utf8');
+  };
+  const out: VerifierOutput = { timedOut: run.timedOut };
+  if (run.startFailed) out.startFailed = run.startFailed;
+  const json = text('reward.json');
+  const txt = text('reward.txt');
+  const stdout = text('test-stdout.txt');
+  if (json !== undefined) out.rewardJson = json;
+  if (txt !== undefined) out.rewardTxt = txt;
+  if (stdout !== undefined) out.testStdoutTail = stdout;
+  return out;
 }

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { scoreVerifierOutput, type VerifierOutput } from '../../src/verify/reward.ts';
+import fc from 'fast-check';
+import {
+  TIMEOUT_EXIT_CODES,
+  scoreVerifierOutput,
+  verifierOutputFromFiles,
+  type VerifierOutput,
+} from '../../src/verify/reward.ts';
 import { FAILURE_REASON_MAX_CHARS, failureReason, tailOf } from '../../src/verify/failure-reason.ts';
 
 const SPEC = 'task-folder-verifiers.md § Reward files';
@@ -75,6 +81,8 @@ const rows: Row[] = [
   // Well-formed files.
   { name: `${SPEC}, "reward.txt holds one number, which is the reward"`,
     input: { rewardTxt: ' 0.5\n' }, reward: 0.5, rewards: { reward: 0.5 } },
+  { name: `${SPEC}, "reward.txt holds one number" (negative zero is 0)`,
+    input: { rewardTxt: '-0' }, reward: 0, rewards: { reward: 0 } },
   { name: `${SPEC}, "reward.txt holds one number" (integer, exponent, sign)`,
     input: { rewardTxt: '-1.5e-1' }, reward: -0.15, rewards: { reward: -0.15 } },
   { name: `${SPEC}, "A reward key is the score, and the other keys are metrics"`,
@@ -152,5 +160,94 @@ describe('failure_reason', () => {
   it('tailOf keeps the end and marks the cut', () => {
     expect(tailOf('abcdef', 3)).toBe('…def');
     expect(tailOf('abc', 3)).toBe('abc');
+  });
+});
+
+describe('startFailed kinds (task-folder-verifiers.md § How the verifier runs)', () => {
+  it('"as provider_unavailable for the other three" (tar, gzip, find missing) → masked', () => {
+    const out = scoreVerifierOutput({ timedOut: false, startFailed: { reason: 'tar: not found', kind: 'provider_unavailable' } });
+    expect(out).toMatchObject({ reward: 0, failure_kind: 'provider_unavailable', masked: true });
+  });
+});
+
+describe('verifierOutputFromFiles', () => {
+  it('picks the reward files and test-stdout.txt out of the copied folder', () => {
+    const files = new Map<string, Buffer | string>([
+      ['reward.json', Buffer.from('{"reward": 1}')],
+      ['reward.txt', '0'],
+      ['test-stdout.txt', Buffer.from('ok\n')],
+      ['other.log', 'x'],
+    ]);
+    expect(verifierOutputFromFiles(files, { timedOut: false })).toEqual({
+      timedOut: false,
+      rewardJson: '{"reward": 1}',
+      rewardTxt: '0',
+      testStdoutTail: 'ok\n',
+    });
+    expect(scoreVerifierOutput(verifierOutputFromFiles(files, { timedOut: false })).reward).toBe(1);
+  });
+
+  it('keeps an empty file as present (so it is invalid, not missing)', () => {
+    const out = verifierOutputFromFiles(new Map([['reward.txt', Buffer.alloc(0)]]), { timedOut: false });
+    expect(out.rewardTxt).toBe('');
+    expect(scoreVerifierOutput(out).failure_kind).toBe('harbor:invalid_reward');
+  });
+
+  it('TIMEOUT_EXIT_CODES are those of GNU timeout', () => {
+    expect(TIMEOUT_EXIT_CODES).toEqual([124, 137]);
+  });
+});
+
+describe('reward rules as properties', () => {
+  const finiteDouble = fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e6, max: 1e6 });
+  const key = fc.string({ minLength: 1, maxLength: 8 }).filter((k) => k !== 'reward');
+
+  it(`${SPEC}: any finite number in reward.txt is the reward`, () => {
+    fc.assert(
+      fc.property(finiteDouble, fc.boolean(), (n, timedOut) => {
+        const out = scoreVerifierOutput({ timedOut, rewardTxt: `${String(n)}\n` });
+        expect(out.failure_kind).toBeUndefined();
+        expect(out.reward).toBe(n === 0 ? 0 : n);
+        expect(Object.is(out.reward, -0)).toBe(false);
+      }),
+    );
+  });
+
+  it(`${SPEC}: without a reward key the score is the sum of the components`, () => {
+    fc.assert(
+      fc.property(fc.dictionary(key, finiteDouble, { minKeys: 1, maxKeys: 6 }), (dict) => {
+        const out = scoreVerifierOutput({ timedOut: false, rewardJson: JSON.stringify(dict) });
+        const expected = Object.values(dict).reduce((a, b) => a + b, 0);
+        expect(out.reward).toBeCloseTo(expected, 6);
+        expect(out.reward_components).toEqual(out.verifier_rewards);
+        expect(Object.keys(out.verifier_rewards).sort()).toEqual(Object.keys(dict).sort());
+      }),
+    );
+  });
+
+  it(`${SPEC}: with reward.json present, reward.txt never matters`, () => {
+    fc.assert(
+      fc.property(fc.string(), fc.option(fc.string(), { nil: undefined }), (json, txt) => {
+        const a = scoreVerifierOutput({ timedOut: false, rewardJson: json, rewardTxt: txt });
+        const b = scoreVerifierOutput({ timedOut: false, rewardJson: json });
+        expect(a).toEqual(b);
+      }),
+    );
+  });
+
+  it('every outcome is either a finite reward without a kind, or 0 with a kind', () => {
+    fc.assert(
+      fc.property(
+        fc.option(fc.string(), { nil: undefined }),
+        fc.option(fc.string(), { nil: undefined }),
+        fc.boolean(),
+        (json, txt, timedOut) => {
+          const out = scoreVerifierOutput({ timedOut, rewardJson: json, rewardTxt: txt });
+          expect(Number.isFinite(out.reward)).toBe(true);
+          if (out.failure_kind) expect(out.reward).toBe(0);
+          expect(out.masked).toBe(false);
+        },
+      ),
+    );
   });
 });
