@@ -12,7 +12,7 @@ import { SHARED_QUEUE } from './workflows/types.ts';
 const workflowsDir = join(dirname(fileURLToPath(import.meta.url)), 'workflows');
 
 /** Bundling takes seconds on 2 cores: keep one bundle per content of src/workflows. */
-async function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
+export async function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
   const h = createHash('sha256');
   for (const f of readdirSync(workflowsDir).sort()) h.update(f).update(readFileSync(join(workflowsDir, f)));
   const dir = homePath('bundles');
@@ -32,7 +32,7 @@ const quietLogger = {
 let runtimeInstalled = false;
 
 /** The SDK logs every worker state change at INFO; Berth's workers speak up only for warnings. */
-function installRuntime(): void {
+export function installRuntime(): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   const level = (process.env.BERTH_LOG_LEVEL ?? 'WARN').toUpperCase() as LogLevel;

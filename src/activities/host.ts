@@ -44,25 +44,25 @@ export async function seed(req: { input: EpisodeInput; plan: EpisodePlan; workfl
   return { container, host, logsDir };
 }
 
-export async function agentTurn(req: TurnRequest): Promise<{ responseText: string; exitCode: number }> {
+export async function agentTurn(req: TurnRequest): Promise<{ responseText: string; exitCode: number; timings: Record<string, number> }> {
   const task = readLiteTask(req.input.taskPath);
   const step = req.plan.steps[req.turn]!;
-  if (req.input.agent === 'nop') return { responseText: '', exitCode: 0 };
+  if (req.input.agent === 'nop') return { responseText: '', exitCode: 0, timings: {} };
   const solution = join(req.input.taskPath, 'solution');
-  if (!existsSync(join(solution, 'solve.sh'))) return { responseText: '', exitCode: 0 };
+  if (!existsSync(join(solution, 'solve.sh'))) return { responseText: '', exitCode: 0, timings: {} };
   try {
     await putDir(req.sandbox.container, solution, '/solution');
     const r = await exec(req.sandbox.container, 'bash /solution/solve.sh > /logs/agent/oracle.txt 2>&1', {
       workdir: task.workdir, env: { DEBIAN_FRONTEND: 'noninteractive' }, timeoutSec: step.agentTimeoutSec,
     });
-    return { responseText: '', exitCode: r.exitCode };
+    return { responseText: '', exitCode: r.exitCode, timings: {} };
   } catch (err) {
     if ((err as any)?.statusCode === 404 || (err as any)?.statusCode === 409) lost(err);
     throw err;
   }
 }
 
-export async function verifyTurn(req: TurnRequest & { responseText: string }): Promise<TurnOutcome> {
+export async function verifyTurn(req: TurnRequest & { responseText: string; agentTimings: Record<string, number> }): Promise<TurnOutcome> {
   const task = readLiteTask(req.input.taskPath);
   const step = req.plan.steps[req.turn]!;
   const started = Date.now();

@@ -21,6 +21,9 @@ export async function planEpisode(input: EpisodeInput): Promise<EpisodePlan> {
     strategy: 'final',
     verifierMode: 'shared',
     episodeBudgetSec: task.agentTimeoutSec + task.verifierTimeoutSec + 900,
+    seedTimeoutSec: 900,
+    heartbeatTimeoutSec: Number(process.env.BERTH_HEARTBEAT_TIMEOUT_SEC ?? 45),
+    scheduleToStartSec: Number(process.env.BERTH_SCHEDULE_TO_START_SEC ?? 300),
   };
 }
 

@@ -1,121 +1,122 @@
 import {
-  ActivityFailure, ApplicationFailure, CancellationScope, TimeoutFailure, proxyActivities,
-  upsertSearchAttributes, workflowInfo,
+  CancellationScope, isCancellation, proxyActivities, sleep, upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
 import type * as shared from '../activities/shared.ts';
 import type * as host from '../activities/host.ts';
+import { MASKING_KINDS, TASK_ERROR_TYPES, maskedTurn, maskingFailure } from './failures.ts';
 import { rollUp, shouldStop } from './rollup.ts';
+import { buildRow } from './row.ts';
 import { BERTH_FAILURE_KIND, BERTH_OUTCOME, BERTH_REWARD, BERTH_TURN } from './search-attributes.ts';
 import type { EpisodeInput, EpisodePlan, HostLease, ResultRow, SandboxRef, TurnOutcome } from './types.ts';
 
 const { planEpisode } = proxyActivities<typeof shared>({
   startToCloseTimeout: '2 minutes',
-  retry: { maximumAttempts: 3, nonRetryableErrorTypes: ['berth:task_refused', 'berth:digest_moved'] },
+  retry: { maximumAttempts: 3, nonRetryableErrorTypes: TASK_ERROR_TYPES },
 });
 const { pickHost } = proxyActivities<typeof shared>({
-  startToCloseTimeout: '2 hours',
+  startToCloseTimeout: '24 hours',
   heartbeatTimeout: '30 seconds',
   retry: { maximumAttempts: 5 },
 });
 
 const GRACE_SEC = 60;
 
+/** Proxies bound to the host that owns the sandbox (DESIGN.md section 3, Affinity). */
 function hostActivities(lease: HostLease, plan: EpisodePlan) {
   const longest = Math.max(...plan.steps.map((s) => Math.max(s.agentTimeoutSec, s.verifierTimeoutSec)));
-  const common = { taskQueue: lease.queue, scheduleToStartTimeout: '5 minutes' } as const;
-  const retry = { maximumAttempts: 3, initialInterval: '2 seconds', nonRetryableErrorTypes: MASKING_KINDS };
+  const common = { taskQueue: lease.queue, scheduleToStartTimeout: `${plan.scheduleToStartSec} seconds` } as const;
+  const retry = { maximumAttempts: 3, initialInterval: '2 seconds', nonRetryableErrorTypes: [...MASKING_KINDS, ...TASK_ERROR_TYPES] };
+  const heartbeatTimeout = `${plan.heartbeatTimeoutSec} seconds`;
   return {
-    seed: proxyActivities<typeof host>({ ...common, startToCloseTimeout: '30 minutes', heartbeatTimeout: '60 seconds', retry }).seed,
-    turn: proxyActivities<typeof host>({ ...common, startToCloseTimeout: `${longest + GRACE_SEC} seconds`, heartbeatTimeout: '45 seconds', retry }),
+    seed: proxyActivities<typeof host>({ ...common, startToCloseTimeout: `${plan.seedTimeoutSec} seconds`, heartbeatTimeout, retry }).seed,
+    turn: proxyActivities<typeof host>({ ...common, startToCloseTimeout: `${longest + GRACE_SEC} seconds`, heartbeatTimeout, retry }),
     teardown: proxyActivities<typeof host>({ ...common, startToCloseTimeout: '2 minutes', retry: { maximumAttempts: 5 } }).teardown,
   };
 }
 
-const MASKING_KINDS = ['provider_unavailable', 'verifier_error', 'harbor:overlay_failed', 'harbor:entrypoint_failed', 'harbor:seed_failed'];
+type Acts = ReturnType<typeof hostActivities>;
 
-/** The kind a failed activity stands for: typed failures keep theirs, a host that never answers is a lost sandbox. */
-function failureOf(err: unknown): { kind: string; reason: string } {
-  const cause = err instanceof ActivityFailure ? err.cause : err;
-  if (cause instanceof ApplicationFailure && cause.type && MASKING_KINDS.includes(cause.type)) {
-    return { kind: cause.type, reason: cause.message };
+interface EpisodeState {
+  turns: TurnOutcome[];
+  sandbox?: SandboxRef;
+  stoppedAfter: number | null;
+}
+
+async function runTurns(input: EpisodeInput, plan: EpisodePlan, acts: Acts, state: EpisodeState): Promise<void> {
+  const { workflowId, runId } = workflowInfo();
+  try {
+    state.sandbox = await acts.seed.executeWithOptions({ summary: `seed ${input.taskId}` }, [{ input, plan, workflowId, runId }]);
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    const f = maskingFailure(err);
+    state.turns.push(maskedTurn(plan.steps[0]?.name ?? 'main', f.kind, f.reason));
+    return;
   }
-  if (cause instanceof TimeoutFailure) return { kind: 'provider_unavailable', reason: `sandbox host did not answer in time (${cause.timeoutType})` };
-  throw err;
+  for (let i = 0; i < plan.steps.length; i++) {
+    const step = plan.steps[i]!;
+    upsertSearchAttributes([{ key: BERTH_TURN, value: i + 1 }]);
+    const where = plan.multiStep ? `turn ${i + 1}/${plan.steps.length} ` : '';
+    let outcome: TurnOutcome;
+    try {
+      const req = { input, plan, sandbox: state.sandbox, turn: i };
+      const agent = await acts.turn.agentTurn.executeWithOptions({ summary: `${where}agent: ${step.name}` }, [req]);
+      outcome = await acts.turn.verifyTurn.executeWithOptions({ summary: `${where}verify ${step.name}` }, [{ ...req, responseText: agent.responseText, agentTimings: agent.timings }]);
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      const f = maskingFailure(err);
+      outcome = maskedTurn(step.name, f.kind, f.reason);
+    }
+    state.turns.push(outcome);
+    if (i < plan.steps.length - 1 && shouldStop(outcome, step.minReward)) {
+      state.stoppedAfter = i + 1;
+      return;
+    }
+  }
 }
 
-function maskedTurn(step: string, kind: string, reason: string): TurnOutcome {
-  return { step, reward: null, verifier_rewards: {}, failure_kind: kind, failure_reason: reason, masked: true, response_text: '', timings: {} };
-}
-
+/**
+ * One (task, repeat): plan, pick a host (a slot reserved), seed, one turn per step, roll up, and
+ * always tear down. An episode past its time budget is masked as harbor:episode_deadline.
+ */
 export async function episodeWorkflow(input: EpisodeInput): Promise<ResultRow> {
   const info = workflowInfo();
-  const plan = await planEpisode(input);
-  const lease = await pickHost({ episodeId: info.workflowId });
-  const acts = hostActivities(lease, plan);
-  const turns: TurnOutcome[] = [];
-  let sandbox: SandboxRef | undefined;
-  let stoppedAfter: number | null = null;
-  const timings: Record<string, number> = {};
   try {
+    const plan = await planEpisode(input);
+    const lease = await pickHost({ episodeId: info.workflowId });
+    const acts = hostActivities(lease, plan);
+    const state: EpisodeState = { turns: [], stoppedAfter: null };
+    let pastDeadline = false;
+    const body = new CancellationScope();
+    const deadline = new CancellationScope();
+    void deadline.run(async () => {
+      await sleep(plan.episodeBudgetSec * 1000);
+      pastDeadline = true;
+      body.cancel();
+    }).catch(() => undefined);
     try {
-      sandbox = await acts.seed({ input, plan, workflowId: info.workflowId, runId: info.runId });
+      await body.run(() => runTurns(input, plan, acts, state));
     } catch (err) {
-      const f = failureOf(err);
-      turns.push(maskedTurn(plan.steps[0]?.name ?? 'main', f.kind, f.reason));
-    }
-    for (let i = 0; sandbox && i < plan.steps.length; i++) {
-      const step = plan.steps[i]!;
-      upsertSearchAttributes([{ key: BERTH_TURN, value: i + 1 }]);
-      let outcome: TurnOutcome;
-      try {
-        const label = plan.multiStep ? `turn ${i + 1}/${plan.steps.length} agent: ${step.name}` : `agent ${input.agent}`;
-        const agent = await acts.turn.agentTurn.executeWithOptions({ summary: label }, [{ input, plan, sandbox, turn: i }]);
-        outcome = await acts.turn.verifyTurn.executeWithOptions({ summary: `verify ${step.name}` }, [{ input, plan, sandbox, turn: i, responseText: agent.responseText }]);
-      } catch (err) {
-        const f = failureOf(err);
-        outcome = maskedTurn(step.name, f.kind, f.reason);
-      }
-      turns.push(outcome);
-      for (const [phase, sec] of Object.entries(outcome.timings)) timings[phase] = (timings[phase] ?? 0) + sec;
-      if (i < plan.steps.length - 1 && shouldStop(outcome, step.minReward)) {
-        stoppedAfter = i + 1;
-        break;
+      if (!(pastDeadline && isCancellation(err))) throw err;
+      state.turns.push(maskedTurn(plan.steps[state.turns.length]?.name ?? 'main', 'harbor:episode_deadline',
+        `the episode ran past its budget of ${plan.episodeBudgetSec} s (agent, verifier and setup time of every turn)`));
+    } finally {
+      deadline.cancel();
+      if (state.sandbox) {
+        const sandbox = state.sandbox;
+        await CancellationScope.nonCancellable(() => acts.teardown({ sandbox, episodeId: info.workflowId }));
       }
     }
-  } finally {
-    if (sandbox) {
-      const ref = sandbox;
-      await CancellationScope.nonCancellable(() => acts.teardown({ sandbox: ref, episodeId: info.workflowId }));
-    }
+    const result = rollUp(state.turns, plan.strategy);
+    const row = buildRow({ input, plan, turns: state.turns, result, stoppedAfter: state.stoppedAfter, sandbox: state.sandbox,
+      host: lease.host, workflowId: info.workflowId, runId: info.runId });
+    upsertSearchAttributes([
+      { key: BERTH_OUTCOME, value: row.mask_sample ? 'masked' : 'scored' },
+      ...(row.reward !== null ? [{ key: BERTH_REWARD, value: row.reward }] : []),
+      ...(row.failure_kind ? [{ key: BERTH_FAILURE_KIND, value: row.failure_kind }] : []),
+    ]);
+    return row;
+  } catch (err) {
+    upsertSearchAttributes([{ key: BERTH_OUTCOME, value: 'failed' }]);
+    throw err;
   }
-  const result = rollUp(turns, plan.strategy);
-  const last = turns[turns.length - 1];
-  const row: ResultRow = {
-    task_id: input.taskId,
-    repeat: input.repeat,
-    attempt: input.attempt,
-    reward: result.masked ? null : result.reward,
-    verifier_rewards: result.verifier_rewards,
-    ...(result.reward_components ? { reward_components: result.reward_components } : {}),
-    failure_kind: result.failure_kind,
-    failure_reason: result.failure_reason,
-    mask_sample: result.masked,
-    turns: turns.map((t) => ({ step: t.step, reward: t.reward, verifier_rewards: t.verifier_rewards, failure_kind: t.failure_kind })),
-    stopped_after_turn: stoppedAfter,
-    response: { output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: last?.response_text ?? '' }] }] },
-    response_text: last?.response_text ?? '',
-    verifier_mode: plan.verifierMode,
-    digest: plan.digest,
-    timings,
-    workflow_id: info.workflowId,
-    run_id: info.runId,
-    host: lease.host,
-    logs_dir: sandbox?.logsDir ?? null,
-  };
-  upsertSearchAttributes([
-    { key: BERTH_OUTCOME, value: row.mask_sample ? 'masked' : 'scored' },
-    ...(row.reward !== null ? [{ key: BERTH_REWARD, value: row.reward }] : []),
-    ...(row.failure_kind ? [{ key: BERTH_FAILURE_KIND, value: row.failure_kind }] : []),
-  ]);
-  return row;
 }

@@ -35,6 +35,12 @@ export interface EpisodePlan {
   verifierMode: 'shared' | 'separate';
   /** Seconds: the whole episode's budget, enforced by a workflow timer. */
   episodeBudgetSec: number;
+  /** Seconds a seed may take (image preparation, overlay RUN lines, healthcheck). */
+  seedTimeoutSec: number;
+  /** Long host activities heartbeat; a silent host is lost after this many seconds. */
+  heartbeatTimeoutSec: number;
+  /** A host that does not pick up a sandbox activity within this many seconds is lost. */
+  scheduleToStartSec: number;
 }
 
 export interface HostLease {

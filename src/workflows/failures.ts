@@ -1,0 +1,34 @@
+import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/workflow';
+import type { TurnOutcome } from './types.ts';
+
+/** Failure types an activity raises for a sample that must be masked, never scored. */
+export const MASKING_KINDS = [
+  'provider_unavailable', 'verifier_error', 'harbor:overlay_failed', 'harbor:entrypoint_failed', 'harbor:seed_failed',
+  'harbor:episode_deadline',
+];
+
+/** Task errors: the episode cannot run this task as it is; retrying changes nothing. */
+export const TASK_ERROR_TYPES = ['berth:task_refused', 'berth:digest_moved'];
+
+/**
+ * The kind a failed activity stands for: typed failures keep theirs; a host that never picks up
+ * or stops heartbeating is a lost sandbox. Anything else is a bug and fails the workflow.
+ */
+export function maskingFailure(err: unknown): { kind: string; reason: string } {
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  if (cause instanceof ApplicationFailure && cause.type && MASKING_KINDS.includes(cause.type)) {
+    return { kind: cause.type, reason: cause.message };
+  }
+  if (cause instanceof TimeoutFailure) {
+    return { kind: 'provider_unavailable', reason: `the sandbox host did not answer in time (${timeoutName(cause.timeoutType)})` };
+  }
+  throw err;
+}
+
+function timeoutName(t: unknown): string {
+  return ({ 1: 'start to close', 2: 'schedule to start', 3: 'schedule to close', 4: 'heartbeat' } as Record<number, string>)[Number(t)] ?? String(t);
+}
+
+export function maskedTurn(step: string, kind: string, reason: string): TurnOutcome {
+  return { step, reward: null, verifier_rewards: {}, failure_kind: kind, failure_reason: reason, masked: true, response_text: '', timings: {} };
+}

@@ -1,0 +1,127 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client, Connection } from '@temporalio/client';
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { randomBytes } from 'node:crypto';
+import { installRuntime, workflowBundle } from '../../src/worker.ts';
+import type { EpisodeInput, EpisodePlan, ResultRow, TurnOutcome } from '../../src/workflows/types.ts';
+
+// Workflow logic with mocked activities (real Temporal server, real worker, scripted activities).
+const queue = `test-mocked-${randomBytes(3).toString('hex')}`;
+let client: Client;
+let connection: Connection;
+let native: NativeConnection;
+let worker: Worker;
+let running: Promise<void>;
+
+interface Script {
+  plan: Partial<EpisodePlan>;
+  seed?: 'ok' | 'masked';
+  /** Per turn: the verify outcome, or a failure kind the agent turn raises, or 'hang'. */
+  turns: Array<Partial<TurnOutcome> | { raise: string } | 'hang'>;
+}
+const scripts = new Map<string, Script>();
+const calls = new Map<string, string[]>();
+const log = (id: string, what: string) => calls.set(id, [...(calls.get(id) ?? []), what]);
+
+const basePlan = (s: Script): EpisodePlan => ({
+  taskId: 't', digest: 'sha256:x', image: 'img', multiStep: true, strategy: 'mean', verifierMode: 'shared',
+  steps: s.turns.map((_, i) => ({ name: `step-${i + 1}`, agentTimeoutSec: 30, verifierTimeoutSec: 30 })),
+  episodeBudgetSec: 600, seedTimeoutSec: 30, heartbeatTimeoutSec: 10, scheduleToStartSec: 60, ...s.plan,
+});
+
+const activities = {
+  async planEpisode(input: EpisodeInput) { return basePlan(scripts.get(input.taskId)!); },
+  async pickHost() { return { host: 'test-host', queue }; },
+  async seed(req: { input: EpisodeInput }) {
+    log(req.input.taskId, 'seed');
+    if (scripts.get(req.input.taskId)!.seed === 'masked') throw ApplicationFailure.nonRetryable('overlay line 2 failed', 'harbor:overlay_failed');
+    return { container: `c-${req.input.taskId}`, host: 'test-host', logsDir: '/tmp/x' };
+  },
+  async agentTurn(req: { input: EpisodeInput; turn: number }) {
+    log(req.input.taskId, `agent ${req.turn + 1}`);
+    const t = scripts.get(req.input.taskId)!.turns[req.turn];
+    if (t === 'hang') {
+      for (;;) { Context.current().heartbeat(); await Context.current().sleep(200); }
+    }
+    if (t && 'raise' in t) throw ApplicationFailure.nonRetryable('container vanished', t.raise);
+    return { responseText: `answer ${req.turn + 1}`, exitCode: 0, timings: { agent: 1 } };
+  },
+  async verifyTurn(req: { input: EpisodeInput; turn: number; responseText: string }): Promise<TurnOutcome> {
+    log(req.input.taskId, `verify ${req.turn + 1}`);
+    const t = scripts.get(req.input.taskId)!.turns[req.turn] as Partial<TurnOutcome>;
+    const reward = t.reward ?? 1;
+    return { step: `step-${req.turn + 1}`, reward, verifier_rewards: { reward }, failure_kind: null, failure_reason: null,
+      masked: false, response_text: req.responseText, timings: { verify: 1 }, ...t };
+  },
+  async teardown(req: { sandbox: { container: string } }) { log(req.sandbox.container.slice(2), 'teardown'); },
+};
+
+async function run(taskId: string, script: Script): Promise<ResultRow> {
+  scripts.set(taskId, script);
+  const input: EpisodeInput = { batchId: 'b', datasetName: 'd', datasetPath: '/d', taskId, taskPath: '/d/t', digest: 'sha256:x',
+    repeat: 1, attempt: 1, agent: 'oracle', agentArgs: {}, imageAliases: {} };
+  return client.workflow.execute('episodeWorkflow', { taskQueue: queue, workflowId: `${queue}/${taskId}`, args: [input] });
+}
+
+beforeAll(async () => {
+  installRuntime();
+  native = await NativeConnection.connect({ address: '127.0.0.1:7233' });
+  worker = await Worker.create({ connection: native, taskQueue: queue, workflowBundle: await workflowBundle(), activities });
+  running = worker.run();
+  connection = await Connection.connect({ address: '127.0.0.1:7233' });
+  client = new Client({ connection });
+});
+afterAll(async () => {
+  worker.shutdown();
+  await running;
+  await native.close();
+  await connection.close();
+});
+
+describe('EpisodeWorkflow with scripted activities (multi-step-tasks.md)', () => {
+  it('runs every turn, rolls up the mean, and tears down once', async () => {
+    const row = await run('mean3', { plan: {}, turns: [{ reward: 1 }, { reward: 0.5 }, { reward: 0 }] });
+    expect(row).toMatchObject({ reward: 0.5, mask_sample: false, stopped_after_turn: null, response_text: 'answer 3' });
+    expect(row.turns.map((t) => t.reward)).toEqual([1, 0.5, 0]);
+    expect(calls.get('mean3')).toEqual(['seed', 'agent 1', 'verify 1', 'agent 2', 'verify 2', 'agent 3', 'verify 3', 'teardown']);
+  });
+
+  it('final takes the last turn', async () => {
+    const row = await run('final', { plan: { strategy: 'final' }, turns: [{ reward: 1 }, { reward: 0.25 }] });
+    expect(row.reward).toBe(0.25);
+  });
+
+  it('stops early after a missed min_reward and records stopped_after_turn (§ Early stop)', async () => {
+    const row = await run('gate', {
+      plan: { steps: [1, 2, 3].map((i) => ({ name: `step-${i}`, agentTimeoutSec: 30, verifierTimeoutSec: 30, minReward: 0.5 })) },
+      turns: [{ reward: 1 }, { reward: 0.2 }, { reward: 1 }],
+    });
+    expect(row).toMatchObject({ stopped_after_turn: 2, reward: 0.6 });
+    expect(calls.get('gate')).not.toContain('agent 3');
+    expect(calls.get('gate')?.at(-1)).toBe('teardown');
+  });
+
+  it('stops after a turn without a valid reward and carries its failure kind', async () => {
+    const row = await run('nofile', { plan: {}, turns: [{ reward: 1 }, { reward: 0, verifier_rewards: {}, failure_kind: 'harbor:missing_reward', failure_reason: 'no reward file' }, { reward: 1 }] });
+    expect(row).toMatchObject({ stopped_after_turn: 2, reward: 0.5, failure_kind: 'harbor:missing_reward', mask_sample: false });
+  });
+
+  it('a masked turn masks the episode, stops, and still tears down', async () => {
+    const row = await run('lost', { plan: {}, turns: [{ reward: 1 }, { raise: 'provider_unavailable' }, { reward: 1 }] });
+    expect(row).toMatchObject({ mask_sample: true, reward: null, failure_kind: 'provider_unavailable', stopped_after_turn: 2 });
+    expect(calls.get('lost')?.at(-1)).toBe('teardown');
+  });
+
+  it('a failed seed is a masked row with its kind, and no turn runs', async () => {
+    const row = await run('overlay', { plan: {}, seed: 'masked', turns: [{ reward: 1 }] });
+    expect(row).toMatchObject({ mask_sample: true, failure_kind: 'harbor:overlay_failed' });
+    expect(calls.get('overlay')).toEqual(['seed']);
+  });
+
+  it('an episode past its budget is masked as harbor:episode_deadline and torn down', async () => {
+    const row = await run('slow', { plan: { episodeBudgetSec: 2 }, turns: ['hang'] });
+    expect(row).toMatchObject({ mask_sample: true, failure_kind: 'harbor:episode_deadline' });
+    expect(calls.get('slow')?.at(-1)).toBe('teardown');
+  });
+});
