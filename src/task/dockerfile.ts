@@ -200,6 +200,7 @@ export function classifyDockerfile(text: string): DockerfileClassification {
 
   for (const l of lines.slice(1)) {
     const at = `line ${l.line}`;
+    if (l.keyword === 'FROM') return build(`${at}: a second FROM (multi-stage build)`, { from: image });
     if (!PULL_KEYWORDS.has(l.keyword)) {
       return build(`${at}: ${l.keyword} needs a build`, { from: image });
     }

@@ -39,7 +39,8 @@ export interface LoadedDataset {
   warnings: string[];
 }
 
-const loggedUnknownKeys = new Set<string>();
+/** loadTask runs once per episode: its unknown-key notes are logged once per process. */
+const loggedByLoadTask = new Set<string>();
 
 const stderrLogger: Logger = { warn: (m) => process.stderr.write(`warning: ${m}\n`) };
 
@@ -111,10 +112,10 @@ function snapshotOrRefusal(found: FoundTask): TaskSnapshot | TaskRefusal {
   }
 }
 
-function makeUnknownKeyLogger(logger: Logger, warnings: string[]): (taskId: string) => (key: string) => void {
+function makeUnknownKeyLogger(logger: Logger, warnings: string[], logged = new Set<string>()): (taskId: string) => (key: string) => void {
   return (taskId) => (key) => {
-    if (loggedUnknownKeys.has(key)) return;
-    loggedUnknownKeys.add(key);
+    if (logged.has(key)) return;
+    logged.add(key);
     const m = `task.toml: unknown key ${key} (first seen in task ${taskId}) is ignored.`;
     warnings.push(m);
     logger.warn(m);
@@ -215,7 +216,7 @@ export function loadTaskSync(taskPath: string, options: LoadTaskOptions = {}): T
   const symlink = existsSync(path) && lstatSync(path).isSymbolicLink();
   const snap = snapshotOrRefusal({ id, path, symlink });
   if (snap instanceof TaskRefusal) throw snap;
-  const result = buildTaskOrRefusal(snap, contextFor(id, settings, options, warn, makeUnknownKeyLogger(logger, warnings)(id)));
+  const result = buildTaskOrRefusal(snap, contextFor(id, settings, options, warn, makeUnknownKeyLogger(logger, warnings, loggedByLoadTask)(id)));
   if (result instanceof TaskRefusal) throw result;
   return result;
 }

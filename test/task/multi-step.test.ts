@@ -1,0 +1,120 @@
+// [[steps]]: spec/multi-step-tasks.md, each row citing its section.
+import { describe, expect, it } from 'vitest';
+import { build, expectRefusal, expectTask } from './helpers.ts';
+
+const TWO_STEPS = [
+  '[agent]',
+  'timeout_sec = 100',
+  'user = "agent"',
+  '[verifier]',
+  'timeout_sec = 50',
+  'user = "root"',
+  '[verifier.env]',
+  'A = "task"',
+  'B = "task"',
+  '[[steps]]',
+  'name = "one"',
+  'min_reward = 1.0',
+  '[steps.agent]',
+  'timeout_sec = 10',
+  'user = "other"',
+  '[steps.verifier]',
+  'timeout_sec = 20',
+  '[steps.verifier.env]',
+  'B = "step"',
+  '[[steps]]',
+  'name = "two"',
+  'min_reward = { safety = 1, reward = 0.5 }',
+].join('\n');
+
+const FILES = {
+  'task.toml': TWO_STEPS,
+  'instruction.md': 'hidden spec, never sent',
+  'tests/test.sh': undefined,
+  'steps/one/instruction.md': '<!-- canary x -->\nStep one.',
+  'steps/one/tests/test.sh': 'echo 1',
+  'steps/one/solution/solve.sh': 'true',
+  'steps/two/instruction.md': 'Step two.',
+  'steps/two/tests/test.sh': 'echo 1',
+};
+
+describe('multi-step tasks', () => {
+  it('multi-step-tasks.md § What runs per turn: steps in order, step instructions (canary dropped), timeouts and users', () => {
+    const t = expectTask(build(FILES));
+    expect(t.multi_step).toBe(true);
+    expect(t.steps.map((s) => s.name)).toEqual(['one', 'two']);
+    expect(t.steps[0]!.instruction).toBe('Step one.');
+    expect(t.steps[0]!.agent).toEqual({ timeout_sec: 10, user: 'other' });
+    // [steps.agent] falls back to [agent]
+    expect(t.steps[1]!.agent).toEqual({ timeout_sec: 100, user: 'agent' });
+  });
+
+  it('DESIGN.md § 7: a step verifier timeout is its own, default 600, never [verifier]\'s; user and env layer over [verifier]', () => {
+    const t = expectTask(build(FILES));
+    expect(t.steps[0]!.verifier.timeout_sec).toBe(20);
+    expect(t.steps[1]!.verifier.timeout_sec).toBe(600);
+    expect(t.steps[0]!.verifier.user).toBe('root');
+    expect(t.steps[0]!.verifier.env).toEqual({ A: 'task', B: 'step' });
+    expect(t.steps[1]!.verifier.env).toEqual({ A: 'task', B: 'task' });
+  });
+
+  it('multi-step-tasks.md § Early stop: min_reward as a number or a table', () => {
+    const t = expectTask(build(FILES));
+    expect(t.steps[0]!.min_reward).toBe(1);
+    expect(t.steps[1]!.min_reward).toEqual({ safety: 1, reward: 0.5 });
+  });
+
+  it('multi-step-tasks.md § Verification per step: task tests/ first, the step\'s on top; the step\'s test.sh wins', () => {
+    const t = expectTask(build({ ...FILES, 'tests/test.sh': 'shared', 'tests/helpers.sh': 'h', 'steps/two/tests/test.sh': undefined }));
+    expect(t.steps[0]!.verifier.tests_dirs).toEqual(['/data/demo/tests', '/data/demo/steps/one/tests']);
+    expect(t.steps[0]!.verifier.script).toBe('/data/demo/steps/one/tests/test.sh');
+    expect(t.steps[1]!.verifier.tests_dirs).toEqual(['/data/demo/tests']);
+    expect(t.steps[1]!.verifier.script).toBe('/data/demo/tests/test.sh');
+  });
+
+  it('multi-step-tasks.md § Per-step reference solutions: own folder, else the task\'s solution/; a folder without solve.sh is that step\'s missing answer', () => {
+    const t = expectTask(build({ ...FILES, 'solution/solve.sh': 'task', 'steps/two/solution/notes.txt': 'x' }));
+    expect(t.steps[0]!.solution).toEqual({ dir: '/data/demo/steps/one/solution', kind: 'solve_sh', from: 'step' });
+    expect(t.steps[1]!.solution).toEqual({ dir: '/data/demo/steps/two/solution', kind: null, from: 'step' });
+    const u = expectTask(build({ ...FILES, 'solution/solve.sh': 'task' }));
+    expect(u.steps[1]!.solution).toEqual({ dir: '/data/demo/solution', kind: 'solve_sh', from: 'task' });
+    const v = expectTask(build({ ...FILES, 'solution/solve.sh': undefined }));
+    expect(v.steps[1]!.solution).toBeNull();
+  });
+
+  it('multi-step-tasks.md § What runs per turn: the top-level instruction.md is optional', () => {
+    const t = expectTask(build({ ...FILES, 'instruction.md': undefined }));
+    expect(t.instruction).toBeNull();
+  });
+
+  it('multi-step-tasks.md § Reward roll-up: multi_step_reward_strategy', () => {
+    const t = expectTask(build({ ...FILES, 'task.toml': `multi_step_reward_strategy = "final"\n${TWO_STEPS}` }));
+    expect(t.multi_step_reward_strategy).toBe('final');
+  });
+
+  it('task-folder-format.md § Top level: top-level artifacts are kept for a multi-step task', () => {
+    const t = expectTask(build({ ...FILES, 'task.toml': `artifacts = ["/app/x"]\n${TWO_STEPS}` }));
+    expect(t.artifacts.map((a) => a.source)).toEqual(['/app/x']);
+  });
+
+  it('multi-step-tasks.md § Per-step agent user: a step\'s users are kept (group users are a seed-time matter)', () => {
+    const t = expectTask(build({ ...FILES, 'task.toml': TWO_STEPS.replace('user = "other"', 'user = "1000:1000"') }));
+    expect(t.steps[0]!.agent.user).toBe('1000:1000');
+  });
+
+  it('harbor-behaviour.md § 1: a steps = [] list is a single-step task', () => {
+    const t = build({ 'task.toml': 'steps = []\n' });
+    expect(expectTask(t).multi_step).toBe(false);
+  });
+
+  it('multi-step-tasks.md § What is refused: names the step for separate verification even beside other features', () => {
+    const r = expectRefusal(
+      build({
+        ...FILES,
+        'task.toml': `${TWO_STEPS}\nartifacts = ["/x"]\n[steps.verifier]\nenvironment_mode = "separate"\n`,
+      }),
+    );
+    expect(r.code).toBe('multi_step_separate_verifier');
+    expect(r.message).toContain('"two"');
+  });
+});

@@ -1,0 +1,95 @@
+// Every row of "What the loader refuses" (task-folder-format.md) and of multi-step-tasks.md § What is
+// refused, plus the departures of DESIGN.md § 7. Each refusal names the file, the key, the value and the fix.
+import { describe, expect, it } from 'vitest';
+import type { RefusalCode } from '../../src/task/index.ts';
+import { build, expectRefusal } from './helpers.ts';
+
+interface Row {
+  spec: string;
+  files: Record<string, string | undefined>;
+  code: RefusalCode;
+  file: string;
+  mentions: string[];
+  dirs?: string[];
+}
+
+const STEP = (extra = '', name = 'one'): string => `[[steps]]\nname = "${name}"\n${extra}`;
+const STEP_FILES = { 'steps/one/instruction.md': 'x', 'steps/one/tests/test.sh': 'x' };
+
+const rows: Row[] = [
+  // ---- Missing files ----
+  { spec: 'Missing files: no instruction.md (single-step)', files: { 'instruction.md': undefined }, code: 'missing_instruction', file: 'instruction.md', mentions: ['instruction.md'] },
+  { spec: 'Missing files: no tests/ folder (single-step, no dataset verifier.py)', files: { 'tests/test.sh': undefined }, code: 'missing_tests', file: 'tests/', mentions: ['tests/', 'verifier.py'] },
+  { spec: 'Missing files: a step with no steps/<name>/ folder', files: { 'task.toml': STEP() }, code: 'missing_step_folder', file: 'steps/one/', mentions: ['"one"'] },
+  { spec: 'Missing files: a step with no instruction.md', files: { 'task.toml': STEP(), 'steps/one/tests/test.sh': 'x' }, code: 'missing_step_instruction', file: 'steps/one/instruction.md', mentions: ['"one"'] },
+  { spec: 'Missing files: a step with no test.sh in its own or the task\'s tests/', files: { 'task.toml': STEP(), 'tests/test.sh': undefined, 'tests/x': 'x', 'steps/one/instruction.md': 'x' }, code: 'missing_step_test', file: 'steps/one/tests/test.sh', mentions: ['"one"', 'tests/test.sh'] },
+  // ---- Missing images ----
+  { spec: 'Missing images: a separate verifier with no image (mode only, no docker_image, no tests/Dockerfile)', files: { 'task.toml': '[verifier]\nenvironment_mode = "separate"\n' }, code: 'separate_verifier_without_image', file: 'task.toml', mentions: ['verifier.environment_mode', 'tests/Dockerfile'] },
+  { spec: 'Missing images: [verifier.environment] without docker_image and no tests/Dockerfile (no fallback to [environment])', files: { 'task.toml': '[environment]\ndocker_image = "x"\n[verifier.environment]\ncpus = 1\n' }, code: 'separate_verifier_without_image', file: 'task.toml', mentions: ['verifier.environment.docker_image'] },
+  { spec: 'Missing images: neither docker_image nor environment/Dockerfile', files: { 'environment/Dockerfile': undefined }, code: 'missing_image', file: 'task.toml', mentions: ['docker_image', 'environment/Dockerfile'] },
+  // ---- Unsupported settings ----
+  { spec: 'Unsupported settings: Windows', files: { 'task.toml': '[environment]\nos = "windows"\n' }, code: 'unsupported_os', file: 'task.toml', mentions: ['environment.os', '"windows"'] },
+  { spec: 'Unsupported settings: TPU', files: { 'task.toml': '[environment.tpu]\ntype = "v5"\n' }, code: 'unsupported_tpu', file: 'task.toml', mentions: ['environment.tpu'] },
+  { spec: 'Unsupported settings: a shared verifier with its own environment', files: { 'task.toml': '[verifier]\nenvironment_mode = "shared"\n[verifier.environment]\ndocker_image = "x"\n' }, code: 'shared_verifier_with_environment', file: 'task.toml', mentions: ['verifier.environment'] },
+  { spec: 'Unsupported settings (DESIGN.md § 7): allowlist networks', files: { 'task.toml': '[environment]\nnetwork_mode = "allowlist"\nallowed_hosts = ["example.com"]\n' }, code: 'unsupported_network', file: 'task.toml', mentions: ['environment.network_mode', 'allowlist'] },
+  { spec: 'Unsupported settings (DESIGN.md § 7): allowlist on [verifier]', files: { 'task.toml': '[verifier]\nnetwork_mode = "allowlist"\n[verifier.environment]\ndocker_image = "v"\n' }, code: 'unsupported_network', file: 'task.toml', mentions: ['verifier.network_mode'] },
+  { spec: 'Unsupported settings (DESIGN.md § 7): per-phase switching, [agent] differs from [environment]', files: { 'task.toml': '[agent]\nnetwork_mode = "no-network"\n' }, code: 'unsupported_network', file: 'task.toml', mentions: ['agent.network_mode', '"no-network"'] },
+  { spec: 'Unsupported settings (DESIGN.md § 7): per-phase switching, a shared [verifier] differs', files: { 'task.toml': '[environment]\nnetwork_mode = "no-network"\n[verifier]\nnetwork_mode = "public"\n' }, code: 'unsupported_network', file: 'task.toml', mentions: ['verifier.network_mode'] },
+  { spec: 'Unsupported settings (DESIGN.md § 7): per-phase switching in a step', files: { 'task.toml': `${STEP('[steps.agent]\nnetwork_mode = "no-network"\n')}`, ...STEP_FILES }, code: 'unsupported_network', file: 'task.toml', mentions: ['"one"', 'agent.network_mode'] },
+  { spec: 'Unsupported settings (DESIGN.md § 7): Compose tasks', files: { 'environment/docker-compose.yaml': 'services: {}\n' }, code: 'compose_unsupported', file: 'environment/docker-compose.yaml', mentions: ['Compose'] },
+  // ---- Invalid values ----
+  { spec: 'Invalid values: malformed task.toml', files: { 'task.toml': 'a = [\n' }, code: 'malformed_toml', file: 'task.toml', mentions: ['line ', 'not valid TOML'] },
+  { spec: 'Invalid values: a wrong type', files: { 'task.toml': '[agent]\ntimeout_sec = "soon"\n' }, code: 'invalid_value', file: 'task.toml', mentions: ['agent.timeout_sec', '"soon"'] },
+  { spec: 'Invalid values: an unknown strategy', files: { 'task.toml': 'multi_step_reward_strategy = "max"\n' }, code: 'invalid_value', file: 'task.toml', mentions: ['multi_step_reward_strategy', '"max"'] },
+  { spec: 'Invalid values: a negative timeout', files: { 'task.toml': '[verifier]\ntimeout_sec = -1\n' }, code: 'invalid_value', file: 'task.toml', mentions: ['verifier.timeout_sec', '-1'] },
+  { spec: 'Invalid values: a memory string without a unit', files: { 'task.toml': '[environment]\nmemory = "lots"\n' }, code: 'invalid_value', file: 'task.toml', mentions: ['environment.memory', '"lots"', 'memory_mb'] },
+  { spec: 'Invalid values: memory conflicting with memory_mb', files: { 'task.toml': '[environment]\nmemory = "2G"\nmemory_mb = 1000\n' }, code: 'invalid_value', file: 'task.toml', mentions: ['conflicts'] },
+  { spec: 'Invalid values: an MCP server without an endpoint (sse)', files: { 'task.toml': '[[environment.mcp_servers]]\nname = "m"\n' }, code: 'mcp_without_endpoint', file: 'task.toml', mentions: ['environment.mcp_servers[0]', 'url'] },
+  { spec: 'Invalid values: an MCP stdio server without a command', files: { 'task.toml': '[[environment.mcp_servers]]\nname = "m"\ntransport = "stdio"\n' }, code: 'mcp_without_endpoint', file: 'task.toml', mentions: ['command'] },
+  { spec: 'Invalid values: an artifact whose source is /', files: { 'task.toml': 'artifacts = ["/"]\n' }, code: 'invalid_artifact', file: 'task.toml', mentions: ['artifacts[0]', '"/"'] },
+  { spec: 'Invalid values: an artifact under /tests', files: { 'task.toml': 'artifacts = ["/tests/x"]\n' }, code: 'invalid_artifact', file: 'task.toml', mentions: ['/tests'] },
+  { spec: 'Invalid values: an artifact under /logs/verifier', files: { 'task.toml': 'artifacts = [{ source = "/logs/verifier" }]\n' }, code: 'invalid_artifact', file: 'task.toml', mentions: ['/logs/verifier'] },
+  { spec: 'Invalid values: an artifact with a .. part', files: { 'task.toml': 'artifacts = ["/app/../etc"]\n' }, code: 'invalid_artifact', file: 'task.toml', mentions: ['".."'] },
+  { spec: 'Invalid values: an absolute artifact destination', files: { 'task.toml': 'artifacts = [{ source = "/app", destination = "/abs" }]\n' }, code: 'invalid_artifact', file: 'task.toml', mentions: ['destination', '"/abs"'] },
+  { spec: 'Invalid values: a bad inputs entry', files: { 'task.toml': '[verifier]\ninputs = ["a/b"]\n' }, code: 'invalid_input', file: 'task.toml', mentions: ['verifier.inputs[0]', '"a/b"'] },
+  { spec: 'Invalid values: an input that is grader output', files: { 'task.toml': '[verifier]\ninputs = ["reward.json"]\n' }, code: 'invalid_input', file: 'task.toml', mentions: ['grader output'] },
+  { spec: 'Invalid values: an input pattern', files: { 'task.toml': '[verifier]\ninputs = ["*.jsonl"]\n' }, code: 'invalid_input', file: 'task.toml', mentions: ['pattern'] },
+  { spec: 'Invalid values: a step name that cannot be a folder', files: { 'task.toml': STEP('', '../x') }, code: 'invalid_value', file: 'task.toml', mentions: ['steps[0].name'] },
+  { spec: 'Invalid values: task_data.json that is not JSON', files: { 'task_data.json': '{' }, code: 'invalid_value', file: 'task_data.json', mentions: ['JSON'] },
+  // ---- Multi-step: What is refused ----
+  { spec: 'multi-step-tasks.md § What is refused: steps/<name>/workdir/', files: { 'task.toml': STEP(), ...STEP_FILES, 'steps/one/workdir/a.txt': 'x' }, code: 'unsupported_step_feature', file: 'steps/one/workdir/', mentions: ['"one"', 'workdir'] },
+  { spec: 'multi-step-tasks.md § What is refused: steps/<name>/setup.sh', files: { 'task.toml': STEP(), ...STEP_FILES, 'steps/one/setup.sh': 'x' }, code: 'unsupported_step_feature', file: 'steps/one/setup.sh', mentions: ['"one"', 'setup.sh'] },
+  { spec: 'multi-step-tasks.md § What is refused: a per-step healthcheck', files: { 'task.toml': STEP('[steps.healthcheck]\ncommand = "true"\n'), ...STEP_FILES }, code: 'unsupported_step_feature', file: 'task.toml', mentions: ['"one"', 'healthcheck'] },
+  { spec: 'multi-step-tasks.md § What is refused: per-step artifacts', files: { 'task.toml': STEP('artifacts = ["/app/x"]\n'), ...STEP_FILES }, code: 'unsupported_step_feature', file: 'task.toml', mentions: ['"one"', 'artifacts'] },
+  { spec: 'multi-step-tasks.md § What is refused: [steps.verifier].environment', files: { 'task.toml': STEP('[steps.verifier.environment]\ndocker_image = "x"\n'), ...STEP_FILES }, code: 'multi_step_separate_verifier', file: 'task.toml', mentions: ['"one"'] },
+  { spec: 'multi-step-tasks.md § What is refused: [steps.verifier] environment_mode = "separate"', files: { 'task.toml': STEP('[steps.verifier]\nenvironment_mode = "separate"\n'), ...STEP_FILES }, code: 'multi_step_separate_verifier', file: 'task.toml', mentions: ['"one"', '"separate"'] },
+  { spec: 'multi-step-tasks.md § Verification per step: a task-level separate verifier on a multi-step task', files: { 'task.toml': `[verifier]\nenvironment_mode = "separate"\n${STEP()}`, ...STEP_FILES }, code: 'multi_step_separate_verifier', file: 'task.toml', mentions: ['verifier.environment_mode'] },
+  { spec: 'multi-step-tasks.md § Verification per step: a task-level [verifier.environment] on a multi-step task', files: { 'task.toml': `[verifier.environment]\ndocker_image = "v"\n${STEP()}`, ...STEP_FILES }, code: 'multi_step_separate_verifier', file: 'task.toml', mentions: ['verifier.environment'] },
+  { spec: 'multi-step-tasks.md: two steps with one name', files: { 'task.toml': `${STEP()}${STEP()}`, ...STEP_FILES }, code: 'invalid_value', file: 'task.toml', mentions: ['steps[1].name'] },
+  // ---- tests/docker-compose.yaml ----
+  { spec: 'task-folder-verifiers.md § Shared and separate: tests/docker-compose.yaml top-level keys', files: { 'task.toml': '[verifier]\nenvironment_mode = "separate"\n', 'tests/Dockerfile': 'FROM x', 'tests/docker-compose.yaml': 'networks:\n  default:\n    internal: true\n' }, code: 'verifier_compose', file: 'tests/docker-compose.yaml', mentions: ['networks'] },
+  { spec: 'task-folder-verifiers.md § Shared and separate: only service main', files: { 'task.toml': '[verifier]\nenvironment_mode = "separate"\n', 'tests/Dockerfile': 'FROM x', 'tests/docker-compose.yaml': 'services:\n  main:\n    build: .\n  db:\n    image: postgres\n' }, code: 'verifier_compose', file: 'tests/docker-compose.yaml', mentions: ['services.db'] },
+  { spec: 'task-folder-verifiers.md § Shared and separate: main runtime keys', files: { 'task.toml': '[verifier]\nenvironment_mode = "separate"\n', 'tests/Dockerfile': 'FROM x', 'tests/docker-compose.yaml': 'services:\n  main:\n    network_mode: none\n' }, code: 'verifier_compose', file: 'tests/docker-compose.yaml', mentions: ['services.main.network_mode'] },
+  { spec: 'task-folder-verifiers.md § Shared and separate: a prebuilt verifier may only set a pull_policy other than build', files: { 'task.toml': '[verifier.environment]\ndocker_image = "v"\n', 'tests/docker-compose.yaml': 'services:\n  main:\n    pull_policy: build\n' }, code: 'verifier_compose', file: 'tests/docker-compose.yaml', mentions: ['pull_policy'] },
+  { spec: 'task-folder-verifiers.md § Shared and separate: a prebuilt verifier may not set image', files: { 'task.toml': '[verifier.environment]\ndocker_image = "v"\n', 'tests/docker-compose.yaml': 'services:\n  main:\n    image: other\n' }, code: 'verifier_compose', file: 'tests/docker-compose.yaml', mentions: ['services.main.image'] },
+];
+
+describe('what the loader refuses', () => {
+  for (const row of rows) {
+    it(row.spec, () => {
+      const r = expectRefusal(build(row.files, {}, row.dirs));
+      expect(r.code).toBe(row.code);
+      expect(r.file).toBe(`/data/demo/${row.file}`);
+      expect(r.task_id).toBe('demo');
+      expect(r.path).toBe('/data/demo');
+      expect(r.stage).toBe('load');
+      expect(r.message.startsWith(`/data/demo/${row.file}`)).toBe(true);
+      expect(r.message).toContain('Fix: ');
+      for (const m of row.mentions) expect(r.message).toContain(m);
+    });
+  }
+
+  it('a shared verifier ignores tests/docker-compose.yaml', () => {
+    expect(build({ 'tests/docker-compose.yaml': 'services:\n  db:\n    image: x\n' })).not.toBeInstanceOf(Error);
+  });
+});
