@@ -67,7 +67,7 @@ class ShimCase(unittest.TestCase):
         folder = self.shim_dir if dataset_level else self.tests_dir
         (folder / "verifier.py").write_text(textwrap.dedent(source))
 
-    def run_shim(self, source=None, task_data=None, response=None, dataset_level=False, env=None):
+    def run_shim(self, source=None, task_data=None, response=None, dataset_level=False, env=None, prefix=()):
         if source is not None:
             self.write_verifier(source, dataset_level)
         if task_data is not None:
@@ -87,7 +87,7 @@ class ShimCase(unittest.TestCase):
         environment.pop("PYTHONDONTWRITEBYTECODE", None)
         environment.update(env or {})
         completed = subprocess.run(
-            ["bash", str(self.tests_dir / "test.sh")],
+            list(prefix) + ["bash", str(self.tests_dir / "test.sh")],
             cwd=str(self.workspace), env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             universal_newlines=True, timeout=60)
         return Run(completed, self.reward_dir)

@@ -2,6 +2,7 @@
 "Python verifiers"."""
 
 import json
+import shutil
 import unittest
 
 from shimtest import ShimCase
@@ -263,6 +264,25 @@ class StaleRewards(ShimCase):
         run = self.run_shim("def verify():\n    return 1\n")
         self.assertEqual(run.returncode, 127)
         self.assertIn("Python 3.6.15", run.stderr)
+        self.assertTrue(run.no_reward)
+
+
+class Timeout(ShimCase):
+    @unittest.skipUnless(shutil.which("timeout"), "needs GNU timeout")
+    def test_output_before_a_timeout_reaches_the_log_and_no_reward_is_left(self):
+        run = self.run_shim(
+            """
+            import time
+
+            def verify():
+                print("graded half of the cases")
+                time.sleep(30)
+                return 1
+            """,
+            prefix=["timeout", "-k", "1", "1"],
+        )
+        self.assertEqual(run.returncode, 124, run.output)
+        self.assertIn("graded half of the cases", run.stdout)
         self.assertTrue(run.no_reward)
 
 
