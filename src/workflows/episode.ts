@@ -1,6 +1,7 @@
 import {
-  CancellationScope, isCancellation, proxyActivities, sleep, upsertSearchAttributes, workflowInfo,
+  CancellationScope, getExternalWorkflowHandle, isCancellation, proxyActivities, sleep, upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
+import { episodeDoneSignal, type EpisodeDone } from './signals.ts';
 import type * as shared from '../activities/shared.ts';
 import type * as host from '../activities/host.ts';
 import { MASKING_KINDS, TASK_ERROR_TYPES, maskedTurn, maskingFailure } from './failures.ts';
@@ -114,9 +115,18 @@ export async function episodeWorkflow(input: EpisodeInput): Promise<ResultRow> {
       ...(row.reward !== null ? [{ key: BERTH_REWARD, value: row.reward }] : []),
       ...(row.failure_kind ? [{ key: BERTH_FAILURE_KIND, value: row.failure_kind }] : []),
     ]);
+    await tellBatch({ workflowId: info.workflowId, outcome: row.mask_sample ? 'masked' : 'scored', reward: row.reward });
     return row;
   } catch (err) {
     upsertSearchAttributes([{ key: BERTH_OUTCOME, value: 'failed' }]);
+    await CancellationScope.nonCancellable(() => tellBatch({ workflowId: info.workflowId, outcome: 'failed', reward: null }));
     throw err;
   }
+}
+
+/** Episodes started by a batch report to it; retries started by a client have no parent. */
+async function tellBatch(done: EpisodeDone): Promise<void> {
+  const parent = workflowInfo().parent;
+  if (!parent) return;
+  await getExternalWorkflowHandle(parent.workflowId).signal(episodeDoneSignal, done).catch(() => undefined);
 }

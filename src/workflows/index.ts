@@ -1,2 +1,3 @@
 export { episodeWorkflow } from './episode.ts';
-export { batchWorkflow, progressQuery } from './batch.ts';
+export { batchWorkflow } from './batch.ts';
+export { episodeDoneSignal, progressQuery } from './signals.ts';

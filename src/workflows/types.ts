@@ -105,6 +105,8 @@ export interface BatchInput {
   agent: AgentName;
   agentArgs: Record<string, string>;
   imageAliases: Record<string, string>;
+  /** Children started per run before the batch continues as new (tests lower it). */
+  continueAsNewAfter?: number;
 }
 
 export interface BatchProgress {

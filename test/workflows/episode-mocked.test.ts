@@ -125,3 +125,23 @@ describe('EpisodeWorkflow with scripted activities (multi-step-tasks.md)', () =>
     expect(calls.get('slow')?.at(-1)).toBe('teardown');
   });
 });
+
+describe('BatchWorkflow with scripted episodes', () => {
+  it('keeps a window of children, continues as new with children outliving it, and counts every episode', async () => {
+    const tasks = Array.from({ length: 6 }, (_, i) => `batch-t${i}`);
+    tasks.forEach((t, i) => scripts.set(t, { plan: { multiStep: false }, turns: [i === 5 ? { raise: 'provider_unavailable' } : { reward: i % 2 }] }));
+    const batchId = `${queue}-b1`;
+    const input = {
+      batchId, datasetName: 'd', datasetPath: '/d', tasks: tasks.map((t) => ({ taskId: t, taskPath: `/d/${t}`, digest: 'sha256:x' })),
+      repeats: 2, concurrency: 3, agent: 'oracle', agentArgs: {}, imageAliases: {}, continueAsNewAfter: 4,
+    };
+    const handle = await client.workflow.start('batchWorkflow', { taskQueue: queue, workflowId: `berth/${batchId}`, args: [input] });
+    const progress = await handle.result();
+    expect(progress).toMatchObject({ total: 12, done: 12, running: 0, scored: 10, masked: 2, failed: 0, rewardSum: 4 });
+    const runs: string[] = [];
+    for await (const wf of client.workflow.list({ query: `WorkflowId = "berth/${batchId}"` })) runs.push(wf.runId);
+    expect(runs.length).toBeGreaterThanOrEqual(3);
+    const children = await client.workflow.count(`BerthBatch = "${batchId}" AND WorkflowType = "episodeWorkflow"`);
+    expect(children.count).toBe(12);
+  });
+});
