@@ -7,6 +7,7 @@ import { chmod, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { responseFromText, responseText } from '../../src/verify/response.ts';
 import { SHIM_SOURCE_DIR, shimFiles, shimInputs } from '../../src/verify/shim.ts';
 
 function realPython3(): string {
@@ -162,5 +163,42 @@ describe('shim test.sh: finding a Python of at least 3.8 (python-verifier.md)', 
     const r = runTestSh(`${bin}:${process.env['PATH']}`);
     expect(r.status, r.stderr).toBe(0);
     expect(await rewardFiles()).toEqual(['reward.txt']);
+  });
+});
+
+describe('final_text (Python) and responseText (TypeScript) agree', () => {
+  const responses: unknown[] = [
+    null,
+    'text',
+    {},
+    { output: [] },
+    { output: 'x' },
+    responseFromText('42'),
+    { output: [{ type: 'message', role: 'user', content: [{ type: 'output_text', text: 'q' }] }] },
+    {
+      output: [
+        { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'a' }] },
+        { type: 'function_call', name: 'f' },
+      ],
+    },
+    { output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'x' }, { type: 'refusal' }, { type: 'output_text', text: 'y' }] }] },
+    { output: [{ type: 'message', role: 'assistant', content: 'plain' }] },
+    { output: [{ role: 'assistant', content: 'no type' }] },
+    { output: [{ type: null, role: 'assistant', content: 'null type' }] },
+    { output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 7 }] }] },
+    { output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'a' }] }, { type: 'message', role: 'assistant', content: [] }] },
+  ];
+
+  it('on a table of responses', () => {
+    const script =
+      'import json, sys\nfrom nemo_gym.verifiers import final_text\n' +
+      'print(json.dumps([final_text(r) for r in json.load(sys.stdin)]))\n';
+    const r = spawnSync(realPython3(), ['-B', '-c', script], {
+      input: JSON.stringify(responses),
+      encoding: 'utf8',
+      env: { ...process.env, PYTHONPATH: SHIM_SOURCE_DIR },
+    });
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual(responses.map((x) => responseText(x)));
   });
 });
