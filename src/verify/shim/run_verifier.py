@@ -16,7 +16,8 @@ Choices where the spec is silent (documented here so the behaviour is on record)
     `**kwargs` does not get the key, and a `response` without a default is an error (no reward).
   - Positional-only parameters are bound by position, the others by name. A parameter the runner does not
     know is left to its default; without one it is an error.
-  - A bool return counts as a number (True = 1.0, False = 0.0), as booleans do in reward.json.
+  - A bool return counts as a number (True = 1.0, False = 0.0), as booleans do in reward.json; so do
+    numeric objects that convert with float() (numpy scalars, Decimal), but not strings.
   - A number is written to reward.txt. A dict is written to reward.json as it is (values as floats): with a
     `reward` key the other keys are metrics; a single key without `reward` is kept under its own name and is
     the score (a sum of one).
@@ -167,7 +168,11 @@ def call_verify(verify, args, kwargs):
 def _finite(value, where):
     if isinstance(value, bool):
         return 1.0 if value else 0.0
-    if not isinstance(value, numbers.Real):
+    # numbers.Real covers int, float and Fraction; __float__ also lets in numpy scalars (numpy.bool_,
+    # numpy.float32...) and Decimal without importing them. Strings and complex numbers stay out.
+    numeric = isinstance(value, numbers.Real) or (
+        hasattr(value, "__float__") and not isinstance(value, (str, bytes, complex)))
+    if not numeric:
         raise VerifierFailure("%s is %s, not a number" % (where, _show(value)))
     try:
         number = float(value)
@@ -179,7 +184,10 @@ def _finite(value, where):
 
 
 def _show(value, limit=120):
-    text = repr(value)
+    try:
+        text = repr(value)
+    except Exception:  # a repr that fails, or an int too long to print
+        text = "<%s that cannot be shown>" % type(value).__name__
     if len(text) > limit:
         text = text[: limit - 3] + "..."
     return "%s (%s)" % (text, type(value).__name__)

@@ -166,6 +166,10 @@ class ReturnValues(ShimCase):
     def test_bool_counts_as_a_number(self):
         self.assertReward(self.run_shim("def verify():\n    return True\n"), 1.0)
 
+    def test_other_real_numbers(self):
+        self.assertReward(self.run_shim("from fractions import Fraction\n\ndef verify():\n    return Fraction(1, 4)\n"), 0.25)
+        self.assertReward(self.run_shim("from decimal import Decimal\n\ndef verify():\n    return Decimal('0.5')\n"), 0.5)
+
     def test_dict_with_reward_and_metrics(self):
         run = self.run_shim("def verify():\n    return {'reward': 1, 'accuracy': 0.5, 'passed': True}\n")
         self.assertEqual(run.returncode, 0, run.output)
@@ -183,6 +187,10 @@ class ReturnValues(ShimCase):
             ("float('inf')", "not a finite number"),
             ("-float('inf')", "not a finite number"),
             ("10 ** 400", "not a finite number"),
+            ("10 ** 5000", "not a finite number"),
+            ("complex(1, 0)", "not a number"),
+            ("b'1'", "not a number"),
+            ("Decimal('NaN')", "not a finite number"),
             ("'1.0'", "not a number"),
             ("None", "not a number"),
             ("[1.0]", "not a number"),
@@ -195,7 +203,7 @@ class ReturnValues(ShimCase):
         ]
         for expression, message in cases:
             with self.subTest(returned=expression):
-                run = self.run_shim("def verify():\n    return %s\n" % expression)
+                run = self.run_shim("from decimal import Decimal\n\ndef verify():\n    return %s\n" % expression)
                 self.assertNoReward(run, message)
 
 
