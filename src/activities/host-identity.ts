@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { hostQueueName } from '../workflows/types.ts';
-import { engineId } from './docker-lite.ts';
+import { sandboxProvider } from './runtime.ts';
 
 let cached: { host: string; queue: string } | undefined;
 let suffix = '';
@@ -13,6 +13,9 @@ export function setHostQueueSuffix(value: string): void {
 
 /** The per-host queue is named after the Docker engine's id, so a restarted worker picks the same one. */
 export async function hostIdentity(): Promise<{ host: string; queue: string }> {
-  if (!cached) cached = { host: hostname(), queue: hostQueueName(await engineId()) + suffix };
+  if (!cached) {
+    const info = await sandboxProvider().docker.info();
+    cached = { host: hostname(), queue: hostQueueName(String(info.ID)) + suffix };
+  }
   return cached;
 }

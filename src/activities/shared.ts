@@ -1,30 +1,66 @@
-import { ApplicationFailure, heartbeat, sleep } from '@temporalio/activity';
+import { ApplicationFailure, heartbeat, log, sleep } from '@temporalio/activity';
+import { checkDigest, type Task } from '../task/index.ts';
+import { episodeBudget } from '../workflows/budget.ts';
 import type { EpisodeInput, EpisodePlan, HostLease } from '../workflows/types.ts';
+import { typed } from './failures.ts';
 import { hostIdentity } from './host-identity.ts';
-import { liteDigest, readLiteTask } from './task-lite.ts';
+import { loadEpisodeTask } from './runtime.ts';
 import { workerSlots } from './worker-state.ts';
 
-export async function planEpisode(input: EpisodeInput): Promise<EpisodePlan> {
-  const digest = liteDigest(input.taskPath);
-  if (digest !== input.digest) {
-    throw ApplicationFailure.nonRetryable(
-      `Task ${input.taskId} at ${input.taskPath} changed since batch ${input.batchId} started (digest ${input.digest} → ${digest}). Start a new batch to run the edited task.`,
-      'berth:digest_moved');
+const SETUP_PER_TURN_SEC = 60;
+const READY_GRACE_SEC = 60;
+/** A build-mode image not prepared ahead (`berth prepare`) is built during the seed. */
+const BUILD_ALLOWANCE_SEC = 1800;
+
+export function stepsOf(task: Task): EpisodePlan['steps'] {
+  if (!task.multi_step) {
+    return [{ name: task.id, agentTimeoutSec: task.agent.timeout_sec, verifierTimeoutSec: task.verifier.timeout_sec }];
   }
-  const task = readLiteTask(input.taskPath);
-  return {
-    taskId: input.taskId,
-    digest,
-    image: input.imageAliases[task.image] ?? task.image,
-    multiStep: false,
-    steps: [{ name: 'main', agentTimeoutSec: task.agentTimeoutSec, verifierTimeoutSec: task.verifierTimeoutSec }],
-    strategy: 'final',
-    verifierMode: 'shared',
-    episodeBudgetSec: task.agentTimeoutSec + task.verifierTimeoutSec + 900,
-    seedTimeoutSec: 900,
-    heartbeatTimeoutSec: Number(process.env.BERTH_HEARTBEAT_TIMEOUT_SEC ?? 45),
-    scheduleToStartSec: Number(process.env.BERTH_SCHEDULE_TO_START_SEC ?? 300),
-  };
+  return task.steps.map((s) => ({
+    name: s.name,
+    agentTimeoutSec: s.agent.timeout_sec,
+    verifierTimeoutSec: s.verifier.timeout_sec,
+    ...(s.min_reward !== null ? { minReward: typeof s.min_reward === 'number' ? s.min_reward : { ...s.min_reward } } : {}),
+  }));
+}
+
+/** Loads the task (refusing one whose digest moved) and returns the small plan the workflow follows. */
+export async function planEpisode(input: EpisodeInput): Promise<EpisodePlan> {
+  return typed(async () => {
+    const task = await loadEpisodeTask(input);
+    const digest = checkDigest(input.digest, task);
+    if (!digest.ok) throw ApplicationFailure.nonRetryable(digest.reason, 'berth:digest_moved');
+    const steps = stepsOf(task);
+    const collectSec = task.verifier.collect.reduce((s, h) => s + h.timeout_sec, 0);
+    const settings = input.episodeSettings;
+    const budget = episodeBudget({
+      turns: steps.map((s) => ({ agentSec: s.agentTimeoutSec, verifierSec: s.verifierTimeoutSec, collectSec })),
+      setupPerTurnSec: SETUP_PER_TURN_SEC,
+      sandboxReadySec: settings.sandboxReadyTimeoutSec,
+      buildTimeoutSec: task.image.mode === 'overlay' ? task.environment.build_timeout_sec : 0,
+      pullAttempts: 1,
+      readyGraceSec: READY_GRACE_SEC,
+      defaultEpisodeSec: settings.defaultTimeoutSec,
+      enforceTaskTimeouts: settings.enforceTaskTimeouts,
+    });
+    if (!budget.ok) throw ApplicationFailure.nonRetryable(`${task.path}: ${budget.reason}`, 'berth:task_refused');
+    if (budget.warning) log.warn(`${task.id}: ${budget.warning}`);
+    heartbeat();
+    return {
+      taskId: task.id,
+      digest: task.digest,
+      image: task.image.image ?? 'build',
+      multiStep: task.multi_step,
+      steps,
+      strategy: task.multi_step_reward_strategy,
+      verifierMode: task.verifier.mode,
+      episodeBudgetSec: budget.deadlineSec,
+      seedTimeoutSec: settings.sandboxReadyTimeoutSec + READY_GRACE_SEC +
+        (task.image.mode === 'overlay' ? task.environment.build_timeout_sec : task.image.mode === 'build' ? BUILD_ALLOWANCE_SEC : 0),
+      heartbeatTimeoutSec: Number(process.env.BERTH_HEARTBEAT_TIMEOUT_SEC ?? 45),
+      scheduleToStartSec: Number(process.env.BERTH_SCHEDULE_TO_START_SEC ?? 300),
+    };
+  });
 }
 
 /** Returns this host's queue once a sandbox slot is reserved for the episode. */

@@ -2,6 +2,8 @@ import { Command, CommanderError } from 'commander';
 import { registerRun } from './run.ts';
 import { registerServer } from './server.ts';
 import { registerWorker } from './worker.ts';
+import { registerTasks } from './tasks.ts';
+import { registerJanitor } from './janitor.ts';
 import { UserError, red } from './output.ts';
 
 const program = new Command('berth')
@@ -12,6 +14,8 @@ const program = new Command('berth')
 registerRun(program);
 registerServer(program);
 registerWorker(program);
+registerTasks(program);
+registerJanitor(program);
 
 try {
   await program.parseAsync(process.argv);

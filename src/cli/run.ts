@@ -3,7 +3,7 @@ import { existsSync, statSync } from 'node:fs';
 import { startBatch } from '../client/batch.ts';
 import type { AgentName, ResultRow } from '../workflows/types.ts';
 import { ensureCluster } from './ensure.ts';
-import { collect, keyValue, positiveInt } from './options.ts';
+import { collect, globToRegExp, keyValue, positiveInt } from './options.ts';
 import { UserError, bold, dim, green, printJson, red, table, yellow } from './output.ts';
 
 interface RunOptions {
@@ -52,8 +52,10 @@ export function registerRun(program: Command): void {
       await ensureCluster();
       const handle = await startBatch({
         dataset, agent: o.agent, repeats: o.repeats, concurrency: o.concurrency, resultsDir: o.results,
-        imageAliases: o.imageAlias, agentArgs: o.agentArg,
+        imageAliases: o.imageAlias, agentArgs: o.agentArg, strict: o.strict, allowUnsupportedPairing: o.allowUnsupportedPairing,
+        taskFilter: o.task ? (id) => o.task!.some((g) => globToRegExp(g).test(id)) : undefined,
       });
+      if (!o.json) for (const s of handle.skipped) console.log(yellow(`skipped ${s.task_id}: ${s.reason}`));
       try {
         if (o.detach) {
           if (o.json) printJson({ batch_id: handle.batchId, ui: handle.uiLink, results: handle.results.dir });

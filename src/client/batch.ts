@@ -7,8 +7,9 @@ import { SHARED_QUEUE, episodeWorkflowId } from '../workflows/types.ts';
 import { episodesOf } from '../workflows/episodes.ts';
 import { BERTH_AGENT, BERTH_BATCH, BERTH_DATASET } from '../workflows/search-attributes.ts';
 import { connect, type Connected } from './connect.ts';
-import { discoverLite } from './discover-lite.ts';
-import { ResultsFolder, type Metrics } from './results.ts';
+import { loadDataset, toSkippedEntry } from '../task/index.ts';
+import { loadBerthConfig } from '../task/berth-config.ts';
+import { ResultsFolder, type Metrics, type SkippedEntry } from './results.ts';
 
 export interface StartBatchOptions {
   dataset: string;
@@ -23,6 +24,12 @@ export interface StartBatchOptions {
   taskQueue?: string;
   /** An existing client; otherwise one is connected to TEMPORAL_ADDRESS or the embedded server. */
   client?: Client;
+  allowUnsupportedPairing?: boolean;
+  /** Stop when any task is refused. */
+  strict?: boolean;
+  /** Only tasks whose id passes (--task GLOB). */
+  taskFilter?: (taskId: string) => boolean;
+  logger?: { warn(message: string): void };
 }
 
 export interface BatchSummary { batchId: string; rows: ResultRow[]; metrics: Metrics; resultsDir: string; uiLink: string }
@@ -39,6 +46,7 @@ export class BatchHandle {
     readonly results: ResultsFolder,
     readonly client: Client,
     private readonly owned?: Connected,
+    readonly skipped: SkippedEntry[] = [],
   ) {}
 
   get uiLink(): string { return batchUiLink(this.batchId); }
@@ -98,25 +106,38 @@ async function waitForEpisode(client: Client, workflowId: string): Promise<Resul
 }
 
 export async function startBatch(opts: StartBatchOptions): Promise<BatchHandle> {
+  const { config } = loadBerthConfig();
+  const imageAliases = { ...config.images.aliases, ...(opts.imageAliases ?? {}) };
+  const agent = opts.agent ?? 'oracle';
+  const dataset = await loadDataset(resolve(opts.dataset), {
+    agent, allowUnsupportedPairing: opts.allowUnsupportedPairing, imageAliases, strict: opts.strict,
+    only: opts.taskFilter, logger: opts.logger,
+  });
+  if (dataset.tasks.length === 0) {
+    const why = dataset.refused.map((r) => `  ${r.task_id}: ${r.message}`).join('\n');
+    throw new Error(`No task of ${opts.dataset} can run.${why ? `\n${why}` : ''}`);
+  }
   const owned = opts.client ? undefined : await connect();
   const client = opts.client ?? owned!.client;
-  const datasetPath = resolve(opts.dataset);
-  const tasks = discoverLite(datasetPath);
-  if (tasks.length === 0) throw new Error(`No task folders (with task.toml) found under ${opts.dataset}.`);
   const batchId = opts.batchId ?? newBatchId(opts.dataset);
   const input: BatchInput = {
     batchId,
-    datasetName: basename(datasetPath),
-    datasetPath,
-    tasks,
-    repeats: opts.repeats ?? 1,
+    datasetName: basename(dataset.root),
+    datasetPath: dataset.root,
+    tasks: dataset.tasks.map((t) => ({ taskId: t.id, taskPath: t.path, digest: t.digest })),
+    repeats: opts.repeats ?? dataset.settings.defaults.num_repeats ?? 1,
     concurrency: opts.concurrency ?? 4,
-    agent: opts.agent ?? 'oracle',
+    agent,
     agentArgs: opts.agentArgs ?? {},
-    imageAliases: opts.imageAliases ?? {},
+    imageAliases,
+    episodeSettings: {
+      defaultTimeoutSec: config.episode.default_timeout_seconds,
+      enforceTaskTimeouts: config.episode.enforce_task_timeouts,
+      sandboxReadyTimeoutSec: config.episode.sandbox_ready_timeout_s,
+    },
   };
   const results = new ResultsFolder(resolve(opts.resultsDir ?? `results/${batchId}`));
-  results.writeSkipped([]);
+  results.writeSkipped(dataset.refused.map(toSkippedEntry));
   await client.workflow.start('batchWorkflow', {
     taskQueue: opts.taskQueue ?? SHARED_QUEUE,
     workflowId: batchWorkflowId(batchId),
@@ -128,5 +149,5 @@ export async function startBatch(opts: StartBatchOptions): Promise<BatchHandle> 
       { key: BERTH_AGENT, value: input.agent },
     ],
   });
-  return new BatchHandle(batchId, input, results, client, owned);
+  return new BatchHandle(batchId, input, results, client, owned, dataset.refused.map(toSkippedEntry));
 }

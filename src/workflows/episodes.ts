@@ -15,6 +15,7 @@ export function episodesOf(batch: BatchInput): EpisodeInput[] {
       agent: batch.agent,
       agentArgs: batch.agentArgs,
       imageAliases: batch.imageAliases,
+      episodeSettings: batch.episodeSettings,
     })),
   );
 }

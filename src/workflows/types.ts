@@ -15,7 +15,17 @@ export interface EpisodeInput {
   agent: AgentName;
   agentArgs: Record<string, string>;
   imageAliases: Record<string, string>;
+  episodeSettings: EpisodeSettings;
 }
+
+/** berth.toml [episode], as the client read it when the batch started. */
+export interface EpisodeSettings {
+  defaultTimeoutSec: number;
+  enforceTaskTimeouts: boolean;
+  sandboxReadyTimeoutSec: number;
+}
+
+export const DEFAULT_EPISODE_SETTINGS: EpisodeSettings = { defaultTimeoutSec: 21600, enforceTaskTimeouts: true, sandboxReadyTimeoutSec: 900 };
 
 export interface StepPlan {
   name: string;
@@ -50,7 +60,11 @@ export interface HostLease {
 
 export interface SandboxRef {
   container: string;
+  containerId: string;
   host: string;
+  /** The sandbox's resolved default user and working directory. */
+  user: string;
+  workdir: string;
   /** Per-episode logs folder on the host that owns the container. */
   logsDir: string;
 }
@@ -105,6 +119,7 @@ export interface BatchInput {
   agent: AgentName;
   agentArgs: Record<string, string>;
   imageAliases: Record<string, string>;
+  episodeSettings: EpisodeSettings;
   /** Children started per run before the batch continues as new (tests lower it). */
   continueAsNewAfter?: number;
 }

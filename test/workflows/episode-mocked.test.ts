@@ -4,7 +4,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { randomBytes } from 'node:crypto';
 import { installRuntime, workflowBundle } from '../../src/worker.ts';
-import type { EpisodeInput, EpisodePlan, ResultRow, TurnOutcome } from '../../src/workflows/types.ts';
+import { DEFAULT_EPISODE_SETTINGS, type EpisodeInput, type EpisodePlan, type ResultRow, type TurnOutcome } from '../../src/workflows/types.ts';
 
 // Workflow logic with mocked activities (real Temporal server, real worker, scripted activities).
 const queue = `test-mocked-${randomBytes(3).toString('hex')}`;
@@ -60,7 +60,7 @@ const activities = {
 async function run(taskId: string, script: Script): Promise<ResultRow> {
   scripts.set(taskId, script);
   const input: EpisodeInput = { batchId: 'b', datasetName: 'd', datasetPath: '/d', taskId, taskPath: '/d/t', digest: 'sha256:x',
-    repeat: 1, attempt: 1, agent: 'oracle', agentArgs: {}, imageAliases: {} };
+    repeat: 1, attempt: 1, agent: 'oracle', agentArgs: {}, imageAliases: {}, episodeSettings: DEFAULT_EPISODE_SETTINGS };
   return client.workflow.execute('episodeWorkflow', { taskQueue: queue, workflowId: `${queue}/${taskId}`, args: [input] });
 }
 
@@ -133,7 +133,7 @@ describe('BatchWorkflow with scripted episodes', () => {
     const batchId = `${queue}-b1`;
     const input = {
       batchId, datasetName: 'd', datasetPath: '/d', tasks: tasks.map((t) => ({ taskId: t, taskPath: `/d/${t}`, digest: 'sha256:x' })),
-      repeats: 2, concurrency: 3, agent: 'oracle', agentArgs: {}, imageAliases: {}, continueAsNewAfter: 4,
+      repeats: 2, concurrency: 3, agent: 'oracle', agentArgs: {}, imageAliases: {}, episodeSettings: DEFAULT_EPISODE_SETTINGS, continueAsNewAfter: 4,
     };
     const handle = await client.workflow.start('batchWorkflow', { taskQueue: queue, workflowId: `berth/${batchId}`, args: [input] });
     const progress = await handle.result();

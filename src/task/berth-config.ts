@@ -1,0 +1,54 @@
+// berth.toml (current folder, else BERTH_HOME/config.toml): DESIGN.md section 7, Config file.
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parse } from 'smol-toml';
+import { z } from 'zod';
+
+const schema = z.object({
+  images: z.object({ aliases: z.record(z.string(), z.string()).default({}) }).strict().default({ aliases: {} }),
+  secrets: z.record(z.string(), z.string()).default({}),
+  episode: z.object({
+    default_timeout_seconds: z.number().positive().default(21600),
+    enforce_task_timeouts: z.boolean().default(true),
+    sandbox_ready_timeout_s: z.number().positive().default(900),
+  }).strict().default({ default_timeout_seconds: 21600, enforce_task_timeouts: true, sandbox_ready_timeout_s: 900 }),
+  resources: z.object({
+    cpus: z.number().positive().optional(),
+    memory_mb: z.number().int().positive().optional(),
+  }).strict().default({}),
+  worker: z.object({ slots: z.number().int().positive().optional() }).strict().default({}),
+}).strict();
+
+export type BerthConfig = z.infer<typeof schema>;
+
+export interface LoadedConfig {
+  config: BerthConfig;
+  /** The file read, or null when none exists (every default applies). */
+  file: string | null;
+}
+
+export function configFilePath(cwd = process.cwd()): string | null {
+  const local = resolve(cwd, 'berth.toml');
+  if (existsSync(local)) return local;
+  const home = join(process.env.BERTH_HOME ?? join(homedir(), '.berth'), 'config.toml');
+  return existsSync(home) ? home : null;
+}
+
+/** Reads berth.toml; a bad file is an error naming the file, the key and what is expected. */
+export function loadBerthConfig(file = configFilePath()): LoadedConfig {
+  if (!file) return { config: schema.parse({}), file: null };
+  let raw: unknown;
+  try {
+    raw = parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new Error(`${file}: not valid TOML (${(err as Error).message}). Fix the syntax or remove the file.`);
+  }
+  const result = schema.safeParse(raw);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    const key = issue.path.join('.');
+    throw new Error(`${file}: key ${key || '(top level)'}: ${issue.message}. See DESIGN.md section 7 (Config file) for the keys and their types.`);
+  }
+  return { config: result.data, file };
+}
