@@ -4,7 +4,7 @@ import { posix } from 'node:path';
 import { parse as parseToml, TomlError } from 'smol-toml';
 import type { z } from 'zod';
 import { computeTaskDigest } from './digest.ts';
-import { classifyDockerfile } from './dockerfile.ts';
+import { classifyDockerfile, type DockerfileClassification } from './dockerfile.ts';
 import { refuse, type RefusalDetail } from './errors.ts';
 import { applyImageAlias } from './image-alias.ts';
 import { stripCanary } from './instruction.ts';
@@ -310,24 +310,45 @@ function stepKey(i: number, name: string): string {
 }
 
 function abs(root: string, rel: string): string {
-  return posix.join(root.split('\\').join('/'), rel);
+  return root.endsWith('/') ? root + rel : `${root}/${rel}`;
+}
+
+/** One literal shape for every plan (keeps property access monomorphic). */
+function imagePlan(p: {
+  mode: ImagePlan['mode'];
+  image: string | null;
+  docker_image: string | null;
+  from: string | null;
+  from_original: string | null;
+  dockerfile: string | null;
+  note: string | null;
+  upload_environment_files?: boolean;
+  settings?: DockerfileClassification;
+}): ImagePlan {
+  const c = p.settings;
+  return {
+    mode: p.mode,
+    image: p.image,
+    docker_image: p.docker_image,
+    from: p.from,
+    from_original: p.from_original,
+    workdir: c ? c.workdir : null,
+    env: c ? c.env : {},
+    user: c ? c.user : null,
+    runs: c ? c.runs : [],
+    instructions: c ? c.instructions : [],
+    entrypoint_cleared: c ? c.entrypointCleared : false,
+    dockerfile: p.dockerfile,
+    note: p.note,
+    upload_environment_files: p.upload_environment_files ?? false,
+  };
 }
 
 function resolveImage(env: Environment, snap: TaskSnapshot, ctx: BuildContext): ImagePlan {
   const dockerfile = snap.files.get('environment/Dockerfile');
-  const aliases = ctx.imageAliases;
-  const base = {
-    docker_image: env.docker_image,
-    workdir: null,
-    env: {},
-    user: null,
-    runs: [],
-    instructions: [],
-    entrypoint_cleared: false,
-    upload_environment_files: false,
-  };
+  const dockerImage = env.docker_image;
   if (dockerfile === undefined) {
-    if (env.docker_image === null) {
+    if (dockerImage === null) {
       refuse({
         code: 'missing_image',
         file: 'task.toml',
@@ -336,42 +357,17 @@ function resolveImage(env: Environment, snap: TaskSnapshot, ctx: BuildContext): 
         fix: 'set docker_image, or add environment/Dockerfile',
       });
     }
-    return { ...base, mode: 'prebuilt', image: env.docker_image, from: null, from_original: null, dockerfile: null, note: null, upload_environment_files: snap.dirs.has('environment') };
+    return imagePlan({ mode: 'prebuilt', image: dockerImage, docker_image: dockerImage, from: null, from_original: null, dockerfile: null, note: null, upload_environment_files: snap.dirs.has('environment') });
   }
   const c = classifyDockerfile(dockerfile.text ?? '');
-  const from = c.from !== null ? applyImageAlias(c.from, aliases) : null;
-  if (env.docker_image !== null) {
-    if (c.mode === 'pull') {
-      return { ...base, mode: 'pull', image: env.docker_image, from, from_original: c.from, workdir: c.workdir, env: c.env, user: c.user, instructions: c.instructions, entrypoint_cleared: c.entrypointCleared, dockerfile: 'environment/Dockerfile', note: null };
-    }
-    return {
-      ...base,
-      mode: 'prebuilt',
-      image: env.docker_image,
-      from,
-      from_original: c.from,
-      dockerfile: 'environment/Dockerfile',
-      note: `environment/Dockerfile (${c.mode} mode) is ignored beside docker_image`,
-    };
+  const from = c.from !== null ? applyImageAlias(c.from, ctx.imageAliases) : null;
+  const common = { docker_image: dockerImage, from, from_original: c.from, dockerfile: 'environment/Dockerfile' };
+  if (dockerImage !== null) {
+    if (c.mode === 'pull') return imagePlan({ ...common, mode: 'pull', image: dockerImage, note: null, settings: c });
+    return imagePlan({ ...common, mode: 'prebuilt', image: dockerImage, note: `environment/Dockerfile (${c.mode} mode) is ignored beside docker_image` });
   }
-  if (c.mode === 'build') {
-    return { ...base, mode: 'build', image: null, from, from_original: c.from, dockerfile: 'environment/Dockerfile', note: c.buildReason };
-  }
-  return {
-    ...base,
-    mode: c.mode,
-    image: from,
-    from,
-    from_original: c.from,
-    workdir: c.workdir,
-    env: c.env,
-    user: c.user,
-    runs: c.runs,
-    instructions: c.instructions,
-    entrypoint_cleared: c.entrypointCleared,
-    dockerfile: 'environment/Dockerfile',
-    note: null,
-  };
+  if (c.mode === 'build') return imagePlan({ ...common, mode: 'build', image: null, note: c.buildReason });
+  return imagePlan({ ...common, mode: c.mode, image: from, note: null, settings: c });
 }
 
 function resolveVerifierImage(verifierEnv: Environment, declaredTable: boolean, snap: TaskSnapshot): VerifierImage {
@@ -633,9 +629,12 @@ export function buildTask(snap: TaskSnapshot, ctx: BuildContext): Task {
 }
 
 export function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
     Object.freeze(value);
-    for (const v of Object.values(value as Record<string, unknown>)) deepFreeze(v);
+    for (const k in value) {
+      const v = (value as Record<string, unknown>)[k];
+      if (typeof v === 'object' && v !== null) deepFreeze(v);
+    }
   }
   return value;
 }

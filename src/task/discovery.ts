@@ -11,6 +11,8 @@ export interface FoundTask {
   path: string;
   /** The folder is a symbolic link (refused by the loader). */
   symlink: boolean;
+  /** The folder's entries, already read while searching (saves reading them again). */
+  entries?: Dirent[];
 }
 
 function hasTaskToml(entries: Dirent[]): boolean {
@@ -20,7 +22,7 @@ function hasTaskToml(entries: Dirent[]): boolean {
 export function discoverTaskFolders(root: string): FoundTask[] {
   const found: FoundTask[] = [];
   const rootEntries = readdirSync(root, { withFileTypes: true });
-  if (hasTaskToml(rootEntries)) return [{ id: basename(root), path: root, symlink: false }];
+  if (hasTaskToml(rootEntries)) return [{ id: basename(root), path: root, symlink: false, entries: rootEntries }];
   const walk = (dir: string, entries: Dirent[], depth: number): void => {
     const sorted = [...entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const e of sorted) {
@@ -42,7 +44,7 @@ export function discoverTaskFolders(root: string): FoundTask[] {
       } catch {
         continue;
       }
-      if (hasTaskToml(children)) found.push({ id: e.name, path, symlink: false });
+      if (hasTaskToml(children)) found.push({ id: e.name, path, symlink: false, entries: children });
       else if (depth < MAX_DEPTH) walk(path, children, depth + 1);
     }
   };

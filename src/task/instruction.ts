@@ -4,6 +4,8 @@
 /** Drops leading canary lines (and an HTML comment spanning several lines) and the blank lines among them. */
 export function stripCanary(text: string): string {
   const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
+  const first = /\S/.exec(body)?.[0];
+  if (first !== '#' && first !== '<') return body;
   const lines = body.split('\n');
   let i = 0;
   let dropped = false;

@@ -100,7 +100,7 @@ function snapshotOrRefusal(found: FoundTask): TaskSnapshot | TaskRefusal {
     });
   }
   try {
-    return readTaskFolder(found.path);
+    return readTaskFolder(found.path, found.entries);
   } catch (e) {
     return new TaskRefusal(found.id, found.path, {
       code: 'unreadable',

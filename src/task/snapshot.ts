@@ -2,7 +2,7 @@
 // Everything after this is pure and works on the snapshot, so tests can build snapshots in memory.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, realpathSync, statSync, type Dirent } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { join, sep } from 'node:path';
 import type { RefusalDetail } from './errors.ts';
 
 export interface SnapshotFile {
@@ -58,13 +58,8 @@ export function fileEntry(rel: string, data: Buffer): SnapshotFile {
   return entry;
 }
 
-function toRel(root: string, abs: string): string {
-  const r = relative(root, abs);
-  return sep === '/' ? r : r.split(sep).join('/');
-}
-
-/** Reads `root` from disk. Throws only for an unreadable root; problems inside are recorded. */
-export function readTaskFolder(root: string): TaskSnapshot {
+/** Reads `root` from disk (its entries may be passed in when discovery already read them). Throws only for an unreadable root; problems inside are recorded. */
+export function readTaskFolder(root: string, rootEntries?: readonly Dirent[]): TaskSnapshot {
   const files = new Map<string, SnapshotFile>();
   const dirs = new Set<string>();
   const problems: RefusalDetail[] = [];
@@ -110,32 +105,32 @@ export function readTaskFolder(root: string): TaskSnapshot {
     return 'file';
   };
 
-  const walk = (dirAbs: string): void => {
+  const walk = (dirAbs: string, dirRel: string): void => {
     let entries: Dirent[];
     try {
       entries = readdirSync(dirAbs, { withFileTypes: true });
     } catch {
       return;
     }
-    dirs.add(toRel(root, dirAbs));
+    dirs.add(dirRel);
     for (const e of entries) {
       if (isJunk(e.name)) continue;
-      const abs = join(dirAbs, e.name);
-      const rel = toRel(root, abs);
-      if (e.isDirectory()) walk(abs);
+      const abs = `${dirAbs}${sep}${e.name}`;
+      const rel = `${dirRel}/${e.name}`;
+      if (e.isDirectory()) walk(abs, rel);
       else if (e.isFile()) files.set(rel, fileEntry(rel, readFileSync(abs)));
       else if (e.isSymbolicLink() && resolveLink(abs, rel) === 'file') files.set(rel, fileEntry(rel, readFileSync(abs)));
     }
   };
 
-  const top = readdirSync(root, { withFileTypes: true });
+  const top = rootEntries ?? readdirSync(root, { withFileTypes: true });
   for (const e of top) {
     const abs = join(root, e.name);
     if ((ROOT_FILES as readonly string[]).includes(e.name)) {
       if (e.isFile()) files.set(e.name, fileEntry(e.name, readFileSync(abs)));
       else if (e.isSymbolicLink() && resolveLink(abs, e.name) === 'file') files.set(e.name, fileEntry(e.name, readFileSync(abs)));
     } else if ((COVERED_DIRS as readonly string[]).includes(e.name)) {
-      if (e.isDirectory()) walk(abs);
+      if (e.isDirectory()) walk(abs, e.name);
       else if (e.isSymbolicLink()) resolveLink(abs, e.name);
     }
   }

@@ -8,6 +8,27 @@ function def(schema: AnySchema): any {
   return (schema as any)._zod.def;
 }
 
+const shapeCache = new WeakMap<AnySchema, any[]>();
+const elementCache = new WeakMap<AnySchema, AnySchema[]>();
+
+function cachedShapes(schema: AnySchema): any[] {
+  let v = shapeCache.get(schema);
+  if (v === undefined) {
+    v = objectShapes(schema);
+    shapeCache.set(schema, v);
+  }
+  return v;
+}
+
+function cachedElements(schema: AnySchema): AnySchema[] {
+  let v = elementCache.get(schema);
+  if (v === undefined) {
+    v = arrayElements(schema);
+    elementCache.set(schema, v);
+  }
+  return v;
+}
+
 /** The object schemas a value may be checked against, looking through wrappers and unions. */
 function objectShapes(schema: AnySchema, out: any[] = []): any[] {
   const d = def(schema);
@@ -69,21 +90,25 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 export function unknownKeys(schema: AnySchema, value: unknown, prefix = ''): string[] {
   const found: string[] = [];
   if (isPlainObject(value)) {
-    const shapes = objectShapes(schema);
+    const shapes = cachedShapes(schema);
     if (shapes.length === 0) return found;
     // A loose object (catchall) or record accepts any key.
     if (shapes.some((s) => s.catchall !== undefined && def(s.catchall).type !== 'never')) return found;
-    for (const [key, child] of Object.entries(value)) {
-      const childSchemas = shapes.map((s) => s.shape[key]).filter((c): c is AnySchema => c !== undefined);
-      const path = prefix ? `${prefix}.${key}` : key;
-      if (childSchemas.length === 0) {
-        found.push(path);
-        continue;
+    for (const key in value) {
+      let childSchema: AnySchema | undefined;
+      for (const s of shapes) {
+        childSchema = s.shape[key];
+        if (childSchema !== undefined) break;
       }
-      for (const c of childSchemas.slice(0, 1)) found.push(...unknownKeys(c, child, path));
+      const path = prefix ? `${prefix}.${key}` : key;
+      if (childSchema === undefined) found.push(path);
+      else {
+        const child = value[key];
+        if (typeof child === 'object' && child !== null) found.push(...unknownKeys(childSchema, child, path));
+      }
     }
   } else if (Array.isArray(value)) {
-    const elements = arrayElements(schema);
+    const elements = cachedElements(schema);
     if (elements.length === 0) return found;
     const seen = new Set<string>();
     for (const item of value) {

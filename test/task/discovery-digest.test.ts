@@ -19,7 +19,7 @@ function tree(files: Record<string, string>): string {
 describe('discovery (task-folder-format.md § Task folder layout)', () => {
   it('a folder with task.toml is one task', () => {
     const root = tree(taskFiles('only'));
-    expect(discoverTaskFolders(join(root, 'only'))).toEqual([{ id: 'only', path: join(root, 'only'), symlink: false }]);
+    expect(discoverTaskFolders(join(root, 'only'))).toMatchObject([{ id: 'only', path: join(root, 'only'), symlink: false }]);
   });
 
   it('searches subfolders up to six levels down; deeper ones are not found', () => {
