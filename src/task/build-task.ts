@@ -436,12 +436,18 @@ export function buildTask(snap: TaskSnapshot, ctx: BuildContext): Task {
     if (key === 'version' || key === 'multi_step_reward_mode' || /(^|\.)(memory|storage|allow_internet)$/.test(key)) continue;
     ctx.unknownKey(key);
   }
-  normaliseLegacy(raw, warn);
-  if (ctx.override) {
-    const o: Table = { environment: ctx.override.environment, verifier: ctx.override.verifier };
-    normaliseLegacy(o, warn);
+  // Sidecar inputs are Gym's and live in dataset.toml; Harbor's task.toml has no such key.
+  if (isTable(raw.verifier) && 'inputs' in raw.verifier) {
+    ctx.unknownKey('verifier.inputs');
+    delete raw.verifier.inputs;
   }
-  const doc = validate(mergeOverride(raw, ctx.override), ctx);
+  normaliseLegacy(raw, warn);
+  let override = ctx.override;
+  if (override) {
+    override = structuredClone(override);
+    normaliseLegacy({ environment: override.environment, verifier: override.verifier }, warn);
+  }
+  const doc = validate(mergeOverride(raw, override), ctx);
 
   // Compose tasks wait for their own issue (DESIGN.md section 7).
   for (const f of ['environment/docker-compose.yaml', 'environment/docker-compose.yml']) {
@@ -469,6 +475,19 @@ export function buildTask(snap: TaskSnapshot, ctx: BuildContext): Task {
     const fromOverride = overrideHas(ctx.override, ['verifier', 'inputs']);
     checkInput(name, fromOverride ? `gym.tasks."${ctx.id}".verifier.inputs[${i}]` : `verifier.inputs[${i}]`, fromOverride ? datasetFile : 'task.toml');
   });
+
+  // Without Compose there is no service but main: such hooks and artifacts only warn (task-folder-format.md § Verifier).
+  for (const [i, h] of doc.verifier.collect.entries()) {
+    if (h.service !== 'main') warn(`task.toml: verifier.collect[${i}].service = "${h.service}" names no service of this single-sandbox task; the hook is skipped.`);
+  }
+  for (const [i, a] of artifacts.entries()) {
+    if (a.service !== 'main') warn(`task.toml: artifacts[${i}].service = "${a.service}" names no service of this single-sandbox task; the artifact is skipped.`);
+  }
+  if (mode === 'shared' || doc.verifier.inputs.length === 0) {
+    // inputs only matter to a shared verifier
+  } else {
+    warn(`${datasetFile}: gym.tasks."${ctx.id}".verifier.inputs is ignored: the task verifies in a separate sandbox, where /logs/verifier starts empty.`);
+  }
 
   const root = snap.root;
   const tm = ctx.defaults.timeout_multiplier;
@@ -622,6 +641,7 @@ export function buildTask(snap: TaskSnapshot, ctx: BuildContext): Task {
     solution,
     image,
     seed_trajectory: seedTrajectory,
+    skills_source: snap.dirs.has('environment/skills') ? abs(root, 'environment/skills') : null,
     settings: { ...ctx.defaults },
     warnings,
   };

@@ -2,7 +2,30 @@
 // strict (spec/task-folder-format.md § Dataset settings). Problems here stop the command.
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { DatasetRefusal } from './errors.ts';
-import { gymSchema, type TaskOverride } from './schema.ts';
+import {
+  agentSchema,
+  artifactSchema,
+  environmentSchema,
+  gymSchema,
+  solutionSchema,
+  verifierSchema,
+  type TaskOverride,
+} from './schema.ts';
+import { unknownKeys } from './unknown-keys.ts';
+
+/** Keys an override table names that the task.toml table it overrides does not have. */
+function overrideUnknownKeys(o: TaskOverride): string[] {
+  const out: string[] = [];
+  const check = (schema: Parameters<typeof unknownKeys>[0], value: unknown, prefix: string): void => {
+    if (value !== undefined) out.push(...unknownKeys(schema, value, prefix));
+  };
+  check(environmentSchema, o.environment, 'environment');
+  check(verifierSchema, o.verifier, 'verifier');
+  check(agentSchema, o.agent, 'agent');
+  check(solutionSchema, o.solution, 'solution');
+  if (Array.isArray(o.artifacts)) for (const a of o.artifacts) check(artifactSchema, a, 'artifacts[]');
+  return out.filter((k) => !/(^|\.)(memory|storage|allow_internet)$/.test(k));
+}
 
 export type GymType = 'train' | 'validation' | 'benchmark';
 
@@ -86,6 +109,17 @@ export function parseDatasetToml(
     });
   }
   const gym = parsed.data;
+  for (const [id, o] of Object.entries(gym.tasks)) {
+    const unknown = overrideUnknownKeys(o);
+    if (unknown.length > 0) {
+      throw new DatasetRefusal('dataset_unknown_key', {
+        file: f,
+        key: `gym.tasks."${id}".${unknown[0]}`,
+        problem: 'an override may only name keys of the task.toml table it overrides',
+        fix: 'correct the key\'s spelling (see spec/task-folder-format.md § Task settings), or remove it',
+      });
+    }
+  }
   const type = gym.type ?? (gym.license !== undefined ? 'validation' : 'benchmark');
   if (type === 'example') {
     throw new DatasetRefusal('dataset_example_type', {

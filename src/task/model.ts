@@ -183,6 +183,8 @@ export interface Task {
   readonly image: ImagePlan;
   /** `trajectory.json` (or the first step's) seeding the agent: such a task runs with the oracle only. */
   readonly seed_trajectory: string | null;
+  /** environment/skills/, uploaded to skills_dir at seed when the sandbox's folder is missing or empty. */
+  readonly skills_source: string | null;
   readonly settings: EffectiveSettings;
   readonly warnings: readonly string[];
 }

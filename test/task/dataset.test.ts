@@ -34,6 +34,8 @@ describe('[gym] table (task-folder-format.md § [gym])', () => {
     ['any other key in [gym] is refused', '[gym]\nlicence = "MIT"\n', 'dataset_unknown_key', 'gym.licence'],
     ['any other key in [gym.defaults] is refused', '[gym.defaults]\nrepeats = 2\n', 'dataset_unknown_key', 'gym.defaults.repeats'],
     ['any other key in [gym.tasks."id"] is refused', '[gym.tasks."a"]\nsteps = []\n', 'dataset_unknown_key', 'gym.tasks.a.steps'],
+    ['a key the overridden table does not have is refused', '[gym.tasks."a".environment]\nmemroy_mb = 1\n', 'dataset_unknown_key', 'gym.tasks."a".environment.memroy_mb'],
+    ['a nested unknown key in an override is refused', '[gym.tasks."a".verifier.environment]\nbogus = 1\n', 'dataset_unknown_key', 'gym.tasks."a".verifier.environment.bogus'],
     ['type "example" stops the command', '[gym]\ntype = "example"\n', 'dataset_example_type', 'gym.type'],
     ['train needs a license', '[gym]\ntype = "train"\n', 'dataset_license_required', 'gym.license'],
     ['a multiplier must be positive', '[gym.defaults]\ntimeout_multiplier = 0\n', 'dataset_invalid_value', 'gym.defaults.timeout_multiplier'],
@@ -132,6 +134,12 @@ describe('[gym.tasks."id"] overrides (task-folder-format.md § [gym.tasks."task-
     });
     expect(d.tasks[0]!.verifier.mode).toBe('separate');
     expect(d.tasks[0]!.verifier.image).toEqual({ kind: 'prebuilt', ref: 'v:2' });
+  });
+
+  it('an override may use the legacy memory spelling; the dataset settings are not changed by loading', async () => {
+    const d = await dataset({ ...taskFiles('t'), 'dataset.toml': '[gym.tasks."t".environment]\nmemory = "4G"\n' });
+    expect(d.tasks[0]!.environment.memory_mb).toBe(4096);
+    expect(d.settings.overrides.t).toEqual({ environment: { memory: '4G' } });
   });
 
   it('a malformed override refuses the task, naming dataset.toml and the key', async () => {

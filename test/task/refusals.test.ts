@@ -51,9 +51,6 @@ const rows: Row[] = [
   { spec: 'Invalid values: an artifact under /logs/verifier', files: { 'task.toml': 'artifacts = [{ source = "/logs/verifier" }]\n' }, code: 'invalid_artifact', file: 'task.toml', mentions: ['/logs/verifier'] },
   { spec: 'Invalid values: an artifact with a .. part', files: { 'task.toml': 'artifacts = ["/app/../etc"]\n' }, code: 'invalid_artifact', file: 'task.toml', mentions: ['".."'] },
   { spec: 'Invalid values: an absolute artifact destination', files: { 'task.toml': 'artifacts = [{ source = "/app", destination = "/abs" }]\n' }, code: 'invalid_artifact', file: 'task.toml', mentions: ['destination', '"/abs"'] },
-  { spec: 'Invalid values: a bad inputs entry', files: { 'task.toml': '[verifier]\ninputs = ["a/b"]\n' }, code: 'invalid_input', file: 'task.toml', mentions: ['verifier.inputs[0]', '"a/b"'] },
-  { spec: 'Invalid values: an input that is grader output', files: { 'task.toml': '[verifier]\ninputs = ["reward.json"]\n' }, code: 'invalid_input', file: 'task.toml', mentions: ['grader output'] },
-  { spec: 'Invalid values: an input pattern', files: { 'task.toml': '[verifier]\ninputs = ["*.jsonl"]\n' }, code: 'invalid_input', file: 'task.toml', mentions: ['pattern'] },
   { spec: 'Invalid values: a step name that cannot be a folder', files: { 'task.toml': STEP('', '../x') }, code: 'invalid_value', file: 'task.toml', mentions: ['steps[0].name'] },
   { spec: 'Invalid values: task_data.json that is not JSON', files: { 'task_data.json': '{' }, code: 'invalid_value', file: 'task_data.json', mentions: ['JSON'] },
   // ---- Multi-step: What is refused ----
@@ -86,6 +83,26 @@ describe('what the loader refuses', () => {
       expect(r.message.startsWith(`/data/demo/${row.file}`)).toBe(true);
       expect(r.message).toContain('Fix: ');
       for (const m of row.mentions) expect(r.message).toContain(m);
+    });
+  }
+
+  // task-folder-verifiers.md § Sidecar inputs: "Each entry is a plain top-level file name: no path
+  // separators, no *, ? or [, and no grader output such as reward.json".
+  const inputs: Array<[string, string, string]> = [
+    ['a path separator', 'a/b', 'path separator'],
+    ['a parent reference', '..', 'file name'],
+    ['a pattern', '*.jsonl', 'pattern'],
+    ['a bracket pattern', 'a[1]', 'pattern'],
+    ['grader output', 'reward.json', 'grader output'],
+    ['grader output', 'reward.txt', 'grader output'],
+  ];
+  for (const [name, input, mention] of inputs) {
+    it(`Invalid values: a bad inputs entry in dataset.toml (${name})`, () => {
+      const r = expectRefusal(build({}, { override: { verifier: { inputs: [input] } } }));
+      expect(r.code).toBe('invalid_input');
+      expect(r.message).toContain(`/data/dataset.toml: gym.tasks."demo".verifier.inputs[0] = ${JSON.stringify(input)}`);
+      expect(r.message).toContain(mention);
+      expect(r.message).toContain('Fix: ');
     });
   }
 

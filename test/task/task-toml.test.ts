@@ -420,6 +420,29 @@ describe('unknown keys (task-folder-format.md § Top level: "ignores unknown key
     expect(seen.sort()).toEqual(['agent.bar', 'bogus', 'environment.foo', 'verifier.collect[].zap']);
   });
 
+  it('verifier.inputs belongs in dataset.toml: in task.toml it is an unknown key and ignored', () => {
+    const seen: string[] = [];
+    const t = expectTask(toml('[verifier]\ninputs = ["a.jsonl"]\n', { unknownKey: (k) => seen.push(k) }));
+    expect(seen).toEqual(['verifier.inputs']);
+    expect(t.verifier.inputs).toEqual([]);
+  });
+
+  it('task-folder-verifiers.md § Sidecar inputs: dataset.toml inputs reach the verifier', () => {
+    const t = expectTask(toml('', { override: { verifier: { inputs: ['actions.jsonl'] } } }));
+    expect(t.verifier.inputs).toEqual(['actions.jsonl']);
+  });
+
+  it('task-folder-format.md § Verifier: a hook or artifact naming a service other than main only warns', () => {
+    const t = expectTask(toml('artifacts = [{ source = "/var/log/x", service = "api" }]\n[[verifier.collect]]\ncommand = "x"\nservice = "api"\n'));
+    expect(t.warnings.filter((w) => w.includes('"api"'))).toHaveLength(2);
+  });
+
+  it('task-folder-format.md § Environment: skills_dir and environment/skills/', () => {
+    const t = expectTask(build({ 'task.toml': '[environment]\nskills_dir = "/skills"\n', 'environment/skills/a.md': 'x' }));
+    expect(t.environment.skills_dir).toBe('/skills');
+    expect(t.skills_source).toBe('/data/demo/environment/skills');
+  });
+
   it('legacy spellings are not reported as unknown', () => {
     const seen: string[] = [];
     expectTask(toml('version = "1"\nmulti_step_reward_mode = "x"\n[environment]\nmemory = "1G"\nallow_internet = true\n', { unknownKey: (k) => seen.push(k) }));
