@@ -4,6 +4,7 @@ import { registerServer } from './server.ts';
 import { registerWorker } from './worker.ts';
 import { registerTasks } from './tasks.ts';
 import { registerJanitor } from './janitor.ts';
+import { registerBatchCommands } from './batch-commands.ts';
 import { UserError, red } from './output.ts';
 
 const program = new Command('berth')
@@ -16,6 +17,7 @@ registerServer(program);
 registerWorker(program);
 registerTasks(program);
 registerJanitor(program);
+registerBatchCommands(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -3,6 +3,7 @@ import { existsSync, statSync } from 'node:fs';
 import { startBatch } from '../client/batch.ts';
 import type { AgentName, ResultRow } from '../workflows/types.ts';
 import { ensureCluster } from './ensure.ts';
+import { liveProgress } from './progress.ts';
 import { collect, globToRegExp, keyValue, positiveInt } from './options.ts';
 import { UserError, bold, dim, green, printJson, red, table, yellow } from './output.ts';
 
@@ -63,9 +64,10 @@ export function registerRun(program: Command): void {
           return;
         }
         if (!o.json) console.log(`${bold('batch')} ${handle.batchId}  ${dim(handle.uiLink)}`);
+        const bar = !o.json && process.stdout.isTTY ? liveProgress(handle) : undefined;
         const summary = await handle.wait((row) => {
-          if (!o.json) console.log(dim(`  done ${row.task_id} #${row.repeat}: ${row.mask_sample ? `masked (${row.failure_kind})` : `reward ${row.reward}`}`));
-        });
+          if (!o.json && !bar) console.log(dim(`  done ${row.task_id} #${row.repeat}: ${row.mask_sample ? `masked (${row.failure_kind})` : `reward ${row.reward}`}`));
+        }).finally(() => bar?.stop());
         if (o.json) printJson({ batch_id: summary.batchId, metrics: summary.metrics, rows: summary.rows, results: summary.resultsDir, ui: summary.uiLink });
         else printSummary(summary.rows, summary.metrics.mean_reward, summary.uiLink, summary.resultsDir);
       } finally {

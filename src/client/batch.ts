@@ -1,4 +1,4 @@
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { basename, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { batchUiLink } from '../server/config.ts';
@@ -7,6 +7,9 @@ import { SHARED_QUEUE, episodeWorkflowId } from '../workflows/types.ts';
 import { episodesOf } from '../workflows/episodes.ts';
 import { BERTH_AGENT, BERTH_BATCH, BERTH_DATASET } from '../workflows/search-attributes.ts';
 import { connect, type Connected } from './connect.ts';
+import { collectRows } from './collect.ts';
+import { batchWorkflowId, listEpisodes, waitForEpisode } from './episodes.ts';
+import { retryEpisodes, type RetrySelection } from './retry.ts';
 import { loadDataset, toSkippedEntry } from '../task/index.ts';
 import { loadBerthConfig } from '../task/berth-config.ts';
 import { ResultsFolder, type Metrics, type SkippedEntry } from './results.ts';
@@ -42,12 +45,19 @@ export const newBatchId = (dataset: string): string => {
 export class BatchHandle {
   constructor(
     readonly batchId: string,
-    readonly input: BatchInput,
+    readonly input: BatchInput | undefined,
     readonly results: ResultsFolder,
     readonly client: Client,
     private readonly owned?: Connected,
     readonly skipped: SkippedEntry[] = [],
   ) {}
+
+  /** A handle on a batch started earlier (by `berth run --detach`, or another script). */
+  static async attach(batchId: string, opts: { resultsDir?: string; client?: Client } = {}): Promise<BatchHandle> {
+    const owned = opts.client ? undefined : await connect();
+    const client = opts.client ?? owned!.client;
+    return new BatchHandle(batchId, undefined, new ResultsFolder(resolve(opts.resultsDir ?? `results/${batchId}`)), client, owned);
+  }
 
   get uiLink(): string { return batchUiLink(this.batchId); }
 
@@ -55,14 +65,13 @@ export class BatchHandle {
     return this.client.workflow.getHandle(batchWorkflowId(this.batchId)).query<BatchProgress>('progress');
   }
 
-  /** Every episode's row once it closes, appended to rollouts.jsonl as it arrives. */
+  /** Every episode's row as it closes (appended to rollouts.jsonl as it arrives). */
   async rows(onRow?: (row: ResultRow) => void): Promise<{ rows: ResultRow[]; failed: number }> {
-    const episodes = episodesOf(this.input);
+    if (!this.input) return collectRows(this.client, this.batchId, this.results, onRow);
     const rows: ResultRow[] = [];
     let failed = 0;
-    await Promise.all(episodes.map(async (ep) => {
-      const id = episodeWorkflowId(ep.batchId, ep.taskId, ep.repeat, ep.attempt);
-      const row = await waitForEpisode(this.client, id);
+    await Promise.all(episodesOf(this.input).map(async (ep) => {
+      const row = await waitForEpisode(this.client, episodeWorkflowId(ep.batchId, ep.taskId, ep.repeat, ep.attempt));
       if (!row) { failed++; return; }
       rows.push(row);
       this.results.append(row);
@@ -71,37 +80,44 @@ export class BatchHandle {
     return { rows, failed };
   }
 
+  /** Waits for the batch, then writes rollouts.jsonl (newest attempts), metrics.json and skipped.json. */
   async wait(onRow?: (row: ResultRow) => void): Promise<BatchSummary> {
-    const { rows, failed } = await this.rows(onRow);
+    await this.rows(onRow);
     await this.client.workflow.getHandle(batchWorkflowId(this.batchId)).result();
-    const metrics = this.results.finish(rows, failed);
-    return { batchId: this.batchId, rows: this.results.readRows(), metrics, resultsDir: this.results.dir, uiLink: this.uiLink };
+    return this.collect();
   }
 
-  async cancel(): Promise<void> {
-    await this.client.workflow.getHandle(batchWorkflowId(this.batchId)).cancel();
+  /** Rows of the newest attempt of every episode, from Temporal, rewritten into the results folder. */
+  async collect(onRow?: (row: ResultRow) => void): Promise<BatchSummary> {
+    const { rows, metrics } = await collectRows(this.client, this.batchId, this.results, onRow);
+    return { batchId: this.batchId, rows, metrics, resultsDir: this.results.dir, uiLink: this.uiLink };
   }
 
-  /** Closes the connection startBatch opened (none when the caller passed a client). */
+  /** Starts new attempts of the chosen episodes, waits for them, and rewrites the results folder. */
+  async retry(selection: RetrySelection, onRow?: (row: ResultRow) => void): Promise<BatchSummary & { retried: string[] }> {
+    const started = await retryEpisodes(this.client, this.batchId, selection);
+    await Promise.all(started.map(async (s) => {
+      const row = await waitForEpisode(this.client, s.workflowId);
+      if (row) onRow?.(row);
+    }));
+    return { ...(await this.collect()), retried: started.map((s) => s.workflowId) };
+  }
+
+  /** Cancels the batch and every episode still running; cancelled episodes still tear down their sandboxes. */
+  async cancel(): Promise<string[]> {
+    const cancelled: string[] = [];
+    await this.client.workflow.getHandle(batchWorkflowId(this.batchId)).cancel().catch(() => undefined);
+    for (const e of await listEpisodes(this.client, this.batchId)) {
+      if (e.status !== 'RUNNING') continue;
+      await this.client.workflow.getHandle(e.workflowId).cancel();
+      cancelled.push(e.workflowId);
+    }
+    return cancelled;
+  }
+
+  /** Closes the connection this handle opened (none when the caller passed a client). */
   async close(): Promise<void> {
     await this.owned?.connection.close();
-  }
-}
-
-export const batchWorkflowId = (batchId: string): string => `berth/${batchId}`;
-
-/** The episode's row; undefined when the workflow failed or was cancelled (outcome `failed`). */
-async function waitForEpisode(client: Client, workflowId: string): Promise<ResultRow | undefined> {
-  for (;;) {
-    try {
-      return await client.workflow.getHandle<(i: EpisodeInput) => Promise<ResultRow>>(workflowId).result();
-    } catch (err) {
-      if (err instanceof WorkflowNotFoundError) {
-        await new Promise((r) => setTimeout(r, 500));
-        continue;
-      }
-      return undefined;
-    }
   }
 }
 

@@ -3,24 +3,9 @@ import {
 } from '@temporalio/workflow';
 import { episodeWorkflow } from './episode.ts';
 import { episodesOf } from './episodes.ts';
-import { BERTH_AGENT, BERTH_BATCH, BERTH_DATASET, BERTH_OUTCOME, BERTH_TASK } from './search-attributes.ts';
+import { episodeStartOptions } from './start-options.ts';
 import { episodeDoneSignal, progressQuery, type EpisodeDone } from './signals.ts';
-import { episodeWorkflowId, type BatchInput, type BatchProgress, type EpisodeInput } from './types.ts';
-
-export function episodeStartOptions(ep: EpisodeInput) {
-  return {
-    workflowId: episodeWorkflowId(ep.batchId, ep.taskId, ep.repeat, ep.attempt),
-    args: [ep] as [EpisodeInput],
-    staticSummary: `${ep.taskId} · repeat ${ep.repeat}${ep.attempt > 1 ? ` · attempt ${ep.attempt}` : ''} · ${ep.agent}`,
-    typedSearchAttributes: [
-      { key: BERTH_BATCH, value: ep.batchId },
-      { key: BERTH_TASK, value: ep.taskId },
-      { key: BERTH_DATASET, value: ep.datasetName },
-      { key: BERTH_AGENT, value: ep.agent },
-      { key: BERTH_OUTCOME, value: 'running' },
-    ],
-  };
-}
+import type { BatchInput, BatchProgress } from './types.ts';
 
 /** What a batch carries across continue-as-new: a cursor, the ids still running, and counters. */
 export interface BatchCarry {

@@ -1,0 +1,90 @@
+import type { Command } from 'commander';
+import { BatchHandle } from '../client/batch.ts';
+import { batchWorkflowId, listEpisodes } from '../client/episodes.ts';
+import { connect } from '../client/connect.ts';
+import { batchUiLink } from '../server/config.ts';
+import { ensureCluster } from './ensure.ts';
+import { collect } from './options.ts';
+import { UserError, bold, dim, printJson, table } from './output.ts';
+import { progressLine } from './progress.ts';
+import { printSummary } from './run.ts';
+
+async function withHandle<T>(batchId: string, resultsDir: string | undefined, fn: (h: BatchHandle) => Promise<T>): Promise<T> {
+  await ensureCluster();
+  const handle = await BatchHandle.attach(batchId, { resultsDir });
+  try {
+    const described = await handle.client.workflow.getHandle(batchWorkflowId(batchId)).describe().catch(() => undefined);
+    if (!described) throw new UserError(`No batch ${batchId} on this Temporal server. List batches with: npx berth status`);
+    return await fn(handle);
+  } finally {
+    await handle.close();
+  }
+}
+
+async function listBatches(json: boolean): Promise<void> {
+  await ensureCluster();
+  const { client, connection } = await connect();
+  try {
+    const rows: Array<{ batch_id: string; status: string; started: string; summary: string }> = [];
+    for await (const wf of client.workflow.list({ query: 'WorkflowType = "batchWorkflow"', pageSize: 20 })) {
+      rows.push({ batch_id: wf.workflowId.replace(/^berth\//, ''), status: wf.status.name, started: wf.startTime.toISOString(), summary: '' });
+      if (rows.length >= 20) break;
+    }
+    if (json) return printJson({ batches: rows });
+    if (rows.length === 0) return console.log('No batches yet. Start one with: npx berth run examples/hello');
+    console.log(table(['batch', 'status', 'started'], rows.map((r) => [r.batch_id, r.status, r.started])));
+  } finally {
+    await connection.close();
+  }
+}
+
+export function registerBatchCommands(program: Command): void {
+  program.command('status').description('progress of a batch (or the recent batches)')
+    .argument('[batch]', 'batch id').option('--json', 'print JSON')
+    .action(async (batchId: string | undefined, o: { json?: boolean }) => {
+      if (!batchId) return listBatches(Boolean(o.json));
+      await withHandle(batchId, undefined, async (h) => {
+        const progress = await h.progress();
+        const episodes = await listEpisodes(h.client, batchId);
+        if (o.json) return printJson({ batch_id: batchId, progress, episodes, ui: h.uiLink });
+        console.log(`${bold('batch')} ${batchId}\n${progressLine(progress)}\n${dim(h.uiLink)}`);
+      });
+    });
+
+  program.command('results').description('collect the rows of a batch into its results folder')
+    .argument('<batch>', 'batch id').option('--results <dir>', 'results folder (default results/<batch>)').option('--json', 'print JSON')
+    .action(async (batchId: string, o: { results?: string; json?: boolean }) => {
+      await withHandle(batchId, o.results, async (h) => {
+        const s = await h.collect();
+        if (o.json) return printJson({ batch_id: batchId, metrics: s.metrics, rows: s.rows, results: s.resultsDir });
+        printSummary(s.rows, s.metrics.mean_reward, s.uiLink, s.resultsDir);
+      });
+    });
+
+  program.command('retry').description('start new attempts of masked, failed or named episodes of a batch')
+    .argument('<batch>', 'batch id')
+    .option('--masked', 'episodes whose newest attempt was masked')
+    .option('--failed', 'episodes whose workflow failed or was cancelled')
+    .option('--task <id>', 'episodes of this task (repeatable)', collect)
+    .option('--results <dir>', 'results folder to rewrite (default results/<batch>)')
+    .option('--json', 'print JSON')
+    .action(async (batchId: string, o: { masked?: boolean; failed?: boolean; task?: string[]; results?: string; json?: boolean }) => {
+      if (!o.masked && !o.failed && !o.task) throw new UserError('Say which episodes to retry: --masked, --failed and/or --task ID');
+      await withHandle(batchId, o.results, async (h) => {
+        const s = await h.retry({ masked: o.masked, failed: o.failed, taskIds: o.task });
+        if (o.json) return printJson({ batch_id: batchId, retried: s.retried, metrics: s.metrics, rows: s.rows, results: s.resultsDir });
+        console.log(s.retried.length ? `retried ${s.retried.length}: ${s.retried.join(', ')}` : 'nothing to retry');
+        printSummary(s.rows, s.metrics.mean_reward, s.uiLink, s.resultsDir);
+      });
+    });
+
+  program.command('cancel').description('cancel a batch and its running episodes (their sandboxes are removed)')
+    .argument('<batch>', 'batch id').option('--json', 'print JSON')
+    .action(async (batchId: string, o: { json?: boolean }) => {
+      await withHandle(batchId, undefined, async (h) => {
+        const cancelled = await h.cancel();
+        if (o.json) return printJson({ batch_id: batchId, cancelled });
+        console.log(`cancelled batch ${batchId} and ${cancelled.length} running episode(s)\n${dim(batchUiLink(batchId))}`);
+      });
+    });
+}

@@ -1,0 +1,23 @@
+import type { Client } from '@temporalio/client';
+import type { ResultRow } from '../workflows/types.ts';
+import { listEpisodes, newestEpisodes, waitForEpisode } from './episodes.ts';
+import type { ResultsFolder, Metrics } from './results.ts';
+
+export interface Collected { rows: ResultRow[]; failed: number; metrics: Metrics }
+
+/** Rows of the newest attempt of every episode of a batch, written to the results folder. */
+export async function collectRows(client: Client, batchId: string, results: ResultsFolder, onRow?: (row: ResultRow) => void): Promise<Collected> {
+  const newest = newestEpisodes(await listEpisodes(client, batchId));
+  const rows: ResultRow[] = [];
+  let failed = 0;
+  await Promise.all(newest.map(async (e) => {
+    const row = await waitForEpisode(client, e.workflowId);
+    if (!row) failed++;
+    else {
+      rows.push(row);
+      onRow?.(row);
+    }
+  }));
+  const metrics = results.finish(rows, failed);
+  return { rows: results.readRows(), failed, metrics };
+}

@@ -1,0 +1,70 @@
+import { WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { EpisodeInput, ResultRow } from '../workflows/types.ts';
+
+export const batchWorkflowId = (batchId: string): string => `berth/${batchId}`;
+
+export interface EpisodeRef {
+  workflowId: string;
+  taskId: string;
+  repeat: number;
+  attempt: number;
+  /** Temporal's execution status name: RUNNING, COMPLETED, FAILED, CANCELLED, TERMINATED, TIMED_OUT, … */
+  status: string;
+  taskQueue: string;
+}
+
+/** `berth/<batch>/<task>/<repeat>[~a<k>]` (DESIGN.md section 7, Identity). */
+export function parseEpisodeId(workflowId: string): { batchId: string; taskId: string; repeat: number; attempt: number } | undefined {
+  const m = /^berth\/(.+)\/([^/]+)\/(\d+)(?:~a(\d+))?$/.exec(workflowId);
+  if (!m) return undefined;
+  return { batchId: m[1]!, taskId: m[2]!, repeat: Number(m[3]), attempt: m[4] ? Number(m[4]) : 1 };
+}
+
+/** Every episode workflow of a batch, every attempt, from Temporal's visibility store. */
+export async function listEpisodes(client: Client, batchId: string): Promise<EpisodeRef[]> {
+  const out: EpisodeRef[] = [];
+  const query = `BerthBatch = "${batchId}" AND WorkflowType = "episodeWorkflow"`;
+  for await (const wf of client.workflow.list({ query })) {
+    const id = parseEpisodeId(wf.workflowId);
+    if (!id) continue;
+    out.push({ workflowId: wf.workflowId, taskId: id.taskId, repeat: id.repeat, attempt: id.attempt, status: wf.status.name, taskQueue: wf.taskQueue });
+  }
+  return out;
+}
+
+/** The newest attempt of each (task, repeat): the one reported. */
+export function newestEpisodes(episodes: EpisodeRef[]): EpisodeRef[] {
+  const best = new Map<string, EpisodeRef>();
+  for (const e of episodes) {
+    const key = `${e.taskId}\0${e.repeat}`;
+    const cur = best.get(key);
+    if (!cur || e.attempt > cur.attempt) best.set(key, e);
+  }
+  return [...best.values()].sort((a, b) => a.taskId.localeCompare(b.taskId) || a.repeat - b.repeat);
+}
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The episode's row; undefined when the workflow failed, was cancelled or terminated (outcome
+ * `failed`). Waits through a server restart or an episode not started yet.
+ */
+export async function waitForEpisode(client: Client, workflowId: string): Promise<ResultRow | undefined> {
+  for (;;) {
+    try {
+      return await client.workflow.getHandle<(i: EpisodeInput) => Promise<ResultRow>>(workflowId).result();
+    } catch (err) {
+      if (err instanceof WorkflowFailedError) return undefined;
+      await pause(err instanceof WorkflowNotFoundError ? 500 : 2000);
+    }
+  }
+}
+
+/** The input an episode was started with, read from its history (retries reuse it). */
+export async function episodeInput(client: Client, workflowId: string): Promise<EpisodeInput> {
+  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
+  const payload = started?.input?.payloads?.[0];
+  if (!payload) throw new Error(`episode ${workflowId} has no input in its history`);
+  return client.options.loadedDataConverter.payloadConverter.fromPayload<EpisodeInput>(payload);
+}

@@ -1,0 +1,41 @@
+import type { Client } from '@temporalio/client';
+import { episodeStartOptions } from '../workflows/start-options.ts';
+import type { ResultRow } from '../workflows/types.ts';
+import { episodeInput, listEpisodes, newestEpisodes, waitForEpisode, type EpisodeRef } from './episodes.ts';
+
+export interface RetrySelection {
+  /** Episodes whose newest attempt was masked. */
+  masked?: boolean;
+  /** Episodes whose newest attempt failed, was cancelled or terminated. */
+  failed?: boolean;
+  /** Episodes of these task ids, whatever their outcome. */
+  taskIds?: string[];
+}
+
+export interface RetryStarted { from: EpisodeRef; workflowId: string }
+
+const FAILED_STATUSES = new Set(['FAILED', 'CANCELLED', 'TERMINATED', 'TIMED_OUT']);
+
+async function selected(client: Client, e: EpisodeRef, sel: RetrySelection): Promise<boolean> {
+  if (sel.taskIds?.includes(e.taskId)) return true;
+  if (sel.failed && FAILED_STATUSES.has(e.status)) return true;
+  if (sel.masked && e.status === 'COMPLETED') {
+    const row = (await waitForEpisode(client, e.workflowId)) as ResultRow | undefined;
+    return row?.mask_sample === true;
+  }
+  return false;
+}
+
+/** Starts attempt k+1 of each chosen episode (same input, id `…/<repeat>~a<k+1>`); finished work is not redone. */
+export async function retryEpisodes(client: Client, batchId: string, sel: RetrySelection): Promise<RetryStarted[]> {
+  const newest = newestEpisodes(await listEpisodes(client, batchId));
+  const started: RetryStarted[] = [];
+  for (const e of newest) {
+    if (e.status === 'RUNNING' || !(await selected(client, e, sel))) continue;
+    const input = { ...(await episodeInput(client, e.workflowId)), attempt: e.attempt + 1 };
+    const opts = episodeStartOptions(input);
+    await client.workflow.start('episodeWorkflow', { ...opts, taskQueue: e.taskQueue });
+    started.push({ from: e, workflowId: opts.workflowId });
+  }
+  return started;
+}
