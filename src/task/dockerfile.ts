@@ -29,7 +29,7 @@ export interface DockerfileClassification {
   from: string | null;
   /** Final WORKDIR (relative ones joined onto the previous; a leading relative one stays relative). */
   workdir: string | null;
-  /** ENV in effect at the end, raw (`$VAR` references are resolved against the base image later). */
+  /** ENV in effect at the end, in expandable form (`$VAR` resolved against the base image later: expandDockerfileValue). */
   env: Readonly<Record<string, string>>;
   user: string | null;
   runs: readonly RunLine[];
@@ -77,7 +77,11 @@ function split(instruction: string, line: number): Logical {
   return { keyword: (m?.[1] ?? '').toUpperCase(), args: (m?.[2] ?? '').trim(), line };
 }
 
-/** Splits shell-like words: quotes removed, backslash escapes kept literal outside single quotes. */
+/**
+ * Splits ENV words the way Docker does, removing quotes but keeping what expansion needs: the
+ * result is in "expandable" form, where a backslash makes the next character literal and `$NAME` /
+ * `${NAME}` are references (single-quoted text is escaped so it stays literal). See expandDockerfileValue.
+ */
 export function shellWords(text: string): string[] | null {
   const words: string[] = [];
   let word = '';
@@ -87,25 +91,27 @@ export function shellWords(text: string): string[] | null {
     if (c === "'") {
       const end = text.indexOf("'", i + 1);
       if (end < 0) return null;
-      word += text.slice(i + 1, end);
+      word += text.slice(i + 1, end).replace(/[\\$]/g, (m) => `\\${m}`);
       i = end;
       inWord = true;
     } else if (c === '"') {
       let j = i + 1;
       for (; j < text.length && text[j] !== '"'; j++) {
         if (text[j] === '\\' && j + 1 < text.length) {
+          // Inside double quotes only \", \$ and \\ are escapes; another backslash stays literal.
+          const next = text[j + 1]!;
+          word += next === '"' || next === '$' || next === '\\' ? `\\${next}` : `\\\\${next}`;
           j++;
-          word += text[j];
         } else word += text[j];
       }
       if (j >= text.length) return null;
       i = j;
       inWord = true;
     } else if (c === '\\' && i + 1 < text.length) {
-      word += text[i + 1];
+      word += `\\${text[i + 1]!}`;
       i++;
       inWord = true;
-    } else if (/\s/.test(c)) {
+    } else if (c === ' ' || c === '\t' || c === '\n' || c === '\r') {
       if (inWord) words.push(word);
       word = '';
       inWord = false;
@@ -116,6 +122,36 @@ export function shellWords(text: string): string[] | null {
   }
   if (inWord) words.push(word);
   return words;
+}
+
+/**
+ * Resolves an ENV value in expandable form against the environment accumulated so far (the base
+ * image's, then earlier ENV lines): `$NAME`, `${NAME}` and `${NAME:-default}` expand (unset is
+ * empty), and a backslash makes the next character literal.
+ */
+export function expandDockerfileValue(value: string, env: Readonly<Record<string, string | undefined>>): string {
+  let out = '';
+  for (let i = 0; i < value.length; i++) {
+    const c = value[i]!;
+    if (c === '\\' && i + 1 < value.length) {
+      out += value[i + 1];
+      i++;
+    } else if (c === '$') {
+      const braced = /^\$\{([A-Za-z_][A-Za-z0-9_]*)(?::([-+])([^}]*))?\}/.exec(value.slice(i));
+      const bare = braced ? null : /^\$([A-Za-z_][A-Za-z0-9_]*)/.exec(value.slice(i));
+      if (braced) {
+        const v = env[braced[1]!];
+        if (braced[2] === '-') out += v === undefined || v === '' ? braced[3]! : v;
+        else if (braced[2] === '+') out += v === undefined || v === '' ? '' : braced[3]!;
+        else out += v ?? '';
+        i += braced[0].length - 1;
+      } else if (bare) {
+        out += env[bare[1]!] ?? '';
+        i += bare[0].length - 1;
+      } else out += c;
+    } else out += c;
+  }
+  return out;
 }
 
 function shellQuote(arg: string): string {
@@ -143,7 +179,7 @@ function execForm(args: string): string[] | null | 'not-json' {
   }
 }
 
-/** Parses ENV arguments: legacy `KEY rest of line`, else `KEY=value` pairs. */
+/** Parses ENV arguments: legacy `KEY rest of line` (kept as written), else `KEY=value` pairs in expandable form. */
 export function parseEnvArgs(args: string): Array<[string, string]> | null {
   const first = /^(\S+)/.exec(args)?.[1] ?? '';
   if (first !== '' && !first.includes('=')) {

@@ -7,7 +7,7 @@ export { parseDatasetToml, digestSettingsFor, checkAgentAllowed, checkOverridesN
 export type { DatasetSettings, GymType } from './dataset-config.ts';
 export { discoverTaskFolders, MAX_DEPTH } from './discovery.ts';
 export type { FoundTask } from './discovery.ts';
-export { classifyDockerfile, logicalLines, parseEnvArgs } from './dockerfile.ts';
+export { classifyDockerfile, expandDockerfileValue, logicalLines, parseEnvArgs, shellWords } from './dockerfile.ts';
 export type { DockerfileClassification, DockerfileInstruction, DockerfileMode, RunLine } from './dockerfile.ts';
 export { computeTaskDigest, checkDigest, canonicalJson } from './digest.ts';
 export type { DigestCheck, DigestMoved, DigestExtras } from './digest.ts';

@@ -1,6 +1,6 @@
 // Dockerfile modes: task-folder-format.md § Dockerfile modes; exact rules nemo-gym-behaviour.md § 3.4.
 import { describe, expect, it } from 'vitest';
-import { classifyDockerfile, logicalLines, parseEnvArgs, type DockerfileMode } from '../../src/task/index.ts';
+import { classifyDockerfile, expandDockerfileValue, logicalLines, parseEnvArgs, type DockerfileMode } from '../../src/task/index.ts';
 import { build, expectTask } from './helpers.ts';
 
 const modes: Array<[string, string, DockerfileMode]> = [
@@ -74,14 +74,33 @@ describe('classifyDockerfile settings', () => {
     expect(c.env).toEqual({ A: '2 3', B: 'two words' });
   });
 
-  it('ENV values keep $VAR references raw for seed-time resolution', () => {
+  it('ENV values keep $VAR references for seed-time resolution (nemo-gym-behaviour.md § 3.4)', () => {
     expect(parseEnvArgs('PATH=/x:$PATH')).toEqual([['PATH', '/x:$PATH']]);
-    expect(parseEnvArgs("A='s p' B=\"q\\\"r\"")).toEqual([
-      ['A', 's p'],
-      ['B', 'q"r'],
-    ]);
     expect(parseEnvArgs('A')).toEqual([['A', '']]);
+    expect(parseEnvArgs('KEY some value here')).toEqual([['KEY', 'some value here']]);
   });
+
+  // Quotes are Docker's: single quotes are literal, \$ is a literal $, and $NAME / ${NAME} expand
+  // against the environment accumulated so far.
+  const expansions: Array<[string, Record<string, string>, string]> = [
+    ['PATH=/x:$PATH', { PATH: '/bin' }, '/x:/bin'],
+    ['P="/root/go/bin:${PATH}"', { PATH: '/bin' }, '/root/go/bin:/bin'],
+    ["A='$HOME'", { HOME: '/root' }, '$HOME'],
+    ['A=\\$HOME', { HOME: '/root' }, '$HOME'],
+    ['A="q\\"r"', {}, 'q"r'],
+    ['A="a\\nb"', {}, 'a\\nb'],
+    ['A=${UNSET:-fallback}', {}, 'fallback'],
+    ['A=${SET:+alt}', { SET: '1' }, 'alt'],
+    ['A=$UNSET', {}, ''],
+    ['A="two words"', {}, 'two words'],
+    ['A=cost$', {}, 'cost$'],
+  ];
+  for (const [args, env, want] of expansions) {
+    it(`ENV ${args} → ${JSON.stringify(want)}`, () => {
+      const pairs = parseEnvArgs(args)!;
+      expect(expandDockerfileValue(pairs[0]![1], env)).toBe(want);
+    });
+  }
 
   it('ENTRYPOINT [] is recorded as cleared', () => {
     expect(classifyDockerfile('FROM x\nENTRYPOINT []\n').entrypointCleared).toBe(true);
