@@ -471,10 +471,8 @@ export function buildTask(snap: TaskSnapshot, ctx: BuildContext): Task {
     const fromOverride = i >= ownArtifacts;
     checkArtifact(a, fromOverride ? `gym.tasks."${ctx.id}".artifacts[${i - ownArtifacts}]` : `artifacts[${i}]`, fromOverride ? datasetFile : 'task.toml');
   });
-  doc.verifier.inputs.forEach((name, i) => {
-    const fromOverride = overrideHas(ctx.override, ['verifier', 'inputs']);
-    checkInput(name, fromOverride ? `gym.tasks."${ctx.id}".verifier.inputs[${i}]` : `verifier.inputs[${i}]`, fromOverride ? datasetFile : 'task.toml');
-  });
+  // Inputs only come from dataset.toml (task.toml's are dropped above).
+  doc.verifier.inputs.forEach((name, i) => checkInput(name, `gym.tasks."${ctx.id}".verifier.inputs[${i}]`, datasetFile));
 
   // Without Compose there is no service but main: such hooks and artifacts only warn (task-folder-format.md § Verifier).
   for (const [i, h] of doc.verifier.collect.entries()) {
@@ -483,9 +481,7 @@ export function buildTask(snap: TaskSnapshot, ctx: BuildContext): Task {
   for (const [i, a] of artifacts.entries()) {
     if (a.service !== 'main') warn(`task.toml: artifacts[${i}].service = "${a.service}" names no service of this single-sandbox task; the artifact is skipped.`);
   }
-  if (mode === 'shared' || doc.verifier.inputs.length === 0) {
-    // inputs only matter to a shared verifier
-  } else {
+  if (mode === 'separate' && doc.verifier.inputs.length > 0) {
     warn(`${datasetFile}: gym.tasks."${ctx.id}".verifier.inputs is ignored: the task verifies in a separate sandbox, where /logs/verifier starts empty.`);
   }
 

@@ -1,7 +1,14 @@
 // The task layer's public API: loading Harbor-format task folders into immutable, effective Task values.
+//
+//   loadDataset(root, { agent, allowUnsupportedPairing, imageAliases, strict, only, logger })
+//     → { root, settings, tasks, refused, warnings }; dataset-level problems throw a DatasetRefusal.
+//   loadTask(taskPath, { datasetRoot, ...same }) → Task; throws a TaskRefusal (toSkippedEntry for skipped.json).
+//   checkDigest(expected, task) → { ok: true } | DigestMoved, for an episode whose batch recorded a digest.
+//   task.image is the Dockerfile plan (prebuilt | pull | overlay | build, RUN lines with their settings).
+//   Values are effective: overrides and multipliers are applied once, here; nothing downstream scales again.
+//   Env tables stay raw: templateEnv resolves `${VAR}` at seed; expandDockerfileValue resolves Dockerfile ENV.
 export { loadDataset, loadDatasetSync, loadTask, loadTaskSync, buildTaskOrRefusal } from './load.ts';
 export type { LoadOptions, LoadTaskOptions, LoadedDataset, Logger } from './load.ts';
-export { buildTask } from './build-task.ts';
 export type { BuildContext, DatasetDefaults } from './build-task.ts';
 export { parseDatasetToml, digestSettingsFor, checkAgentAllowed, checkOverridesNameTasks } from './dataset-config.ts';
 export type { DatasetSettings, GymType } from './dataset-config.ts';

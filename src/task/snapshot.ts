@@ -1,7 +1,7 @@
 // Reads a task folder once: every file the digest covers (hashed) and the texts the loader parses.
 // Everything after this is pure and works on the snapshot, so tests can build snapshots in memory.
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, realpathSync, statSync, type Dirent } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, readSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import { join, sep } from 'node:path';
 import type { RefusalDetail } from './errors.ts';
 
@@ -50,6 +50,30 @@ export function wantsText(rel: string): boolean {
 
 export function sha256Hex(data: Buffer | string): string {
   return createHash('sha256').update(data).digest('hex');
+}
+
+/** Reads and hashes one file; a file too large for one buffer is hashed in chunks (and never parsed). */
+function readEntry(rel: string, abs: string): SnapshotFile {
+  let data: Buffer;
+  try {
+    data = readFileSync(abs);
+  } catch (e) {
+    if (!(e instanceof RangeError) && (e as NodeJS.ErrnoException).code !== 'ERR_FS_FILE_TOO_LARGE') throw e;
+    const h = createHash('sha256');
+    const fd = openSync(abs, 'r');
+    const chunk = Buffer.allocUnsafe(1 << 20);
+    let size = 0;
+    try {
+      for (let n = readSync(fd, chunk); n > 0; n = readSync(fd, chunk)) {
+        h.update(chunk.subarray(0, n));
+        size += n;
+      }
+    } finally {
+      closeSync(fd);
+    }
+    return { rel, sha256: h.digest('hex'), size };
+  }
+  return fileEntry(rel, data);
 }
 
 export function fileEntry(rel: string, data: Buffer): SnapshotFile {
@@ -118,8 +142,8 @@ export function readTaskFolder(root: string, rootEntries?: readonly Dirent[]): T
       const abs = `${dirAbs}${sep}${e.name}`;
       const rel = `${dirRel}/${e.name}`;
       if (e.isDirectory()) walk(abs, rel);
-      else if (e.isFile()) files.set(rel, fileEntry(rel, readFileSync(abs)));
-      else if (e.isSymbolicLink() && resolveLink(abs, rel) === 'file') files.set(rel, fileEntry(rel, readFileSync(abs)));
+      else if (e.isFile()) files.set(rel, readEntry(rel, abs));
+      else if (e.isSymbolicLink() && resolveLink(abs, rel) === 'file') files.set(rel, readEntry(rel, abs));
     }
   };
 
@@ -127,8 +151,8 @@ export function readTaskFolder(root: string, rootEntries?: readonly Dirent[]): T
   for (const e of top) {
     const abs = join(root, e.name);
     if ((ROOT_FILES as readonly string[]).includes(e.name)) {
-      if (e.isFile()) files.set(e.name, fileEntry(e.name, readFileSync(abs)));
-      else if (e.isSymbolicLink() && resolveLink(abs, e.name) === 'file') files.set(e.name, fileEntry(e.name, readFileSync(abs)));
+      if (e.isFile()) files.set(e.name, readEntry(e.name, abs));
+      else if (e.isSymbolicLink() && resolveLink(abs, e.name) === 'file') files.set(e.name, readEntry(e.name, abs));
     } else if ((COVERED_DIRS as readonly string[]).includes(e.name)) {
       if (e.isDirectory()) walk(abs, e.name);
       else if (e.isSymbolicLink()) resolveLink(abs, e.name);
