@@ -12,6 +12,7 @@ export function registerWorker(program: Command): void {
         if (added.length > 0) console.log(`berth worker: registered search attributes ${added.join(', ')}`);
       }
       console.log(`berth worker: polling ${address}`);
-      await runWorkers({ address });
+      // Tests and multi-tenant clusters give a worker its own queues.
+      await runWorkers({ address, taskQueue: process.env.BERTH_TASK_QUEUE, hostQueueSuffix: process.env.BERTH_HOST_QUEUE_SUFFIX });
     });
 }

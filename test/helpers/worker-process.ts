@@ -1,0 +1,35 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { repoRoot } from './cli.ts';
+
+export interface WorkerProcess { child: ChildProcess; output: () => string; kill9(): void; stop(): Promise<void> }
+
+/** A real `berth worker` process on a test's own queues, so a test can kill -9 it. */
+export function startWorkerProcess(env: Record<string, string>): WorkerProcess {
+  const child = spawn(process.execPath, [join(repoRoot, 'bin', 'berth.mjs'), 'worker'], {
+    cwd: repoRoot, env: { ...process.env, BERTH_DETACHED_WORKER: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => { out += d; });
+  child.stderr!.on('data', (d) => { out += d; });
+  const signal = (sig: NodeJS.Signals) => { try { process.kill(-child.pid!, sig); } catch { /* gone */ } };
+  return {
+    child,
+    output: () => out,
+    kill9: () => signal('SIGKILL'),
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      signal('SIGTERM');
+      await new Promise((r) => { child.once('exit', r); setTimeout(r, 10_000); });
+      signal('SIGKILL');
+    },
+  };
+}
+
+export async function waitUntil(check: () => Promise<boolean> | boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
