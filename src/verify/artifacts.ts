@@ -1,0 +1,166 @@
+// Artifacts: /logs/artifacts (always) and the task's `artifacts` entries, copied out of the agent's sandbox into
+// <logsDir>/artifacts; in separate mode also restored at their own paths in the verifier's sandbox.
+// Host layout: /logs/artifacts' contents at the folder's top, an entry at `destination` or at its source path
+// without the leading slash (Harbor's layout).
+import { copyFile, lstat, mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join, posix, relative, resolve, sep } from 'node:path';
+import { isLossError, shellQuote, type SandboxHandle, type SandboxProvider } from '../sandbox/index.ts';
+import type { Artifact } from '../task/index.ts';
+import { transfer } from './masked.ts';
+import { ARTIFACTS_LOGS } from './sandbox-scripts.ts';
+
+export interface CopiedArtifact {
+  /** Path in the agent's sandbox. */
+  source: string;
+  /** Absolute host path of the copy. */
+  hostPath: string;
+  type: 'file' | 'dir';
+  /** For /logs/artifacts: the top-level names that came from it (other entries share its host folder). */
+  names?: string[];
+}
+
+const STAGING = '/tmp/.berth-artifacts';
+const MARK = 'berth-artifact:';
+
+function hostTarget(artifactsDir: string, a: Artifact): string {
+  const rel = a.destination ?? a.source.replace(/^\/+/, '');
+  const target = resolve(artifactsDir, rel);
+  if (target !== artifactsDir && !target.startsWith(artifactsDir + sep)) {
+    throw new Error(`artifact destination ${rel} leaves the artifacts folder; the loader should have refused it`);
+  }
+  return target;
+}
+
+/** One exec: which sources exist and as what; sources with `exclude` are staged through tar so they can be left out. */
+function classifyScript(entries: readonly Artifact[]): string {
+  const lines = [`rm -rf ${STAGING}`];
+  entries.forEach((a, i) => {
+    const p = shellQuote(a.source);
+    lines.push(`if [ -d ${p} ]; then t=d; elif [ -e ${p} ]; then t=f; else t=-; fi; echo "${MARK}${i}:$t"`);
+    if (a.exclude.length > 0) {
+      const stage = `${STAGING}/${i}`;
+      const excludes = a.exclude.map((e) => `--exclude=${shellQuote(e)}`).join(' ');
+      lines.push(
+        `if [ "$t" != - ]; then mkdir -p ${stage} && tar -C ${shellQuote(posix.dirname(a.source))} -cf - ${excludes} -- ${shellQuote(posix.basename(a.source))} | tar -C ${stage} -xf - || echo "${MARK}${i}:stage-failed"; fi`,
+      );
+    }
+  });
+  return lines.join('\n');
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Copies what it can; a missing or uncopiable artifact only warns, a lost sandbox masks (throws). */
+export async function copyArtifactsOut(
+  provider: SandboxProvider,
+  agent: SandboxHandle,
+  artifacts: readonly Artifact[],
+  artifactsDir: string,
+  warnings: string[],
+): Promise<CopiedArtifact[]> {
+  await rm(artifactsDir, { recursive: true, force: true });
+  await mkdir(artifactsDir, { recursive: true });
+  const copied: CopiedArtifact[] = [];
+  const attempt = async (what: string, fn: () => Promise<void>): Promise<boolean> => {
+    try {
+      await fn();
+      return true;
+    } catch (err) {
+      if (isLossError(err)) throw err;
+      warnings.push(`${what}: ${errorText(err)}`);
+      return false;
+    }
+  };
+
+  await transfer(`copying ${ARTIFACTS_LOGS} out of the agent's sandbox`, async () => {
+    const ok = await attempt(`could not copy ${ARTIFACTS_LOGS}`, () => provider.download(agent, ARTIFACTS_LOGS, artifactsDir));
+    if (ok) copied.push({ source: ARTIFACTS_LOGS, hostPath: artifactsDir, type: 'dir', names: await readdir(artifactsDir) });
+  });
+
+  const entries = artifacts.filter((a) => {
+    if (a.service === 'main') return true;
+    warnings.push(`artifact ${a.source} names service "${a.service}", which Berth cannot reach (only the main sandbox exists); it was not copied`);
+    return false;
+  });
+  if (entries.length === 0) return copied;
+
+  const res = await transfer('looking up the artifacts in the agent sandbox', () =>
+    provider.exec(agent, { command: classifyScript(entries), user: 'root', workdir: '/', outputCapBytes: 64 * 1024 }),
+  );
+  const status = new Map<number, string>();
+  for (const line of res.stdout.split('\n')) {
+    if (!line.startsWith(MARK)) continue;
+    const [i, t] = line.slice(MARK.length).trim().split(':');
+    if (t === 'stage-failed' || !status.has(Number(i))) status.set(Number(i), t!);
+  }
+
+  for (const [i, a] of entries.entries()) {
+    const t = status.get(i);
+    if (t === undefined || t === '-') {
+      warnings.push(`artifact ${a.source} does not exist in the agent's sandbox; nothing was copied`);
+      continue;
+    }
+    if (t === 'stage-failed') {
+      warnings.push(`artifact ${a.source} could not be packed with its exclude patterns (tar failed); nothing was copied`);
+      continue;
+    }
+    const from = a.exclude.length > 0 ? `${STAGING}/${i}/${posix.basename(a.source)}` : a.source;
+    const target = hostTarget(artifactsDir, a);
+    const type = t === 'd' ? 'dir' : 'file';
+    await transfer(`copying artifact ${a.source}`, () =>
+      attempt(`could not copy artifact ${a.source}`, async () => {
+        if (type === 'dir') {
+          await provider.download(agent, from, target);
+        } else {
+          await mkdir(dirname(target), { recursive: true });
+          await provider.download(agent, from, dirname(target));
+          const landed = join(dirname(target), posix.basename(from));
+          if (landed !== target) await rename(landed, target);
+        }
+        copied.push({ source: a.source, hostPath: target, type });
+      }),
+    );
+  }
+  if (entries.some((a) => a.exclude.length > 0)) {
+    await provider.exec(agent, { command: `rm -rf ${STAGING}`, user: 'root', workdir: '/' }).catch((err: unknown) => {
+      if (isLossError(err)) throw err;
+    });
+  }
+  return copied;
+}
+
+/** Separate mode: puts every copied artifact back at its own path in the verifier's sandbox. */
+export async function restoreArtifacts(provider: SandboxProvider, verifier: SandboxHandle, copied: readonly CopiedArtifact[]): Promise<void> {
+  for (const c of copied) {
+    await transfer(`restoring artifact ${c.source} in the verifier's sandbox`, async () => {
+      if (c.names) {
+        for (const name of c.names) {
+          const host = join(c.hostPath, name);
+          const isDir = (await lstat(host)).isDirectory();
+          await provider.upload(verifier, host, isDir ? posix.join(c.source, name) : c.source);
+        }
+      } else if (c.type === 'dir') {
+        await provider.upload(verifier, c.hostPath, c.source);
+      } else if (basename(c.hostPath) === posix.basename(c.source)) {
+        await provider.upload(verifier, c.hostPath, posix.dirname(c.source));
+      } else {
+        // Copied under another name (`destination`): upload a copy carrying the source's name.
+        const tmp = await mkdtemp(join(tmpdir(), 'berth-artifact-'));
+        try {
+          const named = join(tmp, posix.basename(c.source));
+          await copyFile(c.hostPath, named);
+          await provider.upload(verifier, named, posix.dirname(c.source));
+        } finally {
+          await rm(tmp, { recursive: true, force: true });
+        }
+      }
+    });
+  }
+}
+
+export function relativeTo(logsDir: string, copied: readonly CopiedArtifact[]): string[] {
+  return copied.map((c) => relative(logsDir, c.hostPath).split(sep).join('/'));
+}

@@ -1,0 +1,53 @@
+// The inputs and result of runVerification: what the verify activity hands over after each agent turn.
+import type { SandboxHandle, SandboxProvider } from '../sandbox/index.ts';
+import type { Task } from '../task/index.ts';
+import type { AtifTrajectory } from './atif.ts';
+import type { RewardOutcome } from './reward.ts';
+
+export interface VerifyNaming {
+  workflowId: string;
+  runId: string;
+  batchId: string;
+}
+
+export interface VerifyContext {
+  provider: SandboxProvider;
+  /** The agent's sandbox (seeded by the seed activity). */
+  agent: SandboxHandle;
+  task: Task;
+  /** null for a single-step task; a multi-step turn uses task.steps[stepIndex].verifier. */
+  stepIndex: number | null;
+  /** Host folder for this turn (exists): /logs/verifier lands in <logsDir>/verifier, artifacts in <logsDir>/artifacts. */
+  logsDir: string;
+  /** The agent turn's transcript, written to /logs/agent/trajectory.json. */
+  trajectory: AtifTrajectory;
+  /** The agent's final text (a Python verifier's `response`). */
+  responseText: string;
+  /** For the separate verifier's container name and labels. */
+  naming: VerifyNaming;
+  /** The worker's environment, for `${VAR}` templates. */
+  hostEnv: Record<string, string | undefined>;
+  /** `[secrets]` of berth.toml: fill `${NAME}` in [verifier].env and [steps.verifier].env only, over hostEnv. */
+  secrets: Record<string, string>;
+  /** Image aliases, for the FROM lines of a separate verifier's tests/Dockerfile. */
+  imageAliases?: Record<string, string>;
+  /**
+   * The default user of the agent image's configuration on record (its USER), when the caller knows it. Used for
+   * the verifier user when `[agent].user` is set and `[verifier].user` is not. Unset: read from the engine when the
+   * provider is Docker, else root.
+   */
+  agentImageUser?: string | null;
+  heartbeat: () => void;
+  signal?: AbortSignal;
+}
+
+export interface VerifyResult extends RewardOutcome {
+  /** Seconds per phase (collect, prepare, test, score, artifacts; separate mode also image and seed). */
+  timings: Record<string, number>;
+  logsDir: string;
+  /** What was copied out, as paths relative to logsDir (e.g. `artifacts`, `artifacts/tmp/x.txt`). */
+  artifacts: string[];
+  verifierMode: 'shared' | 'separate';
+  /** Things that went wrong without affecting the outcome (failed collect hooks, artifacts not found); redacted. */
+  warnings: string[];
+}

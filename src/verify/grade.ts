@@ -1,0 +1,187 @@
+// The part of verification that happens where test.sh runs (the agent's sandbox in shared mode, the verifier's in
+// separate mode): check the tools, clear, upload tests/ (and the Python shim) and the transcript, run test.sh
+// under `timeout` with its output redirected inside the container, copy /logs/verifier out and score it.
+import { lstat, open, readFile, rm } from 'node:fs/promises';
+import { join, posix } from 'node:path';
+import type { SandboxHandle, SandboxProvider, UploadEntry } from '../sandbox/index.ts';
+import type { Task } from '../task/index.ts';
+import type { AtifTrajectory } from './atif.ts';
+import { VerificationMasked, transfer } from './masked.ts';
+import { redactTree } from './redact.ts';
+import { responseFromText } from './response.ts';
+import { scoreVerifierOutput, verifierOutputFromFiles, type RewardOutcome } from './reward.ts';
+import {
+  clearScript,
+  parsePreflight,
+  preflightScript,
+  runTestShCommand,
+  startFailure,
+  TEST_STDOUT,
+  TESTS_DIR,
+  TRAJECTORY_PATH,
+  VERIFIER_LOGS,
+  type Preflight,
+} from './sandbox-scripts.ts';
+import { shimFiles, shimInputs } from './shim.ts';
+import type { TurnVerifier } from './turn-settings.ts';
+
+/** Reward files larger than this are read cut short (and so fail to parse: invalid_reward). */
+const REWARD_FILE_CAP = 1024 * 1024;
+/** How much of the end of test-stdout.txt is read back for failure_reason. */
+const STDOUT_TAIL_BYTES = 64 * 1024;
+const REWARD_FILES = ['reward.json', 'reward.txt'];
+
+/** Tools check (and the clear when given) in one exec; masks the row when test.sh could not run here. */
+export async function preflight(provider: SandboxProvider, handle: SandboxHandle, clear: string | null): Promise<Preflight> {
+  const res = await provider.exec(handle, { command: preflightScript(clear), user: 'root', workdir: '/', outputCapBytes: 64 * 1024 });
+  const cannot = startFailure(res);
+  if (cannot) throw new VerificationMasked('verifier_error', `test.sh could not start: ${cannot}`);
+  const p = parsePreflight(res.stdout);
+  if (p.missingStart.length > 0) {
+    throw new VerificationMasked(
+      'verifier_error',
+      `test.sh could not start: the image has no ${p.missingStart.join(', ')}; use an image with bash, timeout, tar, gzip and find (Debian or Ubuntu based)`,
+    );
+  }
+  if (p.missingTransfer.length > 0) {
+    throw new VerificationMasked(
+      'provider_unavailable',
+      `the image has no ${p.missingTransfer.join(', ')}, which verification needs to move files; use an image with bash, timeout, tar, gzip and find`,
+    );
+  }
+  if (clear !== null && (!p.ready || res.exitCode !== 0)) {
+    throw new VerificationMasked('verifier_error', `could not empty /tests and /logs/verifier (exit ${res.exitCode}): ${(res.stderr || res.stdout).trim()}`);
+  }
+  return p;
+}
+
+/** A separate exec of the clear, for when collect hooks ran between the tools check and the clear. */
+export async function runClear(provider: SandboxProvider, handle: SandboxHandle, inputs: readonly string[]): Promise<void> {
+  const res = await provider.exec(handle, { command: `set -e\n${clearScript(inputs)}`, user: 'root', workdir: '/', outputCapBytes: 64 * 1024 });
+  const cannot = startFailure(res);
+  if (cannot) throw new VerificationMasked('verifier_error', `test.sh could not start: ${cannot}`);
+  if (res.exitCode !== 0) {
+    throw new VerificationMasked('verifier_error', `could not empty /tests and /logs/verifier (exit ${res.exitCode}): ${(res.stderr || res.stdout).trim()}`);
+  }
+}
+
+export interface UploadPlan {
+  task: Task;
+  turn: TurnVerifier;
+  trajectory: AtifTrajectory;
+  responseText: string;
+  /** False when a separate verifier's image ships /tests/test.sh (and the task is not a Python verifier). */
+  uploadTests: boolean;
+}
+
+/** tests/ folders in order, then one archive with test.sh (0755), the Python shim and the transcript. */
+export async function uploadTestsAndTranscript(provider: SandboxProvider, handle: SandboxHandle, plan: UploadPlan): Promise<void> {
+  const { turn } = plan;
+  if (plan.uploadTests) {
+    for (const dir of turn.testsDirs) await transfer(`uploading ${dir} to ${TESTS_DIR}`, () => provider.upload(handle, dir, TESTS_DIR));
+  }
+  const entries: UploadEntry[] = [];
+  const underTests = (p: string) => posix.join(TESTS_DIR.slice(1), p);
+  if (plan.uploadTests && turn.testScript && !turn.python) {
+    entries.push({ name: underTests('test.sh'), content: await readFile(turn.testScript), mode: 0o755 });
+  }
+  if (turn.python) {
+    for (const f of await shimFiles()) entries.push({ name: underTests(f.path), content: f.content, mode: f.mode });
+    const taskData = isRecord(plan.task.task_data) ? plan.task.task_data : {};
+    const inputs = shimInputs({
+      taskData,
+      response: responseFromText(plan.responseText),
+      ...(turn.python.datasetVerifier ? { datasetVerifier: await readFile(turn.python.datasetVerifier) } : {}),
+    });
+    for (const f of inputs) entries.push({ name: underTests(f.path), content: f.content, mode: f.mode });
+  }
+  entries.push({ name: TRAJECTORY_PATH.slice(1), content: JSON.stringify(plan.trajectory, null, 2) + '\n', mode: 0o644 });
+  await transfer('uploading the verifier files and the transcript', () => provider.upload(handle, entries, '/'));
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export interface RunPlan {
+  user: string;
+  env: Record<string, string>;
+  timeoutSec: number;
+}
+
+/** Runs test.sh; returns whether it ran past its timeout. Its exit code is deliberately dropped. */
+export async function runTestSh(provider: SandboxProvider, handle: SandboxHandle, run: RunPlan): Promise<{ timedOut: boolean }> {
+  const started = Date.now();
+  const res = await provider.exec(handle, {
+    command: runTestShCommand(),
+    user: run.user,
+    workdir: handle.workdir,
+    env: run.env,
+    timeoutSec: run.timeoutSec,
+    outputCapBytes: 64 * 1024,
+  });
+  const cannot = startFailure(res);
+  if (cannot) throw new VerificationMasked('verifier_error', `test.sh could not start: ${cannot}`);
+  // A test.sh that itself exits 124 early is not a timeout.
+  const elapsedSec = (Date.now() - started) / 1000;
+  return { timedOut: res.timedOut && elapsedSec >= run.timeoutSec - 0.5 };
+}
+
+async function readCapped(path: string): Promise<string | undefined> {
+  let st;
+  try {
+    st = await lstat(path);
+  } catch {
+    return undefined;
+  }
+  if (!st.isFile()) return st.isSymbolicLink() ? '' : undefined;
+  const fh = await open(path, 'r');
+  try {
+    const buf = Buffer.alloc(Math.min(st.size, REWARD_FILE_CAP));
+    const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
+    return buf.subarray(0, bytesRead).toString('utf8');
+  } finally {
+    await fh.close();
+  }
+}
+
+async function readTail(path: string): Promise<string | undefined> {
+  // Never follow a link test.sh left behind: it would point into the worker's own filesystem.
+  const st = await lstat(path).catch(() => undefined);
+  if (!st?.isFile()) return undefined;
+  const fh = await open(path, 'r');
+  try {
+    const { size } = await fh.stat();
+    const len = Math.min(size, STDOUT_TAIL_BYTES);
+    const buf = Buffer.alloc(len);
+    const { bytesRead } = await fh.read(buf, 0, len, size - len);
+    return buf.subarray(0, bytesRead).toString('utf8');
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * Copies /logs/verifier to <logsDir>/verifier (streaming, to disk), reads the reward files as written, redacts
+ * secrets from every other file there, and scores.
+ */
+export async function collectAndScore(
+  provider: SandboxProvider,
+  handle: SandboxHandle,
+  logsDir: string,
+  timedOut: boolean,
+  redactValues: readonly string[],
+): Promise<RewardOutcome> {
+  const dir = join(logsDir, 'verifier');
+  await rm(dir, { recursive: true, force: true });
+  await transfer(`copying ${VERIFIER_LOGS} out of the sandbox`, () => provider.download(handle, VERIFIER_LOGS, dir));
+  const files = new Map<string, string>();
+  for (const name of REWARD_FILES) {
+    const text = await readCapped(join(dir, name));
+    if (text !== undefined) files.set(name, text);
+  }
+  await redactTree(dir, redactValues, REWARD_FILES);
+  const tail = await readTail(join(dir, TEST_STDOUT));
+  if (tail !== undefined) files.set(TEST_STDOUT, tail);
+  return scoreVerifierOutput(verifierOutputFromFiles(files, { timedOut }));
+}

@@ -1,0 +1,195 @@
+// The verify activity's one entry point, after each agent turn: shared mode in the agent's sandbox, or separate
+// mode in a fresh verifier sandbox (task-folder-verifiers.md § How the verifier runs, § Shared and separate
+// verification). Returns the reward outcome; infrastructure failures come back masked, never as a reward of 0.
+import { join } from 'node:path';
+import { containerName, isLossError, SeedFailed, type SandboxHandle, type SandboxSpec } from '../sandbox/index.ts';
+import { validateAtif } from './atif.ts';
+import { copyArtifactsOut, relativeTo, restoreArtifacts, type CopiedArtifact } from './artifacts.ts';
+import { runCollectHooks } from './collect.ts';
+import type { VerifyContext, VerifyResult } from './context.ts';
+import { failureReason } from './failure-reason.ts';
+import { isMasked, type FailureKind } from './failure-kinds.ts';
+import { collectAndScore, preflight, runClear, runTestSh, uploadTestsAndTranscript } from './grade.ts';
+import { VerificationMasked } from './masked.ts';
+import { redact, secretValues } from './redact.ts';
+import type { RewardOutcome } from './reward.ts';
+import { clearScript } from './sandbox-scripts.ts';
+import { resolveEnv, turnVerifier, type TurnVerifier } from './turn-settings.ts';
+import { resolveVerifierImage } from './verifier-image.ts';
+import { separateVerifierSeedUser, sharedVerifierUser } from './verifier-user.ts';
+
+const HEARTBEAT_MS = 10_000;
+
+function maskedOutcome(kind: FailureKind, problem: string): RewardOutcome {
+  return { reward: 0, verifier_rewards: {}, failure_kind: kind, failure_reason: failureReason(problem, undefined), masked: isMasked(kind) };
+}
+
+class Phases {
+  readonly timings: Record<string, number> = {};
+  constructor(private readonly ctx: VerifyContext) {}
+
+  async run<T>(name: string, fn: () => Promise<T>): Promise<T> {
+    this.ctx.signal?.throwIfAborted();
+    const started = performance.now();
+    try {
+      return await fn();
+    } finally {
+      this.timings[name] = (this.timings[name] ?? 0) + (performance.now() - started) / 1000;
+      this.ctx.heartbeat();
+    }
+  }
+}
+
+interface Shared {
+  ctx: VerifyContext;
+  turn: TurnVerifier;
+  phases: Phases;
+  warnings: string[];
+  /** Values never to show: every secret plus the values [verifier].env read from the environment. */
+  hidden: string[];
+  artifacts: CopiedArtifact[];
+}
+
+export async function runVerification(ctx: VerifyContext): Promise<VerifyResult> {
+  const check = validateAtif(ctx.trajectory);
+  if (!check.ok) throw new Error(`the agent turn's transcript is not valid ATIF (a bug in the agent harness): ${check.errors.join('; ')}`);
+
+  const separate = ctx.task.verifier.mode === 'separate' && ctx.stepIndex === null;
+  const state: Shared = {
+    ctx,
+    turn: turnVerifier(ctx.task, ctx.stepIndex),
+    phases: new Phases(ctx),
+    warnings: [],
+    hidden: secretValues(ctx.secrets),
+    artifacts: [],
+  };
+  const timer = setInterval(() => ctx.heartbeat(), HEARTBEAT_MS);
+  let outcome: RewardOutcome;
+  try {
+    outcome = separate ? await verifySeparate(state) : await verifyShared(state);
+  } catch (err) {
+    if (err instanceof VerificationMasked) outcome = maskedOutcome(err.kind, err.reason);
+    else if (isLossError(err)) outcome = maskedOutcome('provider_unavailable', err instanceof Error ? err.message : String(err));
+    else if (err instanceof SeedFailed) outcome = maskedOutcome(err.kind, `the separate verifier's sandbox could not start: ${err.message}`);
+    else throw err;
+  } finally {
+    clearInterval(timer);
+  }
+  if (outcome.failure_reason !== undefined) outcome.failure_reason = redact(outcome.failure_reason, state.hidden);
+  return {
+    ...outcome,
+    timings: state.phases.timings,
+    logsDir: ctx.logsDir,
+    artifacts: relativeTo(ctx.logsDir, state.artifacts),
+    verifierMode: separate ? 'separate' : 'shared',
+    warnings: state.warnings.map((w) => redact(w, state.hidden)),
+  };
+}
+
+/** [verifier].env (or the step's) with `${VAR}` filled from [secrets] then the worker's environment. */
+function verifierEnv(s: Shared): Record<string, string> {
+  const env = resolveEnv(s.turn.envTable, s.ctx.hostEnv, s.ctx.secrets);
+  if (!env.ok) {
+    throw new VerificationMasked(
+      'harbor:seed_failed',
+      `[verifier].env ${env.key} reads \${${env.variable}}, which is set neither in [secrets] of berth.toml nor in the worker's environment; set it there, or give a default with \${${env.variable}:-value}`,
+    );
+  }
+  s.hidden = secretValues([...s.hidden, ...env.sensitive]);
+  return env.values;
+}
+
+async function verifyShared(s: Shared): Promise<RewardOutcome> {
+  const { ctx, turn, phases } = s;
+  const { provider, agent } = ctx;
+  const env = verifierEnv(s);
+  const hooks = ctx.task.verifier.collect;
+  if (hooks.length > 0) {
+    await phases.run('preflight', () => preflight(provider, agent, null));
+    await phases.run('collect', () => runCollectHooks(provider, agent, hooks, s.warnings, ctx.heartbeat));
+    await phases.run('prepare', () => runClear(provider, agent, turn.inputs));
+  } else {
+    await phases.run('prepare', () => preflight(provider, agent, clearScript(turn.inputs)));
+  }
+  const user = await sharedVerifierUser(provider, agent, ctx.task, turn.explicitUser, ctx.agentImageUser);
+  await phases.run('prepare', () =>
+    uploadTestsAndTranscript(provider, agent, { task: ctx.task, turn, trajectory: ctx.trajectory, responseText: ctx.responseText, uploadTests: true }),
+  );
+  const { timedOut } = await phases.run('test', () => runTestSh(provider, agent, { user, env, timeoutSec: turn.timeoutSec }));
+  const outcome = await phases.run('score', () => collectAndScore(provider, agent, ctx.logsDir, timedOut, s.hidden));
+  s.artifacts = await phases.run('artifacts', () =>
+    copyArtifactsOut(provider, agent, ctx.task.artifacts, join(ctx.logsDir, 'artifacts'), s.warnings),
+  );
+  return outcome;
+}
+
+async function verifySeparate(s: Shared): Promise<RewardOutcome> {
+  const { ctx, turn, phases } = s;
+  const { provider, agent, task } = ctx;
+  const env = verifierEnv(s);
+  const environment = task.verifier.environment;
+  if (!environment) throw new Error(`task ${task.id} verifies separately but has no verifier environment; the loader should have refused it`);
+  const sandboxEnv = resolveEnv(environment.env, ctx.hostEnv);
+  if (!sandboxEnv.ok) {
+    throw new VerificationMasked(
+      'harbor:seed_failed',
+      `[verifier.environment].env ${sandboxEnv.key} reads \${${sandboxEnv.variable}}, which is not set in the worker's environment; set it, or give a default with \${${sandboxEnv.variable}:-value}`,
+    );
+  }
+  s.hidden = secretValues([...s.hidden, ...sandboxEnv.sensitive]);
+
+  await phases.run('collect', () => runCollectHooks(provider, agent, task.verifier.collect, s.warnings, ctx.heartbeat));
+  s.artifacts = await phases.run('artifacts', () => copyArtifactsOut(provider, agent, task.artifacts, join(ctx.logsDir, 'artifacts'), s.warnings));
+  // The provider has no stop: the agent's sandbox is left running (untouched) until the episode's teardown.
+
+  const image = await phases.run('image', () => resolveVerifierImage(provider, task, ctx.imageAliases ?? {}));
+  const name = containerName(ctx.naming.workflowId, ctx.naming.runId, 'verifier');
+  const spec: SandboxSpec = {
+    name,
+    labels: { batch: ctx.naming.batchId, workflowId: ctx.naming.workflowId, role: 'verifier' },
+    image: image.ref,
+    env: sandboxEnv.values,
+    network: task.verifier.network_mode === 'no-network' ? 'none' : 'bridge',
+  };
+  if (environment.workdir) spec.workdir = environment.workdir;
+  const seedUser = separateVerifierSeedUser(task, turn.explicitUser, image.onRecord);
+  if (seedUser !== undefined) spec.user = seedUser;
+  if (environment.cpus) spec.cpus = environment.cpus;
+  if (environment.memory_mb) spec.memoryMb = environment.memory_mb;
+  const hc = environment.healthcheck;
+  if (hc) {
+    spec.healthcheck = {
+      command: hc.command,
+      intervalSec: hc.interval_sec,
+      timeoutSec: hc.timeout_sec,
+      startPeriodSec: hc.start_period_sec,
+      startIntervalSec: hc.start_interval_sec,
+      retries: hc.retries,
+    };
+  }
+
+  let verifier: SandboxHandle | undefined;
+  try {
+    // A container left by an earlier attempt of this activity may hold its files: always start fresh.
+    await provider.teardown(name);
+    verifier = await phases.run('seed', async () => (await provider.seed(spec)).handle);
+    const v = verifier;
+    const pre = await phases.run('prepare', () => preflight(provider, v, clearScript(turn.inputs, false)));
+    await phases.run('prepare', () => restoreArtifacts(provider, v, s.artifacts));
+    await phases.run('prepare', () =>
+      uploadTestsAndTranscript(provider, v, {
+        task,
+        turn,
+        trajectory: ctx.trajectory,
+        responseText: ctx.responseText,
+        uploadTests: !(pre.shipsTestSh && !turn.python),
+      }),
+    );
+    const { timedOut } = await phases.run('test', () => runTestSh(provider, v, { user: v.user, env, timeoutSec: turn.timeoutSec }));
+    return await phases.run('score', () => collectAndScore(provider, v, ctx.logsDir, timedOut, s.hidden));
+  } finally {
+    await provider.teardown(verifier ?? name).catch((err: unknown) => {
+      s.warnings.push(`could not remove the verifier's sandbox ${name}: ${err instanceof Error ? err.message : String(err)}; berth janitor removes it`);
+    });
+  }
+}

@@ -1,0 +1,103 @@
+// The shell run inside the sandbox around test.sh. Everything runs through the provider's `bash -c`, as root
+// unless noted, so an image without bash fails the very first exec (reported as verifier_error).
+import { shellQuote } from '../sandbox/index.ts';
+import type { ExecResult } from '../sandbox/index.ts';
+
+export const TESTS_DIR = '/tests';
+export const VERIFIER_LOGS = '/logs/verifier';
+export const ARTIFACTS_LOGS = '/logs/artifacts';
+export const TRAJECTORY_PATH = '/logs/agent/trajectory.json';
+export const TEST_STDOUT = 'test-stdout.txt';
+
+/** Tools test.sh needs (spec: bash and timeout, else verifier_error) and tools transfers need (else provider_unavailable). */
+export const START_TOOLS = ['timeout'] as const;
+export const TRANSFER_TOOLS = ['tar', 'gzip', 'find'] as const;
+
+const MARK_START = 'berth-missing-start:';
+const MARK_TRANSFER = 'berth-missing-transfer:';
+const MARK_SHIPS = 'berth-ships-test-sh';
+const MARK_READY = 'berth-ready';
+
+/** Empties a folder's contents, replacing a symlink or file planted in its place; keeps `keep` if regular files. */
+function emptyDir(dir: string, mode: string, keep: readonly string[]): string {
+  const d = shellQuote(dir);
+  const kept = keep.length === 0 ? '' : ` ! \\( -type f \\( ${keep.map((k) => `-name ${shellQuote(k)}`).join(' -o ')} \\) \\)`;
+  return [
+    `if [ -L ${d} ] || { [ -e ${d} ] && [ ! -d ${d} ]; }; then rm -rf -- ${d}; fi`,
+    `mkdir -p -- ${d}`,
+    `chmod ${mode} ${d}`,
+    `find ${d} -mindepth 1 -maxdepth 1${kept} -exec rm -rf -- {} +`,
+  ].join('\n');
+}
+
+/** Empties /tests and /logs/verifier (except sidecar inputs) and removes the previous transcript. */
+export function clearScript(inputs: readonly string[], clearTests = true): string {
+  return [
+    ...(clearTests ? [emptyDir(TESTS_DIR, '755', [])] : []),
+    emptyDir(VERIFIER_LOGS, '777', inputs),
+    `mkdir -p /logs/agent && chmod 777 /logs/agent`,
+    `rm -rf -- ${TRAJECTORY_PATH}`,
+  ].join('\n');
+}
+
+/** Checks the tools, reports whether the image ships /tests/test.sh, then clears (only when nothing is missing). */
+export function preflightScript(clear: string | null): string {
+  const check = (v: string, label: string, tools: readonly string[]) =>
+    `${v}=''; for t in ${tools.join(' ')}; do command -v "$t" >/dev/null 2>&1 || ${v}="$${v} $t"; done; echo "${label}$${v}"`;
+  return [
+    check('ms', MARK_START, START_TOOLS),
+    check('mt', MARK_TRANSFER, TRANSFER_TOOLS),
+    `if [ -f ${TESTS_DIR}/test.sh ]; then echo ${MARK_SHIPS}; fi`,
+    'if [ -n "$ms$mt" ]; then exit 0; fi',
+    'set -e',
+    clear ?? 'true',
+    `echo ${MARK_READY}`,
+  ].join('\n');
+}
+
+export interface Preflight {
+  missingStart: string[];
+  missingTransfer: string[];
+  shipsTestSh: boolean;
+  /** The clear ran to the end. */
+  ready: boolean;
+}
+
+export function parsePreflight(stdout: string): Preflight {
+  const lines = stdout.split('\n').map((l) => l.trim());
+  const list = (mark: string) =>
+    (lines.find((l) => l.startsWith(mark)) ?? mark).slice(mark.length).split(' ').filter(Boolean);
+  return {
+    missingStart: list(MARK_START),
+    missingTransfer: list(MARK_TRANSFER),
+    shipsTestSh: lines.includes(MARK_SHIPS),
+    ready: lines.includes(MARK_READY),
+  };
+}
+
+/** test.sh under the caller's `timeout`, its output redirected inside the container so it never crosses the wire. */
+export function runTestShCommand(): string {
+  return `exec bash ${TESTS_DIR}/test.sh > ${VERIFIER_LOGS}/${TEST_STDOUT} 2>&1`;
+}
+
+const START_FAILURE = /OCI runtime exec failed|unable to find user|no matching entries in passwd|timeout: failed to run command|executable file not found/i;
+
+/**
+ * Why an exec never started its command (no bash, no timeout, an unknown user), or null when it ran. Docker reports
+ * these on the exec's own stream with exit 126/127; test.sh's own output went to the file, not here.
+ */
+export function startFailure(res: ExecResult): string | null {
+  if (res.exitCode !== 126 && res.exitCode !== 127) return null;
+  const text = `${res.stdout}\n${res.stderr}`.trim();
+  if (!START_FAILURE.test(text)) return null;
+  if (/"bash": executable file not found|failed to run command 'bash'/.test(text)) {
+    return `the image has no bash (${text}); use an image with bash, timeout, tar, gzip and find (Debian or Ubuntu based)`;
+  }
+  if (/"timeout": executable file not found/.test(text)) {
+    return `the image has no timeout (${text}); use an image with coreutils' timeout`;
+  }
+  if (/unable to find user|no matching entries in passwd/.test(text)) {
+    return `${text}; set [verifier].user to a user that exists in the image, or a numeric uid`;
+  }
+  return text;
+}
