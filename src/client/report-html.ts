@@ -1,0 +1,29 @@
+// Escaping and number formatting for the HTML report. Everything that comes from rows goes through esc().
+
+const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+export const esc = (value: unknown): string => String(value ?? '').replace(/[&<>"']/g, (ch) => ENTITIES[ch]!);
+
+/** A number for people: '-' when there is none, otherwise at most `digits` decimals without trailing zeros. */
+export function num(value: number | null | undefined, digits = 3): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) return '-';
+  return String(Number(value.toFixed(digits)));
+}
+
+/** Long failure reasons are cut for the table; the full text stays in rollouts.jsonl. */
+export function clip(text: string, max = 400): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
+}
+
+export type TableRow = string[] | { cls: string; cells: string[] };
+
+/** A table from pre-escaped cells. */
+export function htmlTable(headers: string[], rows: TableRow[], cls = ''): string {
+  const head = headers.map((h) => `<th>${h}</th>`).join('');
+  const tr = (r: TableRow) => {
+    const [cells, rowCls] = Array.isArray(r) ? [r, ''] : [r.cells, ` class="${r.cls}"`];
+    return `<tr${rowCls}>${cells.map((c) => `<td>${c}</td>`).join('')}</tr>`;
+  };
+  const body = rows.map(tr).join('\n');
+  return `<table${cls ? ` class="${cls}"` : ''}><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table>`;
+}
