@@ -49,6 +49,28 @@ export interface BuildContext {
   readonly datasetFile?: string;
   readonly warn: (message: string) => void;
   readonly unknownKey: (key: string) => void;
+  /**
+   * Whether prepare left a record for an image the task needs (a build, or a pull/overlay base).
+   * Unset, nothing is checked (listing, prepare itself); `run` passes its records.
+   */
+  readonly imageRecorded?: (need: ImageNeed) => boolean;
+}
+
+/** An image a task needs from prepare (task-folder-format.md § What the loader refuses, Missing images). */
+export type ImageNeed =
+  | { readonly kind: 'build'; readonly context: string; readonly dockerfile: string }
+  | { readonly kind: 'base'; readonly ref: string };
+
+function checkRecorded(ctx: BuildContext, need: ImageNeed, file: string, key: string): void {
+  if (!ctx.imageRecorded || ctx.imageRecorded(need)) return;
+  refuse({
+    code: 'missing_image',
+    file,
+    key,
+    value: need.kind === 'base' ? need.ref : undefined,
+    problem: need.kind === 'base' ? 'the base image has no record from prepare' : `the image built from ${need.dockerfile} has no record from prepare`,
+    fix: 'run `berth prepare DATASET` (with the same --image-alias options) and try again',
+  });
 }
 
 type Table = Record<string, unknown>;
@@ -490,6 +512,10 @@ export function buildTask(snap: TaskSnapshot, ctx: BuildContext): Task {
   const rm = ctx.defaults.resource_multiplier;
   const environment = toEnvironment(doc.environment, rm, ctx.imageAliases);
   const image = resolveImage(environment, snap, ctx);
+  if (image.mode === 'build') checkRecorded(ctx, { kind: 'build', context: abs(snap.root, 'environment'), dockerfile: 'environment/Dockerfile' }, 'environment/Dockerfile', '');
+  else if ((image.mode === 'pull' || image.mode === 'overlay') && image.image !== null) {
+    checkRecorded(ctx, { kind: 'base', ref: image.image }, image.docker_image !== null ? 'task.toml' : 'environment/Dockerfile', image.docker_image !== null ? 'environment.docker_image' : 'FROM');
+  }
 
   // Files: spec/task-folder-format.md § What the loader refuses (Missing files).
   const hasTestsDir = snap.dirs.has('tests');
@@ -527,6 +553,7 @@ export function buildTask(snap: TaskSnapshot, ctx: BuildContext): Task {
   if (mode === 'separate') {
     verifierEnvironment = doc.verifier.environment ? toEnvironment(doc.verifier.environment, rm, ctx.imageAliases) : environment;
     verifierImage = resolveVerifierImage(verifierEnvironment, doc.verifier.environment !== undefined, snap);
+    if (verifierImage.kind === 'build') checkRecorded(ctx, { kind: 'build', context: abs(snap.root, 'tests'), dockerfile: 'tests/Dockerfile' }, 'tests/Dockerfile', '');
   }
   const verifierNet: NetworkMode =
     mode === 'separate'

@@ -9,7 +9,7 @@
 //   Env tables stay raw: templateEnv resolves `${VAR}` at seed; expandDockerfileValue resolves Dockerfile ENV.
 export { loadDataset, loadDatasetSync, loadTask, loadTaskSync, buildTaskOrRefusal } from './load.ts';
 export type { LoadOptions, LoadTaskOptions, LoadedDataset, Logger } from './load.ts';
-export type { BuildContext, DatasetDefaults } from './build-task.ts';
+export type { BuildContext, DatasetDefaults, ImageNeed } from './build-task.ts';
 export { parseDatasetToml, digestSettingsFor, checkAgentAllowed, checkOverridesNameTasks } from './dataset-config.ts';
 export type { DatasetSettings, GymType } from './dataset-config.ts';
 export { discoverTaskFolders, MAX_DEPTH } from './discovery.ts';

@@ -26,6 +26,8 @@ export interface LoadOptions {
   imageAliases?: Readonly<Record<string, string>>;
   /** Stop (throw a DatasetRefusal) when any task is refused. */
   strict?: boolean;
+  /** Whether prepare recorded an image a task needs; unset, nothing is checked (see ImageNeed). */
+  imageRecorded?: BuildContext['imageRecorded'];
   /** Only load tasks whose id passes (discovery and override checks still see every folder). */
   only?: (taskId: string) => boolean;
   logger?: Logger;
@@ -69,6 +71,7 @@ function contextFor(
     digestSettings: digestSettingsFor(settings, id),
     datasetVerifier: settings.verifier_py,
     imageAliases: options.imageAliases,
+    imageRecorded: options.imageRecorded,
     datasetFile: settings.file ?? join(settings.root, 'dataset.toml'),
     warn,
     unknownKey,

@@ -110,3 +110,26 @@ describe('what the loader refuses', () => {
     expect(build({ 'tests/docker-compose.yaml': 'services:\n  db:\n    image: x\n' })).not.toBeInstanceOf(Error);
   });
 });
+
+describe('Missing images: an image with no record from prepare (task-folder-format.md § What the loader refuses)', () => {
+  const none = (): boolean => false;
+  const rows: Array<[string, Record<string, string | undefined>, string, string]> = [
+    ['a build-mode Dockerfile', { 'environment/Dockerfile': 'FROM x\nCOPY a b\n' }, 'environment/Dockerfile', 'environment/Dockerfile'],
+    ['a pull-mode base image', {}, 'environment/Dockerfile', '"ubuntu:24.04"'],
+    ['a tests/Dockerfile', { 'task.toml': '[verifier]\nenvironment_mode = "separate"\n[environment]\ndocker_image = "x"\n[verifier.environment]\ncpus = 1\n', 'environment/Dockerfile': undefined, 'tests/Dockerfile': 'FROM y' }, 'tests/Dockerfile', 'tests/Dockerfile'],
+  ];
+  for (const [name, files, file, mention] of rows) {
+    it(name, () => {
+      const r = expectRefusal(build(files, { imageRecorded: (need) => (name === 'a tests/Dockerfile' ? need.kind !== 'build' : none()) }));
+      expect(r.code).toBe('missing_image');
+      expect(r.file).toBe(`/data/demo/${file}`);
+      expect(r.message).toContain(mention);
+      expect(r.message).toContain('berth prepare');
+    });
+  }
+
+  it('a prebuilt docker_image needs no record, and recorded images load', () => {
+    expect(build({ 'task.toml': '[environment]\ndocker_image = "x"\n', 'environment/Dockerfile': undefined }, { imageRecorded: none })).not.toBeInstanceOf(Error);
+    expect(build({}, { imageRecorded: () => true })).not.toBeInstanceOf(Error);
+  });
+});
