@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import { basename, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { batchUiLink } from '../server/config.ts';
-import type { AgentName, BatchInput, BatchProgress, EpisodeInput, ResultRow } from '../workflows/types.ts';
+import type { AgentName, BatchInput, BatchProgress, ResultRow } from '../workflows/types.ts';
 import { SHARED_QUEUE, episodeWorkflowId } from '../workflows/types.ts';
 import { episodesOf } from '../workflows/episodes.ts';
 import { BERTH_AGENT, BERTH_BATCH, BERTH_DATASET } from '../workflows/search-attributes.ts';

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBatch } from '../../src/client/batch.ts';
 import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
+import { recordHistory } from '../helpers/histories.ts';
 
 const examples = join(import.meta.dirname, '..', '..', 'examples');
 
@@ -27,6 +28,7 @@ describe('hello episode, end to end (real Temporal, real Docker)', () => {
     const onDisk = readFileSync(join(resultsDir, 'rollouts.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     expect(onDisk).toEqual([row]);
     expect(JSON.parse(readFileSync(join(resultsDir, 'metrics.json'), 'utf8'))).toMatchObject({ mean_reward: 1, scored: 1, masked: 0 });
+    await recordHistory(cluster.client, row.workflow_id, 'episode-hello-real');
     const left = await new Docker().listContainers({ all: true, filters: { label: [`berth.workflow=${row.workflow_id}`] } });
     expect(left).toEqual([]);
   });

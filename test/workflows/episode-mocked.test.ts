@@ -4,6 +4,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { randomBytes } from 'node:crypto';
 import { installRuntime, workflowBundle } from '../../src/worker.ts';
+import { recordHistory } from '../helpers/histories.ts';
 import { DEFAULT_EPISODE_SETTINGS, type EpisodeInput, type EpisodePlan, type ResultRow, type TurnOutcome } from '../../src/workflows/types.ts';
 
 // Workflow logic with mocked activities (real Temporal server, real worker, scripted activities).
@@ -61,7 +62,9 @@ async function run(taskId: string, script: Script): Promise<ResultRow> {
   scripts.set(taskId, script);
   const input: EpisodeInput = { batchId: 'b', datasetName: 'd', datasetPath: '/d', taskId, taskPath: '/d/t', digest: 'sha256:x',
     repeat: 1, attempt: 1, agent: 'oracle', agentArgs: {}, imageAliases: {}, episodeSettings: DEFAULT_EPISODE_SETTINGS };
-  return client.workflow.execute('episodeWorkflow', { taskQueue: queue, workflowId: `${queue}/${taskId}`, args: [input] });
+  const row = await client.workflow.execute<(i: EpisodeInput) => Promise<ResultRow>>('episodeWorkflow', { taskQueue: queue, workflowId: `${queue}/${taskId}`, args: [input] });
+  await recordHistory(client, `${queue}/${taskId}`, `episode-${taskId}`);
+  return row;
 }
 
 beforeAll(async () => {
@@ -137,6 +140,7 @@ describe('BatchWorkflow with scripted episodes', () => {
     };
     const handle = await client.workflow.start('batchWorkflow', { taskQueue: queue, workflowId: `berth/${batchId}`, args: [input] });
     const progress = await handle.result();
+    await recordHistory(client, `berth/${batchId}`, 'batch-continued');
     expect(progress).toMatchObject({ total: 12, done: 12, running: 0, scored: 10, masked: 2, failed: 0, rewardSum: 4 });
     const runs: string[] = [];
     for await (const wf of client.workflow.list({ query: `WorkflowId = "berth/${batchId}"` })) runs.push(wf.runId);

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { temporal } from '@temporalio/proto';
+import { Worker } from '@temporalio/worker';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { installRuntime, workflowBundle } from '../../src/worker.ts';
+import { historiesDir } from '../helpers/histories.ts';
+
+// Stored histories of every workflow shape, replayed against the current code: a change that is
+// not deterministic for a history already in production fails here. Re-record fixtures with
+// BERTH_RECORD_HISTORIES=1 npx vitest run test/workflows/episode-mocked.test.ts test/e2e/hello.test.ts
+describe('replaying stored histories (temporal-notes.md section 2, replay test)', () => {
+  const files = readdirSync(historiesDir).filter((f) => f.endsWith('.binpb')).sort();
+
+  it('has a history of each workflow shape', () => {
+    for (const shape of ['episode-hello-real', 'episode-mean3', 'episode-gate', 'episode-lost', 'episode-overlay', 'episode-slow', 'batch-continued']) {
+      expect(files).toContain(`${shape}.binpb`);
+    }
+  });
+
+  it('replays every one without a determinism error', async () => {
+    installRuntime();
+    const histories = files.map((f) => ({ workflowId: f.replace(/\.binpb$/, ''), history: temporal.api.history.v1.History.decode(readFileSync(join(historiesDir, f))) }));
+    const failures: string[] = [];
+    for await (const result of Worker.runReplayHistories({ workflowBundle: await workflowBundle(), replayName: 'ci' }, histories)) {
+      if (result.error) failures.push(`${result.workflowId}: ${result.error.message}`);
+    }
+    expect(failures).toEqual([]);
+  });
+});
