@@ -87,7 +87,9 @@ function rewardCell(r: ResultRow | undefined): string {
   if (!r) return '<span class="mask" title="no row (the episode workflow failed, or has not been collected)">—</span>';
   if (r.mask_sample) return `<span class="mask" title="${esc(r.failure_kind ?? 'masked')}">masked</span>`;
   const title = r.failure_kind ? ` title="${esc(r.failure_kind)}"` : '';
-  return `<span class="${isSuccess(r) ? 'ok' : 'bad'}"${title}>${esc(num(r.reward ?? 0))}</span>`;
+  const reward = r.reward ?? 0;
+  const cls = isSuccess(r) ? 'ok' : reward > 0 ? 'partial' : 'bad';
+  return `<span class="${cls}"${title}>${esc(num(reward))}</span>`;
 }
 
 function passAtKSection(t: PassAtKTable): string {
