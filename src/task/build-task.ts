@@ -54,6 +54,9 @@ export interface BuildContext {
    * Unset, nothing is checked (listing, prepare itself); `run` passes its records.
    */
   readonly imageRecorded?: (need: ImageNeed) => boolean;
+  /** The agent that will run, when known: a task seeding the agent with a transcript runs with the oracle only. */
+  readonly agent?: string;
+  readonly allowUnsupportedPairing?: boolean;
 }
 
 /** An image a task needs from prepare (task-folder-format.md § What the loader refuses, Missing images). */
@@ -637,6 +640,18 @@ export function buildTask(snap: TaskSnapshot, ctx: BuildContext): Task {
   let seedTrajectory: string | null = null;
   if (snap.files.has('trajectory.json')) seedTrajectory = abs(root, 'trajectory.json');
   else if (multiStep && snap.files.has(`steps/${steps[0]!.name}/trajectory.json`)) seedTrajectory = abs(root, `steps/${steps[0]!.name}/trajectory.json`);
+
+  // task-folder-format.md § Current limitations: a transcript-seeded task runs only with the oracle.
+  if (seedTrajectory !== null && ctx.agent !== undefined && ctx.agent !== 'oracle' && !ctx.allowUnsupportedPairing) {
+    refuse({
+      code: 'unsupported_transcript',
+      file: seedTrajectory.slice(root.length + 1),
+      key: '',
+      value: ctx.agent,
+      problem: `the task seeds the agent with a transcript, which only the oracle runs (agent "${ctx.agent}")`,
+      fix: 'run the task with --agent oracle, or remove the trajectory.json',
+    });
+  }
 
   const digest = computeTaskDigest(snap, {
     datasetSettings: ctx.digestSettings,

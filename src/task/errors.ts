@@ -26,6 +26,7 @@ export type RefusalCode =
   | 'symlink_outside_task'
   | 'duplicate_task_id'
   | 'unreadable'
+  | 'unsupported_transcript'
   | 'digest_moved';
 
 export interface RefusalDetail {

@@ -72,6 +72,8 @@ function contextFor(
     datasetVerifier: settings.verifier_py,
     imageAliases: options.imageAliases,
     imageRecorded: options.imageRecorded,
+    agent: options.agent,
+    allowUnsupportedPairing: options.allowUnsupportedPairing,
     datasetFile: settings.file ?? join(settings.root, 'dataset.toml'),
     warn,
     unknownKey,

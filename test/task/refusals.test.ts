@@ -133,3 +133,23 @@ describe('Missing images: an image with no record from prepare (task-folder-form
     expect(build({}, { imageRecorded: () => true })).not.toBeInstanceOf(Error);
   });
 });
+
+describe('task-folder-format.md § Current limitations: a transcript-seeded task runs only with the oracle', () => {
+  it('is refused for another agent, naming the file', () => {
+    const r = expectRefusal(build({ 'trajectory.json': '{}' }, { agent: 'openai' }));
+    expect(r.code).toBe('unsupported_transcript');
+    expect(r.file).toBe('/data/demo/trajectory.json');
+    expect(r.message).toContain('--agent oracle');
+  });
+  it('loads for the oracle, with no agent named, or with --allow-unsupported-pairing', () => {
+    for (const c of [{ agent: 'oracle' }, {}, { agent: 'openai', allowUnsupportedPairing: true }]) {
+      expect(build({ 'trajectory.json': '{}' }, c)).not.toBeInstanceOf(Error);
+    }
+  });
+  it('the first step\'s transcript counts for a multi-step task', () => {
+    const r = expectRefusal(
+      build({ 'task.toml': '[[steps]]\nname = "one"\n', 'steps/one/instruction.md': 'x', 'steps/one/tests/test.sh': 'x', 'steps/one/trajectory.json': '{}' }, { agent: 'nop' }),
+    );
+    expect(r.file).toBe('/data/demo/steps/one/trajectory.json');
+  });
+});
