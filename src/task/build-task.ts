@@ -427,20 +427,23 @@ function solutionIn(snap: TaskSnapshot, dir: string): 'solve_sh' | 'answer_md' |
   return null;
 }
 
-function validate(doc: Table, ctx: BuildContext): TaskToml {
+function validate(doc: Table, ctx: BuildContext, ownArtifacts: number): TaskToml {
   const result = taskTomlSchema.safeParse(doc);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
   const path = issue.path;
-  const fromOverride = overrideHas(ctx.override, path);
-  const key = dotted(path);
+  // Override artifacts come after the task's own, so an index says whose entry it is.
+  const artifactIndex = path[0] === 'artifacts' && typeof path[1] === 'number' ? path[1] : null;
+  const fromOverride = artifactIndex !== null ? artifactIndex >= ownArtifacts : overrideHas(ctx.override, path);
+  const overridePath = artifactIndex !== null && fromOverride ? ['artifacts', artifactIndex - ownArtifacts, ...path.slice(2)] : path;
+  const key = dotted(fromOverride ? overridePath : path);
   const detail: RefusalDetail = {
     code: 'invalid_value',
     file: fromOverride ? (ctx.datasetFile ?? 'dataset.toml') : 'task.toml',
     key: fromOverride ? `gym.tasks."${ctx.id}".${key}` : key,
     value: valueAt(doc, path),
     problem: zodProblem(issue),
-    fix: `correct ${key} (see spec/task-folder-format.md § Task settings)`,
+    fix: `correct ${dotted(path)} (see spec/task-folder-format.md § Task settings)`,
   };
   return refuse(detail);
 }
@@ -472,7 +475,8 @@ export function buildTask(snap: TaskSnapshot, ctx: BuildContext): Task {
     override = structuredClone(override);
     normaliseLegacy({ environment: override.environment, verifier: override.verifier }, warn);
   }
-  const doc = validate(mergeOverride(raw, override), ctx);
+  const ownArtifacts = Array.isArray(raw.artifacts) ? raw.artifacts.length : 0;
+  const doc = validate(mergeOverride(raw, override), ctx, ownArtifacts);
 
   // Compose tasks wait for their own issue (DESIGN.md section 7).
   for (const f of ['environment/docker-compose.yaml', 'environment/docker-compose.yml']) {
@@ -490,7 +494,6 @@ export function buildTask(snap: TaskSnapshot, ctx: BuildContext): Task {
   checkNetwork(doc, mode);
 
   const datasetFile = ctx.datasetFile ?? 'dataset.toml';
-  const ownArtifacts = Array.isArray(raw.artifacts) ? raw.artifacts.length : 0;
   const artifacts = doc.artifacts.map(normaliseArtifact);
   artifacts.forEach((a, i) => {
     const fromOverride = i >= ownArtifacts;

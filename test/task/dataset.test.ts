@@ -228,3 +228,18 @@ describe('effective values (DESIGN.md § 7; task-folder-format.md § [gym.defaul
     expect(d.tasks[1]!.verifier.environment).toMatchObject({ cpus: 2 });
   });
 });
+
+describe('override artifacts are told apart from the task\'s own in messages', () => {
+  it('a bad override artifact names dataset.toml and its own index', async () => {
+    const t = tempTree({ ...taskFiles('t', { 'task.toml': 'artifacts = ["/app/a"]\n' }), 'dataset.toml': '[gym.tasks."t"]\nartifacts = [{ destination = "x" }]\n' });
+    cleanups.push(t.cleanup);
+    const d = await loadDataset(t.root, { logger: silent });
+    expect(d.refused[0]!.message).toContain('dataset.toml: gym.tasks."t".artifacts[0]');
+  });
+  it('a bad task artifact names task.toml even when the override adds artifacts', async () => {
+    const t = tempTree({ ...taskFiles('t', { 'task.toml': 'artifacts = [{ destination = "x" }]\n' }), 'dataset.toml': '[gym.tasks."t"]\nartifacts = ["/app/b"]\n' });
+    cleanups.push(t.cleanup);
+    const d = await loadDataset(t.root, { logger: silent });
+    expect(d.refused[0]!.message).toContain('task.toml: artifacts[0]');
+  });
+});
