@@ -79,7 +79,7 @@ export async function agentTurn(req: TurnRequest): Promise<{ responseText: strin
       key, command: 'bash /solution/solve.sh', env: { DEBIAN_FRONTEND: 'noninteractive' },
       timeoutSec: step.agentTimeoutSec, outputPath: '/logs/agent/oracle.txt',
     });
-    const done = await provider.waitDetached(handle, key, { onPoll: () => heartbeat() });
+    const done = await provider.waitDetached(handle, key, { pollMs: 200, onPoll: () => heartbeat() });
     return { responseText: '', exitCode: done.exitCode, timings: { agent: (Date.now() - started) / 1000 } };
   }));
 }

@@ -38,6 +38,7 @@ function hostActivities(lease: HostLease, plan: EpisodePlan) {
 type Acts = ReturnType<typeof hostActivities>;
 
 interface EpisodeState {
+  seedSec?: number;
   turns: TurnOutcome[];
   sandbox?: SandboxRef;
   stoppedAfter: number | null;
@@ -45,8 +46,10 @@ interface EpisodeState {
 
 async function runTurns(input: EpisodeInput, plan: EpisodePlan, acts: Acts, state: EpisodeState): Promise<void> {
   const { workflowId, runId } = workflowInfo();
+  const seedStarted = Date.now();
   try {
     state.sandbox = await acts.seed.executeWithOptions({ summary: `seed ${input.taskId}` }, [{ input, plan, workflowId, runId }]);
+    state.seedSec = (Date.now() - seedStarted) / 1000;
   } catch (err) {
     if (isCancellation(err)) throw err;
     const f = maskingFailure(err);
@@ -110,6 +113,7 @@ export async function episodeWorkflow(input: EpisodeInput): Promise<ResultRow> {
     const result = rollUp(state.turns, plan.strategy);
     const row = buildRow({ input, plan, turns: state.turns, result, stoppedAfter: state.stoppedAfter, sandbox: state.sandbox,
       host: lease.host, workflowId: info.workflowId, runId: info.runId });
+    if (state.seedSec !== undefined) row.timings = { seed: state.seedSec, ...row.timings };
     upsertSearchAttributes([
       { key: BERTH_OUTCOME, value: row.mask_sample ? 'masked' : 'scored' },
       ...(row.reward !== null ? [{ key: BERTH_REWARD, value: row.reward }] : []),

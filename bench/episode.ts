@@ -1,0 +1,132 @@
+// `npm run bench -- episode [--episodes 200] [--pairs 9]`: Berth's episodes against the raw floor of
+// the same container steps done directly with dockerode, measured in the same run.
+import Docker from 'dockerode';
+import { Client, Connection } from '@temporalio/client';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pack } from 'tar-stream';
+import { startBatch } from '../src/client/batch.ts';
+import { ensureServer } from '../src/server/devserver.ts';
+
+const docker = new Docker();
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+function trivialDataset(count: number, steps = 1): string {
+  const root = mkdtempSync(join(tmpdir(), 'berth-bench-'));
+  for (let i = 0; i < count; i++) {
+    const dir = join(root, `t${i}`);
+    const toml = ['[environment]', 'docker_image = "berth-base:bookworm"', 'workdir = "/app"'];
+    if (steps > 1) for (let s = 1; s <= steps; s++) toml.push('[[steps]]', `name = "s${s}"`);
+    mkdirSync(join(dir, 'solution'), { recursive: true });
+    mkdirSync(join(dir, 'tests'), { recursive: true });
+    writeFileSync(join(dir, 'task.toml'), `${toml.join('\n')}\n`);
+    writeFileSync(join(dir, 'instruction.md'), 'Write ok to out.txt\n');
+    writeFileSync(join(dir, 'solution', 'solve.sh'), 'echo ok > out.txt\n');
+    writeFileSync(join(dir, 'tests', 'test.sh'), 'grep -q ok /app/out.txt && echo 1 > /logs/verifier/reward.txt\n');
+    for (let s = 1; steps > 1 && s <= steps; s++) {
+      mkdirSync(join(dir, 'steps', `s${s}`), { recursive: true });
+      writeFileSync(join(dir, 'steps', `s${s}`, 'instruction.md'), 'Write ok to out.txt\n');
+    }
+  }
+  return root;
+}
+
+async function rawExec(c: Docker.Container, cmd: string): Promise<void> {
+  const ex = await c.exec({ Cmd: ['bash', '-c', cmd], AttachStdout: true, AttachStderr: true });
+  const stream = await ex.start({});
+  stream.resume();
+  await new Promise((r) => stream.on('end', r));
+}
+
+function tarOf(name: string, text: string): NodeJS.ReadableStream {
+  const p = pack();
+  p.entry({ name, mode: 0o755 }, text);
+  p.finalize();
+  return p as unknown as NodeJS.ReadableStream;
+}
+
+/** The floor: the same container steps an oracle episode needs, straight through dockerode. */
+async function rawEpisode(i: number): Promise<number> {
+  const t = Date.now();
+  const c = await docker.createContainer({ name: `bench-raw-${process.pid}-${i}-${Date.now()}`, Image: 'berth-base:bookworm', Entrypoint: ['sleep'], Cmd: ['infinity'], WorkingDir: '/app', HostConfig: { Init: true } });
+  await c.start();
+  await rawExec(c, 'mkdir -p /app /logs/agent /logs/verifier /logs/artifacts /solution /tests');
+  await c.putArchive(tarOf('solve.sh', 'echo ok > out.txt\n'), { path: '/solution' });
+  await rawExec(c, 'cd /app && bash /solution/solve.sh > /logs/agent/oracle.txt 2>&1');
+  await c.putArchive(tarOf('test.sh', 'grep -q ok /app/out.txt && echo 1 > /logs/verifier/reward.txt\n'), { path: '/tests' });
+  await rawExec(c, 'cd /app && bash /tests/test.sh > /logs/verifier/test-stdout.txt 2>&1');
+  (await c.getArchive({ path: '/logs/verifier' })).resume();
+  await c.remove({ force: true, v: true });
+  return (Date.now() - t) / 1000;
+}
+
+async function rawMany(n: number, concurrency: number): Promise<number> {
+  const t = Date.now();
+  let next = 0;
+  await Promise.all(Array.from({ length: concurrency }, async () => { while (next < n) await rawEpisode(next++); }));
+  return (Date.now() - t) / 1000;
+}
+
+function startWorker(queue: string) {
+  const child = spawn(process.execPath, [join(import.meta.dirname, '..', 'bin', 'berth.mjs'), 'worker'], {
+    env: { ...process.env, BERTH_DETACHED_WORKER: '1', BERTH_TASK_QUEUE: queue, BERTH_HOST_QUEUE_SUFFIX: queue, BERTH_WORKER_SLOTS: '64' },
+    stdio: 'ignore',
+  });
+  const peakRssMb = () => {
+    const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+    return Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+  };
+  return { child, peakRssMb };
+}
+
+export default async function bench(args: string[]): Promise<void> {
+  const opt = (name: string, d: number) => { const i = args.indexOf(`--${name}`); return i >= 0 ? Number(args[i + 1]) : d; };
+  const episodes = opt('episodes', 200);
+  const pairs = opt('pairs', 9);
+  await ensureServer();
+  const queue = `bench-${process.pid}`;
+  const worker = startWorker(queue);
+  const connection = await Connection.connect({ address: '127.0.0.1:7233' });
+  const client = new Client({ connection });
+  const resultsDir = mkdtempSync(join(tmpdir(), 'berth-bench-results-'));
+  const berthRun = async (dataset: string, concurrency: number) => {
+    const t = Date.now();
+    const s = await (await startBatch({ dataset, concurrency, resultsDir, taskQueue: queue, client })).wait();
+    if (s.rows.some((r) => r.reward !== 1)) throw new Error(`an episode did not score 1: ${JSON.stringify(s.rows.find((r) => r.reward !== 1))}`);
+    return { sec: (Date.now() - t) / 1000, rows: s.rows };
+  };
+  try {
+    await berthRun(trivialDataset(1), 1); // warm the worker (bundle, connections)
+    const one = trivialDataset(1);
+    const berth: number[] = [];
+    const raw: number[] = [];
+    for (let i = 0; i < pairs; i++) {
+      raw.push(await rawEpisode(i));
+      berth.push((await berthRun(one, 1)).sec);
+    }
+    console.log(`(1) one episode: berth median ${median(berth).toFixed(2)} s, raw ${median(raw).toFixed(2)} s`);
+
+    const many = trivialDataset(episodes);
+    const rawSec = await rawMany(episodes, 8);
+    const berthSec = (await berthRun(many, 8)).sec;
+    const rawRate = (episodes / rawSec) * 60;
+    const berthRate = (episodes / berthSec) * 60;
+    console.log(`(2) ${episodes} episodes at concurrency 8: berth ${berthRate.toFixed(1)}/min, raw ${rawRate.toFixed(1)}/min (ratio ${(berthRate / rawRate).toFixed(2)} of the floor's throughput)`);
+
+    const single = (await berthRun(trivialDataset(1), 1)).rows[0]!;
+    const triple = (await berthRun(trivialDataset(1, 3), 1)).rows[0]!;
+    const events = async (id: string) => (await client.workflow.getHandle(id).describe()).historyLength;
+    const e1 = await events(single.workflow_id);
+    const e3 = await events(triple.workflow_id);
+    console.log(`(3) history events: single-step episode ${e1}, three-step ${e3}, ${((e3 - e1) / 2).toFixed(1)} per extra turn`);
+
+    await berthRun(trivialDataset(32), 32);
+    console.log(`(4) worker peak RSS with 32 concurrent episodes: ${worker.peakRssMb().toFixed(0)} MB`);
+    console.log(`episode: ${median(berth).toFixed(2)} s per episode (ratio ${(median(berth) / median(raw)).toFixed(2)} to the raw floor)`);
+  } finally {
+    worker.child.kill('SIGTERM');
+    await connection.close();
+  }
+}
