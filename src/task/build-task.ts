@@ -106,7 +106,7 @@ function zodProblem(issue: z.core.$ZodIssue): string {
 
 function parseTaskToml(text: string): Table {
   try {
-    return parseToml(text) as Table;
+    return parseToml(text.startsWith('\uFEFF') ? text.slice(1) : text) as Table;
   } catch (e) {
     const where = e instanceof TomlError ? `line ${e.line}, column ${e.column}` : '';
     const first = String((e as Error).message ?? e).split('\n')[0];

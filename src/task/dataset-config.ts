@@ -65,7 +65,7 @@ export function parseDatasetToml(
   let doc: Record<string, unknown> = {};
   if (text !== null) {
     try {
-      doc = parseToml(text) as Record<string, unknown>;
+      doc = parseToml(text.startsWith('\uFEFF') ? text.slice(1) : text) as Record<string, unknown>;
     } catch (e) {
       const where = e instanceof TomlError ? `line ${e.line}, column ${e.column}` : '';
       throw new DatasetRefusal('dataset_malformed', {

@@ -160,6 +160,11 @@ const rows: Row[] = [
     },
   },
   {
+    spec: 'task-folder-format.md § Task settings: a UTF-8 byte-order mark before task.toml is read',
+    toml: '\uFEFFschema_version = "1.4"\n',
+    check: (t) => expect(t.schema_version).toBe('1.4'),
+  },
+  {
     spec: 'task-folder-format.md § Environment: os is case-insensitive linux',
     toml: '[environment]\nos = "Linux"\n',
     check: (t) => expect(t.environment.os).toBe('linux'),
