@@ -39,7 +39,7 @@ const modes: Array<[string, string, DockerfileMode]> = [
   ['ARG after FROM needs a build', 'FROM ubuntu\nARG X=1\n', 'build'],
 ];
 
-describe('classifyDockerfile modes', () => {
+describe('classifyDockerfile modes (task-folder-format.md § Dockerfile modes; nemo-gym-behaviour.md § 3.4)', () => {
   for (const [name, text, mode] of modes) {
     it(`${name} → ${mode}`, () => {
       const c = classifyDockerfile(text);
@@ -50,7 +50,7 @@ describe('classifyDockerfile modes', () => {
   }
 });
 
-describe('classifyDockerfile settings', () => {
+describe('classifyDockerfile settings (nemo-gym-behaviour.md § 3.4, 3.5)', () => {
   it('joins continuations and drops blank and comment lines inside them', () => {
     const lines = logicalLines('FROM ubuntu\nRUN apt-get update \\\n# a comment\n\n    && apt-get install -y x\n');
     expect(lines).toHaveLength(2);

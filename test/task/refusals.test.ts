@@ -73,7 +73,8 @@ const rows: Row[] = [
 
 describe('what the loader refuses', () => {
   for (const row of rows) {
-    it(row.spec, () => {
+    const name = row.spec.includes('.md') ? row.spec : `task-folder-format.md § What the loader refuses, ${row.spec}`;
+    it(name, () => {
       const r = expectRefusal(build(row.files, {}, row.dirs));
       expect(r.code).toBe(row.code);
       expect(r.file).toBe(`/data/demo/${row.file}`);
@@ -97,7 +98,7 @@ describe('what the loader refuses', () => {
     ['grader output', 'reward.txt', 'grader output'],
   ];
   for (const [name, input, mention] of inputs) {
-    it(`Invalid values: a bad inputs entry in dataset.toml (${name})`, () => {
+    it(`task-folder-verifiers.md § Sidecar inputs, a bad inputs entry in dataset.toml (${name})`, () => {
       const r = expectRefusal(build({}, { override: { verifier: { inputs: [input] } } }));
       expect(r.code).toBe('invalid_input');
       expect(r.message).toContain(`/data/dataset.toml: gym.tasks."demo".verifier.inputs[0] = ${JSON.stringify(input)}`);
@@ -106,7 +107,7 @@ describe('what the loader refuses', () => {
     });
   }
 
-  it('a shared verifier ignores tests/docker-compose.yaml', () => {
+  it('task-folder-verifiers.md § Shared and separate verification: a shared verifier ignores tests/docker-compose.yaml', () => {
     expect(build({ 'tests/docker-compose.yaml': 'services:\n  db:\n    image: x\n' })).not.toBeInstanceOf(Error);
   });
 });
