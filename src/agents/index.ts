@@ -1,0 +1,29 @@
+// The agent harnesses behind one interface (AgentHarness.runTurn), and the pieces of the OpenAI-compatible
+// tool-calling agent that the durable (Temporal) version strings together.
+import { commandHarness } from './command.ts';
+import { AgentConfigError } from './errors.ts';
+import { nopHarness } from './nop.ts';
+import { oracleHarness } from './oracle.ts';
+import type { AgentHarness, HarnessName } from './types.ts';
+
+const HARNESSES: Partial<Record<HarnessName, AgentHarness>> = {
+  oracle: oracleHarness,
+  nop: nopHarness,
+  command: commandHarness,
+};
+
+export const HARNESS_NAMES = Object.keys(HARNESSES) as HarnessName[];
+
+export function harnessFor(name: string): AgentHarness {
+  const h = (HARNESSES as Record<string, AgentHarness | undefined>)[name];
+  if (!h) throw new AgentConfigError(`unknown agent "${name}": choose one of ${HARNESS_NAMES.join(', ')}`);
+  return h;
+}
+
+export type * from './types.ts';
+export { AgentConfigError, SolutionEnvUnset } from './errors.ts';
+export { solutionForTurn, solutionStatus, type SolutionStatus, type TurnSolution } from './solution.ts';
+export { oracleHarness, runOracleTurn, solutionEnv, ORACLE_COMMAND, ORACLE_OUTPUT, SOLUTION_DIR } from './oracle.ts';
+export { nopHarness, runNopTurn } from './nop.ts';
+export { commandHarness, runCommandTurn, COMMAND_STDOUT, COMMAND_STDERR, INSTRUCTION_FILE, RESPONSE_FILE } from './command.ts';
+export { detachedKey } from './detached-run.ts';

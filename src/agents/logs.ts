@@ -1,0 +1,37 @@
+// Host-side copies of a turn's agent logs: the transcript and the process output, under ctx.logsDir.
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { buildTrajectory, userStep, type AtifTrajectory } from '../verify/atif.ts';
+import type { AgentTurnContext } from './types.ts';
+
+/** Where every harness's output lives inside the sandbox. */
+export const AGENT_LOGS = '/logs/agent';
+/** How much of an output file goes into a transcript or a response. */
+export const OUTPUT_TAIL_BYTES = 64 * 1024;
+
+export async function writeTrajectory(ctx: AgentTurnContext, trajectory: AtifTrajectory): Promise<void> {
+  await writeFile(join(ctx.logsDir, 'trajectory.json'), `${JSON.stringify(trajectory, null, 2)}\n`);
+}
+
+/** Copies a file from the sandbox into logsDir; a missing file is not an error (the process wrote nothing). */
+export async function copyLogToHost(ctx: AgentTurnContext, containerPath: string): Promise<void> {
+  try {
+    await ctx.provider.download(ctx.handle, containerPath, ctx.logsDir);
+  } catch (err) {
+    if (!(err instanceof Error && err.message.includes('does not exist'))) throw err;
+  }
+}
+
+export function secondsSince(startMs: number): number {
+  return Math.round((Date.now() - startMs) / 10) / 100;
+}
+
+/** A transcript with only the user's request: what nop and a turn without a solution leave. */
+export function userOnlyTrajectory(ctx: AgentTurnContext, agentName: string, notes?: string): AtifTrajectory {
+  return buildTrajectory({
+    sessionId: ctx.runKey,
+    agent: { name: agentName, version: '1.0.0' },
+    steps: [userStep(ctx.instruction)],
+    notes,
+  });
+}

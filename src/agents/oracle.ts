@@ -1,0 +1,109 @@
+// The oracle harness: runs the task's reference solution (reference/harbor-behaviour.md §3), or submits
+// solution/answer.md (spec/task-folder-verifiers.md, Reference answers).
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { templateEnv, type Task } from '../task/index.ts';
+import { agentStep, buildTrajectory, oracleTrajectory, userStep } from '../verify/atif.ts';
+import { runDetached, readTail } from './detached-run.ts';
+import { SolutionEnvUnset } from './errors.ts';
+import { AGENT_LOGS, copyLogToHost, OUTPUT_TAIL_BYTES, secondsSince, userOnlyTrajectory, writeTrajectory } from './logs.ts';
+import { solutionForTurn } from './solution.ts';
+import type { AgentHarness, AgentTurnContext, AgentTurnResult } from './types.ts';
+
+export const SOLUTION_DIR = '/solution';
+export const ORACLE_COMMAND = `bash ${SOLUTION_DIR}/solve.sh`;
+export const ORACLE_OUTPUT = `${AGENT_LOGS}/oracle.txt`;
+
+/** `[solution].env` resolved from this worker's environment; an unset `${VAR}` is a SolutionEnvUnset. */
+export function solutionEnv(task: Task, hostEnv: Readonly<Record<string, string | undefined>> = process.env): Record<string, string> {
+  const res = templateEnv(task.solution.env, hostEnv);
+  if ('missing' in res) throw new SolutionEnvUnset(res.missing, task.path);
+  return res.values;
+}
+
+/** Empties /solution (what an earlier turn left) and, given a folder, places its contents there. */
+async function placeSolution(ctx: AgentTurnContext, dir: string | null): Promise<void> {
+  const run = async (command: string): Promise<void> => {
+    const res = await ctx.provider.exec(ctx.handle, { command, user: 'root', workdir: '/', timeoutSec: 120 });
+    if (res.exitCode !== 0) throw new Error(`preparing ${SOLUTION_DIR} in ${ctx.handle.name} failed (${res.exitCode}): ${res.stderr.trim()}`);
+  };
+  await run(`rm -rf ${SOLUTION_DIR} && mkdir -p -m 755 ${SOLUTION_DIR} && rm -f ${ORACLE_OUTPUT}`);
+  if (dir === null) return;
+  await ctx.provider.upload(ctx.handle, dir, SOLUTION_DIR);
+  await run(`chmod -R a+rX ${SOLUTION_DIR} && if [ -f ${SOLUTION_DIR}/solve.sh ]; then chmod +x ${SOLUTION_DIR}/solve.sh; fi`);
+}
+
+async function finish(ctx: AgentTurnContext, result: AgentTurnResult): Promise<AgentTurnResult> {
+  await writeTrajectory(ctx, result.trajectory);
+  return result;
+}
+
+async function runSolveSh(ctx: AgentTurnContext, dir: string, env: Record<string, string>): Promise<AgentTurnResult> {
+  const started = Date.now();
+  const startedAt = new Date(started);
+  const run = await runDetached(ctx, {
+    prefix: 'oracle',
+    command: ORACLE_COMMAND,
+    env: { ...ctx.env, DEBIAN_FRONTEND: 'noninteractive', ...env },
+    outputPath: ORACLE_OUTPUT,
+    prepare: () => placeSolution(ctx, dir),
+  });
+  const output = await readTail(ctx, ORACLE_OUTPUT, OUTPUT_TAIL_BYTES);
+  await copyLogToHost(ctx, ORACLE_OUTPUT);
+  if (run.exitCode !== 0) await writeFile(join(ctx.logsDir, 'exit-code.txt'), `${run.exitCode}\n`);
+  const trajectory = oracleTrajectory({
+    sessionId: ctx.runKey,
+    instruction: ctx.instruction,
+    command: ORACLE_COMMAND,
+    output,
+    exitCode: run.exitCode,
+    startedAt,
+    finishedAt: new Date(),
+  });
+  return finish(ctx, {
+    responseText: '',
+    exitCode: run.exitCode,
+    timedOut: run.timedOut,
+    trajectory,
+    timings: { agent: secondsSince(started) },
+  });
+}
+
+/** Copies answer.md byte for byte into the working directory, owned by the agent user; its text is the response. */
+async function runAnswer(ctx: AgentTurnContext, dir: string): Promise<AgentTurnResult> {
+  const started = Date.now();
+  const bytes = await readFile(join(dir, 'answer.md'));
+  await placeSolution(ctx, dir);
+  await ctx.provider.upload(ctx.handle, [{ name: 'answer.md', content: bytes, mode: 0o644 }], ctx.workdir, { owner: ctx.user });
+  const text = bytes.toString('utf8');
+  const target = `${ctx.workdir.replace(/\/+$/, '')}/answer.md`;
+  const trajectory = buildTrajectory({
+    sessionId: ctx.runKey,
+    agent: { name: 'oracle', version: '1.0.0' },
+    steps: [
+      userStep(ctx.instruction, { timestamp: new Date(started) }),
+      agentStep({ message: text, llmCallCount: 0, timestamp: new Date(), extra: { reference_answer: 'solution/answer.md', written_to: target } }),
+    ],
+  });
+  return finish(ctx, { responseText: text, exitCode: null, timedOut: false, trajectory, timings: { agent: secondsSince(started) } });
+}
+
+export async function runOracleTurn(ctx: AgentTurnContext): Promise<AgentTurnResult> {
+  const solution = solutionForTurn(ctx.task, ctx.stepIndex);
+  if (solution.kind === 'missing') {
+    const started = Date.now();
+    await placeSolution(ctx, null);
+    return finish(ctx, {
+      responseText: '',
+      exitCode: null,
+      timedOut: false,
+      trajectory: userOnlyTrajectory(ctx, 'oracle', `no reference solution: ${solution.reason}`),
+      timings: { agent: secondsSince(started) },
+      missingSolution: true,
+    });
+  }
+  const env = solutionEnv(ctx.task);
+  return solution.kind === 'answer_md' ? runAnswer(ctx, solution.dir) : runSolveSh(ctx, solution.dir, env);
+}
+
+export const oracleHarness: AgentHarness = { name: 'oracle', runTurn: runOracleTurn };

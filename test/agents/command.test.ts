@@ -1,0 +1,58 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AgentConfigError, harnessFor } from '../../src/agents/index.ts';
+import type { SandboxHandle } from '../../src/sandbox/types.ts';
+import type { Task } from '../../src/task/index.ts';
+import { validateAtif } from '../../src/verify/atif.ts';
+import { loadTestTask, makeCtx, seedPlain, sh, teardownAll, writeTask } from './helpers.ts';
+
+const made: string[] = [];
+const command = harnessFor('command');
+let handle: SandboxHandle;
+let task: Task;
+
+beforeAll(async () => {
+  task = await loadTestTask(
+    await writeTask({
+      'task.toml': '[agent]\ntimeout_sec = 60\n[environment]\ndocker_image = "berth-base:bookworm"\n',
+      'instruction.md': 'Say höla.\n',
+      'tests/test.sh': 'true\n',
+    }),
+  );
+  handle = await seedPlain(made, {
+    workdir: '/work',
+    user: 'agent',
+    overlay: { timeoutSec: 60, runs: [{ command: 'useradd -m agent', env: {}, workdir: '/', user: 'root' }] },
+  });
+});
+afterAll(() => teardownAll(made));
+
+describe('command agent', () => {
+  it('runs the command as the agent user with the instruction in a file and an env var; stdout is the response', async () => {
+    const cmd = 'echo "$(whoami) $(pwd) $MY_VAR"; cat "$BERTH_INSTRUCTION_FILE"; printf "%s" "$BERTH_INSTRUCTION" > env-copy.txt; echo oops >&2; exit 4';
+    const ctx = await makeCtx(handle, task, { args: { cmd }, env: { MY_VAR: 'v1' }, user: 'agent', workdir: '/work' });
+    const res = await command.runTurn(ctx);
+    expect(res.exitCode).toBe(4);
+    expect(res.responseText).toBe('agent /work v1\nSay höla.\n');
+    expect(await sh(handle, 'cat /work/env-copy.txt')).toBe('Say höla.\n');
+    expect(await sh(handle, 'cat /logs/agent/command.stderr.txt')).toBe('oops\n');
+    expect(readFileSync(join(ctx.logsDir, 'command.txt'), 'utf8')).toBe(res.responseText);
+    expect(validateAtif(res.trajectory)).toEqual({ ok: true });
+  });
+
+  it('takes the response from /logs/agent/response.txt when the command writes one', async () => {
+    const cmd = 'echo noise; printf "final answer" > /logs/agent/response.txt';
+    const res = await command.runTurn(await makeCtx(handle, task, { args: { cmd }, user: 'agent', workdir: '/work' }));
+    expect(res).toMatchObject({ exitCode: 0, responseText: 'final answer' });
+    // The next turn starts without the previous turn's response file.
+    const next = await command.runTurn(await makeCtx(handle, task, { args: { cmd: 'echo second' }, user: 'agent', workdir: '/work' }));
+    expect(next.responseText).toBe('second\n');
+  });
+
+  it('asks for --agent-arg cmd when none is given', async () => {
+    const err = await command.runTurn(await makeCtx(handle, task)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AgentConfigError);
+    expect((err as Error).message).toContain('--agent-arg cmd=');
+  });
+});

@@ -1,0 +1,38 @@
+// The corpus tasks the oracle can solve offline (INVENTORY.md "offline" = yes, shared verifier, no
+// build-mode image): the oracle scores 1 on each turn, nop scores 0.
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { harnessFor } from '../../src/agents/index.ts';
+import { validateAtif } from '../../src/verify/atif.ts';
+import { CORPUS, loadTestTask, makeCtx, seedTask, teardownAll, verifyTurn } from './helpers.ts';
+
+const made: string[] = [];
+afterAll(() => teardownAll(made));
+
+const TASKS = ['harbor-examples/hello-user', 'harbor-examples/hello-workdir', 'harbor-examples/hello-multi-step-simple'];
+
+async function episode(taskPath: string, agent: 'oracle' | 'nop'): Promise<string[]> {
+  const task = await loadTestTask(join(CORPUS, taskPath));
+  const handle = await seedTask(made, task);
+  const rewards: string[] = [];
+  const turns = task.multi_step ? task.steps.length : 1;
+  for (let i = 0; i < turns; i++) {
+    const res = await harnessFor(agent).runTurn(await makeCtx(handle, task, { stepIndex: i }));
+    expect(validateAtif(res.trajectory)).toEqual({ ok: true });
+    if (agent === 'oracle') expect(res.exitCode).toBe(0);
+    rewards.push(await verifyTurn(handle, task, i));
+  }
+  return rewards;
+}
+
+describe.each(TASKS)('corpus %s', (taskPath) => {
+  it('oracle scores 1 on every turn', async () => {
+    const rewards = await episode(taskPath, 'oracle');
+    expect(rewards.every((r) => r === '1')).toBe(true);
+  });
+
+  it('nop scores 0', async () => {
+    const rewards = await episode(taskPath, 'nop');
+    expect(rewards[0]).toBe('0');
+  });
+});
