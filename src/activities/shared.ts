@@ -72,3 +72,8 @@ export async function pickHost(req: { episodeId: string }): Promise<HostLease> {
   }
   return hostIdentity();
 }
+
+/** This host's sandbox queue, without reserving a slot (preparing images). */
+export async function hostLease(): Promise<HostLease> {
+  return hostIdentity();
+}

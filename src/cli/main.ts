@@ -5,6 +5,7 @@ import { registerWorker } from './worker.ts';
 import { registerTasks } from './tasks.ts';
 import { registerJanitor } from './janitor.ts';
 import { registerBatchCommands } from './batch-commands.ts';
+import { registerPrepare } from './prepare.ts';
 import { UserError, red } from './output.ts';
 
 const program = new Command('berth')
@@ -18,6 +19,7 @@ registerWorker(program);
 registerTasks(program);
 registerJanitor(program);
 registerBatchCommands(program);
+registerPrepare(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -10,6 +10,7 @@ import { connect, type Connected } from './connect.ts';
 import { collectRows } from './collect.ts';
 import { batchWorkflowId, listEpisodes, waitForEpisode } from './episodes.ts';
 import { retryEpisodes, type RetrySelection } from './retry.ts';
+import { prepareTasks } from './prepare.ts';
 import { loadDataset, toSkippedEntry } from '../task/index.ts';
 import { loadBerthConfig } from '../task/berth-config.ts';
 import { ResultsFolder, type Metrics, type SkippedEntry } from './results.ts';
@@ -33,6 +34,8 @@ export interface StartBatchOptions {
   /** Only tasks whose id passes (--task GLOB). */
   taskFilter?: (taskId: string) => boolean;
   logger?: { warn(message: string): void };
+  /** Build or check every task's image first; a task whose image fails is skipped (stage prepare). Default true. */
+  prepare?: boolean;
 }
 
 export interface BatchSummary { batchId: string; rows: ResultRow[]; metrics: Metrics; resultsDir: string; uiLink: string }
@@ -136,11 +139,23 @@ export async function startBatch(opts: StartBatchOptions): Promise<BatchHandle> 
   const owned = opts.client ? undefined : await connect();
   const client = opts.client ?? owned!.client;
   const batchId = opts.batchId ?? newBatchId(opts.dataset);
+  let tasks = dataset.tasks.map((t) => ({ taskId: t.id, taskPath: t.path, digest: t.digest }));
+  const skipped = dataset.refused.map(toSkippedEntry);
+  if (opts.prepare !== false) {
+    const prepared = await prepareTasks(client, { datasetPath: dataset.root, tasks, imageAliases }, opts.taskQueue);
+    skipped.push(...prepared.skipped);
+    const failed = new Set(prepared.skipped.map((s) => s.task_id));
+    tasks = tasks.filter((t) => !failed.has(t.taskId));
+    if (tasks.length === 0) {
+      await owned?.connection.close();
+      throw new Error(`No task of ${opts.dataset} has an image ready:\n${prepared.skipped.map((s) => `  ${s.task_id}: ${s.reason}`).join('\n')}`);
+    }
+  }
   const input: BatchInput = {
     batchId,
     datasetName: basename(dataset.root),
     datasetPath: dataset.root,
-    tasks: dataset.tasks.map((t) => ({ taskId: t.id, taskPath: t.path, digest: t.digest })),
+    tasks,
     repeats: opts.repeats ?? dataset.settings.defaults.num_repeats ?? 1,
     concurrency: opts.concurrency ?? 4,
     agent,
@@ -153,7 +168,7 @@ export async function startBatch(opts: StartBatchOptions): Promise<BatchHandle> 
     },
   };
   const results = new ResultsFolder(resolve(opts.resultsDir ?? `results/${batchId}`));
-  results.writeSkipped(dataset.refused.map(toSkippedEntry));
+  results.writeSkipped(skipped);
   await client.workflow.start('batchWorkflow', {
     taskQueue: opts.taskQueue ?? SHARED_QUEUE,
     workflowId: batchWorkflowId(batchId),
@@ -165,5 +180,5 @@ export async function startBatch(opts: StartBatchOptions): Promise<BatchHandle> 
       { key: BERTH_AGENT, value: input.agent },
     ],
   });
-  return new BatchHandle(batchId, input, results, client, owned, dataset.refused.map(toSkippedEntry));
+  return new BatchHandle(batchId, input, results, client, owned, skipped);
 }

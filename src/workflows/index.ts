@@ -1,3 +1,4 @@
 export { episodeWorkflow } from './episode.ts';
 export { batchWorkflow } from './batch.ts';
+export { prepareWorkflow } from './prepare.ts';
 export { episodeDoneSignal, progressQuery } from './signals.ts';

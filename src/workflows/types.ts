@@ -141,3 +141,21 @@ export const episodeWorkflowId = (batchId: string, taskId: string, repeat: numbe
 
 export const hostQueueName = (engineId: string): string =>
   `berth-host-${engineId.replace(/[^A-Za-z0-9_-]/g, '').toLowerCase()}`;
+
+export interface PrepareRequest {
+  taskId: string;
+  taskPath: string;
+  datasetPath: string;
+  digest: string;
+  imageAliases: Record<string, string>;
+}
+
+export type PrepareOutcome =
+  | { taskId: string; ok: true; image: string; mode: string; built: boolean }
+  | { taskId: string; ok: false; reason: string };
+
+export interface PrepareInput {
+  datasetPath: string;
+  tasks: Array<{ taskId: string; taskPath: string; digest: string }>;
+  imageAliases: Record<string, string>;
+}

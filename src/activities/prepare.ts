@@ -1,0 +1,30 @@
+import { heartbeat } from '@temporalio/activity';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { homePath } from '../server/paths.ts';
+import type { PrepareRequest, PrepareOutcome } from '../workflows/types.ts';
+import { isLossError } from '../sandbox/index.ts';
+import { prepareImage } from './image-prep.ts';
+import { loadEpisodeTask, sandboxProvider } from './runtime.ts';
+
+/** Makes one task's image ready on this host and records it; a failure is an outcome, not an error. */
+export async function prepareTask(req: PrepareRequest): Promise<PrepareOutcome> {
+  const timer = setInterval(() => heartbeat(), 5000);
+  try {
+    const task = await loadEpisodeTask({ ...req, batchId: '', datasetName: '', repeat: 1, attempt: 1, agent: 'oracle', agentArgs: {},
+      episodeSettings: { defaultTimeoutSec: 0, enforceTaskTimeouts: true, sandboxReadyTimeoutSec: 0 } });
+    const provider = sandboxProvider();
+    const prepared = await prepareImage(provider.docker, provider, task, req.imageAliases);
+    const record = { task_id: task.id, path: task.path, digest: task.digest, mode: task.image.mode, image: prepared.image, built: prepared.built, at: new Date().toISOString() };
+    const dir = homePath('images');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, `${prepared.image.replace(/[^A-Za-z0-9_.-]/g, '_')}.json`), `${JSON.stringify(record, null, 2)}\n`);
+    return { taskId: task.id, ok: true, image: prepared.image, mode: task.image.mode, built: prepared.built };
+  } catch (err) {
+    // An engine that stopped answering is retried; anything else is this task's outcome.
+    if (isLossError(err)) throw err;
+    return { taskId: req.taskId, ok: false, reason: (err as Error).message };
+  } finally {
+    clearInterval(timer);
+  }
+}

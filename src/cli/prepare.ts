@@ -1,0 +1,40 @@
+import type { Command } from 'commander';
+import { basename, resolve } from 'node:path';
+import { connect } from '../client/connect.ts';
+import { prepareTasks } from '../client/prepare.ts';
+import { ResultsFolder } from '../client/results.ts';
+import { loadBerthConfig } from '../task/berth-config.ts';
+import { loadDataset, toSkippedEntry } from '../task/index.ts';
+import { ensureCluster } from './ensure.ts';
+import { keyValue } from './options.ts';
+import { green, printJson, red, table } from './output.ts';
+
+export function registerPrepare(program: Command): void {
+  program.command('prepare').description('load a dataset, build or check every task image, and record what is ready')
+    .argument('<dataset>', 'a folder of task folders')
+    .option('--image-alias <from=to>', 'map an image reference to a local one (repeatable)', keyValue('--image-alias'))
+    .option('--results <dir>', 'where skipped.json goes (default results/prepare-<dataset>)')
+    .option('--json', 'print JSON')
+    .action(async (datasetArg: string, o: { imageAlias?: Record<string, string>; results?: string; json?: boolean }) => {
+      const imageAliases = { ...loadBerthConfig().config.images.aliases, ...(o.imageAlias ?? {}) };
+      const dataset = await loadDataset(resolve(datasetArg), { imageAliases, logger: { warn: () => undefined } });
+      await ensureCluster();
+      const { client, connection } = await connect();
+      try {
+        const tasks = dataset.tasks.map((t) => ({ taskId: t.id, taskPath: t.path, digest: t.digest }));
+        const { outcomes, skipped } = await prepareTasks(client, { datasetPath: dataset.root, tasks, imageAliases });
+        const all = [...dataset.refused.map(toSkippedEntry), ...skipped];
+        const folder = new ResultsFolder(resolve(o.results ?? `results/prepare-${basename(dataset.root)}`));
+        folder.writeSkipped(all);
+        if (o.json) return printJson({ prepared: outcomes.filter((x) => x.ok), skipped: all, skipped_file: `${folder.dir}/skipped.json` });
+        console.log(table(['task_id', 'status', 'image'], [
+          ...outcomes.map((x) => [x.taskId, x.ok ? green(x.built ? 'built' : 'ready') : red('failed'), x.ok ? x.image : x.reason.split('\n')[0]!.slice(0, 100)]),
+          ...dataset.refused.map((r) => [r.task_id, red('refused'), r.message.split('\n')[0]!.slice(0, 100)]),
+        ]));
+        console.log(`\n${outcomes.filter((x) => x.ok).length} ready, ${all.length} skipped (${folder.dir}/skipped.json)`);
+        if (all.length > 0) process.exitCode = 1;
+      } finally {
+        await connection.close();
+      }
+    });
+}

@@ -1,0 +1,21 @@
+import type { Client } from '@temporalio/client';
+import { randomBytes } from 'node:crypto';
+import { SHARED_QUEUE, type PrepareInput, type PrepareOutcome } from '../workflows/types.ts';
+import type { SkippedEntry } from './results.ts';
+
+export interface PrepareResult {
+  outcomes: PrepareOutcome[];
+  /** Tasks whose image could not be made ready: skipped.json entries with stage `prepare`. */
+  skipped: SkippedEntry[];
+}
+
+/** Builds or checks every task's image on a worker's host (DESIGN.md section 7: run and validate prepare first). */
+export async function prepareTasks(client: Client, input: PrepareInput, taskQueue = SHARED_QUEUE): Promise<PrepareResult> {
+  const outcomes = await client.workflow.execute('prepareWorkflow', {
+    taskQueue, workflowId: `berth-prepare/${randomBytes(4).toString('hex')}`, args: [input],
+    staticSummary: `prepare ${input.tasks.length} task image(s) of ${input.datasetPath}`,
+  }) as PrepareOutcome[];
+  const paths = new Map(input.tasks.map((t) => [t.taskId, t.taskPath]));
+  const skipped = outcomes.flatMap((o): SkippedEntry[] => (o.ok ? [] : [{ task_id: o.taskId, path: paths.get(o.taskId) ?? '', reason: o.reason, stage: 'prepare' }]));
+  return { outcomes, skipped };
+}

@@ -1,0 +1,23 @@
+import { proxyActivities } from '@temporalio/workflow';
+import type * as shared from '../activities/shared.ts';
+import type * as prepare from '../activities/prepare.ts';
+import type { PrepareInput, PrepareOutcome } from './types.ts';
+
+const { hostLease } = proxyActivities<typeof shared>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 3 } });
+
+/**
+ * Builds or checks every task's image on one host, one at a time (builds are CPU-heavy), so a
+ * batch's seeds find them ready. Other hosts build theirs at seed.
+ */
+export async function prepareWorkflow(input: PrepareInput): Promise<PrepareOutcome[]> {
+  const lease = await hostLease();
+  const { prepareTask } = proxyActivities<typeof prepare>({
+    taskQueue: lease.queue, scheduleToStartTimeout: '5 minutes', startToCloseTimeout: '2 hours', heartbeatTimeout: '60 seconds',
+    retry: { maximumAttempts: 2 },
+  });
+  const outcomes: PrepareOutcome[] = [];
+  for (const t of input.tasks) {
+    outcomes.push(await prepareTask.executeWithOptions({ summary: `prepare ${t.taskId}` }, [{ ...t, datasetPath: input.datasetPath, imageAliases: input.imageAliases }]));
+  }
+  return outcomes;
+}
