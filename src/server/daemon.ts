@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { openSync, closeSync, readFileSync, writeFileSync, existsSync, rmSync } from 'node:fs';
+import { openSync, closeSync, readFileSync, writeFileSync, existsSync, rmSync, statSync } from 'node:fs';
 
 /**
  * Starts a daemon in its own session with no inherited descriptors (DESIGN.md section 5, Daemons),
@@ -64,4 +64,25 @@ export async function stopPid(pidFile: string, graceMs = 10_000): Promise<boolea
 export function tail(file: string, lines = 20): string {
   if (!existsSync(file)) return '(no log)';
   return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+}
+
+/** Only one process at a time runs fn: the others wait on the lock file (a lock older than staleMs is broken). */
+export async function withLockFile<T>(lock: string, fn: () => Promise<T>, staleMs = 120_000): Promise<T> {
+  const deadline = Date.now() + staleMs;
+  for (;;) {
+    try {
+      closeSync(openSync(lock, 'wx'));
+      break;
+    } catch {
+      const stale = (() => { try { return Date.now() - statSync(lock).mtimeMs > staleMs; } catch { return false; } })();
+      if (stale) rmSync(lock, { force: true });
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${lock}; remove it if no berth command is starting a daemon`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    rmSync(lock, { force: true });
+  }
 }

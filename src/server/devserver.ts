@@ -1,9 +1,8 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { openSync, closeSync, rmSync, statSync } from 'node:fs';
 import { findTemporalCli } from './binary.ts';
 import { SEARCH_ATTRIBUTE_TYPES, RETENTION_DAYS, serverSettings, temporalAddress, uiUrl } from './config.ts';
-import { alive, readPid, spawnDetached, stopPid, tail } from './daemon.ts';
+import { alive, readPid, spawnDetached, stopPid, tail, withLockFile } from './daemon.ts';
 import { temporalAnswers, waitFor } from './health.ts';
 import { homePath } from './paths.ts';
 
@@ -20,28 +19,6 @@ export interface ServerInfo {
 const pidFile = () => homePath('temporal.pid');
 const logFile = () => homePath('logs', 'temporal.log');
 
-/** Only one process starts the server; the others wait on this lock file. */
-async function withStartLock<T>(fn: () => Promise<T>): Promise<T> {
-  const lock = homePath('temporal.start.lock');
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    try {
-      closeSync(openSync(lock, 'wx'));
-      break;
-    } catch {
-      const stale = (() => { try { return Date.now() - statSync(lock).mtimeMs > 90_000; } catch { return false; } })();
-      if (stale) rmSync(lock, { force: true });
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${lock}; remove it if no berth command is starting the server`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-  try {
-    return await fn();
-  } finally {
-    rmSync(lock, { force: true });
-  }
-}
-
 /**
  * Starts (or reuses) the embedded dev server: SQLite under BERTH_HOME, UI on 8233, Berth's search
  * attributes, 30-day retention. With TEMPORAL_ADDRESS set it never starts anything.
@@ -55,7 +32,7 @@ export async function ensureServer(): Promise<ServerInfo> {
     return { address, uiUrl: uiUrl(), embedded, started: false };
   }
   if (await temporalAnswers(address)) return { address, uiUrl: uiUrl(), embedded, started: false, pid: readPid(pidFile()) };
-  return withStartLock(async () => {
+  return withLockFile(homePath('temporal.start.lock'), async () => {
     if (await temporalAnswers(address)) return { address, uiUrl: uiUrl(), embedded, started: false, pid: readPid(pidFile()) };
     const cli = findTemporalCli();
     const s = serverSettings();

@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SHARED_QUEUE } from '../workflows/types.ts';
 import { codeHash, projectRoot } from './code-hash.ts';
-import { alive, readPid, spawnDetached, stopPid, tail } from './daemon.ts';
+import { alive, readPid, spawnDetached, stopPid, tail, withLockFile } from './daemon.ts';
 import { waitFor } from './health.ts';
 import { homePath } from './paths.ts';
 
@@ -32,6 +32,10 @@ export interface WorkerInfo { pid: number; started: boolean; log: string }
  * and hosts). A worker running other code than this checkout is replaced.
  */
 export async function ensureWorker(address: string): Promise<WorkerInfo> {
+  return withLockFile(homePath('worker.start.lock'), () => startOrReuse(address));
+}
+
+async function startOrReuse(address: string): Promise<WorkerInfo> {
   const hash = codeHash();
   const pid = readPid(pidFile());
   const stamp = existsSync(stampFile()) ? readFileSync(stampFile(), 'utf8').trim() : '';
