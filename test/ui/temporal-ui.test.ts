@@ -77,7 +77,7 @@ describe('Temporal Web UI shows a real batch', () => {
     batchId = handle.batchId;
     rows = (await handle.wait()).rows;
     browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+    page = await browser.newPage({ viewport: { width: 1800, height: 1000 } });
   });
 
   afterAll(async () => {
@@ -92,7 +92,7 @@ describe('Temporal Web UI shows a real batch', () => {
     ]);
   });
 
-  it('lists the episode workflows under BerthBatch="<id>", and the batch timeline labels each with its summary', async () => {
+  it('lists the episode workflows under BerthBatch="<id>" with task, outcome and reward columns, and the batch timeline labels each with its summary', async () => {
     const listUrl = `${uiUrl()}/namespaces/default/workflows?query=${encodeURIComponent(`BerthBatch="${batchId}"`)}`;
     await open(page, listUrl);
     try {
@@ -104,6 +104,20 @@ describe('Temporal Web UI shows a real batch', () => {
       }
       const batchRow = page.getByRole('row').filter({ has: page.getByRole('link', { name: `berth/${batchId}`, exact: true }) });
       expect(await batchRow.innerText()).toContain('batchWorkflow');
+
+      // What a user would do to read outcomes in the list: show Berth's search attributes as columns.
+      await page.getByRole('button', { name: 'Configure Columns' }).click();
+      for (const c of ['BerthTask', 'BerthOutcome', 'BerthReward']) await page.getByRole('button', { name: `Add ${c} column` }).click();
+      for (const c of ['Run ID', 'End']) await page.getByRole('button', { name: `Remove ${c} column` }).click();
+      await page.getByRole('button', { name: 'Close' }).filter({ visible: true }).click();
+      await expect.poll(() => page.getByText('Configure Workflows Table').isVisible(), POLL).toBe(false);
+      const headers = (await page.getByRole('columnheader').allInnerTexts()).map((h) => h.trim()).filter(Boolean);
+      expect(headers).toEqual(expect.arrayContaining(['Workflow ID', 'BerthTask', 'BerthOutcome', 'BerthReward']));
+      for (const id of ids) {
+        const cells = page.getByRole('row').filter({ has: page.getByRole('link', { name: id, exact: true }) }).getByRole('cell');
+        await expect.poll(async () => (await cells.allInnerTexts()).map((c) => c.trim()), POLL)
+          .toEqual(expect.arrayContaining([id, 'episodeWorkflow', 'hello', 'scored', '1']));
+      }
     } finally {
       await page.screenshot({ path: artifactPath('ui-list.png'), fullPage: true });
     }
