@@ -3,13 +3,15 @@
 import { commandHarness } from './command.ts';
 import { AgentConfigError } from './errors.ts';
 import { nopHarness } from './nop.ts';
+import { openaiHarness } from './openai/local-loop.ts';
 import { oracleHarness } from './oracle.ts';
 import type { AgentHarness, HarnessName } from './types.ts';
 
-const HARNESSES: Partial<Record<HarnessName, AgentHarness>> = {
+const HARNESSES: Record<HarnessName, AgentHarness> = {
   oracle: oracleHarness,
   nop: nopHarness,
   command: commandHarness,
+  openai: openaiHarness,
 };
 
 export const HARNESS_NAMES = Object.keys(HARNESSES) as HarnessName[];
@@ -27,3 +29,4 @@ export { oracleHarness, runOracleTurn, solutionEnv, ORACLE_COMMAND, ORACLE_OUTPU
 export { nopHarness, runNopTurn } from './nop.ts';
 export { commandHarness, runCommandTurn, COMMAND_STDOUT, COMMAND_STDERR, INSTRUCTION_FILE, RESPONSE_FILE } from './command.ts';
 export { detachedKey } from './detached-run.ts';
+export * from './openai/index.ts';

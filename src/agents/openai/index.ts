@@ -1,0 +1,18 @@
+// The openai agent's pieces: a conversation file, one model call, one bash tool call, the transcript, the
+// call limit, and the in-process loop that strings them together.
+export type * from './types.ts';
+export { ContextLengthExceeded, ModelCallFailed, ModelRequestRejected } from './errors.ts';
+export { readConversation, appendRecord, startConversation, messagesOf, toolResultFor, lastAssistant } from './conversation.ts';
+export { callModel, toolCallsOf, apiKeyEnvOf, DEFAULT_API_KEY_ENV, type CallModelOptions, type CallModelResult } from './call-model.ts';
+export { runBashTool, BASH_TOOL, BASH_TOOL_NAME, DEFAULT_TOOL_OUTPUT_CAP, type BashToolInput, type BashToolResult } from './bash-tool.ts';
+export { openaiTrajectory, transcriptOf, finalTextOf, usageOf, type OpenAiTrajectoryOptions, type OpenAiTranscript } from './trajectory.ts';
+export { callBudget, callBudgetOf, DEFAULT_MAX_CALLS, type CallBudget } from './limits.ts';
+export { parseRetryAfter, backoffMs, isRetryableStatus, DEFAULT_RETRY, type RetryOptions } from './retry.ts';
+export {
+  runOpenAiTurnLocally,
+  openAiOptionsFromArgs,
+  openaiHarness,
+  defaultSystemPrompt,
+  CONVERSATION_FILE,
+  type OpenAiTurnOptions,
+} from './local-loop.ts';

@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import {
+  AgentConfigError,
+  apiKeyEnvOf,
+  backoffMs,
+  callBudgetOf,
+  DEFAULT_RETRY,
+  detachedKey,
+  harnessFor,
+  HARNESS_NAMES,
+  isRetryableStatus,
+  openAiOptionsFromArgs,
+  parseRetryAfter,
+} from '../../src/agents/index.ts';
+
+describe('retry rules', () => {
+  it.each([
+    ['0', 0],
+    ['2', 2000],
+    ['1.5', 1500],
+    ['', null],
+    ['soon', null],
+  ])('Retry-After %j → %j ms', (value, ms) => {
+    expect(parseRetryAfter(value)).toBe(ms);
+  });
+
+  it('reads an HTTP-date Retry-After relative to now', () => {
+    const now = Date.parse('2026-11-30T05:00:00Z');
+    expect(parseRetryAfter('Mon, 30 Nov 2026 05:00:03 GMT', now)).toBe(3000);
+    expect(parseRetryAfter('Mon, 30 Nov 2026 04:59:00 GMT', now)).toBe(0);
+  });
+
+  it('honours Retry-After up to its cap, else backs off exponentially with jitter', () => {
+    expect(backoffMs(1, 5000, DEFAULT_RETRY)).toBe(5000);
+    expect(backoffMs(1, 10_000_000, DEFAULT_RETRY)).toBe(DEFAULT_RETRY.maxRetryAfterMs);
+    expect(backoffMs(1, null, DEFAULT_RETRY, () => 1)).toBe(1000);
+    expect(backoffMs(3, null, DEFAULT_RETRY, () => 1)).toBe(4000);
+    expect(backoffMs(3, null, DEFAULT_RETRY, () => 0)).toBe(2000);
+    expect(backoffMs(20, null, DEFAULT_RETRY, () => 1)).toBe(DEFAULT_RETRY.maxDelayMs);
+  });
+
+  it.each([
+    [429, true],
+    [500, true],
+    [503, true],
+    [408, true],
+    [400, false],
+    [401, false],
+    [404, false],
+  ])('HTTP %i retryable: %s', (status, retryable) => {
+    expect(isRetryableStatus(status)).toBe(retryable);
+  });
+});
+
+describe('call limit', () => {
+  it('counts calls left and refuses a limit below 1', () => {
+    expect(callBudgetOf(0, 2)).toEqual({ made: 0, left: 2, reached: false });
+    expect(callBudgetOf(2, 2)).toEqual({ made: 2, left: 0, reached: true });
+    expect(() => callBudgetOf(0, 0)).toThrow(/at least 1/);
+  });
+});
+
+describe('settings', () => {
+  it('refuses an API key passed where the variable name belongs, without echoing it', () => {
+    expect(apiKeyEnvOf({})).toBe('OPENAI_API_KEY');
+    expect(apiKeyEnvOf({ apiKey: 'MY_KEY' })).toBe('MY_KEY');
+    const err = (() => {
+      try {
+        apiKeyEnvOf({ apiKeyEnv: 'sk-live-abc123' });
+      } catch (e) {
+        return e as Error;
+      }
+    })();
+    expect(err).toBeInstanceOf(AgentConfigError);
+    expect(err?.message).not.toContain('sk-live-abc123');
+  });
+
+  it('reads the openai options from --agent-arg, falling back to the worker environment', () => {
+    expect(openAiOptionsFromArgs({ base_url: 'http://x/v1', model: 'm', max_calls: '3' }, {})).toMatchObject({ baseUrl: 'http://x/v1', model: 'm', maxCalls: 3 });
+    expect(openAiOptionsFromArgs({}, { OPENAI_BASE_URL: 'http://y/v1', OPENAI_MODEL: 'n' })).toMatchObject({ baseUrl: 'http://y/v1', model: 'n' });
+    expect(() => openAiOptionsFromArgs({ model: 'm' }, {})).toThrow(/base_url/);
+    expect(() => openAiOptionsFromArgs({ base_url: 'http://x', model: 'm', max_calls: 'lots' }, {})).toThrow(/max_calls=lots/);
+  });
+
+  it('knows the four harnesses and names them when asked for another', () => {
+    expect(HARNESS_NAMES.sort()).toEqual(['command', 'nop', 'openai', 'oracle']);
+    for (const n of HARNESS_NAMES) expect(harnessFor(n).name).toBe(n);
+    expect(() => harnessFor('claude')).toThrow(/unknown agent "claude": choose one of/);
+  });
+
+  it('makes marker keys the sandbox accepts from any run key', () => {
+    expect(detachedKey('oracle', 'a1b2-c3/t1')).toBe('oracle-a1b2-c3_t1');
+  });
+});
