@@ -4,8 +4,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as sharedActivities from './activities/shared.ts';
-import * as hostActivities from './activities/host.ts';
-import * as prepareActivities from './activities/prepare.ts';
+import * as hostActivities from './activities/host-activities.ts';
 import { hostIdentity, setHostQueueSuffix } from './activities/host-identity.ts';
 import { homePath } from './server/paths.ts';
 import { SHARED_QUEUE } from './workflows/types.ts';
@@ -61,7 +60,7 @@ export async function createWorkers(opts: WorkerOptions): Promise<{ workers: Wor
     connection, namespace, taskQueue: opts.taskQueue ?? SHARED_QUEUE, workflowBundle: bundle, activities: sharedActivities,
   });
   const host = await Worker.create({
-    connection, namespace, taskQueue: queue, activities: { ...hostActivities, ...prepareActivities },
+    connection, namespace, taskQueue: queue, activities: hostActivities,
   });
   return { workers: [shared, host], connection, hostQueue: queue };
 }

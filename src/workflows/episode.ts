@@ -3,7 +3,7 @@ import {
 } from '@temporalio/workflow';
 import { episodeDoneSignal, type EpisodeDone } from './signals.ts';
 import type * as shared from '../activities/shared.ts';
-import type * as host from '../activities/host.ts';
+import type * as host from '../activities/host-activities.ts';
 import { MASKING_KINDS, TASK_ERROR_TYPES, maskedTurn, maskingFailure } from './failures.ts';
 import { rollUp, shouldStop } from './rollup.ts';
 import { buildRow } from './row.ts';
@@ -64,7 +64,7 @@ async function runTurns(input: EpisodeInput, plan: EpisodePlan, acts: Acts, stat
     try {
       const req = { input, plan, sandbox: state.sandbox, turn: i };
       const agent = await acts.turn.agentTurn.executeWithOptions({ summary: `${where}agent: ${step.name}` }, [req]);
-      outcome = await acts.turn.verifyTurn.executeWithOptions({ summary: `${where}verify ${step.name}` }, [{ ...req, responseText: agent.responseText, agentTimings: agent.timings }]);
+      outcome = await acts.turn.verifyTurn.executeWithOptions({ summary: `${where}verify ${step.name}` }, [{ ...req, agentTimings: agent.timings }]);
     } catch (err) {
       if (isCancellation(err)) throw err;
       const f = maskingFailure(err);

@@ -1,6 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type * as shared from '../activities/shared.ts';
-import type * as prepare from '../activities/prepare.ts';
+import type * as prepare from '../activities/host-activities.ts';
 import type { PrepareInput, PrepareOutcome } from './types.ts';
 
 const { hostLease } = proxyActivities<typeof shared>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 3 } });

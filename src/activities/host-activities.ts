@@ -1,0 +1,4 @@
+// Everything that runs on this host's sandbox queue (DESIGN.md section 3, Affinity).
+export { seed, teardown } from './host.ts';
+export { agentTurn, verifyTurn } from './turn.ts';
+export { prepareTask } from './prepare.ts';

@@ -1,0 +1,105 @@
+import { Context, heartbeat } from '@temporalio/activity';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { harnessFor } from '../agents/index.ts';
+import { loadBerthConfig } from '../task/berth-config.ts';
+import type { Task } from '../task/index.ts';
+import { clearTurnFiles, redact, runVerification, secretValues } from '../verify/index.ts';
+import type { AtifTrajectory } from '../verify/atif.ts';
+import type { EpisodeInput, EpisodePlan, SandboxRef, TurnOutcome } from '../workflows/types.ts';
+import { typed } from './failures.ts';
+import { handleOf } from './handle.ts';
+import { turnLogsDir } from './logs.ts';
+import { loadEpisodeTask, sandboxProvider } from './runtime.ts';
+
+export interface TurnRequest {
+  input: EpisodeInput;
+  plan: EpisodePlan;
+  sandbox: SandboxRef;
+  turn: number;
+}
+
+export interface AgentTurnOutput {
+  /** Bounded: the full text is in the turn's logs folder. */
+  responseText: string;
+  exitCode: number | null;
+  timings: Record<string, number>;
+}
+
+/** Rows and history keep a bounded response; the whole one stays on disk. */
+const RESPONSE_CAP = 32 * 1024;
+
+/** Heartbeats while a long call runs, so a dead host is noticed by its heartbeat timeout. */
+export async function beating<T>(fn: () => Promise<T>): Promise<T> {
+  const timer = setInterval(() => heartbeat(), 5000);
+  try {
+    return await fn();
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/** The episode's workflow run (activities of an episode always run inside one). */
+const execution = () => Context.current().info.workflowExecution ?? { workflowId: 'local', runId: 'local' };
+const runKey = (turn: number) => `${execution().runId}-t${turn + 1}`;
+
+/** The user a turn's agent runs as (multi-step-tasks.md § Per-step agent user), else the sandbox's. */
+function agentUser(task: Task, turn: number, sandbox: SandboxRef): string {
+  const user = (task.multi_step ? task.steps[turn]?.agent.user : null) ?? task.agent.user;
+  return user === null || user === undefined ? sandbox.user : String(user);
+}
+
+/** One agent turn: the harness runs inside the sandbox; its transcript and full response go to the turn's logs. */
+export async function agentTurn(req: TurnRequest): Promise<AgentTurnOutput> {
+  return typed(() => beating(async () => {
+    const task = await loadEpisodeTask(req.input);
+    const provider = sandboxProvider();
+    const handle = handleOf(req.sandbox);
+    const logsDir = join(turnLogsDir(req.sandbox.logsDir, req.turn), 'agent');
+    mkdirSync(logsDir, { recursive: true });
+    if (req.turn > 0) await clearTurnFiles(provider, handle, task.verifier.inputs);
+    const user = agentUser(task, req.turn, req.sandbox);
+    if (user !== req.sandbox.user) {
+      await provider.exec(handle, { command: `chown ${user} "${handle.workdir}"`, user: 'root' });
+    }
+    const instruction = task.multi_step ? task.steps[req.turn]!.instruction : task.instruction ?? '';
+    const result = await harnessFor(req.input.agent).runTurn({
+      provider, handle: { ...handle, user }, task, stepIndex: req.turn, instruction, user, workdir: handle.workdir, env: {},
+      timeoutSec: req.plan.steps[req.turn]!.agentTimeoutSec, runKey: runKey(req.turn), logsDir, args: req.input.agentArgs,
+      heartbeat: (d) => heartbeat(d), signal: Context.current().cancellationSignal,
+    });
+    writeFileSync(join(logsDir, 'trajectory.json'), JSON.stringify(result.trajectory, null, 2));
+    writeFileSync(join(logsDir, 'response.txt'), result.responseText);
+    return { responseText: result.responseText.slice(-RESPONSE_CAP), exitCode: result.exitCode, timings: result.timings };
+  }));
+}
+
+/** Verification of one turn (task-folder-verifiers.md), scored by the reward-file rules. */
+export async function verifyTurn(req: TurnRequest & { agentTimings: Record<string, number> }): Promise<TurnOutcome> {
+  return typed(() => beating(async () => {
+    const task = await loadEpisodeTask(req.input);
+    const turnDir = turnLogsDir(req.sandbox.logsDir, req.turn);
+    const trajectory = JSON.parse(readFileSync(join(turnDir, 'agent', 'trajectory.json'), 'utf8')) as AtifTrajectory;
+    const responseText = readFileSync(join(turnDir, 'agent', 'response.txt'), 'utf8');
+    const { workflowId, runId } = execution();
+    const secrets = loadBerthConfig().config.secrets;
+    const out = await runVerification({
+      provider: sandboxProvider(), agent: handleOf(req.sandbox), task, stepIndex: task.multi_step ? req.turn : null,
+      logsDir: turnDir, trajectory, responseText, naming: { workflowId, runId, batchId: req.input.batchId },
+      hostEnv: process.env, secrets, imageAliases: req.input.imageAliases, heartbeat: () => heartbeat(),
+      signal: Context.current().cancellationSignal,
+    });
+    const hidden = secretValues(secrets);
+    return {
+      step: req.plan.steps[req.turn]!.name,
+      reward: out.masked ? null : out.reward,
+      verifier_rewards: out.verifier_rewards,
+      ...(out.reward_components ? { reward_components: out.reward_components } : {}),
+      failure_kind: out.failure_kind ?? null,
+      failure_reason: out.failure_reason ? redact(out.failure_reason, hidden) : null,
+      masked: out.masked,
+      response_text: responseText.slice(-RESPONSE_CAP),
+      timings: { ...req.agentTimings, verify: Object.values(out.timings).reduce((a, b) => a + b, 0) },
+    };
+  }));
+}
