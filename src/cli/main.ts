@@ -6,6 +6,7 @@ import { registerTasks } from './tasks.ts';
 import { registerJanitor } from './janitor.ts';
 import { registerBatchCommands } from './batch-commands.ts';
 import { registerPrepare } from './prepare.ts';
+import { registerReport } from './report.ts';
 import { UserError, red } from './output.ts';
 
 const program = new Command('berth')
@@ -20,6 +21,7 @@ registerTasks(program);
 registerJanitor(program);
 registerBatchCommands(program);
 registerPrepare(program);
+registerReport(program);
 
 try {
   await program.parseAsync(process.argv);
