@@ -7,6 +7,7 @@ import { registerJanitor } from './janitor.ts';
 import { registerBatchCommands } from './batch-commands.ts';
 import { registerPrepare } from './prepare.ts';
 import { registerReport } from './report.ts';
+import { registerValidate } from './validate.ts';
 import { UserError, red } from './output.ts';
 
 const program = new Command('berth')
@@ -22,6 +23,7 @@ registerJanitor(program);
 registerBatchCommands(program);
 registerPrepare(program);
 registerReport(program);
+registerValidate(program);
 
 try {
   await program.parseAsync(process.argv);
