@@ -25,5 +25,6 @@ export function htmlTable(headers: string[], rows: TableRow[], cls = ''): string
     return `<tr${rowCls}>${cells.map((c) => `<td>${c}</td>`).join('')}</tr>`;
   };
   const body = rows.map(tr).join('\n');
-  return `<table${cls ? ` class="${cls}"` : ''}><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table>`;
+  // Many repeats make wide tables: they scroll sideways instead of stretching the page.
+  return `<div class="scroll"><table${cls ? ` class="${cls}"` : ''}><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table></div>`;
 }

@@ -12,6 +12,7 @@ h2 { font-size: 17px; margin: 32px 0 10px; padding-bottom: 4px; border-bottom: 1
 .card .k { color: var(--muted); font-size: 12px; text-transform: uppercase; letter-spacing: .04em; }
 .card .v { font-size: 20px; font-weight: 600; font-variant-numeric: tabular-nums; }
 table { border-collapse: collapse; margin: 6px 0; }
+.scroll { overflow-x: auto; max-width: 100%; }
 th, td { border: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
 th { background: var(--panel); font-weight: 600; }
 td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }

@@ -35,14 +35,14 @@ export function timingsSvg(stats: PhaseStats[]): string {
   const labelW = 120;
   const h = PAD.top + stats.length * rowH + 10;
   const longest = Math.max(1e-9, ...stats.map((s) => s.max));
-  const scale = (W - labelW - 80) / longest;
+  const scale = (W - labelW - 170) / longest;
   const rows = stats.map((s, i) => {
     const y = PAD.top + i * rowH;
     return `<g><title>${esc(`${s.phase}: mean ${num(s.mean)} s, median ${num(s.median)} s, max ${num(s.max)} s`)}</title>`
       + `<text class="tick" x="${labelW - 8}" y="${y + 14}" text-anchor="end">${esc(s.phase)}</text>`
       + `<rect class="bar" x="${labelW}" y="${y + 3}" width="${num(Math.max(1, s.mean * scale), 2)}" height="14"/>`
       + `<line class="max" x1="${labelW}" y1="${y + 10}" x2="${num(labelW + s.max * scale, 2)}" y2="${y + 10}"/>`
-      + `<text class="count" x="${num(labelW + s.max * scale + 6, 2)}" y="${y + 14}">${esc(num(s.mean, 2))} s</text></g>`;
+      + `<text class="count" x="${num(labelW + s.max * scale + 6, 2)}" y="${y + 14}">mean ${esc(num(s.mean, 2))} s · max ${esc(num(s.max, 2))} s</text></g>`;
   }).join('');
   return `<svg role="img" aria-label="Mean seconds per phase" viewBox="0 0 ${W} ${h}" width="${W}" height="${h}" class="chart">`
     + `<title>Mean seconds per phase (line: max)</title>${rows}</svg>`;

@@ -78,6 +78,8 @@ describe('renderReport', () => {
     expect(text).toMatch(/harbor:missing_reward scored \(0\) 1 beta #1/);
     expect(text).toMatch(/provider_unavailable masked 1 beta #2 sandbox lost/);
     expect(text).toContain('1 episode workflow failed or was cancelled');
+    // gamma #2's masked first attempt was retried into a success: only the newest attempt counts.
+    expect(text).not.toContain('harbor:seed_failed');
   });
 
   it('has phase timings and the skipped tasks', () => {
