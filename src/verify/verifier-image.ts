@@ -4,9 +4,9 @@
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { imageContentHash, imageTagForHash, readContextFiles, type SandboxProvider } from '../sandbox/index.ts';
+import { imageContentHash, imageTagForHash, isLossError, readContextFiles, type SandboxProvider } from '../sandbox/index.ts';
 import { applyImageAlias, type Task } from '../task/index.ts';
-import { VerificationMasked } from './masked.ts';
+import { transferFailed, VerificationMasked } from './masked.ts';
 
 const BASE_HINT = 'berth-base:bookworm';
 const FROM_LINE = /^(\s*FROM\s+)((?:--\S+\s+)*)(\S+)(.*)$/gim;
@@ -66,6 +66,7 @@ export async function resolveVerifierImage(
     return { ref: tag, onRecord: true };
   } catch (err) {
     if (err instanceof VerificationMasked) throw err;
+    if (isLossError(err)) throw transferFailed("making the separate verifier's image ready", err);
     const message = err instanceof Error ? err.message : String(err);
     throw new VerificationMasked('harbor:seed_failed', `the separate verifier's image could not be made ready: ${message}`);
   }

@@ -1,0 +1,124 @@
+// Separate verification end to end: artifacts out of the agent's sandbox, a fresh verifier sandbox from the
+// resolved image with [verifier.environment]'s env and workdir, artifacts restored, tests/ and transcript
+// uploaded, test.sh run, the verifier sandbox removed. Plus the offline separate-verifier corpus tasks.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { containerName } from '../../src/sandbox/names.ts';
+import type { SandboxHandle } from '../../src/sandbox/types.ts';
+import { loadTask, type Task } from '../../src/task/index.ts';
+import { runVerification } from '../../src/verify/run-verification.ts';
+import { BASE_IMAGE, context, Fixture, provider, sh } from './orchestration-helpers.ts';
+
+const fx = new Fixture();
+afterAll(() => fx.cleanup());
+
+const CORPUS = '/work/shared/corpus';
+const ALIASES = { 'ubuntu:24.04': BASE_IMAGE };
+
+async function expectGone(name: string): Promise<void> {
+  await expect(provider.attach(name)).rejects.toThrow(/lost|no such container/i);
+}
+
+describe('separate mode', () => {
+  it('grades only what artifacts carry over, in a fresh sandbox with [verifier.environment] env, workdir and no network', async () => {
+    const checks = [
+      'r=0',
+      '[ "$(cat /work/out.txt)" = out ] && r=$((r+1))',
+      '[ "$(cat /data/keep.txt)" = keep ] && r=$((r+1))',
+      '[ ! -e /data/skip.log ] && r=$((r+1))',
+      '[ ! -e /tmp/agent-only.txt ] && r=$((r+1))',
+      '[ "$(cat /logs/artifacts/note.txt)" = note ] && r=$((r+1))',
+      '[ "$(pwd)" = /grading ] && r=$((r+1))',
+      '[ "$SANDBOX_VAR" = from-env-table ] && [ "$JUDGE" = "$EXPECT_JUDGE" ] && r=$((r+1))',
+      '[ "$(ls /sys/class/net)" = lo ] && r=$((r+1))',
+      'python3 -c "import json;json.load(open(\'/logs/agent/trajectory.json\'))" && r=$((r+1))',
+      'echo "checks passed: $r"',
+      'echo "{\\"reward\\": $([ $r = 9 ] && echo 1 || echo 0), \\"checks\\": $r}" > /logs/verifier/reward.json',
+    ].join('\n');
+    const task = await fx.task({
+      'task.toml': [
+        'artifacts = ["/work/out.txt", { source = "/data", exclude = ["*.log"] }]',
+        '[environment]',
+        `docker_image = "${BASE_IMAGE}"`,
+        '[verifier]',
+        'timeout_sec = 30',
+        'environment_mode = "separate"',
+        'network_mode = "no-network"',
+        '[verifier.env]',
+        'JUDGE = "${JUDGE_KEY}"',
+        'EXPECT_JUDGE = "judge-secret-42"',
+        '[verifier.environment]',
+        `docker_image = "${BASE_IMAGE}"`,
+        'workdir = "/grading"',
+        '[verifier.environment.env]',
+        'SANDBOX_VAR = "from-env-table"',
+      ].join('\n'),
+      'tests/test.sh': checks,
+    });
+    expect(task.verifier.mode).toBe('separate');
+    const agent = await fx.seed();
+    await sh(agent, 'mkdir -p /work /data && echo out > /work/out.txt && echo keep > /data/keep.txt && echo skip > /data/skip.log && echo secret > /tmp/agent-only.txt && echo note > /logs/artifacts/note.txt');
+    const ctx = context(fx, task, agent, { secrets: { JUDGE_KEY: 'judge-secret-42' } });
+    const r = await runVerification(ctx);
+    expect(readFileSync(join(ctx.logsDir, 'verifier', 'test-stdout.txt'), 'utf8')).toBe('checks passed: 9\n');
+    expect(r).toMatchObject({ reward: 1, verifier_rewards: { reward: 1, checks: 9 }, masked: false, verifierMode: 'separate' });
+    expect(r.artifacts).toEqual(['artifacts', 'artifacts/work/out.txt', 'artifacts/data']);
+    expect(r.timings['seed']).toBeGreaterThan(0);
+    await expectGone(containerName(ctx.naming.workflowId, ctx.naming.runId, 'verifier'));
+    // The agent's sandbox is left as it was (the provider has no stop); the episode's teardown removes it.
+    expect(await sh(agent, 'cat /tmp/agent-only.txt')).toBe('secret\n');
+  });
+
+  it('a verifier image that cannot be built masks the row, and no sandbox is left behind', async () => {
+    const task = await fx.task({
+      'task.toml': `[environment]\ndocker_image = "${BASE_IMAGE}"\n[verifier]\nenvironment_mode = "separate"\n[verifier.environment]\ncpus = 1\n`,
+      'tests/Dockerfile': `FROM ${BASE_IMAGE}\nRUN echo verifier-build-broken && exit 3\n`,
+      'tests/test.sh': 'echo 1 > /logs/verifier/reward.txt\n',
+    });
+    expect(task.verifier.image).toMatchObject({ kind: 'build' });
+    const agent = await fx.seed();
+    const ctx = context(fx, task, agent);
+    const r = await runVerification(ctx);
+    expect(r).toMatchObject({ reward: 0, failure_kind: 'harbor:seed_failed', masked: true });
+    expect(r.failure_reason).toMatch(/-verifier failed/);
+    await expectGone(containerName(ctx.naming.workflowId, ctx.naming.runId, 'verifier'));
+  });
+});
+
+/** The oracle, minimally: upload solution/ to /solution and run solve.sh as the agent. */
+async function solve(task: Task, agent: SandboxHandle): Promise<void> {
+  await provider.upload(agent, task.solution.dir!, '/solution');
+  const res = await provider.exec(agent, { command: 'bash /solution/solve.sh', timeoutSec: 60 });
+  if (res.exitCode !== 0) throw new Error(`solve.sh failed (${res.exitCode}): ${res.stdout}${res.stderr}`);
+}
+
+describe('offline separate-verifier corpus tasks', () => {
+  for (const rel of [
+    'harbor-examples/separate-verifier-environment',
+    'harbor-verifier-mode-matrix/separate-implicit',
+    'harbor-verifier-mode-matrix/separate-reuse-env',
+  ]) {
+    it(`${rel}: the reference solution scores 1 in the separate verifier`, async () => {
+      const task = await loadTask(join(CORPUS, rel), { imageAliases: ALIASES, logger: { warn: () => {} } });
+      expect(task.verifier.mode).toBe('separate');
+      const agent = await fx.seedTask(task);
+      await solve(task, agent);
+      const ctx = context(fx, task, agent, { imageAliases: ALIASES });
+      const r = await runVerification(ctx);
+      const stdout = readFileSync(join(ctx.logsDir, 'verifier', 'test-stdout.txt'), 'utf8');
+      expect(r, stdout).toMatchObject({ reward: 1, masked: false, verifierMode: 'separate' });
+      expect(r.failure_kind).toBeUndefined();
+      await expectGone(containerName(ctx.naming.workflowId, ctx.naming.runId, 'verifier'));
+    });
+  }
+
+  it('harbor-examples/separate-verifier-environment without the solution scores 0 (the verifier really checks)', async () => {
+    const task = await loadTask(join(CORPUS, 'harbor-examples/separate-verifier-environment'), { imageAliases: ALIASES, logger: { warn: () => {} } });
+    const agent = await fx.seedTask(task);
+    await sh(agent, 'echo "this should stay in the agent environment" > /tmp/agent-only.txt');
+    const r = await runVerification(context(fx, task, agent, { imageAliases: ALIASES }));
+    expect(r).toMatchObject({ reward: 0, masked: false });
+    expect(r.warnings.join('\n')).toMatch(/configured-artifact\.txt does not exist/);
+  });
+});
