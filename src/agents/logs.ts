@@ -14,11 +14,13 @@ export async function writeTrajectory(ctx: AgentTurnContext, trajectory: AtifTra
 }
 
 /** Copies a file from the sandbox into logsDir; a missing file is not an error (the process wrote nothing). */
-export async function copyLogToHost(ctx: AgentTurnContext, containerPath: string): Promise<void> {
+export async function copyLogToHost(ctx: AgentTurnContext, containerPath: string): Promise<boolean> {
   try {
     await ctx.provider.download(ctx.handle, containerPath, ctx.logsDir);
+    return true;
   } catch (err) {
-    if (!(err instanceof Error && err.message.includes('does not exist'))) throw err;
+    if (err instanceof Error && err.message.includes('does not exist')) return false;
+    throw err;
   }
 }
 

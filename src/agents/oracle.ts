@@ -2,8 +2,9 @@
 // solution/answer.md (spec/task-folder-verifiers.md, Reference answers).
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { templateEnv, type Task } from '../task/index.ts';
+import { templateEnv, templateVariable, type Task } from '../task/index.ts';
 import { agentStep, buildTrajectory, oracleTrajectory, userStep } from '../verify/atif.ts';
+import { redact, redactFile } from '../verify/redact.ts';
 import { runDetached, readTail } from './detached-run.ts';
 import { SolutionEnvUnset } from './errors.ts';
 import { AGENT_LOGS, copyLogToHost, OUTPUT_TAIL_BYTES, secondsSince, userOnlyTrajectory, writeTrajectory } from './logs.ts';
@@ -19,6 +20,17 @@ export function solutionEnv(task: Task, hostEnv: Readonly<Record<string, string 
   const res = templateEnv(task.solution.env, hostEnv);
   if ('missing' in res) throw new SolutionEnvUnset(res.missing, task.path);
   return res.values;
+}
+
+/** The [solution].env values read from this worker's environment: kept out of transcripts and host logs. */
+export function solutionSecrets(task: Task, hostEnv: Readonly<Record<string, string | undefined>> = process.env): string[] {
+  const out: string[] = [];
+  for (const raw of Object.values(task.solution.env)) {
+    const t = templateVariable(raw);
+    const v = t ? hostEnv[t.name] : undefined;
+    if (v) out.push(v);
+  }
+  return out;
 }
 
 /** Empties /solution (what an earlier turn left) and, given a folder, places its contents there. */
@@ -48,8 +60,9 @@ async function runSolveSh(ctx: AgentTurnContext, dir: string, env: Record<string
     outputPath: ORACLE_OUTPUT,
     prepare: () => placeSolution(ctx, dir),
   });
-  const output = await readTail(ctx, ORACLE_OUTPUT, OUTPUT_TAIL_BYTES);
-  await copyLogToHost(ctx, ORACLE_OUTPUT);
+  const secrets = solutionSecrets(ctx.task);
+  const output = redact(await readTail(ctx, ORACLE_OUTPUT, OUTPUT_TAIL_BYTES), secrets);
+  if (await copyLogToHost(ctx, ORACLE_OUTPUT)) await redactFile(join(ctx.logsDir, 'oracle.txt'), secrets);
   if (run.exitCode !== 0) await writeFile(join(ctx.logsDir, 'exit-code.txt'), `${run.exitCode}\n`);
   const trajectory = oracleTrajectory({
     sessionId: ctx.runKey,

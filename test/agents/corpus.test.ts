@@ -2,9 +2,10 @@
 // build-mode image): the oracle scores 1 on each turn, nop scores 0.
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { harnessFor } from '../../src/agents/index.ts';
+import { harnessFor, solutionStatus } from '../../src/agents/index.ts';
+import { loadDataset } from '../../src/task/index.ts';
 import { validateAtif } from '../../src/verify/atif.ts';
-import { CORPUS, loadTestTask, makeCtx, seedTask, teardownAll, verifyTurn } from './helpers.ts';
+import { ALIASES, CORPUS, loadTestTask, makeCtx, seedTask, sh, teardownAll, verifyTurn } from './helpers.ts';
 
 const made: string[] = [];
 afterAll(() => teardownAll(made));
@@ -34,5 +35,30 @@ describe.each(TASKS)('corpus %s', (taskPath) => {
   it('nop scores 0', async () => {
     const rewards = await episode(taskPath, 'nop');
     expect(rewards[0]).toBe('0');
+  });
+});
+
+// Separate-verifier tasks: the oracle's side runs here; scoring needs the separate verifier (src/verify).
+describe.each([
+  ['harbor-examples/separate-verifier-environment', '/tmp/configured-artifact.txt'],
+  ['harbor-verifier-mode-matrix/separate-implicit', '/tmp/separate-implicit-configured.txt'],
+  ['harbor-verifier-mode-matrix/separate-reuse-env', '/tmp/separate-reuse-configured.txt'],
+])('corpus %s (separate verifier)', (taskPath, artifact) => {
+  it('oracle runs solve.sh to exit 0 and leaves the configured artifact', async () => {
+    const task = await loadTestTask(join(CORPUS, taskPath));
+    const handle = await seedTask(made, task);
+    const res = await harnessFor('oracle').runTurn(await makeCtx(handle, task));
+    expect(res.exitCode).toBe(0);
+    expect(validateAtif(res.trajectory)).toEqual({ ok: true });
+    expect(await sh(handle, `cat ${artifact}`)).not.toBe('');
+  });
+});
+
+describe('corpus solution status', () => {
+  it('lists the tasks without a reference solution as unvalidated', async () => {
+    const d = await loadDataset(CORPUS, { imageAliases: ALIASES, logger: { warn: () => {} } });
+    const unvalidated = d.tasks.filter((t) => solutionStatus(t) !== 'solvable').map((t) => t.id);
+    expect(unvalidated).toEqual(['environment-env-single']);
+    expect(d.tasks.length).toBeGreaterThan(5);
   });
 });

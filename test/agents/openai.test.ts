@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  appendRecord,
   callModel,
   ContextLengthExceeded,
   harnessFor,
@@ -107,6 +108,31 @@ describe('openai agent loop', () => {
     expect(server.requests).toHaveLength(2);
     expect(await sh(handle, 'cat /work/loop.txt')).toBe('0\n1\n');
     expect(res.responseText).toBe('');
+    expect(validateAtif(res.trajectory)).toEqual({ ok: true });
+  });
+});
+
+describe('openai loop recovery', () => {
+  it('runs the tool calls an earlier attempt left unanswered before calling the model again', async () => {
+    const path = join(await tempDir(), 'conversation.jsonl');
+    await startConversation(path, { instruction: 'two commands' });
+    const message = {
+      role: 'assistant' as const,
+      content: null,
+      tool_calls: [
+        { id: 'call_a', type: 'function' as const, function: { name: 'bash', arguments: JSON.stringify({ command: 'echo a >> /work/recover.txt' }) } },
+        { id: 'call_b', type: 'function' as const, function: { name: 'bash', arguments: JSON.stringify({ command: 'echo b >> /work/recover.txt' }) } },
+      ],
+    };
+    await appendRecord(path, { message, usage: { promptTokens: 10, completionTokens: 5 } });
+    await appendRecord(path, { message: { role: 'tool', tool_call_id: 'call_a', content: 'exit code: 0' } });
+    const server = await serve([finalMessage('recovered')]);
+    const ctx = await makeCtx(handle, task, { user: 'agent', workdir: '/work' });
+    const res = await runOpenAiTurnLocally(ctx, { baseUrl: server.baseUrl, model: 'scripted-model', apiKeyEnv: KEY_ENV, conversationPath: path });
+    expect(await sh(handle, 'cat /work/recover.txt')).toBe('b\n');
+    expect(server.requests).toHaveLength(1);
+    expect(server.requests[0]!.body.messages.slice(-2).map((m) => m['tool_call_id'])).toEqual(['call_a', 'call_b']);
+    expect(res.responseText).toBe('recovered');
     expect(validateAtif(res.trajectory)).toEqual({ ok: true });
   });
 });

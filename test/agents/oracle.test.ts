@@ -26,9 +26,9 @@ async function singleTask(solution: Record<string, string | Buffer>, toml = TASK
 describe('oracle with solve.sh', () => {
   it('runs solve.sh as the agent user in the working directory with [solution].env, detached, and writes a valid transcript', async () => {
     const path = await singleTask({
-      'solve.sh': 'echo "$(whoami) $(pwd) $DEBIAN_FRONTEND $GREETING $SECRET" > out.txt\necho solved\n',
+      'solve.sh': 'echo "$(whoami) $(pwd) $DEBIAN_FRONTEND $GREETING $SECRET" > out.txt\necho "solved with $SECRET"\n',
     });
-    process.env['BERTH_AGENTS_TEST_UNSET'] = 's3';
+    process.env['BERTH_AGENTS_TEST_UNSET'] = 'sekrit-3';
     const task = await loadTestTask(path);
     const handle = await seedTask(made, task);
     const ctx = await makeCtx(handle, task);
@@ -38,13 +38,14 @@ describe('oracle with solve.sh', () => {
     expect(res.exitCode).toBe(0);
     expect(res.timedOut).toBe(false);
     expect(res.responseText).toBe('');
-    expect(await sh(handle, 'cat /work/out.txt')).toBe('agent /work noninteractive hello s3\n');
+    expect(await sh(handle, 'cat /work/out.txt')).toBe('agent /work noninteractive hello sekrit-3\n');
     expect(await sh(handle, 'stat -c %U /work/out.txt')).toBe('agent\n');
-    expect(await sh(handle, 'cat /logs/agent/oracle.txt')).toBe('solved\n');
+    expect(await sh(handle, 'cat /logs/agent/oracle.txt')).toBe('solved with sekrit-3\n');
     expect(validateAtif(res.trajectory)).toEqual({ ok: true });
     expect(res.trajectory.steps[0]).toMatchObject({ source: 'user', message: 'Write out.txt.\n' });
-    expect(JSON.stringify(res.trajectory.steps[1])).toContain('solved');
-    expect(readFileSync(join(ctx.logsDir, 'oracle.txt'), 'utf8')).toBe('solved\n');
+    // The value read from the worker's environment stays out of the transcript and the host copy.
+    expect(res.trajectory.steps[1]?.observation?.results[0]?.content).toBe('solved with [REDACTED]\n');
+    expect(readFileSync(join(ctx.logsDir, 'oracle.txt'), 'utf8')).toBe('solved with [REDACTED]\n');
     expect(JSON.parse(readFileSync(join(ctx.logsDir, 'trajectory.json'), 'utf8'))).toEqual(res.trajectory);
   });
 

@@ -10,6 +10,7 @@ import { BASH_TOOL } from './bash-tool.ts';
 import { appendRecord, messagesOf, readConversation } from './conversation.ts';
 import { ContextLengthExceeded, ModelCallFailed, ModelRequestRejected } from './errors.ts';
 import { backoffMs, DEFAULT_RETRY, isRetryableStatus, parseRetryAfter, wait, type RetryOptions } from './retry.ts';
+import { toolCallsOf } from './tool-calls.ts';
 import type { ChatMessage, ChatToolCall, ConversationRecord, ModelUsage, ToolCall } from './types.ts';
 
 export const DEFAULT_API_KEY_ENV = 'OPENAI_API_KEY';
@@ -53,24 +54,6 @@ const CONTEXT_TEXT = /context[_ ]length|context window|maximum context|too many 
 function redactor(secret: string | undefined): (text: string) => string {
   if (!secret) return (t) => t;
   return (t) => t.split(secret).join('[REDACTED]');
-}
-
-function parseArguments(raw: string): { args: Record<string, unknown>; error?: string } {
-  if (raw.trim() === '') return { args: {} };
-  try {
-    const v: unknown = JSON.parse(raw);
-    if (typeof v === 'object' && v !== null && !Array.isArray(v)) return { args: v as Record<string, unknown> };
-    return { args: {}, error: 'the arguments are JSON but not an object' };
-  } catch {
-    return { args: {}, error: 'the arguments are not valid JSON' };
-  }
-}
-
-export function toolCallsOf(message: Extract<ChatMessage, { role: 'assistant' }>): ToolCall[] {
-  return (message.tool_calls ?? []).map((c) => {
-    const { args, error } = parseArguments(c.function.arguments);
-    return { id: c.id, name: c.function.name, arguments: args, ...(error ? { argumentsError: error } : {}) };
-  });
 }
 
 /** The assistant message as stored: tool calls with ids (made up when the server sent none) and string arguments. */

@@ -3,7 +3,8 @@
 import { existsSync } from 'node:fs';
 import { mkdir, open, readFile, truncate } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { ChatMessage, ConversationRecord } from './types.ts';
+import { toolCallsOf } from './tool-calls.ts';
+import type { ChatMessage, ConversationRecord, ToolCall } from './types.ts';
 
 /**
  * Reads every complete record. A last line cut short by a crash (no newline, not JSON) is ignored; the
@@ -61,6 +62,16 @@ export function messagesOf(records: readonly ConversationRecord[]): ChatMessage[
 
 export function toolResultFor(records: readonly ConversationRecord[], toolCallId: string): ConversationRecord | undefined {
   return records.find((r) => r.message.role === 'tool' && r.message.tool_call_id === toolCallId);
+}
+
+/**
+ * Tool calls of the last assistant message that have no result in the file yet: run these before calling
+ * the model again (a request with an unanswered tool call is refused by the endpoint).
+ */
+export function pendingToolCalls(records: readonly ConversationRecord[]): ToolCall[] {
+  const last = lastAssistant(records);
+  if (!last) return [];
+  return toolCallsOf(last.message).filter((c) => toolResultFor(records, c.id) === undefined);
 }
 
 export function lastAssistant(records: readonly ConversationRecord[]): (ConversationRecord & { message: Extract<ChatMessage, { role: 'assistant' }> }) | undefined {

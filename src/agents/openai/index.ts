@@ -2,8 +2,9 @@
 // call limit, and the in-process loop that strings them together.
 export type * from './types.ts';
 export { ContextLengthExceeded, ModelCallFailed, ModelRequestRejected } from './errors.ts';
-export { readConversation, appendRecord, startConversation, messagesOf, toolResultFor, lastAssistant } from './conversation.ts';
-export { callModel, toolCallsOf, apiKeyEnvOf, DEFAULT_API_KEY_ENV, type CallModelOptions, type CallModelResult } from './call-model.ts';
+export { readConversation, appendRecord, startConversation, messagesOf, toolResultFor, lastAssistant, pendingToolCalls } from './conversation.ts';
+export { toolCallsOf } from './tool-calls.ts';
+export { callModel, apiKeyEnvOf, DEFAULT_API_KEY_ENV, type CallModelOptions, type CallModelResult } from './call-model.ts';
 export { runBashTool, BASH_TOOL, BASH_TOOL_NAME, DEFAULT_TOOL_OUTPUT_CAP, type BashToolInput, type BashToolResult } from './bash-tool.ts';
 export { openaiTrajectory, transcriptOf, finalTextOf, usageOf, type OpenAiTrajectoryOptions, type OpenAiTranscript } from './trajectory.ts';
 export { callBudget, callBudgetOf, DEFAULT_MAX_CALLS, type CallBudget } from './limits.ts';

@@ -7,7 +7,7 @@ import { secondsSince, writeTrajectory } from '../logs.ts';
 import type { AgentHarness, AgentTurnContext, AgentTurnResult } from '../types.ts';
 import { runBashTool } from './bash-tool.ts';
 import { callModel, DEFAULT_API_KEY_ENV } from './call-model.ts';
-import { readConversation, startConversation } from './conversation.ts';
+import { pendingToolCalls, readConversation, startConversation } from './conversation.ts';
 import { callBudgetOf, DEFAULT_MAX_CALLS } from './limits.ts';
 import type { RetryOptions } from './retry.ts';
 import { openaiTrajectory } from './trajectory.ts';
@@ -38,6 +38,18 @@ export function defaultSystemPrompt(workdir: string): string {
 }
 
 export const CONVERSATION_FILE = 'conversation.jsonl';
+const HEARTBEAT_MS = 10_000;
+
+/** Heartbeats while a long call (a model request, a bash command) is in flight. */
+async function beating<T>(ctx: AgentTurnContext, details: Record<string, unknown>, fn: () => Promise<T>): Promise<T> {
+  ctx.heartbeat(details);
+  const timer = setInterval(() => ctx.heartbeat(details), HEARTBEAT_MS);
+  try {
+    return await fn();
+  } finally {
+    clearInterval(timer);
+  }
+}
 
 export async function runOpenAiTurnLocally(ctx: AgentTurnContext, opts: OpenAiTurnOptions): Promise<AgentTurnResult> {
   const started = Date.now();
@@ -52,13 +64,38 @@ export async function runOpenAiTurnLocally(ctx: AgentTurnContext, opts: OpenAiTu
   let toolSec = 0;
   turn: for (;;) {
     const records = await readConversation(path);
-    const answered = records.at(-1)?.message.role === 'assistant';
-    if (!answered) {
-      const made = records.filter((r) => r.message.role === 'assistant').length;
-      if (callBudgetOf(made, maxCalls).reached) {
-        callLimitReached = true;
-        break;
+    const pending = pendingToolCalls(records);
+    if (pending.length > 0) {
+      for (const call of pending) {
+        const leftSec = (deadline - Date.now()) / 1000;
+        if (leftSec < 1) {
+          timedOut = true;
+          break turn;
+        }
+        const t1 = Date.now();
+        await beating(ctx, { phase: 'tool', call: call.id }, () =>
+          runBashTool({
+            provider: ctx.provider,
+            handle: ctx.handle,
+            user: ctx.user,
+            workdir: ctx.workdir,
+            env: ctx.env,
+            call,
+            timeoutSec: Math.min(opts.toolTimeoutSec ?? 600, leftSec),
+            conversationPath: path,
+            outputCapBytes: opts.toolOutputCapBytes,
+          }),
+        );
+        toolSec += (Date.now() - t1) / 1000;
       }
+      continue;
+    }
+    // The model answered without a tool call: that is the turn's response.
+    if (records.at(-1)?.message.role === 'assistant') break;
+    const made = records.filter((r) => r.message.role === 'assistant').length;
+    if (callBudgetOf(made, maxCalls).reached) {
+      callLimitReached = true;
+      break;
     }
     const remainingMs = deadline - Date.now();
     if (remainingMs <= 0) {
@@ -66,19 +103,20 @@ export async function runOpenAiTurnLocally(ctx: AgentTurnContext, opts: OpenAiTu
       break;
     }
     const t0 = Date.now();
-    let result;
     try {
       const budget = AbortSignal.timeout(remainingMs);
-      result = await callModel({
-        conversationPath: path,
-        baseUrl: opts.baseUrl,
-        model: opts.model,
-        apiKeyEnv: opts.apiKeyEnv ?? DEFAULT_API_KEY_ENV,
-        maxTokens: opts.maxTokens,
-        retry: opts.retry,
-        signal: ctx.signal ? AbortSignal.any([ctx.signal, budget]) : budget,
-        onRetry: (info) => ctx.heartbeat({ phase: 'model-retry', ...info }),
-      });
+      await beating(ctx, { phase: 'model', call: made + 1 }, () =>
+        callModel({
+          conversationPath: path,
+          baseUrl: opts.baseUrl,
+          model: opts.model,
+          apiKeyEnv: opts.apiKeyEnv ?? DEFAULT_API_KEY_ENV,
+          maxTokens: opts.maxTokens,
+          retry: opts.retry,
+          signal: ctx.signal ? AbortSignal.any([ctx.signal, budget]) : budget,
+          onRetry: (info) => ctx.heartbeat({ phase: 'model-retry', ...info }),
+        }),
+      );
     } catch (err) {
       if (!ctx.signal?.aborted && Date.now() >= deadline - 50) {
         timedOut = true;
@@ -87,29 +125,6 @@ export async function runOpenAiTurnLocally(ctx: AgentTurnContext, opts: OpenAiTu
       throw err;
     } finally {
       modelSec += (Date.now() - t0) / 1000;
-    }
-    ctx.heartbeat({ phase: 'model', calls: records.filter((r) => r.message.role === 'assistant').length + (answered ? 0 : 1) });
-    if (result.toolCalls.length === 0) break;
-    for (const call of result.toolCalls) {
-      const leftSec = (deadline - Date.now()) / 1000;
-      if (leftSec < 1) {
-        timedOut = true;
-        break turn;
-      }
-      const t1 = Date.now();
-      await runBashTool({
-        provider: ctx.provider,
-        handle: ctx.handle,
-        user: ctx.user,
-        workdir: ctx.workdir,
-        env: ctx.env,
-        call,
-        timeoutSec: Math.min(opts.toolTimeoutSec ?? 600, leftSec),
-        conversationPath: path,
-        outputCapBytes: opts.toolOutputCapBytes,
-      });
-      toolSec += (Date.now() - t1) / 1000;
-      ctx.heartbeat({ phase: 'tool', call: call.id });
     }
   }
 
