@@ -108,7 +108,7 @@ async function readExitCode(docker: Docker, handle: SandboxHandle, exec: Docker.
       await assertRunning(docker, handle);
       throw new Error(`exec in ${handle.name} ended its output but reports no exit code`);
     }
-    await sleep(Math.min(10 * (attempt + 1), 100));
+    await sleep(Math.min(5 * (attempt + 1), 100));
   }
 }
 

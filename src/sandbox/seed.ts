@@ -9,12 +9,11 @@ import {
   LABEL_WORKDIR,
   LABEL_WORKFLOW,
 } from './names.ts';
+import { waitForKeepAlive } from './keep-alive.ts';
 import { pollHealthcheck, runOverlay, startEntrypoint } from './seed-phases.ts';
 import { baseSetupScript, MARK_SEEDED, SEEDED_MARKER, userCheckScript, workdirSetupScript } from './seed-scripts.ts';
 import type { SandboxHandle, SandboxSpec, SeedResult } from './types.ts';
 
-/** Keep-alive: the sandbox's processes are all Berth's execs; docker-init (Init: true) reaps orphans. */
-const KEEP_ALIVE = { Entrypoint: ['sleep'], Cmd: ['infinity'] };
 
 interface Resolved {
   user: string;
@@ -38,12 +37,15 @@ async function resolveUserAndWorkdir(docker: Docker, spec: SandboxSpec): Promise
   };
 }
 
-function createOptions(spec: SandboxSpec, r: Resolved): Docker.ContainerCreateOptions {
+function createOptions(spec: SandboxSpec, r: Resolved, setupScript: string): Docker.ContainerCreateOptions {
   const memory = spec.memoryMb ? spec.memoryMb * 1024 * 1024 : undefined;
   return {
     name: spec.name,
     Image: spec.image,
-    ...KEEP_ALIVE,
+    // Keep-alive under docker-init (Init: true reaps orphans). It first runs the root setup, so seed
+    // needs no exec for it; waitForKeepAlive sees it reach `sleep infinity`.
+    Entrypoint: ['/bin/sh', '-c', `set -e\n${setupScript}\nexec sleep infinity`],
+    Cmd: [],
     User: '0:0',
     Env: envList(spec.env),
     Labels: {
@@ -99,40 +101,40 @@ async function tryAdopt(docker: Docker, name: string): Promise<SandboxHandle | u
 }
 
 export async function seedSandbox(docker: Docker, spec: SandboxSpec): Promise<SeedResult> {
-  const adopted = await tryAdopt(docker, spec.name);
-  if (adopted) return { handle: adopted, adopted: true };
-
   const resolved = await resolveUserAndWorkdir(docker, spec);
-  let container: Docker.Container;
-  try {
-    container = await docker.createContainer(createOptions(spec, resolved));
-  } catch (err) {
-    const e = err as { statusCode?: number };
-    if (e.statusCode === 409) {
-      // Another attempt created it between our check and our create: adopt theirs if it finishes.
-      const theirs = await tryAdopt(docker, spec.name);
-      if (theirs) return { handle: theirs, adopted: true };
-      throw new SeedFailed('harbor:seed_failed', `container ${spec.name} is being created by another attempt; retry`);
+  const overlay = spec.overlay && spec.overlay.runs.length > 0 ? spec.overlay : undefined;
+  const laterSteps = Boolean(spec.entrypoint?.command.length || spec.healthcheck || spec.uploadDirs?.length);
+  const workdirStep = [userCheckScript(resolved.user), workdirSetupScript(resolved.workdir, resolved.user)];
+  // Without RUN lines every user already exists, so the whole setup runs in the keep-alive.
+  const setup = [baseSetupScript(overlay ? [...new Set(overlay.runs.map((r) => r.workdir || '/'))] : [])];
+  if (!overlay) setup.push(...workdirStep, ...(laterSteps ? [] : [MARK_SEEDED]));
+
+  let container: Docker.Container | undefined;
+  for (let attempt = 0; !container; attempt++) {
+    try {
+      container = await docker.createContainer(createOptions(spec, resolved, setup.join('\n')));
+    } catch (err) {
+      const e = err as { statusCode?: number };
+      if (e.statusCode === 409 && attempt === 0) {
+        const adopted = await tryAdopt(docker, spec.name);
+        if (adopted) return { handle: adopted, adopted: true };
+        continue; // tryAdopt removed a half-seeded container: create a fresh one
+      }
+      if (e.statusCode === 409) {
+        throw new SeedFailed('harbor:seed_failed', `container ${spec.name} is being created by another attempt; retry`);
+      }
+      if (e.statusCode === 404) throw new SeedFailed('harbor:seed_failed', new ImageMissing(spec.image, err).message);
+      throw asSandboxError(spec.name, err);
     }
-    if (e.statusCode === 404) throw new SeedFailed('harbor:seed_failed', new ImageMissing(spec.image, err).message);
-    throw asSandboxError(spec.name, err);
   }
   const handle: SandboxHandle = { name: spec.name, containerId: container.id, ...resolved };
+
   try {
     await container.start();
   } catch (err) {
     throw asSandboxError(spec.name, err);
   }
-
-  const overlay = spec.overlay && spec.overlay.runs.length > 0 ? spec.overlay : undefined;
-  const laterSteps = Boolean(spec.entrypoint || spec.healthcheck || spec.uploadDirs?.length);
-  const workdirStep = [userCheckScript(resolved.user), workdirSetupScript(resolved.workdir, resolved.user)];
-
-  // One exec when nothing else is asked: setup and the seeded marker together.
-  const first = [baseSetupScript(overlay ? [...new Set(overlay.runs.map((r) => r.workdir || '/'))] : [])];
-  if (!overlay) first.push(...workdirStep);
-  if (!overlay && !laterSteps) first.push(MARK_SEEDED);
-  await setupExec(docker, handle, first.join('\n'));
+  await waitForKeepAlive(container, spec.name);
 
   if (overlay) {
     await runOverlay(docker, handle, overlay.runs, overlay.timeoutSec);
