@@ -2,3 +2,4 @@
 export { seed, teardown } from './host.ts';
 export { agentTurn, verifyTurn } from './turn.ts';
 export { prepareTask } from './prepare.ts';
+export { openaiStart, openaiToolCall, openaiFinish } from './openai.ts';

@@ -22,7 +22,7 @@ function environmentOf(task: Task): Record<string, string> {
 /** Create-or-adopt the agent's sandbox: image ready, container started, overlay, entrypoint, healthcheck. */
 export async function seed(req: { input: EpisodeInput; plan: EpisodePlan; workflowId: string; runId: string }): Promise<SandboxRef> {
   return typed(() => beating(async () => {
-    const { host } = await hostIdentity();
+    const { host, queue } = await hostIdentity();
     const task = await loadEpisodeTask(req.input);
     const taskEnv = environmentOf(task);
     const provider = sandboxProvider();
@@ -37,7 +37,7 @@ export async function seed(req: { input: EpisodeInput; plan: EpisodePlan; workfl
     }
     const logsDir = episodeLogsDir(req.workflowId, req.runId);
     mkdirSync(logsDir, { recursive: true });
-    return { container: handle.name, containerId: handle.containerId, host, user: handle.user, workdir: handle.workdir, logsDir };
+    return { queue, container: handle.name, containerId: handle.containerId, host, user: handle.user, workdir: handle.workdir, logsDir };
   }));
 }
 

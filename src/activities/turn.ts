@@ -6,25 +6,13 @@ import { loadBerthConfig } from '../task/berth-config.ts';
 import type { Task } from '../task/index.ts';
 import { clearTurnFiles, redact, runVerification, secretValues } from '../verify/index.ts';
 import type { AtifTrajectory } from '../verify/atif.ts';
-import type { EpisodeInput, EpisodePlan, SandboxRef, TurnOutcome } from '../workflows/types.ts';
+import type { AgentTurnOutput, SandboxRef, TokenUsage, TurnOutcome, TurnRef } from '../workflows/types.ts';
 import { typed } from './failures.ts';
 import { handleOf } from './handle.ts';
 import { turnLogsDir } from './logs.ts';
 import { loadEpisodeTask, sandboxProvider } from './runtime.ts';
 
-export interface TurnRequest {
-  input: EpisodeInput;
-  plan: EpisodePlan;
-  sandbox: SandboxRef;
-  turn: number;
-}
-
-export interface AgentTurnOutput {
-  /** Bounded: the full text is in the turn's logs folder. */
-  responseText: string;
-  exitCode: number | null;
-  timings: Record<string, number>;
-}
+export type TurnRequest = TurnRef;
 
 /** Rows and history keep a bounded response; the whole one stays on disk. */
 const RESPONSE_CAP = 32 * 1024;
@@ -49,6 +37,15 @@ function agentUser(task: Task, turn: number, sandbox: SandboxRef): string {
   return user === null || user === undefined ? sandbox.user : String(user);
 }
 
+/** Switches the working directory's owner to the turn's agent user when it differs from the sandbox's. */
+export async function agentUserFor(task: Task, ref: TurnRef): Promise<string> {
+  const user = agentUser(task, ref.turn, ref.sandbox);
+  if (user !== ref.sandbox.user) {
+    await sandboxProvider().exec(handleOf(ref.sandbox), { command: `chown ${user} "${ref.sandbox.workdir}"`, user: 'root' });
+  }
+  return user;
+}
+
 /** One agent turn: the harness runs inside the sandbox; its transcript and full response go to the turn's logs. */
 export async function agentTurn(req: TurnRequest): Promise<AgentTurnOutput> {
   return typed(() => beating(async () => {
@@ -58,10 +55,7 @@ export async function agentTurn(req: TurnRequest): Promise<AgentTurnOutput> {
     const logsDir = join(turnLogsDir(req.sandbox.logsDir, req.turn), 'agent');
     mkdirSync(logsDir, { recursive: true });
     if (req.turn > 0) await clearTurnFiles(provider, handle, task.verifier.inputs);
-    const user = agentUser(task, req.turn, req.sandbox);
-    if (user !== req.sandbox.user) {
-      await provider.exec(handle, { command: `chown ${user} "${handle.workdir}"`, user: 'root' });
-    }
+    const user = await agentUserFor(task, req);
     const instruction = task.multi_step ? task.steps[req.turn]!.instruction : task.instruction ?? '';
     const result = await harnessFor(req.input.agent).runTurn({
       provider, handle: { ...handle, user }, task, stepIndex: req.turn, instruction, user, workdir: handle.workdir, env: {},
@@ -70,12 +64,12 @@ export async function agentTurn(req: TurnRequest): Promise<AgentTurnOutput> {
     });
     writeFileSync(join(logsDir, 'trajectory.json'), JSON.stringify(result.trajectory, null, 2));
     writeFileSync(join(logsDir, 'response.txt'), result.responseText);
-    return { responseText: result.responseText.slice(-RESPONSE_CAP), exitCode: result.exitCode, timings: result.timings };
+    return { responseText: result.responseText.slice(-RESPONSE_CAP), exitCode: result.exitCode, timings: result.timings, ...(result.usage ? { usage: result.usage } : {}) };
   }));
 }
 
 /** Verification of one turn (task-folder-verifiers.md), scored by the reward-file rules. */
-export async function verifyTurn(req: TurnRequest & { agentTimings: Record<string, number> }): Promise<TurnOutcome> {
+export async function verifyTurn(req: TurnRequest & { agentTimings: Record<string, number>; usage?: TokenUsage }): Promise<TurnOutcome> {
   return typed(() => beating(async () => {
     const task = await loadEpisodeTask(req.input);
     const turnDir = turnLogsDir(req.sandbox.logsDir, req.turn);
@@ -100,6 +94,7 @@ export async function verifyTurn(req: TurnRequest & { agentTimings: Record<strin
       masked: out.masked,
       response_text: responseText.slice(-RESPONSE_CAP),
       timings: { ...req.agentTimings, verify: Object.values(out.timings).reduce((a, b) => a + b, 0) },
+      ...(req.usage ? { usage: req.usage } : {}),
     };
   }));
 }

@@ -1,10 +1,11 @@
 import {
-  CancellationScope, getExternalWorkflowHandle, isCancellation, proxyActivities, sleep, upsertSearchAttributes, workflowInfo,
+  CancellationScope, executeChild, getExternalWorkflowHandle, isCancellation, proxyActivities, sleep, upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
 import { episodeDoneSignal, type EpisodeDone } from './signals.ts';
 import type * as shared from '../activities/shared.ts';
 import type * as host from '../activities/host-activities.ts';
 import { MASKING_KINDS, TASK_ERROR_TYPES, maskedTurn, maskingFailure } from './failures.ts';
+import { openaiTurnWorkflow } from './openai-turn.ts';
 import { rollUp, shouldStop } from './rollup.ts';
 import { buildRow } from './row.ts';
 import { BERTH_FAILURE_KIND, BERTH_OUTCOME, BERTH_REWARD, BERTH_TURN } from './search-attributes.ts';
@@ -63,8 +64,12 @@ async function runTurns(input: EpisodeInput, plan: EpisodePlan, acts: Acts, stat
     let outcome: TurnOutcome;
     try {
       const req = { input, plan, sandbox: state.sandbox, turn: i };
-      const agent = await acts.turn.agentTurn.executeWithOptions({ summary: `${where}agent: ${step.name}` }, [req]);
-      outcome = await acts.turn.verifyTurn.executeWithOptions({ summary: `${where}verify ${step.name}` }, [{ ...req, agentTimings: agent.timings }]);
+      const summary = `${where}agent: ${step.name}`;
+      const agent = input.agent === 'openai'
+        ? await executeChild(openaiTurnWorkflow, { workflowId: `${workflowId}/turn-${i + 1}`, args: [req], staticSummary: summary })
+        : await acts.turn.agentTurn.executeWithOptions({ summary }, [req]);
+      outcome = await acts.turn.verifyTurn.executeWithOptions({ summary: `${where}verify ${step.name}` },
+        [{ ...req, agentTimings: agent.timings, ...(agent.usage ? { usage: agent.usage } : {}) }]);
     } catch (err) {
       if (isCancellation(err)) throw err;
       const f = maskingFailure(err);

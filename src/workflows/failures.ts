@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure, TimeoutFailure } from '@temporalio/workflow';
 import type { TurnOutcome } from './types.ts';
 
 /** Failure types an activity raises for a sample that must be masked, never scored. */
@@ -15,7 +15,9 @@ export const TASK_ERROR_TYPES = ['berth:task_refused', 'berth:digest_moved'];
  * or stops heartbeating is a lost sandbox. Anything else is a bug and fails the workflow.
  */
 export function maskingFailure(err: unknown): { kind: string; reason: string } {
-  const cause = err instanceof ActivityFailure ? err.cause : err;
+  let cause: unknown = err;
+  // A failed child (the openai turn) wraps the activity failure that ended it.
+  while (cause instanceof ChildWorkflowFailure || cause instanceof ActivityFailure) cause = cause.cause;
   if (cause instanceof ApplicationFailure && cause.type && MASKING_KINDS.includes(cause.type)) {
     return { kind: cause.type, reason: cause.message };
   }

@@ -1,4 +1,5 @@
 export { episodeWorkflow } from './episode.ts';
 export { batchWorkflow } from './batch.ts';
 export { prepareWorkflow } from './prepare.ts';
+export { openaiTurnWorkflow } from './openai-turn.ts';
 export { episodeDoneSignal, progressQuery } from './signals.ts';

@@ -11,6 +11,10 @@ export function buildRow(args: {
   const text = last?.response_text ?? '';
   const timings: Record<string, number> = {};
   for (const t of turns) for (const [phase, sec] of Object.entries(t.timings)) timings[phase] = (timings[phase] ?? 0) + sec;
+  const used = turns.filter((t) => t.usage);
+  const usage = used.length === 0 ? undefined : used.reduce((u, t) => ({
+    promptTokens: u.promptTokens + t.usage!.promptTokens, completionTokens: u.completionTokens + t.usage!.completionTokens, calls: u.calls + t.usage!.calls,
+  }), { promptTokens: 0, completionTokens: 0, calls: 0 });
   return {
     task_id: input.taskId,
     repeat: input.repeat,
@@ -32,5 +36,6 @@ export function buildRow(args: {
     run_id: args.runId,
     host: args.host,
     logs_dir: args.sandbox?.logsDir ?? null,
+    ...(usage ? { usage } : {}),
   };
 }

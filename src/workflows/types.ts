@@ -59,6 +59,8 @@ export interface HostLease {
 }
 
 export interface SandboxRef {
+  /** The host's sandbox queue: every activity on this sandbox goes there. */
+  queue: string;
   container: string;
   containerId: string;
   host: string;
@@ -79,6 +81,7 @@ export interface TurnOutcome {
   masked: boolean;
   response_text: string;
   timings: Record<string, number>;
+  usage?: TokenUsage;
 }
 
 export interface ResponseObject {
@@ -107,6 +110,8 @@ export interface ResultRow {
   run_id: string;
   host: string | null;
   logs_dir: string | null;
+  /** Model token usage summed over the turns (LLM agents only). */
+  usage?: TokenUsage;
 }
 
 export interface BatchInput {
@@ -159,3 +164,45 @@ export interface PrepareInput {
   tasks: Array<{ taskId: string; taskPath: string; digest: string }>;
   imageAliases: Record<string, string>;
 }
+
+/** One turn of an episode, as the turn activities see it. */
+export interface TurnRef {
+  input: EpisodeInput;
+  plan: EpisodePlan;
+  sandbox: SandboxRef;
+  turn: number;
+}
+
+/** What the openai turn workflow carries: paths and settings, never the key or the conversation. */
+export interface OpenAiTurnSetup {
+  conversationPath: string;
+  user: string;
+  workdir: string;
+  baseUrl: string;
+  model: string;
+  /** The NAME of the variable holding the key on the worker. */
+  apiKeyEnv: string | null;
+  maxCalls: number;
+  maxTokens: number | null;
+  toolTimeoutSec: number;
+}
+
+export interface OpenAiTurnState {
+  setup: OpenAiTurnSetup;
+  calls: number;
+  promptTokens: number;
+  completionTokens: number;
+  /** Epoch ms when the turn started and when its budget runs out. */
+  startedAt: number;
+  deadline: number;
+}
+
+export interface AgentTurnOutput {
+  /** Bounded: the full text is in the turn's logs folder. */
+  responseText: string;
+  exitCode: number | null;
+  timings: Record<string, number>;
+  usage?: TokenUsage;
+}
+
+export interface TokenUsage { promptTokens: number; completionTokens: number; calls: number }

@@ -8,12 +8,12 @@ import { historiesDir } from '../helpers/histories.ts';
 
 // Stored histories of every workflow shape, replayed against the current code: a change that is
 // not deterministic for a history already in production fails here. Re-record fixtures with
-// BERTH_RECORD_HISTORIES=1 npx vitest run test/workflows/episode-mocked.test.ts test/e2e/hello.test.ts
+// BERTH_RECORD_HISTORIES=1 npx vitest run test/workflows/episode-mocked.test.ts test/e2e/hello.test.ts test/e2e/openai-durable.test.ts
 describe('replaying stored histories (temporal-notes.md section 2, replay test)', () => {
   const files = readdirSync(historiesDir).filter((f) => f.endsWith('.binpb')).sort();
 
   it('has a history of each workflow shape', () => {
-    for (const shape of ['episode-hello-real', 'episode-mean3', 'episode-gate', 'episode-lost', 'episode-overlay', 'episode-slow', 'batch-continued']) {
+    for (const shape of ['episode-hello-real', 'episode-mean3', 'episode-gate', 'episode-lost', 'episode-overlay', 'episode-slow', 'batch-continued', 'episode-openai', 'openai-turn']) {
       expect(files).toContain(`${shape}.binpb`);
     }
   });

@@ -1,0 +1,83 @@
+import { ApplicationFailure, Context, heartbeat } from '@temporalio/activity';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  CONVERSATION_FILE, ContextLengthExceeded, callModel, defaultSystemPrompt, lastAssistant, openAiOptionsFromArgs, openaiTrajectory,
+  readConversation, runBashTool, startConversation, toolCallsOf,
+} from '../agents/index.ts';
+import { clearTurnFiles } from '../verify/index.ts';
+import type { OpenAiTurnSetup, TurnRef } from '../workflows/types.ts';
+import { typed } from './failures.ts';
+import { handleOf } from './handle.ts';
+import { turnLogsDir } from './logs.ts';
+import { loadEpisodeTask, sandboxProvider } from './runtime.ts';
+import { agentUserFor, beating } from './turn.ts';
+
+const agentDir = (ref: TurnRef) => join(turnLogsDir(ref.sandbox.logsDir, ref.turn), 'agent');
+
+/** Host queue: clears the previous turn's files, switches the agent user, and opens the conversation file. */
+export async function openaiStart(ref: TurnRef): Promise<OpenAiTurnSetup> {
+  return typed(async () => {
+    const task = await loadEpisodeTask(ref.input);
+    const opts = openAiOptionsFromArgs(ref.input.agentArgs);
+    const provider = sandboxProvider();
+    const handle = handleOf(ref.sandbox);
+    if (ref.turn > 0) await clearTurnFiles(provider, handle, task.verifier.inputs);
+    const user = await agentUserFor(task, ref);
+    const dir = agentDir(ref);
+    mkdirSync(dir, { recursive: true });
+    const conversationPath = join(dir, CONVERSATION_FILE);
+    const instruction = task.multi_step ? task.steps[ref.turn]!.instruction : task.instruction ?? '';
+    await startConversation(conversationPath, { system: opts.systemPrompt ?? defaultSystemPrompt(handle.workdir), instruction });
+    return {
+      conversationPath, user, workdir: handle.workdir, baseUrl: opts.baseUrl, model: opts.model,
+      apiKeyEnv: opts.apiKeyEnv ?? null, maxCalls: opts.maxCalls ?? 50, maxTokens: opts.maxTokens ?? null,
+      toolTimeoutSec: opts.toolTimeoutSec ?? 600,
+    };
+  });
+}
+
+/**
+ * Shared queue: one model call. Its answer goes to the conversation file; history keeps only the
+ * ids of the tool calls to run. 429 and 5xx are retried inside with backoff.
+ */
+export async function openaiModelCall(s: OpenAiTurnSetup): Promise<{ toolCallIds: string[]; promptTokens: number; completionTokens: number }> {
+  try {
+    const r = await callModel({
+      conversationPath: s.conversationPath, baseUrl: s.baseUrl, model: s.model, apiKeyEnv: s.apiKeyEnv ?? undefined,
+      maxTokens: s.maxTokens ?? undefined, signal: Context.current().cancellationSignal, onRetry: (info) => heartbeat(info),
+    });
+    return { toolCallIds: r.toolCalls.map((c) => c.id), promptTokens: r.usage.promptTokens ?? 0, completionTokens: r.usage.completionTokens ?? 0 };
+  } catch (err) {
+    if (err instanceof ContextLengthExceeded) throw ApplicationFailure.nonRetryable(err.message, 'berth:context_length');
+    throw err;
+  }
+}
+
+/** Host queue: one bash tool call in the sandbox, as the agent user; idempotent by tool call id. */
+export async function openaiToolCall(req: { ref: TurnRef; setup: OpenAiTurnSetup; toolCallId: string; timeoutSec: number }): Promise<{ exitCode: number | null }> {
+  return typed(() => beating(async () => {
+    const records = await readConversation(req.setup.conversationPath);
+    const assistant = lastAssistant(records);
+    const call = assistant ? toolCallsOf(assistant.message).find((c) => c.id === req.toolCallId) : undefined;
+    if (!call) throw ApplicationFailure.nonRetryable(`tool call ${req.toolCallId} is not in ${req.setup.conversationPath}`, 'berth:conversation_lost');
+    const r = await runBashTool({
+      provider: sandboxProvider(), handle: { ...handleOf(req.ref.sandbox), user: req.setup.user }, user: req.setup.user,
+      workdir: req.setup.workdir, env: {}, call, timeoutSec: req.timeoutSec, conversationPath: req.setup.conversationPath,
+    });
+    return { exitCode: r.exitCode };
+  }));
+}
+
+/** Host queue: the turn's ATIF transcript and final text, from the conversation file. */
+export async function openaiFinish(req: { ref: TurnRef; setup: OpenAiTurnSetup; stopReason: string | null }): Promise<{ responseText: string }> {
+  return typed(async () => {
+    const { runId } = Context.current().info.workflowExecution ?? { runId: 'local' };
+    const { trajectory, finalText } = await openaiTrajectory(req.setup.conversationPath, { sessionId: `${runId}-t${req.ref.turn + 1}`, modelName: req.setup.model });
+    const dir = agentDir(req.ref);
+    writeFileSync(join(dir, 'trajectory.json'), JSON.stringify(trajectory, null, 2));
+    writeFileSync(join(dir, 'response.txt'), finalText);
+    if (req.stopReason) writeFileSync(join(dir, 'stop-reason.txt'), `${req.stopReason}\n`);
+    return { responseText: finalText.slice(-32 * 1024) };
+  });
+}

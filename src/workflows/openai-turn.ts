@@ -1,0 +1,63 @@
+import { ActivityFailure, ApplicationFailure, continueAsNew, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import type * as host from '../activities/host-activities.ts';
+import type * as shared from '../activities/shared.ts';
+import type { AgentTurnOutput, OpenAiTurnState, TurnRef } from './types.ts';
+
+const GRACE_SEC = 60;
+/** Model calls per run before the turn continues as new, keeping each history small. */
+const CALLS_PER_RUN = 25;
+
+function acts(ref: TurnRef) {
+  const hostOpts = { taskQueue: ref.sandbox.queue, scheduleToStartTimeout: `${ref.plan.scheduleToStartSec} seconds` } as const;
+  const retry = { maximumAttempts: 3, nonRetryableErrorTypes: ['provider_unavailable', 'berth:conversation_lost', 'harbor:seed_failed'] };
+  return {
+    model: proxyActivities<typeof shared>({ startToCloseTimeout: '15 minutes', heartbeatTimeout: '2 minutes', retry: { maximumAttempts: 4, nonRetryableErrorTypes: ['berth:context_length', 'AgentConfigError'] } }),
+    host: proxyActivities<typeof host>({ ...hostOpts, startToCloseTimeout: `${ref.plan.steps[ref.turn]!.agentTimeoutSec + GRACE_SEC} seconds`, heartbeatTimeout: `${ref.plan.heartbeatTimeoutSec} seconds`, retry }),
+  };
+}
+
+/**
+ * One openai agent turn, durable call by call: each model call is an activity on the shared queue,
+ * each bash call one on the sandbox's host; the conversation lives in a file on the host.
+ */
+export async function openaiTurnWorkflow(ref: TurnRef, carried?: OpenAiTurnState): Promise<AgentTurnOutput> {
+  const a = acts(ref);
+  const state: OpenAiTurnState = carried ?? {
+    setup: await a.host.openaiStart.executeWithOptions({ summary: `openai start turn ${ref.turn + 1}` }, [ref]),
+    calls: 0, promptTokens: 0, completionTokens: 0, startedAt: Date.now(),
+    deadline: Date.now() + ref.plan.steps[ref.turn]!.agentTimeoutSec * 1000,
+  };
+  let stopReason: string | null = null;
+  let runCalls = 0;
+  for (;;) {
+    if (state.calls >= state.setup.maxCalls) { stopReason = `the turn reached its limit of ${state.setup.maxCalls} model calls`; break; }
+    if (Date.now() >= state.deadline) { stopReason = 'the turn ran out of its time budget'; break; }
+    if (runCalls >= CALLS_PER_RUN || workflowInfo().continueAsNewSuggested) {
+      await continueAsNew<typeof openaiTurnWorkflow>(ref, state);
+    }
+    let answer;
+    try {
+      answer = await a.model.openaiModelCall.executeWithOptions({ summary: `model call ${state.calls + 1}` }, [state.setup]);
+    } catch (err) {
+      const cause = err instanceof ActivityFailure ? err.cause : undefined;
+      if (cause instanceof ApplicationFailure && cause.type === 'berth:context_length') { stopReason = `context length exceeded: ${cause.message}`; break; }
+      throw err;
+    }
+    state.calls++;
+    runCalls++;
+    state.promptTokens += answer.promptTokens;
+    state.completionTokens += answer.completionTokens;
+    if (answer.toolCallIds.length === 0) break;
+    for (const id of answer.toolCallIds) {
+      const left = Math.floor((state.deadline - Date.now()) / 1000);
+      if (left < 1) break;
+      await a.host.openaiToolCall.executeWithOptions({ summary: `bash ${id}` }, [{ ref, setup: state.setup, toolCallId: id, timeoutSec: Math.min(state.setup.toolTimeoutSec, left) }]);
+    }
+  }
+  const done = await a.host.openaiFinish.executeWithOptions({ summary: 'openai transcript' }, [{ ref, setup: state.setup, stopReason }]);
+  return {
+    responseText: done.responseText, exitCode: null,
+    timings: { agent: (Date.now() - state.startedAt) / 1000 },
+    usage: { promptTokens: state.promptTokens, completionTokens: state.completionTokens, calls: state.calls },
+  };
+}
