@@ -78,6 +78,7 @@ describe('settings', () => {
   it('reads the openai options from --agent-arg, falling back to the worker environment', () => {
     expect(openAiOptionsFromArgs({ base_url: 'http://x/v1', model: 'm', max_calls: '3' }, {})).toMatchObject({ baseUrl: 'http://x/v1', model: 'm', maxCalls: 3 });
     expect(openAiOptionsFromArgs({}, { OPENAI_BASE_URL: 'http://y/v1', OPENAI_MODEL: 'n' })).toMatchObject({ baseUrl: 'http://y/v1', model: 'n' });
+    expect(openAiOptionsFromArgs({ base_url: 'http://x/v1', model: 'm', temperature: '0' }, {}).extraBody).toEqual({ temperature: 0 });
     expect(() => openAiOptionsFromArgs({ model: 'm' }, {})).toThrow(/base_url/);
     expect(() => openAiOptionsFromArgs({ base_url: 'http://x', model: 'm', max_calls: 'lots' }, {})).toThrow(/max_calls=lots/);
   });

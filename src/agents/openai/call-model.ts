@@ -25,6 +25,8 @@ export interface CallModelOptions {
   /** Same as apiKeyEnv: the variable's name, never the key itself. */
   apiKey?: string;
   maxTokens?: number;
+  /** More request fields (temperature, top_p, seed...); cannot replace model, messages or tools. */
+  extraBody?: Record<string, unknown>;
   signal?: AbortSignal;
   retry?: RetryOptions;
   /** Per HTTP request; default 600 s. */
@@ -114,6 +116,7 @@ export async function callModel(opts: CallModelOptions): Promise<CallModelResult
   const retry = { ...DEFAULT_RETRY, ...opts.retry };
   const url = `${opts.baseUrl.replace(/\/+$/, '')}/chat/completions`;
   const body = JSON.stringify({
+    ...opts.extraBody,
     model: opts.model,
     messages: messagesOf(records),
     tools: [BASH_TOOL],

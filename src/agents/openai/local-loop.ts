@@ -19,6 +19,8 @@ export interface OpenAiTurnOptions {
   apiKeyEnv?: string;
   maxCalls?: number;
   maxTokens?: number;
+  /** More request fields, e.g. { temperature: 0 }. */
+  extraBody?: Record<string, unknown>;
   /** Default: defaultSystemPrompt(workdir). */
   systemPrompt?: string;
   /** Default: <logsDir>/conversation.jsonl. */
@@ -112,6 +114,7 @@ export async function runOpenAiTurnLocally(ctx: AgentTurnContext, opts: OpenAiTu
           model: opts.model,
           apiKeyEnv: opts.apiKeyEnv ?? DEFAULT_API_KEY_ENV,
           maxTokens: opts.maxTokens,
+          extraBody: opts.extraBody,
           retry: opts.retry,
           signal: ctx.signal ? AbortSignal.any([ctx.signal, budget]) : budget,
           onRetry: (info) => ctx.heartbeat({ phase: 'model-retry', ...info }),
@@ -149,9 +152,15 @@ function positiveInt(args: Record<string, string>, key: string): number | undefi
   return n;
 }
 
+function temperatureOf(v: string): number {
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n) || n < 0) throw new AgentConfigError(`--agent-arg temperature=${v}: must be a number of at least 0`);
+  return n;
+}
+
 /**
  * Options from --agent-arg: base_url (else $OPENAI_BASE_URL), model (else $OPENAI_MODEL), api_key_env,
- * max_calls, max_tokens, tool_timeout_sec, system_prompt.
+ * max_calls, max_tokens, tool_timeout_sec, system_prompt, temperature.
  */
 export function openAiOptionsFromArgs(args: Record<string, string>, env: Readonly<Record<string, string | undefined>> = process.env): OpenAiTurnOptions {
   const baseUrl = args['base_url'] ?? env['OPENAI_BASE_URL'];
@@ -166,6 +175,7 @@ export function openAiOptionsFromArgs(args: Record<string, string>, env: Readonl
     maxTokens: positiveInt(args, 'max_tokens'),
     toolTimeoutSec: positiveInt(args, 'tool_timeout_sec'),
     systemPrompt: args['system_prompt'],
+    ...(args['temperature'] !== undefined ? { extraBody: { temperature: temperatureOf(args['temperature']) } } : {}),
   };
 }
 
