@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const historiesDir = join(import.meta.dirname, '..', 'fixtures', 'histories');
@@ -15,4 +15,14 @@ export async function recordHistory(client: Client, workflowId: string, name: st
   const history = await client.workflow.getHandle(workflowId).fetchHistory();
   mkdirSync(historiesDir, { recursive: true });
   writeFileSync(join(historiesDir, `${name}.binpb`), temporal.api.history.v1.History.encode(history).finish());
+  // Replay needs the original workflow id: child ids are derived from it.
+  const ids = historyIds();
+  ids[name] = workflowId;
+  writeFileSync(join(historiesDir, 'ids.json'), `${JSON.stringify(ids, null, 2)}\n`);
+}
+
+/** Fixture name → the workflow id it was recorded under. */
+export function historyIds(): Record<string, string> {
+  const file = join(historiesDir, 'ids.json');
+  return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) as Record<string, string> : {};
 }

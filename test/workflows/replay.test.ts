@@ -4,7 +4,7 @@ import { Worker } from '@temporalio/worker';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { installRuntime, workflowBundle } from '../../src/worker.ts';
-import { historiesDir } from '../helpers/histories.ts';
+import { historiesDir, historyIds } from '../helpers/histories.ts';
 
 // Stored histories of every workflow shape, replayed against the current code: a change that is
 // not deterministic for a history already in production fails here. Re-record fixtures with
@@ -20,7 +20,8 @@ describe('replaying stored histories (temporal-notes.md section 2, replay test)'
 
   it('replays every one without a determinism error', async () => {
     installRuntime();
-    const histories = files.map((f) => ({ workflowId: f.replace(/\.binpb$/, ''), history: temporal.api.history.v1.History.decode(readFileSync(join(historiesDir, f))) }));
+    const ids = historyIds();
+    const histories = files.map((f) => ({ workflowId: ids[f.replace(/\.binpb$/, '')] ?? f, history: temporal.api.history.v1.History.decode(readFileSync(join(historiesDir, f))) }));
     const failures: string[] = [];
     for await (const result of Worker.runReplayHistories({ workflowBundle: await workflowBundle(), replayName: 'ci' }, histories)) {
       if (result.error) failures.push(`${result.workflowId}: ${result.error.message}`);
