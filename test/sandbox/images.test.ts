@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { spawn } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +10,7 @@ import { ImageBuildFailed, ImageMissing } from '../../src/sandbox/errors.ts';
 import { imageContentHash, imageTagForHash, readContextFiles } from '../../src/sandbox/image-hash.ts';
 import { BASE_IMAGE, makeSpec, provider, sh, teardownAll } from './helpers.ts';
 
+const CHILD_BUILD = fileURLToPath(new URL('./fixtures/build-image.ts', import.meta.url));
 const made: string[] = [];
 const tags: string[] = [];
 let dir: string;
@@ -68,6 +72,25 @@ describe('buildImage', () => {
 
     const third = await provider.buildImage({ contextDir: ctx, tag, lockDir, logPath });
     expect(third.built).toBe(false);
+  });
+
+  it('builds once across processes through the lock file', async () => {
+    const ctx = join(dir, 'cross');
+    await mkdir(ctx);
+    await writeFile(join(ctx, 'Dockerfile'), `FROM ${BASE_IMAGE}\nRUN sleep 1 && echo ${randomBytes(6).toString('hex')} > /stamp\n`);
+    const tag = `hb__test-cross-${randomBytes(4).toString('hex')}`;
+    tags.push(tag);
+    const args = [ctx, tag, join(dir, 'locks'), join(dir, 'cross.log')] as const;
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD_BUILD, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const childOut = (async () => {
+      let out = '';
+      for await (const c of child.stdout) out += String(c);
+      return out.trim();
+    })();
+    await sleep(300); // let the child take the lock first most of the time; either order must build once
+    const mine = await provider.buildImage({ contextDir: ctx, tag, lockDir: args[2], logPath: join(dir, 'cross-mine.log') });
+    const theirs = await childOut;
+    expect([String(mine.built), theirs].sort()).toEqual(['false', 'true']);
   });
 
   it('raises ImageBuildFailed with the log tail', async () => {

@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SeedFailed } from '../../src/sandbox/errors.ts';
 import { LABEL_WORKFLOW } from '../../src/sandbox/names.ts';
@@ -40,6 +43,38 @@ describe('seed', () => {
 
     const out = await sh(first.handle, 'echo $GREETING; stat -c "%a %n" /logs/agent /logs/verifier /logs/artifacts');
     expect(out).toBe('hi\n777 /logs/agent\n777 /logs/verifier\n777 /logs/artifacts\n');
+  });
+
+  it('replaces a half-seeded container with the same name instead of adding a second one', async () => {
+    const spec = makeSpec(made, { workdir: '/app', user: 'nobody' });
+    const stale = await provider.docker.createContainer({
+      name: spec.name,
+      Image: spec.image,
+      Entrypoint: ['sleep', 'infinity'],
+      Labels: { [LABEL_WORKFLOW]: spec.labels.workflowId },
+    });
+    await stale.start();
+    const { handle, adopted } = await provider.seed(spec);
+    expect(adopted).toBe(false);
+    expect(handle.containerId).not.toBe(stale.id);
+    const list = await provider.docker.listContainers({
+      all: true,
+      filters: { label: [`${LABEL_WORKFLOW}=${spec.labels.workflowId}`] },
+    });
+    expect(list.map((c) => c.Id)).toEqual([handle.containerId]);
+  });
+
+  it('uploads environment files into the working directory, owned by the agent user', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'berth-seed-'));
+    try {
+      await writeFile(join(dir, 'data.csv'), 'a,b\n');
+      const spec = makeSpec(made, { workdir: '/app', user: 'nobody', uploadDirs: [{ hostDir: dir, containerDir: '/app' }] });
+      const { handle } = await provider.seed(spec);
+      expect(await sh(handle, 'stat -c "%U %n" /app/data.csv && cat /app/data.csv')).toBe('nobody /app/data.csv\na,b\n');
+      expect((await provider.seed(spec)).adopted).toBe(true);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('runs overlay RUN lines in order with the env, cwd and user in effect at each', async () => {
