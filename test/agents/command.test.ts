@@ -50,6 +50,12 @@ describe('command agent', () => {
     expect(next.responseText).toBe('second\n');
   });
 
+  it('kills the command at the turn\'s budget and reports the timeout', async () => {
+    const res = await command.runTurn(await makeCtx(handle, task, { args: { cmd: 'echo started; sleep 30' }, user: 'agent', workdir: '/work', timeoutSec: 1 }));
+    expect(res.timedOut).toBe(true);
+    expect(res.responseText).toBe('started\n');
+  });
+
   it('asks for --agent-arg cmd when none is given', async () => {
     const err = await command.runTurn(await makeCtx(handle, task)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AgentConfigError);

@@ -112,6 +112,18 @@ describe('openai agent loop', () => {
   });
 });
 
+describe('openai loop budget', () => {
+  it('ends the turn as timed out when the model does not answer within the budget', async () => {
+    const server = await serve([{ ...finalMessage('too late'), delayMs: 10_000 }]);
+    const ctx = await makeCtx(handle, task, { user: 'agent', workdir: '/work', timeoutSec: 1 });
+    const started = Date.now();
+    const res = await runOpenAiTurnLocally(ctx, { baseUrl: server.baseUrl, model: 'scripted-model', apiKeyEnv: KEY_ENV });
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(res).toMatchObject({ timedOut: true, responseText: '' });
+    expect(validateAtif(res.trajectory)).toEqual({ ok: true });
+  });
+});
+
 describe('openai loop recovery', () => {
   it('runs the tool calls an earlier attempt left unanswered before calling the model again', async () => {
     const path = join(await tempDir(), 'conversation.jsonl');

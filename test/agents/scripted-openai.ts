@@ -7,6 +7,8 @@ export interface Reply {
   status?: number;
   headers?: Record<string, string>;
   body: unknown;
+  /** Wait this long before answering. */
+  delayMs?: number;
 }
 
 export interface RecordedRequest {
@@ -39,8 +41,13 @@ export async function startScriptedServer(script: Reply[] | ((n: number, req: Re
       requests.push(recorded);
       const reply = typeof script === 'function' ? script(n, recorded) : script[n];
       const r = reply ?? { status: 500, body: { error: { message: 'the test script has no reply left', type: 'server_error', code: null } } };
-      res.writeHead(r.status ?? 200, { 'content-type': 'application/json', ...r.headers });
-      res.end(JSON.stringify(r.body));
+      const send = (): void => {
+        if (res.destroyed) return;
+        res.writeHead(r.status ?? 200, { 'content-type': 'application/json', ...r.headers });
+        res.end(JSON.stringify(r.body));
+      };
+      if (r.delayMs) setTimeout(send, r.delayMs).unref();
+      else send();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -48,7 +55,11 @@ export async function startScriptedServer(script: Reply[] | ((n: number, req: Re
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
