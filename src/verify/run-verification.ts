@@ -1,8 +1,9 @@
 // The verify activity's one entry point, after each agent turn: shared mode in the agent's sandbox, or separate
 // mode in a fresh verifier sandbox (task-folder-verifiers.md § How the verifier runs, § Shared and separate
 // verification). Returns the reward outcome; infrastructure failures come back masked, never as a reward of 0.
-import { join } from 'node:path';
-import { containerName, isLossError, SeedFailed, type SandboxHandle, type SandboxSpec } from '../sandbox/index.ts';
+import { rename, rm } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { containerName, ENTRYPOINT_OUTPUT, isLossError, SeedFailed, type SandboxHandle, type SandboxSpec } from '../sandbox/index.ts';
 import { validateAtif } from './atif.ts';
 import { copyArtifactsOut, relativeTo, restoreArtifacts, type CopiedArtifact } from './artifacts.ts';
 import { runCollectHooks } from './collect.ts';
@@ -11,12 +12,13 @@ import { failureReason } from './failure-reason.ts';
 import { isMasked, type FailureKind } from './failure-kinds.ts';
 import { collectAndScore, preflight, runClear, runTestSh, uploadTestsAndTranscript } from './grade.ts';
 import { VerificationMasked } from './masked.ts';
-import { redact, secretValues } from './redact.ts';
+import { redact, redactFile, secretValues } from './redact.ts';
 import type { RewardOutcome } from './reward.ts';
 import { clearScript } from './sandbox-scripts.ts';
 import { resolveEnv, turnVerifier, type TurnVerifier } from './turn-settings.ts';
 import { resolveVerifierImage } from './verifier-image.ts';
-import { separateVerifierSeedUser, sharedVerifierUser } from './verifier-user.ts';
+import { imageRuntimeConfig } from './verifier-image-config.ts';
+import { dockerOf, separateVerifierSeedUser, sharedVerifierUser } from './verifier-user.ts';
 
 const HEARTBEAT_MS = 10_000;
 
@@ -123,6 +125,22 @@ async function verifyShared(s: Shared): Promise<RewardOutcome> {
   return outcome;
 }
 
+/** The verifier image's entrypoint output goes beside the verifier logs as verifier-entrypoint-stdout.txt. */
+async function keepEntrypointOutput(s: Shared, verifier: SandboxHandle): Promise<void> {
+  const tmp = join(s.ctx.logsDir, '.entrypoint');
+  try {
+    await s.ctx.provider.download(verifier, ENTRYPOINT_OUTPUT, tmp);
+    const target = join(s.ctx.logsDir, 'verifier', 'verifier-entrypoint-stdout.txt');
+    await rename(join(tmp, basename(ENTRYPOINT_OUTPUT)), target);
+    await redactFile(target, s.hidden);
+  } catch (err) {
+    if (isLossError(err)) throw err;
+    s.warnings.push(`could not copy the verifier image's entrypoint output: ${err instanceof Error ? err.message : String(err)}`);
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
+
 async function verifySeparate(s: Shared): Promise<RewardOutcome> {
   const { ctx, turn, phases } = s;
   const { provider, agent, task } = ctx;
@@ -167,6 +185,13 @@ async function verifySeparate(s: Shared): Promise<RewardOutcome> {
       retries: hc.retries,
     };
   }
+  const docker = dockerOf(provider);
+  if (image.onRecord && docker) {
+    const config = await imageRuntimeConfig(docker, image.ref);
+    if (config.entrypoint) spec.entrypoint = { command: config.entrypoint, env: sandboxEnv.values };
+    // The sandbox polls one healthcheck: [verifier.environment.healthcheck] when declared, else the image's.
+    if (!spec.healthcheck && config.healthcheck) spec.healthcheck = config.healthcheck;
+  }
 
   let verifier: SandboxHandle | undefined;
   try {
@@ -186,7 +211,9 @@ async function verifySeparate(s: Shared): Promise<RewardOutcome> {
       }),
     );
     const { timedOut } = await phases.run('test', () => runTestSh(provider, v, { user: v.user, env, timeoutSec: turn.timeoutSec }));
-    return await phases.run('score', () => collectAndScore(provider, v, ctx.logsDir, timedOut, s.hidden));
+    const outcome = await phases.run('score', () => collectAndScore(provider, v, ctx.logsDir, timedOut, s.hidden));
+    if (spec.entrypoint) await keepEntrypointOutput(s, v);
+    return outcome;
   } finally {
     await provider.teardown(verifier ?? name).catch((err: unknown) => {
       s.warnings.push(`could not remove the verifier's sandbox ${name}: ${err instanceof Error ? err.message : String(err)}; berth janitor removes it`);

@@ -86,6 +86,29 @@ describe('separate mode', () => {
   });
 });
 
+describe('separate verifier image on record', () => {
+  it('a built tests/Dockerfile runs its ENTRYPOINT and HEALTHCHECK before test.sh; the entrypoint output is kept', async () => {
+    const task = await fx.task({
+      'task.toml': `[environment]\ndocker_image = "${BASE_IMAGE}"\n[verifier]\ntimeout_sec = 30\n[verifier.environment]\nenv = { GREETING = "hello-entry" }\n`,
+      'tests/Dockerfile': [
+        `FROM ${BASE_IMAGE}`,
+        `RUN printf '#!/bin/sh\\necho "entry started $GREETING"\\n(sleep 3; touch /tmp/healthy) &\\nexec "$@"\\n' > /entry.sh && chmod 755 /entry.sh`,
+        'COPY test.sh /tests/test.sh',
+        'HEALTHCHECK --interval=1s --timeout=2s --retries=10 CMD test -f /tmp/healthy',
+        'ENTRYPOINT ["/entry.sh"]',
+        '',
+      ].join('\n'),
+      'tests/test.sh': 'if [ -f /tmp/healthy ]; then echo 1; else echo 0; fi > /logs/verifier/reward.txt\n',
+    });
+    expect(task.verifier.image).toMatchObject({ kind: 'build' });
+    const agent = await fx.seed();
+    const ctx = context(fx, task, agent);
+    const r = await runVerification(ctx);
+    expect(r).toMatchObject({ reward: 1, masked: false, verifierMode: 'separate' });
+    expect(readFileSync(join(ctx.logsDir, 'verifier', 'verifier-entrypoint-stdout.txt'), 'utf8')).toContain('entry started hello-entry');
+  });
+});
+
 /** The oracle, minimally: upload solution/ to /solution and run solve.sh as the agent. */
 async function solve(task: Task, agent: SandboxHandle): Promise<void> {
   await provider.upload(agent, task.solution.dir!, '/solution');
