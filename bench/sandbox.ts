@@ -24,9 +24,12 @@ async function viaProvider(provider: DockerSandboxProvider): Promise<number> {
     env: {},
     network: 'none',
   });
-  const res = await provider.exec(handle, { command: 'echo ok' });
-  if (res.stdout !== 'ok\n') throw new Error(`provider exec returned ${JSON.stringify(res)}`);
-  await provider.teardown(handle);
+  try {
+    const res = await provider.exec(handle, { command: 'echo ok' });
+    if (res.stdout !== 'ok\n') throw new Error(`provider exec returned ${JSON.stringify(res)}`);
+  } finally {
+    await provider.teardown(handle);
+  }
   return (performance.now() - t0) / 1000;
 }
 
@@ -40,14 +43,17 @@ async function raw(docker: Docker): Promise<number> {
     Labels: { 'berth.batch': BATCH },
     HostConfig: { Init: true, NetworkMode: 'none' },
   });
-  await c.start();
-  const ex = await c.exec({ Cmd: ['bash', '-c', 'echo ok'], AttachStdout: true, AttachStderr: true });
-  const stream = await ex.start({ hijack: true, stdin: false });
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream as AsyncIterable<Buffer>) chunks.push(chunk);
-  const info = await ex.inspect();
-  if (info.ExitCode !== 0) throw new Error(`raw exec exited ${info.ExitCode}`);
-  await c.remove({ force: true, v: true });
+  try {
+    await c.start();
+    const ex = await c.exec({ Cmd: ['bash', '-c', 'echo ok'], AttachStdout: true, AttachStderr: true });
+    const stream = await ex.start({ hijack: true, stdin: false });
+    const chunks: Buffer[] = [];
+    for await (const chunk of stream as AsyncIterable<Buffer>) chunks.push(chunk);
+    const info = await ex.inspect();
+    if (info.ExitCode !== 0) throw new Error(`raw exec exited ${info.ExitCode}`);
+  } finally {
+    await c.remove({ force: true, v: true });
+  }
   return (performance.now() - t0) / 1000;
 }
 

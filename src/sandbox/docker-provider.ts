@@ -7,6 +7,7 @@ import { downloadPath, uploadPath } from './files.ts';
 import { buildImage, ensureImage, type BuildImageOptions, type BuildImageResult, type EnsureImageOptions } from './images.ts';
 import { inspectSandbox, runJanitor, teardownSandbox } from './lifecycle.ts';
 import { handleFromInspect, seedSandbox } from './seed.ts';
+import { entrypointState, type EntrypointState } from './seed-phases.ts';
 import type {
   DetachedResult,
   DetachedStartOptions,
@@ -71,6 +72,10 @@ export class DockerSandboxProvider implements SandboxProvider {
 
   inspect(handle: SandboxHandle): Promise<SandboxInfo> {
     return inspectSandbox(this.docker, handle);
+  }
+
+  entrypointState(handle: SandboxHandle): Promise<EntrypointState> {
+    return entrypointState(this.docker, handle);
   }
 
   teardown(nameOrHandle: string | SandboxHandle): Promise<{ removed: boolean }> {

@@ -13,5 +13,5 @@ export {
 } from './errors.ts';
 export { imageContentHash, imageTagForHash, readContextFiles, type ContextFile, type ImageHashInput } from './image-hash.ts';
 export type { BuildImageOptions, BuildImageResult, EnsureImageOptions } from './images.ts';
-export { ENTRYPOINT_OUTPUT } from './seed-phases.ts';
+export { ENTRYPOINT_OUTPUT, type EntrypointState } from './seed-phases.ts';
 export { DETACHED_BASE } from './detached.ts';

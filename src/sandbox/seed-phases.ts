@@ -70,6 +70,21 @@ export async function startEntrypoint(
   await assertEntrypointAlive(docker, handle);
 }
 
+export type EntrypointState =
+  | { state: 'none' }
+  | { state: 'running' }
+  | { state: 'exited'; exitCode: number }
+  | { state: 'lost' };
+
+/** Where the image's entrypoint stands; an activity masks a rollout whose entrypoint died. */
+export async function entrypointState(docker: Docker, handle: SandboxHandle): Promise<EntrypointState> {
+  const s = await pollDetached(docker, handle, ENTRYPOINT_KEY);
+  if (s.state === 'missing') return { state: 'none' };
+  if (s.state === 'exit') return { state: 'exited', exitCode: s.exitCode };
+  if (s.state === 'dead') return { state: 'lost' };
+  return { state: 'running' };
+}
+
 /** Throws entrypoint_failed when the entrypoint exited non-zero; exiting 0 (a setup script) is fine. */
 export async function assertEntrypointAlive(docker: Docker, handle: SandboxHandle): Promise<void> {
   const s = await pollDetached(docker, handle, ENTRYPOINT_KEY);

@@ -1,5 +1,6 @@
 /** Plain-data inputs and results of the sandbox layer. Nothing here imports src/task. */
 import type { BuildImageOptions, BuildImageResult, EnsureImageOptions } from './images.ts';
+import type { EntrypointState } from './seed-phases.ts';
 
 export type SandboxRole = 'agent' | 'verifier';
 
@@ -161,6 +162,8 @@ export interface SandboxProvider {
   ): Promise<void>;
   download(handle: SandboxHandle, containerPath: string, hostDir: string): Promise<void>;
   inspect(handle: SandboxHandle): Promise<SandboxInfo>;
+  /** The image's entrypoint started at seed: none, running, exited (with code) or lost. */
+  entrypointState(handle: SandboxHandle): Promise<EntrypointState>;
   teardown(nameOrHandle: string | SandboxHandle): Promise<{ removed: boolean }>;
   janitor(options: JanitorOptions): Promise<JanitorReport>;
   ensureImage(ref: string, options?: EnsureImageOptions): Promise<void>;

@@ -170,6 +170,9 @@ describe('seed', () => {
     });
     const { handle } = await provider.seed(ok);
     expect(await sh(handle, 'cat /logs/agent/entrypoint-stdout.txt; pgrep -fc "sleep 600"')).toBe('svc on\n1\n');
+    expect(await provider.entrypointState(handle)).toEqual({ state: 'running' });
+    await sh(handle, 'pkill -f "sleep 600"');
+    await expect.poll(() => provider.entrypointState(handle)).toEqual({ state: 'exited', exitCode: 143 });
 
     const bad = makeSpec(made, { entrypoint: { command: ['sh', '-c', 'echo cannot-start; exit 2'], env: {} } });
     const err = await seedFailure(provider.seed(bad));
