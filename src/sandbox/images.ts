@@ -3,9 +3,12 @@ import { createWriteStream } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { describeCause, ImageBuildFailed, ImageMissing } from './errors.ts';
+import { asSandboxError, describeCause, ImageBuildFailed, ImageMissing } from './errors.ts';
 import { acquireFileLock } from './file-lock.ts';
 import { readContextFiles } from './image-hash.ts';
+
+/** Stands in for a container name when the engine itself is lost during image work. */
+const ENGINE = '(docker engine)';
 
 export interface EnsureImageOptions {
   /** The local image suggested in the error message, e.g. berth-base:bookworm. */
@@ -23,7 +26,7 @@ export async function imageExists(docker: Docker, ref: string): Promise<boolean>
     return true;
   } catch (err) {
     if ((err as { statusCode?: number }).statusCode === 404) return false;
-    throw err;
+    throw asSandboxError(ENGINE, err);
   }
 }
 

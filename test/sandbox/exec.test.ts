@@ -125,6 +125,7 @@ describe('sandbox loss', () => {
     const offline = new DockerSandboxProvider(new Docker({ socketPath: join(hostDir, 'no-engine.sock') }));
     await lost(offline.exec(handle, { command: 'true' }));
     await lost(offline.download(handle, '/etc/hostname', hostDir));
+    await lost(offline.ensureImage('berth-base:bookworm'));
   });
 
   it('tears down idempotently', async () => {
