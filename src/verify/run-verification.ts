@@ -119,9 +119,16 @@ async function verifyShared(s: Shared): Promise<RewardOutcome> {
   );
   const { timedOut } = await phases.run('test', () => runTestSh(provider, agent, { user, env, timeoutSec: turn.timeoutSec }));
   const outcome = await phases.run('score', () => collectAndScore(provider, agent, ctx.logsDir, timedOut, s.hidden));
-  s.artifacts = await phases.run('artifacts', () =>
-    copyArtifactsOut(provider, agent, ctx.task.artifacts, join(ctx.logsDir, 'artifacts'), s.warnings),
-  );
+  // The verdict is in: artifacts are a record, so even a sandbox lost now only warns (collection never fails a trial).
+  s.artifacts = await phases.run('artifacts', async () => {
+    try {
+      return await copyArtifactsOut(provider, agent, ctx.task.artifacts, join(ctx.logsDir, 'artifacts'), s.warnings);
+    } catch (err) {
+      if (!(err instanceof VerificationMasked) && !isLossError(err)) throw err;
+      s.warnings.push(`artifacts were not copied: ${err instanceof Error ? err.message : String(err)}`);
+      return [];
+    }
+  });
   return outcome;
 }
 
