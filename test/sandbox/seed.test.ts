@@ -146,6 +146,23 @@ describe('seed', () => {
     expect((await sh(h, 'wc -l < /tmp/attempts')).trim()).toBe('3');
   });
 
+  it('does not count healthcheck failures inside the start period', async () => {
+    const spec = makeSpec(made, {
+      healthcheck: {
+        command: 'echo attempt >> /tmp/attempts; exit 1',
+        intervalSec: 0.1,
+        timeoutSec: 5,
+        startPeriodSec: 1.5,
+        startIntervalSec: 0.1,
+        retries: 2,
+      },
+    });
+    const err = await seedFailure(provider.seed(spec));
+    expect(err.message).toContain('failed 2 times');
+    const attempts = Number((await sh(await provider.attach(spec.name), 'wc -l < /tmp/attempts')).trim());
+    expect(attempts).toBeGreaterThan(3);
+  });
+
   it('resolves user and workdir: spec values, image defaults, and a numeric uid without passwd entry', async () => {
     const numeric = makeSpec(made, { user: '4321', workdir: '/srv/task' });
     const { handle } = await provider.seed(numeric);
