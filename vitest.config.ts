@@ -9,6 +9,7 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 180_000,
     globalSetup: ['test/global-setup.ts'],
+    env: { BERTH_JANITOR_AT_START: '0' },
     reporters: ['default'],
   },
 });

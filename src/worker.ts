@@ -7,6 +7,8 @@ import * as sharedActivities from './activities/shared.ts';
 import * as hostActivities from './activities/host-activities.ts';
 import { hostIdentity, setHostQueueSuffix } from './activities/host-identity.ts';
 import { homePath } from './server/paths.ts';
+import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
+import { sandboxProvider } from './activities/runtime.ts';
 import { SHARED_QUEUE } from './workflows/types.ts';
 
 const workflowsDir = join(dirname(fileURLToPath(import.meta.url)), 'workflows');
@@ -65,7 +67,29 @@ export async function createWorkers(opts: WorkerOptions): Promise<{ workers: Wor
   return { workers: [shared, host], connection, hostQueue: queue };
 }
 
-export async function runWorkers(opts: WorkerOptions): Promise<void> {
+/** Removes sandboxes whose episode no longer runs, so a crash before this start never leaks containers. */
+async function janitorAtStart(address: string, namespace: string): Promise<void> {
+  const connection = await Connection.connect({ address });
+  try {
+    const client = new Client({ connection, namespace });
+    const report = await sandboxProvider().janitor({
+      isLive: async (workflowId) => {
+        try {
+          return (await client.workflow.getHandle(workflowId).describe()).status.name === 'RUNNING';
+        } catch (err) {
+          if (err instanceof WorkflowNotFoundError) return false;
+          throw err;
+        }
+      },
+    });
+    if (report.removed.length > 0) console.log(`berth worker: janitor removed ${report.removed.length} orphaned sandbox(es)`);
+  } finally {
+    await connection.close();
+  }
+}
+
+export async function runWorkers(opts: WorkerOptions & { janitor?: boolean }): Promise<void> {
+  if (opts.janitor) await janitorAtStart(opts.address, opts.namespace ?? 'default');
   const { workers, connection } = await createWorkers(opts);
   try {
     await Promise.all(workers.map((w) => w.run()));

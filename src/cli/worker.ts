@@ -13,6 +13,10 @@ export function registerWorker(program: Command): void {
       }
       console.log(`berth worker: polling ${address}`);
       // Tests and multi-tenant clusters give a worker its own queues.
-      await runWorkers({ address, taskQueue: process.env.BERTH_TASK_QUEUE, hostQueueSuffix: process.env.BERTH_HOST_QUEUE_SUFFIX });
+      await runWorkers({
+        address, taskQueue: process.env.BERTH_TASK_QUEUE, hostQueueSuffix: process.env.BERTH_HOST_QUEUE_SUFFIX,
+        // The test suite turns it off: its sandbox tests label containers with workflow ids that never run.
+        janitor: process.env.BERTH_JANITOR_AT_START !== '0',
+      });
     });
 }
