@@ -160,4 +160,28 @@ describe('test.sh that cannot start, and lost sandboxes (masked)', () => {
     const r = await runVerification(context(fx, await shTask(fx, 'echo 1 > /logs/verifier/reward.txt'), doomed));
     expect(r).toMatchObject({ reward: 0, failure_kind: 'provider_unavailable', masked: true });
   });
+
+  it('a sandbox lost while test.sh runs: provider_unavailable, not a reward of 0', async () => {
+    const doomed = await fx.seed();
+    const task = await shTask(fx, 'sleep 20; echo 1 > /logs/verifier/reward.txt', { timeoutSec: 30 });
+    const running = runVerification(context(fx, task, doomed));
+    await new Promise((r) => setTimeout(r, 2500));
+    await provider.teardown(doomed);
+    expect(await running).toMatchObject({ reward: 0, failure_kind: 'provider_unavailable', masked: true });
+  });
+});
+
+describe('activity plumbing', () => {
+  it('heartbeats while test.sh runs and reports timings per phase', async () => {
+    let beats = 0;
+    const task = await shTask(fx, 'echo 1 > /logs/verifier/reward.txt');
+    const r = await runVerification(context(fx, task, agent, { heartbeat: () => beats++ }));
+    expect(beats).toBeGreaterThanOrEqual(4);
+    expect(Object.keys(r.timings).sort()).toEqual(['artifacts', 'prepare', 'score', 'test']);
+  });
+
+  it('a cancelled activity stops between phases (and is not turned into a row)', async () => {
+    const task = await shTask(fx, 'echo 1 > /logs/verifier/reward.txt');
+    await expect(runVerification(context(fx, task, agent, { signal: AbortSignal.abort() }))).rejects.toThrow(/abort/i);
+  });
 });
