@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { ChatMessage, ConversationRecord } from '../../src/agents/index.ts';
 import {
   AgentConfigError,
   apiKeyEnvOf,
@@ -9,6 +10,7 @@ import {
   harnessFor,
   HARNESS_NAMES,
   isRetryableStatus,
+  nextActionOf,
   openAiOptionsFromArgs,
   parseRetryAfter,
 } from '../../src/agents/index.ts';
@@ -91,5 +93,26 @@ describe('settings', () => {
 
   it('makes marker keys the sandbox accepts from any run key', () => {
     expect(detachedKey('oracle', 'a1b2-c3/t1')).toBe('oracle-a1b2-c3_t1');
+  });
+});
+
+describe('next action of an openai turn', () => {
+  const at = '2026-11-30T05:00:00.000Z';
+  const rec = (message: ChatMessage): ConversationRecord => ({ message, at });
+  const user = rec({ role: 'user', content: 'go' });
+  const calls = (...ids: string[]): ConversationRecord =>
+    rec({ role: 'assistant', content: null, tool_calls: ids.map((id) => ({ id, type: 'function', function: { name: 'bash', arguments: '{"command":"true"}' } })) });
+  const result = (id: string): ConversationRecord => rec({ role: 'tool', tool_call_id: id, content: 'exit code: 0' });
+  const answer = rec({ role: 'assistant', content: 'done' });
+
+  it.each([
+    ['a fresh conversation asks the model', [user], 5, { kind: 'call_model', callNumber: 1 }],
+    ['unanswered calls run first', [user, calls('a', 'b'), result('a')], 5, { kind: 'run_tools', calls: [expect.objectContaining({ id: 'b' })] }],
+    ['answered calls ask the model again', [user, calls('a'), result('a')], 5, { kind: 'call_model', callNumber: 2 }],
+    ['a reply without tool calls ends the turn', [user, calls('a'), result('a'), answer], 5, { kind: 'done', reason: 'answered' }],
+    ['the limit ends the turn once the calls are answered', [user, calls('a'), result('a')], 1, { kind: 'done', reason: 'call_limit' }],
+    ['the limit still lets the last calls run', [user, calls('a')], 1, { kind: 'run_tools', calls: [expect.objectContaining({ id: 'a' })] }],
+  ] as const)('%s', (_name, records, maxCalls, expected) => {
+    expect(nextActionOf(records, maxCalls)).toEqual(expected);
   });
 });

@@ -7,6 +7,7 @@ export { toolCallsOf } from './tool-calls.ts';
 export { callModel, apiKeyEnvOf, DEFAULT_API_KEY_ENV, type CallModelOptions, type CallModelResult } from './call-model.ts';
 export { runBashTool, BASH_TOOL, BASH_TOOL_NAME, DEFAULT_TOOL_OUTPUT_CAP, type BashToolInput, type BashToolResult } from './bash-tool.ts';
 export { openaiTrajectory, transcriptOf, finalTextOf, usageOf, type OpenAiTrajectoryOptions, type OpenAiTranscript } from './trajectory.ts';
+export { nextAction, nextActionOf, type NextAction } from './next-action.ts';
 export { callBudget, callBudgetOf, DEFAULT_MAX_CALLS, type CallBudget } from './limits.ts';
 export { parseRetryAfter, backoffMs, isRetryableStatus, DEFAULT_RETRY, type RetryOptions } from './retry.ts';
 export {

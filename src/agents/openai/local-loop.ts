@@ -7,8 +7,9 @@ import { secondsSince, writeTrajectory } from '../logs.ts';
 import type { AgentHarness, AgentTurnContext, AgentTurnResult } from '../types.ts';
 import { runBashTool } from './bash-tool.ts';
 import { callModel, DEFAULT_API_KEY_ENV } from './call-model.ts';
-import { pendingToolCalls, readConversation, startConversation } from './conversation.ts';
-import { callBudgetOf, DEFAULT_MAX_CALLS } from './limits.ts';
+import { startConversation } from './conversation.ts';
+import { DEFAULT_MAX_CALLS } from './limits.ts';
+import { nextAction } from './next-action.ts';
 import type { RetryOptions } from './retry.ts';
 import { openaiTrajectory } from './trajectory.ts';
 
@@ -65,10 +66,9 @@ export async function runOpenAiTurnLocally(ctx: AgentTurnContext, opts: OpenAiTu
   let modelSec = 0;
   let toolSec = 0;
   turn: for (;;) {
-    const records = await readConversation(path);
-    const pending = pendingToolCalls(records);
-    if (pending.length > 0) {
-      for (const call of pending) {
+    const next = await nextAction(path, maxCalls);
+    if (next.kind === 'run_tools') {
+      for (const call of next.calls) {
         const leftSec = (deadline - Date.now()) / 1000;
         if (leftSec < 1) {
           timedOut = true;
@@ -92,11 +92,8 @@ export async function runOpenAiTurnLocally(ctx: AgentTurnContext, opts: OpenAiTu
       }
       continue;
     }
-    // The model answered without a tool call: that is the turn's response.
-    if (records.at(-1)?.message.role === 'assistant') break;
-    const made = records.filter((r) => r.message.role === 'assistant').length;
-    if (callBudgetOf(made, maxCalls).reached) {
-      callLimitReached = true;
+    if (next.kind === 'done') {
+      callLimitReached = next.reason === 'call_limit';
       break;
     }
     const remainingMs = deadline - Date.now();
@@ -107,7 +104,7 @@ export async function runOpenAiTurnLocally(ctx: AgentTurnContext, opts: OpenAiTu
     const t0 = Date.now();
     try {
       const budget = AbortSignal.timeout(remainingMs);
-      await beating(ctx, { phase: 'model', call: made + 1 }, () =>
+      await beating(ctx, { phase: 'model', call: next.callNumber }, () =>
         callModel({
           conversationPath: path,
           baseUrl: opts.baseUrl,
