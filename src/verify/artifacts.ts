@@ -2,7 +2,7 @@
 // <logsDir>/artifacts; in separate mode also restored at their own paths in the verifier's sandbox.
 // Host layout: /logs/artifacts' contents at the folder's top, an entry at `destination` or at its source path
 // without the leading slash (Harbor's layout).
-import { copyFile, lstat, mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/promises';
+import { copyFile, lstat, mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, posix, relative, resolve, sep } from 'node:path';
 import { isLossError, shellQuote, type SandboxHandle, type SandboxProvider } from '../sandbox/index.ts';
@@ -21,6 +21,17 @@ export interface CopiedArtifact {
 }
 
 const STAGING = '/tmp/.berth-artifacts';
+/** Harbor's record of what was collected, written last into the artifacts folder. */
+export const MANIFEST = 'manifest.json';
+
+export interface ManifestEntry {
+  source: string;
+  /** Relative to the artifacts folder ('.' for /logs/artifacts). */
+  destination: string;
+  type: 'file' | 'dir' | null;
+  status: 'ok' | 'failed' | 'empty' | 'skipped';
+  service: string;
+}
 const MARK = 'berth-artifact:';
 
 function hostTarget(artifactsDir: string, a: Artifact): string {
@@ -75,18 +86,42 @@ export async function copyArtifactsOut(
     }
   };
 
+  const manifest: ManifestEntry[] = [];
+  const record = (a: Pick<Artifact, 'source' | 'service'>, destination: string, type: CopiedArtifact['type'] | null, status: ManifestEntry['status']) =>
+    manifest.push({ source: a.source, destination: relative(artifactsDir, destination).split(sep).join('/') || '.', type, status, service: a.service });
+
   await transfer(`copying ${ARTIFACTS_LOGS} out of the agent's sandbox`, async () => {
     const ok = await attempt(`could not copy ${ARTIFACTS_LOGS}`, () => provider.download(agent, ARTIFACTS_LOGS, artifactsDir));
-    if (ok) copied.push({ source: ARTIFACTS_LOGS, hostPath: artifactsDir, type: 'dir', names: await readdir(artifactsDir) });
+    const names = ok ? await readdir(artifactsDir) : [];
+    if (ok) copied.push({ source: ARTIFACTS_LOGS, hostPath: artifactsDir, type: 'dir', names });
+    record({ source: ARTIFACTS_LOGS, service: 'main' }, artifactsDir, ok ? 'dir' : null, !ok ? 'failed' : names.length === 0 ? 'empty' : 'ok');
   });
 
   const entries = artifacts.filter((a) => {
     if (a.service === 'main') return true;
     warnings.push(`artifact ${a.source} names service "${a.service}", which Berth cannot reach (only the main sandbox exists); it was not copied`);
+    record(a, hostTarget(artifactsDir, a), null, 'skipped');
     return false;
   });
-  if (entries.length === 0) return copied;
+  if (entries.length > 0) await copyEntries(provider, agent, entries, artifactsDir, copied, record, attempt, warnings);
+  if (copied[0]?.names?.includes(MANIFEST)) {
+    warnings.push(`${ARTIFACTS_LOGS}/${MANIFEST} came from the sandbox, so Berth's artifact manifest was not written over it`);
+  } else {
+    await writeFile(join(artifactsDir, MANIFEST), JSON.stringify(manifest, null, 2) + '\n');
+  }
+  return copied;
+}
 
+async function copyEntries(
+  provider: SandboxProvider,
+  agent: SandboxHandle,
+  entries: readonly Artifact[],
+  artifactsDir: string,
+  copied: CopiedArtifact[],
+  record: (a: Artifact, destination: string, type: CopiedArtifact['type'] | null, status: ManifestEntry['status']) => void,
+  attempt: (what: string, fn: () => Promise<void>) => Promise<boolean>,
+  warnings: string[],
+): Promise<void> {
   const res = await transfer('looking up the artifacts in the agent sandbox', () =>
     provider.exec(agent, { command: classifyScript(entries), user: 'root', workdir: '/', outputCapBytes: 64 * 1024 }),
   );
@@ -99,18 +134,20 @@ export async function copyArtifactsOut(
 
   for (const [i, a] of entries.entries()) {
     const t = status.get(i);
+    const target = hostTarget(artifactsDir, a);
     if (t === undefined || t === '-') {
       warnings.push(`artifact ${a.source} does not exist in the agent's sandbox; nothing was copied`);
+      record(a, target, null, 'failed');
       continue;
     }
     if (t === 'stage-failed') {
       warnings.push(`artifact ${a.source} could not be packed with its exclude patterns (tar failed); nothing was copied`);
+      record(a, target, null, 'failed');
       continue;
     }
     const from = a.exclude.length > 0 ? `${STAGING}/${i}/${posix.basename(a.source)}` : a.source;
-    const target = hostTarget(artifactsDir, a);
     const type = t === 'd' ? 'dir' : 'file';
-    await transfer(`copying artifact ${a.source}`, () =>
+    const ok = await transfer(`copying artifact ${a.source}`, () =>
       attempt(`could not copy artifact ${a.source}`, async () => {
         if (type === 'dir') {
           await provider.download(agent, from, target);
@@ -123,13 +160,13 @@ export async function copyArtifactsOut(
         copied.push({ source: a.source, hostPath: target, type });
       }),
     );
+    record(a, target, ok ? type : null, ok ? 'ok' : 'failed');
   }
   if (entries.some((a) => a.exclude.length > 0)) {
     await provider.exec(agent, { command: `rm -rf ${STAGING}`, user: 'root', workdir: '/' }).catch((err: unknown) => {
       if (isLossError(err)) throw err;
     });
   }
-  return copied;
 }
 
 /** Separate mode: puts every copied artifact back at its own path in the verifier's sandbox. */

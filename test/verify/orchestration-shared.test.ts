@@ -196,6 +196,12 @@ describe('artifacts in shared mode', () => {
     expect(existsSync(join(art, 'data-copy', 'skip.log'))).toBe(false);
     expect(r.artifacts).toEqual(['artifacts', 'artifacts/work/out.txt', 'artifacts/data-copy']);
     expect(r.warnings.join('\n')).toMatch(/\/nope\/missing\.txt does not exist/);
+    expect(JSON.parse(readFileSync(join(art, 'manifest.json'), 'utf8'))).toEqual([
+      { source: '/logs/artifacts', destination: '.', type: 'dir', status: 'ok', service: 'main' },
+      { source: '/work/out.txt', destination: 'work/out.txt', type: 'file', status: 'ok', service: 'main' },
+      { source: '/work/data', destination: 'data-copy', type: 'dir', status: 'ok', service: 'main' },
+      { source: '/nope/missing.txt', destination: 'nope/missing.txt', type: null, status: 'failed', service: 'main' },
+    ]);
   });
 });
 
