@@ -17,7 +17,7 @@ import type { RewardOutcome } from './reward.ts';
 import { clearScript } from './sandbox-scripts.ts';
 import { resolveEnv, turnVerifier, type TurnVerifier } from './turn-settings.ts';
 import { resolveVerifierImage } from './verifier-image.ts';
-import { imageRuntimeConfig } from './verifier-image-config.ts';
+import { cpuHints, imageRuntimeConfig } from './verifier-image-config.ts';
 import { dockerOf, separateVerifierSeedUser, sharedVerifierUser } from './verifier-user.ts';
 
 const HEARTBEAT_MS = 10_000;
@@ -193,12 +193,13 @@ async function verifySeparate(s: Shared): Promise<RewardOutcome> {
     };
   }
   const docker = dockerOf(provider);
-  if (image.onRecord && docker) {
-    const config = await imageRuntimeConfig(docker, image.ref);
+  const config = image.onRecord && docker ? await imageRuntimeConfig(docker, image.ref) : null;
+  if (config) {
     if (config.entrypoint) spec.entrypoint = { command: config.entrypoint, env: sandboxEnv.values };
     // The sandbox polls one healthcheck: [verifier.environment.healthcheck] when declared, else the image's.
     if (!spec.healthcheck && config.healthcheck) spec.healthcheck = config.healthcheck;
   }
+  spec.env = { ...cpuHints(environment.cpus, config?.envNames), ...sandboxEnv.values };
 
   let verifier: SandboxHandle | undefined;
   try {

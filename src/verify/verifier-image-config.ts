@@ -7,6 +7,18 @@ import { shellQuote, type HealthcheckSpec } from '../sandbox/index.ts';
 export interface ImageRuntimeConfig {
   entrypoint: string[] | null;
   healthcheck: HealthcheckSpec | null;
+  /** Names of the variables the image's ENV sets. */
+  envNames: string[];
+}
+
+/** CPU-count hints a sandbox with a CPU limit gets (task-folder-verifiers.md § Environment variables and secrets). */
+export const CPU_HINT_VARIABLES = ['OMP_NUM_THREADS', 'MKL_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'NUMEXPR_NUM_THREADS'] as const;
+
+/** The hints for `cpus`, minus any variable the image on record sets (those win, as the task's own do). */
+export function cpuHints(cpus: number | null, imageEnvNames: readonly string[] = []): Record<string, string> {
+  if (!cpus || cpus <= 0) return {};
+  const n = String(Math.max(1, Math.ceil(cpus)));
+  return Object.fromEntries(CPU_HINT_VARIABLES.filter((v) => !imageEnvNames.includes(v)).map((v) => [v, n]));
 }
 
 interface DockerHealthcheck {
@@ -45,6 +57,14 @@ export function entrypointCommand(entrypoint: string[] | string | null | undefin
 }
 
 export async function imageRuntimeConfig(docker: Docker, ref: string): Promise<ImageRuntimeConfig> {
-  const config = (await docker.getImage(ref).inspect()).Config as { Entrypoint?: string[] | string | null; Healthcheck?: DockerHealthcheck };
-  return { entrypoint: entrypointCommand(config.Entrypoint), healthcheck: healthcheckFromImage(config.Healthcheck) };
+  const config = (await docker.getImage(ref).inspect()).Config as {
+    Entrypoint?: string[] | string | null;
+    Healthcheck?: DockerHealthcheck;
+    Env?: string[] | null;
+  };
+  return {
+    entrypoint: entrypointCommand(config.Entrypoint),
+    healthcheck: healthcheckFromImage(config.Healthcheck),
+    envNames: (config.Env ?? []).map((kv) => kv.split('=', 1)[0]!),
+  };
 }

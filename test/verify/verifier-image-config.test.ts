@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { entrypointCommand, healthcheckFromImage } from '../../src/verify/verifier-image-config.ts';
+import { cpuHints, entrypointCommand, healthcheckFromImage } from '../../src/verify/verifier-image-config.ts';
 
 describe('verifier image configuration on record', () => {
   it('runs the ENTRYPOINT with sh -c "sleep infinity" in place of CMD; none when unset or []', () => {
@@ -21,5 +21,11 @@ describe('verifier image configuration on record', () => {
     expect(healthcheckFromImage({ Test: ['CMD', 'test', '-f', "/a b"] })?.command).toBe("'test' '-f' '/a b'");
     expect(healthcheckFromImage({ Test: ['NONE'] })).toBeNull();
     expect(healthcheckFromImage(undefined)).toBeNull();
+  });
+
+  it('CPU-count hints for a CPU limit, rounded up; the image ENV on record wins', () => {
+    expect(cpuHints(1.5)).toEqual({ OMP_NUM_THREADS: '2', MKL_NUM_THREADS: '2', OPENBLAS_NUM_THREADS: '2', NUMEXPR_NUM_THREADS: '2' });
+    expect(cpuHints(2, ['OMP_NUM_THREADS'])).toEqual({ MKL_NUM_THREADS: '2', OPENBLAS_NUM_THREADS: '2', NUMEXPR_NUM_THREADS: '2' });
+    expect(cpuHints(null)).toEqual({});
   });
 });
