@@ -63,6 +63,7 @@ describe('separate mode', () => {
     await sh(agent, 'mkdir -p /work /data && echo out > /work/out.txt && echo keep > /data/keep.txt && echo skip > /data/skip.log && echo secret > /tmp/agent-only.txt && echo note > /logs/artifacts/note.txt');
     const ctx = context(fx, task, agent, { secrets: { JUDGE_KEY: 'judge-secret-42' } });
     const r = await runVerification(ctx);
+    expect(r.failure_reason).toBeUndefined();
     expect(readFileSync(join(ctx.logsDir, 'verifier', 'test-stdout.txt'), 'utf8')).toBe('checks passed: 9\n');
     expect(r).toMatchObject({ reward: 1, verifier_rewards: { reward: 1, checks: 9 }, masked: false, verifierMode: 'separate' });
     expect(r.artifacts).toEqual(['artifacts', 'artifacts/work/out.txt', 'artifacts/data']);
