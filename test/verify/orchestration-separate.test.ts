@@ -89,6 +89,36 @@ describe('separate mode', () => {
   });
 });
 
+describe('a Python verifier in separate mode', () => {
+  it('gets the shim, task_data and response in the verifier sandbox, and the workspace from artifacts', async () => {
+    const task = await fx.task({
+      'task.toml': [
+        'artifacts = ["/app"]',
+        '[environment]',
+        `docker_image = "${BASE_IMAGE}"`,
+        'workdir = "/app"',
+        '[verifier]',
+        'environment_mode = "separate"',
+      ].join('\n'),
+      'task_data.json': '{"answer": "blue"}',
+      'tests/verifier.py': [
+        'from nemo_gym.verifiers import final_text',
+        'from nemo_gym.verifiers.files import read_text',
+        '',
+        'def verify(workspace, task_data, response):',
+        '    ok = read_text(workspace, "answer.txt") == task_data["answer"] == final_text(response)',
+        '    return float(ok)',
+        '',
+      ].join('\n'),
+    });
+    expect(task.verifier).toMatchObject({ kind: 'python', mode: 'separate' });
+    const agent = await fx.seedTask(task);
+    await sh(agent, 'echo blue > /app/answer.txt && echo leak > /tmp/agent-only.txt');
+    const r = await runVerification(context(fx, task, agent, { responseText: 'blue' }));
+    expect(r).toMatchObject({ reward: 1, masked: false, verifierMode: 'separate' });
+  });
+});
+
 describe('separate verifier image on record', () => {
   it('a built tests/Dockerfile runs its ENTRYPOINT and HEALTHCHECK before test.sh; the entrypoint output is kept', async () => {
     const task = await fx.task({
