@@ -56,7 +56,10 @@ export async function runVerification(ctx: VerifyContext): Promise<VerifyResult>
   const check = validateAtif(ctx.trajectory);
   if (!check.ok) throw new Error(`the agent turn's transcript is not valid ATIF (a bug in the agent harness): ${check.errors.join('; ')}`);
 
-  const separate = ctx.task.verifier.mode === 'separate' && ctx.stepIndex === null;
+  const separate = ctx.task.verifier.mode === 'separate';
+  if (separate && ctx.stepIndex !== null) {
+    throw new Error(`task ${ctx.task.id} is multi-step with separate verification, which Berth refuses at load; the loader should have refused it`);
+  }
   const state: Shared = {
     ctx,
     turn: turnVerifier(ctx.task, ctx.stepIndex),
@@ -73,7 +76,12 @@ export async function runVerification(ctx: VerifyContext): Promise<VerifyResult>
     if (err instanceof VerificationMasked) outcome = maskedOutcome(err.kind, err.reason);
     else if (isLossError(err)) outcome = maskedOutcome('provider_unavailable', err instanceof Error ? err.message : String(err));
     else if (err instanceof SeedFailed) outcome = maskedOutcome(err.kind, `the separate verifier's sandbox could not start: ${err.message}`);
-    else throw err;
+    else {
+      // A bug, not a verdict: it goes to Temporal as it is, minus any secret its message carries.
+      const message = err instanceof Error ? err.message : String(err);
+      const clean = redact(message, state.hidden);
+      throw clean === message ? err : new Error(clean);
+    }
   } finally {
     clearInterval(timer);
   }
