@@ -1,4 +1,5 @@
 import { ensureServer, type ServerInfo } from '../server/devserver.ts';
+import { dockerAnswers, dockerEndpoint } from '../server/docker-check.ts';
 import { ensureWorker, workerPolls } from '../server/worker-daemon.ts';
 import { SHARED_QUEUE } from '../workflows/types.ts';
 import { UserError } from './output.ts';
@@ -10,6 +11,9 @@ import { UserError } from './output.ts';
 export async function ensureCluster(): Promise<ServerInfo> {
   const server = await ensureServer();
   if (server.embedded) {
+    if (!(await dockerAnswers())) {
+      throw new UserError(`No Docker engine answers at ${dockerEndpoint().label}. Start one with: npm run setup (it installs and starts dockerd), or set DOCKER_HOST.`);
+    }
     await ensureWorker(server.address);
   } else if (!(await workerPolls(server.address, undefined, SHARED_QUEUE))) {
     throw new UserError(`No Berth worker polls task queue "${SHARED_QUEUE}" on ${server.address}. Start one with: npx berth worker`);

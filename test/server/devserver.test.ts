@@ -47,3 +47,18 @@ describe('embedded Temporal dev server (DESIGN.md section 5)', () => {
     expect(r.stderr).toMatch(/unset TEMPORAL_ADDRESS/);
   });
 });
+
+describe('errors a user can hit', () => {
+  it('no Docker engine: says so and names the command that fixes it', async () => {
+    const r = await berth(['run', 'examples/hello'], { DOCKER_HOST: 'unix:///tmp/no-such-docker.sock' }, 60_000);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('No Docker engine answers at unix:///tmp/no-such-docker.sock');
+    expect(r.stderr).toContain('npm run setup');
+  });
+
+  it('a bad option: names it, shows usage, exits 2', async () => {
+    const r = await berth(['run', 'examples/hello', '--concurrency', 'zero']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--concurrency takes a whole number');
+  });
+});
