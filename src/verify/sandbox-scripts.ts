@@ -80,7 +80,9 @@ export function runTestShCommand(): string {
   return `exec bash ${TESTS_DIR}/test.sh > ${VERIFIER_LOGS}/${TEST_STDOUT} 2>&1`;
 }
 
-const START_FAILURE = /OCI runtime exec failed|unable to find user|no matching entries in passwd|timeout: failed to run command|executable file not found/i;
+// Only Docker's own messages, and `timeout` failing to start the bash Berth wraps: a command's own "command not
+// found" (a hook running `timeout 5 git …` without git) is that command's failure, not the sandbox's.
+const START_FAILURE = /OCI runtime exec failed|unable to find user .*: no matching entries in passwd|^timeout: failed to run command 'bash'/im;
 
 /**
  * Why an exec never started its command (no bash, no timeout, an unknown user), or null when it ran. Docker reports
