@@ -23,26 +23,34 @@ const solvable = [
 describe('the offline corpus through Berth with the oracle (issues 4, 5, 7)', () => {
   let cluster: TestCluster;
   let rows: Map<string, ResultRow>;
+  let nopRows: Map<string, ResultRow>;
   let skipped: string[];
   beforeAll(async () => {
     cluster = await startTestWorkers('corpus');
     rows = new Map();
+    nopRows = new Map();
     skipped = [];
-    for (const dataset of ['harbor-examples', 'harbor-verifier-mode-matrix']) {
-      const handle = await startBatch({
-        dataset: join(corpus, dataset), agent: 'oracle', imageAliases: aliases, concurrency: 3,
-        resultsDir: mkdtempSync(join(tmpdir(), 'berth-corpus-')), taskQueue: cluster.taskQueue, client: cluster.client,
-        taskFilter: (id) => solvable.includes(id) || id === 'environment-env-single' || id === 'hello-world',
-        logger: { warn: () => undefined },
-      });
-      skipped.push(...handle.skipped.map((s) => s.task_id));
-      for (const row of (await handle.wait()).rows) rows.set(row.task_id, row);
+    for (const [agent, into] of [['oracle', rows], ['nop', nopRows]] as const) {
+      for (const dataset of ['harbor-examples', 'harbor-verifier-mode-matrix']) {
+        const handle = await startBatch({
+          dataset: join(corpus, dataset), agent, imageAliases: aliases, concurrency: 3,
+          resultsDir: mkdtempSync(join(tmpdir(), 'berth-corpus-')), taskQueue: cluster.taskQueue, client: cluster.client,
+          taskFilter: (id) => solvable.includes(id) || (agent === 'oracle' && (id === 'environment-env-single' || id === 'hello-world')),
+          logger: { warn: () => undefined },
+        });
+        skipped.push(...handle.skipped.map((s) => s.task_id));
+        for (const row of (await handle.wait()).rows) into.set(row.task_id, row);
+      }
     }
   }, 900_000);
   afterAll(async () => { await cluster?.stop(); });
 
-  it.each(solvable)('%s scores 1', (id) => {
+  it.each(solvable)('%s scores 1 with the oracle', (id) => {
     expect(rows.get(id), `skipped: ${skipped.join(', ')}`).toMatchObject({ reward: 1, mask_sample: false, failure_kind: null });
+  });
+
+  it.each(solvable)('%s scores 0 with nop (the floor)', (id) => {
+    expect(nopRows.get(id), `skipped: ${skipped.join(', ')}`).toMatchObject({ reward: 0, mask_sample: false });
   });
 
   it('environment-env-single has no solution: the oracle does nothing, and its env reached the entrypoint', () => {
