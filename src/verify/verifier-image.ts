@@ -33,6 +33,20 @@ export interface VerifierImageRef {
   onRecord: boolean;
 }
 
+// Hashing reads every file of tests/; a task folder of a given digest hashes the same every turn of every episode.
+const tags = new Map<string, string>();
+
+async function verifierTag(task: Task, contextDir: string, aliases: Readonly<Record<string, string>>): Promise<string> {
+  const key = JSON.stringify([task.path, task.digest, Object.entries(aliases).sort()]);
+  let tag = tags.get(key);
+  if (tag === undefined) {
+    const files = await readContextFiles(contextDir);
+    tag = imageTagForHash(imageContentHash({ files, aliases: { ...aliases }, buildSettings: { dockerfile: 'Dockerfile' } }), '-verifier');
+    tags.set(key, tag);
+  }
+  return tag;
+}
+
 export async function resolveVerifierImage(
   provider: SandboxProvider,
   task: Task,
@@ -49,8 +63,7 @@ export async function resolveVerifierImage(
     const original = await readFile(join(task.path, image.dockerfile), 'utf8');
     const { text, bases } = aliasDockerfileFrom(original, aliases);
     for (const base of new Set(bases)) await provider.ensureImage(base, { aliasHint: BASE_HINT });
-    const files = await readContextFiles(contextDir);
-    const tag = imageTagForHash(imageContentHash({ files, aliases: { ...aliases }, buildSettings: { dockerfile: 'Dockerfile' } }), '-verifier');
+    const tag = await verifierTag(task, contextDir, aliases);
     if (text === original) {
       await provider.buildImage({ contextDir, tag });
     } else {
