@@ -7,10 +7,13 @@ export const green = paint(32);
 export const red = paint(31);
 export const yellow = paint(33);
 
+// eslint-disable-next-line no-control-regex
+const visibleLength = (s: string): number => s.replace(/\x1b\[[0-9;]*m/g, '').length;
+
 export function table(headers: string[], rows: Array<Array<string | number>>): string {
   const cells = [headers, ...rows.map((r) => r.map(String))];
-  const widths = headers.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
-  const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  const widths = headers.map((_, i) => Math.max(...cells.map((r) => visibleLength(r[i] ?? ''))));
+  const line = (r: string[]) => r.map((c, i) => c + ' '.repeat(Math.max(0, widths[i]! - visibleLength(c)))).join('  ').trimEnd();
   return [bold(line(headers)), ...cells.slice(1).map(line)].join('\n');
 }
 

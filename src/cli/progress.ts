@@ -8,7 +8,7 @@ export function progressLine(p: BatchProgress): string {
 }
 
 /** A live bar on a terminal, fed by the batch workflow's progress query; stops when told. */
-export function liveProgress(handle: BatchHandle): { stop(): void } {
+export function liveProgress(handle: BatchHandle): { stop(): Promise<void> } {
   const bar = new SingleBar({
     format: ' {bar} {value}/{total} | {running} running | {scored} scored | {masked} masked | mean {mean} | ETA {eta_formatted}',
     hideCursor: true, clearOnComplete: false, etaBuffer: 20,
@@ -23,8 +23,9 @@ export function liveProgress(handle: BatchHandle): { stop(): void } {
   void tick();
   const timer = setInterval(() => void tick(), 1000);
   return {
-    stop() {
+    async stop() {
       clearInterval(timer);
+      await tick();
       if (started) bar.stop();
     },
   };

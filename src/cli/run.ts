@@ -21,13 +21,21 @@ interface RunOptions {
   allowUnsupportedPairing?: boolean;
 }
 
-const outcome = (r: ResultRow) => (r.mask_sample ? yellow('masked') : r.failure_kind ? red('scored') : green('scored'));
-
+/** Per task: episodes, mean reward over unmasked ones, outcomes; then the totals and where to look. */
 export function printSummary(rows: ResultRow[], meanReward: number | null, uiLink: string, resultsDir: string): void {
-  console.log(table(['task_id', 'repeat', 'reward', 'outcome', 'failure_kind'],
-    rows.map((r) => [r.task_id, r.repeat, r.reward === null ? '-' : r.reward.toFixed(3), outcome(r), r.failure_kind ?? ''])));
+  const byTask = new Map<string, ResultRow[]>();
+  for (const r of rows) byTask.set(r.task_id, [...(byTask.get(r.task_id) ?? []), r]);
+  const lines = [...byTask.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([task, rs]) => {
+    const scored = rs.filter((r) => !r.mask_sample);
+    const mean = scored.length ? scored.reduce((s, r) => s + (r.reward ?? 0), 0) / scored.length : null;
+    const masked = rs.length - scored.length;
+    const outcome = [scored.length ? green(`${scored.length} scored`) : '', masked ? yellow(`${masked} masked`) : ''].filter(Boolean).join(', ');
+    const kinds = [...new Set(rs.map((r) => r.failure_kind).filter(Boolean))].join(', ');
+    return [task, rs.length, mean === null ? '-' : mean.toFixed(3), outcome, kinds ? red(kinds) : ''];
+  });
+  console.log(table(['task_id', 'episodes', 'reward', 'outcome', 'failure_kind'], lines));
   const masked = rows.filter((r) => r.mask_sample).length;
-  console.log(`\n${bold('mean reward')} ${meanReward === null ? '-' : meanReward.toFixed(3)} over ${rows.length - masked} scored, ${masked} masked`);
+  console.log(`\n${bold('total')}       ${rows.length} episodes of ${byTask.size} tasks: ${rows.length - masked} scored, ${masked} masked; mean reward ${meanReward === null ? '-' : meanReward.toFixed(3)}`);
   console.log(`${bold('results')}     ${resultsDir}`);
   console.log(`${bold('Temporal UI')} ${uiLink}`);
 }

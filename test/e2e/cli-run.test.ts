@@ -9,7 +9,8 @@ describe('`berth run examples/hello` on the embedded default (detached worker)',
     const results = mkdtempSync(join(tmpdir(), 'berth-cli-'));
     const r = await berth(['run', 'examples/hello', '--agent', 'oracle', '--results', results]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^hello\s+1\s+1\.000\s+scored/m);
+    expect(r.stdout).toMatch(/^hello\s+1\s+1\.000\s+1 scored/m);
+    expect(r.stdout).toMatch(/^total\s+1 episodes of 1 tasks: 1 scored, 0 masked; mean reward 1\.000$/m);
     const link = r.stdout.match(/Temporal UI (\S+)/)?.[1];
     expect(link).toMatch(/^http:\/\/localhost:8233\/namespaces\/default\/workflows\?query=BerthBatch/);
     const batchId = r.stdout.match(/^batch (\S+)/m)?.[1];
