@@ -7,7 +7,6 @@ export const green = paint(32);
 export const red = paint(31);
 export const yellow = paint(33);
 
-// eslint-disable-next-line no-control-regex
 const visibleLength = (s: string): number => s.replace(/\x1b\[[0-9;]*m/g, '').length;
 
 export function table(headers: string[], rows: Array<Array<string | number>>): string {
