@@ -92,7 +92,8 @@ export class BatchHandle {
 
   /** Rows of the newest attempt of every episode, from Temporal, rewritten into the results folder. */
   async collect(onRow?: (row: ResultRow) => void): Promise<BatchSummary> {
-    const { rows, metrics } = await collectRows(this.client, this.batchId, this.results, onRow);
+    const labels = this.input ? { dataset: this.input.datasetName, agent: this.input.agent } : {};
+    const { rows, metrics } = await collectRows(this.client, this.batchId, this.results, onRow, labels);
     return { batchId: this.batchId, rows, metrics, resultsDir: this.results.dir, uiLink: this.uiLink };
   }
 

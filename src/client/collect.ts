@@ -1,12 +1,12 @@
 import type { Client } from '@temporalio/client';
 import type { ResultRow } from '../workflows/types.ts';
 import { listEpisodes, newestEpisodes, waitForEpisode } from './episodes.ts';
-import type { ResultsFolder, Metrics } from './results.ts';
+import type { BatchLabels, ResultsFolder, Metrics } from './results.ts';
 
 export interface Collected { rows: ResultRow[]; failed: number; metrics: Metrics }
 
 /** Rows of the newest attempt of every episode of a batch, written to the results folder. */
-export async function collectRows(client: Client, batchId: string, results: ResultsFolder, onRow?: (row: ResultRow) => void): Promise<Collected> {
+export async function collectRows(client: Client, batchId: string, results: ResultsFolder, onRow?: (row: ResultRow) => void, labels: BatchLabels = {}): Promise<Collected> {
   const newest = newestEpisodes(await listEpisodes(client, batchId));
   const rows: ResultRow[] = [];
   let failed = 0;
@@ -18,6 +18,6 @@ export async function collectRows(client: Client, batchId: string, results: Resu
       onRow?.(row);
     }
   }));
-  const metrics = results.finish(rows, failed);
+  const metrics = results.finish(rows, failed, { batch_id: batchId, ...labels });
   return { rows: results.readRows(), failed, metrics };
 }

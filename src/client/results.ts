@@ -56,6 +56,8 @@ export function newestAttempts(rows: ResultRow[]): ResultRow[] {
   return [...best.values()].sort((a, b) => a.task_id.localeCompare(b.task_id) || a.repeat - b.repeat);
 }
 
+export interface BatchLabels { batch_id?: string; dataset?: string; agent?: string }
+
 export class ResultsFolder {
   constructor(readonly dir: string) {
     mkdirSync(dir, { recursive: true });
@@ -72,12 +74,12 @@ export class ResultsFolder {
     return readFileSync(this.rolloutsPath, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as ResultRow);
   }
 
-  /** Rewrites rollouts.jsonl with the newest attempts and writes metrics.json. */
-  finish(rows: ResultRow[], failed: number): Metrics {
+  /** Rewrites rollouts.jsonl with the newest attempts and writes metrics.json (with the batch's labels when known). */
+  finish(rows: ResultRow[], failed: number, labels: BatchLabels = {}): Metrics {
     const reported = newestAttempts(rows);
     writeFileSync(this.rolloutsPath, reported.map((r) => `${JSON.stringify(r)}\n`).join(''));
     const metrics = metricsOf(reported, failed);
-    writeFileSync(join(this.dir, 'metrics.json'), `${JSON.stringify(metrics, null, 2)}\n`);
+    writeFileSync(join(this.dir, 'metrics.json'), `${JSON.stringify({ ...labels, ...metrics }, null, 2)}\n`);
     return metrics;
   }
 

@@ -27,7 +27,7 @@ describe('hello episode, end to end (real Temporal, real Docker)', () => {
     expect(row.workflow_id).toBe(`berth/${handle.batchId}/hello/1`);
     const onDisk = readFileSync(join(resultsDir, 'rollouts.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     expect(onDisk).toEqual([row]);
-    expect(JSON.parse(readFileSync(join(resultsDir, 'metrics.json'), 'utf8'))).toMatchObject({ mean_reward: 1, scored: 1, masked: 0 });
+    expect(JSON.parse(readFileSync(join(resultsDir, 'metrics.json'), 'utf8'))).toMatchObject({ batch_id: handle.batchId, dataset: 'hello', agent: 'oracle', mean_reward: 1, scored: 1, masked: 0 });
     await recordHistory(cluster.client, row.workflow_id, 'episode-hello-real');
     const left = await new Docker().listContainers({ all: true, filters: { label: [`berth.workflow=${row.workflow_id}`] } });
     expect(left).toEqual([]);
