@@ -1,6 +1,6 @@
 // Shared-mode features end to end: users, [verifier].env templating and secret redaction, Python verifiers,
 // collect hooks, artifacts, and multi-step turns (clearTurnFiles, step tests/ layering).
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../src/sandbox/types.ts';
@@ -46,6 +46,23 @@ describe('verifier user (spec § Users)', () => {
     const ctx = context(fx, await shTask(fx, WHO, { extra: '[agent]\nuser = "agent"' }), asAgent);
     const task = { ...ctx.task, image: { ...ctx.task.image, mode: 'pull' as const } };
     expect((await runVerification({ ...ctx, task, agentImageUser: 'nobody' })).reward).toBe(1);
+    expect(who(ctx.logsDir)).toBe('nobody');
+  });
+
+  it('[agent].user set and a pull-mode image: the image USER, read from the engine', async () => {
+    const ctxDir = fx.tmp('berth-verify-img-');
+    writeFileSync(join(ctxDir, 'Dockerfile'), `FROM ${BASE_IMAGE}\nRUN useradd -m agent\nUSER nobody\n`);
+    await provider.buildImage({ contextDir: ctxDir, tag: 'berth-verify-test-usernobody:1' });
+    const task = await fx.task({
+      'task.toml': '[agent]\nuser = "agent"\n[verifier]\ntimeout_sec = 20\n',
+      'environment/Dockerfile': 'FROM berth-verify-test-usernobody:1\n',
+      'tests/test.sh': WHO,
+    });
+    expect(task.image).toMatchObject({ mode: 'pull', user: null });
+    const agent = await fx.seedTask(task);
+    expect(agent.user).toBe('agent');
+    const ctx = context(fx, task, agent);
+    expect((await runVerification(ctx)).reward).toBe(1);
     expect(who(ctx.logsDir)).toBe('nobody');
   });
 
