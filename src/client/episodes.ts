@@ -1,5 +1,6 @@
 import { WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { EpisodeInput, ResultRow } from '../workflows/types.ts';
+import { newestOf } from './newest.ts';
 
 export const batchWorkflowId = (batchId: string): string => `berth/${batchId}`;
 
@@ -33,15 +34,8 @@ export async function listEpisodes(client: Client, batchId: string): Promise<Epi
 }
 
 /** The newest attempt of each (task, repeat): the one reported. */
-export function newestEpisodes(episodes: EpisodeRef[]): EpisodeRef[] {
-  const best = new Map<string, EpisodeRef>();
-  for (const e of episodes) {
-    const key = `${e.taskId}\0${e.repeat}`;
-    const cur = best.get(key);
-    if (!cur || e.attempt > cur.attempt) best.set(key, e);
-  }
-  return [...best.values()].sort((a, b) => a.taskId.localeCompare(b.taskId) || a.repeat - b.repeat);
-}
+export const newestEpisodes = (episodes: EpisodeRef[]): EpisodeRef[] =>
+  newestOf(episodes, (e) => ({ task: e.taskId, repeat: e.repeat, attempt: e.attempt }));
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -1,6 +1,7 @@
 import { appendFileSync, mkdirSync, writeFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ResultRow } from '../workflows/types.ts';
+import { newestOf } from './newest.ts';
 
 export interface SkippedEntry { task_id: string; path: string; reason: string; stage: 'load' | 'prepare' | 'seed' }
 
@@ -46,15 +47,8 @@ export function metricsOf(rows: ResultRow[], failed = 0): Metrics {
 }
 
 /** The newest attempt of each (task, repeat) is the one reported. */
-export function newestAttempts(rows: ResultRow[]): ResultRow[] {
-  const best = new Map<string, ResultRow>();
-  for (const r of rows) {
-    const key = `${r.task_id}\0${r.repeat}`;
-    const cur = best.get(key);
-    if (!cur || r.attempt > cur.attempt) best.set(key, r);
-  }
-  return [...best.values()].sort((a, b) => a.task_id.localeCompare(b.task_id) || a.repeat - b.repeat);
-}
+export const newestAttempts = (rows: ResultRow[]): ResultRow[] =>
+  newestOf(rows, (r) => ({ task: r.task_id, repeat: r.repeat, attempt: r.attempt }));
 
 export interface BatchLabels { batch_id?: string; dataset?: string; agent?: string }
 
