@@ -37,11 +37,14 @@ export function commandEnv(ctx: AgentTurnContext): Record<string, string> {
   return env;
 }
 
-async function prepare(ctx: AgentTurnContext): Promise<void> {
+/** Clears the previous turn's files and moves the staged instruction into place, owned by the agent user. */
+function prepareScript(ctx: AgentTurnContext): string {
   const stale = [COMMAND_STDOUT, COMMAND_STDERR, RESPONSE_FILE, INSTRUCTION_FILE].map(shellQuote).join(' ');
-  const res = await ctx.provider.exec(ctx.handle, { command: `rm -f ${stale}`, user: 'root', workdir: '/', timeoutSec: 60 });
-  if (res.exitCode !== 0) throw new Error(`clearing the previous turn's command files in ${ctx.handle.name} failed: ${res.stderr.trim()}`);
-  await ctx.provider.upload(ctx.handle, [{ name: 'instruction.md', content: ctx.instruction, mode: 0o644 }], AGENT_LOGS, { owner: ctx.user });
+  return [
+    `rm -f ${stale}`,
+    `mv "$BERTH_STAGE/instruction.md" ${shellQuote(INSTRUCTION_FILE)} && rm -rf "$BERTH_STAGE"`,
+    `chown ${shellQuote(ctx.user)} -- ${shellQuote(INSTRUCTION_FILE)}`,
+  ].join('\n');
 }
 
 async function readResponse(ctx: AgentTurnContext): Promise<{ text: string; from: 'response.txt' | 'stdout'; stdoutTail: string }> {
@@ -73,7 +76,8 @@ export async function runCommandTurn(ctx: AgentTurnContext): Promise<AgentTurnRe
     command: script,
     env: commandEnv(ctx),
     outputPath: COMMAND_STDOUT,
-    prepare: () => prepare(ctx),
+    stage: [{ name: 'instruction.md', content: ctx.instruction, mode: 0o644 }],
+    prepare: prepareScript(ctx),
   });
   const response = await readResponse(ctx);
   for (const f of [COMMAND_STDOUT, COMMAND_STDERR, RESPONSE_FILE]) await copyLogToHost(ctx, f);

@@ -1,7 +1,8 @@
 // Runs one long agent process detached inside the sandbox (DESIGN.md §3, Surviving restarts): a retried
 // turn with the same key finds the marker and re-attaches instead of starting the process a second time.
+import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DETACHED_BASE, shellQuote } from '../sandbox/index.ts';
+import { DETACHED_BASE, shellQuote, type DetachedOutput, type DetachedResult, type UploadEntry } from '../sandbox/index.ts';
 import type { AgentTurnContext } from './types.ts';
 
 export interface DetachedRunOptions {
@@ -11,8 +12,15 @@ export interface DetachedRunOptions {
   env: Record<string, string>;
   /** Inside the container: receives the process's combined stdout and stderr. */
   outputPath: string;
-  /** Runs only when this turn's process was never started (files to place, stale files to clear). */
-  prepare?: () => Promise<void>;
+  /** Files uploaded (before the claim) to a fresh folder that `prepare` finds in $BERTH_STAGE. */
+  stage?: string | UploadEntry[];
+  /**
+   * Shell run as root, once, only when this turn's process was never started (files to place, stale files
+   * to clear); it runs under `set -e` in the same exec as the claim and, for a root process, the start.
+   */
+  prepare?: string;
+  /** Return the output file's last bytes with the exit (saves a read afterwards). */
+  tailBytes?: number;
 }
 
 export interface DetachedRunResult {
@@ -20,10 +28,14 @@ export interface DetachedRunResult {
   timedOut: boolean;
   /** True when an earlier attempt had already started the process. */
   reattached: boolean;
+  /** When tailBytes was asked for and could be read along with the exit. */
+  output?: DetachedOutput;
 }
 
 const POLL_MS = 500;
-const CLAIMS = '/logs/agent/.berth-claims';
+/** Longest wait without a heartbeat with details. */
+const WAIT_CAP_MS = 10_000;
+const STAGING = '/logs/.berth-stage';
 /** How long an attempt waits for another attempt's start before taking the turn over (that one died mid-prepare). */
 export const CLAIM_PATIENCE_MS = 120_000;
 
@@ -31,34 +43,13 @@ export function detachedKey(prefix: string, runKey: string): string {
   return `${prefix}-${runKey}`.replace(/[^A-Za-z0-9_.-]/g, '_');
 }
 
-type ClaimState = 'started' | 'claimed' | 'claimed_by_other';
-
 /*
  * Preparing a turn (placing files, clearing the previous turn's) must happen once, before the start: two
  * attempts running at once (an attempt presumed dead by its heartbeat timeout is still running) would
- * otherwise clear each other's files. The first attempt claims the key with an atomic mkdir; any other
- * waits for the process to start and re-attaches.
+ * otherwise clear each other's files. The first attempt claims the key with an atomic mkdir (in the same
+ * exec that prepares and, for a root process, starts and briefly waits); any other waits for the process to
+ * start and re-attaches.
  */
-async function claim(ctx: AgentTurnContext, key: string): Promise<ClaimState> {
-  const marker = shellQuote(`${DETACHED_BASE}/${key}`);
-  const mine = shellQuote(`${CLAIMS}/${key}`);
-  const res = await ctx.provider.exec(ctx.handle, {
-    command: [
-      `if [ -d ${marker} ]; then echo started; exit 0; fi`,
-      `mkdir -p -m 700 ${CLAIMS}`,
-      `if mkdir ${mine} 2>/dev/null; then echo claimed; else echo claimed_by_other; fi`,
-    ].join('\n'),
-    user: 'root',
-    workdir: '/',
-    timeoutSec: 60,
-  });
-  const word = res.stdout.trim();
-  if (res.exitCode !== 0 || !['started', 'claimed', 'claimed_by_other'].includes(word)) {
-    throw new Error(`could not claim the turn "${key}" in ${ctx.handle.name} (exit ${res.exitCode}): ${res.stderr.trim() || word}`);
-  }
-  return word as ClaimState;
-}
-
 async function waitForStart(ctx: AgentTurnContext, key: string, phase: string): Promise<boolean> {
   const since = Date.now();
   while (Date.now() - since < CLAIM_PATIENCE_MS) {
@@ -81,27 +72,39 @@ export async function markerExists(ctx: AgentTurnContext, key: string): Promise<
 
 export async function runDetached(ctx: AgentTurnContext, opts: DetachedRunOptions): Promise<DetachedRunResult> {
   const key = detachedKey(opts.prefix, ctx.runKey);
-  const state = await claim(ctx, key);
-  let reattached = state !== 'claimed';
-  if (state === 'claimed' || (state === 'claimed_by_other' && !(await waitForStart(ctx, key, opts.prefix)))) {
-    await opts.prepare?.();
-    const start = await ctx.provider.startDetached(ctx.handle, {
-      key,
-      command: opts.command,
-      user: ctx.user,
-      workdir: ctx.workdir,
-      env: opts.env,
-      timeoutSec: ctx.timeoutSec,
-      outputPath: opts.outputPath,
-    });
-    reattached = !start.started;
+  // A folder of this attempt's own, so attempts running at once never share staged files.
+  const stageDir = opts.stage !== undefined ? `${STAGING}/${key}-${randomBytes(4).toString('hex')}` : undefined;
+  if (stageDir !== undefined) await ctx.provider.upload(ctx.handle, opts.stage!, stageDir);
+  const launch = {
+    key,
+    command: opts.command,
+    user: ctx.user,
+    workdir: ctx.workdir,
+    env: opts.env,
+    timeoutSec: ctx.timeoutSec,
+    outputPath: opts.outputPath,
+    ...(opts.prepare !== undefined ? { prepareScript: opts.prepare } : {}),
+    ...(stageDir !== undefined ? { stageDir } : {}),
+    ...(opts.tailBytes !== undefined ? { tailBytes: opts.tailBytes } : {}),
+  };
+  let res = await ctx.provider.launchDetached(ctx.handle, launch);
+  if (res.state === 'claimed_by_other') {
+    if (await waitForStart(ctx, key, opts.prefix)) {
+      if (stageDir !== undefined) await ctx.provider.exec(ctx.handle, { command: `rm -rf ${shellQuote(stageDir)}`, user: 'root', workdir: '/' });
+      res = { state: 'exists', dir: res.dir };
+    } else {
+      res = await ctx.provider.launchDetached(ctx.handle, { ...launch, claim: false });
+    }
   }
-  const done = await ctx.provider.waitDetached(ctx.handle, key, {
-    pollMs: POLL_MS,
+  const reattached = res.state !== 'started';
+  const done: DetachedResult = res.done ?? await ctx.provider.waitDetached(ctx.handle, key, {
+    pollMs: WAIT_CAP_MS,
+    outputPath: opts.outputPath,
     signal: ctx.signal,
     onPoll: ({ elapsedMs }) => ctx.heartbeat({ phase: opts.prefix, key, elapsedMs }),
+    ...(opts.tailBytes !== undefined ? { tailBytes: opts.tailBytes } : {}),
   });
-  return { exitCode: done.exitCode, timedOut: done.timedOut, reattached };
+  return { exitCode: done.exitCode, timedOut: done.timedOut, reattached, ...(done.output !== undefined ? { output: done.output } : {}) };
 }
 
 /** The last `bytes` bytes of a file in the sandbox, or '' when it does not exist. */

@@ -2,6 +2,7 @@
 // solution/answer.md (spec/task-folder-verifiers.md, Reference answers).
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { DetachedOutput } from '../sandbox/index.ts';
 import { templateEnv, templateVariable, type Task } from '../task/index.ts';
 import { agentStep, buildTrajectory, oracleTrajectory, userStep } from '../verify/atif.ts';
 import { redact, redactFile } from '../verify/redact.ts';
@@ -50,6 +51,26 @@ async function finish(ctx: AgentTurnContext, result: AgentTurnResult): Promise<A
   return result;
 }
 
+/** Root shell that moves the staged solution to /solution (emptied first) and clears the previous output. */
+function placeStagedSolution(): string {
+  return [
+    `rm -rf ${SOLUTION_DIR} && mkdir -p "$BERTH_STAGE" && mv "$BERTH_STAGE" ${SOLUTION_DIR} && chmod 755 ${SOLUTION_DIR}`,
+    `chmod -R a+rX ${SOLUTION_DIR} && if [ -f ${SOLUTION_DIR}/solve.sh ]; then chmod +x ${SOLUTION_DIR}/solve.sh; fi`,
+    `rm -f ${ORACLE_OUTPUT}`,
+  ].join('\n');
+}
+
+/** The host copy of oracle.txt: straight from the tail when that is the whole file and plain UTF-8, else downloaded. */
+async function keepOutput(ctx: AgentTurnContext, output: DetachedOutput | undefined, secrets: string[]): Promise<void> {
+  const host = join(ctx.logsDir, 'oracle.txt');
+  if (output === 'none') return;
+  if (output !== undefined && output !== 'unreadable' && Buffer.byteLength(output.tail, 'utf8') === output.size && !output.tail.includes('\uFFFD')) {
+    await writeFile(host, redact(output.tail, secrets));
+    return;
+  }
+  if (await copyLogToHost(ctx, ORACLE_OUTPUT)) await redactFile(host, secrets);
+}
+
 async function runSolveSh(ctx: AgentTurnContext, dir: string, env: Record<string, string>): Promise<AgentTurnResult> {
   const started = Date.now();
   const startedAt = new Date(started);
@@ -58,11 +79,14 @@ async function runSolveSh(ctx: AgentTurnContext, dir: string, env: Record<string
     command: ORACLE_COMMAND,
     env: { ...ctx.env, DEBIAN_FRONTEND: 'noninteractive', ...env },
     outputPath: ORACLE_OUTPUT,
-    prepare: () => placeSolution(ctx, dir),
+    stage: dir,
+    prepare: placeStagedSolution(),
+    tailBytes: OUTPUT_TAIL_BYTES,
   });
   const secrets = solutionSecrets(ctx.task);
-  const output = redact(await readTail(ctx, ORACLE_OUTPUT, OUTPUT_TAIL_BYTES), secrets);
-  if (await copyLogToHost(ctx, ORACLE_OUTPUT)) await redactFile(join(ctx.logsDir, 'oracle.txt'), secrets);
+  const tail = typeof run.output === 'object' ? run.output.tail : run.output === 'none' ? '' : await readTail(ctx, ORACLE_OUTPUT, OUTPUT_TAIL_BYTES);
+  const output = redact(tail, secrets);
+  await keepOutput(ctx, run.output, secrets);
   if (run.exitCode !== 0) await writeFile(join(ctx.logsDir, 'exit-code.txt'), `${run.exitCode}\n`);
   const trajectory = oracleTrajectory({
     sessionId: ctx.runKey,

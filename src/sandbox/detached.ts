@@ -1,8 +1,10 @@
 import type Docker from 'dockerode';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { DetachedProcessLost } from './errors.ts';
 import { KILL_GRACE_SEC, runExec } from './exec.ts';
 import type {
+  DetachedLaunchOptions,
+  DetachedLaunchResult,
+  DetachedOutput,
   DetachedResult,
   DetachedStartOptions,
   DetachedStartResult,
@@ -11,6 +13,8 @@ import type {
 } from './types.ts';
 
 export const DETACHED_BASE = '/logs/agent/.berth';
+/** Claims of detached keys: whoever makes `<key>` here prepares and starts the process. */
+export const CLAIMS_DIR = '/logs/agent/.berth-claims';
 
 /*
  * The marker directory is created with an atomic `mkdir`: whoever creates it launches the process,
@@ -102,28 +106,214 @@ export async function pollDetached(docker: Docker, handle: SandboxHandle, key: s
 
 const STARTING_PATIENCE_MS = 30_000;
 
+/*
+ * One exec that claims, prepares, starts and waits (DESIGN.md section 3, Surviving restarts), each part
+ * chosen by a letter of $1: c = claim the key (an atomic mkdir; "started" when the marker already exists),
+ * p = run the root prepare script, s = start (the marker's atomic mkdir, as in START_SCRIPT), w = wait a
+ * bounded time for the exit file, then report it and the output's tail. Answers are `berth:` lines on
+ * stdout; the tail, when asked for, comes last, after `berth:tail <size>`.
+ */
+const LAUNCH_SCRIPT = `
+mode="$1"; d="$2"; out="$3"; claim="$4"; stage="$5"; polls="$6"; every="$7"; tailb="$8"; shift 8
+cmd="$BERTH_DETACHED_CMD"; prep="$BERTH_PREPARE"; unset BERTH_DETACHED_CMD BERTH_PREPARE
+case "$mode" in *c*)
+  if [ -d "$d" ]; then
+    echo "berth:claim started"; [ -n "$stage" ] && rm -rf "$stage"; mode=w
+  else
+    mkdir -p -m 700 "\${claim%/*}"
+    if mkdir "$claim" 2>/dev/null; then echo "berth:claim claimed"
+    else echo "berth:claim claimed_by_other"; exit 0; fi
+  fi;;
+esac
+case "$mode" in *p*)
+  if [ -n "$prep" ]; then
+    BERTH_STAGE="$stage" sh -c "set -e
+$prep" berth-prepare >&2 < /dev/null || { echo "berth:prepare failed $?"; exit 0; }
+  fi;;
+esac
+case "$mode" in *s*)
+  mkdir -p -m 1777 ${DETACHED_BASE} 2>/dev/null
+  if mkdir "$d" 2>/dev/null; then
+    printf '%s' "$cmd" > "$d/command.sh"
+    S=; command -v setsid >/dev/null 2>&1 && S=setsid
+    $S sh -c '
+      d="$1"; out="$2"; shift 2
+      "$@" bash "$d/command.sh" > "$out" 2>&1 < /dev/null
+      rc=$?
+      if [ $# -gt 0 ] && { [ $rc -eq 124 ] || [ $rc -eq 137 ]; }; then : > "$d/timed_out"; fi
+      echo $rc > "$d/exit.tmp" && mv "$d/exit.tmp" "$d/exit"
+    ' berth-detached "$d" "$out" "$@" > /dev/null 2>&1 < /dev/null &
+    echo $! > "$d/pid"
+    echo "berth:start started"
+  elif [ -d "$d" ]; then echo "berth:start exists"
+  else echo "cannot create marker directory $d" >&2; exit 90
+  fi;;
+esac
+case "$mode" in *w*)
+  i=0; st=
+  while :; do
+    if [ -f "$d/exit" ]; then st="exit $(cat "$d/exit") $([ -f "$d/timed_out" ] && echo 1 || echo 0)"; break; fi
+    if [ ! -d "$d" ]; then st=missing; break; fi
+    if [ -s "$d/pid" ] && [ ! -d "/proc/$(cat "$d/pid")" ]; then
+      sleep 0.3; [ -f "$d/exit" ] && continue; st=dead; break
+    fi
+    [ "$i" -ge "$polls" ] && break
+    i=$((i + 1)); sleep "$every" 2>/dev/null || sleep 1
+  done
+  if [ -z "$st" ]; then if [ -s "$d/pid" ]; then st=running; else st=starting; fi; fi
+  echo "berth:wait $st"
+  if [ "$tailb" -gt 0 ] && [ "\${st%% *}" = exit ]; then
+    if [ ! -e "$out" ]; then echo "berth:tail none"
+    elif [ ! -r "$out" ]; then echo "berth:tail unreadable"
+    else echo "berth:tail $(wc -c < "$out" | tr -d ' ')"; tail -c "$tailb" "$out"; fi
+  fi;;
+esac
+`;
+
+const TAIL_MARK = 'berth:tail ';
+
+function isRootUser(user: string): boolean {
+  return /^(root|0)(:(root|0))?$/.test(user);
+}
+
+/** How long one wait exec may block, and how often it looks: short and fine first, then longer and coarser. */
+function waitBound(round: number, capMs: number): { polls: number; every: string } {
+  const [ms, every] = round === 0 ? [1000, 0.025] : round === 1 ? [2000, 0.1] : round === 2 ? [5000, 0.25] : [10_000, 0.5];
+  const bound = Math.max(every * 1000, Math.min(ms, capMs));
+  return { polls: Math.max(1, Math.round(bound / (every * 1000))), every: String(every) };
+}
+
+interface LaunchAnswer {
+  claim?: 'started' | 'claimed' | 'claimed_by_other';
+  prepareFailed?: number;
+  start?: 'started' | 'exists';
+  wait?: { state: 'exit'; exitCode: number; timedOut: boolean } | { state: 'missing' | 'starting' | 'running' | 'dead' };
+  output?: DetachedOutput;
+}
+
+async function launchExec(
+  docker: Docker,
+  handle: SandboxHandle,
+  mode: string,
+  opts: Partial<DetachedLaunchOptions> & { key: string; user: string; round?: number; capMs?: number; signal?: AbortSignal },
+): Promise<{ answer: LaunchAnswer; stderr: string; exitCode: number }> {
+  const dir = detachedDir(opts.key);
+  const timeout =
+    opts.timeoutSec !== undefined && opts.timeoutSec > 0
+      ? ['timeout', '-k', String(KILL_GRACE_SEC), String(opts.timeoutSec)]
+      : [];
+  const { polls, every } = waitBound(opts.round ?? 0, opts.capMs ?? Infinity);
+  const tailBytes = mode.includes('w') ? opts.tailBytes ?? 0 : 0;
+  const env: Record<string, string> = { ...(mode.includes('s') ? opts.env : {}) };
+  if (mode.includes('s')) env['BERTH_DETACHED_CMD'] = opts.command ?? '';
+  if (mode.includes('p') && opts.prepareScript) env['BERTH_PREPARE'] = opts.prepareScript;
+  const res = await runExec(docker, handle, {
+    argv: [
+      'sh', '-c', LAUNCH_SCRIPT, 'berth-launch', mode, dir, opts.outputPath ?? `${dir}/output`,
+      `${CLAIMS_DIR}/${opts.key}`, opts.stageDir ?? '', String(mode.includes('w') ? polls : 0), every, String(tailBytes), ...timeout,
+    ],
+    user: opts.user,
+    workdir: mode.includes('s') ? opts.workdir : '/',
+    env,
+    outputCapBytes: tailBytes + 64 * 1024,
+    signal: opts.signal,
+  });
+  const at = res.stdout.indexOf(`\n${TAIL_MARK}`);
+  const head = at < 0 ? (res.stdout.startsWith(TAIL_MARK) ? '' : res.stdout) : res.stdout.slice(0, at);
+  const answer: LaunchAnswer = {};
+  for (const line of head.split('\n')) {
+    const [tag, a, b, c] = line.trim().split(/\s+/);
+    if (tag === 'berth:claim' && (a === 'started' || a === 'claimed' || a === 'claimed_by_other')) answer.claim = a;
+    else if (tag === 'berth:prepare' && a === 'failed') answer.prepareFailed = Number(b);
+    else if (tag === 'berth:start' && (a === 'started' || a === 'exists')) answer.start = a;
+    else if (tag === 'berth:wait') {
+      if (a === 'exit') answer.wait = { state: 'exit', exitCode: Number(b), timedOut: c === '1' };
+      else if (a === 'missing' || a === 'starting' || a === 'running' || a === 'dead') answer.wait = { state: a };
+    }
+  }
+  const tailAt = at < 0 ? (res.stdout.startsWith(TAIL_MARK) ? 0 : -1) : at + 1;
+  if (tailAt >= 0) {
+    const nl = res.stdout.indexOf('\n', tailAt);
+    const word = res.stdout.slice(tailAt + TAIL_MARK.length, nl < 0 ? undefined : nl);
+    if (word === 'none' || word === 'unreadable') answer.output = word;
+    else answer.output = { size: Number(word), tail: nl < 0 ? '' : res.stdout.slice(nl + 1) };
+  }
+  return { answer, stderr: res.stderr, exitCode: res.exitCode };
+}
+
+function unexpected(what: string, key: string, handle: SandboxHandle, r: { stderr: string; exitCode: number }): Error {
+  return new Error(`could not ${what} detached process "${key}" in ${handle.name} (exit ${r.exitCode}): ${r.stderr.trim() || 'no answer'}`);
+}
+
+function resultOf(key: string, w: { exitCode: number; timedOut: boolean }, output: DetachedOutput | undefined, outputPath?: string): DetachedResult {
+  return { exitCode: w.exitCode, timedOut: w.timedOut, outputPath: outputPath ?? `${detachedDir(key)}/output`, ...(output !== undefined ? { output } : {}) };
+}
+
+/**
+ * Claims the key, prepares (root), starts and waits a little, in as few execs as the user allows: one when
+ * the process runs as root, else a root exec to claim and prepare and one as the user to start and wait.
+ */
+export async function launchDetached(
+  docker: Docker,
+  handle: SandboxHandle,
+  opts: DetachedLaunchOptions,
+): Promise<DetachedLaunchResult> {
+  const user = opts.user ?? handle.user;
+  const dir = detachedDir(opts.key);
+  const claim = opts.claim !== false;
+  const prepareMode = opts.prepareScript ? 'p' : '';
+  const first = isRootUser(user) ? `${claim ? 'c' : ''}${prepareMode}sw` : `${claim ? 'c' : ''}${prepareMode}`;
+  let r = first === '' ? undefined : await launchExec(docker, handle, first, { ...opts, user: isRootUser(user) ? user : 'root' });
+  if (r) {
+    if (claim && !r.answer.claim) throw unexpected('claim', opts.key, handle, r);
+    if (r.answer.claim === 'claimed_by_other') return { state: 'claimed_by_other', dir };
+    if (r.answer.prepareFailed !== undefined) {
+      throw new Error(`preparing the detached process "${opts.key}" in ${handle.name} failed (${r.answer.prepareFailed}): ${r.stderr.trim()}`);
+    }
+  }
+  let state: DetachedLaunchResult['state'] = r?.answer.claim === 'started' ? 'exists' : 'started';
+  if (state === 'started' && !r?.answer.start) {
+    if (r && first.includes('s')) throw unexpected('start', opts.key, handle, r);
+    r = await launchExec(docker, handle, 'sw', { ...opts, user });
+    if (!r.answer.start) throw unexpected('start', opts.key, handle, r);
+  }
+  if (r?.answer.start === 'exists') state = 'exists';
+  if (!r?.answer.wait) return { state, dir };
+  const w = r.answer.wait;
+  if (w.state === 'exit') return { state, dir, done: resultOf(opts.key, w, r.answer.output, opts.outputPath) };
+  if (w.state === 'missing') throw new Error(`no detached process "${opts.key}" in ${handle.name}: start it with startDetached first`);
+  if (w.state === 'dead') throw lostError(opts.key, handle);
+  return { state, dir };
+}
+
+function lostError(key: string, handle: SandboxHandle): DetachedProcessLost {
+  return new DetachedProcessLost(`detached process "${key}" in ${handle.name} ended without writing an exit code (killed from outside?)`);
+}
+
+/**
+ * Waits for the exit file with bounded waits inside the sandbox (each one exec), so a process that ends
+ * is seen within tens of milliseconds without an exec per poll; onPoll runs between waits, at least every
+ * `pollMs` (default 10 s).
+ */
 export async function waitDetached(
   docker: Docker,
   handle: SandboxHandle,
   key: string,
   opts: DetachedWaitOptions = {},
 ): Promise<DetachedResult> {
-  const pollMs = opts.pollMs ?? 1000;
+  const capMs = opts.pollMs ?? 10_000;
   const started = Date.now();
-  for (;;) {
+  for (let round = 0; ; round++) {
     opts.signal?.throwIfAborted();
-    const s = await pollDetached(docker, handle, key);
+    const r = await launchExec(docker, handle, 'w', { key, user: 'root', round, capMs, tailBytes: opts.tailBytes, outputPath: opts.outputPath, signal: opts.signal });
+    const s = r.answer.wait;
+    if (!s) throw new Error(`unexpected answer waiting for detached process "${key}" in ${handle.name}: ${r.stderr.trim()}`);
     const elapsedMs = Date.now() - started;
-    if (s.state === 'exit') return { exitCode: s.exitCode, timedOut: s.timedOut, outputPath: `${detachedDir(key)}/output` };
+    if (s.state === 'exit') return resultOf(key, s, r.answer.output, opts.outputPath);
     if (s.state === 'missing') {
       throw new Error(`no detached process "${key}" in ${handle.name}: start it with startDetached first`);
     }
-    if (s.state === 'dead' || (s.state === 'starting' && elapsedMs > STARTING_PATIENCE_MS)) {
-      throw new DetachedProcessLost(
-        `detached process "${key}" in ${handle.name} ended without writing an exit code (killed from outside?)`,
-      );
-    }
+    if (s.state === 'dead' || (s.state === 'starting' && elapsedMs > STARTING_PATIENCE_MS)) throw lostError(key, handle);
     await opts.onPoll?.({ elapsedMs });
-    await sleep(pollMs, undefined, { signal: opts.signal });
   }
 }

@@ -1,5 +1,5 @@
 import type Docker from 'dockerode';
-import { startDetached, waitDetached } from './detached.ts';
+import { launchDetached, startDetached, waitDetached } from './detached.ts';
 import { dockerFromEnv } from './docker-client.ts';
 import { asSandboxError, SandboxLost } from './errors.ts';
 import { runExec } from './exec.ts';
@@ -9,6 +9,8 @@ import { inspectSandbox, runJanitor, teardownSandbox } from './lifecycle.ts';
 import { handleFromInspect, seedSandbox } from './seed.ts';
 import { entrypointState, type EntrypointState } from './seed-phases.ts';
 import type {
+  DetachedLaunchOptions,
+  DetachedLaunchResult,
   DetachedResult,
   DetachedStartOptions,
   DetachedStartResult,
@@ -60,6 +62,10 @@ export class DockerSandboxProvider implements SandboxProvider {
 
   waitDetached(handle: SandboxHandle, key: string, options?: DetachedWaitOptions): Promise<DetachedResult> {
     return waitDetached(this.docker, handle, key, options);
+  }
+
+  launchDetached(handle: SandboxHandle, options: DetachedLaunchOptions): Promise<DetachedLaunchResult> {
+    return launchDetached(this.docker, handle, options);
   }
 
   upload(handle: SandboxHandle, source: string | UploadEntry[], containerDir: string, options?: UploadOptions): Promise<void> {

@@ -18,6 +18,8 @@ export interface RawExecOptions {
   timeoutSec?: number;
   outputCapBytes?: number;
   streamToFile?: string;
+  /** Aborting ends the wait for the output (the command itself is left to its own timeout). */
+  signal?: AbortSignal;
 }
 
 export function envList(env: Record<string, string> | undefined): string[] | undefined {
@@ -57,6 +59,8 @@ export async function runExec(docker: Docker, handle: SandboxHandle, opts: RawEx
 
   const file = await openSink(opts.streamToFile);
   let guardFired = false;
+  const onAbort = () => (stream as NodeJS.ReadableStream & { destroy(): void }).destroy();
+  opts.signal?.addEventListener('abort', onAbort, { once: true });
   const guard =
     opts.timeoutSec !== undefined && opts.timeoutSec > 0
       ? setTimeout(
@@ -70,11 +74,14 @@ export async function runExec(docker: Docker, handle: SandboxHandle, opts: RawEx
   try {
     await demuxToSinks(stream, stdout, stderr, file);
   } catch (err) {
+    opts.signal?.throwIfAborted();
     if (!guardFired) throw asSandboxError(handle.name, err);
   } finally {
     if (guard) clearTimeout(guard);
+    opts.signal?.removeEventListener('abort', onAbort);
     await closeSink(file);
   }
+  opts.signal?.throwIfAborted();
 
   const elapsedSec = (Date.now() - started) / 1000;
   const exitCode = guardFired ? 124 : await readExitCode(docker, handle, exec);

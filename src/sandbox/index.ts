@@ -14,4 +14,4 @@ export {
 export { imageContentHash, imageTagForHash, readContextFiles, type ContextFile, type ImageHashInput } from './image-hash.ts';
 export type { BuildImageOptions, BuildImageResult, EnsureImageOptions } from './images.ts';
 export { ENTRYPOINT_OUTPUT, type EntrypointState } from './seed-phases.ts';
-export { DETACHED_BASE } from './detached.ts';
+export { CLAIMS_DIR, DETACHED_BASE } from './detached.ts';

@@ -103,8 +103,36 @@ export interface DetachedStartResult {
   dir: string;
 }
 
+/** Claim, prepare, start and a first short wait, in as few execs as the user allows (launchDetached). */
+export interface DetachedLaunchOptions extends DetachedStartOptions {
+  /** False: skip the claim (taking over a turn whose claimer died before starting it). Default true. */
+  claim?: boolean;
+  /** Shell run as root (under `set -e`) by the attempt that claims the key, before the start; $BERTH_STAGE is stageDir. */
+  prepareScript?: string;
+  /** A folder staged for prepareScript (e.g. by upload); removed when the process had already been started. */
+  stageDir?: string;
+  /** Report the last bytes of the output when the process ended during the call. */
+  tailBytes?: number;
+}
+
+export interface DetachedLaunchResult {
+  /** started: this call started it; exists: an earlier attempt did; claimed_by_other: another attempt is preparing it. */
+  state: 'started' | 'exists' | 'claimed_by_other';
+  dir: string;
+  /** Set when the process had ended by the time the call returned. */
+  done?: DetachedResult;
+}
+
+/** The output file's size and last bytes (decoded as UTF-8), or why there are none. */
+export type DetachedOutput = { size: number; tail: string } | 'none' | 'unreadable';
+
 export interface DetachedWaitOptions {
+  /** The longest the wait goes without calling onPoll (default 10 s). */
   pollMs?: number;
+  /** Report the last bytes of the output with the exit. */
+  tailBytes?: number;
+  /** Where the process's output goes, when started with an outputPath (for tailBytes). */
+  outputPath?: string;
   onPoll?: (info: { elapsedMs: number }) => void | Promise<void>;
   signal?: AbortSignal;
 }
@@ -114,6 +142,8 @@ export interface DetachedResult {
   timedOut: boolean;
   /** Path inside the container of the combined stdout/stderr. */
   outputPath: string;
+  /** When tailBytes was asked for: the output file's tail. */
+  output?: DetachedOutput;
 }
 
 export interface UploadEntry {
@@ -154,6 +184,7 @@ export interface SandboxProvider {
   exec(handle: SandboxHandle, options: ExecOptions): Promise<ExecResult>;
   startDetached(handle: SandboxHandle, options: DetachedStartOptions): Promise<DetachedStartResult>;
   waitDetached(handle: SandboxHandle, key: string, options?: DetachedWaitOptions): Promise<DetachedResult>;
+  launchDetached(handle: SandboxHandle, options: DetachedLaunchOptions): Promise<DetachedLaunchResult>;
   upload(
     handle: SandboxHandle,
     source: string | UploadEntry[],
