@@ -41,7 +41,12 @@ export async function seed(req: { input: EpisodeInput; plan: EpisodePlan; workfl
   }));
 }
 
-export async function teardown(req: { sandbox: SandboxRef; episodeId: string }): Promise<void> {
-  await sandboxProvider().teardown(req.sandbox.container);
+/**
+ * Removes the episode's sandboxes by their names, so a seed that finished after a cancellation, or a
+ * separate verifier's sandbox, is removed too. Idempotent.
+ */
+export async function teardown(req: { episodeId: string; runId: string }): Promise<void> {
+  const provider = sandboxProvider();
+  for (const role of ['agent', 'verifier'] as const) await provider.teardown(containerName(req.episodeId, req.runId, role));
   workerSlots().release(req.episodeId);
 }

@@ -1,5 +1,5 @@
 import {
-  CancellationScope, executeChild, getExternalWorkflowHandle, isCancellation, proxyActivities, sleep, upsertSearchAttributes, workflowInfo,
+  ActivityCancellationType, CancellationScope, executeChild, getExternalWorkflowHandle, isCancellation, proxyActivities, sleep, upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
 import { episodeDoneSignal, type EpisodeDone } from './signals.ts';
 import type * as shared from '../activities/shared.ts';
@@ -30,7 +30,11 @@ function hostActivities(lease: HostLease, plan: EpisodePlan) {
   const retry = { maximumAttempts: 3, initialInterval: '2 seconds', nonRetryableErrorTypes: [...MASKING_KINDS, ...TASK_ERROR_TYPES] };
   const heartbeatTimeout = `${plan.heartbeatTimeoutSec} seconds`;
   return {
-    seed: proxyActivities<typeof host>({ ...common, startToCloseTimeout: `${plan.seedTimeoutSec} seconds`, heartbeatTimeout, retry }).seed,
+    // A cancelled episode waits for its seed to finish, so teardown never races a container being created.
+    seed: proxyActivities<typeof host>({
+      ...common, startToCloseTimeout: `${plan.seedTimeoutSec} seconds`, heartbeatTimeout, retry,
+      cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    }).seed,
     turn: proxyActivities<typeof host>({ ...common, startToCloseTimeout: `${longest + GRACE_SEC} seconds`, heartbeatTimeout, retry }),
     teardown: proxyActivities<typeof host>({ ...common, startToCloseTimeout: '2 minutes', retry: { maximumAttempts: 5 } }).teardown,
   };
@@ -39,6 +43,7 @@ function hostActivities(lease: HostLease, plan: EpisodePlan) {
 type Acts = ReturnType<typeof hostActivities>;
 
 interface EpisodeState {
+  seedStarted?: boolean;
   seedSec?: number;
   turns: TurnOutcome[];
   sandbox?: SandboxRef;
@@ -48,6 +53,7 @@ interface EpisodeState {
 async function runTurns(input: EpisodeInput, plan: EpisodePlan, acts: Acts, state: EpisodeState): Promise<void> {
   const { workflowId, runId } = workflowInfo();
   const seedStarted = Date.now();
+  state.seedStarted = true;
   try {
     state.sandbox = await acts.seed.executeWithOptions({ summary: `seed ${input.taskId}` }, [{ input, plan, workflowId, runId }]);
     state.seedSec = (Date.now() - seedStarted) / 1000;
@@ -110,9 +116,8 @@ export async function episodeWorkflow(input: EpisodeInput): Promise<ResultRow> {
         `the episode ran past its budget of ${plan.episodeBudgetSec} s (agent, verifier and setup time of every turn)`));
     } finally {
       deadline.cancel();
-      if (state.sandbox) {
-        const sandbox = state.sandbox;
-        await CancellationScope.nonCancellable(() => acts.teardown({ sandbox, episodeId: info.workflowId }));
+      if (state.seedStarted) {
+        await CancellationScope.nonCancellable(() => acts.teardown({ episodeId: info.workflowId, runId: info.runId }));
       }
     }
     const result = rollUp(state.turns, plan.strategy);

@@ -1,0 +1,37 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import Docker from 'dockerode';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startBatch } from '../../src/client/batch.ts';
+import { listEpisodes } from '../../src/client/episodes.ts';
+import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
+import { BASE_TOML, writeDataset } from '../helpers/tasks.ts';
+import { waitUntil } from '../helpers/worker-process.ts';
+
+describe('cancelling a batch (berth cancel)', () => {
+  let cluster: TestCluster;
+  beforeAll(async () => { cluster = await startTestWorkers('cancel'); });
+  afterAll(async () => { await cluster?.stop(); });
+
+  it('cancels the running episodes, removes their sandboxes, and counts them as failed', async () => {
+    const files: Record<string, string> = {};
+    for (const id of ['x', 'y']) {
+      files[`${id}/task.toml`] = BASE_TOML.replace('timeout_sec = 60\n[verifier]', 'timeout_sec = 300\n[verifier]');
+      files[`${id}/instruction.md`] = 'wait\n';
+      files[`${id}/solution/solve.sh`] = '#!/bin/bash\nsleep 200\n';
+      files[`${id}/tests/test.sh`] = '#!/bin/bash\necho 1 > /logs/verifier/reward.txt\n';
+    }
+    const handle = await startBatch({ dataset: writeDataset(files), resultsDir: mkdtempSync(join(tmpdir(), 'berth-cancel-')), taskQueue: cluster.taskQueue, client: cluster.client });
+    const docker = new Docker();
+    const containers = () => docker.listContainers({ all: true, filters: { label: [`berth.batch=${handle.batchId}`] } });
+    await waitUntil(async () => (await containers()).length === 2, 60_000, 'two sandboxes');
+    const cancelled = await handle.cancel();
+    expect(cancelled.sort()).toEqual([`berth/${handle.batchId}/x/1`, `berth/${handle.batchId}/y/1`]);
+    const summary = await handle.collect();
+    expect(summary.metrics).toMatchObject({ scored: 0, masked: 0, failed: 2 });
+    await waitUntil(async () => (await containers()).length === 0, 30_000, 'sandboxes removed');
+    const statuses = (await listEpisodes(cluster.client, handle.batchId)).map((e) => e.status);
+    expect(statuses).toEqual(['CANCELLED', 'CANCELLED']);
+  });
+});
