@@ -37,10 +37,12 @@ function agentUser(task: Task, turn: number, sandbox: SandboxRef): string {
   return user === null || user === undefined ? sandbox.user : String(user);
 }
 
-/** Switches the working directory's owner to the turn's agent user when it differs from the sandbox's. */
+/** The turn's agent user, made the working directory's owner (multi-step-tasks.md § Per-step agent user). */
 export async function agentUserFor(task: Task, ref: TurnRef): Promise<string> {
   const user = agentUser(task, ref.turn, ref.sandbox);
-  if (user !== ref.sandbox.user) {
+  // Steps that set their own user switch the owner each turn, and back for a step that sets none.
+  const perStep = task.multi_step && task.steps.some((s) => s.agent.user !== null);
+  if (user !== ref.sandbox.user || perStep) {
     await sandboxProvider().exec(handleOf(ref.sandbox), { command: `chown ${user} "${ref.sandbox.workdir}"`, user: 'root' });
   }
   return user;

@@ -47,3 +47,25 @@ describe('multi-step episodes end to end (multi-step-tasks.md)', () => {
     expect(row).toMatchObject({ stopped_after_turn: 2, reward: 0, failure_kind: 'harbor:missing_reward', mask_sample: false });
   });
 });
+
+describe('per-step agent user (multi-step-tasks.md § Per-step agent user)', () => {
+  let cluster: TestCluster;
+  beforeAll(async () => { cluster = await startTestWorkers('stepuser'); });
+  afterAll(async () => { await cluster?.stop(); });
+
+  it('each turn runs as its step user, owns the working directory, and switches back for a step with none', async () => {
+    const check = (who: string) => `[ "$(stat -c %U /app)" = "${who}" ] && grep -qx "${who}" /app/who-$STEP && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt`;
+    const files: Record<string, string> = {
+      'u/task.toml': '[environment]\nworkdir = "/app"\n' +
+        '[[steps]]\nname = "a"\n[steps.agent]\nuser = "alice"\n[[steps]]\nname = "b"\n',
+      'u/environment/Dockerfile': 'FROM berth-base:bookworm\nRUN useradd -m alice\nWORKDIR /app\n',
+    };
+    for (const [step, who] of [['a', 'alice'], ['b', 'root']] as const) {
+      files[`u/steps/${step}/instruction.md`] = `step ${step}\n`;
+      files[`u/steps/${step}/solution/solve.sh`] = `#!/bin/bash\nwhoami > /app/who-${step}\n`;
+      files[`u/steps/${step}/tests/test.sh`] = `#!/bin/bash\nSTEP=${step}\n${check(who)}\n`;
+    }
+    const row = (await (await startBatch({ dataset: writeDataset(files), resultsDir: mkdtempSync(join(tmpdir(), 'berth-su-')), taskQueue: cluster.taskQueue, client: cluster.client })).wait()).rows[0]!;
+    expect(row.turns.map((t) => t.reward)).toEqual([1, 1]);
+  });
+});
