@@ -37,7 +37,10 @@ export async function seed(req: { input: EpisodeInput; plan: EpisodePlan; workfl
     }
     const logsDir = episodeLogsDir(req.workflowId, req.runId);
     mkdirSync(logsDir, { recursive: true });
-    return { queue, container: handle.name, containerId: handle.containerId, host, user: handle.user, workdir: handle.workdir, logsDir };
+    return {
+      queue, container: handle.name, containerId: handle.containerId, host, user: handle.user, workdir: handle.workdir, logsDir,
+      ...(spec.entrypoint ? { entrypoint: true } : {}),
+    };
   }));
 }
 

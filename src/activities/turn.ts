@@ -1,4 +1,4 @@
-import { Context, heartbeat } from '@temporalio/activity';
+import { ApplicationFailure, Context, heartbeat } from '@temporalio/activity';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { harnessFor } from '../agents/index.ts';
@@ -70,10 +70,20 @@ export async function agentTurn(req: TurnRequest): Promise<AgentTurnOutput> {
   }));
 }
 
+/** DESIGN.md section 7, Images: an image entrypoint that died during the rollout masks the episode. */
+async function entrypointStillUp(sandbox: SandboxRef): Promise<void> {
+  const state = await sandboxProvider().entrypointState(handleOf(sandbox));
+  if (state.state === 'lost' || (state.state === 'exited' && state.exitCode !== 0)) {
+    const how = state.state === 'lost' ? 'was killed' : `exited with code ${state.exitCode}`;
+    throw ApplicationFailure.nonRetryable(`the image's entrypoint ${how} during the rollout; its output is /logs/agent/entrypoint-stdout.txt`, 'harbor:entrypoint_failed');
+  }
+}
+
 /** Verification of one turn (task-folder-verifiers.md), scored by the reward-file rules. */
 export async function verifyTurn(req: TurnRequest & { agentTimings: Record<string, number>; usage?: TokenUsage }): Promise<TurnOutcome> {
   return typed(() => beating(async () => {
     const task = await loadEpisodeTask(req.input);
+    if (req.sandbox.entrypoint) await entrypointStillUp(req.sandbox);
     const turnDir = turnLogsDir(req.sandbox.logsDir, req.turn);
     const trajectory = JSON.parse(readFileSync(join(turnDir, 'agent', 'trajectory.json'), 'utf8')) as AtifTrajectory;
     const responseText = readFileSync(join(turnDir, 'agent', 'response.txt'), 'utf8');

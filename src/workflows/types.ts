@@ -69,6 +69,8 @@ export interface SandboxRef {
   workdir: string;
   /** Per-episode logs folder on the host that owns the container. */
   logsDir: string;
+  /** Berth runs the image's entrypoint beside the keep-alive; its death during the rollout masks the episode. */
+  entrypoint?: boolean;
 }
 
 export interface TurnOutcome {
