@@ -1,5 +1,5 @@
 import type Docker from 'dockerode';
-import { DetachedProcessLost } from './errors.ts';
+import { DetachedProcessLost, isLossError } from './errors.ts';
 import { KILL_GRACE_SEC, runExec } from './exec.ts';
 import type {
   DetachedLaunchOptions,
@@ -196,7 +196,7 @@ async function launchExec(
   handle: SandboxHandle,
   mode: string,
   opts: Partial<DetachedLaunchOptions> & { key: string; user: string; round?: number; capMs?: number; signal?: AbortSignal },
-): Promise<{ answer: LaunchAnswer; stderr: string; exitCode: number }> {
+): Promise<{ answer: LaunchAnswer; stderr: string; stdout: string; exitCode: number }> {
   const dir = detachedDir(opts.key);
   const timeout =
     opts.timeoutSec !== undefined && opts.timeoutSec > 0
@@ -238,11 +238,11 @@ async function launchExec(
     if (word === 'none' || word === 'unreadable') answer.output = word;
     else answer.output = { size: Number(word), tail: nl < 0 ? '' : res.stdout.slice(nl + 1) };
   }
-  return { answer, stderr: res.stderr, exitCode: res.exitCode };
+  return { answer, stderr: res.stderr, stdout: head, exitCode: res.exitCode };
 }
 
-function unexpected(what: string, key: string, handle: SandboxHandle, r: { stderr: string; exitCode: number }): Error {
-  return new Error(`could not ${what} detached process "${key}" in ${handle.name} (exit ${r.exitCode}): ${r.stderr.trim() || 'no answer'}`);
+function unexpected(what: string, key: string, handle: SandboxHandle, r: { stderr: string; stdout: string; exitCode: number }): Error {
+  return new Error(`could not ${what} detached process "${key}" in ${handle.name} (exit ${r.exitCode}): ${r.stderr.trim() || r.stdout.trim() || 'no answer'}`);
 }
 
 function resultOf(key: string, w: { exitCode: number; timedOut: boolean }, output: DetachedOutput | undefined, outputPath?: string): DetachedResult {
@@ -268,14 +268,22 @@ export async function launchDetached(
     if (claim && !r.answer.claim) throw unexpected('claim', opts.key, handle, r);
     if (r.answer.claim === 'claimed_by_other') return { state: 'claimed_by_other', dir };
     if (r.answer.prepareFailed !== undefined) {
+      if (r.answer.claim === 'claimed') await releaseClaim(docker, handle, opts.key).catch(() => undefined);
       throw new Error(`preparing the detached process "${opts.key}" in ${handle.name} failed (${r.answer.prepareFailed}): ${r.stderr.trim()}`);
     }
   }
   let state: DetachedLaunchResult['state'] = r?.answer.claim === 'started' ? 'exists' : 'started';
   if (state === 'started' && !r?.answer.start) {
     if (r && first.includes('s')) throw unexpected('start', opts.key, handle, r);
-    r = await launchExec(docker, handle, 'sw', { ...opts, user });
-    if (!r.answer.start) throw unexpected('start', opts.key, handle, r);
+    const claimed = r?.answer.claim === 'claimed';
+    try {
+      r = await launchExec(docker, handle, 'sw', { ...opts, user });
+      if (!r.answer.start) throw unexpected('start', opts.key, handle, r);
+    } catch (err) {
+      // Nothing started: give the claim back, so a retried attempt prepares and starts instead of waiting for a start.
+      if (claimed && !isLossError(err)) await releaseClaim(docker, handle, opts.key).catch(() => undefined);
+      throw err;
+    }
   }
   if (r?.answer.start === 'exists') state = 'exists';
   if (!r?.answer.wait) return { state, dir };
@@ -284,6 +292,14 @@ export async function launchDetached(
   if (w.state === 'missing') throw new Error(`no detached process "${opts.key}" in ${handle.name}: start it with startDetached first`);
   if (w.state === 'dead') throw lostError(opts.key, handle);
   return { state, dir };
+}
+
+async function releaseClaim(docker: Docker, handle: SandboxHandle, key: string): Promise<void> {
+  await runExec(docker, handle, {
+    argv: ['sh', '-c', 'if [ ! -d "$1" ]; then rmdir "$2"; fi', 'berth-release', detachedDir(key), `${CLAIMS_DIR}/${key}`],
+    user: 'root',
+    workdir: '/',
+  });
 }
 
 function lostError(key: string, handle: SandboxHandle): DetachedProcessLost {

@@ -44,4 +44,23 @@ describe('detached processes', () => {
     expect(result).toMatchObject({ timedOut: true });
     expect(await sh(handle, 'ps -eo args')).not.toContain('sleep 300');
   });
+
+  it('launches in one call: claims, prepares, starts, waits and returns the output tail; a second launch re-attaches', async () => {
+    for (const user of ['root', 'nobody']) {
+      const key = `launch-${user}`;
+      const opts = { key, command: 'echo "hi $(id -un) $(cat /tmp/agent/prepared-' + user + ')"', user, timeoutSec: 60, outputPath: `/tmp/agent/${key}.txt`, tailBytes: 1024 };
+      const first = await provider.launchDetached(handle, { ...opts, prepareScript: `echo prepared > /tmp/agent/prepared-${user}; chmod 644 /tmp/agent/prepared-${user}` });
+      expect(first).toMatchObject({ state: 'started', done: { exitCode: 0, timedOut: false, output: { size: user.length + 13, tail: `hi ${user} prepared\n` } } });
+      const again = await provider.launchDetached(handle, { ...opts, prepareScript: 'echo must-not-run > /tmp/agent/ran-twice' });
+      expect(again).toMatchObject({ state: 'exists', done: { exitCode: 0 } });
+    }
+    expect(await sh(handle, 'ls /tmp/agent')).not.toContain('ran-twice');
+  });
+
+  it('gives the claim back when preparing fails, so the next attempt prepares and starts', async () => {
+    const opts = { key: 'launch-prep', command: 'echo ok', user: 'root', tailBytes: 1024 };
+    await expect(provider.launchDetached(handle, { ...opts, prepareScript: 'echo no-space >&2; false' })).rejects.toThrow(/preparing .* failed \(1\): no-space/);
+    const next = await provider.launchDetached(handle, { ...opts, prepareScript: 'true' });
+    expect(next).toMatchObject({ state: 'started', done: { exitCode: 0, output: { tail: 'ok\n' } } });
+  });
 });
