@@ -1,8 +1,8 @@
-import { heartbeat } from '@temporalio/activity';
+import { Context, heartbeat } from '@temporalio/activity';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { homePath } from '../server/paths.ts';
-import type { PrepareRequest, PrepareOutcome } from '../workflows/types.ts';
+import type { PrepareInput, PrepareRequest, PrepareOutcome } from '../workflows/types.ts';
 import { isLossError } from '../sandbox/index.ts';
 import { prepareImage } from './image-prep.ts';
 import { loadEpisodeTask, sandboxProvider } from './runtime.ts';
@@ -10,6 +10,32 @@ import { loadEpisodeTask, sandboxProvider } from './runtime.ts';
 /** Makes one task's image ready on this host and records it; a failure is an outcome, not an error. */
 export async function prepareTask(req: PrepareRequest): Promise<PrepareOutcome> {
   const timer = setInterval(() => heartbeat(), 5000);
+  try {
+    return await prepareOne(req);
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/**
+ * Every task of a batch, one at a time (builds are CPU-heavy), on the host whose worker took the activity: one
+ * activity instead of one per task. Progress goes in the heartbeat, so a retried attempt goes on from there.
+ */
+export async function prepareTasksHere(input: PrepareInput): Promise<PrepareOutcome[]> {
+  const done = ((Context.current().info.heartbeatDetails as { outcomes?: PrepareOutcome[] } | undefined)?.outcomes ?? []).slice();
+  const timer = setInterval(() => heartbeat({ outcomes: done }), 5000);
+  try {
+    for (const t of input.tasks.slice(done.length)) {
+      done.push(await prepareOne({ ...t, datasetPath: input.datasetPath, imageAliases: input.imageAliases }));
+      heartbeat({ outcomes: done });
+    }
+    return done;
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+async function prepareOne(req: PrepareRequest): Promise<PrepareOutcome> {
   try {
     const task = await loadEpisodeTask({ ...req, batchId: '', datasetName: '', repeat: 1, attempt: 1, agent: 'oracle', agentArgs: {},
       episodeSettings: { defaultTimeoutSec: 0, enforceTaskTimeouts: true, sandboxReadyTimeoutSec: 0 } });
@@ -24,7 +50,5 @@ export async function prepareTask(req: PrepareRequest): Promise<PrepareOutcome> 
     // An engine that stopped answering is retried; anything else is this task's outcome.
     if (isLossError(err)) throw err;
     return { taskId: req.taskId, ok: false, reason: (err as Error).message };
-  } finally {
-    clearInterval(timer);
   }
 }

@@ -7,6 +7,7 @@ import { hostIdentity } from './host-identity.ts';
 import { loadEpisodeTask } from './runtime.ts';
 import { workerSlots } from './worker-state.ts';
 export { openaiModelCall } from './openai.ts';
+export { prepareTasksHere } from './prepare.ts';
 
 const SETUP_PER_TURN_SEC = 60;
 const READY_GRACE_SEC = 60;
