@@ -1,5 +1,5 @@
 import {
-  ActivityCancellationType, CancellationScope, executeChild, getExternalWorkflowHandle, isCancellation, proxyActivities, sleep, upsertSearchAttributes, workflowInfo,
+  ActivityCancellationType, CancellationScope, executeChild, getExternalWorkflowHandle, isCancellation, patched, proxyActivities, sleep, upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
 import { episodeDoneSignal, type EpisodeDone } from './signals.ts';
 import type * as shared from '../activities/shared.ts';
@@ -108,16 +108,24 @@ export async function episodeWorkflow(input: EpisodeInput): Promise<ResultRow> {
       pastDeadline = true;
       body.cancel();
     }).catch(() => undefined);
+    // Newer runs tell the batch while the sandbox is being removed: the batch's window moves on one removal
+    // sooner and the episode closes one workflow task sooner. The episode still closes only after its teardown.
+    const doneBeforeTeardown = patched('done-signal-before-teardown');
+    let rowNext = false;
+    let teardown: Promise<void> | undefined;
     try {
       await body.run(() => runTurns(input, plan, acts, state));
+      rowNext = true;
     } catch (err) {
       if (!(pastDeadline && isCancellation(err))) throw err;
       state.turns.push(maskedTurn(plan.steps[state.turns.length]?.name ?? 'main', 'harbor:episode_deadline',
         `the episode ran past its budget of ${plan.episodeBudgetSec} s (agent, verifier and setup time of every turn)`));
+      rowNext = true;
     } finally {
       deadline.cancel();
       if (state.seedStarted) {
-        await CancellationScope.nonCancellable(() => acts.teardown({ episodeId: info.workflowId, runId: info.runId }));
+        teardown = CancellationScope.nonCancellable(() => acts.teardown({ episodeId: info.workflowId, runId: info.runId }));
+        if (!(doneBeforeTeardown && rowNext)) await teardown;
       }
     }
     const result = rollUp(state.turns, plan.strategy);
@@ -129,7 +137,10 @@ export async function episodeWorkflow(input: EpisodeInput): Promise<ResultRow> {
       ...(row.reward !== null ? [{ key: BERTH_REWARD, value: row.reward }] : []),
       ...(row.failure_kind ? [{ key: BERTH_FAILURE_KIND, value: row.failure_kind }] : []),
     ]);
-    await tellBatch({ workflowId: info.workflowId, outcome: row.mask_sample ? 'masked' : 'scored', reward: row.reward });
+    await Promise.all([
+      tellBatch({ workflowId: info.workflowId, outcome: row.mask_sample ? 'masked' : 'scored', reward: row.reward }),
+      teardown,
+    ]);
     return row;
   } catch (err) {
     upsertSearchAttributes([{ key: BERTH_OUTCOME, value: 'failed' }]);
