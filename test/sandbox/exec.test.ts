@@ -105,10 +105,11 @@ describe('sandbox loss', () => {
   it('raises SandboxLost when the container is removed mid-exec', async () => {
     const spec = makeSpec(made);
     const { handle: h } = await provider.seed(spec);
-    const running = provider.exec(h, { command: 'sleep 60' });
+    // Handle the rejection from the start: the exec may fail before the removal call returns.
+    const running = lost(provider.exec(h, { command: 'sleep 60' }));
     await sleep(500);
     await provider.docker.getContainer(h.containerId).remove({ force: true });
-    const err = await lost(running);
+    const err = await running;
     expect(err.containerName).toBe(spec.name);
     await lost(provider.exec(h, { command: 'true' }));
     await lost(provider.inspect(h));
