@@ -5,6 +5,7 @@ import { homePath } from '../server/paths.ts';
 import type { PrepareInput, PrepareRequest, PrepareOutcome } from '../workflows/types.ts';
 import { isLossError } from '../sandbox/index.ts';
 import { prepareImage } from './image-prep.ts';
+import { resolveVerifierImage } from '../verify/index.ts';
 import { loadEpisodeTask, sandboxProvider } from './runtime.ts';
 
 /** Makes one task's image ready on this host and records it; a failure is an outcome, not an error. */
@@ -41,10 +42,16 @@ async function prepareOne(req: PrepareRequest): Promise<PrepareOutcome> {
       episodeSettings: { defaultTimeoutSec: 0, enforceTaskTimeouts: true, sandboxReadyTimeoutSec: 0 } });
     const provider = sandboxProvider();
     const prepared = await prepareImage(provider.docker, provider, task, req.imageAliases);
-    const record = { task_id: task.id, path: task.path, digest: task.digest, mode: task.image.mode, image: prepared.image, built: prepared.built, at: new Date().toISOString() };
+    // A separate verifier's image (prebuilt, or tests/ built as hb__<hash>-verifier) is made ready too.
+    const verifierImage = task.verifier.mode === 'separate' ? (await resolveVerifierImage(provider, task, req.imageAliases)).ref : undefined;
+    const record = {
+      task_id: task.id, path: task.path, digest: task.digest, mode: task.image.mode, image: prepared.image, built: prepared.built,
+      ...(verifierImage ? { verifier_image: verifierImage } : {}), at: new Date().toISOString(),
+    };
     const dir = homePath('images');
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, `${prepared.image.replace(/[^A-Za-z0-9_.-]/g, '_')}.json`), `${JSON.stringify(record, null, 2)}\n`);
+    // One record per task version: what its episodes will start from on this host.
+    writeFileSync(join(dir, `${task.id}-${task.digest.replace(/^sha256:/, '').slice(0, 12)}.json`), `${JSON.stringify(record, null, 2)}\n`);
     return { taskId: task.id, ok: true, image: prepared.image, mode: task.image.mode, built: prepared.built };
   } catch (err) {
     // An engine that stopped answering is retried; anything else is this task's outcome.
