@@ -26,13 +26,13 @@ export function registerPrepare(program: Command): void {
         const all = [...dataset.refused.map(toSkippedEntry), ...skipped];
         const folder = new ResultsFolder(resolve(o.results ?? `results/prepare-${basename(dataset.root)}`));
         folder.writeSkipped(all);
+        if (all.length > 0) process.exitCode = 1;
         if (o.json) return printJson({ prepared: outcomes.filter((x) => x.ok), skipped: all, skipped_file: `${folder.dir}/skipped.json` });
         console.log(table(['task_id', 'status', 'image'], [
           ...outcomes.map((x) => [x.taskId, x.ok ? green(x.built ? 'built' : 'ready') : red('failed'), x.ok ? x.image : x.reason.split('\n')[0]!.slice(0, 100)]),
           ...dataset.refused.map((r) => [r.task_id, red('refused'), r.message.split('\n')[0]!.slice(0, 100)]),
         ]));
         console.log(`\n${outcomes.filter((x) => x.ok).length} ready, ${all.length} skipped (${folder.dir}/skipped.json)`);
-        if (all.length > 0) process.exitCode = 1;
       } finally {
         await connection.close();
       }
