@@ -2,7 +2,7 @@
 // turn with the same key finds the marker and re-attaches instead of starting the process a second time.
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DETACHED_BASE, shellQuote, type DetachedOutput, type DetachedResult, type UploadEntry } from '../sandbox/index.ts';
+import { DETACHED_BASE, inlineWriteScript, shellQuote, type DetachedOutput, type DetachedResult, type UploadEntry } from '../sandbox/index.ts';
 import type { AgentTurnContext } from './types.ts';
 
 export interface DetachedRunOptions {
@@ -74,7 +74,10 @@ export async function runDetached(ctx: AgentTurnContext, opts: DetachedRunOption
   const key = detachedKey(opts.prefix, ctx.runKey);
   // A folder of this attempt's own, so attempts running at once never share staged files.
   const stageDir = opts.stage !== undefined ? `${STAGING}/${key}-${randomBytes(4).toString('hex')}` : undefined;
-  if (stageDir !== undefined) await ctx.provider.upload(ctx.handle, opts.stage!, stageDir);
+  // Small stages are written by the prepare script itself (no archive request); larger ones are uploaded first.
+  const inline = stageDir !== undefined ? await inlineWriteScript(opts.stage!, stageDir) : null;
+  if (stageDir !== undefined && inline === null) await ctx.provider.upload(ctx.handle, opts.stage!, stageDir);
+  const prepare = inline !== null ? `${inline}\n${opts.prepare ?? ''}` : opts.prepare;
   const launch = {
     key,
     command: opts.command,
@@ -83,14 +86,14 @@ export async function runDetached(ctx: AgentTurnContext, opts: DetachedRunOption
     env: opts.env,
     timeoutSec: ctx.timeoutSec,
     outputPath: opts.outputPath,
-    ...(opts.prepare !== undefined ? { prepareScript: opts.prepare } : {}),
+    ...(prepare !== undefined ? { prepareScript: prepare } : {}),
     ...(stageDir !== undefined ? { stageDir } : {}),
     ...(opts.tailBytes !== undefined ? { tailBytes: opts.tailBytes } : {}),
   };
   let res = await ctx.provider.launchDetached(ctx.handle, launch);
   if (res.state === 'claimed_by_other') {
     if (await waitForStart(ctx, key, opts.prefix)) {
-      if (stageDir !== undefined) await ctx.provider.exec(ctx.handle, { command: `rm -rf ${shellQuote(stageDir)}`, user: 'root', workdir: '/' });
+      if (stageDir !== undefined && inline === null) await ctx.provider.exec(ctx.handle, { command: `rm -rf ${shellQuote(stageDir)}`, user: 'root', workdir: '/' });
       res = { state: 'exists', dir: res.dir };
     } else {
       res = await ctx.provider.launchDetached(ctx.handle, { ...launch, claim: false });

@@ -1,6 +1,6 @@
 import type Docker from 'dockerode';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { lstat, mkdir, readdir, readlink, chmod, symlink, utimes } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, readlink, chmod, symlink, utimes } from 'node:fs/promises';
 import path from 'node:path/posix';
 import { join as hostJoin, resolve as hostResolve, sep as hostSep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -160,4 +160,55 @@ export async function downloadPath(
   }
   // Directory modes last, so a read-only folder does not block writing its contents.
   for (const [dir, mode] of dirModes.reverse()) await chmod(dir, mode);
+}
+
+/** Larger stages go by upload: the script travels in an environment variable (each is capped at 128 KiB). */
+const INLINE_MAX_SCRIPT = 64 * 1024;
+
+/** A byte string as a single-quoted `printf %b` argument: printable ASCII as is, anything else as \0ooo. */
+function printfArgument(bytes: Buffer): string {
+  let out = '';
+  for (const b of bytes) {
+    if (b === 0x5c) out += '\\\\';
+    else if (b === 0x27) out += "'\\''";
+    else if ((b >= 0x20 && b < 0x7f) || b === 0x0a) out += String.fromCharCode(b);
+    else out += `\\0${b.toString(8).padStart(3, '0')}`;
+  }
+  return `'${out}'`;
+}
+
+/**
+ * A shell script that writes these files (a host folder's contents, or entries) into `containerDir` with their
+ * modes, so a small upload rides along in an exec instead of costing its own archive request; null when the
+ * source is too large or holds anything but regular files and folders (upload it then).
+ */
+export async function inlineWriteScript(source: string | UploadEntry[], containerDir: string): Promise<string | null> {
+  const files: { rel: string; mode: number; content: Buffer }[] = [];
+  const dirs: string[] = [];
+  if (typeof source === 'string') {
+    for (const item of await listHost(source)) {
+      const st = await lstat(item.abs);
+      if (st.isDirectory()) dirs.push(item.rel);
+      else if (st.isFile() && st.size <= INLINE_MAX_SCRIPT) files.push({ rel: item.rel, mode: st.mode & 0o7777, content: await readFile(item.abs) });
+      else return null;
+    }
+  } else {
+    for (const e of source) {
+      if (e.name.split('/').includes('..') || e.name.startsWith('/')) throw new Error(`bad upload entry name ${e.name}`);
+      files.push({ rel: e.name, mode: e.mode ?? 0o644, content: Buffer.from(e.content) });
+    }
+  }
+  const q = (rel: string) => shellQuote(rel === '' ? containerDir : `${containerDir.replace(/\/+$/, '')}/${rel}`);
+  const lines = [`mkdir -p ${q('')}`];
+  for (const d of dirs) lines.push(`mkdir -p ${q(d)}`);
+  let size = 0;
+  for (const f of files) {
+    const parent = path.dirname(f.rel);
+    if (parent !== '.') lines.push(`mkdir -p ${q(parent)}`);
+    const arg = printfArgument(f.content);
+    size += arg.length;
+    if (size > INLINE_MAX_SCRIPT) return null;
+    lines.push(`printf '%b' ${arg} > ${q(f.rel)}`, `chmod ${f.mode.toString(8)} ${q(f.rel)}`);
+  }
+  return lines.join('\n');
 }

@@ -65,3 +65,23 @@ describe('upload and download', () => {
     );
   });
 });
+
+describe('inline writes (small uploads carried by an exec)', () => {
+  it('writes a folder byte for byte with its modes, through sh and printf %b', async () => {
+    const { inlineWriteScript } = await import('../../src/sandbox/files.ts');
+    const src = join(host, 'inline');
+    await mkdir(join(src, 'sub', 'empty'), { recursive: true });
+    const weird = Buffer.from([0, 1, 0x27, 0x5c, 0x25, 0x30, 10, 13, 9, 0x7f, 0x80, 0xff, 0x5c, 0x30, 0x31]);
+    await writeFile(join(src, 'sub', 'weird.bin'), weird);
+    await writeFile(join(src, 'solve.sh'), "echo 'it''s' \"$HOME\" \\n %s\n");
+    await chmod(join(src, 'solve.sh'), 0o750);
+    const script = await inlineWriteScript(src, '/tmp/inline-dst');
+    expect(script).not.toBeNull();
+    const res = await provider.exec(handle, { command: `set -e\n${script!}`, user: 'root', workdir: '/' });
+    expect(res.exitCode).toBe(0);
+    expect(await sh(handle, 'base64 -w0 /tmp/inline-dst/sub/weird.bin')).toBe(weird.toString('base64'));
+    expect(await sh(handle, 'cat /tmp/inline-dst/solve.sh')).toBe("echo 'it''s' \"$HOME\" \\n %s\n");
+    expect(await sh(handle, 'stat -c %a /tmp/inline-dst/solve.sh && test -d /tmp/inline-dst/sub/empty && echo dir')).toBe('750\ndir\n');
+    expect(await inlineWriteScript([{ name: 'big.txt', content: Buffer.alloc(70 * 1024, 0x61) }], '/tmp/x')).toBeNull();
+  });
+});
