@@ -158,7 +158,9 @@ case "$mode" in *w*)
       sleep 0.3; [ -f "$d/exit" ] && continue; st=dead; break
     fi
     [ "$i" -ge "$polls" ] && break
-    i=$((i + 1)); sleep "$every" 2>/dev/null || sleep 1
+    # The first looks come fast (a quick process is seen within milliseconds), then every $every seconds.
+    s="$every"; if [ "$i" -lt 4 ]; then s=0.005; elif [ "$i" -lt 12 ]; then s=0.015; fi
+    i=$((i + 1)); sleep "$s" 2>/dev/null || sleep 1
   done
   if [ -z "$st" ]; then if [ -s "$d/pid" ]; then st=running; else st=starting; fi; fi
   echo "berth:wait $st"
