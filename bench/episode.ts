@@ -102,11 +102,15 @@ export default async function bench(args: string[]): Promise<void> {
     const one = trivialDataset(1);
     const berth: number[] = [];
     const raw: number[] = [];
+    const phases: Record<string, number[]> = {};
     for (let i = 0; i < pairs; i++) {
       raw.push(await rawEpisode(i));
-      berth.push((await berthRun(one, 1)).sec);
+      const run = await berthRun(one, 1);
+      berth.push(run.sec);
+      for (const [k, v] of Object.entries(run.rows[0]?.timings ?? {})) (phases[k] ??= []).push(v);
     }
     console.log(`(1) one episode: berth median ${median(berth).toFixed(2)} s, raw ${median(raw).toFixed(2)} s`);
+    console.log(`    berth phases (medians): ${Object.entries(phases).map(([k, v]) => `${k} ${median(v).toFixed(2)} s`).join(', ')}`);
 
     const many = trivialDataset(episodes);
     const rawSec = await rawMany(episodes, 8);
