@@ -71,7 +71,8 @@ async function rawMany(n: number, concurrency: number): Promise<number> {
 
 function startWorker(queue: string) {
   const child = spawn(process.execPath, [join(import.meta.dirname, '..', 'bin', 'berth.mjs'), 'worker'], {
-    env: { ...process.env, BERTH_DETACHED_WORKER: '1', BERTH_TASK_QUEUE: queue, BERTH_HOST_QUEUE_SUFFIX: queue, BERTH_WORKER_SLOTS: '64' },
+    // No janitor: other runs on this machine may have sandboxes of their own.
+    env: { ...process.env, BERTH_DETACHED_WORKER: '1', BERTH_TASK_QUEUE: queue, BERTH_HOST_QUEUE_SUFFIX: queue, BERTH_WORKER_SLOTS: '64', BERTH_JANITOR_AT_START: '0' },
     stdio: 'ignore',
   });
   const peakRssMb = () => {
