@@ -5,7 +5,7 @@ import { asSandboxError, SandboxLost } from './errors.ts';
 import { runExec } from './exec.ts';
 import { downloadPath, uploadPath } from './files.ts';
 import { buildImage, ensureImage, type BuildImageOptions, type BuildImageResult, type EnsureImageOptions } from './images.ts';
-import { inspectSandbox, runJanitor, teardownSandbox } from './lifecycle.ts';
+import { inspectSandbox, resumeSandbox, runJanitor, stopSandbox, teardownSandbox } from './lifecycle.ts';
 import { handleFromInspect, seedSandbox } from './seed.ts';
 import { entrypointState, type EntrypointState } from './seed-phases.ts';
 import type {
@@ -82,6 +82,14 @@ export class DockerSandboxProvider implements SandboxProvider {
 
   entrypointState(handle: SandboxHandle): Promise<EntrypointState> {
     return entrypointState(this.docker, handle);
+  }
+
+  stop(handle: SandboxHandle): Promise<void> {
+    return stopSandbox(this.docker, handle);
+  }
+
+  resume(handle: SandboxHandle): Promise<void> {
+    return resumeSandbox(this.docker, handle);
   }
 
   teardown(nameOrHandle: string | SandboxHandle): Promise<{ removed: boolean }> {

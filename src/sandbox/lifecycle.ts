@@ -37,6 +37,27 @@ export async function teardownSandbox(docker: Docker, nameOrHandle: string | San
   }
 }
 
+/** Stops a sandbox's processes, keeping the container (teardown removes it). Already stopped or gone is fine. */
+export async function stopSandbox(docker: Docker, handle: SandboxHandle): Promise<void> {
+  try {
+    await docker.getContainer(handle.containerId).stop({ t: 2 });
+  } catch (err) {
+    const code = (err as { statusCode?: number }).statusCode;
+    if (code === 304 || code === 404) return;
+    throw asSandboxError(handle.name, err);
+  }
+}
+
+/** Starts a stopped sandbox again (its keep-alive and setup run once more); a running one is left alone. */
+export async function resumeSandbox(docker: Docker, handle: SandboxHandle): Promise<void> {
+  try {
+    await docker.getContainer(handle.containerId).start();
+  } catch (err) {
+    if ((err as { statusCode?: number }).statusCode === 304) return;
+    throw asSandboxError(handle.name, err);
+  }
+}
+
 /** Removes Berth containers whose episode is no longer running. A failing liveness answer keeps the container. */
 export async function runJanitor(docker: Docker, options: JanitorOptions): Promise<JanitorReport> {
   const containers = await docker.listContainers({ all: true, filters: { label: [LABEL_WORKFLOW] } });

@@ -193,6 +193,10 @@ export interface SandboxProvider {
   ): Promise<void>;
   download(handle: SandboxHandle, containerPath: string, hostDir: string): Promise<void>;
   inspect(handle: SandboxHandle): Promise<SandboxInfo>;
+  /** Stops the sandbox's processes and keeps the container; already stopped is fine. */
+  stop(handle: SandboxHandle): Promise<void>;
+  /** Starts a stopped sandbox again; a running one is left alone. */
+  resume(handle: SandboxHandle): Promise<void>;
   /** The image's entrypoint started at seed: none, running, exited (with code) or lost. */
   entrypointState(handle: SandboxHandle): Promise<EntrypointState>;
   teardown(nameOrHandle: string | SandboxHandle): Promise<{ removed: boolean }>;

@@ -171,9 +171,14 @@ async function verifySeparate(s: Shared): Promise<RewardOutcome> {
   }
   s.hidden = secretValues([...s.hidden, ...sandboxEnv.sensitive]);
 
-  await phases.run('collect', () => runCollectHooks(provider, agent, task.verifier.collect, s.warnings, ctx.heartbeat));
+  // A retried verification finds the agent's sandbox stopped by the attempt before: start it for the hooks again.
+  await phases.run('collect', async () => {
+    await provider.resume(agent);
+    await runCollectHooks(provider, agent, task.verifier.collect, s.warnings, ctx.heartbeat);
+  });
   s.artifacts = await phases.run('artifacts', () => copyArtifactsOut(provider, agent, task.artifacts, join(ctx.logsDir, 'artifacts'), s.warnings));
-  // The provider has no stop: the agent's sandbox is left running (untouched) until the episode's teardown.
+  // Nothing the agent left running goes on while the verifier grades (the episode's teardown removes the container).
+  await phases.run('stop', () => provider.stop(agent));
 
   const image = await phases.run('image', () => resolveVerifierImage(provider, task, ctx.imageAliases ?? {}));
   const name = containerName(ctx.naming.workflowId, ctx.naming.runId, 'verifier');

@@ -69,8 +69,10 @@ describe('separate mode', () => {
     expect(r.artifacts).toEqual(['artifacts', 'artifacts/work/out.txt', 'artifacts/data']);
     expect(r.timings['seed']).toBeGreaterThan(0);
     await expectGone(containerName(ctx.naming.workflowId, ctx.naming.runId, 'verifier'));
-    // The agent's sandbox is left as it was (the provider has no stop); the episode's teardown removes it.
-    expect(await sh(agent, 'cat /tmp/agent-only.txt')).toBe('secret\n');
+    // The agent's sandbox is stopped while the verifier grades; the episode's teardown removes it.
+    expect(await provider.inspect(agent)).toMatchObject({ running: false });
+    // A retried verification starts it again for the collect hooks and still scores.
+    expect(await runVerification(ctx)).toMatchObject({ reward: 1, masked: false });
   });
 
   it('a verifier image that cannot be built masks the row, and no sandbox is left behind', async () => {
