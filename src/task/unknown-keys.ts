@@ -29,56 +29,39 @@ function cachedElements(schema: AnySchema): AnySchema[] {
   return v;
 }
 
-/** The object schemas a value may be checked against, looking through wrappers and unions. */
-function objectShapes(schema: AnySchema, out: any[] = []): any[] {
+/** Looks through wrappers (optional, default, pipe, …) and unions, calling `found` on every other schema. */
+function throughWrappers(schema: AnySchema, found: (d: any) => void): void {
   const d = def(schema);
   switch (d.type) {
-    case 'object':
-      out.push(d);
-      break;
     case 'optional':
     case 'nullable':
     case 'default':
     case 'prefault':
     case 'readonly':
     case 'catch':
-      objectShapes(d.innerType, out);
+      throughWrappers(d.innerType, found);
       break;
     case 'pipe':
-      objectShapes(d.in, out);
+      throughWrappers(d.in, found);
       break;
     case 'union':
-      for (const option of d.options) objectShapes(option, out);
+      for (const option of d.options) throughWrappers(option, found);
       break;
     default:
-      break;
+      found(d);
   }
+}
+
+/** The object schemas a value may be checked against, looking through wrappers and unions. */
+function objectShapes(schema: AnySchema): any[] {
+  const out: any[] = [];
+  throughWrappers(schema, (d) => { if (d.type === 'object') out.push(d); });
   return out;
 }
 
-function arrayElements(schema: AnySchema, out: AnySchema[] = []): AnySchema[] {
-  const d = def(schema);
-  switch (d.type) {
-    case 'array':
-      out.push(d.element);
-      break;
-    case 'optional':
-    case 'nullable':
-    case 'default':
-    case 'prefault':
-    case 'readonly':
-    case 'catch':
-      arrayElements(d.innerType, out);
-      break;
-    case 'pipe':
-      arrayElements(d.in, out);
-      break;
-    case 'union':
-      for (const option of d.options) arrayElements(option, out);
-      break;
-    default:
-      break;
-  }
+function arrayElements(schema: AnySchema): AnySchema[] {
+  const out: AnySchema[] = [];
+  throughWrappers(schema, (d) => { if (d.type === 'array') out.push(d.element); });
   return out;
 }
 
