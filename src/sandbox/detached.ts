@@ -22,6 +22,17 @@ export const CLAIMS_DIR = '/logs/agent/.berth-claims';
  * container's init, so it outlives the exec and the Node process that started it. Its exit code is
  * written to exit.tmp and renamed to `exit`, so a reader never sees a half-written code.
  */
+/** Runs $d/command.sh in its own session with "$@" (timeout) in front; its exit code lands in $d/exit. */
+const RUN_IN_BACKGROUND = `S=; command -v setsid >/dev/null 2>&1 && S=setsid
+$S sh -c '
+  d="$1"; out="$2"; shift 2
+  "$@" bash "$d/command.sh" > "$out" 2>&1 < /dev/null
+  rc=$?
+  if [ $# -gt 0 ] && { [ $rc -eq 124 ] || [ $rc -eq 137 ]; }; then : > "$d/timed_out"; fi
+  echo $rc > "$d/exit.tmp" && mv "$d/exit.tmp" "$d/exit"
+' berth-detached "$d" "$out" "$@" > /dev/null 2>&1 < /dev/null &
+echo $! > "$d/pid"`;
+
 const START_SCRIPT = `
 d="$1"; out="$2"; shift 2
 mkdir -p -m 1777 ${DETACHED_BASE} 2>/dev/null
@@ -31,15 +42,7 @@ if ! mkdir "$d" 2>/dev/null; then
 fi
 printf '%s' "$BERTH_DETACHED_CMD" > "$d/command.sh"
 unset BERTH_DETACHED_CMD
-S=; command -v setsid >/dev/null 2>&1 && S=setsid
-$S sh -c '
-  d="$1"; out="$2"; shift 2
-  "$@" bash "$d/command.sh" > "$out" 2>&1 < /dev/null
-  rc=$?
-  if [ $# -gt 0 ] && { [ $rc -eq 124 ] || [ $rc -eq 137 ]; }; then : > "$d/timed_out"; fi
-  echo $rc > "$d/exit.tmp" && mv "$d/exit.tmp" "$d/exit"
-' berth-detached "$d" "$out" "$@" > /dev/null 2>&1 < /dev/null &
-echo $! > "$d/pid"
+${RUN_IN_BACKGROUND}
 echo started
 `;
 
@@ -135,15 +138,7 @@ case "$mode" in *s*)
   mkdir -p -m 1777 ${DETACHED_BASE} 2>/dev/null
   if mkdir "$d" 2>/dev/null; then
     printf '%s' "$cmd" > "$d/command.sh"
-    S=; command -v setsid >/dev/null 2>&1 && S=setsid
-    $S sh -c '
-      d="$1"; out="$2"; shift 2
-      "$@" bash "$d/command.sh" > "$out" 2>&1 < /dev/null
-      rc=$?
-      if [ $# -gt 0 ] && { [ $rc -eq 124 ] || [ $rc -eq 137 ]; }; then : > "$d/timed_out"; fi
-      echo $rc > "$d/exit.tmp" && mv "$d/exit.tmp" "$d/exit"
-    ' berth-detached "$d" "$out" "$@" > /dev/null 2>&1 < /dev/null &
-    echo $! > "$d/pid"
+${RUN_IN_BACKGROUND}
     echo "berth:start started"
   elif [ -d "$d" ]; then echo "berth:start exists"
   else echo "cannot create marker directory $d" >&2; exit 90
