@@ -3,14 +3,8 @@ import type { TurnOutcome } from './types.ts';
 /** A turn whose verifier produced a valid reward (no failure kind, not masked). */
 const valid = (t: TurnOutcome): boolean => !t.masked && t.failure_kind === null && t.reward !== null;
 
-export interface Rollup {
-  reward: number | null;
-  verifier_rewards: Record<string, number>;
-  reward_components?: Record<string, number>;
-  failure_kind: string | null;
-  failure_reason: string | null;
-  masked: boolean;
-}
+/** The episode's verdict: the same fields a turn has. */
+export type Rollup = Pick<TurnOutcome, 'reward' | 'verifier_rewards' | 'reward_components' | 'failure_kind' | 'failure_reason' | 'masked'>;
 
 /**
  * multi-step-tasks.md "Reward roll-up": `mean` averages every turn that ran (a turn with no valid
