@@ -67,4 +67,20 @@ describe('openai agent, durable (issue 7)', () => {
       await server.close();
     }
   });
+
+  it('a long turn continues as new every 25 model calls and still finishes', async () => {
+    const server = await startScriptedServer((n) => (n < 27 ? bashCall(`call_${n}`, `echo ${n} >> /app/calls.txt`)
+      : n === 27 ? bashCall('call_last', 'echo ok > /app/out.txt') : finalMessage('done after many calls')));
+    try {
+      const { summary } = await run(server.baseUrl);
+      const row = summary.rows[0]!;
+      expect(row).toMatchObject({ reward: 1, response_text: 'done after many calls' });
+      expect(row.usage).toMatchObject({ calls: 29 });
+      const runs: string[] = [];
+      for await (const wf of cluster.client.workflow.list({ query: `WorkflowId = "${row.workflow_id}/turn-1"` })) runs.push(wf.runId);
+      expect(runs.length).toBe(2);
+    } finally {
+      await server.close();
+    }
+  }, 180_000);
 });
