@@ -45,6 +45,10 @@ export async function ensureServer(): Promise<ServerInfo> {
       '--namespace', s.namespace,
       '--log-level', 'warn',
       '--ui-disable-news-fetch',
+      // A write-ahead log without an fsync per commit: a killed server loses nothing (the OS still holds the
+      // log); only a machine crash can lose the last moments. The default journal fsyncs every history write.
+      '--sqlite-pragma', 'journal_mode=wal',
+      '--sqlite-pragma', 'synchronous=normal',
       ...Object.entries(SEARCH_ATTRIBUTE_TYPES).flatMap(([name, type]) => ['--search-attribute', `${name}=${type}`]),
     ];
     const pid = spawnDetached(cli.path, args, { log: logFile(), pidFile: pidFile() });
