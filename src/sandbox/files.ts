@@ -1,6 +1,6 @@
 import type Docker from 'dockerode';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { lstat, mkdir, readdir, readFile, readlink, chmod, symlink, utimes } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, readlink, chmod, symlink, unlink, utimes } from 'node:fs/promises';
 import path from 'node:path/posix';
 import { join as hostJoin, resolve as hostResolve, sep as hostSep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -115,6 +115,19 @@ export async function downloadPath(
     }
     throw mapped;
   }
+  try {
+    await extractTar(stream, hostDir);
+  } catch (err) {
+    throw asSandboxError(handle.name, err);
+  }
+}
+
+/**
+ * Unpacks a tar as the engine's archive endpoint makes it (a folder as its first entry, then its contents) into
+ * hostDir: the folder's contents land there, a single file lands as hostDir/<basename>. Modes are kept; entries
+ * escaping hostDir are refused; links are made, never followed.
+ */
+export async function extractTar(stream: NodeJS.ReadableStream, hostDir: string): Promise<void> {
   const root = hostResolve(hostDir);
   await mkdir(root, { recursive: true });
   const extract = tar.extract();
@@ -133,7 +146,11 @@ export async function downloadPath(
       }
       const target = hostResolve(root, rel);
       if (!target.startsWith(root + hostSep)) throw new Error(`refusing tar entry outside ${hostDir}: ${h.name}`);
+      await refuseLinkedParents(root, target, h.name);
       await mkdir(hostResolve(target, '..'), { recursive: true });
+      // A link the archive made earlier at this very path is replaced, never written through.
+      const there = await lstat(target).catch(() => undefined);
+      if (there && !there.isDirectory()) await unlink(target);
       if (h.type === 'directory') {
         await mkdir(target, { recursive: true });
         dirModes.push([target, h.mode ?? 0o755, h.mtime]);
@@ -153,13 +170,17 @@ export async function downloadPath(
       }
     }
   })();
-  try {
-    await Promise.all([pipeline(stream, extract), consuming]);
-  } catch (err) {
-    throw asSandboxError(handle.name, err);
-  }
+  await Promise.all([pipeline(stream, extract), consuming]);
   // Directory modes last, so a read-only folder does not block writing its contents.
   for (const [dir, mode] of dirModes.reverse()) await chmod(dir, mode);
+}
+
+/** A link an archive made earlier could point anywhere on the host: nothing is written beneath one. */
+async function refuseLinkedParents(root: string, target: string, name: string): Promise<void> {
+  for (let dir = hostResolve(target, '..'); dir.startsWith(root + hostSep); dir = hostResolve(dir, '..')) {
+    const st = await lstat(dir).catch(() => undefined);
+    if (st?.isSymbolicLink()) throw new Error(`refusing tar entry ${name}: it lies beneath a link`);
+  }
 }
 
 /** Larger stages go by upload: the script travels in an environment variable (each is capped at 128 KiB). */

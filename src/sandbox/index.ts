@@ -15,4 +15,4 @@ export { imageContentHash, imageTagForHash, readContextFiles, type ContextFile, 
 export type { BuildImageOptions, BuildImageResult, EnsureImageOptions } from './images.ts';
 export { ENTRYPOINT_OUTPUT, type EntrypointState } from './seed-phases.ts';
 export { CLAIMS_DIR, DETACHED_BASE } from './detached.ts';
-export { inlineWriteScript } from './files.ts';
+export { extractTar, inlineWriteScript } from './files.ts';
