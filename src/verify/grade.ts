@@ -2,8 +2,9 @@
 // separate mode): check the tools, clear, upload tests/ (and the Python shim) and the transcript, run test.sh
 // under `timeout` with its output redirected inside the container, copy /logs/verifier out and score it.
 import { lstat, open, readFile, rm } from 'node:fs/promises';
+import { Readable } from 'node:stream';
 import { join, posix } from 'node:path';
-import type { SandboxHandle, SandboxProvider, UploadEntry } from '../sandbox/index.ts';
+import { extractTar, inlineWriteScript, type SandboxHandle, type SandboxProvider, type UploadEntry } from '../sandbox/index.ts';
 import type { Task } from '../task/index.ts';
 import type { AtifTrajectory } from './atif.ts';
 import { VerificationMasked, transfer } from './masked.ts';
@@ -13,6 +14,7 @@ import { scoreVerifierOutput, verifierOutputFromFiles, type RewardOutcome } from
 import {
   clearScript,
   parsePreflight,
+  parseTestReport,
   preflightScript,
   runTestShCommand,
   startFailure,
@@ -21,6 +23,7 @@ import {
   TRAJECTORY_PATH,
   VERIFIER_LOGS,
   type Preflight,
+  type TestReport,
 } from './sandbox-scripts.ts';
 import { shimFiles, shimInputs } from './shim.ts';
 import type { TurnVerifier } from './turn-settings.ts';
@@ -30,6 +33,8 @@ const REWARD_FILE_CAP = 1024 * 1024;
 /** How much of the end of test-stdout.txt is read back for failure_reason. */
 const STDOUT_TAIL_BYTES = 64 * 1024;
 const REWARD_FILES = ['reward.json', 'reward.txt'];
+/** Room for a base64 snapshot of SNAPSHOT_MAX_KB of /logs/verifier and its tar headers. */
+const SNAPSHOT_OUTPUT_CAP = 1024 * 1024;
 
 /** Tools check (and the clear when given) in one exec; masks the row when test.sh could not run here. */
 export async function preflight(provider: SandboxProvider, handle: SandboxHandle, clear: string | null): Promise<Preflight> {
@@ -50,18 +55,18 @@ export async function preflight(provider: SandboxProvider, handle: SandboxHandle
     );
   }
   if (clear !== null && (!p.ready || res.exitCode !== 0)) {
-    throw new VerificationMasked('verifier_error', `could not empty /tests and /logs/verifier (exit ${res.exitCode}): ${(res.stderr || res.stdout).trim()}`);
+    throw new VerificationMasked('verifier_error', `could not empty /tests and /logs/verifier or place the test files (exit ${res.exitCode}): ${(res.stderr || res.stdout).trim()}`);
   }
   return p;
 }
 
-/** A separate exec of the clear, for when collect hooks ran between the tools check and the clear. */
-export async function runClear(provider: SandboxProvider, handle: SandboxHandle, inputs: readonly string[]): Promise<void> {
-  const res = await provider.exec(handle, { command: `set -e\n${clearScript(inputs)}`, user: 'root', workdir: '/', outputCapBytes: 64 * 1024 });
+/** A separate exec of the clear (and placement), for when collect hooks ran between the tools check and the clear. */
+export async function runClear(provider: SandboxProvider, handle: SandboxHandle, inputs: readonly string[], placement: string | null = null): Promise<void> {
+  const res = await provider.exec(handle, { command: `set -e\n${clearScript(inputs)}\n${placement ?? ''}`, user: 'root', workdir: '/', outputCapBytes: 64 * 1024 });
   const cannot = startFailure(res);
   if (cannot) throw new VerificationMasked('verifier_error', `test.sh could not start: ${cannot}`);
   if (res.exitCode !== 0) {
-    throw new VerificationMasked('verifier_error', `could not empty /tests and /logs/verifier (exit ${res.exitCode}): ${(res.stderr || res.stdout).trim()}`);
+    throw new VerificationMasked('verifier_error', `could not empty /tests and /logs/verifier or place the test files (exit ${res.exitCode}): ${(res.stderr || res.stdout).trim()}`);
   }
 }
 
@@ -74,12 +79,9 @@ export interface UploadPlan {
   uploadTests: boolean;
 }
 
-/** tests/ folders in order, then one archive with test.sh (0755), the Python shim and the transcript. */
-export async function uploadTestsAndTranscript(provider: SandboxProvider, handle: SandboxHandle, plan: UploadPlan): Promise<void> {
+/** test.sh (0755), the Python shim and the transcript, placed after the tests/ folders. */
+async function verifierEntries(plan: UploadPlan): Promise<UploadEntry[]> {
   const { turn } = plan;
-  if (plan.uploadTests) {
-    for (const dir of turn.testsDirs) await transfer(`uploading ${dir} to ${TESTS_DIR}`, () => provider.upload(handle, dir, TESTS_DIR));
-  }
   const entries: UploadEntry[] = [];
   const underTests = (p: string) => posix.join(TESTS_DIR.slice(1), p);
   if (plan.uploadTests && turn.testScript && !turn.python) {
@@ -96,6 +98,31 @@ export async function uploadTestsAndTranscript(provider: SandboxProvider, handle
     for (const f of inputs) entries.push({ name: underTests(f.path), content: f.content, mode: f.mode });
   }
   entries.push({ name: TRAJECTORY_PATH.slice(1), content: JSON.stringify(plan.trajectory, null, 2) + '\n', mode: 0o644 });
+  return entries;
+}
+
+/** Command-line room for placing the files inside the clear's own exec (one argument is capped at 128 KiB). */
+const PLACEMENT_MAX = 96 * 1024;
+
+/**
+ * A script that writes what uploadTestsAndTranscript would upload, to run in the clear's exec and save its two
+ * archive requests; null when the files are too large or not plain files and folders (upload them then).
+ */
+export async function placementScript(plan: UploadPlan): Promise<string | null> {
+  const parts: (string | null)[] = [];
+  if (plan.uploadTests) for (const dir of plan.turn.testsDirs) parts.push(await inlineWriteScript(dir, TESTS_DIR));
+  parts.push(await inlineWriteScript(await verifierEntries(plan), '/'));
+  if (parts.some((p) => p === null)) return null;
+  const script = parts.join('\n');
+  return script.length <= PLACEMENT_MAX ? script : null;
+}
+
+/** tests/ folders in order, then one archive with test.sh (0755), the Python shim and the transcript. */
+export async function uploadTestsAndTranscript(provider: SandboxProvider, handle: SandboxHandle, plan: UploadPlan): Promise<void> {
+  if (plan.uploadTests) {
+    for (const dir of plan.turn.testsDirs) await transfer(`uploading ${dir} to ${TESTS_DIR}`, () => provider.upload(handle, dir, TESTS_DIR));
+  }
+  const entries = await verifierEntries(plan);
   await transfer('uploading the verifier files and the transcript', () => provider.upload(handle, entries, '/'));
 }
 
@@ -109,8 +136,8 @@ export interface RunPlan {
   timeoutSec: number;
 }
 
-/** Runs test.sh; returns whether it ran past its timeout. Its exit code is deliberately dropped. */
-export async function runTestSh(provider: SandboxProvider, handle: SandboxHandle, run: RunPlan): Promise<{ timedOut: boolean }> {
+/** Runs test.sh; returns whether it ran past its timeout, and what came back with it. Its exit code is deliberately dropped. */
+export async function runTestSh(provider: SandboxProvider, handle: SandboxHandle, run: RunPlan): Promise<{ timedOut: boolean; report: TestReport }> {
   const started = Date.now();
   const res = await provider.exec(handle, {
     command: runTestShCommand(),
@@ -118,13 +145,13 @@ export async function runTestSh(provider: SandboxProvider, handle: SandboxHandle
     workdir: handle.workdir,
     env: run.env,
     timeoutSec: run.timeoutSec,
-    outputCapBytes: 64 * 1024,
+    outputCapBytes: SNAPSHOT_OUTPUT_CAP,
   });
   const cannot = startFailure(res);
   if (cannot) throw new VerificationMasked('verifier_error', `test.sh could not start: ${cannot}`);
   // A test.sh that itself exits 124 early is not a timeout.
   const elapsedSec = (Date.now() - started) / 1000;
-  return { timedOut: res.timedOut && elapsedSec >= run.timeoutSec - 0.5 };
+  return { timedOut: res.timedOut && elapsedSec >= run.timeoutSec - 0.5, report: parseTestReport(res) };
 }
 
 async function readCapped(path: string): Promise<string | undefined> {
@@ -162,8 +189,8 @@ async function readTail(path: string): Promise<string | undefined> {
 }
 
 /**
- * Copies /logs/verifier to <logsDir>/verifier (streaming, to disk), reads the reward files as written, redacts
- * secrets from every other file there, and scores.
+ * Copies /logs/verifier to <logsDir>/verifier (streaming, to disk; from the snapshot test.sh's exec sent back when
+ * there is one), reads the reward files as written, redacts secrets from every other file there, and scores.
  */
 export async function collectAndScore(
   provider: SandboxProvider,
@@ -171,10 +198,15 @@ export async function collectAndScore(
   logsDir: string,
   timedOut: boolean,
   redactValues: readonly string[],
+  snapshot: Buffer | null = null,
 ): Promise<RewardOutcome> {
   const dir = join(logsDir, 'verifier');
   await rm(dir, { recursive: true, force: true });
-  await transfer(`copying ${VERIFIER_LOGS} out of the sandbox`, () => provider.download(handle, VERIFIER_LOGS, dir));
+  const unpacked = snapshot !== null && !timedOut && await extractTar(Readable.from([snapshot]), dir).then(() => true, async () => {
+    await rm(dir, { recursive: true, force: true });
+    return false;
+  });
+  if (!unpacked) await transfer(`copying ${VERIFIER_LOGS} out of the sandbox`, () => provider.download(handle, VERIFIER_LOGS, dir));
   const files = new Map<string, string>();
   for (const name of REWARD_FILES) {
     const text = await readCapped(join(dir, name));

@@ -10,7 +10,7 @@ import { runCollectHooks } from './collect.ts';
 import type { VerifyContext, VerifyResult } from './context.ts';
 import { failureReason } from './failure-reason.ts';
 import { isMasked, type FailureKind } from './failure-kinds.ts';
-import { collectAndScore, preflight, runClear, runTestSh, uploadTestsAndTranscript } from './grade.ts';
+import { collectAndScore, placementScript, preflight, runClear, runTestSh, uploadTestsAndTranscript } from './grade.ts';
 import { VerificationMasked } from './masked.ts';
 import { redact, redactFile, secretValues } from './redact.ts';
 import type { RewardOutcome } from './reward.ts';
@@ -114,23 +114,24 @@ async function verifyShared(s: Shared): Promise<RewardOutcome> {
   const { provider, agent } = ctx;
   const env = verifierEnv(s);
   const hooks = ctx.task.verifier.collect;
+  const files = { task: ctx.task, turn, trajectory: ctx.trajectory, responseText: ctx.responseText, uploadTests: true };
+  // Small test files are written by the clear's own exec; larger ones are uploaded after it.
+  const placement = await placementScript(files);
   if (hooks.length > 0) {
     await phases.run('preflight', () => preflight(provider, agent, null));
     await phases.run('collect', () => runCollectHooks(provider, agent, hooks, s.warnings, ctx.heartbeat));
-    await phases.run('prepare', () => runClear(provider, agent, turn.inputs));
+    await phases.run('prepare', () => runClear(provider, agent, turn.inputs, placement));
   } else {
-    await phases.run('prepare', () => preflight(provider, agent, clearScript(turn.inputs)));
+    await phases.run('prepare', () => preflight(provider, agent, `${clearScript(turn.inputs)}\n${placement ?? ''}`));
   }
   const user = await sharedVerifierUser(provider, agent, ctx.task, turn.explicitUser, ctx.agentImageUser);
-  await phases.run('prepare', () =>
-    uploadTestsAndTranscript(provider, agent, { task: ctx.task, turn, trajectory: ctx.trajectory, responseText: ctx.responseText, uploadTests: true }),
-  );
-  const { timedOut } = await phases.run('test', () => runTestSh(provider, agent, { user, env, timeoutSec: turn.timeoutSec }));
-  const outcome = await phases.run('score', () => collectAndScore(provider, agent, ctx.logsDir, timedOut, s.hidden));
+  if (placement === null) await phases.run('prepare', () => uploadTestsAndTranscript(provider, agent, files));
+  const { timedOut, report } = await phases.run('test', () => runTestSh(provider, agent, { user, env, timeoutSec: turn.timeoutSec }));
+  const outcome = await phases.run('score', () => collectAndScore(provider, agent, ctx.logsDir, timedOut, s.hidden, report.snapshot));
   // The verdict is in: artifacts are a record, so even a sandbox lost now only warns (collection never fails a trial).
   s.artifacts = await phases.run('artifacts', async () => {
     try {
-      return await copyArtifactsOut(provider, agent, ctx.task.artifacts, join(ctx.logsDir, 'artifacts'), s.warnings);
+      return await copyArtifactsOut(provider, agent, ctx.task.artifacts, join(ctx.logsDir, 'artifacts'), s.warnings, report.artifactsEmpty);
     } catch (err) {
       if (!(err instanceof VerificationMasked) && !isLossError(err)) throw err;
       s.warnings.push(`artifacts were not copied: ${err instanceof Error ? err.message : String(err)}`);
@@ -231,8 +232,8 @@ async function verifySeparate(s: Shared): Promise<RewardOutcome> {
         uploadTests: !(pre.shipsTestSh && !turn.python),
       }),
     );
-    const { timedOut } = await phases.run('test', () => runTestSh(provider, v, { user: v.user, env, timeoutSec: turn.timeoutSec }));
-    const outcome = await phases.run('score', () => collectAndScore(provider, v, ctx.logsDir, timedOut, s.hidden));
+    const { timedOut, report } = await phases.run('test', () => runTestSh(provider, v, { user: v.user, env, timeoutSec: turn.timeoutSec }));
+    const outcome = await phases.run('score', () => collectAndScore(provider, v, ctx.logsDir, timedOut, s.hidden, report.snapshot));
     if (spec.entrypoint) await keepEntrypointOutput(s, v);
     return outcome;
   } finally {

@@ -75,9 +75,50 @@ export function parsePreflight(stdout: string): Preflight {
   };
 }
 
-/** test.sh under the caller's `timeout`, its output redirected inside the container so it never crosses the wire. */
+/** /logs/verifier up to this size comes back in test.sh's own exec instead of a separate archive request. */
+export const SNAPSHOT_MAX_KB = 256;
+const SNAPSHOT_BEGIN = 'berth-snapshot-begin';
+const SNAPSHOT_END = 'berth-snapshot-end';
+const ARTIFACTS_EMPTY = 'berth-artifacts-empty';
+
+/**
+ * test.sh under the caller's `timeout`, its output redirected inside the container so it never crosses the wire.
+ * When it returns in time, the same exec reports whether /logs/artifacts is empty and, when /logs/verifier is
+ * small and readable, sends it back as a base64 tar; anything unusual leaves the snapshot out (copied as before).
+ */
 export function runTestShCommand(): string {
-  return `exec bash ${TESTS_DIR}/test.sh > ${VERIFIER_LOGS}/${TEST_STDOUT} 2>&1`;
+  return [
+    `bash ${TESTS_DIR}/test.sh > ${VERIFIER_LOGS}/${TEST_STDOUT} 2>&1`,
+    `a=${ARTIFACTS_LOGS}`,
+    `if [ -d "$a" ] && [ ! -L "$a" ] && [ -r "$a" ] && [ -x "$a" ] && [ -z "$(find "$a" -mindepth 1 -maxdepth 1 -print -quit 2>/dev/null)" ]; then echo ${ARTIFACTS_EMPTY}; fi`,
+    `k=$(du -s -k --apparent-size ${VERIFIER_LOGS} 2>/dev/null | cut -f1)`,
+    `if [ -n "$k" ] && [ "$k" -le ${SNAPSHOT_MAX_KB} ] && command -v base64 >/dev/null 2>&1; then`,
+    `  echo ${SNAPSHOT_BEGIN}`,
+    `  if (set -o pipefail; tar -C ${posixDirname(VERIFIER_LOGS)} -cf - ${posixBasename(VERIFIER_LOGS)} | base64); then echo ${SNAPSHOT_END}; fi`,
+    'fi',
+    'exit 0',
+  ].join('\n');
+}
+
+const posixDirname = (p: string) => p.slice(0, p.lastIndexOf('/')) || '/';
+const posixBasename = (p: string) => p.slice(p.lastIndexOf('/') + 1);
+
+export interface TestReport {
+  /** /logs/verifier as a tar (its folder first), when it came back whole. */
+  snapshot: Buffer | null;
+  /** /logs/artifacts was an empty folder when test.sh returned. */
+  artifactsEmpty: boolean;
+}
+
+export function parseTestReport(res: Pick<ExecResult, 'stdout' | 'stdoutTruncated'>): TestReport {
+  const lines = res.stdout.split('\n');
+  const artifactsEmpty = lines.includes(ARTIFACTS_EMPTY);
+  const begin = lines.indexOf(SNAPSHOT_BEGIN);
+  const end = lines.indexOf(SNAPSHOT_END);
+  if (res.stdoutTruncated || begin < 0 || end < begin) return { snapshot: null, artifactsEmpty };
+  const b64 = lines.slice(begin + 1, end).join('');
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(b64)) return { snapshot: null, artifactsEmpty };
+  return { snapshot: Buffer.from(b64, 'base64'), artifactsEmpty };
 }
 
 // Only Docker's own messages, and `timeout` failing to start the bash Berth wraps: a command's own "command not
