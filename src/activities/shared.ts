@@ -5,6 +5,7 @@ import type { EpisodeInput, EpisodePlan, HostLease } from '../workflows/types.ts
 import { typed } from './failures.ts';
 import { hostIdentity } from './host-identity.ts';
 import { loadEpisodeTask } from './runtime.ts';
+import { beating } from './turn.ts';
 import { workerSlots } from './worker-state.ts';
 export { openaiModelCall } from './openai.ts';
 export { prepareTasksHere } from './prepare.ts';
@@ -73,6 +74,15 @@ export async function pickHost(req: { episodeId: string }): Promise<HostLease> {
     await sleep(500);
   }
   return hostIdentity();
+}
+
+/**
+ * planEpisode then pickHost in one activity: a round trip and three history events fewer per episode. The load
+ * heartbeats, since this activity has pickHost's heartbeat timeout.
+ */
+export async function planAndPickHost(req: { input: EpisodeInput; episodeId: string }): Promise<{ plan: EpisodePlan; lease: HostLease }> {
+  const plan = await beating(() => planEpisode(req.input));
+  return { plan, lease: await pickHost({ episodeId: req.episodeId }) };
 }
 
 /** This host's sandbox queue, without reserving a slot (preparing images). */

@@ -20,6 +20,20 @@ const { pickHost } = proxyActivities<typeof shared>({
   heartbeatTimeout: '30 seconds',
   retry: { maximumAttempts: 5 },
 });
+const { planAndPickHost } = proxyActivities<typeof shared>({
+  startToCloseTimeout: '24 hours',
+  heartbeatTimeout: '30 seconds',
+  retry: { maximumAttempts: 5, nonRetryableErrorTypes: TASK_ERROR_TYPES },
+});
+
+/** Newer runs plan and reserve a slot in one activity; older histories did it in two. */
+async function planAndLease(input: EpisodeInput, episodeId: string): Promise<{ plan: EpisodePlan; lease: HostLease }> {
+  if (patched('plan-and-pick-host-in-one')) {
+    return planAndPickHost.executeWithOptions({ summary: `plan ${input.taskId}, pick a host` }, [{ input, episodeId }]);
+  }
+  const plan = await planEpisode(input);
+  return { plan, lease: await pickHost({ episodeId }) };
+}
 
 const GRACE_SEC = 60;
 
@@ -96,8 +110,7 @@ async function runTurns(input: EpisodeInput, plan: EpisodePlan, acts: Acts, stat
 export async function episodeWorkflow(input: EpisodeInput): Promise<ResultRow> {
   const info = workflowInfo();
   try {
-    const plan = await planEpisode(input);
-    const lease = await pickHost({ episodeId: info.workflowId });
+    const { plan, lease } = await planAndLease(input, info.workflowId);
     const acts = hostActivities(lease, plan);
     const state: EpisodeState = { turns: [], stoppedAfter: null };
     let pastDeadline = false;

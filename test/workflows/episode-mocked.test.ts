@@ -34,6 +34,7 @@ const basePlan = (s: Script): EpisodePlan => ({
 const activities = {
   async planEpisode(input: EpisodeInput) { return basePlan(scripts.get(input.taskId)!); },
   async pickHost() { return { host: 'test-host', queue }; },
+  async planAndPickHost(req: { input: EpisodeInput }) { return { plan: basePlan(scripts.get(req.input.taskId)!), lease: { host: 'test-host', queue } }; },
   async seed(req: { input: EpisodeInput }) {
     log(req.input.taskId, 'seed');
     if (scripts.get(req.input.taskId)!.seed === 'masked') throw ApplicationFailure.nonRetryable('overlay line 2 failed', 'harbor:overlay_failed');
