@@ -9,6 +9,7 @@ import { hostIdentity, setHostQueueSuffix } from './activities/host-identity.ts'
 import { homePath } from './server/paths.ts';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { sandboxProvider } from './activities/runtime.ts';
+import { workerRemover } from './activities/worker-state.ts';
 import { SHARED_QUEUE } from './workflows/types.ts';
 
 const workflowsDir = join(dirname(fileURLToPath(import.meta.url)), 'workflows');
@@ -88,12 +89,24 @@ async function janitorAtStart(address: string, namespace: string): Promise<void>
   }
 }
 
+/** How long a worker that is shutting down waits for the sandbox removals it has pending. */
+const REMOVAL_DRAIN_MS = 30_000;
+
+/** Waits (bounded) for this worker's pending sandbox removals; what is left, the next start removes. */
+export async function drainRemovals(): Promise<void> {
+  const left = await workerRemover().drain(REMOVAL_DRAIN_MS);
+  if (left > 0) console.warn(`berth worker: ${left} sandbox removal(s) still pending after ${REMOVAL_DRAIN_MS / 1000} s; the next worker start removes them`);
+}
+
 export async function runWorkers(opts: WorkerOptions & { janitor?: boolean }): Promise<void> {
   if (opts.janitor) await janitorAtStart(opts.address, opts.namespace ?? 'default');
+  const resumed = workerRemover().resume();
+  if (resumed > 0) console.log(`berth worker: removing the sandboxes of ${resumed} torn-down episode(s) left in the removal journal`);
   const { workers, connection } = await createWorkers(opts);
   try {
     await Promise.all(workers.map((w) => w.run()));
   } finally {
+    await drainRemovals();
     await connection.close();
   }
 }

@@ -10,7 +10,7 @@ import { episodeLogsDir } from './logs.ts';
 import { loadEpisodeTask, sandboxProvider } from './runtime.ts';
 import { agentSandboxSpec } from './sandbox-spec.ts';
 import { seedFailure } from './seed-failure.ts';
-import { workerSlots } from './worker-state.ts';
+import { workerRemover, workerSlots } from './worker-state.ts';
 import { beating } from './turn.ts';
 
 function environmentOf(task: Task): Record<string, string> {
@@ -45,11 +45,15 @@ export async function seed(req: { input: EpisodeInput; plan: EpisodePlan; workfl
 }
 
 /**
- * Removes the episode's sandboxes by their names, so a seed that finished after a cancellation, or a
- * separate verifier's sandbox, is removed too. Idempotent.
+ * Hands the episode's sandboxes to this worker's remover and returns at once: removal is off the
+ * episode's critical path, and the episode's slot is freed only once they are gone. By name, so a
+ * seed that finished after a cancellation, or a separate verifier's sandbox, goes too. Idempotent.
+ *
+ * If this worker dies before they are gone, the journal makes its next start remove them. The
+ * janitor alone would not: at that start the episode is usually still RUNNING (closing it takes a
+ * workflow task that only a live worker runs), and the janitor keeps a running episode's containers.
  */
 export async function teardown(req: { episodeId: string; runId: string }): Promise<void> {
-  const provider = sandboxProvider();
-  for (const role of ['agent', 'verifier'] as const) await provider.teardown(containerName(req.episodeId, req.runId, role));
-  workerSlots().release(req.episodeId);
+  const names = (['agent', 'verifier'] as const).map((role) => containerName(req.episodeId, req.runId, role));
+  workerRemover().schedule(`${req.episodeId}/${req.runId}`, names, workerSlots().vacate(req.episodeId));
 }

@@ -28,10 +28,6 @@ export class Slots {
     };
   }
 
-  release(episodeId: string): void {
-    this.held.delete(episodeId);
-  }
-
   get inUse(): number {
     return this.held.size + this.leaving;
   }

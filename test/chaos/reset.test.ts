@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import Docker from 'dockerode';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBatch } from '../../src/client/batch.ts';
 import type { ResultRow } from '../../src/workflows/types.ts';
+import { noContainersLeft } from '../helpers/docker.ts';
 import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
 import { echoTask, writeDataset } from '../helpers/tasks.ts';
 
@@ -28,6 +28,6 @@ describe('Temporal Reset of a finished episode', () => {
     expect(again.run_id).not.toBe(first.run_id);
     const pick = (r: ResultRow) => ({ reward: r.reward, turns: r.turns, failure_kind: r.failure_kind, mask_sample: r.mask_sample });
     expect(pick(again)).toEqual(pick(first));
-    expect(await new Docker().listContainers({ all: true, filters: { label: [`berth.workflow=${first.workflow_id}`] } })).toEqual([]);
+    await noContainersLeft(`berth.workflow=${first.workflow_id}`);
   });
 });

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { startBatch } from '../../src/client/batch.ts';
 import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
 import { BASE_TOML, writeDataset } from '../helpers/tasks.ts';
+import { noContainersLeft } from '../helpers/docker.ts';
 import { waitUntil } from '../helpers/worker-process.ts';
 
 describe('a sandbox removed from outside mid-turn (DESIGN.md section 3, Sandbox loss)', () => {
@@ -39,6 +40,6 @@ describe('a sandbox removed from outside mid-turn (DESIGN.md section 3, Sandbox 
     const elapsed = (Date.now() - removedAt) / 1000;
     expect(summary.rows[0]).toMatchObject({ mask_sample: true, reward: null, failure_kind: 'provider_unavailable' });
     expect(elapsed).toBeLessThan(30);
-    expect(await docker.listContainers({ all: true, filters: { label: [`berth.workflow=${workflowId}`] } })).toEqual([]);
+    await noContainersLeft(`berth.workflow=${workflowId}`);
   });
 });

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBatch } from '../../src/client/batch.ts';
 import { writeDataset } from '../helpers/tasks.ts';
+import { noContainersLeft } from '../helpers/docker.ts';
 import { startWorkerProcess, waitUntil, type WorkerProcess } from '../helpers/worker-process.ts';
 
 // Three steps; step 2's agent runs for a while. Step 3's verifier rewards 1 only when every
@@ -58,7 +59,6 @@ describe('a worker killed with -9 inside turn 2 (DESIGN.md section 3, Surviving 
     const pick = (r: typeof crashed.rows[number]) => ({ reward: r.reward, verifier_rewards: r.verifier_rewards, turns: r.turns, failure_kind: r.failure_kind, mask_sample: r.mask_sample, stopped_after_turn: r.stopped_after_turn });
     expect(pick(crashed.rows[0]!)).toEqual(pick(calm.rows[0]!));
     expect(crashed.rows[0]!.turns.map((t) => t.reward)).toEqual([1, 1, 1]);
-    const left = await docker.listContainers({ all: true, filters: { label: [`berth.workflow=${workflowId}`] } });
-    expect(left).toEqual([]);
+    await noContainersLeft(`berth.workflow=${workflowId}`);
   }, 300_000);
 });

@@ -7,6 +7,7 @@ import { startBatch } from '../../src/client/batch.ts';
 import { listEpisodes } from '../../src/client/episodes.ts';
 import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
 import { BASE_TOML, writeDataset } from '../helpers/tasks.ts';
+import { noContainersLeft } from '../helpers/docker.ts';
 import { waitUntil } from '../helpers/worker-process.ts';
 
 describe('cancelling a batch (berth cancel)', () => {
@@ -30,7 +31,7 @@ describe('cancelling a batch (berth cancel)', () => {
     expect(cancelled.sort()).toEqual([`berth/${handle.batchId}/x/1`, `berth/${handle.batchId}/y/1`]);
     const summary = await handle.collect();
     expect(summary.metrics).toMatchObject({ scored: 0, masked: 0, failed: 2 });
-    await waitUntil(async () => (await containers()).length === 0, 30_000, 'sandboxes removed');
+    await noContainersLeft(`berth.batch=${handle.batchId}`, 30_000);
     const statuses = (await listEpisodes(cluster.client, handle.batchId)).map((e) => e.status);
     expect(statuses).toEqual(['CANCELLED', 'CANCELLED']);
   });

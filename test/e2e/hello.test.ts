@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import Docker from 'dockerode';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBatch } from '../../src/client/batch.ts';
+import { noContainersLeft } from '../helpers/docker.ts';
 import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
 import { recordHistory } from '../helpers/histories.ts';
 
@@ -29,8 +29,7 @@ describe('hello episode, end to end (real Temporal, real Docker)', () => {
     expect(onDisk).toEqual([row]);
     expect(JSON.parse(readFileSync(join(resultsDir, 'metrics.json'), 'utf8'))).toMatchObject({ batch_id: handle.batchId, dataset: 'hello', agent: 'oracle', mean_reward: 1, scored: 1, masked: 0 });
     await recordHistory(cluster.client, row.workflow_id, 'episode-hello-real');
-    const left = await new Docker().listContainers({ all: true, filters: { label: [`berth.workflow=${row.workflow_id}`] } });
-    expect(left).toEqual([]);
+    await noContainersLeft(`berth.workflow=${row.workflow_id}`);
   });
 
   it('nop leaves the greeting unwritten and scores 0', async () => {

@@ -1,7 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
 import { temporalAddress } from '../../src/server/config.ts';
-import { createWorkers } from '../../src/worker.ts';
+import { createWorkers, drainRemovals } from '../../src/worker.ts';
 
 export interface TestCluster {
   client: Client;
@@ -25,6 +25,7 @@ export async function startTestWorkers(name: string): Promise<TestCluster> {
     async stop() {
       for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
       await Promise.allSettled(running);
+      await drainRemovals();
       await native.close();
       await connection.close();
     },

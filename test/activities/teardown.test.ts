@@ -1,0 +1,79 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, describe, expect, it } from 'vitest';
+import { teardown } from '../../src/activities/host.ts';
+import { RemovalJournal } from '../../src/activities/removal-journal.ts';
+import { workerRemover, workerSlots } from '../../src/activities/worker-state.ts';
+import { containerName } from '../../src/sandbox/names.ts';
+import { homePath } from '../../src/server/paths.ts';
+import { noContainersLeft } from '../helpers/docker.ts';
+import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-process.ts';
+import { BASE_IMAGE, provider, teardownAll } from '../sandbox/helpers.ts';
+
+const made: string[] = [];
+const workers: WorkerProcess[] = [];
+afterAll(async () => {
+  for (const w of workers) await w.stop();
+  await teardownAll(made);
+});
+
+async function seededEpisode(): Promise<{ episodeId: string; runId: string; name: string }> {
+  const episodeId = `berth/vitest-teardown/${randomBytes(4).toString('hex')}/1`;
+  const runId = randomBytes(8).toString('hex');
+  const name = containerName(episodeId, runId, 'agent');
+  made.push(name);
+  await provider.seed({ name, labels: { batch: 'vitest-teardown', workflowId: episodeId, role: 'agent' }, image: BASE_IMAGE, env: {}, network: 'none' });
+  return { episodeId, runId, name };
+}
+
+const exists = (name: string) => provider.docker.getContainer(name).inspect().then(() => true, () => false);
+
+describe('the teardown activity (real Docker)', () => {
+  it('returns before the removal, the container is gone soon after, and the slot is freed only then', async () => {
+    const ep = await seededEpisode();
+    const slots = workerSlots();
+    const before = slots.inUse;
+    expect(slots.tryReserve(ep.episodeId)).toBe(true);
+
+    await teardown(ep);
+    expect(slots.inUse).toBe(before + 1);
+    expect(workerRemover().size).toBeGreaterThan(0);
+
+    // The moment the slot is freed, the container must already be gone.
+    const deadline = Date.now() + 15_000;
+    while (slots.inUse > before) {
+      expect(Date.now()).toBeLessThan(deadline);
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    expect(await exists(ep.name)).toBe(false);
+  });
+
+  it('a second teardown while the first removal is pending neither fails nor frees a slot twice', async () => {
+    const [one, two] = [await seededEpisode(), await seededEpisode()];
+    const slots = workerSlots();
+    const before = slots.inUse;
+    slots.tryReserve(one.episodeId);
+    slots.tryReserve(two.episodeId);
+
+    await teardown(one);
+    await teardown(one);
+    expect(await workerRemover().drain(15_000)).toBe(0);
+    expect(slots.inUse).toBe(before + 1);
+    expect(await exists(one.name)).toBe(false);
+    expect(await exists(two.name)).toBe(true);
+
+    await teardown(two);
+    await teardown(two);
+    expect(await workerRemover().drain(15_000)).toBe(0);
+    expect(slots.inUse).toBe(before);
+    expect(await exists(two.name)).toBe(false);
+  });
+
+  it('a worker that starts removes what a worker that died had journaled', async () => {
+    const ep = await seededEpisode();
+    // What teardown journals before it returns; the worker that wrote it died before removing.
+    new RemovalJournal(homePath('removals')).add(`${ep.episodeId}/${ep.runId}`, [ep.name]);
+    const suffix = `resume-${randomBytes(3).toString('hex')}`;
+    workers.push(startWorkerProcess({ BERTH_TASK_QUEUE: `test-${suffix}`, BERTH_HOST_QUEUE_SUFFIX: suffix }));
+    await noContainersLeft(`berth.workflow=${ep.episodeId}`, 60_000);
+  }, 90_000);
+});
