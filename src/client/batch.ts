@@ -8,7 +8,7 @@ import { episodesOf } from '../workflows/episodes.ts';
 import { BERTH_AGENT, BERTH_BATCH, BERTH_DATASET } from '../workflows/search-attributes.ts';
 import { connect, type Connected } from './connect.ts';
 import { collectRows } from './collect.ts';
-import { batchWorkflowId, listEpisodes, waitForEpisode } from './episodes.ts';
+import { batchWorkflowId, listEpisodes, NEVER_STARTED, waitForEpisode } from './episodes.ts';
 import { retryEpisodes, type RetrySelection } from './retry.ts';
 import { prepareTasks } from './prepare.ts';
 import { loadDataset, toSkippedEntry } from '../task/index.ts';
@@ -45,6 +45,9 @@ export const newBatchId = (dataset: string): string => {
   return `${basename(resolve(dataset)).replace(/[^A-Za-z0-9_.-]/g, '_')}-${stamp}-${randomBytes(2).toString('hex')}`;
 };
 
+/** Row waiters beyond the batch's concurrency: the next episodes to start are already being watched. */
+const EXTRA_WAITERS = 4;
+
 export class BatchHandle {
   constructor(
     readonly batchId: string,
@@ -68,17 +71,30 @@ export class BatchHandle {
     return this.client.workflow.getHandle(batchWorkflowId(this.batchId)).query<BatchProgress>('progress');
   }
 
-  /** Every episode's row as it closes (appended to rollouts.jsonl as it arrives). */
+  /**
+   * Every episode's row as it closes (appended to rollouts.jsonl as it arrives). Episodes start in order, so a few
+   * waiters beyond the batch's window walk the list: waiting on all of them at once would poll the server for
+   * hundreds of episodes that have not started yet.
+   */
   async rows(onRow?: (row: ResultRow) => void): Promise<{ rows: ResultRow[]; failed: number }> {
     if (!this.input) return collectRows(this.client, this.batchId, this.results, onRow);
+    const episodes = episodesOf(this.input);
     const rows: ResultRow[] = [];
     let failed = 0;
-    await Promise.all(episodesOf(this.input).map(async (ep) => {
-      const row = await waitForEpisode(this.client, episodeWorkflowId(ep.batchId, ep.taskId, ep.repeat, ep.attempt));
-      if (!row) { failed++; return; }
-      rows.push(row);
-      this.results.append(row);
-      onRow?.(row);
+    let next = 0;
+    const batch = this.client.workflow.getHandle(batchWorkflowId(this.batchId));
+    const batchRunning = async () => (await batch.describe()).status.name === 'RUNNING';
+    const waiters = Math.min(episodes.length, Math.max(1, this.input.concurrency) + EXTRA_WAITERS);
+    await Promise.all(Array.from({ length: waiters }, async () => {
+      while (next < episodes.length) {
+        const ep = episodes[next++]!;
+        const row = await waitForEpisode(this.client, episodeWorkflowId(ep.batchId, ep.taskId, ep.repeat, ep.attempt), batchRunning);
+        if (row === NEVER_STARTED) continue;
+        if (!row) { failed++; continue; }
+        rows.push(row);
+        this.results.append(row);
+        onRow?.(row);
+      }
     }));
     return { rows, failed };
   }

@@ -39,17 +39,33 @@ export const newestEpisodes = (episodes: EpisodeRef[]): EpisodeRef[] =>
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** What waitForEpisode returns for an episode its batch closed without starting (a cancelled batch). */
+export const NEVER_STARTED = Symbol('never started');
+
 /**
- * The episode's row; undefined when the workflow failed, was cancelled or terminated (outcome
- * `failed`). Waits through a server restart or an episode not started yet.
+ * The episode's row; undefined when the workflow failed, was cancelled or terminated (outcome `failed`). Waits
+ * through a server restart or an episode not started yet; given `stillExpected`, an episode that does not exist
+ * once that answers false never will.
  */
-export async function waitForEpisode(client: Client, workflowId: string): Promise<ResultRow | undefined> {
+export async function waitForEpisode(client: Client, workflowId: string): Promise<ResultRow | undefined>;
+export async function waitForEpisode(client: Client, workflowId: string, stillExpected: () => Promise<boolean>): Promise<ResultRow | undefined | typeof NEVER_STARTED>;
+export async function waitForEpisode(client: Client, workflowId: string, stillExpected?: () => Promise<boolean>): Promise<ResultRow | undefined | typeof NEVER_STARTED> {
   for (;;) {
     try {
       return await client.workflow.getHandle<(i: EpisodeInput) => Promise<ResultRow>>(workflowId).result();
     } catch (err) {
       if (err instanceof WorkflowFailedError) return undefined;
-      await pause(err instanceof WorkflowNotFoundError ? 500 : 2000);
+      const notFound = err instanceof WorkflowNotFoundError;
+      if (notFound && stillExpected && !(await stillExpected().catch(() => true))) {
+        // The batch closed: the episode either started just before that, or never will.
+        try {
+          return await client.workflow.getHandle<(i: EpisodeInput) => Promise<ResultRow>>(workflowId).result();
+        } catch (again) {
+          if (again instanceof WorkflowFailedError) return undefined;
+          if (again instanceof WorkflowNotFoundError) return NEVER_STARTED;
+        }
+      }
+      await pause(notFound ? 500 : 2000);
     }
   }
 }

@@ -35,4 +35,22 @@ describe('cancelling a batch (berth cancel)', () => {
     const statuses = (await listEpisodes(cluster.client, handle.batchId)).map((e) => e.status);
     expect(statuses).toEqual(['CANCELLED', 'CANCELLED']);
   });
+
+  it('rows() returns once a cancelled batch closes: an episode it never started is neither a row nor a failure', async () => {
+    const files: Record<string, string> = {};
+    for (const id of ['a', 'b', 'c']) {
+      files[`${id}/task.toml`] = BASE_TOML.replace('timeout_sec = 60\n[verifier]', 'timeout_sec = 300\n[verifier]');
+      files[`${id}/instruction.md`] = 'wait\n';
+      files[`${id}/solution/solve.sh`] = '#!/bin/bash\nsleep 200\n';
+      files[`${id}/tests/test.sh`] = '#!/bin/bash\necho 1 > /logs/verifier/reward.txt\n';
+    }
+    const handle = await startBatch({ dataset: writeDataset(files), concurrency: 1, resultsDir: mkdtempSync(join(tmpdir(), 'berth-cancel-')), taskQueue: cluster.taskQueue, client: cluster.client });
+    const docker = new Docker();
+    await waitUntil(async () => (await docker.listContainers({ filters: { label: [`berth.batch=${handle.batchId}`] } })).length === 1, 60_000, 'the first sandbox');
+    const rows = handle.rows();
+    await handle.cancel();
+    const outcome = await Promise.race([rows, new Promise((r) => setTimeout(() => r('still waiting'), 20_000))]);
+    expect(outcome).toEqual({ rows: [], failed: 1 });
+    await noContainersLeft(`berth.batch=${handle.batchId}`, 30_000);
+  });
 });
