@@ -46,7 +46,7 @@ export const newBatchId = (dataset: string): string => {
 };
 
 /** Row waiters beyond the batch's concurrency: the next episodes to start are already being watched. */
-const EXTRA_WAITERS = 4;
+const EXTRA_WAITERS = 2;
 
 export class BatchHandle {
   constructor(
@@ -101,15 +101,18 @@ export class BatchHandle {
 
   /** Waits for the batch, then writes rollouts.jsonl (newest attempts), metrics.json and skipped.json. */
   async wait(onRow?: (row: ResultRow) => void): Promise<BatchSummary> {
-    await this.rows(onRow);
+    const { rows } = await this.rows(onRow);
     await this.client.workflow.getHandle(batchWorkflowId(this.batchId)).result();
-    return this.collect();
+    return this.collect(undefined, rows);
   }
 
-  /** Rows of the newest attempt of every episode, from Temporal, rewritten into the results folder. */
-  async collect(onRow?: (row: ResultRow) => void): Promise<BatchSummary> {
+  /**
+   * Rows of the newest attempt of every episode, from Temporal, rewritten into the results folder. Rows the caller
+   * already has (by workflow id) are not fetched again.
+   */
+  async collect(onRow?: (row: ResultRow) => void, known: ResultRow[] = []): Promise<BatchSummary> {
     const labels = this.input ? { dataset: this.input.datasetName, agent: this.input.agent } : {};
-    const { rows, metrics } = await collectRows(this.client, this.batchId, this.results, onRow, labels);
+    const { rows, metrics } = await collectRows(this.client, this.batchId, this.results, onRow, labels, known);
     return { batchId: this.batchId, rows, metrics, resultsDir: this.results.dir, uiLink: this.uiLink };
   }
 

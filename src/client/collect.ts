@@ -6,12 +6,15 @@ import type { BatchLabels, ResultsFolder, Metrics } from './results.ts';
 export interface Collected { rows: ResultRow[]; failed: number; metrics: Metrics }
 
 /** Rows of the newest attempt of every episode of a batch, written to the results folder. */
-export async function collectRows(client: Client, batchId: string, results: ResultsFolder, onRow?: (row: ResultRow) => void, labels: BatchLabels = {}): Promise<Collected> {
+export async function collectRows(
+  client: Client, batchId: string, results: ResultsFolder, onRow?: (row: ResultRow) => void, labels: BatchLabels = {}, known: ResultRow[] = [],
+): Promise<Collected> {
   const newest = newestEpisodes(await listEpisodes(client, batchId));
+  const have = new Map(known.map((r) => [r.workflow_id, r]));
   const rows: ResultRow[] = [];
   let failed = 0;
   await Promise.all(newest.map(async (e) => {
-    const row = await waitForEpisode(client, e.workflowId);
+    const row = have.get(e.workflowId) ?? await waitForEpisode(client, e.workflowId);
     if (!row) failed++;
     else {
       rows.push(row);

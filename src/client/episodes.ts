@@ -38,6 +38,7 @@ export const newestEpisodes = (episodes: EpisodeRef[]): EpisodeRef[] =>
   newestOf(episodes, (e) => ({ task: e.taskId, repeat: e.repeat, attempt: e.attempt }));
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const NOT_FOUND_PAUSE_MAX = 2000;
 
 /** What waitForEpisode returns for an episode its batch closed without starting (a cancelled batch). */
 export const NEVER_STARTED = Symbol('never started');
@@ -50,13 +51,15 @@ export const NEVER_STARTED = Symbol('never started');
 export async function waitForEpisode(client: Client, workflowId: string): Promise<ResultRow | undefined>;
 export async function waitForEpisode(client: Client, workflowId: string, stillExpected: () => Promise<boolean>): Promise<ResultRow | undefined | typeof NEVER_STARTED>;
 export async function waitForEpisode(client: Client, workflowId: string, stillExpected?: () => Promise<boolean>): Promise<ResultRow | undefined | typeof NEVER_STARTED> {
+  // An episode not started yet is looked for again sooner at first, then less often (each look is a call).
+  let notFoundPause = 250;
   for (;;) {
     try {
       return await client.workflow.getHandle<(i: EpisodeInput) => Promise<ResultRow>>(workflowId).result();
     } catch (err) {
       if (err instanceof WorkflowFailedError) return undefined;
       const notFound = err instanceof WorkflowNotFoundError;
-      if (notFound && stillExpected && !(await stillExpected().catch(() => true))) {
+      if (notFound && notFoundPause >= NOT_FOUND_PAUSE_MAX && stillExpected && !(await stillExpected().catch(() => true))) {
         // The batch closed: the episode either started just before that, or never will.
         try {
           return await client.workflow.getHandle<(i: EpisodeInput) => Promise<ResultRow>>(workflowId).result();
@@ -65,7 +68,8 @@ export async function waitForEpisode(client: Client, workflowId: string, stillEx
           if (again instanceof WorkflowNotFoundError) return NEVER_STARTED;
         }
       }
-      await pause(notFound ? 500 : 2000);
+      await pause(notFound ? notFoundPause : 2000);
+      if (notFound) notFoundPause = Math.min(notFoundPause * 2, NOT_FOUND_PAUSE_MAX);
     }
   }
 }
