@@ -26,13 +26,20 @@ const { planAndPickHost } = proxyActivities<typeof shared>({
   retry: { maximumAttempts: 5, nonRetryableErrorTypes: TASK_ERROR_TYPES },
 });
 
-/** Newer runs plan and reserve a slot in one activity; older histories did it in two. */
-async function planAndLease(input: EpisodeInput, episodeId: string): Promise<{ plan: EpisodePlan; lease: HostLease }> {
-  if (patched('plan-and-pick-host-in-one')) {
-    return planAndPickHost.executeWithOptions({ summary: `plan ${input.taskId}, pick a host` }, [{ input, episodeId }]);
+/**
+ * One patch for every change since the first stored histories, so a new episode records one marker (and one
+ * TemporalChangeVersion upsert) instead of one per change: plan and slot in one activity, and the batch told while
+ * the sandbox is being removed.
+ */
+const EPISODE_V2 = 'episode-v2';
+
+async function planAndLease(input: EpisodeInput, episodeId: string): Promise<{ plan: EpisodePlan; lease: HostLease; v2: boolean }> {
+  if (patched(EPISODE_V2)) {
+    const { plan, lease } = await planAndPickHost.executeWithOptions({ summary: `plan ${input.taskId}, pick a host` }, [{ input, episodeId }]);
+    return { plan, lease, v2: true };
   }
   const plan = await planEpisode(input);
-  return { plan, lease: await pickHost({ episodeId }) };
+  return { plan, lease: await pickHost({ episodeId }), v2: false };
 }
 
 const GRACE_SEC = 60;
@@ -110,7 +117,7 @@ async function runTurns(input: EpisodeInput, plan: EpisodePlan, acts: Acts, stat
 export async function episodeWorkflow(input: EpisodeInput): Promise<ResultRow> {
   const info = workflowInfo();
   try {
-    const { plan, lease } = await planAndLease(input, info.workflowId);
+    const { plan, lease, v2 } = await planAndLease(input, info.workflowId);
     const acts = hostActivities(lease, plan);
     const state: EpisodeState = { turns: [], stoppedAfter: null };
     let pastDeadline = false;
@@ -123,7 +130,7 @@ export async function episodeWorkflow(input: EpisodeInput): Promise<ResultRow> {
     }).catch(() => undefined);
     // Newer runs tell the batch while the sandbox is being removed: the batch's window moves on one removal
     // sooner and the episode closes one workflow task sooner. The episode still closes only after its teardown.
-    const doneBeforeTeardown = patched('done-signal-before-teardown');
+    const doneBeforeTeardown = v2 || patched('done-signal-before-teardown');
     let rowNext = false;
     let teardown: Promise<void> | undefined;
     try {
