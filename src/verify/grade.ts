@@ -4,7 +4,7 @@
 import { lstat, open, readFile, rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { join, posix } from 'node:path';
-import { extractTar, inlineWriteScript, type SandboxHandle, type SandboxProvider, type UploadEntry } from '../sandbox/index.ts';
+import { extractTar, inlineWriteScript, type ExecResult, type SandboxHandle, type SandboxProvider, type UploadEntry } from '../sandbox/index.ts';
 import type { Task } from '../task/index.ts';
 import type { AtifTrajectory } from './atif.ts';
 import { VerificationMasked, transfer } from './masked.ts';
@@ -39,6 +39,10 @@ const SNAPSHOT_OUTPUT_CAP = 1024 * 1024;
 /** Tools check (and the clear when given) in one exec; masks the row when test.sh could not run here. */
 export async function preflight(provider: SandboxProvider, handle: SandboxHandle, clear: string | null): Promise<Preflight> {
   const res = await provider.exec(handle, { command: preflightScript(clear), user: 'root', workdir: '/', outputCapBytes: 64 * 1024 });
+  return checkPreflight(res, clear, true);
+}
+
+function checkPreflight(res: ExecResult, clear: string | null, exitMustBeZero: boolean): Preflight {
   const cannot = startFailure(res);
   if (cannot) throw new VerificationMasked('verifier_error', `test.sh could not start: ${cannot}`);
   const p = parsePreflight(res.stdout);
@@ -54,10 +58,29 @@ export async function preflight(provider: SandboxProvider, handle: SandboxHandle
       `the image has no ${p.missingTransfer.join(', ')}, which verification needs to move files; use an image with bash, timeout, tar, gzip and find`,
     );
   }
-  if (clear !== null && (!p.ready || res.exitCode !== 0)) {
+  if (clear !== null && (!p.ready || (exitMustBeZero && res.exitCode !== 0))) {
     throw new VerificationMasked('verifier_error', `could not empty /tests and /logs/verifier or place the test files (exit ${res.exitCode}): ${(res.stderr || res.stdout).trim()}`);
   }
   return p;
+}
+
+/**
+ * For a verifier that runs as root: the tools check, the clear and placement, and test.sh in one exec (one round
+ * trip fewer). The clear's few milliseconds count against test.sh's timeout.
+ */
+export async function preflightAndTest(provider: SandboxProvider, handle: SandboxHandle, clear: string, run: RunPlan): Promise<{ timedOut: boolean; report: TestReport }> {
+  const started = Date.now();
+  const res = await provider.exec(handle, {
+    command: `${preflightScript(clear)}\nset +e\n${runTestShCommand()}`,
+    user: 'root',
+    workdir: handle.workdir,
+    env: run.env,
+    timeoutSec: run.timeoutSec,
+    outputCapBytes: SNAPSHOT_OUTPUT_CAP,
+  });
+  checkPreflight(res, clear, false);
+  const elapsedSec = (Date.now() - started) / 1000;
+  return { timedOut: res.timedOut && elapsedSec >= run.timeoutSec - 0.5, report: parseTestReport(res) };
 }
 
 /** A separate exec of the clear (and placement), for when collect hooks ran between the tools check and the clear. */

@@ -10,7 +10,8 @@ import { runCollectHooks } from './collect.ts';
 import type { VerifyContext, VerifyResult } from './context.ts';
 import { failureReason } from './failure-reason.ts';
 import { isMasked, type FailureKind } from './failure-kinds.ts';
-import { collectAndScore, placementScript, preflight, runClear, runTestSh, uploadTestsAndTranscript } from './grade.ts';
+import { collectAndScore, placementScript, preflight, preflightAndTest, runClear, runTestSh, uploadTestsAndTranscript } from './grade.ts';
+import type { TestReport } from './sandbox-scripts.ts';
 import { VerificationMasked } from './masked.ts';
 import { redact, redactFile, secretValues } from './redact.ts';
 import type { RewardOutcome } from './reward.ts';
@@ -117,6 +118,12 @@ async function verifyShared(s: Shared): Promise<RewardOutcome> {
   const files = { task: ctx.task, turn, trajectory: ctx.trajectory, responseText: ctx.responseText, uploadTests: true };
   // Small test files are written by the clear's own exec; larger ones are uploaded after it.
   const placement = await placementScript(files);
+  const user = await sharedVerifierUser(provider, agent, ctx.task, turn.explicitUser, ctx.agentImageUser);
+  const run = { user, env, timeoutSec: turn.timeoutSec };
+  if (hooks.length === 0 && placement !== null && user === 'root' && !('PATH' in env)) {
+    const { timedOut, report } = await phases.run('test', () => preflightAndTest(provider, agent, `${clearScript(turn.inputs)}\n${placement}`, run));
+    return scoreShared(s, timedOut, report);
+  }
   if (hooks.length > 0) {
     await phases.run('preflight', () => preflight(provider, agent, null));
     await phases.run('collect', () => runCollectHooks(provider, agent, hooks, s.warnings, ctx.heartbeat));
@@ -124,9 +131,15 @@ async function verifyShared(s: Shared): Promise<RewardOutcome> {
   } else {
     await phases.run('prepare', () => preflight(provider, agent, `${clearScript(turn.inputs)}\n${placement ?? ''}`));
   }
-  const user = await sharedVerifierUser(provider, agent, ctx.task, turn.explicitUser, ctx.agentImageUser);
   if (placement === null) await phases.run('prepare', () => uploadTestsAndTranscript(provider, agent, files));
-  const { timedOut, report } = await phases.run('test', () => runTestSh(provider, agent, { user, env, timeoutSec: turn.timeoutSec }));
+  const { timedOut, report } = await phases.run('test', () => runTestSh(provider, agent, run));
+  return scoreShared(s, timedOut, report);
+}
+
+/** Reads back and scores /logs/verifier, then copies the artifacts (shared mode). */
+async function scoreShared(s: Shared, timedOut: boolean, report: TestReport): Promise<RewardOutcome> {
+  const { ctx, phases } = s;
+  const { provider, agent } = ctx;
   const outcome = await phases.run('score', () => collectAndScore(provider, agent, ctx.logsDir, timedOut, s.hidden, report.snapshot));
   // The verdict is in: artifacts are a record, so even a sandbox lost now only warns (collection never fails a trial).
   s.artifacts = await phases.run('artifacts', async () => {

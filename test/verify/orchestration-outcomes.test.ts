@@ -172,12 +172,24 @@ describe('test.sh that cannot start, and lost sandboxes (masked)', () => {
 });
 
 describe('activity plumbing', () => {
-  it('heartbeats while test.sh runs and reports timings per phase', async () => {
+  it('heartbeats after each phase and reports timings per phase (a root verifier clears and runs test.sh in one exec)', async () => {
     let beats = 0;
     const task = await shTask(fx, 'echo 1 > /logs/verifier/reward.txt');
     const r = await runVerification(context(fx, task, agent, { heartbeat: () => beats++ }));
+    expect(beats).toBeGreaterThanOrEqual(3);
+    expect(Object.keys(r.timings).sort()).toEqual(['artifacts', 'score', 'test']);
+    expect(r.reward).toBe(1);
+  });
+
+  it('a verifier user other than root clears as root first, then runs test.sh as itself', async () => {
+    let beats = 0;
+    const task = await shTask(fx, 'id -un > /logs/verifier/who.txt; echo 1 > /logs/verifier/reward.txt', { verifier: 'user = "nobody"' });
+    const ctx = context(fx, task, agent, { heartbeat: () => beats++ });
+    const r = await runVerification(ctx);
     expect(beats).toBeGreaterThanOrEqual(4);
     expect(Object.keys(r.timings).sort()).toEqual(['artifacts', 'prepare', 'score', 'test']);
+    expect(r.reward).toBe(1);
+    expect(readFileSync(join(ctx.logsDir, 'verifier', 'who.txt'), 'utf8')).toBe('nobody\n');
   });
 
   it('a cancelled activity stops between phases (and is not turned into a row)', async () => {
