@@ -48,12 +48,14 @@ echo started
 
 const POLL_SCRIPT = `
 d="$1"
+# The process is gone; its wrapper writes the exit file a moment later (up to 0.3 s in 10 ms looks).
+settle() { j=0; while [ ! -f "$1/exit" ] && [ "$j" -lt 30 ]; do sleep 0.01 2>/dev/null || sleep 1; j=$((j + 1)); done; }
 report() { echo "exit $(cat "$d/exit") $([ -f "$d/timed_out" ] && echo 1 || echo 0)"; }
 if [ -f "$d/exit" ]; then report
 elif [ ! -d "$d" ]; then echo missing
 elif [ ! -s "$d/pid" ]; then echo starting
 elif [ -d "/proc/$(cat "$d/pid")" ]; then echo running
-else sleep 0.3; if [ -f "$d/exit" ]; then report; else echo dead; fi
+else settle "$d"; if [ -f "$d/exit" ]; then report; else echo dead; fi
 fi
 `;
 
@@ -118,6 +120,8 @@ const STARTING_PATIENCE_MS = 30_000;
  */
 const LAUNCH_SCRIPT = `
 mode="$1"; d="$2"; out="$3"; claim="$4"; stage="$5"; polls="$6"; every="$7"; tailb="$8"; shift 8
+# The process is gone; its wrapper writes the exit file a moment later (up to 0.3 s in 10 ms looks).
+settle() { j=0; while [ ! -f "$1/exit" ] && [ "$j" -lt 30 ]; do sleep 0.01 2>/dev/null || sleep 1; j=$((j + 1)); done; }
 cmd="$BERTH_DETACHED_CMD"; prep="$BERTH_PREPARE"; unset BERTH_DETACHED_CMD BERTH_PREPARE
 case "$mode" in *c*)
   if [ -d "$d" ]; then
@@ -150,7 +154,7 @@ case "$mode" in *w*)
     if [ -f "$d/exit" ]; then st="exit $(cat "$d/exit") $([ -f "$d/timed_out" ] && echo 1 || echo 0)"; break; fi
     if [ ! -d "$d" ]; then st=missing; break; fi
     if [ -s "$d/pid" ] && [ ! -d "/proc/$(cat "$d/pid")" ]; then
-      sleep 0.3; [ -f "$d/exit" ] && continue; st=dead; break
+      settle "$d"; [ -f "$d/exit" ] && continue; st=dead; break
     fi
     [ "$i" -ge "$polls" ] && break
     # The first looks come fast (a quick process is seen within milliseconds), then every $every seconds.
