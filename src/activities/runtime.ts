@@ -10,13 +10,28 @@ export function sandboxProvider(): DockerSandboxProvider {
   return provider;
 }
 
-/** The task as this episode sees it: the batch's aliases and dataset settings applied (effective values). */
-export function loadEpisodeTask(input: EpisodeInput): Promise<Task> {
-  return loadTask(input.taskPath, {
+const LOADED_MAX = 256;
+const loaded = new Map<string, Task>();
+
+/**
+ * The task as this episode sees it: the batch's aliases and dataset settings applied (effective values). A task
+ * read once at the episode's digest is kept (a copy handed out each time), so seed, turns and verification do not
+ * read and hash the folder again. `fresh` always reads the folder: planning must see a task that moved.
+ */
+export async function loadEpisodeTask(input: EpisodeInput, { fresh = false } = {}): Promise<Task> {
+  const key = JSON.stringify([input.taskPath, input.datasetPath, input.imageAliases, input.digest]);
+  const kept = fresh ? undefined : loaded.get(key);
+  if (kept) return structuredClone(kept);
+  const task = await loadTask(input.taskPath, {
     datasetRoot: input.datasetPath,
     imageAliases: input.imageAliases,
     // The batch checked [gym] allowed_agents when it started.
     allowUnsupportedPairing: true,
     logger: { warn: () => undefined },
   });
+  if (task.digest === input.digest) {
+    if (loaded.size >= LOADED_MAX) loaded.delete(loaded.keys().next().value!);
+    loaded.set(key, structuredClone(task));
+  }
+  return task;
 }

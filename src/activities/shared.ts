@@ -27,10 +27,19 @@ export function stepsOf(task: Task): EpisodePlan['steps'] {
   }));
 }
 
+const warned = new Set<string>();
+
+/** A task's budget warning goes to this worker's log once, not once per episode. */
+function warnOnce(key: string, message: string): void {
+  if (warned.has(key)) return;
+  warned.add(key);
+  log.warn(message);
+}
+
 /** Loads the task (refusing one whose digest moved) and returns the small plan the workflow follows. */
 export async function planEpisode(input: EpisodeInput): Promise<EpisodePlan> {
   return typed(async () => {
-    const task = await loadEpisodeTask(input);
+    const task = await loadEpisodeTask(input, { fresh: true });
     const digest = checkDigest(input.digest, task);
     if (!digest.ok) throw ApplicationFailure.nonRetryable(digest.reason, 'berth:digest_moved');
     const steps = stepsOf(task);
@@ -47,7 +56,7 @@ export async function planEpisode(input: EpisodeInput): Promise<EpisodePlan> {
       enforceTaskTimeouts: settings.enforceTaskTimeouts,
     });
     if (!budget.ok) throw ApplicationFailure.nonRetryable(`${task.path}: ${budget.reason}`, 'berth:task_refused');
-    if (budget.warning) log.warn(`${task.id}: ${budget.warning}`);
+    if (budget.warning) warnOnce(`${task.path}\0${task.digest}`, `${task.id}: ${budget.warning}`);
     heartbeat();
     return {
       taskId: task.id,
@@ -71,7 +80,8 @@ export async function pickHost(req: { episodeId: string }): Promise<HostLease> {
   const slots = workerSlots();
   while (!slots.tryReserve(req.episodeId)) {
     heartbeat({ waiting: slots.inUse });
-    await sleep(500);
+    // Woken as soon as a removal frees a slot; the bounded sleep keeps the heartbeats going.
+    await Promise.race([sleep(500), slots.nextFree()]);
   }
   return hostIdentity();
 }

@@ -3,7 +3,18 @@ export class Slots {
   private readonly held = new Set<string>();
   /** Slots of torn-down episodes whose sandboxes are still being removed. */
   private leaving = 0;
+  private wake = newWake();
   constructor(readonly capacity: number) {}
+
+  /** Resolves when a slot is next freed (one promise shared by every waiter until then). */
+  nextFree(): Promise<void> {
+    return this.wake.promise;
+  }
+
+  private freed(): void {
+    this.wake.resolve();
+    this.wake = newWake();
+  }
 
   tryReserve(episodeId: string): boolean {
     if (this.held.has(episodeId)) return true;
@@ -25,10 +36,17 @@ export class Slots {
       if (freed) return;
       freed = true;
       this.leaving--;
+      this.freed();
     };
   }
 
   get inUse(): number {
     return this.held.size + this.leaving;
   }
+}
+
+function newWake(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => { resolve = r; });
+  return { promise, resolve };
 }

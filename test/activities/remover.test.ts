@@ -125,3 +125,19 @@ describe('Slots', () => {
     expect(run(new Slots(2))).toEqual(expected);
   });
 });
+
+describe('waiting for a slot', () => {
+  it('nextFree resolves when a removal frees a slot, not before', async () => {
+    const s = new Slots(1);
+    s.tryReserve('a');
+    const free = s.vacate('a');
+    let woken = false;
+    const waiting = s.nextFree().then(() => { woken = true; });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(woken).toBe(false);
+    free();
+    await waiting;
+    expect(woken).toBe(true);
+    expect(s.tryReserve('b')).toBe(true);
+  });
+});
