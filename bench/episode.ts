@@ -113,12 +113,18 @@ export default async function bench(args: string[]): Promise<void> {
     console.log(`(1) one episode: berth median ${median(berth).toFixed(2)} s, raw ${median(raw).toFixed(2)} s`);
     console.log(`    berth phases (medians): ${Object.entries(phases).map(([k, v]) => `${k} ${median(v).toFixed(2)} s`).join(', ')}`);
 
-    const many = trivialDataset(episodes);
-    const rawSec = await rawMany(episodes, 8);
-    const berthSec = (await berthRun(many, 8)).sec;
-    const rawRate = (episodes / rawSec) * 60;
-    const berthRate = (episodes / berthSec) * 60;
-    console.log(`(2) ${episodes} episodes at concurrency 8: berth ${berthRate.toFixed(1)}/min, raw ${rawRate.toFixed(1)}/min (ratio ${(berthRate / rawRate).toFixed(2)} of the floor's throughput)`);
+    // Two alternating halves each, so a machine that drifts during the run weighs on both sides alike.
+    const half = Math.ceil(episodes / 2);
+    const many = trivialDataset(half);
+    let rawSec = 0;
+    let berthSec = 0;
+    for (let round = 0; round < 2; round++) {
+      rawSec += await rawMany(half, 8);
+      berthSec += (await berthRun(many, 8)).sec;
+    }
+    const rawRate = ((2 * half) / rawSec) * 60;
+    const berthRate = ((2 * half) / berthSec) * 60;
+    console.log(`(2) ${2 * half} episodes at concurrency 8 (two alternating halves): berth ${berthRate.toFixed(1)}/min, raw ${rawRate.toFixed(1)}/min (ratio ${(berthRate / rawRate).toFixed(2)} of the floor's throughput)`);
 
     const single = (await berthRun(trivialDataset(1), 1)).rows[0]!;
     const triple = (await berthRun(trivialDataset(1, 3), 1)).rows[0]!;
