@@ -35,12 +35,15 @@ export async function ensureWorker(address: string): Promise<WorkerInfo> {
   return withLockFile(homePath('worker.start.lock'), () => startOrReuse(address));
 }
 
+/** A stopping worker waits up to 30 s for its pending sandbox removals (src/worker.ts): let it. */
+const WORKER_STOP_GRACE_MS = 35_000;
+
 async function startOrReuse(address: string): Promise<WorkerInfo> {
   const hash = codeHash();
   const pid = readPid(pidFile());
   const stamp = existsSync(stampFile()) ? readFileSync(stampFile(), 'utf8').trim() : '';
   if (alive(pid) && stamp === hash) return { pid, started: false, log: logFile() };
-  if (alive(pid)) await stopPid(pidFile());
+  if (alive(pid)) await stopPid(pidFile(), WORKER_STOP_GRACE_MS);
   const started = spawnDetached(process.execPath, [join(projectRoot, 'bin', 'berth.mjs'), 'worker'], {
     log: logFile(), pidFile: pidFile(), cwd: projectRoot,
     env: { ...process.env, TEMPORAL_ADDRESS: address, BERTH_DETACHED_WORKER: '1' },
@@ -54,7 +57,7 @@ async function startOrReuse(address: string): Promise<WorkerInfo> {
 }
 
 export async function stopWorker(): Promise<boolean> {
-  return stopPid(pidFile());
+  return stopPid(pidFile(), WORKER_STOP_GRACE_MS);
 }
 
 export function workerPid(): number | undefined {
