@@ -10,7 +10,7 @@ import { episodeLogsDir } from './logs.ts';
 import { loadEpisodeTask, sandboxProvider } from './runtime.ts';
 import { agentSandboxSpec } from './sandbox-spec.ts';
 import { seedFailure } from './seed-failure.ts';
-import { workerRemover, workerSlots } from './worker-state.ts';
+import { tearDownEpisode } from './tear-down.ts';
 import { beating } from './turn.ts';
 
 function environmentOf(task: Task): Record<string, string> {
@@ -54,6 +54,5 @@ export async function seed(req: { input: EpisodeInput; plan: EpisodePlan; workfl
  * workflow task that only a live worker runs), and the janitor keeps a running episode's containers.
  */
 export async function teardown(req: { episodeId: string; runId: string }): Promise<void> {
-  const names = (['agent', 'verifier'] as const).map((role) => containerName(req.episodeId, req.runId, role));
-  workerRemover().schedule(`${req.episodeId}/${req.runId}`, names, workerSlots().vacate(req.episodeId));
+  tearDownEpisode(req.episodeId, req.runId);
 }

@@ -9,8 +9,10 @@ import type { AtifTrajectory } from '../verify/atif.ts';
 import type { AgentTurnOutput, SandboxRef, TokenUsage, TurnOutcome, TurnRef } from '../workflows/types.ts';
 import { typed } from './failures.ts';
 import { handleOf } from './handle.ts';
+import { verifyThenTearDown } from './final-verify.ts';
 import { turnLogsDir } from './logs.ts';
 import { loadEpisodeTask, sandboxProvider } from './runtime.ts';
+import { tearDownEpisode } from './tear-down.ts';
 
 export type TurnRequest = TurnRef;
 
@@ -79,34 +81,44 @@ async function entrypointStillUp(sandbox: SandboxRef): Promise<void> {
   }
 }
 
-/** Verification of one turn (task-folder-verifiers.md), scored by the reward-file rules. */
-export async function verifyTurn(req: TurnRequest & { agentTimings: Record<string, number>; usage?: TokenUsage }): Promise<TurnOutcome> {
+/**
+ * Verification of one turn (task-folder-verifiers.md), scored by the reward-file rules. With `teardownAfter` (the
+ * episode's last turn) the sandbox is handed to removal once the outcome is recorded, and `tornDown` says so.
+ */
+export async function verifyTurn(req: TurnRequest & { agentTimings: Record<string, number>; usage?: TokenUsage; teardownAfter?: boolean }): Promise<TurnOutcome & { tornDown?: true }> {
   return typed(() => beating(async () => {
-    const task = await loadEpisodeTask(req.input);
-    if (req.sandbox.entrypoint) await entrypointStillUp(req.sandbox);
     const turnDir = turnLogsDir(req.sandbox.logsDir, req.turn);
-    const trajectory = JSON.parse(readFileSync(join(turnDir, 'agent', 'trajectory.json'), 'utf8')) as AtifTrajectory;
-    const responseText = readFileSync(join(turnDir, 'agent', 'response.txt'), 'utf8');
+    if (!req.teardownAfter) return verifyHere(req, turnDir);
     const { workflowId, runId } = execution();
-    const secrets = loadBerthConfig().config.secrets;
-    const out = await runVerification({
-      provider: sandboxProvider(), agent: handleOf(req.sandbox), task, stepIndex: task.multi_step ? req.turn : null,
-      logsDir: turnDir, trajectory, responseText, naming: { workflowId, runId, batchId: req.input.batchId },
-      hostEnv: process.env, secrets, imageAliases: req.input.imageAliases, heartbeat: () => heartbeat(),
-      signal: Context.current().cancellationSignal,
-    });
-    const hidden = secretValues(secrets);
-    return {
-      step: req.plan.steps[req.turn]!.name,
-      reward: out.masked ? null : out.reward,
-      verifier_rewards: out.verifier_rewards,
-      ...(out.reward_components ? { reward_components: out.reward_components } : {}),
-      failure_kind: out.failure_kind ?? null,
-      failure_reason: out.failure_reason ? redact(out.failure_reason, hidden) : null,
-      masked: out.masked,
-      response_text: responseText.slice(-RESPONSE_CAP),
-      timings: { ...req.agentTimings, verify: Object.values(out.timings).reduce((a, b) => a + b, 0) },
-      ...(req.usage ? { usage: req.usage } : {}),
-    };
+    const outcome = await verifyThenTearDown(turnDir, () => verifyHere(req, turnDir), () => tearDownEpisode(workflowId, runId));
+    return { ...outcome, tornDown: true };
   }));
+}
+
+async function verifyHere(req: TurnRequest & { agentTimings: Record<string, number>; usage?: TokenUsage }, turnDir: string): Promise<TurnOutcome> {
+  const task = await loadEpisodeTask(req.input);
+  if (req.sandbox.entrypoint) await entrypointStillUp(req.sandbox);
+  const trajectory = JSON.parse(readFileSync(join(turnDir, 'agent', 'trajectory.json'), 'utf8')) as AtifTrajectory;
+  const responseText = readFileSync(join(turnDir, 'agent', 'response.txt'), 'utf8');
+  const { workflowId, runId } = execution();
+  const secrets = loadBerthConfig().config.secrets;
+  const out = await runVerification({
+    provider: sandboxProvider(), agent: handleOf(req.sandbox), task, stepIndex: task.multi_step ? req.turn : null,
+    logsDir: turnDir, trajectory, responseText, naming: { workflowId, runId, batchId: req.input.batchId },
+    hostEnv: process.env, secrets, imageAliases: req.input.imageAliases, heartbeat: () => heartbeat(),
+    signal: Context.current().cancellationSignal,
+  });
+  const hidden = secretValues(secrets);
+  return {
+    step: req.plan.steps[req.turn]!.name,
+    reward: out.masked ? null : out.reward,
+    verifier_rewards: out.verifier_rewards,
+    ...(out.reward_components ? { reward_components: out.reward_components } : {}),
+    failure_kind: out.failure_kind ?? null,
+    failure_reason: out.failure_reason ? redact(out.failure_reason, hidden) : null,
+    masked: out.masked,
+    response_text: responseText.slice(-RESPONSE_CAP),
+    timings: { ...req.agentTimings, verify: Object.values(out.timings).reduce((a, b) => a + b, 0) },
+    ...(req.usage ? { usage: req.usage } : {}),
+  };
 }

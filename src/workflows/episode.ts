@@ -28,8 +28,8 @@ const { planAndPickHost } = proxyActivities<typeof shared>({
 
 /**
  * One patch for every change since the first stored histories, so a new episode records one marker (and one
- * TemporalChangeVersion upsert) instead of one per change: plan and slot in one activity, and the batch told while
- * the sandbox is being removed.
+ * TemporalChangeVersion upsert) instead of one per change: plan and slot in one activity, the batch told while
+ * the sandbox is being removed, and the last verification tearing down (no teardown activity after it).
  */
 const EPISODE_V2 = 'episode-v2';
 
@@ -64,6 +64,10 @@ function hostActivities(lease: HostLease, plan: EpisodePlan) {
 type Acts = ReturnType<typeof hostActivities>;
 
 interface EpisodeState {
+  /** Recorded in the first workflow task (patch episode-v2): the last verification also tears down. */
+  v2: boolean;
+  /** The last verification handed the sandbox to removal: no teardown activity needed. */
+  tornDown?: boolean;
   seedStarted?: boolean;
   seedSec?: number;
   turns: TurnOutcome[];
@@ -95,8 +99,11 @@ async function runTurns(input: EpisodeInput, plan: EpisodePlan, acts: Acts, stat
       const agent = input.agent === 'openai'
         ? await executeChild(openaiTurnWorkflow, { workflowId: `${workflowId}/turn-${i + 1}`, args: [req], staticSummary: summary })
         : await acts.turn.agentTurn.executeWithOptions({ summary }, [req]);
-      outcome = await acts.turn.verifyTurn.executeWithOptions({ summary: `${where}verify ${step.name}` },
-        [{ ...req, agentTimings: agent.timings, ...(agent.usage ? { usage: agent.usage } : {}) }]);
+      const last = state.v2 && i === plan.steps.length - 1;
+      const { tornDown, ...verified } = await acts.turn.verifyTurn.executeWithOptions({ summary: `${where}verify ${step.name}` },
+        [{ ...req, agentTimings: agent.timings, ...(agent.usage ? { usage: agent.usage } : {}), ...(last ? { teardownAfter: true } : {}) }]);
+      if (tornDown) state.tornDown = true;
+      outcome = verified;
     } catch (err) {
       if (isCancellation(err)) throw err;
       const f = maskingFailure(err);
@@ -119,7 +126,7 @@ export async function episodeWorkflow(input: EpisodeInput): Promise<ResultRow> {
   try {
     const { plan, lease, v2 } = await planAndLease(input, info.workflowId);
     const acts = hostActivities(lease, plan);
-    const state: EpisodeState = { turns: [], stoppedAfter: null };
+    const state: EpisodeState = { v2, turns: [], stoppedAfter: null };
     let pastDeadline = false;
     const body = new CancellationScope();
     const deadline = new CancellationScope();
@@ -143,7 +150,7 @@ export async function episodeWorkflow(input: EpisodeInput): Promise<ResultRow> {
       rowNext = true;
     } finally {
       deadline.cancel();
-      if (state.seedStarted) {
+      if (state.seedStarted && !state.tornDown) {
         teardown = CancellationScope.nonCancellable(() => acts.teardown({ episodeId: info.workflowId, runId: info.runId }));
         if (!(doneBeforeTeardown && rowNext)) await teardown;
       }

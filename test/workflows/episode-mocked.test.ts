@@ -49,12 +49,14 @@ const activities = {
     if (t && 'raise' in t) throw ApplicationFailure.nonRetryable('container vanished', t.raise);
     return { responseText: `answer ${req.turn + 1}`, exitCode: 0, timings: { agent: 1 } };
   },
-  async verifyTurn(req: { input: EpisodeInput; turn: number }): Promise<TurnOutcome> {
+  async verifyTurn(req: { input: EpisodeInput; turn: number; teardownAfter?: boolean }): Promise<TurnOutcome & { tornDown?: true }> {
     log(req.input.taskId, `verify ${req.turn + 1}`);
     const t = scripts.get(req.input.taskId)!.turns[req.turn] as Partial<TurnOutcome>;
     const reward = t.reward ?? 1;
+    // The last turn's verification tears down itself (as the real activity does).
+    if (req.teardownAfter) log(req.input.taskId, 'teardown');
     return { step: `step-${req.turn + 1}`, reward, verifier_rewards: { reward }, failure_kind: null, failure_reason: null,
-      masked: false, response_text: `answer ${req.turn + 1}`, timings: { verify: 1 }, ...t };
+      masked: false, response_text: `answer ${req.turn + 1}`, timings: { verify: 1 }, ...t, ...(req.teardownAfter ? { tornDown: true as const } : {}) };
   },
   async teardown(req: { episodeId: string }) { log(req.episodeId.split('/').pop()!, 'teardown'); },
 };
