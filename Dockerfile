@@ -8,5 +8,6 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm install --no-save tsx@4.23.15
 COPY bin ./bin
 COPY src ./src
 ENV BERTH_HOME=/var/lib/berth
-ENTRYPOINT ["node", "bin/berth.mjs"]
+# The worker's Node flags (src/server/worker-daemon.ts, WORKER_NODE_FLAGS).
+ENTRYPOINT ["node", "--max-semi-space-size=4", "bin/berth.mjs"]
 CMD ["worker"]

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { pack } from 'tar-stream';
 import { startBatch } from '../src/client/batch.ts';
 import { ensureServer } from '../src/server/devserver.ts';
+import { WORKER_NODE_FLAGS } from '../src/server/worker-daemon.ts';
 
 const docker = new Docker();
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -70,7 +71,7 @@ async function rawMany(n: number, concurrency: number): Promise<number> {
 }
 
 function startWorker(queue: string) {
-  const child = spawn(process.execPath, [join(import.meta.dirname, '..', 'bin', 'berth.mjs'), 'worker'], {
+  const child = spawn(process.execPath, [...WORKER_NODE_FLAGS, join(import.meta.dirname, '..', 'bin', 'berth.mjs'), 'worker'], {
     // No janitor: other runs on this machine may have sandboxes of their own.
     env: { ...process.env, BERTH_DETACHED_WORKER: '1', BERTH_TASK_QUEUE: queue, BERTH_HOST_QUEUE_SUFFIX: queue, BERTH_WORKER_SLOTS: '64', BERTH_JANITOR_AT_START: '0' },
     stdio: 'ignore',
