@@ -5,7 +5,7 @@ import { AgentConfigError, harnessFor } from '../../src/agents/index.ts';
 import type { SandboxHandle } from '../../src/sandbox/types.ts';
 import type { Task } from '../../src/task/index.ts';
 import { validateAtif } from '../../src/verify/atif.ts';
-import { loadTestTask, makeCtx, seedPlain, sh, teardownAll, writeTask } from './helpers.ts';
+import { loadTestTask, makeCtx, seedAsAgentUser, sh, teardownAll, writeTask } from './helpers.ts';
 
 const made: string[] = [];
 const command = harnessFor('command');
@@ -20,11 +20,7 @@ beforeAll(async () => {
       'tests/test.sh': 'true\n',
     }),
   );
-  handle = await seedPlain(made, {
-    workdir: '/work',
-    user: 'agent',
-    overlay: { timeoutSec: 60, runs: [{ command: 'useradd -m agent', env: {}, workdir: '/', user: 'root' }] },
-  });
+  handle = await seedAsAgentUser(made);
 });
 afterAll(() => teardownAll(made));
 

@@ -34,6 +34,15 @@ export async function seedPlain(made: string[], overrides: Partial<SandboxSpec> 
   return (await provider.seed(spec)).handle;
 }
 
+/** A plain sandbox whose default user is `agent` (made by an overlay line), working in /work. */
+export function seedAsAgentUser(made: string[]): Promise<SandboxHandle> {
+  return seedPlain(made, {
+    workdir: '/work',
+    user: 'agent',
+    overlay: { timeoutSec: 60, runs: [{ command: 'useradd -m agent', env: {}, workdir: '/', user: 'root' }] },
+  });
+}
+
 /** The agent sandbox of a loaded task (prebuilt, pull or overlay mode; no entrypoint or healthcheck). */
 export async function seedTask(made: string[], task: Task): Promise<SandboxHandle> {
   const plan = task.image;

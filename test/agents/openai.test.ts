@@ -16,7 +16,7 @@ import {
 import type { SandboxHandle } from '../../src/sandbox/types.ts';
 import type { Task } from '../../src/task/index.ts';
 import { validateAtif } from '../../src/verify/atif.ts';
-import { loadTestTask, makeCtx, provider, seedPlain, sh, teardownAll, tempDir, writeTask } from './helpers.ts';
+import { loadTestTask, makeCtx, provider, seedAsAgentUser, sh, teardownAll, tempDir, writeTask } from './helpers.ts';
 import { bashCall, contextTooLong, contextTooLongVllm, finalMessage, rateLimited, startScriptedServer, type ScriptedServer } from './scripted-openai.ts';
 
 const KEY_ENV = 'BERTH_AGENTS_TEST_OPENAI_KEY';
@@ -35,11 +35,7 @@ beforeAll(async () => {
       'tests/test.sh': 'true\n',
     }),
   );
-  handle = await seedPlain(made, {
-    workdir: '/work',
-    user: 'agent',
-    overlay: { timeoutSec: 60, runs: [{ command: 'useradd -m agent', env: {}, workdir: '/', user: 'root' }] },
-  });
+  handle = await seedAsAgentUser(made);
 });
 afterAll(async () => {
   delete process.env[KEY_ENV];

@@ -6,8 +6,7 @@ import { join } from 'node:path';
 import { startBatch } from '../../src/client/batch.ts';
 import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
 import { BASE_TOML, writeDataset } from '../helpers/tasks.ts';
-import { noContainersLeft } from '../helpers/docker.ts';
-import { waitUntil } from '../helpers/worker-process.ts';
+import { noContainersLeft, waitForFileInEpisode } from '../helpers/docker.ts';
 
 describe('a sandbox removed from outside mid-turn (DESIGN.md section 3, Sandbox loss)', () => {
   let cluster: TestCluster;
@@ -24,16 +23,7 @@ describe('a sandbox removed from outside mid-turn (DESIGN.md section 3, Sandbox 
     const handle = await startBatch({ dataset, resultsDir: mkdtempSync(join(tmpdir(), 'berth-loss-')), taskQueue: cluster.taskQueue, client: cluster.client });
     const docker = new Docker();
     const workflowId = `berth/${handle.batchId}/slow/1`;
-    let containerId = '';
-    await waitUntil(async () => {
-      const [c] = await docker.listContainers({ filters: { label: [`berth.workflow=${workflowId}`] } });
-      if (!c) return false;
-      const ex = await docker.getContainer(c.Id).exec({ Cmd: ['test', '-f', '/app/started'] });
-      await ex.start({});
-      await new Promise((r) => setTimeout(r, 100));
-      containerId = c.Id;
-      return (await ex.inspect()).ExitCode === 0;
-    }, 60_000, 'the agent process');
+    const containerId = await waitForFileInEpisode(workflowId, '/app/started', 60_000, 'the agent process');
     const removedAt = Date.now();
     await docker.getContainer(containerId).remove({ force: true });
     const summary = await handle.wait();

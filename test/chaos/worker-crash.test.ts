@@ -1,5 +1,4 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import Docker from 'dockerode';
 import { Client, Connection } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
@@ -7,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBatch } from '../../src/client/batch.ts';
 import { writeDataset } from '../helpers/tasks.ts';
-import { noContainersLeft } from '../helpers/docker.ts';
-import { startWorkerProcess, waitUntil, type WorkerProcess } from '../helpers/worker-process.ts';
+import { noContainersLeft, waitForFileInEpisode } from '../helpers/docker.ts';
+import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-process.ts';
 
 // Three steps; step 2's agent runs for a while. Step 3's verifier rewards 1 only when every
 // step's agent ran exactly once, so a redone turn 1 (or a restarted turn 2) cannot score 1.
@@ -42,16 +41,8 @@ describe('a worker killed with -9 inside turn 2 (DESIGN.md section 3, Surviving 
     expect(calm.rows[0]).toMatchObject({ reward: 1, mask_sample: false });
 
     const handle = await run();
-    const docker = new Docker();
     const workflowId = `berth/${handle.batchId}/three/1`;
-    await waitUntil(async () => {
-      const [c] = await docker.listContainers({ filters: { label: [`berth.workflow=${workflowId}`] } });
-      if (!c) return false;
-      const ex = await docker.getContainer(c.Id).exec({ Cmd: ['test', '-f', '/app/started-2'] });
-      await ex.start({});
-      await new Promise((r) => setTimeout(r, 100));
-      return (await ex.inspect()).ExitCode === 0;
-    }, 90_000, "turn 2's agent process");
+    await waitForFileInEpisode(workflowId, '/app/started-2', 90_000, "turn 2's agent process");
     workers[0]!.kill9();
     workers.push(startWorkerProcess(env));
 

@@ -15,3 +15,22 @@ export async function noContainersLeft(label: string, timeoutMs = 15_000): Promi
     throw new Error(`${err.message}; still there: ${left.join(', ')}`);
   });
 }
+
+/**
+ * Waits (bounded) until the episode's sandbox holds `path` (a file its agent writes when it has started), and
+ * returns that container's id.
+ */
+export async function waitForFileInEpisode(workflowId: string, path: string, timeoutMs: number, what: string): Promise<string> {
+  const docker = new Docker();
+  let containerId = '';
+  await waitUntil(async () => {
+    const [c] = await docker.listContainers({ filters: { label: [`berth.workflow=${workflowId}`] } });
+    if (!c) return false;
+    const ex = await docker.getContainer(c.Id).exec({ Cmd: ['test', '-f', path] });
+    await ex.start({});
+    await new Promise((r) => setTimeout(r, 100));
+    containerId = c.Id;
+    return (await ex.inspect()).ExitCode === 0;
+  }, timeoutMs, what);
+  return containerId;
+}
