@@ -11,7 +11,7 @@ import { loadEpisodeTask, sandboxProvider } from './runtime.ts';
 import { agentSandboxSpec } from './sandbox-spec.ts';
 import { seedFailure } from './seed-failure.ts';
 import { tearDownEpisode } from './tear-down.ts';
-import { beating } from './turn.ts';
+import { beating } from './beating.ts';
 
 function environmentOf(task: Task): Record<string, string> {
   const result = templateEnv(task.environment.env, process.env);

@@ -11,7 +11,8 @@ import { typed } from './failures.ts';
 import { handleOf } from './handle.ts';
 import { turnLogsDir } from './logs.ts';
 import { loadEpisodeTask, sandboxProvider } from './runtime.ts';
-import { agentUserFor, beating } from './turn.ts';
+import { beating } from './beating.ts';
+import { agentUserFor } from './turn.ts';
 
 const agentDir = (ref: TurnRef) => join(turnLogsDir(ref.sandbox.logsDir, ref.turn), 'agent');
 

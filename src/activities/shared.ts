@@ -5,7 +5,7 @@ import type { EpisodeInput, EpisodePlan, HostLease } from '../workflows/types.ts
 import { typed } from './failures.ts';
 import { hostIdentity } from './host-identity.ts';
 import { loadEpisodeTask } from './runtime.ts';
-import { beating } from './turn.ts';
+import { beating } from './beating.ts';
 import { workerSlots } from './worker-state.ts';
 export { openaiModelCall } from './openai.ts';
 export { prepareTasksHere } from './prepare.ts';

@@ -7,6 +7,7 @@ import type { Task } from '../task/index.ts';
 import { clearTurnFiles, redact, runVerification, secretValues } from '../verify/index.ts';
 import type { AtifTrajectory } from '../verify/atif.ts';
 import type { AgentTurnOutput, SandboxRef, TokenUsage, TurnOutcome, TurnRef } from '../workflows/types.ts';
+import { beating } from './beating.ts';
 import { typed } from './failures.ts';
 import { handleOf } from './handle.ts';
 import { verifyThenTearDown } from './final-verify.ts';
@@ -19,15 +20,6 @@ export type TurnRequest = TurnRef;
 /** Rows and history keep a bounded response; the whole one stays on disk. */
 const RESPONSE_CAP = 32 * 1024;
 
-/** Heartbeats while a long call runs, so a dead host is noticed by its heartbeat timeout. */
-export async function beating<T>(fn: () => Promise<T>): Promise<T> {
-  const timer = setInterval(() => heartbeat(), 5000);
-  try {
-    return await fn();
-  } finally {
-    clearInterval(timer);
-  }
-}
 
 /** The episode's workflow run (activities of an episode always run inside one). */
 const execution = () => Context.current().info.workflowExecution ?? { workflowId: 'local', runId: 'local' };

@@ -51,18 +51,19 @@ export const NEVER_STARTED = Symbol('never started');
 export async function waitForEpisode(client: Client, workflowId: string): Promise<ResultRow | undefined>;
 export async function waitForEpisode(client: Client, workflowId: string, stillExpected: () => Promise<boolean>): Promise<ResultRow | undefined | typeof NEVER_STARTED>;
 export async function waitForEpisode(client: Client, workflowId: string, stillExpected?: () => Promise<boolean>): Promise<ResultRow | undefined | typeof NEVER_STARTED> {
+  const result = () => client.workflow.getHandle<(i: EpisodeInput) => Promise<ResultRow>>(workflowId).result();
   // An episode not started yet is looked for again sooner at first, then less often (each look is a call).
   let notFoundPause = 250;
   for (;;) {
     try {
-      return await client.workflow.getHandle<(i: EpisodeInput) => Promise<ResultRow>>(workflowId).result();
+      return await result();
     } catch (err) {
       if (err instanceof WorkflowFailedError) return undefined;
       const notFound = err instanceof WorkflowNotFoundError;
       if (notFound && notFoundPause >= NOT_FOUND_PAUSE_MAX && stillExpected && !(await stillExpected().catch(() => true))) {
         // The batch closed: the episode either started just before that, or never will.
         try {
-          return await client.workflow.getHandle<(i: EpisodeInput) => Promise<ResultRow>>(workflowId).result();
+          return await result();
         } catch (again) {
           if (again instanceof WorkflowFailedError) return undefined;
           if (again instanceof WorkflowNotFoundError) return NEVER_STARTED;

@@ -2,7 +2,7 @@ import type Docker from 'dockerode';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { asSandboxError, SandboxLost } from './errors.ts';
 import { closeSink, demuxToSinks, openSink, TailBuffer } from './output-capture.ts';
-import type { ExecResult, SandboxHandle } from './types.ts';
+import type { ExecOptions, ExecResult, SandboxHandle } from './types.ts';
 
 export const DEFAULT_OUTPUT_CAP = 1024 * 1024;
 /** Seconds between `timeout`'s TERM and its KILL. */
@@ -10,14 +10,9 @@ export const KILL_GRACE_SEC = 5;
 /** Extra host-side patience beyond the in-container budget before giving up on the stream. */
 const HOST_GUARD_SEC = 20;
 
-export interface RawExecOptions {
+/** ExecOptions with an argv instead of a bash command. */
+export interface RawExecOptions extends Omit<ExecOptions, 'command'> {
   argv: string[];
-  user?: string;
-  workdir?: string;
-  env?: Record<string, string>;
-  timeoutSec?: number;
-  outputCapBytes?: number;
-  streamToFile?: string;
   /** Aborting ends the wait for the output (the command itself is left to its own timeout). */
   signal?: AbortSignal;
 }

@@ -79,8 +79,7 @@ export async function preflightAndTest(provider: SandboxProvider, handle: Sandbo
     outputCapBytes: SNAPSHOT_OUTPUT_CAP,
   });
   checkPreflight(res, clear, false);
-  const elapsedSec = (Date.now() - started) / 1000;
-  return { timedOut: res.timedOut && elapsedSec >= run.timeoutSec - 0.5, report: parseTestReport(res) };
+  return testOutcome(res, started, run.timeoutSec);
 }
 
 /** A separate exec of the clear (and placement), for when collect hooks ran between the tools check and the clear. */
@@ -172,9 +171,13 @@ export async function runTestSh(provider: SandboxProvider, handle: SandboxHandle
   });
   const cannot = startFailure(res);
   if (cannot) throw new VerificationMasked('verifier_error', `test.sh could not start: ${cannot}`);
-  // A test.sh that itself exits 124 early is not a timeout.
+  return testOutcome(res, started, run.timeoutSec);
+}
+
+/** Whether test.sh ran past its timeout (one that itself exits 124 early did not), and what came back with it. */
+function testOutcome(res: ExecResult, started: number, timeoutSec: number): { timedOut: boolean; report: TestReport } {
   const elapsedSec = (Date.now() - started) / 1000;
-  return { timedOut: res.timedOut && elapsedSec >= run.timeoutSec - 0.5, report: parseTestReport(res) };
+  return { timedOut: res.timedOut && elapsedSec >= timeoutSec - 0.5, report: parseTestReport(res) };
 }
 
 async function readCapped(path: string): Promise<string | undefined> {
