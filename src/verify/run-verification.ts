@@ -120,8 +120,9 @@ async function verifyShared(s: Shared): Promise<RewardOutcome> {
   const placement = await placementScript(files);
   const user = await sharedVerifierUser(provider, agent, ctx.task, turn.explicitUser, ctx.agentImageUser);
   const run = { user, env, timeoutSec: turn.timeoutSec };
+  const clearAndPlace = `${clearScript(turn.inputs)}\n${placement ?? ''}`;
   if (hooks.length === 0 && placement !== null && user === 'root' && !('PATH' in env)) {
-    const { timedOut, report } = await phases.run('test', () => preflightAndTest(provider, agent, `${clearScript(turn.inputs)}\n${placement}`, run));
+    const { timedOut, report } = await phases.run('test', () => preflightAndTest(provider, agent, clearAndPlace, run));
     return scoreShared(s, timedOut, report);
   }
   if (hooks.length > 0) {
@@ -129,7 +130,7 @@ async function verifyShared(s: Shared): Promise<RewardOutcome> {
     await phases.run('collect', () => runCollectHooks(provider, agent, hooks, s.warnings, ctx.heartbeat));
     await phases.run('prepare', () => runClear(provider, agent, turn.inputs, placement));
   } else {
-    await phases.run('prepare', () => preflight(provider, agent, `${clearScript(turn.inputs)}\n${placement ?? ''}`));
+    await phases.run('prepare', () => preflight(provider, agent, clearAndPlace));
   }
   if (placement === null) await phases.run('prepare', () => uploadTestsAndTranscript(provider, agent, files));
   const { timedOut, report } = await phases.run('test', () => runTestSh(provider, agent, run));
