@@ -1,42 +1,41 @@
-import { mkdirSync, existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { containerName } from '../sandbox/index.ts';
-import { templateEnv, type Task } from '../task/index.ts';
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { mkdirSync } from 'node:fs';
+import { containerName, SeedFailed } from '../sandbox/index.ts';
+import { loadBerthConfig } from '../task/berth-config.ts';
+import { secretValues } from '../verify/index.ts';
 import type { EpisodeInput, EpisodePlan, SandboxRef } from '../workflows/types.ts';
 import { typed } from './failures.ts';
 import { hostIdentity } from './host-identity.ts';
-import { prepareImage } from './image-prep.ts';
 import { episodeLogsDir } from './logs.ts';
 import { loadEpisodeTask, sandboxProvider } from './runtime.ts';
-import { agentSandboxSpec } from './sandbox-spec.ts';
-import { seedFailure } from './seed-failure.ts';
+import { seedAgentSandbox } from './seed-agent.ts';
 import { tearDownEpisode } from './tear-down.ts';
 import { beating } from './beating.ts';
 
-function environmentOf(task: Task): Record<string, string> {
-  const result = templateEnv(task.environment.env, process.env);
-  if ('missing' in result) throw seedFailure(`${task.path}/task.toml: [environment].env needs the variable ${result.missing}, which is not set on this worker. Set it in the worker's environment.`);
-  return result.values;
+/**
+ * A seed failure a fresh seed may not repeat (a healthcheck that never passed: retryable, as the spec says) is
+ * retried while this activity has attempts left; the last attempt fails the seed with the check's output.
+ */
+function retryWhileAttemptsLeft(err: unknown): unknown {
+  if (!(err instanceof SeedFailed) || !err.retryable) return err;
+  const { attempt, retryPolicy } = Context.current().info;
+  const max = retryPolicy?.maximumAttempts ?? 0;
+  if (max > 0 && attempt < max) return ApplicationFailure.retryable(`seed attempt ${attempt} of ${max}: ${err.message}`, 'berth:seed_retry', err.output);
+  return err;
 }
 
-/** Create-or-adopt the agent's sandbox: image ready, container started, overlay, entrypoint, healthcheck. */
+/** Create-or-adopt the agent's sandbox: image ready, container started, overlay, entrypoint, healthchecks. */
 export async function seed(req: { input: EpisodeInput; plan: EpisodePlan; workflowId: string; runId: string }): Promise<SandboxRef> {
   return typed(() => beating(async () => {
     const { host, queue } = await hostIdentity();
     const task = await loadEpisodeTask(req.input);
-    const taskEnv = environmentOf(task);
-    const provider = sandboxProvider();
-    const prepared = await prepareImage(provider.docker, provider, task, req.input.imageAliases);
-    const name = containerName(req.workflowId, req.runId, 'agent');
-    const spec = agentSandboxSpec(task, prepared, {
-      name, taskEnv, labels: { batch: req.input.batchId, workflowId: req.workflowId, role: 'agent' },
-    });
-    const { handle } = await provider.seed(spec);
-    if (task.image.upload_environment_files && existsSync(join(task.path, 'environment'))) {
-      await provider.upload(handle, join(task.path, 'environment'), handle.workdir, { owner: handle.user });
-    }
     const logsDir = episodeLogsDir(req.workflowId, req.runId);
     mkdirSync(logsDir, { recursive: true });
+    const { handle, spec } = await seedAgentSandbox(sandboxProvider(), task, {
+      name: containerName(req.workflowId, req.runId, 'agent'),
+      labels: { batch: req.input.batchId, workflowId: req.workflowId, role: 'agent' },
+      imageAliases: req.input.imageAliases, hostEnv: process.env, logsDir, hidden: () => secretValues(loadBerthConfig().config.secrets),
+    }).catch((err: unknown) => { throw retryWhileAttemptsLeft(err); });
     return {
       queue, container: handle.name, containerId: handle.containerId, host, user: handle.user, workdir: handle.workdir, logsDir,
       ...(spec.entrypoint ? { entrypoint: true } : {}),

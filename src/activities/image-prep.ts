@@ -1,83 +1,82 @@
-import type Docker from 'dockerode';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// What prepare made ready on this host, recorded per task version and alias map under BERTH_HOME/images. The seed
+// starts from the recorded image id, so a base tag that moves after prepare (or differs between hosts) does not
+// change the episode (task-folder-format.md § Dockerfile modes: "pinned to its digest at prepare").
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { imageContentHash, imageTagForHash, readContextFiles, type SandboxProvider } from '../sandbox/index.ts';
-import { applyImageAlias, type Task } from '../task/index.ts';
+import { homePath } from '../server/paths.ts';
+import { pinnedAgentImage, prepareAgentImage, prepareVerifierImage, SeedFailed, type PreparedImage, type SandboxProvider } from '../sandbox/index.ts';
+import type { Task } from '../task/index.ts';
 
-/** The image's own configuration, when Berth has it on record (DESIGN.md section 7, Images). */
-export interface ImageConfig {
-  entrypoint: string[] | null;
-  cmd: string[] | null;
-  env: Record<string, string>;
-}
-
-export interface PreparedImage {
+export interface ImageRecord {
+  task_id: string;
+  path: string;
+  digest: string;
+  mode: string;
+  /** The reference the task names (after aliases), or the built `hb__<hash>` tag. */
   image: string;
-  config: ImageConfig | null;
+  /** The image id episodes start from (pull, overlay and build modes). */
+  image_id?: string;
   built: boolean;
+  verifier_image?: string;
+  at: string;
 }
 
-const BASE_HINT = 'berth-base:bookworm';
+type Aliases = Readonly<Record<string, string>>;
 
-async function inspectConfig(docker: Docker, ref: string): Promise<ImageConfig> {
-  const info = await docker.getImage(ref).inspect();
-  const env: Record<string, string> = {};
-  for (const kv of info.Config?.Env ?? []) {
-    const at = kv.indexOf('=');
-    if (at > 0) env[kv.slice(0, at)] = kv.slice(at + 1);
+function recordPath(task: Task, aliases: Aliases): string {
+  const key = createHash('sha256').update(JSON.stringify([task.path, task.digest, Object.entries(aliases).sort()])).digest('hex');
+  return homePath('images', `${task.id}-${key.slice(0, 12)}.json`);
+}
+
+function writeRecord(task: Task, aliases: Aliases, agent: PreparedImage, verifier?: PreparedImage): void {
+  const record: ImageRecord = {
+    task_id: task.id, path: task.path, digest: task.digest, mode: task.image.mode, image: agent.name,
+    ...(agent.config ? { image_id: agent.ref } : {}), built: agent.built,
+    ...(verifier ? { verifier_image: verifier.name } : {}), at: new Date().toISOString(),
+  };
+  const path = recordPath(task, aliases);
+  mkdirSync(join(path, '..'), { recursive: true });
+  const tmp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(record, null, 2)}\n`);
+  renameSync(tmp, path);
+}
+
+function readRecord(task: Task, aliases: Aliases): ImageRecord | null {
+  try {
+    const r = JSON.parse(readFileSync(recordPath(task, aliases), 'utf8')) as ImageRecord;
+    return r.digest === task.digest && r.mode === task.image.mode ? r : null;
+  } catch {
+    return null;
   }
-  const list = (v: string | string[] | null | undefined) => (v == null ? null : Array.isArray(v) ? v : [v]);
-  return { entrypoint: list(info.Config?.Entrypoint), cmd: list(info.Config?.Cmd), env };
 }
 
-/** FROM lines of a build-mode Dockerfile, rewritten through the alias map. */
-export function aliasFromLines(dockerfile: string, aliases: Readonly<Record<string, string>>): { text: string; bases: string[] } {
-  const bases: string[] = [];
-  const text = dockerfile.replace(/^(\s*FROM\s+)((?:--\S+\s+)*)(\S+)(.*)$/gim, (_m, head: string, flags: string, ref: string, rest: string) => {
-    const mapped = applyImageAlias(ref, aliases);
-    bases.push(mapped);
-    return `${head}${flags}${mapped}${rest}`;
-  });
-  return { text, bases };
+/** Prepare: the agent's image (and a separate verifier's) made ready here and recorded. */
+export async function prepareAndRecord(provider: SandboxProvider, task: Task, aliases: Aliases): Promise<{ agent: PreparedImage; verifier?: PreparedImage }> {
+  const agent = await prepareAgentImage(provider, task, aliases);
+  const verifier = task.verifier.mode === 'separate' ? await prepareVerifierImage(provider, task, aliases) : undefined;
+  writeRecord(task, aliases, agent, verifier);
+  return { agent, ...(verifier ? { verifier } : {}) };
 }
 
 /**
- * Makes the agent sandbox's image ready: a present (or pullable) image for prebuilt, pull and
- * overlay modes; a content-hashed `hb__<hash>` build for build mode.
+ * Seed: the agent image prepare recorded on this host, by its id. Without a record (another host prepared the
+ * batch) it is prepared and recorded now. A pinned base that is gone fails the seed rather than start from
+ * whatever the tag names today; a built image that is gone is built again (its tag is its content hash).
  */
-export async function prepareImage(docker: Docker, provider: SandboxProvider, task: Task, aliases: Readonly<Record<string, string>>): Promise<PreparedImage> {
-  const plan = task.image;
-  if (plan.mode !== 'build') {
-    const image = plan.image!;
-    await provider.ensureImage(image, { aliasHint: BASE_HINT });
-    const onRecord = plan.mode === 'pull' || plan.mode === 'overlay';
-    const config = onRecord ? await inspectConfig(docker, image) : null;
-    if (config && plan.entrypoint_cleared) config.entrypoint = null;
-    return { image, config, built: false };
+export async function agentImageForSeed(provider: SandboxProvider, task: Task, aliases: Aliases): Promise<PreparedImage> {
+  const record = task.image.mode === 'prebuilt' ? null : readRecord(task, aliases);
+  if (record?.image_id) {
+    const config = await provider.imageConfig(record.image_id);
+    if (config) return pinnedAgentImage(task, record.image, config, false);
+    if (task.image.mode !== 'build') {
+      throw new SeedFailed(
+        'harbor:seed_failed',
+        `the base image ${record.image} was pinned at prepare to ${record.image_id}, which is no longer on this host; run \`berth prepare\` again`,
+      );
+    }
   }
-  const contextDir = join(task.path, 'environment');
-  const original = readFileSync(join(contextDir, 'Dockerfile'), 'utf8');
-  const { text, bases } = aliasFromLines(original, aliases);
-  // A base image rebuilt locally (same name, new id) must rebuild what stands on it.
-  const baseIds: Record<string, string> = {};
-  for (const base of bases) {
-    if (!/^[a-z0-9]/i.test(base) || base.toLowerCase() === 'scratch' || base.includes('$')) continue;
-    await provider.ensureImage(base, { aliasHint: BASE_HINT });
-    baseIds[base] = String((await docker.getImage(base).inspect()).Id);
-  }
-  const files = await readContextFiles(contextDir);
-  const tag = imageTagForHash(imageContentHash({ files, aliases: { ...aliases }, buildSettings: { dockerfile: 'Dockerfile', baseIds } }));
-  let buildDir = contextDir;
-  if (text !== original) {
-    buildDir = mkdtempSync(join(tmpdir(), 'berth-build-'));
-    cpSync(contextDir, buildDir, { recursive: true });
-    writeFileSync(join(buildDir, 'Dockerfile'), text);
-  }
-  try {
-    const result = await provider.buildImage({ contextDir: buildDir, tag });
-    return { image: tag, config: await inspectConfig(docker, tag), built: result.built };
-  } finally {
-    if (buildDir !== contextDir && existsSync(buildDir)) rmSync(buildDir, { recursive: true, force: true });
-  }
+  const agent = await prepareAgentImage(provider, task, aliases);
+  if (task.image.mode !== 'prebuilt') writeRecord(task, aliases, agent);
+  return agent;
 }

@@ -1,11 +1,7 @@
 import { Context, heartbeat } from '@temporalio/activity';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { homePath } from '../server/paths.ts';
 import type { PrepareInput, PrepareRequest, PrepareOutcome } from '../workflows/types.ts';
 import { isLossError } from '../sandbox/index.ts';
-import { prepareImage } from './image-prep.ts';
-import { resolveVerifierImage } from '../verify/index.ts';
+import { prepareAndRecord } from './image-prep.ts';
 import { loadEpisodeTask, sandboxProvider } from './runtime.ts';
 
 /** Makes one task's image ready on this host and records it; a failure is an outcome, not an error. */
@@ -40,19 +36,9 @@ async function prepareOne(req: PrepareRequest): Promise<PrepareOutcome> {
   try {
     const task = await loadEpisodeTask({ ...req, batchId: '', datasetName: '', repeat: 1, attempt: 1, agent: 'oracle', agentArgs: {},
       episodeSettings: { defaultTimeoutSec: 0, enforceTaskTimeouts: true, sandboxReadyTimeoutSec: 0 } });
-    const provider = sandboxProvider();
-    const prepared = await prepareImage(provider.docker, provider, task, req.imageAliases);
-    // A separate verifier's image (prebuilt, or tests/ built as hb__<hash>-verifier) is made ready too.
-    const verifierImage = task.verifier.mode === 'separate' ? (await resolveVerifierImage(provider, task, req.imageAliases)).ref : undefined;
-    const record = {
-      task_id: task.id, path: task.path, digest: task.digest, mode: task.image.mode, image: prepared.image, built: prepared.built,
-      ...(verifierImage ? { verifier_image: verifierImage } : {}), at: new Date().toISOString(),
-    };
-    const dir = homePath('images');
-    mkdirSync(dir, { recursive: true });
-    // One record per task version: what its episodes will start from on this host.
-    writeFileSync(join(dir, `${task.id}-${task.digest.replace(/^sha256:/, '').slice(0, 12)}.json`), `${JSON.stringify(record, null, 2)}\n`);
-    return { taskId: task.id, ok: true, image: prepared.image, mode: task.image.mode, built: prepared.built };
+    // The agent's image and a separate verifier's, made ready and recorded: what this task's episodes start from here.
+    const { agent } = await prepareAndRecord(sandboxProvider(), task, req.imageAliases);
+    return { taskId: task.id, ok: true, image: agent.name, mode: task.image.mode, built: agent.built };
   } catch (err) {
     // An engine that stopped answering is retried; anything else is this task's outcome.
     if (isLossError(err)) throw err;

@@ -1,56 +1,60 @@
-import type { SandboxLabels, SandboxSpec } from '../sandbox/index.ts';
-import type { Task } from '../task/index.ts';
-import type { PreparedImage } from './image-prep.ts';
+import { posix } from 'node:path';
+import { withImageRuntime, type ImageConfig, type PreparedImage, type SandboxLabels, type SandboxSpec } from '../sandbox/index.ts';
+import { resolveDockerfileEnv, type ResolvedDockerfileEnv, type Task } from '../task/index.ts';
 
-/** Resolves `$VAR` and `${VAR}` in a Dockerfile ENV value against what is already set. */
-export function expandDockerEnv(value: string, env: Readonly<Record<string, string>>): string {
-  return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (_m, a: string | undefined, b: string | undefined) => env[(a ?? b)!] ?? '');
+/**
+ * Docker's ENV for a pull- or overlay-mode Dockerfile, over its base image's environment on record
+ * (spec/task-folder-format.md § Dockerfile modes). Null for prebuilt and build modes: a built image carries its own.
+ */
+function dockerfileEnv(task: Task, config: ImageConfig | null): ResolvedDockerfileEnv | null {
+  const plan = task.image;
+  if (plan.mode !== 'pull' && plan.mode !== 'overlay') return null;
+  if (!config) throw new Error(`task ${task.id}: a ${plan.mode}-mode image has no configuration on record; prepare it first`);
+  return resolveDockerfileEnv(plan.instructions, config.env);
 }
 
-/** The agent sandbox for a task: image settings first, the Dockerfile's (pull, overlay), then the task's. */
+/** A Dockerfile WORKDIR that stayed relative starts from the base image's working directory, as in a build. */
+const fromBase = (dir: string, config: ImageConfig | null): string => posix.resolve(config?.workdir || '/', dir);
+
+/**
+ * The agent sandbox for a task: the image's configuration on record (ENV resolved as Docker resolves it,
+ * entrypoint, healthcheck), then the Dockerfile's settings (pull, overlay), then the task's.
+ */
 export function agentSandboxSpec(task: Task, prepared: PreparedImage, opts: {
   name: string; labels: SandboxLabels; taskEnv: Record<string, string>;
 }): SandboxSpec {
   const plan = task.image;
-  const dockerfileEnv: Record<string, string> = {};
-  const base = { ...(prepared.config?.env ?? {}) };
-  for (const [k, v] of Object.entries(plan.env)) {
-    dockerfileEnv[k] = expandDockerEnv(v, { ...base, ...dockerfileEnv });
-  }
-  const env = { ...dockerfileEnv, ...opts.taskEnv };
-  const user = task.agent.user ?? plan.user ?? undefined;
-  const workdir = task.environment.workdir ?? plan.workdir ?? undefined;
-  const spec: SandboxSpec = {
+  const config = prepared.config;
+  const resolved = dockerfileEnv(task, config);
+  const user = task.agent.user ?? plan.user ?? (config ? config.user || 'root' : undefined);
+  const workdir = task.environment.workdir ?? (plan.workdir !== null ? fromBase(plan.workdir, config) : config ? config.workdir || '/' : undefined);
+  const spec = withImageRuntime({
     name: opts.name,
     labels: opts.labels,
-    image: prepared.image,
-    env,
-    workdir: workdir ?? undefined,
+    image: prepared.ref,
+    env: { ...(resolved?.env ?? {}), ...opts.taskEnv },
+    workdir,
     user: user === undefined ? undefined : String(user),
     cpus: task.environment.cpus ?? undefined,
     memoryMb: task.environment.memory_mb ?? undefined,
+    gpus: task.environment.gpus ?? undefined,
     network: task.environment.network_mode === 'no-network' ? 'none' : 'bridge',
-  };
-  const entry = prepared.config?.entrypoint;
-  if (entry && entry.length > 0) {
-    spec.entrypoint = { command: [...entry, ...(prepared.config?.cmd ?? [])], env: opts.taskEnv };
-  }
-  if (plan.mode === 'overlay' && plan.runs.length > 0) {
+  }, { config, healthcheck: task.environment.healthcheck, entrypointEnv: opts.taskEnv, cpus: task.environment.cpus });
+  if (plan.mode === 'overlay' && plan.runs.length > 0 && resolved) {
+    // Each line runs with exactly the environment in effect at it: what the container has beyond that is unset.
+    const containerKeys = [...Object.keys(spec.env), 'HOSTNAME'];
     spec.overlay = {
       timeoutSec: task.environment.build_timeout_sec,
-      runs: plan.runs.map((r) => ({
-        command: r.command,
-        env: Object.fromEntries(Object.entries(r.env).map(([k, v]) => [k, expandDockerEnv(v, { ...base, ...r.env })])),
-        workdir: r.workdir ?? '/',
-        user: r.user ?? 'root',
-      })),
-    };
-  }
-  const hc = task.environment.healthcheck;
-  if (hc) {
-    spec.healthcheck = {
-      command: hc.command, intervalSec: hc.interval_sec, timeoutSec: hc.timeout_sec,
-      startPeriodSec: hc.start_period_sec, startIntervalSec: hc.start_interval_sec, retries: hc.retries,
+      runs: plan.runs.map((r, i) => {
+        const env = resolved.runs[i]!;
+        return {
+          command: r.command,
+          env,
+          unset: containerKeys.filter((k) => !(k in env)),
+          workdir: r.workdir !== null ? fromBase(r.workdir, config) : config?.workdir || '/',
+          user: r.user ?? (config?.user || 'root'),
+        };
+      }),
     };
   }
   return spec;

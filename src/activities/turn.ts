@@ -1,4 +1,4 @@
-import { ApplicationFailure, Context, heartbeat } from '@temporalio/activity';
+import { Context, heartbeat } from '@temporalio/activity';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { harnessFor } from '../agents/index.ts';
@@ -8,6 +8,7 @@ import { clearTurnFiles, redact, runVerification, secretValues } from '../verify
 import type { AtifTrajectory } from '../verify/atif.ts';
 import type { AgentTurnOutput, SandboxRef, TokenUsage, TurnOutcome, TurnRef } from '../workflows/types.ts';
 import { beating } from './beating.ts';
+import { failIfEntrypointDied, keepEntrypointOutput } from './entrypoint-output.ts';
 import { typed } from './failures.ts';
 import { handleOf } from './handle.ts';
 import { verifyThenTearDown } from './final-verify.ts';
@@ -64,15 +65,6 @@ export async function agentTurn(req: TurnRequest): Promise<AgentTurnOutput> {
   }));
 }
 
-/** DESIGN.md section 7, Images: an image entrypoint that died during the rollout masks the episode. */
-async function entrypointStillUp(sandbox: SandboxRef): Promise<void> {
-  const state = await sandboxProvider().entrypointState(handleOf(sandbox));
-  if (state.state === 'lost' || (state.state === 'exited' && state.exitCode !== 0)) {
-    const how = state.state === 'lost' ? 'was killed' : `exited with code ${state.exitCode}`;
-    throw ApplicationFailure.nonRetryable(`the image's entrypoint ${how} during the rollout; its output is /logs/agent/entrypoint-stdout.txt`, 'harbor:entrypoint_failed');
-  }
-}
-
 /**
  * Verification of one turn (task-folder-verifiers.md), scored by the reward-file rules. With `teardownAfter` (the
  * episode's last turn) the sandbox is handed to removal once the outcome is recorded, and `tornDown` says so.
@@ -89,18 +81,22 @@ export async function verifyTurn(req: TurnRequest & { agentTimings: Record<strin
 
 async function verifyHere(req: TurnRequest & { agentTimings: Record<string, number>; usage?: TokenUsage }, turnDir: string): Promise<TurnOutcome> {
   const task = await loadEpisodeTask(req.input);
-  if (req.sandbox.entrypoint) await entrypointStillUp(req.sandbox);
+  const provider = sandboxProvider();
+  const handle = handleOf(req.sandbox);
+  const secrets = loadBerthConfig().config.secrets;
+  if (req.sandbox.entrypoint) await failIfEntrypointDied(provider, handle, turnDir, secretValues(secrets));
   const trajectory = JSON.parse(readFileSync(join(turnDir, 'agent', 'trajectory.json'), 'utf8')) as AtifTrajectory;
   const responseText = readFileSync(join(turnDir, 'agent', 'response.txt'), 'utf8');
   const { workflowId, runId } = execution();
-  const secrets = loadBerthConfig().config.secrets;
   const out = await runVerification({
-    provider: sandboxProvider(), agent: handleOf(req.sandbox), task, stepIndex: task.multi_step ? req.turn : null,
+    provider, agent: handle, task, stepIndex: task.multi_step ? req.turn : null,
     logsDir: turnDir, trajectory, responseText, naming: { workflowId, runId, batchId: req.input.batchId },
     hostEnv: process.env, secrets, imageAliases: req.input.imageAliases, heartbeat: () => heartbeat(),
     signal: Context.current().cancellationSignal,
   });
   const hidden = secretValues(secrets);
+  // The image entrypoint's output goes with this turn's verifier logs (after they landed there).
+  if (req.sandbox.entrypoint) await keepEntrypointOutput(provider, handle, turnDir, hidden);
   return {
     step: req.plan.steps[req.turn]!.name,
     reward: out.masked ? null : out.reward,

@@ -4,6 +4,8 @@ import { dockerFromEnv } from './docker-client.ts';
 import { asSandboxError, SandboxLost } from './errors.ts';
 import { runExec } from './exec.ts';
 import { downloadPath, uploadPath } from './files.ts';
+import { gpuSupport } from './gpus.ts';
+import { readImageConfig, type ImageConfig } from './image-config.ts';
 import { buildImage, ensureImage, type BuildImageOptions, type BuildImageResult, type EnsureImageOptions } from './images.ts';
 import { inspectSandbox, resumeSandbox, runJanitor, stopSandbox, teardownSandbox } from './lifecycle.ts';
 import { handleFromInspect, seedSandbox } from './seed.ts';
@@ -16,6 +18,7 @@ import type {
   DetachedStartResult,
   DetachedWaitOptions,
   ExecOptions,
+  GpuSupport,
   ExecResult,
   JanitorOptions,
   JanitorReport,
@@ -100,8 +103,16 @@ export class DockerSandboxProvider implements SandboxProvider {
     return runJanitor(this.docker, options);
   }
 
-  ensureImage(ref: string, options?: EnsureImageOptions): Promise<void> {
+  ensureImage(ref: string, options?: EnsureImageOptions): Promise<ImageConfig> {
     return ensureImage(this.docker, ref, options);
+  }
+
+  imageConfig(ref: string): Promise<ImageConfig | null> {
+    return readImageConfig(this.docker, ref);
+  }
+
+  gpuSupport(probeImage: string): Promise<GpuSupport> {
+    return gpuSupport(this.docker, probeImage);
   }
 
   buildImage(options: BuildImageOptions): Promise<BuildImageResult> {

@@ -1,3 +1,6 @@
+/** Stands in for a container name when the engine itself is lost during image work. */
+export const ENGINE = '(docker engine)';
+
 export type SeedFailureKind = 'harbor:overlay_failed' | 'harbor:entrypoint_failed' | 'harbor:seed_failed';
 
 /** The container vanished, was stopped from outside, or the engine stopped answering. */
@@ -11,13 +14,18 @@ export class SandboxLost extends Error {
   }
 }
 
-/** A seed that failed for good; `kind` is the row's failure kind. */
+/**
+ * A seed that failed; `kind` is the row's failure kind. `retryable` (a healthcheck that never passed,
+ * task-folder-format.md § Environment: healthcheck) means a fresh seed may succeed: the seed activity tries
+ * again while it has attempts left, and the last one fails the seed.
+ */
 export class SeedFailed extends Error {
   override readonly name = 'SeedFailed';
   constructor(
     readonly kind: SeedFailureKind,
     message: string,
     readonly output = '',
+    readonly retryable = false,
   ) {
     super(message);
   }

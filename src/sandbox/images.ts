@@ -3,12 +3,10 @@ import { createWriteStream } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { asSandboxError, describeCause, ImageBuildFailed, ImageMissing } from './errors.ts';
+import { describeCause, ImageBuildFailed, ImageMissing } from './errors.ts';
 import { acquireFileLock } from './file-lock.ts';
+import { readImageConfig, type ImageConfig } from './image-config.ts';
 import { readContextFiles } from './image-hash.ts';
-
-/** Stands in for a container name when the engine itself is lost during image work. */
-const ENGINE = '(docker engine)';
 
 export interface EnsureImageOptions {
   /** The local image suggested in the error message, e.g. berth-base:bookworm. */
@@ -21,24 +19,21 @@ export function berthHome(): string {
 }
 
 export async function imageExists(docker: Docker, ref: string): Promise<boolean> {
-  try {
-    await docker.getImage(ref).inspect();
-    return true;
-  } catch (err) {
-    if ((err as { statusCode?: number }).statusCode === 404) return false;
-    throw asSandboxError(ENGINE, err);
-  }
+  return (await readImageConfig(docker, ref)) !== null;
 }
 
-/** Present locally → done; else one pull attempt; failing that, ImageMissing naming the alias option. */
-export async function ensureImage(docker: Docker, ref: string, options: EnsureImageOptions = {}): Promise<void> {
-  if (await imageExists(docker, ref)) return;
+/** Present locally → its configuration; else one pull attempt; failing that, ImageMissing naming the alias option. */
+export async function ensureImage(docker: Docker, ref: string, options: EnsureImageOptions = {}): Promise<ImageConfig> {
+  const present = await readImageConfig(docker, ref);
+  if (present) return present;
   try {
     await pullImage(docker, ref, options.pullTimeoutMs ?? 300_000);
   } catch (err) {
     throw new ImageMissing(ref, err, options.aliasHint);
   }
-  if (!(await imageExists(docker, ref))) throw new ImageMissing(ref, new Error('pull finished without the image'), options.aliasHint);
+  const pulled = await readImageConfig(docker, ref);
+  if (!pulled) throw new ImageMissing(ref, new Error('pull finished without the image'), options.aliasHint);
+  return pulled;
 }
 
 async function pullImage(docker: Docker, ref: string, timeoutMs: number): Promise<void> {

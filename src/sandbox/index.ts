@@ -13,6 +13,11 @@ export {
 } from './errors.ts';
 export { imageContentHash, imageTagForHash, readContextFiles, type ContextFile, type ImageHashInput } from './image-hash.ts';
 export type { BuildImageOptions, BuildImageResult, EnsureImageOptions } from './images.ts';
+export { healthcheckFromImage, keepAliveEntrypoint, type ImageConfig } from './image-config.ts';
+export { aliasFromLines, pinnedAgentImage, prepareAgentImage, prepareVerifierImage, type PreparedImage } from './image-prep.ts';
+export { taskHealthcheck, withImageRuntime, type ImageRuntimeInput } from './image-runtime.ts';
+export { cpuHints, CPU_HINT_VARIABLES } from './cpu-hints.ts';
+export { gpuDeviceRequests, type DeviceRequest } from './gpus.ts';
 export { ENTRYPOINT_OUTPUT, type EntrypointState } from './seed-phases.ts';
 export { CLAIMS_DIR, DETACHED_BASE } from './detached.ts';
 export { extractTar, inlineWriteScript } from './files.ts';

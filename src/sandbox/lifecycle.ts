@@ -19,6 +19,7 @@ export async function inspectSandbox(docker: Docker, handle: SandboxHandle): Pro
     exitCode: info.State.Running ? null : info.State.ExitCode,
     oomKilled: info.State.OOMKilled,
     labels: info.Config.Labels ?? {},
+    image: info.Image,
   };
 }
 

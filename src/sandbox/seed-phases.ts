@@ -13,6 +13,16 @@ function outputTail(res: ExecResult): string {
   return text.length > FAILURE_OUTPUT_CHARS ? `…${text.slice(-FAILURE_OUTPUT_CHARS)}` : text;
 }
 
+/**
+ * `/bin/sh -c <command>` (Docker's shell for RUN), first dropping the container's variables that are not set at
+ * the line, so the line sees exactly the environment a build would (the exec's Env sets the rest).
+ */
+export function overlayArgv(run: OverlayRun): string[] {
+  const unset = (run.unset ?? []).filter((k) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k));
+  if (unset.length === 0) return ['/bin/sh', '-c', run.command];
+  return ['/bin/sh', '-c', `unset ${unset.join(' ')}; exec /bin/sh -c "$1"`, 'sh', run.command];
+}
+
 /** Dockerfile RUN lines in order, with the shell Docker uses for them (`/bin/sh -c`). */
 export async function runOverlay(
   docker: Docker,
@@ -28,7 +38,7 @@ export async function runOverlay(
       throw new SeedFailed('harbor:overlay_failed', `${label} did not start: build_timeout_sec (${timeoutSec} s) spent`);
     }
     const res = await runExec(docker, handle, {
-      argv: ['/bin/sh', '-c', run.command],
+      argv: overlayArgv(run),
       user: run.user || 'root',
       workdir: run.workdir || '/',
       env: run.env,
@@ -132,10 +142,12 @@ export async function pollHealthcheck(
       if (failures >= hc.retries) {
         const why = last.timedOut ? `timed out after ${hc.timeoutSec} s` : `exit code ${last.exitCode}`;
         const out = outputTail(last);
+        // Retryable (task-folder-format.md § Environment: healthcheck): a fresh seed may come up healthy.
         throw new SeedFailed(
           'harbor:seed_failed',
           `healthcheck \`${hc.command}\` failed ${failures} times in a row (last: ${why}); the sandbox never became healthy\n${out}`,
           out,
+          true,
         );
       }
     }

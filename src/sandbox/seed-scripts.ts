@@ -11,20 +11,29 @@ export function baseSetupScript(overlayWorkdirs: string[]): string {
   return lines.join(' && ');
 }
 
+/** root, 0 and their `:group` forms: the user that needs nothing given to it. */
+export function isRootUser(user: string): boolean {
+  const name = user.split(':')[0] ?? '';
+  return name === 'root' || name === '0';
+}
+
 /**
- * Creates the working directory when missing and gives it to the agent user. A name with a passwd
- * entry gets its login group; a bare uid without one (the spec runs it as that uid) keeps group root.
+ * Creates the working directory (`mkdir -p`) and, for an agent user other than root, gives it to that user
+ * whether or not it existed, as NeMo Gym's seed does (reference/nemo-gym-behaviour.md § 3.6): an image's root-owned
+ * WORKDIR is writable by the agent. `/` is never given away. A name with a passwd entry gets its login group; a
+ * bare uid without one (the spec runs it as that uid) keeps group root.
  */
 export function workdirSetupScript(workdir: string, user: string): string {
   const wd = shellQuote(workdir);
   const u = shellQuote(user);
-  return [
-    `if [ ! -d ${wd} ]; then`,
-    `  mkdir -p ${wd} || exit 1`,
-    `  case ${u} in *:*) owner=${u} ;; *) if id -u ${u} >/dev/null 2>&1; then owner=${u}:; else owner=${u}; fi ;; esac`,
-    `  chown "$owner" ${wd} || { echo "cannot give ${workdir} to user ${user}: check [agent].user" >&2; exit 1; }`,
-    `fi`,
-  ].join('\n');
+  const lines = [`mkdir -p ${wd} || { echo "cannot create the working directory ${workdir}" >&2; exit 1; }`];
+  if (!isRootUser(user) && workdir !== '/') {
+    lines.push(
+      `case ${u} in *:*) owner=${u} ;; *) if id -u ${u} >/dev/null 2>&1; then owner=${u}:; else owner=${u}; fi ;; esac`,
+      `chown "$owner" ${wd} || { echo "cannot give ${workdir} to user ${user}: check [agent].user" >&2; exit 1; }`,
+    );
+  }
+  return lines.join('\n');
 }
 
 /** Fails when a named user does not exist in the image (a bare uid or uid:gid always runs). */

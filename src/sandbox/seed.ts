@@ -1,5 +1,7 @@
 import type Docker from 'dockerode';
 import { asSandboxError, ImageMissing, SandboxLost, SeedFailed } from './errors.ts';
+import { gpuDeviceRequests } from './gpus.ts';
+import { readImageConfig } from './image-config.ts';
 import { envList, runExec } from './exec.ts';
 import { uploadPath } from './files.ts';
 import {
@@ -14,7 +16,6 @@ import { pollHealthcheck, runOverlay, startEntrypoint } from './seed-phases.ts';
 import { baseSetupScript, MARK_SEEDED, SEEDED_MARKER, userCheckScript, workdirSetupScript } from './seed-scripts.ts';
 import type { SandboxHandle, SandboxSpec, SeedResult } from './types.ts';
 
-
 interface Resolved {
   user: string;
   workdir: string;
@@ -22,18 +23,11 @@ interface Resolved {
 
 async function resolveUserAndWorkdir(docker: Docker, spec: SandboxSpec): Promise<Resolved> {
   if (spec.user && spec.workdir) return { user: spec.user, workdir: spec.workdir };
-  let config: Docker.ImageInspectInfo['Config'];
-  try {
-    config = (await docker.getImage(spec.image).inspect()).Config;
-  } catch (err) {
-    if ((err as { statusCode?: number }).statusCode === 404) {
-      throw new SeedFailed('harbor:seed_failed', new ImageMissing(spec.image, err).message);
-    }
-    throw asSandboxError(spec.name, err);
-  }
+  const config = await readImageConfig(docker, spec.image);
+  if (!config) throw new SeedFailed('harbor:seed_failed', new ImageMissing(spec.image, new Error('no such image')).message);
   return {
-    user: spec.user || config.User || 'root',
-    workdir: spec.workdir || config.WorkingDir || '/',
+    user: spec.user || config.user || 'root',
+    workdir: spec.workdir || config.workdir || '/',
   };
 }
 
@@ -59,6 +53,7 @@ function createOptions(spec: SandboxSpec, r: Resolved, setupScript: string): Doc
     HostConfig: {
       Init: true,
       NanoCpus: spec.cpus ? Math.round(spec.cpus * 1e9) : undefined,
+      DeviceRequests: gpuDeviceRequests(spec.gpus),
       Memory: memory,
       MemorySwap: memory,
       NetworkMode: spec.network === 'none' ? 'none' : 'bridge',
@@ -103,7 +98,8 @@ async function tryAdopt(docker: Docker, name: string): Promise<SandboxHandle | u
 export async function seedSandbox(docker: Docker, spec: SandboxSpec): Promise<SeedResult> {
   const resolved = await resolveUserAndWorkdir(docker, spec);
   const overlay = spec.overlay && spec.overlay.runs.length > 0 ? spec.overlay : undefined;
-  const laterSteps = Boolean(spec.entrypoint?.command.length || spec.healthcheck || spec.uploadDirs?.length);
+  const healthchecks = spec.healthchecks ?? [];
+  const laterSteps = Boolean(spec.entrypoint?.command.length || healthchecks.length || spec.uploadDirs?.length);
   const workdirStep = [userCheckScript(resolved.user), workdirSetupScript(resolved.workdir, resolved.user)];
   // Without RUN lines every user already exists, so the whole setup runs in the keep-alive.
   const setup = [baseSetupScript(overlay ? [...new Set(overlay.runs.map((r) => r.workdir || '/'))] : [])];
@@ -145,7 +141,7 @@ export async function seedSandbox(docker: Docker, spec: SandboxSpec): Promise<Se
     await uploadPath(docker, handle, u.hostDir, u.containerDir, { owner: resolved.user });
   }
   if (spec.entrypoint && spec.entrypoint.command.length > 0) await startEntrypoint(docker, handle, spec.entrypoint);
-  if (spec.healthcheck) await pollHealthcheck(docker, handle, spec.healthcheck, Boolean(spec.entrypoint?.command.length));
+  for (const hc of healthchecks) await pollHealthcheck(docker, handle, hc, Boolean(spec.entrypoint?.command.length));
   if (laterSteps) await setupExec(docker, handle, MARK_SEEDED);
   return { handle, adopted: false };
 }

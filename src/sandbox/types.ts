@@ -1,4 +1,5 @@
 /** Plain-data inputs and results of the sandbox layer. Nothing here imports src/task. */
+import type { ImageConfig } from './image-config.ts';
 import type { BuildImageOptions, BuildImageResult, EnsureImageOptions } from './images.ts';
 import type { EntrypointState } from './seed-phases.ts';
 
@@ -13,7 +14,10 @@ export interface SandboxLabels {
 /** One Dockerfile RUN line of an overlay-mode task, with the settings in effect at its position. */
 export interface OverlayRun {
   command: string;
+  /** The whole environment in effect at the line (resolveDockerfileEnv). */
   env: Record<string, string>;
+  /** Variables of the container's environment not yet set at the line: the line runs without them, as in a build. */
+  unset?: string[];
   workdir: string;
   user: string;
 }
@@ -38,10 +42,13 @@ export interface SandboxSpec {
   user?: string;
   cpus?: number;
   memoryMb?: number;
+  /** GPUs the sandbox gets (Docker device requests); the engine must have them (gpuSupport). */
+  gpus?: number;
   network: 'bridge' | 'none';
-  /** The image's ENTRYPOINT (+ CMD) that Berth runs itself beside the keep-alive. */
+  /** The image's ENTRYPOINT, with `sh -c "sleep infinity"` for its CMD, that Berth runs itself beside the keep-alive. */
   entrypoint?: { command: string[]; env: Record<string, string> };
-  healthcheck?: HealthcheckSpec;
+  /** Awaited in order after the entrypoint starts: the image's HEALTHCHECK (on record), then the task's. */
+  healthchecks?: HealthcheckSpec[];
   overlay?: { runs: OverlayRun[]; timeoutSec: number };
   uploadDirs?: { hostDir: string; containerDir: string }[];
 }
@@ -166,7 +173,11 @@ export interface SandboxInfo {
   exitCode: number | null;
   oomKilled: boolean;
   labels: Record<string, string>;
+  /** The id of the image the container was created from. */
+  image: string;
 }
+
+export type GpuSupport = { ok: true } | { ok: false; reason: string };
 
 export interface JanitorOptions {
   isLive(workflowId: string): Promise<boolean>;
@@ -201,6 +212,11 @@ export interface SandboxProvider {
   entrypointState(handle: SandboxHandle): Promise<EntrypointState>;
   teardown(nameOrHandle: string | SandboxHandle): Promise<{ removed: boolean }>;
   janitor(options: JanitorOptions): Promise<JanitorReport>;
-  ensureImage(ref: string, options?: EnsureImageOptions): Promise<void>;
+  /** The image present locally (pulled once when not), with its configuration. */
+  ensureImage(ref: string, options?: EnsureImageOptions): Promise<ImageConfig>;
+  /** An image's configuration, or null when the engine does not have it. */
+  imageConfig(ref: string): Promise<ImageConfig | null>;
   buildImage(options: BuildImageOptions): Promise<BuildImageResult>;
+  /** Whether sandboxes on this engine can be given GPUs, and why not (asked once, with a local image to try). */
+  gpuSupport(probeImage: string): Promise<GpuSupport>;
 }

@@ -6,7 +6,7 @@
 //   checkDigest(expected, task) → { ok: true } | DigestMoved, for an episode whose batch recorded a digest.
 //   task.image is the Dockerfile plan (prebuilt | pull | overlay | build, RUN lines with their settings).
 //   Values are effective: overrides and multipliers are applied once, here; nothing downstream scales again.
-//   Env tables stay raw: templateEnv resolves `${VAR}` at seed; expandDockerfileValue resolves Dockerfile ENV.
+//   Env tables stay raw: templateEnv resolves `${VAR}` at seed; resolveDockerfileEnv resolves Dockerfile ENV against the base image.
 export { loadDataset, loadDatasetSync, loadTask, loadTaskSync, buildTaskOrRefusal } from './load.ts';
 export type { LoadOptions, LoadTaskOptions, LoadedDataset, Logger } from './load.ts';
 export type { BuildContext, DatasetDefaults, ImageNeed } from './build-task.ts';
@@ -14,8 +14,8 @@ export { parseDatasetToml, digestSettingsFor, checkAgentAllowed, checkOverridesN
 export type { DatasetSettings, GymType } from './dataset-config.ts';
 export { discoverTaskFolders, MAX_DEPTH } from './discovery.ts';
 export type { FoundTask } from './discovery.ts';
-export { classifyDockerfile, expandDockerfileValue, logicalLines, parseEnvArgs, shellWords } from './dockerfile.ts';
-export type { DockerfileClassification, DockerfileInstruction, DockerfileMode, RunLine } from './dockerfile.ts';
+export { classifyDockerfile, dockerWords, expandDockerfileValue, logicalLines, parseEnvArgs, resolveDockerfileEnv, DockerfileWordError } from './dockerfile.ts';
+export type { DockerfileClassification, DockerfileInstruction, DockerfileMode, ResolvedDockerfileEnv, RunLine } from './dockerfile.ts';
 export { computeTaskDigest, checkDigest, canonicalJson } from './digest.ts';
 export type { DigestCheck, DigestMoved, DigestExtras } from './digest.ts';
 export { TaskRefusal, DatasetRefusal, toSkippedEntry, formatDetail } from './errors.ts';

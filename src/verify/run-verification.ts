@@ -1,25 +1,24 @@
 // The verify activity's one entry point, after each agent turn: shared mode in the agent's sandbox, or separate
 // mode in a fresh verifier sandbox (task-folder-verifiers.md § How the verifier runs, § Shared and separate
 // verification). Returns the reward outcome; infrastructure failures come back masked, never as a reward of 0.
-import { rename, rm } from 'node:fs/promises';
-import { basename, join } from 'node:path';
-import { containerName, ENTRYPOINT_OUTPUT, isLossError, SeedFailed, type SandboxHandle, type SandboxSpec } from '../sandbox/index.ts';
+import { join } from 'node:path';
+import { containerName, isLossError, SeedFailed, withImageRuntime, type SandboxHandle, type SandboxSpec } from '../sandbox/index.ts';
 import { validateAtif } from './atif.ts';
 import { copyArtifactsOut, relativeTo, restoreArtifacts, type CopiedArtifact } from './artifacts.ts';
 import { runCollectHooks } from './collect.ts';
 import type { VerifyContext, VerifyResult } from './context.ts';
 import { failureReason } from './failure-reason.ts';
 import { isMasked, type FailureKind } from './failure-kinds.ts';
+import { copyEntrypointOutput } from './entrypoint-output.ts';
 import { collectAndScore, placementScript, preflight, preflightAndTest, runClear, runTestSh, uploadTestsAndTranscript } from './grade.ts';
 import type { TestReport } from './sandbox-scripts.ts';
 import { VerificationMasked } from './masked.ts';
-import { redact, redactFile, secretValues } from './redact.ts';
+import { redact, secretValues } from './redact.ts';
 import type { RewardOutcome } from './reward.ts';
 import { clearScript } from './sandbox-scripts.ts';
 import { resolveEnv, turnVerifier, type TurnVerifier } from './turn-settings.ts';
 import { resolveVerifierImage } from './verifier-image.ts';
-import { cpuHints, imageRuntimeConfig } from './verifier-image-config.ts';
-import { dockerOf, separateVerifierSeedUser, sharedVerifierUser } from './verifier-user.ts';
+import { separateVerifierSeedUser, sharedVerifierUser } from './verifier-user.ts';
 
 const HEARTBEAT_MS = 10_000;
 
@@ -157,17 +156,11 @@ async function scoreShared(s: Shared, timedOut: boolean, report: TestReport): Pr
 
 /** The verifier image's entrypoint output goes beside the verifier logs as verifier-entrypoint-stdout.txt. */
 async function keepEntrypointOutput(s: Shared, verifier: SandboxHandle): Promise<void> {
-  const tmp = join(s.ctx.logsDir, '.entrypoint');
   try {
-    await s.ctx.provider.download(verifier, ENTRYPOINT_OUTPUT, tmp);
-    const target = join(s.ctx.logsDir, 'verifier', 'verifier-entrypoint-stdout.txt');
-    await rename(join(tmp, basename(ENTRYPOINT_OUTPUT)), target);
-    await redactFile(target, s.hidden);
+    await copyEntrypointOutput(s.ctx.provider, verifier, join(s.ctx.logsDir, 'verifier', 'verifier-entrypoint-stdout.txt'), s.hidden);
   } catch (err) {
     if (isLossError(err)) throw err;
     s.warnings.push(`could not copy the verifier image's entrypoint output: ${err instanceof Error ? err.message : String(err)}`);
-  } finally {
-    await rm(tmp, { recursive: true, force: true });
   }
 }
 
@@ -197,37 +190,21 @@ async function verifySeparate(s: Shared): Promise<RewardOutcome> {
 
   const image = await phases.run('image', () => resolveVerifierImage(provider, task, ctx.imageAliases ?? {}));
   const name = containerName(ctx.naming.workflowId, ctx.naming.runId, 'verifier');
-  const spec: SandboxSpec = {
+  const base: SandboxSpec = {
     name,
     labels: { batch: ctx.naming.batchId, workflowId: ctx.naming.workflowId, role: 'verifier' },
     image: image.ref,
     env: sandboxEnv.values,
     network: task.verifier.network_mode === 'no-network' ? 'none' : 'bridge',
   };
-  if (environment.workdir) spec.workdir = environment.workdir;
-  const seedUser = separateVerifierSeedUser(task, turn.explicitUser, image.onRecord);
-  if (seedUser !== undefined) spec.user = seedUser;
-  if (environment.cpus) spec.cpus = environment.cpus;
-  if (environment.memory_mb) spec.memoryMb = environment.memory_mb;
-  const hc = environment.healthcheck;
-  if (hc) {
-    spec.healthcheck = {
-      command: hc.command,
-      intervalSec: hc.interval_sec,
-      timeoutSec: hc.timeout_sec,
-      startPeriodSec: hc.start_period_sec,
-      startIntervalSec: hc.start_interval_sec,
-      retries: hc.retries,
-    };
-  }
-  const docker = dockerOf(provider);
-  const config = image.onRecord && docker ? await imageRuntimeConfig(docker, image.ref) : null;
-  if (config) {
-    if (config.entrypoint) spec.entrypoint = { command: config.entrypoint, env: sandboxEnv.values };
-    // The sandbox polls one healthcheck: [verifier.environment.healthcheck] when declared, else the image's.
-    if (!spec.healthcheck && config.healthcheck) spec.healthcheck = config.healthcheck;
-  }
-  spec.env = { ...cpuHints(environment.cpus, config?.envNames), ...sandboxEnv.values };
+  if (environment.workdir) base.workdir = environment.workdir;
+  const seedUser = separateVerifierSeedUser(task, turn.explicitUser, image.config !== null);
+  if (seedUser !== undefined) base.user = seedUser;
+  if (environment.cpus) base.cpus = environment.cpus;
+  if (environment.memory_mb) base.memoryMb = environment.memory_mb;
+  if (environment.gpus) base.gpus = environment.gpus;
+  // The image's entrypoint and HEALTHCHECK when on record, then [verifier.environment.healthcheck]; CPU hints.
+  const spec = withImageRuntime(base, { config: image.config, healthcheck: environment.healthcheck, entrypointEnv: sandboxEnv.values, cpus: environment.cpus });
 
   let verifier: SandboxHandle | undefined;
   try {

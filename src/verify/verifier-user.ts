@@ -1,20 +1,7 @@
 // Who test.sh runs as (task-folder-verifiers.md § Users): [verifier].user, else the user the image starts with,
 // never [agent].user; with no record of the image's user and [agent].user set, root.
-import type Docker from 'dockerode';
 import type { SandboxHandle, SandboxProvider } from '../sandbox/index.ts';
 import type { Task } from '../task/index.ts';
-
-/** The Docker client behind a provider, when it is the Docker one (for reading an image's configuration). */
-export function dockerOf(provider: SandboxProvider): Docker | null {
-  const docker = (provider as { docker?: unknown }).docker;
-  return docker && typeof (docker as Docker).getContainer === 'function' ? (docker as Docker) : null;
-}
-
-async function imageUserOfContainer(docker: Docker, containerId: string): Promise<string | null> {
-  const info = await docker.getContainer(containerId).inspect();
-  const image = await docker.getImage(info.Image).inspect();
-  return image.Config?.User || null;
-}
 
 /** Shared mode: the user test.sh runs as in the agent's sandbox. */
 export async function sharedVerifierUser(
@@ -31,9 +18,8 @@ export async function sharedVerifierUser(
   if (task.image.mode === 'prebuilt') return 'root';
   if (task.image.user) return task.image.user;
   if (knownImageUser !== undefined) return knownImageUser || 'root';
-  const docker = dockerOf(provider);
-  if (!docker) return 'root';
-  return (await imageUserOfContainer(docker, agent.containerId)) ?? 'root';
+  const config = await provider.imageConfig((await provider.inspect(agent)).image);
+  return config?.user || 'root';
 }
 
 /**

@@ -1,10 +1,11 @@
-// Test-only glue: seeding sandboxes for tasks (a small stand-in for the production task→SandboxSpec adapter),
+// Test-only glue: seeding sandboxes for tasks (through the production seed, seedAgentSandbox),
 // turn contexts, temp task folders, and running a task's test.sh by hand.
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { AgentTurnContext } from '../../src/agents/index.ts';
+import { seedAgentSandbox } from '../../src/activities/seed-agent.ts';
 import { DockerSandboxProvider } from '../../src/sandbox/docker-provider.ts';
 import { containerName } from '../../src/sandbox/names.ts';
 import type { SandboxHandle, SandboxSpec } from '../../src/sandbox/types.ts';
@@ -43,27 +44,12 @@ export function seedAsAgentUser(made: string[]): Promise<SandboxHandle> {
   });
 }
 
-/** The agent sandbox of a loaded task (prebuilt, pull or overlay mode; no entrypoint or healthcheck). */
+/** The agent sandbox of a loaded task, seeded as the seed activity seeds it. */
 export async function seedTask(made: string[], task: Task): Promise<SandboxHandle> {
-  const plan = task.image;
-  if (plan.image === null) throw new Error(`${task.id}: build-mode images are not supported by this test helper`);
-  const user = task.agent.user ?? plan.user;
-  const spec: SandboxSpec = {
-    ...baseSpec(made),
-    image: plan.image,
-    env: { ...plan.env, ...task.environment.env },
-    workdir: task.environment.workdir ?? plan.workdir ?? undefined,
-    user: user === null ? undefined : String(user),
-    network: 'none',
-    overlay:
-      plan.mode === 'overlay' && plan.runs.length > 0
-        ? {
-            timeoutSec: task.environment.build_timeout_sec,
-            runs: plan.runs.map((r) => ({ command: r.command, env: { ...r.env }, workdir: r.workdir ?? '/', user: r.user ?? 'root' })),
-          }
-        : undefined,
-  };
-  return (await provider.seed(spec)).handle;
+  const { name, labels } = baseSpec(made);
+  const logsDir = await mkdtemp(join(tmpdir(), 'berth-agents-logs-'));
+  const { handle } = await seedAgentSandbox(provider, task, { name, labels, imageAliases: ALIASES, hostEnv: process.env, logsDir, hidden: () => [] });
+  return handle;
 }
 
 export async function teardownAll(made: string[]): Promise<void> {

@@ -26,7 +26,7 @@ afterAll(async () => {
 
 describe('ensureImage', () => {
   it('accepts a local image', async () => {
-    await expect(provider.ensureImage(BASE_IMAGE)).resolves.toBeUndefined();
+    await expect(provider.ensureImage(BASE_IMAGE)).resolves.toMatchObject({ id: expect.stringMatching(/^sha256:/) });
   });
 
   it('raises ImageMissing naming the image and the alias option', async () => {

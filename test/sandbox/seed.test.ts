@@ -117,26 +117,26 @@ describe('seed', () => {
 
   it('passes a healthcheck that becomes healthy and fails one whose retries are spent', async () => {
     const healthy = makeSpec(made, {
-      healthcheck: {
+      healthchecks: [{
         command: 'test -e /tmp/ready || { touch /tmp/ready; exit 1; }',
         intervalSec: 0.2,
         timeoutSec: 5,
         startPeriodSec: 0,
         startIntervalSec: 0.2,
         retries: 3,
-      },
+      }],
     });
     await expect(provider.seed(healthy)).resolves.toMatchObject({ adopted: false });
 
     const sick = makeSpec(made, {
-      healthcheck: {
+      healthchecks: [{
         command: 'echo attempt >> /tmp/attempts; echo not-ready; exit 1',
         intervalSec: 0.2,
         timeoutSec: 5,
         startPeriodSec: 0,
         startIntervalSec: 0.2,
         retries: 3,
-      },
+      }],
     });
     const err = await seedFailure(provider.seed(sick));
     expect(err.kind).toBe('harbor:seed_failed');
@@ -148,14 +148,14 @@ describe('seed', () => {
 
   it('does not count healthcheck failures inside the start period', async () => {
     const spec = makeSpec(made, {
-      healthcheck: {
+      healthchecks: [{
         command: 'echo attempt >> /tmp/attempts; exit 1',
         intervalSec: 0.1,
         timeoutSec: 5,
         startPeriodSec: 1.5,
         startIntervalSec: 0.1,
         retries: 2,
-      },
+      }],
     });
     const err = await seedFailure(provider.seed(spec));
     expect(err.message).toContain('failed 2 times');

@@ -1,6 +1,6 @@
 // Dockerfile modes: task-folder-format.md § Dockerfile modes; exact rules nemo-gym-behaviour.md § 3.4.
 import { describe, expect, it } from 'vitest';
-import { classifyDockerfile, expandDockerfileValue, logicalLines, parseEnvArgs, type DockerfileMode } from '../../src/task/index.ts';
+import { classifyDockerfile, expandDockerfileValue, logicalLines, parseEnvArgs, resolveDockerfileEnv, type DockerfileMode } from '../../src/task/index.ts';
 import { build, expectTask } from './helpers.ts';
 
 const modes: Array<[string, string, DockerfileMode]> = [
@@ -65,19 +65,51 @@ describe('classifyDockerfile settings (nemo-gym-behaviour.md § 3.4, 3.5)', () =
     expect(c.from).toBe('python:3.12-slim');
     expect(c.instructions.map((i) => i.keyword)).toEqual(['FROM', 'RUN', 'WORKDIR', 'ENV', 'RUN', 'USER', 'WORKDIR', 'ENV', 'RUN']);
     expect(c.runs).toEqual([
-      { command: 'a', env: {}, workdir: null, user: null, line: 2 },
-      { command: 'b', env: { A: '1', B: 'two words' }, workdir: '/app', user: null, line: 5 },
-      { command: "c 'd e'", env: { A: '2 3', B: 'two words' }, workdir: '/app/sub', user: 'agent', line: 9 },
+      { command: 'a', workdir: null, user: null, line: 2 },
+      { command: 'b', workdir: '/app', user: null, line: 5 },
+      { command: "c 'd e'", workdir: '/app/sub', user: 'agent', line: 9 },
     ]);
     expect(c.workdir).toBe('/app/sub');
     expect(c.user).toBe('agent');
-    expect(c.env).toEqual({ A: '2 3', B: 'two words' });
+    expect(c.env).toEqual({ A: '2 3', B: '"two words"' });
+    expect(resolveDockerfileEnv(c.instructions, { PATH: '/bin' })).toEqual({
+      env: { PATH: '/bin', A: '2 3', B: 'two words' },
+      runs: [{ PATH: '/bin' }, { PATH: '/bin', A: '1', B: 'two words' }, { PATH: '/bin', A: '2 3', B: 'two words' }],
+    });
   });
 
-  it('ENV values keep $VAR references for seed-time resolution (nemo-gym-behaviour.md § 3.4)', () => {
+  it('ENV values stay as written for seed-time resolution against the base image (nemo-gym-behaviour.md § 3.4)', () => {
     expect(parseEnvArgs('PATH=/x:$PATH')).toEqual([['PATH', '/x:$PATH']]);
-    expect(parseEnvArgs('A')).toEqual([['A', '']]);
+    expect(parseEnvArgs('A')).toBeNull();
     expect(parseEnvArgs('KEY some value here')).toEqual([['KEY', 'some value here']]);
+    expect(parseEnvArgs('A="two words" B=\'$x\'')).toEqual([['A', '"two words"'], ['B', "'$x'"]]);
+    expect(parseEnvArgs('A=1 B')).toBeNull();
+  });
+
+  // What a pull- or overlay-mode file may hold and Berth still resolves exactly; the rest is left to a build.
+  const toBuild: Array<[string, string]> = [
+    ['ENV A=${X-d}', 'resolve the same on every Docker engine'],
+    ['ENV A=${X:?must}', 'resolve the same on every Docker engine'],
+    ['ENV A=${X#pre}', 'resolve the same on every Docker engine'],
+    ['ENV A="unclosed', 'unclosed double quote'],
+    ['ENV A=${}', 'bad substitution'],
+    ['ENV A', 'ENV is not KEY=value'],
+    ['ENV $K=1', 'ENV is not KEY=value'],
+    ['WORKDIR $HOME/app', 'WORKDIR uses a variable'],
+    ['USER ${U}', 'USER uses a variable'],
+  ];
+  for (const [line, reason] of toBuild) {
+    it(`${line} → build (${reason})`, () => {
+      const c = classifyDockerfile(`FROM ubuntu\n${line}\n`);
+      expect(c.mode).toBe('build');
+      expect(c.buildReason).toContain(reason);
+    });
+  }
+
+  it('an escape parser directive leaves the file to a build; WORKDIR and USER lose Docker quotes', () => {
+    expect(classifyDockerfile('# escape=`\nFROM ubuntu\nENV A=1\n').mode).toBe('build');
+    expect(classifyDockerfile('# syntax=docker/dockerfile:1\nFROM ubuntu\nENV A=1\n').mode).toBe('pull');
+    expect(classifyDockerfile('FROM ubuntu\nWORKDIR "/my dir"\nUSER \'agent\'\n')).toMatchObject({ workdir: '/my dir', user: 'agent' });
   });
 
   // Quotes are Docker's: single quotes are literal, \$ is a literal $, and $NAME / ${NAME} expand

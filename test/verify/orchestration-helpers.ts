@@ -1,13 +1,14 @@
-// Test-only helpers for the verification orchestration tests: temporary task folders, a small task→SandboxSpec
-// mapping (the production one lives in src/activities), sandboxes from berth-base, and a VerifyContext builder.
+// Test-only helpers for the verification orchestration tests: temporary task folders, sandboxes seeded through the
+// production seed (seedAgentSandbox), sandboxes from berth-base, and a VerifyContext builder.
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { seedAgentSandbox } from '../../src/activities/seed-agent.ts';
 import { DockerSandboxProvider } from '../../src/sandbox/docker-provider.ts';
 import { containerName } from '../../src/sandbox/names.ts';
 import type { SandboxHandle, SandboxSpec } from '../../src/sandbox/types.ts';
-import { loadTask, templateEnv, type Task } from '../../src/task/index.ts';
+import { loadTask, type Task } from '../../src/task/index.ts';
 import { oracleTrajectory } from '../../src/verify/atif.ts';
 import type { VerifyContext } from '../../src/verify/context.ts';
 
@@ -50,28 +51,11 @@ export class Fixture {
     return { name, labels: { batch: TEST_BATCH, workflowId, role: 'agent' }, image: BASE_IMAGE, env: {}, network: 'none', ...overrides };
   }
 
-  /** The agent sandbox for a loaded task: prebuilt, pull and overlay modes (what the offline corpus tasks use). */
+  /** The agent sandbox for a loaded task, seeded as the seed activity seeds it. */
   async seedTask(task: Task): Promise<SandboxHandle> {
-    const plan = task.image;
-    if (plan.mode === 'build' || !plan.image) throw new Error(`test helper: ${task.id} needs a build; not supported here`);
-    const env = templateEnv(task.environment.env, process.env);
-    if ('missing' in env) throw new Error(`test helper: ${env.missing} unset`);
-    const user = task.agent.user ?? plan.user;
-    const workdir = task.environment.workdir ?? plan.workdir;
-    const spec = this.spec({
-      image: plan.image,
-      env: { ...plan.env, ...env.values },
-      network: task.environment.network_mode === 'no-network' ? 'none' : 'bridge',
-    });
-    if (user !== null) spec.user = String(user);
-    if (workdir) spec.workdir = workdir;
-    if (plan.mode === 'overlay' && plan.runs.length > 0) {
-      spec.overlay = {
-        timeoutSec: task.environment.build_timeout_sec,
-        runs: plan.runs.map((r) => ({ command: r.command, env: { ...r.env }, workdir: r.workdir ?? '/', user: r.user ?? 'root' })),
-      };
-    }
-    return (await provider.seed(spec)).handle;
+    const { name, labels } = this.spec();
+    const { handle } = await seedAgentSandbox(provider, task, { name, labels, imageAliases: {}, hostEnv: process.env, logsDir: this.tmp('berth-verify-logs-'), hidden: () => [] });
+    return handle;
   }
 
   async cleanup(): Promise<void> {

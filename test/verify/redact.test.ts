@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { redact, redactFile, StreamRedactor } from '../../src/verify/redact.ts';
 import { resolveEnv } from '../../src/verify/turn-settings.ts';
-import { aliasDockerfileFrom } from '../../src/verify/verifier-image.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'berth-redact-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -42,14 +41,5 @@ describe('resolveEnv', () => {
     expect(r).toEqual({ ok: true, values: { A: 'sec', B: 'host-value', C: 'lit', D: '64' }, sensitive: ['sec', 'host-value'] });
     expect(resolveEnv({ B: '${H:-dflt}' }, {})).toEqual({ ok: true, values: { B: 'dflt' }, sensitive: [] });
     expect(resolveEnv({ K: '${MISSING}' }, {})).toEqual({ ok: false, key: 'K', variable: 'MISSING' });
-  });
-});
-
-describe('aliasDockerfileFrom', () => {
-  it('maps image FROM lines, leaves stages, scratch and ARG refs alone', () => {
-    const text = 'FROM ubuntu:24.04 AS build\nRUN x\nFROM --platform=linux/amd64 build\nFROM scratch\nFROM $BASE\nfrom ubuntu:24.04\n';
-    const out = aliasDockerfileFrom(text, { 'ubuntu:24.04': 'berth-base:bookworm' });
-    expect(out.text).toBe('FROM berth-base:bookworm AS build\nRUN x\nFROM --platform=linux/amd64 build\nFROM scratch\nFROM $BASE\nfrom berth-base:bookworm\n');
-    expect(out.bases).toEqual(['berth-base:bookworm', 'berth-base:bookworm']);
   });
 });

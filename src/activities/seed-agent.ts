@@ -1,0 +1,54 @@
+// The agent's sandbox for one episode (DESIGN.md section 3, seed): the image pinned at prepare, the sandbox spec
+// from the task and the image's configuration on record, create-or-adopt. Plain I/O over a provider, so tests
+// drive it on the real engine without an activity around it.
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { SeedFailed, type SandboxHandle, type SandboxLabels, type SandboxProvider, type SandboxSpec } from '../sandbox/index.ts';
+import { templateEnv, type Task } from '../task/index.ts';
+import { keepEntrypointOutput } from './entrypoint-output.ts';
+import { agentImageForSeed } from './image-prep.ts';
+import { turnLogsDir } from './logs.ts';
+import { agentSandboxSpec } from './sandbox-spec.ts';
+import { seedFailure } from './seed-failure.ts';
+
+export interface AgentSeedRequest {
+  name: string;
+  labels: SandboxLabels;
+  imageAliases: Readonly<Record<string, string>>;
+  hostEnv: Readonly<Record<string, string | undefined>>;
+  /** The episode's logs folder on this host: an entrypoint that fails at seed leaves its output there. */
+  logsDir: string;
+  /** Values never to write in clear (the worker's [secrets]); read only when output is kept. */
+  hidden: () => readonly string[];
+}
+
+function environmentOf(task: Task, hostEnv: AgentSeedRequest['hostEnv']): Record<string, string> {
+  const result = templateEnv(task.environment.env, hostEnv);
+  if ('missing' in result) throw seedFailure(`${task.path}/task.toml: [environment].env needs the variable ${result.missing}, which is not set on this worker. Set it in the worker's environment.`);
+  return result.values;
+}
+
+export async function seedAgentSandbox(provider: SandboxProvider, task: Task, req: AgentSeedRequest): Promise<{ handle: SandboxHandle; spec: SandboxSpec }> {
+  const taskEnv = environmentOf(task, req.hostEnv);
+  const prepared = await agentImageForSeed(provider, task, req.imageAliases);
+  const spec = agentSandboxSpec(task, prepared, { name: req.name, taskEnv, labels: req.labels });
+  let handle: SandboxHandle;
+  try {
+    ({ handle } = await provider.seed(spec));
+  } catch (err) {
+    if (err instanceof SeedFailed && err.kind === 'harbor:entrypoint_failed') throw await withKeptOutput(provider, spec.name, err, req);
+    throw err;
+  }
+  if (task.image.upload_environment_files && existsSync(join(task.path, 'environment'))) {
+    await provider.upload(handle, join(task.path, 'environment'), handle.workdir, { owner: handle.user });
+  }
+  return { handle, spec };
+}
+
+/** The failed entrypoint's output, kept with the first turn's verifier logs; the reason names that file. */
+async function withKeptOutput(provider: SandboxProvider, name: string, err: SeedFailed, req: AgentSeedRequest): Promise<SeedFailed> {
+  const turnDir = turnLogsDir(req.logsDir, 0);
+  mkdirSync(turnDir, { recursive: true });
+  const kept = await keepEntrypointOutput(provider, await provider.attach(name), turnDir, req.hidden()).catch(() => null);
+  return kept ? new SeedFailed(err.kind, `${err.message}\nThe whole output is kept in ${kept}`, err.output) : err;
+}

@@ -1,0 +1,150 @@
+// The one home for making a task's images ready (DESIGN.md section 7, Images): the agent's (prebuilt, pull,
+// overlay, or environment/ built as `hb__<hash>`) and a separate verifier's (prebuilt, or tests/ built as
+// `hb__<hash>-verifier`). FROM lines go through the alias map (never a stage name), and a build's hash covers the
+// context, the aliases and the ids of its base images, so a base rebuilt locally rebuilds what stands on it.
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { applyImageAlias, type Task } from '../task/index.ts';
+import { SeedFailed } from './errors.ts';
+import type { ImageConfig } from './image-config.ts';
+import { imageContentHash, imageTagForHash, readContextFiles } from './image-hash.ts';
+import type { SandboxProvider } from './types.ts';
+
+const BASE_HINT = 'berth-base:bookworm';
+const FROM_LINE = /^(\s*FROM\s+)((?:--\S+\s+)*)(\S+)(.*)$/gim;
+
+export interface PreparedImage {
+  /**
+   * What containers are created from: the image id (pinned at prepare: a tag that moves later changes nothing)
+   * for pull, overlay and build modes; the reference itself for a prebuilt image, which has no record.
+   */
+  ref: string;
+  /** The reference the task names (after aliases), or the `hb__<hash>` tag Berth built. */
+  name: string;
+  /** The image's configuration when it is on record (a built image, or a pull or overlay base); else null. */
+  config: ImageConfig | null;
+  built: boolean;
+}
+
+/**
+ * A Dockerfile with every FROM image mapped through the aliases. A name an earlier `FROM … AS <stage>` defined,
+ * `scratch` and a `$` reference are left as written and are not in `bases` (the images to have locally).
+ */
+export function aliasFromLines(text: string, aliases: Readonly<Record<string, string>>): { text: string; bases: string[] } {
+  const bases: string[] = [];
+  const stages = new Set<string>();
+  const out = text.replace(FROM_LINE, (_m, head: string, flags: string, ref: string, rest: string) => {
+    const stage = /^\s+AS\s+(\S+)/i.exec(rest)?.[1]?.toLowerCase();
+    const isStage = stages.has(ref.toLowerCase());
+    if (stage) stages.add(stage);
+    if (isStage || ref.toLowerCase() === 'scratch' || ref.includes('$')) return `${head}${flags}${ref}${rest}`;
+    const mapped = applyImageAlias(ref, aliases);
+    bases.push(mapped);
+    return `${head}${flags}${mapped}${rest}`;
+  });
+  return { text: out, bases: [...new Set(bases)] };
+}
+
+interface ContextBuild {
+  contextDir: string;
+  dockerfilePath: string;
+  aliases: Readonly<Record<string, string>>;
+  suffix: string;
+}
+
+/** Builds (once per content hash) a context whose Dockerfile's FROM lines were aliased; returns the tag. */
+async function buildContext(provider: SandboxProvider, b: ContextBuild): Promise<{ tag: string; built: boolean }> {
+  const original = await readFile(b.dockerfilePath, 'utf8');
+  const { text, bases } = aliasFromLines(original, b.aliases);
+  const baseIds: Record<string, string> = {};
+  for (const base of bases) baseIds[base] = (await provider.ensureImage(base, { aliasHint: BASE_HINT })).id;
+  const files = await readContextFiles(b.contextDir);
+  const tag = imageTagForHash(imageContentHash({ files, aliases: { ...b.aliases }, buildSettings: { dockerfile: 'Dockerfile', baseIds } }), b.suffix);
+  if (text === original && b.dockerfilePath === join(b.contextDir, 'Dockerfile')) {
+    return { tag, built: (await provider.buildImage({ contextDir: b.contextDir, tag })).built };
+  }
+  const buildDir = await mkdtemp(join(tmpdir(), 'berth-build-'));
+  try {
+    await cp(b.contextDir, buildDir, { recursive: true });
+    await writeFile(join(buildDir, 'Dockerfile'), text);
+    return { tag, built: (await provider.buildImage({ contextDir: buildDir, tag })).built };
+  } finally {
+    await rm(buildDir, { recursive: true, force: true });
+  }
+}
+
+async function configOf(provider: SandboxProvider, tag: string): Promise<ImageConfig> {
+  const config = await provider.imageConfig(tag);
+  if (!config) throw new Error(`image ${tag} was built but the engine does not have it`);
+  return config;
+}
+
+/** Refuses GPUs the engine cannot give (task-folder-format.md § Environment: `gpus`). */
+async function checkGpus(provider: SandboxProvider, gpus: number | null, key: string, task: Task, image: string): Promise<void> {
+  if (!gpus || gpus <= 0) return;
+  const support = await provider.gpuSupport(image);
+  if (!support.ok) {
+    throw new SeedFailed(
+      'harbor:seed_failed',
+      `${task.path}/task.toml: ${key} = ${gpus}, but ${support.reason}. Run the task on a host whose engine has GPUs (the NVIDIA container toolkit), or remove ${key}.`,
+    );
+  }
+}
+
+/**
+ * The agent image of a pull-, overlay- or build-mode task from its configuration: pinned to its id, on record
+ * (`ENTRYPOINT []` in a pull or overlay Dockerfile turns the entrypoint off).
+ */
+export function pinnedAgentImage(task: Task, name: string, config: ImageConfig, built: boolean): PreparedImage {
+  const cleared = task.image.mode !== 'build' && task.image.entrypoint_cleared;
+  return { ref: config.id, name, config: cleared ? { ...config, entrypoint: null } : config, built };
+}
+
+/** The agent sandbox's image, ready on this engine. */
+export async function prepareAgentImage(provider: SandboxProvider, task: Task, aliases: Readonly<Record<string, string>>): Promise<PreparedImage> {
+  const plan = task.image;
+  let prepared: PreparedImage;
+  if (plan.mode === 'build') {
+    const { tag, built } = await buildContext(provider, {
+      contextDir: join(task.path, 'environment'), dockerfilePath: join(task.path, plan.dockerfile ?? 'environment/Dockerfile'), aliases, suffix: '',
+    });
+    prepared = pinnedAgentImage(task, tag, await configOf(provider, tag), built);
+  } else {
+    const name = plan.image!;
+    const config = await provider.ensureImage(name, { aliasHint: BASE_HINT });
+    prepared = plan.mode === 'prebuilt' ? { ref: name, name, config: null, built: false } : pinnedAgentImage(task, name, config, false);
+  }
+  await checkGpus(provider, task.environment.gpus, '[environment].gpus', task, prepared.ref);
+  return prepared;
+}
+
+// Hashing reads every file of tests/; a task folder of a given digest hashes the same every turn of every episode.
+const verifierTags = new Map<string, string>();
+
+/** A separate verifier's image, ready on this engine (task-folder-verifiers.md § Shared and separate verification). */
+export async function prepareVerifierImage(provider: SandboxProvider, task: Task, aliases: Readonly<Record<string, string>>): Promise<PreparedImage> {
+  const image = task.verifier.image;
+  if (!image) throw new Error(`task ${task.id} verifies separately but has no verifier image; the loader should have refused it`);
+  let prepared: PreparedImage;
+  if (image.kind === 'prebuilt') {
+    await provider.ensureImage(image.ref, { aliasHint: BASE_HINT });
+    prepared = { ref: image.ref, name: image.ref, config: null, built: false };
+  } else {
+    const key = JSON.stringify([task.path, task.digest, Object.entries(aliases).sort()]);
+    const known = verifierTags.get(key);
+    const present = known === undefined ? null : await provider.imageConfig(known);
+    if (known !== undefined && present) {
+      prepared = { ref: present.id, name: known, config: present, built: false };
+    } else {
+      const { tag, built } = await buildContext(provider, {
+        contextDir: join(task.path, image.context), dockerfilePath: join(task.path, image.dockerfile), aliases, suffix: '-verifier',
+      });
+      verifierTags.set(key, tag);
+      const config = await configOf(provider, tag);
+      prepared = { ref: config.id, name: tag, config, built };
+    }
+  }
+  await checkGpus(provider, task.verifier.environment?.gpus ?? null, '[verifier.environment].gpus', task, prepared.ref);
+  return prepared;
+}
