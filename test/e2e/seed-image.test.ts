@@ -1,0 +1,107 @@
+// One batch on the real engine and Temporal: the image's HEALTHCHECK awaited at seed before the agent starts, a
+// never-healthy image retried then failing the seed with the check's output (task-folder-format.md § Environment:
+// healthcheck; task-folder-verifiers.md § Image entrypoint), the entrypoint's output kept with the turn's verifier
+// logs, CPU hints in the shared verifier, and a GPU task refused at prepare (DESIGN.md section 7, Formats).
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBatch } from '../../src/client/batch.ts';
+import type { ResultRow } from '../../src/workflows/types.ts';
+import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
+import { writeDataset } from '../helpers/tasks.ts';
+
+const TOML = '[environment]\nworkdir = "/app"\n[agent]\ntimeout_sec = 60\n[verifier]\ntimeout_sec = 60\n';
+const REWARD_IF_OK = '#!/bin/bash\n[ "$(cat /app/out.txt 2>/dev/null)" = ok ] && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n';
+
+function task(id: string, o: { toml?: string; dockerfile?: string; entry?: string; solve: string; test?: string }): Record<string, string> {
+  return {
+    [`${id}/task.toml`]: o.toml ?? TOML,
+    [`${id}/instruction.md`]: 'do it\n',
+    [`${id}/solution/solve.sh`]: `#!/bin/bash\n${o.solve}\n`,
+    [`${id}/tests/test.sh`]: o.test ?? REWARD_IF_OK,
+    ...(o.dockerfile ? { [`${id}/environment/Dockerfile`]: o.dockerfile } : {}),
+    ...(o.entry ? { [`${id}/environment/entry.sh`]: `#!/bin/bash\n${o.entry}\n` } : {}),
+  };
+}
+
+const withEntry = (extra: string) => `FROM berth-base:bookworm\nCOPY --chmod=755 entry.sh /entry.sh\nENTRYPOINT ["/entry.sh"]\n${extra}`;
+
+describe('seed with the image configuration on record', () => {
+  let cluster: TestCluster;
+  let rows: Record<string, ResultRow>;
+  let skipped: Array<{ task_id: string; stage: string; reason: string }>;
+
+  beforeAll(async () => {
+    cluster = await startTestWorkers('seed-image');
+    const dataset = writeDataset({
+      // Healthy 3 s after start: the agent (solve.sh) only writes ok when it finds the file the check waits on.
+      ...task('health-late', {
+        dockerfile: withEntry('HEALTHCHECK --interval=1s --timeout=2s --retries=20 CMD test -f /tmp/ready\n'),
+        entry: '(sleep 3; touch /tmp/ready) &\nexec "$@"',
+        solve: 'test -f /tmp/ready && echo ok > out.txt',
+      }),
+      ...task('health-never', {
+        dockerfile: 'FROM berth-base:bookworm\nHEALTHCHECK --interval=1s --timeout=2s --retries=2 CMD echo not-ready-yet; exit 1\n',
+        solve: 'echo ok > out.txt',
+      }),
+      ...task('entry-steady', { dockerfile: withEntry(''), entry: 'echo steady-up\nexec "$@"', solve: 'echo ok > out.txt' }),
+      ...task('entry-dies', { dockerfile: withEntry(''), entry: 'echo going-down; sleep 1; exit 3', solve: 'sleep 3; echo ok > out.txt' }),
+      ...task('cpu-hints', {
+        toml: `[environment]\ndocker_image = "berth-base:bookworm"\nworkdir = "/app"\ncpus = 1\n[agent]\ntimeout_sec = 60\n[verifier]\ntimeout_sec = 60\n[verifier.env]\nOMP_NUM_THREADS = "3"\n`,
+        solve: 'echo "$OPENBLAS_NUM_THREADS $OMP_NUM_THREADS" > agent-env.txt; echo ok > out.txt',
+        test: '#!/bin/bash\ncp /app/agent-env.txt /logs/verifier/agent-env.txt\necho "$OPENBLAS_NUM_THREADS $OMP_NUM_THREADS" > /logs/verifier/verifier-env.txt\necho 1 > /logs/verifier/reward.txt\n',
+      }),
+      ...task('wants-gpu', {
+        toml: `[environment]\ndocker_image = "berth-base:bookworm"\ngpus = 1\n[agent]\ntimeout_sec = 60\n[verifier]\ntimeout_sec = 60\n`,
+        solve: 'echo ok > out.txt',
+      }),
+    });
+    const handle = await startBatch({ dataset, concurrency: 5, resultsDir: mkdtempSync(join(tmpdir(), 'berth-seed-image-')), taskQueue: cluster.taskQueue, client: cluster.client });
+    skipped = handle.skipped;
+    rows = Object.fromEntries((await handle.wait()).rows.map((r) => [r.task_id, r]));
+  });
+  afterAll(async () => { await cluster?.stop(); });
+
+  it('awaits the image HEALTHCHECK before the agent starts', () => {
+    expect(rows['health-late']).toMatchObject({ reward: 1, mask_sample: false });
+  });
+
+  it("a never-healthy image is seeded again while attempts last, then fails the seed with the check's output", async () => {
+    const row = rows['health-never']!;
+    expect(row).toMatchObject({ mask_sample: true, failure_kind: 'harbor:seed_failed' });
+    expect(row.failure_reason).toContain('not-ready-yet');
+    expect(row.failure_reason).toMatch(/failed 2 times in a row/);
+    const history = await cluster.client.workflow.getHandle(row.workflow_id).fetchHistory();
+    const events = history.events ?? [];
+    const seedScheduled = events.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'seed')!;
+    const seedStarted = events.find((e) => String(e.activityTaskStartedEventAttributes?.scheduledEventId) === String(seedScheduled.eventId));
+    expect(seedStarted!.activityTaskStartedEventAttributes!.attempt).toBe(3);
+  });
+
+  it("keeps the entrypoint's output as entrypoint-stdout.txt with the turn's verifier logs", () => {
+    const row = rows['entry-steady']!;
+    expect(row).toMatchObject({ reward: 1, mask_sample: false });
+    expect(readFileSync(join(row.logs_dir!, 'turn-1', 'verifier', 'entrypoint-stdout.txt'), 'utf8')).toBe('steady-up\n');
+  });
+
+  it('an entrypoint that dies masks the row with harbor:entrypoint_failed, pointing at the kept output', () => {
+    const row = rows['entry-dies']!;
+    expect(row).toMatchObject({ mask_sample: true, failure_kind: 'harbor:entrypoint_failed' });
+    const kept = join(row.logs_dir!, 'turn-1', 'verifier', 'entrypoint-stdout.txt');
+    expect(row.failure_reason).toContain(kept);
+    expect(existsSync(kept) && readFileSync(kept, 'utf8')).toBe('going-down\n');
+  });
+
+  it('CPU hints reach the agent and the shared verifier; [verifier].env wins', () => {
+    const row = rows['cpu-hints']!;
+    expect(row).toMatchObject({ reward: 1 });
+    expect(readFileSync(join(row.logs_dir!, 'turn-1', 'verifier', 'agent-env.txt'), 'utf8')).toBe('1 1\n');
+    expect(readFileSync(join(row.logs_dir!, 'turn-1', 'verifier', 'verifier-env.txt'), 'utf8')).toBe('1 3\n');
+  });
+
+  it('a GPU task on an engine without GPUs is refused at prepare, listed in skipped.json with the reason', () => {
+    expect(rows['wants-gpu']).toBeUndefined();
+    expect(skipped).toEqual([expect.objectContaining({ task_id: 'wants-gpu', stage: 'prepare', reason: expect.stringContaining('[environment].gpus = 1') })]);
+  });
+});
