@@ -26,7 +26,7 @@ export function isRootUser(user: string): boolean {
 export function workdirSetupScript(workdir: string, user: string): string {
   const wd = shellQuote(workdir);
   const u = shellQuote(user);
-  const lines = [`mkdir -p ${wd} || { echo "cannot create the working directory ${workdir}" >&2; exit 1; }`];
+  const lines = [`[ -d ${wd} ] || mkdir -p ${wd} || { echo "cannot create the working directory ${workdir}" >&2; exit 1; }`];
   if (!isRootUser(user) && workdir !== '/') {
     lines.push(
       `case ${u} in *:*) owner=${u} ;; *) if id -u ${u} >/dev/null 2>&1; then owner=${u}:; else owner=${u}; fi ;; esac`,
