@@ -47,6 +47,7 @@ describe('seed with the image configuration on record', () => {
       }),
       ...task('entry-steady', { dockerfile: withEntry(''), entry: 'echo steady-up\nexec "$@"', solve: 'echo ok > out.txt' }),
       ...task('entry-dies', { dockerfile: withEntry(''), entry: 'echo going-down; sleep 1; exit 3', solve: 'sleep 3; echo ok > out.txt' }),
+      ...task('entry-broken', { dockerfile: withEntry(''), entry: 'echo cannot-start >&2; exit 5', solve: 'echo ok > out.txt' }),
       ...task('cpu-hints', {
         toml: `[environment]\ndocker_image = "berth-base:bookworm"\nworkdir = "/app"\ncpus = 1\n[agent]\ntimeout_sec = 60\n[verifier]\ntimeout_sec = 60\n[verifier.env]\nOMP_NUM_THREADS = "3"\n`,
         solve: 'echo "$OPENBLAS_NUM_THREADS $OMP_NUM_THREADS" > agent-env.txt; echo ok > out.txt',
@@ -57,7 +58,7 @@ describe('seed with the image configuration on record', () => {
         solve: 'echo ok > out.txt',
       }),
     });
-    const handle = await startBatch({ dataset, concurrency: 5, resultsDir: mkdtempSync(join(tmpdir(), 'berth-seed-image-')), taskQueue: cluster.taskQueue, client: cluster.client });
+    const handle = await startBatch({ dataset, concurrency: 6, resultsDir: mkdtempSync(join(tmpdir(), 'berth-seed-image-')), taskQueue: cluster.taskQueue, client: cluster.client });
     skipped = handle.skipped;
     rows = Object.fromEntries((await handle.wait()).rows.map((r) => [r.task_id, r]));
   });
@@ -91,6 +92,15 @@ describe('seed with the image configuration on record', () => {
     const kept = join(row.logs_dir!, 'turn-1', 'verifier', 'entrypoint-stdout.txt');
     expect(row.failure_reason).toContain(kept);
     expect(existsSync(kept) && readFileSync(kept, 'utf8')).toBe('going-down\n');
+  });
+
+  it('an entrypoint that fails at seed: the reason points at the output kept with the first turn\'s verifier logs', () => {
+    const row = rows['entry-broken']!;
+    expect(row).toMatchObject({ mask_sample: true, failure_kind: 'harbor:entrypoint_failed' });
+    // A failed seed has no sandbox, so no logs_dir on the row: the reason is where the user finds the output.
+    const kept = /kept in (\S+)/.exec(row.failure_reason ?? '')?.[1] ?? '';
+    expect(kept).toMatch(/\/turn-1\/verifier\/entrypoint-stdout\.txt$/);
+    expect(readFileSync(kept, 'utf8')).toBe('cannot-start\n');
   });
 
   it('CPU hints reach the agent and the shared verifier; [verifier].env wins', () => {
