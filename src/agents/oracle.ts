@@ -3,7 +3,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DetachedOutput } from '../sandbox/index.ts';
-import { templateEnv, templateVariable, type Task } from '../task/index.ts';
+import { SOLUTION_FILES, templateEnv, templateVariable, type Task } from '../task/index.ts';
 import { agentStep, buildTrajectory, oracleTrajectory, userStep } from '../verify/atif.ts';
 import { redact, redactFile } from '../verify/redact.ts';
 import { runDetached, readTail } from './detached-run.ts';
@@ -109,7 +109,7 @@ async function runSolveSh(ctx: AgentTurnContext, dir: string, env: Record<string
 /** Copies answer.md byte for byte into the working directory, owned by the agent user; its text is the response. */
 async function runAnswer(ctx: AgentTurnContext, dir: string): Promise<AgentTurnResult> {
   const started = Date.now();
-  const bytes = await readFile(join(dir, 'answer.md'));
+  const bytes = await readFile(join(dir, SOLUTION_FILES.answerMd));
   await placeSolution(ctx, dir);
   await ctx.provider.upload(ctx.handle, [{ name: 'answer.md', content: bytes, mode: 0o644 }], ctx.workdir, { owner: ctx.user });
   const text = bytes.toString('utf8');

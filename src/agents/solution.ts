@@ -1,6 +1,6 @@
 // Which reference solution the oracle runs for a turn (spec/multi-step-tasks.md, Per-step reference
 // solutions), and whether `berth validate` can validate a task at all.
-import type { Task } from '../task/index.ts';
+import { stepLayout, type Task } from '../task/index.ts';
 
 export type TurnSolution =
   | { kind: 'solve_sh' | 'answer_md'; dir: string; from: 'task' | 'step' }
@@ -27,7 +27,7 @@ export function solutionForTurn(task: Task, stepIndex: number): TurnSolution {
   if (s.kind === null) {
     return {
       kind: 'missing',
-      reason: `steps/${step.name}/solution/ has neither solve.sh nor answer.md (a step's own folder is never covered by the task's solution/)`,
+      reason: `${stepLayout(step.name).solutionDir}/ has neither solve.sh nor answer.md (a step's own folder is never covered by the task's solution/)`,
     };
   }
   return { kind: s.kind, dir: s.dir, from: s.from };

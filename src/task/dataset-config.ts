@@ -11,6 +11,8 @@ import {
   verifierSchema,
   type TaskOverride,
 } from './schema.ts';
+import { DATASET_LAYOUT } from './layout.ts';
+import { isTable } from './table.ts';
 import { unknownKeys } from './unknown-keys.ts';
 
 /** Keys an override table names that the task.toml table it overrides does not have. */
@@ -48,10 +50,6 @@ export interface DatasetSettings {
   readonly verifier_py: { readonly path: string; readonly sha256: string } | null;
 }
 
-function isTable(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
-}
-
 const TOLERATED_TOP = new Set(['dataset', 'tasks', 'gym', 'metrics']);
 
 /** Parses dataset.toml text (or none). `warn` receives notes about keys outside [gym] that are ignored. */
@@ -69,14 +67,14 @@ export function parseDatasetToml(
     } catch (e) {
       const where = e instanceof TomlError ? `line ${e.line}, column ${e.column}` : '';
       throw new DatasetRefusal('dataset_malformed', {
-        file: file ?? 'dataset.toml',
+        file: file ?? DATASET_LAYOUT.datasetToml,
         key: where,
         problem: `not valid TOML (${String((e as Error).message).split('\n')[0]})`,
         fix: 'correct the TOML syntax at that position',
       });
     }
   }
-  const f = file ?? 'dataset.toml';
+  const f = file ?? DATASET_LAYOUT.datasetToml;
   for (const key of Object.keys(doc)) {
     if (!TOLERATED_TOP.has(key)) warn(`${f}: top-level key ${key} is not read by Berth; ignored.`);
   }
@@ -171,7 +169,7 @@ export function checkAgentAllowed(settings: DatasetSettings, agent: string | und
   const allowed = settings.allowed_agents;
   if (allowed === null || allowed.includes(agent)) return;
   throw new DatasetRefusal('agent_not_allowed', {
-    file: settings.file ?? 'dataset.toml',
+    file: settings.file ?? DATASET_LAYOUT.datasetToml,
     key: 'gym.allowed_agents',
     value: allowed,
     problem: `agent "${agent}" is not in the dataset's allowed_agents`,
@@ -183,7 +181,7 @@ export function checkOverridesNameTasks(settings: DatasetSettings, taskIds: Read
   for (const id of Object.keys(settings.overrides)) {
     if (!taskIds.has(id)) {
       throw new DatasetRefusal('override_names_no_task', {
-        file: settings.file ?? 'dataset.toml',
+        file: settings.file ?? DATASET_LAYOUT.datasetToml,
         key: `gym.tasks."${id}"`,
         problem: `no task folder is named "${id}"`,
         fix: 'correct the folder name in the table header, or remove the table',

@@ -3,6 +3,7 @@
 // skipped and a task folder that is a symbolic link is refused.
 import { readdirSync, statSync, existsSync, type Dirent } from 'node:fs';
 import { basename, join } from 'node:path';
+import { TASK_LAYOUT } from './layout.ts';
 
 export const MAX_DEPTH = 6;
 
@@ -16,7 +17,7 @@ export interface FoundTask {
 }
 
 function hasTaskToml(entries: Dirent[]): boolean {
-  return entries.some((e) => e.name === 'task.toml' && (e.isFile() || e.isSymbolicLink()));
+  return entries.some((e) => e.name === TASK_LAYOUT.taskToml && (e.isFile() || e.isSymbolicLink()));
 }
 
 export function discoverTaskFolders(root: string): FoundTask[] {
@@ -31,7 +32,7 @@ export function discoverTaskFolders(root: string): FoundTask[] {
       if (e.isSymbolicLink()) {
         // Links are never followed while searching; one that is a task folder is refused.
         try {
-          if (statSync(path).isDirectory() && existsSync(join(path, 'task.toml'))) found.push({ id: e.name, path, symlink: true });
+          if (statSync(path).isDirectory() && existsSync(join(path, TASK_LAYOUT.taskToml))) found.push({ id: e.name, path, symlink: true });
         } catch {
           // A broken link is not a task folder.
         }

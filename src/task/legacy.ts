@@ -1,12 +1,8 @@
 // Legacy task.toml spellings, normalised before validation the way Harbor 0.22.0 reads them
 // (reference/harbor-behaviour.md section 1, "Legacy keys"; spec/multi-step-tasks.md § Legacy keys accepted).
 import { refuse } from './errors.ts';
+import { isTable, type Table } from './table.ts';
 
-type Table = Record<string, unknown>;
-
-function isTable(v: unknown): v is Table {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
-}
 
 const UNIT_FACTORS: Record<string, number> = { g: 1024, m: 1, k: 1 / 1024 };
 

@@ -11,6 +11,7 @@ import {
 } from './dataset-config.ts';
 import { discoverTaskFolders, type FoundTask } from './discovery.ts';
 import { DatasetRefusal, RefusalSignal, TaskRefusal } from './errors.ts';
+import { DATASET_LAYOUT } from './layout.ts';
 import type { Task } from './model.ts';
 import { readTaskFolder, sha256Hex, type TaskSnapshot } from './snapshot.ts';
 
@@ -47,9 +48,9 @@ const loggedByLoadTask = new Set<string>();
 const stderrLogger: Logger = { warn: (m) => process.stderr.write(`warning: ${m}\n`) };
 
 function readDatasetSettings(root: string, warn: (m: string) => void): DatasetSettings {
-  const file = join(root, 'dataset.toml');
+  const file = join(root, DATASET_LAYOUT.datasetToml);
   const text = existsSync(file) ? readFileSync(file, 'utf8') : null;
-  const verifierFile = join(root, 'verifier.py');
+  const verifierFile = join(root, DATASET_LAYOUT.verifierPy);
   const verifierPy = existsSync(verifierFile) && statSync(verifierFile).isFile()
     ? { path: verifierFile, sha256: sha256Hex(readFileSync(verifierFile)) }
     : null;
@@ -74,7 +75,7 @@ function contextFor(
     imageRecorded: options.imageRecorded,
     agent: options.agent,
     allowUnsupportedPairing: options.allowUnsupportedPairing,
-    datasetFile: settings.file ?? join(settings.root, 'dataset.toml'),
+    datasetFile: settings.file ?? join(settings.root, DATASET_LAYOUT.datasetToml),
     warn,
     unknownKey,
   };

@@ -3,12 +3,8 @@
 // `verifier.environment` merges field by field (or is created, selecting separate mode),
 // `artifacts` appends, every other key replaces.
 import type { TaskOverride } from './schema.ts';
+import { isTable, type Table } from './table.ts';
 
-type Table = Record<string, unknown>;
-
-function isTable(v: unknown): v is Table {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
-}
 
 function mergeWithEnv(base: unknown, over: Table): Table {
   const b = isTable(base) ? base : {};

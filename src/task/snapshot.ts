@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, openSync, readdirSync, readFileSync, readSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import { join, sep } from 'node:path';
 import type { RefusalDetail } from './errors.ts';
+import { TASK_LAYOUT as L } from './layout.ts';
 
 export interface SnapshotFile {
   /** Path relative to the task folder, `/`-separated. */
@@ -26,9 +27,9 @@ export interface TaskSnapshot {
 }
 
 /** Root files the digest covers (reference/nemo-gym-behaviour.md section 7), plus task_data.json. */
-export const ROOT_FILES = ['task.toml', 'instruction.md', 'README.md', 'trajectory.json', 'task_data.json'] as const;
+export const ROOT_FILES = [L.taskToml, L.instruction, L.readme, L.trajectory, L.taskData] as const;
 /** Folders whose whole contents the digest covers. */
-export const COVERED_DIRS = ['environment', 'tests', 'solution', 'steps'] as const;
+export const COVERED_DIRS = [L.environmentDir, L.testsDir, L.solutionDir, L.stepsDir] as const;
 
 export function isJunk(name: string): boolean {
   return (
@@ -43,8 +44,8 @@ export function isJunk(name: string): boolean {
 
 /** Files whose text the loader reads. */
 export function wantsText(rel: string): boolean {
-  if (rel === 'task.toml' || rel === 'instruction.md' || rel === 'task_data.json') return true;
-  if (rel === 'environment/Dockerfile' || rel === 'tests/docker-compose.yaml' || rel === 'tests/docker-compose.yml') return true;
+  if (rel === L.taskToml || rel === L.instruction || rel === L.taskData) return true;
+  if (rel === L.dockerfile || (L.testsCompose as readonly string[]).includes(rel)) return true;
   return /^steps\/[^/]+\/instruction\.md$/.test(rel);
 }
 

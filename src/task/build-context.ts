@@ -1,0 +1,39 @@
+// What the pure builder gets besides the snapshot: the task's id, the dataset settings that apply to it, and
+// what the caller knows about the run (agent, prepare's records).
+import type { TaskOverride } from './schema.ts';
+
+export interface DatasetDefaults {
+  readonly num_repeats: number;
+  readonly timeout_multiplier: number;
+  readonly resource_multiplier: number;
+}
+
+export interface BuildContext {
+  /** The task id (folder name). */
+  readonly id: string;
+  readonly datasetRoot: string;
+  readonly defaults: DatasetDefaults;
+  readonly override?: TaskOverride;
+  /** Canonical dataset settings that enter the digest, or null when none apply. */
+  readonly digestSettings: unknown;
+  /** The dataset root's verifier.py, if there is one. */
+  readonly datasetVerifier: { readonly path: string; readonly sha256: string } | null;
+  readonly imageAliases?: Readonly<Record<string, string>>;
+  /** Path of dataset.toml, for messages about overrides. */
+  readonly datasetFile?: string;
+  readonly warn: (message: string) => void;
+  readonly unknownKey: (key: string) => void;
+  /**
+   * Whether prepare left a record for an image the task needs (a build, or a pull/overlay base).
+   * Unset, nothing is checked (listing, prepare itself); `run` passes its records.
+   */
+  readonly imageRecorded?: (need: ImageNeed) => boolean;
+  /** The agent that will run, when known: a task seeding the agent with a transcript runs with the oracle only. */
+  readonly agent?: string;
+  readonly allowUnsupportedPairing?: boolean;
+}
+
+/** An image a task needs from prepare (task-folder-format.md § What the loader refuses, Missing images). */
+export type ImageNeed =
+  | { readonly kind: 'build'; readonly context: string; readonly dockerfile: string }
+  | { readonly kind: 'base'; readonly ref: string };

@@ -1,0 +1,36 @@
+// An [environment] table (or [verifier.environment]) as its effective value: aliases applied to docker_image and
+// resources scaled by resource_multiplier, rounded up (spec/task-folder-format.md § [gym.defaults]).
+import type { BuildContext } from './build-context.ts';
+import { applyImageAlias } from './image-alias.ts';
+import type { Environment, NetworkMode } from './model.ts';
+import type { EnvironmentToml } from './schema.ts';
+
+function scaleResource(v: number | undefined, m: number): number | null {
+  if (v === undefined) return null;
+  return m === 1 ? v : Math.ceil(v * m);
+}
+
+export function toEnvironment(e: EnvironmentToml, resource: number, aliases: BuildContext['imageAliases']): Environment {
+  return {
+    docker_image: e.docker_image !== undefined ? applyImageAlias(e.docker_image, aliases) : null,
+    build_timeout_sec: e.build_timeout_sec,
+    os: 'linux',
+    cpus: scaleResource(e.cpus, resource),
+    memory_mb: scaleResource(e.memory_mb, resource),
+    storage_mb: scaleResource(e.storage_mb, resource),
+    gpus: e.gpus ?? null,
+    gpu_types: e.gpu_types ?? null,
+    env: { ...e.env },
+    workdir: e.workdir ?? null,
+    skills_dir: e.skills_dir ?? null,
+    mcp_servers: e.mcp_servers.map((s) => ({
+      name: s.name,
+      transport: s.transport as 'sse' | 'streamable-http' | 'stdio',
+      url: s.url ?? null,
+      command: s.command ?? null,
+      args: [...s.args],
+    })),
+    healthcheck: e.healthcheck ? { ...e.healthcheck } : null,
+    network_mode: (e.network_mode ?? 'public') as NetworkMode,
+  };
+}

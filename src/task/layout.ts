@@ -1,0 +1,59 @@
+// The one home of a task folder's paths (spec/task-folder-format.md § Task folder layout, Harbor's `TaskPaths`)
+// and of the dataset root's files. Paths are relative to the task folder, `/`-separated, as snapshots key them;
+// `inTask` makes one absolute.
+
+/** Files and folders of one task folder. */
+export const TASK_LAYOUT = {
+  taskToml: 'task.toml',
+  instruction: 'instruction.md',
+  readme: 'README.md',
+  trajectory: 'trajectory.json',
+  taskData: 'task_data.json',
+  environmentDir: 'environment',
+  dockerfile: 'environment/Dockerfile',
+  environmentCompose: ['environment/docker-compose.yaml', 'environment/docker-compose.yml'],
+  skillsDir: 'environment/skills',
+  testsDir: 'tests',
+  testSh: 'tests/test.sh',
+  verifierPy: 'tests/verifier.py',
+  testsDockerfile: 'tests/Dockerfile',
+  testsCompose: ['tests/docker-compose.yaml', 'tests/docker-compose.yml'],
+  solutionDir: 'solution',
+  stepsDir: 'steps',
+} as const;
+
+/** What a solution folder (the task's `solution/` or a step's) holds. */
+export const SOLUTION_FILES = { solveSh: 'solve.sh', answerMd: 'answer.md' } as const;
+
+/** The dataset root's own files (spec/task-folder-format.md § Task folder layout). */
+export const DATASET_LAYOUT = {
+  datasetToml: 'dataset.toml',
+  verifierPy: 'verifier.py',
+  taskDataPy: 'task_data.py',
+} as const;
+
+/** A parameterized template folder's rows (one task per line), beside its task.toml. */
+export const TEMPLATE_ROWS = 'tasks.jsonl';
+
+/** The paths of one step (spec/multi-step-tasks.md, the folder tree and § What is refused). */
+export function stepLayout(name: string) {
+  const dir = `${TASK_LAYOUT.stepsDir}/${name}`;
+  return {
+    dir,
+    instruction: `${dir}/instruction.md`,
+    testsDir: `${dir}/tests`,
+    testSh: `${dir}/tests/test.sh`,
+    solutionDir: `${dir}/solution`,
+    trajectory: `${dir}/trajectory.json`,
+    workdirDir: `${dir}/workdir`,
+    setupSh: `${dir}/setup.sh`,
+  } as const;
+}
+
+/** `rel` inside a solution folder. */
+export const inSolution = (solutionDir: string, file: string): string => `${solutionDir}/${file}`;
+
+/** The absolute path of `rel` inside the task folder at `root`. */
+export function inTask(root: string, rel: string): string {
+  return root.endsWith('/') ? root + rel : `${root}/${rel}`;
+}
