@@ -2,15 +2,7 @@
 // strict (spec/task-folder-format.md § Dataset settings). Problems here stop the command.
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { DatasetRefusal } from './errors.ts';
-import {
-  agentSchema,
-  artifactSchema,
-  environmentSchema,
-  gymSchema,
-  solutionSchema,
-  verifierSchema,
-  type TaskOverride,
-} from './schema.ts';
+import { artifactSchema, environmentSchema, gymSchema, TASK_OVERRIDE_KEYS, verifierSchema, type TaskOverride } from './schema.ts';
 import { DATASET_LAYOUT } from './layout.ts';
 import { isTable } from './table.ts';
 import { unknownKeys } from './unknown-keys.ts';
@@ -23,8 +15,6 @@ function overrideUnknownKeys(o: TaskOverride): string[] {
   };
   check(environmentSchema, o.environment, 'environment');
   check(verifierSchema, o.verifier, 'verifier');
-  check(agentSchema, o.agent, 'agent');
-  check(solutionSchema, o.solution, 'solution');
   if (Array.isArray(o.artifacts)) for (const a of o.artifacts) check(artifactSchema, a, 'artifacts[]');
   return out.filter((k) => !/(^|\.)(memory|storage|allow_internet)$/.test(k));
 }
@@ -87,13 +77,21 @@ export function parseDatasetToml(
     const issue = parsed.error.issues[0]!;
     const path = issue.path.map(String);
     if (issue.code === 'unrecognized_keys') {
-      const key = [...path, issue.keys[0]!].join('.');
+      const name = issue.keys[0]!;
+      if (path[0] === 'tasks' && path.length === 2) {
+        throw new DatasetRefusal('dataset_unknown_key', {
+          file: f,
+          key: `gym.tasks.${JSON.stringify(path[1])}.${name}`,
+          problem: `an override takes only ${TASK_OVERRIDE_KEYS.join(', ')} (the [gym] tables are complete and strict)`,
+          fix: `remove ${name} from [gym.tasks.${JSON.stringify(path[1])}], or set it in the task's own task.toml (see spec/task-folder-format.md § [gym.tasks."task-id"])`,
+        });
+      }
       const table = path.length === 0 ? '[gym]' : `[gym.${path.join('.')}]`;
       throw new DatasetRefusal('dataset_unknown_key', {
         file: f,
-        key: `gym.${key}`,
-        problem: `${table} has no key ${issue.keys[0]} (the [gym] tables are complete and strict)`,
-        fix: `remove ${issue.keys[0]}, or correct its spelling (see spec/task-folder-format.md § Dataset settings)`,
+        key: `gym.${[...path, name].join('.')}`,
+        problem: `${table} has no key ${name} (the [gym] tables are complete and strict)`,
+        fix: `remove ${name}, or correct its spelling (see spec/task-folder-format.md § Dataset settings)`,
       });
     }
     let value: unknown = gymRaw;

@@ -30,10 +30,7 @@ export function mergeOverride(doc: Table, override: TaskOverride | undefined): T
     }
     out.verifier = v;
   }
-  if (override.agent) out.agent = { ...(isTable(doc.agent) ? doc.agent : {}), ...override.agent };
-  if (override.solution) out.solution = mergeWithEnv(doc.solution, override.solution);
   if (override.artifacts) out.artifacts = [...(Array.isArray(doc.artifacts) ? doc.artifacts : []), ...override.artifacts];
-  if ('multi_step_reward_strategy' in override) out.multi_step_reward_strategy = override.multi_step_reward_strategy;
   return out;
 }
 

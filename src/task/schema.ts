@@ -172,14 +172,14 @@ export const gymDefaultsSchema = z.strictObject({
   resource_multiplier: positive.default(1),
 });
 
+/** The keys a [gym.tasks."id"] table may hold, and only these (spec/task-folder-format.md § [gym.tasks."task-id"]). */
+export const TASK_OVERRIDE_KEYS = ['environment', 'verifier', 'artifacts'] as const;
+
 /** What a [gym.tasks."id"] table may hold: the task.toml tables it overrides. */
 export const taskOverrideSchema = z.strictObject({
   environment: z.record(z.string(), z.unknown()).optional(),
   verifier: z.record(z.string(), z.unknown()).optional(),
-  agent: z.record(z.string(), z.unknown()).optional(),
-  solution: z.record(z.string(), z.unknown()).optional(),
   artifacts: z.array(z.unknown()).optional(),
-  multi_step_reward_strategy: z.unknown().optional(),
 });
 
 export const gymSchema = z.strictObject({

@@ -33,7 +33,7 @@ describe('[gym] table (task-folder-format.md § [gym])', () => {
   const refusals: Array<[string, string, string, string]> = [
     ['any other key in [gym] is refused', '[gym]\nlicence = "MIT"\n', 'dataset_unknown_key', 'gym.licence'],
     ['any other key in [gym.defaults] is refused', '[gym.defaults]\nrepeats = 2\n', 'dataset_unknown_key', 'gym.defaults.repeats'],
-    ['any other key in [gym.tasks."id"] is refused', '[gym.tasks."a"]\nsteps = []\n', 'dataset_unknown_key', 'gym.tasks.a.steps'],
+    ['any other key in [gym.tasks."id"] is refused', '[gym.tasks."a"]\nsteps = []\n', 'dataset_unknown_key', 'gym.tasks."a".steps'],
     ['a key the overridden table does not have is refused', '[gym.tasks."a".environment]\nmemroy_mb = 1\n', 'dataset_unknown_key', 'gym.tasks."a".environment.memroy_mb'],
     ['a nested unknown key in an override is refused', '[gym.tasks."a".verifier.environment]\nbogus = 1\n', 'dataset_unknown_key', 'gym.tasks."a".verifier.environment.bogus'],
     ['type "example" stops the command', '[gym]\ntype = "example"\n', 'dataset_example_type', 'gym.type'],
@@ -60,7 +60,7 @@ describe('[gym] table (task-folder-format.md § [gym])', () => {
 
 describe('dataset-level refusals stop the command (DESIGN.md § 7)', () => {
   it('an override naming no task', async () => {
-    await expect(dataset({ ...taskFiles('a'), 'dataset.toml': '[gym.tasks."b".agent]\ntimeout_sec = 1\n' })).rejects.toMatchObject({ code: 'override_names_no_task' });
+    await expect(dataset({ ...taskFiles('a'), 'dataset.toml': '[gym.tasks."b".environment]\ncpus = 1\n' })).rejects.toMatchObject({ code: 'override_names_no_task' });
   });
 
   it('an agent outside allowed_agents; the oracle is always admitted; --allow-unsupported-pairing skips', async () => {
@@ -103,8 +103,6 @@ describe('[gym.tasks."id"] overrides (task-folder-format.md § [gym.tasks."task-
         'inputs = ["actions.jsonl"]',
         '[gym.tasks."t".verifier.env]',
         'W = "override"',
-        '[gym.tasks."t".agent]',
-        'user = "agent"',
       ].join('\n'),
     });
     const t = d.tasks[0]!;
@@ -114,8 +112,41 @@ describe('[gym.tasks."id"] overrides (task-folder-format.md § [gym.tasks."task-
     expect(t.verifier.timeout_sec).toBe(7);
     expect(t.verifier.env).toEqual({ V: 'task', W: 'override' });
     expect(t.verifier.inputs).toEqual(['actions.jsonl']);
-    expect(t.agent.user).toBe('agent');
     expect(t.artifacts.map((a) => a.source)).toEqual(['/app/a', '/app/b']);
+  });
+
+  // § [gym.tasks."task-id"]: "`environment` and `verifier` take any key of the task's table ... `verifier` also takes
+  // the Gym-only `inputs` list ... `artifacts` adds entries"; § Dataset settings: "Gym refuses any other key".
+  it('accepts exactly the spec\'s keys: environment, verifier (with inputs and environment) and artifacts', async () => {
+    const d = await dataset({
+      ...taskFiles('t'),
+      'dataset.toml': [
+        '[gym.tasks."t"]',
+        'artifacts = ["/app/out"]',
+        '[gym.tasks."t".environment]',
+        'cpus = 2',
+        '[gym.tasks."t".verifier]',
+        'timeout_sec = 9',
+        'inputs = ["actions.jsonl"]',
+        '[gym.tasks."t".verifier.environment]',
+        'docker_image = "v:1"',
+      ].join('\n'),
+    });
+    const t = d.tasks[0]!;
+    expect(t).toMatchObject({ environment: { cpus: 2 }, verifier: { timeout_sec: 9, inputs: ['actions.jsonl'], mode: 'separate' } });
+    expect(t.artifacts.map((a) => a.source)).toEqual(['/app/out']);
+  });
+
+  it.each([
+    ['agent', '[gym.tasks."t".agent]\ntimeout_sec = 10\n'],
+    ['solution', '[gym.tasks."t".solution.env]\nX = "1"\n'],
+    ['multi_step_reward_strategy', '[gym.tasks."t"]\nmulti_step_reward_strategy = "final"\n'],
+  ])('refuses any other key (%s), naming dataset.toml, the key and the fix', async (key, text) => {
+    const err = await dataset({ ...taskFiles('t'), 'dataset.toml': text }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DatasetRefusal);
+    expect((err as DatasetRefusal).code).toBe('dataset_unknown_key');
+    expect((err as DatasetRefusal).message).toMatch(new RegExp(`dataset\\.toml: gym\\.tasks\\."t"\\.${key}: an override takes only environment, verifier, artifacts`));
+    expect((err as DatasetRefusal).message).toContain(`Fix: remove ${key} from [gym.tasks."t"], or set it in the task's own task.toml`);
   });
 
   it('verifier.environment merges field by field over the task\'s', async () => {
@@ -143,11 +174,11 @@ describe('[gym.tasks."id"] overrides (task-folder-format.md § [gym.tasks."task-
   });
 
   it('a malformed override refuses the task, naming dataset.toml and the key', async () => {
-    const d = await dataset({ ...taskFiles('t'), ...taskFiles('u'), 'dataset.toml': '[gym.tasks."t".agent]\ntimeout_sec = "long"\n' });
+    const d = await dataset({ ...taskFiles('t'), ...taskFiles('u'), 'dataset.toml': '[gym.tasks."t".verifier]\ntimeout_sec = "long"\n' });
     expect(d.tasks.map((t) => t.id)).toEqual(['u']);
     const r = d.refused[0]!;
     expect(r.code).toBe('invalid_value');
-    expect(r.message).toContain('dataset.toml: gym.tasks."t".agent.timeout_sec = "long"');
+    expect(r.message).toContain('dataset.toml: gym.tasks."t".verifier.timeout_sec = "long"');
   });
 
   it('a bad inputs entry in an override refuses the task, naming dataset.toml', async () => {
@@ -196,9 +227,9 @@ describe('effective values (DESIGN.md § 7; task-folder-format.md § [gym.defaul
   it('overrides apply before the multipliers', async () => {
     const d = await dataset({
       ...taskFiles('t', { 'task.toml': TASK }),
-      'dataset.toml': '[gym.defaults]\ntimeout_multiplier = 2\nresource_multiplier = 2\n[gym.tasks."t".agent]\ntimeout_sec = 10\n[gym.tasks."t".environment]\nmemory_mb = 100\n',
+      'dataset.toml': '[gym.defaults]\ntimeout_multiplier = 2\nresource_multiplier = 2\n[gym.tasks."t".verifier]\ntimeout_sec = 10\n[gym.tasks."t".environment]\nmemory_mb = 100\n',
     });
-    expect(d.tasks[0]!.agent.timeout_sec).toBe(20);
+    expect(d.tasks[0]!.verifier.timeout_sec).toBe(20);
     expect(d.tasks[0]!.environment.memory_mb).toBe(200);
   });
 

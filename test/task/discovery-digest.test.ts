@@ -124,7 +124,7 @@ describe('digests (nemo-gym-behaviour.md § 7; task-folder-format.md § Dataset 
     expect(await digestOf({ ...base, 'dataset.toml': '[gym]\nlicense = "MIT"\n[gym.defaults]\nnum_repeats = 5\n' })).toBe(plain);
     const scaled = await digestOf({ ...base, 'dataset.toml': '[gym.defaults]\ntimeout_multiplier = 2\n' });
     expect(scaled).not.toBe(plain);
-    const other = await digestOf({ ...base, ...taskFiles('u'), 'dataset.toml': '[gym.tasks."u".agent]\ntimeout_sec = 5\n' });
+    const other = await digestOf({ ...base, ...taskFiles('u'), 'dataset.toml': '[gym.tasks."u".verifier]\ntimeout_sec = 5\n' });
     expect(other).not.toBe(plain);
   });
 

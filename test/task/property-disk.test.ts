@@ -17,7 +17,7 @@ const folder = fc.record({
   toml: fc.constantFrom('', '[agent]\ntimeout_sec = 1\n', 'x = [', '[[steps]]\nname = "s"\n', '[verifier]\nenvironment_mode = "separate"\n'),
   link: fc.constantFrom('none', 'folder', 'file-out', 'dir-in'),
 });
-const datasetToml = fc.constantFrom(undefined, '[gym]\nlicense = "MIT"\n', '[gym.tasks."same"]\nartifacts = ["/app/x"]\n', '[gym]\ntype = "example"\n', '[gym.tasks."nope".agent]\ntimeout_sec = 1\n', '[dataset]\nname = "a/b"\n[[tasks]]\nname = "a/c"\n');
+const datasetToml = fc.constantFrom(undefined, '[gym]\nlicense = "MIT"\n', '[gym.tasks."same"]\nartifacts = ["/app/x"]\n', '[gym]\ntype = "example"\n', '[gym.tasks."nope".environment]\ncpus = 1\n', '[dataset]\nname = "a/b"\n[[tasks]]\nname = "a/c"\n');
 
 describe('property: loading random dataset trees from disk', () => {
   it(`returns tasks and refusals, throwing only DatasetRefusal (${RUNS} trees)`, () => {
