@@ -19,12 +19,14 @@ const loaded = new Map<string, Task>();
  * read and hash the folder again. `fresh` always reads the folder: planning must see a task that moved.
  */
 export async function loadEpisodeTask(input: EpisodeInput, { fresh = false } = {}): Promise<Task> {
-  const key = JSON.stringify([input.taskPath, input.datasetPath, input.imageAliases, input.digest]);
+  const resourceOverride = input.episodeSettings?.resourceOverride;
+  const key = JSON.stringify([input.taskPath, input.datasetPath, input.imageAliases, input.digest, resourceOverride ?? null]);
   const kept = fresh ? undefined : loaded.get(key);
   if (kept) return structuredClone(kept);
   const task = await loadTask(input.taskPath, {
     datasetRoot: input.datasetPath,
     imageAliases: input.imageAliases,
+    resourceOverride,
     // The batch checked [gym] allowed_agents when it started.
     allowUnsupportedPairing: true,
     logger: { warn: () => undefined },

@@ -148,9 +148,10 @@ export async function startBatch(opts: StartBatchOptions): Promise<BatchHandle> 
   const { config } = loadBerthConfig();
   const imageAliases = { ...config.images.aliases, ...(opts.imageAliases ?? {}) };
   const agent = opts.agent ?? 'oracle';
+  const resourceOverride = Object.keys(config.resources).length > 0 ? { ...config.resources } : undefined;
   const dataset = await loadDataset(resolve(opts.dataset), {
     agent, allowUnsupportedPairing: opts.allowUnsupportedPairing, imageAliases, strict: opts.strict,
-    only: opts.taskFilter, logger: opts.logger,
+    only: opts.taskFilter, logger: opts.logger, resourceOverride,
   });
   if (dataset.tasks.length === 0) {
     const why = dataset.refused.map((r) => `  ${r.task_id}: ${r.message}`).join('\n');
@@ -185,6 +186,7 @@ export async function startBatch(opts: StartBatchOptions): Promise<BatchHandle> 
       defaultTimeoutSec: config.episode.default_timeout_seconds,
       enforceTaskTimeouts: config.episode.enforce_task_timeouts,
       sandboxReadyTimeoutSec: config.episode.sandbox_ready_timeout_s,
+      ...(resourceOverride ? { resourceOverride } : {}),
     },
   };
   const results = new ResultsFolder(resolve(opts.resultsDir ?? `results/${batchId}`));

@@ -8,6 +8,15 @@ export interface DatasetDefaults {
   readonly resource_multiplier: number;
 }
 
+/**
+ * berth.toml [resources] (DESIGN.md section 7, Config file): the operator's sandbox_resources_override. Each key it
+ * names replaces the task's effective value (after the multiplier); the keys it leaves out, and GPUs, keep theirs.
+ */
+export interface ResourceOverride {
+  readonly cpus?: number;
+  readonly memory_mb?: number;
+}
+
 export interface BuildContext {
   /** The task id (folder name). */
   readonly id: string;
@@ -18,7 +27,10 @@ export interface BuildContext {
   readonly digestSettings: unknown;
   /** The dataset root's verifier.py, if there is one. */
   readonly datasetVerifier: { readonly path: string; readonly sha256: string } | null;
+  /** The dataset root holds task_data.py (the model that types task fields). */
+  readonly datasetTaskDataPy?: boolean;
   readonly imageAliases?: Readonly<Record<string, string>>;
+  readonly resourceOverride?: ResourceOverride;
   /** Path of dataset.toml, for messages about overrides. */
   readonly datasetFile?: string;
   readonly warn: (message: string) => void;

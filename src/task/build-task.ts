@@ -12,12 +12,12 @@ import { DATASET_LAYOUT, inTask, TASK_LAYOUT } from './layout.ts';
 import { normaliseLegacy } from './legacy.ts';
 import type { Artifact, Task } from './model.ts';
 import { mergeOverride } from './overrides.ts';
-import { refuseCompose, refuseTranscriptPairing } from './refusals/current-limitations.ts';
+import { refuseCompose, refuseParameterized, refuseTranscriptPairing } from './refusals/current-limitations.ts';
 import { checkArtifact, checkInput, parseTaskToml, readTaskData, validateTaskToml } from './refusals/invalid-values.ts';
 import { requireInstruction, requireTaskToml, singleStepGrading } from './refusals/missing-files.ts';
 import { checkMultiStep } from './refusals/multi-step.ts';
 import { checkEnvironmentsSupport, checkNetwork } from './refusals/unsupported-settings.ts';
-import { taskTomlSchema, type ArtifactToml } from './schema.ts';
+import { taskTomlSchema, type ArtifactToml, type TaskToml } from './schema.ts';
 import type { TaskSnapshot } from './snapshot.ts';
 import { buildSolution, buildSteps, seedTrajectoryOf } from './steps.ts';
 import { isTable } from './table.ts';
@@ -27,6 +27,17 @@ import { resolveVerifierMode } from './verifier-mode.ts';
 
 export type { BuildContext, DatasetDefaults, ImageNeed } from './build-context.ts';
 
+/** Read, valid, but not acted on yet: said, never silently dropped (the Compose issue delivers them). */
+function warnNotDelivered(doc: TaskToml, warn: (m: string) => void): void {
+  const servers = doc.environment.mcp_servers;
+  if (servers.length > 0) {
+    warn(`task.toml: environment.mcp_servers (${servers.map((s) => JSON.stringify(s.name)).join(', ')}) are not delivered yet: the task loads, but no agent is told of its MCP servers.`);
+  }
+  if (doc.environment.skills_dir !== undefined) {
+    warn(`task.toml: environment.skills_dir = ${JSON.stringify(doc.environment.skills_dir)} is not delivered yet: the task loads, but no skills folder is uploaded and no agent is pointed at one.`);
+  }
+}
+
 function normaliseArtifact(a: ArtifactToml): Artifact {
   if (typeof a === 'string') return { source: a, destination: null, service: 'main', exclude: [] };
   return { source: a.source, destination: a.destination ?? null, service: a.service, exclude: [...a.exclude] };
@@ -35,6 +46,7 @@ function normaliseArtifact(a: ArtifactToml): Artifact {
 export function buildTask(snap: TaskSnapshot, ctx: BuildContext): Task {
   if (snap.problems.length > 0) refuse(snap.problems[0]!);
   const tomlFile = requireTaskToml(snap);
+  refuseParameterized(snap, ctx);
   const warnings: string[] = [];
   const warn = (m: string): void => {
     warnings.push(m);
@@ -86,10 +98,11 @@ export function buildTask(snap: TaskSnapshot, ctx: BuildContext): Task {
   if (mode === 'separate' && doc.verifier.inputs.length > 0) {
     warn(`${datasetFile}: gym.tasks."${ctx.id}".verifier.inputs is ignored: the task verifies in a separate sandbox, where /logs/verifier starts empty.`);
   }
+  warnNotDelivered(doc, warn);
 
   const root = snap.root;
   const tm = ctx.defaults.timeout_multiplier;
-  const environment = toEnvironment(doc.environment, ctx.defaults.resource_multiplier, ctx.imageAliases);
+  const environment = toEnvironment(doc.environment, ctx);
   const image = resolveImage(environment, snap, ctx);
   checkImageRecorded(image, snap, ctx);
 

@@ -1,5 +1,6 @@
-// An [environment] table (or [verifier.environment]) as its effective value: aliases applied to docker_image and
-// resources scaled by resource_multiplier, rounded up (spec/task-folder-format.md § [gym.defaults]).
+// An [environment] table (or [verifier.environment]) as its effective value: aliases applied to docker_image,
+// resources scaled by resource_multiplier, rounded up (spec/task-folder-format.md § [gym.defaults]), then the
+// operator's override (berth.toml [resources]) in place of each value it names.
 import type { BuildContext } from './build-context.ts';
 import { applyImageAlias } from './image-alias.ts';
 import type { Environment, NetworkMode } from './model.ts';
@@ -10,13 +11,16 @@ function scaleResource(v: number | undefined, m: number): number | null {
   return m === 1 ? v : Math.ceil(v * m);
 }
 
-export function toEnvironment(e: EnvironmentToml, resource: number, aliases: BuildContext['imageAliases']): Environment {
+export function toEnvironment(e: EnvironmentToml, ctx: Pick<BuildContext, 'defaults' | 'imageAliases' | 'resourceOverride'>): Environment {
+  const resource = ctx.defaults.resource_multiplier;
+  const aliases = ctx.imageAliases;
+  const override = ctx.resourceOverride ?? {};
   return {
     docker_image: e.docker_image !== undefined ? applyImageAlias(e.docker_image, aliases) : null,
     build_timeout_sec: e.build_timeout_sec,
     os: 'linux',
-    cpus: scaleResource(e.cpus, resource),
-    memory_mb: scaleResource(e.memory_mb, resource),
+    cpus: override.cpus ?? scaleResource(e.cpus, resource),
+    memory_mb: override.memory_mb ?? scaleResource(e.memory_mb, resource),
     storage_mb: scaleResource(e.storage_mb, resource),
     gpus: e.gpus ?? null,
     gpu_types: e.gpu_types ?? null,

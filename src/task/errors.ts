@@ -27,6 +27,7 @@ export type RefusalCode =
   | 'duplicate_task_id'
   | 'unreadable'
   | 'unsupported_transcript'
+  | 'parameterized_task'
   | 'digest_moved';
 
 export interface RefusalDetail {

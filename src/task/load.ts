@@ -1,7 +1,8 @@
 // Loading a dataset or one task from disk: discovery, dataset.toml, snapshots, then the pure builder.
 import { existsSync, lstatSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import { buildTask, type BuildContext } from './build-task.ts';
+import type { BuildContext, ResourceOverride } from './build-context.ts';
+import { buildTask } from './build-task.ts';
 import {
   checkAgentAllowed,
   checkOverridesNameTasks,
@@ -25,6 +26,8 @@ export interface LoadOptions {
   allowUnsupportedPairing?: boolean;
   /** FROM=TO image rewrites, applied to docker_image, FROM and verifier images before anything else. */
   imageAliases?: Readonly<Record<string, string>>;
+  /** berth.toml [resources]: replaces the effective cpus / memory_mb of every sandbox (see ResourceOverride). */
+  resourceOverride?: ResourceOverride;
   /** Stop (throw a DatasetRefusal) when any task is refused. */
   strict?: boolean;
   /** Whether prepare recorded an image a task needs; unset, nothing is checked (see ImageNeed). */
@@ -57,12 +60,24 @@ function readDatasetSettings(root: string, warn: (m: string) => void): DatasetSe
   return parseDatasetToml(root, text === null ? null : file, text, verifierPy, warn);
 }
 
+/**
+ * Whether the dataset root holds task_data.py. Berth does not run that model (it would validate every task's
+ * fields), so the load says so once instead of ignoring it.
+ */
+function typedFields(root: string, warn: (m: string) => void): boolean {
+  const file = join(root, DATASET_LAYOUT.taskDataPy);
+  if (!existsSync(file)) return false;
+  warn(`${file}: the model that types task fields is not run by Berth; each task's task_data.json is read as written, unvalidated.`);
+  return true;
+}
+
 function contextFor(
   id: string,
   settings: DatasetSettings,
   options: LoadOptions,
   warn: (m: string) => void,
   unknownKey: (k: string) => void,
+  datasetTaskDataPy: boolean,
 ): BuildContext {
   return {
     id,
@@ -71,7 +86,9 @@ function contextFor(
     override: settings.overrides[id],
     digestSettings: digestSettingsFor(settings, id),
     datasetVerifier: settings.verifier_py,
+    datasetTaskDataPy,
     imageAliases: options.imageAliases,
+    resourceOverride: options.resourceOverride,
     imageRecorded: options.imageRecorded,
     agent: options.agent,
     allowUnsupportedPairing: options.allowUnsupportedPairing,
@@ -152,6 +169,7 @@ export function loadDatasetSync(datasetRoot: string, options: LoadOptions = {}):
   const settings = readDatasetSettings(root, warn);
   checkAgentAllowed(settings, options.agent, options.allowUnsupportedPairing);
   checkOverridesNameTasks(settings, new Set(found.map((f) => f.id)));
+  const typed = typedFields(root, warn);
 
   const byId = new Map<string, FoundTask[]>();
   for (const f of found) byId.set(f.id, [...(byId.get(f.id) ?? []), f]);
@@ -181,7 +199,7 @@ export function loadDatasetSync(datasetRoot: string, options: LoadOptions = {}):
       refused.push(snap);
       continue;
     }
-    const result = buildTaskOrRefusal(snap, contextFor(f.id, settings, options, warn, unknownKeyFor(f.id)));
+    const result = buildTaskOrRefusal(snap, contextFor(f.id, settings, options, warn, unknownKeyFor(f.id), typed));
     if (result instanceof TaskRefusal) refused.push(result);
     else tasks.push(result);
   }
@@ -222,7 +240,8 @@ export function loadTaskSync(taskPath: string, options: LoadTaskOptions = {}): T
   const symlink = existsSync(path) && lstatSync(path).isSymbolicLink();
   const snap = snapshotOrRefusal({ id, path, symlink });
   if (snap instanceof TaskRefusal) throw snap;
-  const result = buildTaskOrRefusal(snap, contextFor(id, settings, options, warn, makeUnknownKeyLogger(logger, warnings, loggedByLoadTask)(id)));
+  const context = contextFor(id, settings, options, warn, makeUnknownKeyLogger(logger, warnings, loggedByLoadTask)(id), typedFields(root, warn));
+  const result = buildTaskOrRefusal(snap, context);
   if (result instanceof TaskRefusal) throw result;
   return result;
 }

@@ -30,7 +30,7 @@ export interface Environment {
   /** Overlay RUN budget; never scaled. */
   readonly build_timeout_sec: number;
   readonly os: 'linux';
-  /** Scaled by resource_multiplier and rounded up. */
+  /** Scaled by resource_multiplier and rounded up; berth.toml [resources] replaces cpus and memory_mb it names. */
   readonly cpus: number | null;
   readonly memory_mb: number | null;
   readonly storage_mb: number | null;

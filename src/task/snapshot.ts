@@ -24,6 +24,8 @@ export interface TaskSnapshot {
   dirs: ReadonlySet<string>;
   /** Symbolic links the loader refuses (outside the folder, or to a folder). */
   problems: readonly RefusalDetail[];
+  /** Names of the root's other files, which the digest does not cover (never read; e.g. a template's tasks.jsonl). */
+  uncovered: ReadonlySet<string>;
 }
 
 /** Root files the digest covers (reference/nemo-gym-behaviour.md section 7), plus task_data.json. */
@@ -88,6 +90,7 @@ export function readTaskFolder(root: string, rootEntries?: readonly Dirent[]): T
   const files = new Map<string, SnapshotFile>();
   const dirs = new Set<string>();
   const problems: RefusalDetail[] = [];
+  const uncovered = new Set<string>();
   let realRoot: string | null = null;
 
   const resolveLink = (abs: string, rel: string): 'file' | 'dir' | null => {
@@ -157,23 +160,29 @@ export function readTaskFolder(root: string, rootEntries?: readonly Dirent[]): T
     } else if ((COVERED_DIRS as readonly string[]).includes(e.name)) {
       if (e.isDirectory()) walk(abs, e.name);
       else if (e.isSymbolicLink()) resolveLink(abs, e.name);
+    } else if (e.isFile()) {
+      uncovered.add(e.name);
     }
   }
-  return { root, files, dirs, problems };
+  return { root, files, dirs, problems, uncovered };
 }
 
 /** Builds a snapshot from in-memory contents (tests, property tests). Folders are implied by paths. */
 export function snapshotFromFiles(root: string, contents: Readonly<Record<string, string | Buffer>>, extraDirs: string[] = []): TaskSnapshot {
   const files = new Map<string, SnapshotFile>();
   const dirs = new Set<string>(extraDirs);
+  const uncovered = new Set<string>();
   for (const [rel, content] of Object.entries(contents)) {
     const parts = rel.split('/');
     if (parts.some(isJunk)) continue;
     const top = parts[0]!;
     const covered = parts.length === 1 ? (ROOT_FILES as readonly string[]).includes(top) : (COVERED_DIRS as readonly string[]).includes(top);
     for (let i = 1; i < parts.length; i++) dirs.add(parts.slice(0, i).join('/'));
-    if (!covered) continue;
+    if (!covered) {
+      if (parts.length === 1) uncovered.add(top);
+      continue;
+    }
     files.set(rel, fileEntry(rel, typeof content === 'string' ? Buffer.from(content) : content));
   }
-  return { root, files, dirs, problems: [] };
+  return { root, files, dirs, problems: [], uncovered };
 }

@@ -38,7 +38,7 @@ export function buildVerifier(doc: TaskToml, mode: VerifierMode, grading: Gradin
   let verifierEnvironment: Environment | null = null;
   let verifierImage: VerifierImage | null = null;
   if (mode === 'separate') {
-    verifierEnvironment = doc.verifier.environment ? toEnvironment(doc.verifier.environment, ctx.defaults.resource_multiplier, ctx.imageAliases) : environment;
+    verifierEnvironment = doc.verifier.environment ? toEnvironment(doc.verifier.environment, ctx) : environment;
     verifierImage = resolveVerifierImage(verifierEnvironment, doc.verifier.environment !== undefined, snap);
     if (verifierImage.kind === 'build') {
       checkRecorded(ctx, { kind: 'build', context: inTask(root, TASK_LAYOUT.testsDir), dockerfile: TASK_LAYOUT.testsDockerfile }, TASK_LAYOUT.testsDockerfile, '');

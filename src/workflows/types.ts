@@ -18,11 +18,13 @@ export interface EpisodeInput {
   episodeSettings: EpisodeSettings;
 }
 
-/** berth.toml [episode], as the client read it when the batch started. */
+/** berth.toml [episode] (and [resources]), as the client read it when the batch started. */
 export interface EpisodeSettings {
   defaultTimeoutSec: number;
   enforceTaskTimeouts: boolean;
   sandboxReadyTimeoutSec: number;
+  /** [resources]: replaces the task's effective cpus / memory_mb; absent when berth.toml names none. */
+  resourceOverride?: { cpus?: number; memory_mb?: number };
 }
 
 export const DEFAULT_EPISODE_SETTINGS: EpisodeSettings = { defaultTimeoutSec: 21600, enforceTaskTimeouts: true, sandboxReadyTimeoutSec: 900 };

@@ -2,8 +2,31 @@
 // their own issue: DESIGN.md section 7). Each is refused with the reason, never run half-way.
 import type { BuildContext } from '../build-context.ts';
 import { refuse } from '../errors.ts';
-import { TASK_LAYOUT } from '../layout.ts';
+import { DATASET_LAYOUT, TASK_LAYOUT, TEMPLATE_ROWS } from '../layout.ts';
 import type { TaskSnapshot } from '../snapshot.ts';
+
+const INSTRUCTION_TEMPLATE = 'instruction.template.md';
+
+/**
+ * A parameterized template folder (spec/task-folder-format.md § Additional features, typed task fields and
+ * parameterized tasks): a task folder with `tasks.jsonl` beside its task.toml, or an `instruction.template.md` in
+ * place of instruction.md, rendered into one task per row. Berth does not render templates, so such a folder is
+ * refused as what it is, not as a task missing its instruction.
+ */
+export function refuseParameterized(snap: TaskSnapshot, ctx: BuildContext): void {
+  const rows = snap.uncovered.has(TEMPLATE_ROWS);
+  const template = snap.uncovered.has(INSTRUCTION_TEMPLATE) && !snap.files.has(TASK_LAYOUT.instruction);
+  if (!rows && !template) return;
+  const found = [rows ? TEMPLATE_ROWS : null, snap.uncovered.has(INSTRUCTION_TEMPLATE) ? INSTRUCTION_TEMPLATE : null].filter((x) => x !== null);
+  const typed = ctx.datasetTaskDataPy ? `, typed by the dataset's ${DATASET_LAYOUT.taskDataPy}` : '';
+  refuse({
+    code: 'parameterized_task',
+    file: rows ? TEMPLATE_ROWS : INSTRUCTION_TEMPLATE,
+    key: '',
+    problem: `the folder is a parameterized task template (${found.join(' and ')}${typed}), rendered into one task per row; Berth does not render parameterized tasks yet`,
+    fix: `render each row into its own task folder (instruction.md and the other *.template.* files filled in, task_data.json written) and run that dataset`,
+  });
+}
 
 export function refuseCompose(snap: TaskSnapshot): void {
   for (const f of TASK_LAYOUT.environmentCompose) {
