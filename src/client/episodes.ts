@@ -51,7 +51,7 @@ export const NEVER_STARTED = Symbol('never started');
 export async function waitForEpisode(client: Client, workflowId: string): Promise<ResultRow | undefined>;
 export async function waitForEpisode(client: Client, workflowId: string, stillExpected: () => Promise<boolean>): Promise<ResultRow | undefined | typeof NEVER_STARTED>;
 export async function waitForEpisode(client: Client, workflowId: string, stillExpected?: () => Promise<boolean>): Promise<ResultRow | undefined | typeof NEVER_STARTED> {
-  const result = () => client.workflow.getHandle<(i: EpisodeInput) => Promise<ResultRow>>(workflowId).result();
+  const result = async () => withStepName(await client.workflow.getHandle<(i: EpisodeInput) => Promise<ResultRow>>(workflowId).result());
   // An episode not started yet is looked for again sooner at first, then less often (each look is a call).
   let notFoundPause = 250;
   for (;;) {
@@ -73,6 +73,12 @@ export async function waitForEpisode(client: Client, workflowId: string, stillEx
       if (notFound) notFoundPause = Math.min(notFoundPause * 2, NOT_FOUND_PAUSE_MAX);
     }
   }
+}
+
+/** Episodes closed before stopped_after_turn named the step recorded the turn's number: named here, so rows agree. */
+function withStepName(row: ResultRow): ResultRow {
+  const stopped: unknown = row.stopped_after_turn;
+  return typeof stopped === 'number' ? { ...row, stopped_after_turn: row.turns[stopped - 1]?.step ?? null } : row;
 }
 
 /** The input an episode was started with, read from its history (retries reuse it). */

@@ -72,7 +72,8 @@ interface EpisodeState {
   seedSec?: number;
   turns: TurnOutcome[];
   sandbox?: SandboxRef;
-  stoppedAfter: number | null;
+  /** The step the episode stopped early after. */
+  stoppedAfter: string | null;
 }
 
 async function runTurns(input: EpisodeInput, plan: EpisodePlan, acts: Acts, state: EpisodeState): Promise<void> {
@@ -111,7 +112,7 @@ async function runTurns(input: EpisodeInput, plan: EpisodePlan, acts: Acts, stat
     }
     state.turns.push(outcome);
     if (i < plan.steps.length - 1 && shouldStop(outcome, step.minReward)) {
-      state.stoppedAfter = i + 1;
+      state.stoppedAfter = step.name;
       return;
     }
   }

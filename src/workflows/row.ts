@@ -3,7 +3,7 @@ import type { EpisodeInput, EpisodePlan, ResultRow, SandboxRef, TurnOutcome } fr
 
 /** DESIGN.md section 4: the episode's row, from its turns and roll-up. */
 export function buildRow(args: {
-  input: EpisodeInput; plan: EpisodePlan | undefined; turns: TurnOutcome[]; result: Rollup; stoppedAfter: number | null;
+  input: EpisodeInput; plan: EpisodePlan | undefined; turns: TurnOutcome[]; result: Rollup; stoppedAfter: string | null;
   sandbox: SandboxRef | undefined; host: string | null; workflowId: string; runId: string;
 }): ResultRow {
   const { input, plan, turns, result } = args;

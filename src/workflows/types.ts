@@ -104,7 +104,8 @@ export interface ResultRow {
   failure_reason: string | null;
   mask_sample: boolean;
   turns: Array<Pick<TurnOutcome, 'step' | 'reward' | 'verifier_rewards' | 'failure_kind'>>;
-  stopped_after_turn: number | null;
+  /** The step the episode stopped early after (multi-step-tasks.md § Early stop), or null when every turn ran. */
+  stopped_after_turn: string | null;
   response: ResponseObject;
   response_text: string;
   verifier_mode: 'shared' | 'separate' | null;

@@ -36,15 +36,15 @@ describe('multi-step episodes end to end (multi-step-tasks.md)', () => {
     expect(row.turns.map((t) => [t.step, t.reward])).toEqual([['s1', 1], ['s2', 0.5]]);
   });
 
-  it('a missed min_reward stops the episode after that turn (§ Early stop)', async () => {
+  it('a missed min_reward stops the episode after that turn, and stopped_after_turn names its step (§ Early stop)', async () => {
     const row = await run(steps('mean', [null, '0.9', null], ['echo 1 > /logs/verifier/reward.txt', 'echo 0.2 > /logs/verifier/reward.txt', 'echo 1 > /logs/verifier/reward.txt']));
-    expect(row).toMatchObject({ stopped_after_turn: 2, reward: 0.6 });
+    expect(row).toMatchObject({ stopped_after_turn: 's2', reward: 0.6 });
     expect(row.turns).toHaveLength(2);
   });
 
   it('a turn without a reward file stops the episode and carries harbor:missing_reward; final takes the last turn', async () => {
     const row = await run(steps('final', [null, null, null], ['echo 1 > /logs/verifier/reward.txt', 'true', 'echo 1 > /logs/verifier/reward.txt']));
-    expect(row).toMatchObject({ stopped_after_turn: 2, reward: 0, failure_kind: 'harbor:missing_reward', mask_sample: false });
+    expect(row).toMatchObject({ stopped_after_turn: 's2', reward: 0, failure_kind: 'harbor:missing_reward', mask_sample: false });
   });
 });
 

@@ -98,24 +98,24 @@ describe('EpisodeWorkflow with scripted activities (multi-step-tasks.md)', () =>
     expect(row.reward).toBe(0.25);
   });
 
-  it('stops early after a missed min_reward and records stopped_after_turn (§ Early stop)', async () => {
+  it('stops early after a missed min_reward; stopped_after_turn names the step (§ Early stop)', async () => {
     const row = await run('gate', {
       plan: { steps: [1, 2, 3].map((i) => ({ name: `step-${i}`, agentTimeoutSec: 30, verifierTimeoutSec: 30, minReward: 0.5 })) },
       turns: [{ reward: 1 }, { reward: 0.2 }, { reward: 1 }],
     });
-    expect(row).toMatchObject({ stopped_after_turn: 2, reward: 0.6 });
+    expect(row).toMatchObject({ stopped_after_turn: 'step-2', reward: 0.6 });
     expect(calls.get('gate')).not.toContain('agent 3');
     expect(calls.get('gate')?.at(-1)).toBe('teardown');
   });
 
   it('stops after a turn without a valid reward and carries its failure kind', async () => {
     const row = await run('nofile', { plan: {}, turns: [{ reward: 1 }, { reward: 0, verifier_rewards: {}, failure_kind: 'harbor:missing_reward', failure_reason: 'no reward file' }, { reward: 1 }] });
-    expect(row).toMatchObject({ stopped_after_turn: 2, reward: 0.5, failure_kind: 'harbor:missing_reward', mask_sample: false });
+    expect(row).toMatchObject({ stopped_after_turn: 'step-2', reward: 0.5, failure_kind: 'harbor:missing_reward', mask_sample: false });
   });
 
   it('a masked turn masks the episode, stops, and still tears down', async () => {
     const row = await run('lost', { plan: {}, turns: [{ reward: 1 }, { raise: 'provider_unavailable' }, { reward: 1 }] });
-    expect(row).toMatchObject({ mask_sample: true, reward: null, failure_kind: 'provider_unavailable', stopped_after_turn: 2 });
+    expect(row).toMatchObject({ mask_sample: true, reward: null, failure_kind: 'provider_unavailable', stopped_after_turn: 'step-2' });
     expect(calls.get('lost')?.at(-1)).toBe('teardown');
   });
 
