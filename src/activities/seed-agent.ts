@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { SeedFailed, type SandboxHandle, type SandboxLabels, type SandboxProvider, type SandboxSpec } from '../sandbox/index.ts';
-import { templateEnv, type Task } from '../task/index.ts';
+import { inTask, TASK_LAYOUT, templateEnv, unsetVariableMessage, type Task } from '../task/index.ts';
 import { keepEntrypointOutput } from './entrypoint-output.ts';
 import { agentImageForSeed } from './image-prep.ts';
 import { turnLogsDir } from './logs.ts';
@@ -24,7 +24,9 @@ export interface AgentSeedRequest {
 
 function environmentOf(task: Task, hostEnv: AgentSeedRequest['hostEnv']): Record<string, string> {
   const result = templateEnv(task.environment.env, hostEnv);
-  if ('missing' in result) throw seedFailure(`${task.path}/task.toml: [environment].env needs the variable ${result.missing}, which is not set on this worker. Set it in the worker's environment.`);
+  if ('missing' in result) {
+    throw seedFailure(`${task.path}/task.toml: ${unsetVariableMessage({ table: '[environment].env', key: result.key, variable: result.missing, secrets: false })}`);
+  }
   return result.values;
 }
 
@@ -39,8 +41,9 @@ export async function seedAgentSandbox(provider: SandboxProvider, task: Task, re
     if (err instanceof SeedFailed && err.kind === 'harbor:entrypoint_failed') throw await withKeptOutput(provider, spec.name, err, req);
     throw err;
   }
-  if (task.image.upload_environment_files && existsSync(join(task.path, 'environment'))) {
-    await provider.upload(handle, join(task.path, 'environment'), handle.workdir, { owner: handle.user });
+  const environmentDir = inTask(task.path, TASK_LAYOUT.environmentDir);
+  if (task.image.upload_environment_files && existsSync(environmentDir)) {
+    await provider.upload(handle, environmentDir, handle.workdir, { owner: handle.user });
   }
   return { handle, spec };
 }

@@ -1,7 +1,8 @@
 import { ApplicationFailure, heartbeat, log, sleep } from '@temporalio/activity';
-import { checkDigest, type Task } from '../task/index.ts';
-import { episodeBudget } from '../workflows/budget.ts';
-import type { EpisodeInput, EpisodePlan, HostLease } from '../workflows/types.ts';
+import { loadBerthConfig } from '../task/berth-config.ts';
+import { checkDigest, envTablesOf, firstUnsetVariable, unsetVariableMessage, type Task } from '../task/index.ts';
+import { episodeBudget, healthcheckWorstSec, verifyTimeLimitSec } from '../workflows/budget.ts';
+import type { EpisodeInput, EpisodePlan, EpisodeSettings, HostLease } from '../workflows/types.ts';
 import { typed } from './failures.ts';
 import { hostIdentity } from './host-identity.ts';
 import { loadEpisodeTask } from './runtime.ts';
@@ -15,16 +16,42 @@ const READY_GRACE_SEC = 60;
 /** A build-mode image not prepared ahead (`berth prepare`) is built during the seed. */
 const BUILD_ALLOWANCE_SEC = 1800;
 
-export function stepsOf(task: Task): EpisodePlan['steps'] {
+/** Starting a separate verifier's sandbox and its declared healthcheck (its image's HEALTHCHECK is under the ready timeout). */
+function separateVerifierStart(task: Task, settings: EpisodeSettings): { startSec: number; healthcheckSec: number } | undefined {
+  const v = task.verifier;
+  if (v.mode !== 'separate') return undefined;
+  const build = v.image?.kind === 'build' ? BUILD_ALLOWANCE_SEC : 0;
+  const hc = v.environment?.healthcheck;
+  return { startSec: settings.sandboxReadyTimeoutSec + READY_GRACE_SEC + build, healthcheckSec: hc ? healthcheckWorstSec(hc) : 0 };
+}
+
+export function stepsOf(task: Task, settings: EpisodeSettings): EpisodePlan['steps'] {
+  const collectSec = task.verifier.collect.map((h) => h.timeout_sec);
+  const separate = separateVerifierStart(task, settings);
+  const verifyTimeoutSec = (testSec: number) => verifyTimeLimitSec({ collectSec, testSec, ...(separate ? { separate } : {}) });
   if (!task.multi_step) {
-    return [{ name: task.id, agentTimeoutSec: task.agent.timeout_sec, verifierTimeoutSec: task.verifier.timeout_sec }];
+    const testSec = task.verifier.timeout_sec;
+    return [{ name: task.id, agentTimeoutSec: task.agent.timeout_sec, verifierTimeoutSec: testSec, verifyTimeoutSec: verifyTimeoutSec(testSec) }];
   }
   return task.steps.map((s) => ({
     name: s.name,
     agentTimeoutSec: s.agent.timeout_sec,
     verifierTimeoutSec: s.verifier.timeout_sec,
+    verifyTimeoutSec: verifyTimeoutSec(s.verifier.timeout_sec),
     ...(s.min_reward !== null ? { minReward: typeof s.min_reward === 'number' ? s.min_reward : { ...s.min_reward } } : {}),
   }));
+}
+
+/** DESIGN.md section 7, Secrets: an unset `${VAR}` masks the episode now, before a slot or a sandbox (names only). */
+function checkVariables(task: Task, input: EpisodeInput, firstStep: string): void {
+  const unset = firstUnsetVariable(envTablesOf(task, { solution: input.agent === 'oracle' }), process.env, loadBerthConfig().config.secrets);
+  if (unset === null) return;
+  throw ApplicationFailure.create({
+    type: 'harbor:seed_failed',
+    nonRetryable: true,
+    message: `${task.path}/task.toml: ${unsetVariableMessage(unset)}`,
+    details: [{ step: firstStep }],
+  });
 }
 
 const warned = new Set<string>();
@@ -42,11 +69,14 @@ export async function planEpisode(input: EpisodeInput): Promise<EpisodePlan> {
     const task = await loadEpisodeTask(input, { fresh: true });
     const digest = checkDigest(input.digest, task);
     if (!digest.ok) throw ApplicationFailure.nonRetryable(digest.reason, 'berth:digest_moved');
-    const steps = stepsOf(task);
-    const collectSec = task.verifier.collect.reduce((s, h) => s + h.timeout_sec, 0);
     const settings = input.episodeSettings;
+    const steps = stepsOf(task, settings);
+    checkVariables(task, input, steps[0]!.name);
+    const collectSec = task.verifier.collect.reduce((s, h) => s + h.timeout_sec, 0);
+    const separate = separateVerifierStart(task, settings);
+    const separateSec = separate ? separate.startSec + separate.healthcheckSec : 0;
     const budget = episodeBudget({
-      turns: steps.map((s) => ({ agentSec: s.agentTimeoutSec, verifierSec: s.verifierTimeoutSec, collectSec })),
+      turns: steps.map((s) => ({ agentSec: s.agentTimeoutSec, verifierSec: s.verifierTimeoutSec + separateSec, collectSec })),
       setupPerTurnSec: SETUP_PER_TURN_SEC,
       sandboxReadySec: settings.sandboxReadyTimeoutSec,
       buildTimeoutSec: task.image.mode === 'overlay' ? task.environment.build_timeout_sec : 0,

@@ -24,6 +24,8 @@ export type { Refusal, RefusalCode, RefusalDetail, DatasetRefusalCode, SkippedEn
 export { applyImageAlias, normaliseImageRef, parseImageAliases } from './image-alias.ts';
 export { templateEnv, templateVariable, templateNames } from './template.ts';
 export type { TemplateResult } from './template.ts';
+export { envTablesOf, firstUnsetVariable, unsetVariableMessage } from './env-tables.ts';
+export type { EnvTable, UnsetVariable } from './env-tables.ts';
 export { stripCanary } from './instruction.ts';
 export { readTaskFolder, snapshotFromFiles } from './snapshot.ts';
 export type { TaskSnapshot, SnapshotFile } from './snapshot.ts';

@@ -4,7 +4,7 @@
 
 const WHOLE = /^\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([\s\S]*))?\}$/;
 
-export type TemplateResult = { values: Record<string, string> } | { missing: string };
+export type TemplateResult = { values: Record<string, string> } | { missing: string; key: string };
 
 /** The variable a whole-value template reads, or null when the value is a literal. */
 export function templateVariable(value: string): { name: string; fallback: string | null } | null {
@@ -16,7 +16,7 @@ export function templateVariable(value: string): { name: string; fallback: strin
 /**
  * Resolves every whole-value template of `table` against `env` (first source wins when `env` is a
  * list, e.g. `[secrets, process.env]`). `${NAME:-d}` takes `d` when NAME is unset or empty; an unset
- * `${NAME}` stops with `{ missing: NAME }`. Other values are literal.
+ * `${NAME}` stops with `{ missing: NAME, key }`. Other values are literal.
  */
 export function templateEnv(
   table: Readonly<Record<string, string>>,
@@ -39,7 +39,7 @@ export function templateEnv(
     }
     const found = lookup(t.name);
     if (t.fallback !== null) values[key] = found === undefined || found === '' ? t.fallback : found;
-    else if (found === undefined) return { missing: t.name };
+    else if (found === undefined) return { missing: t.name, key };
     else values[key] = found;
   }
   return { values };

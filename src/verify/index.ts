@@ -1,5 +1,5 @@
 // The verify layer's public API: the orchestration entry point and the pure pieces it is built from.
-export { runVerification } from './run-verification.ts';
+export { runVerification, WARNINGS_FILE } from './run-verification.ts';
 export type { VerifyContext, VerifyNaming, VerifyResult } from './context.ts';
 export { clearTurnFiles } from './clear-turn.ts';
 export { redact, redactFile, redactTree, secretValues, StreamRedactor, REDACTED } from './redact.ts';

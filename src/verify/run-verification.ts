@@ -1,8 +1,10 @@
 // The verify activity's one entry point, after each agent turn: shared mode in the agent's sandbox, or separate
 // mode in a fresh verifier sandbox (task-folder-verifiers.md § How the verifier runs, § Shared and separate
 // verification). Returns the reward outcome; infrastructure failures come back masked, never as a reward of 0.
+import { appendFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { containerName, isLossError, SeedFailed, withImageRuntime, type SandboxHandle, type SandboxSpec } from '../sandbox/index.ts';
+import { unsetVariableMessage } from '../task/index.ts';
 import { validateAtif } from './atif.ts';
 import { copyArtifactsOut, relativeTo, restoreArtifacts, type CopiedArtifact } from './artifacts.ts';
 import { runCollectHooks } from './collect.ts';
@@ -86,24 +88,33 @@ export async function runVerification(ctx: VerifyContext): Promise<VerifyResult>
     clearInterval(timer);
   }
   if (outcome.failure_reason !== undefined) outcome.failure_reason = redact(outcome.failure_reason, state.hidden);
+  const warnings = state.warnings.map((w) => redact(w, state.hidden));
+  await logWarnings(ctx.logsDir, warnings);
   return {
     ...outcome,
     timings: state.phases.timings,
     logsDir: ctx.logsDir,
     artifacts: relativeTo(ctx.logsDir, state.artifacts),
     verifierMode: separate ? 'separate' : 'shared',
-    warnings: state.warnings.map((w) => redact(w, state.hidden)),
+    warnings,
   };
+}
+
+/** Beside the turn's verifier logs (after /logs/verifier was copied there), one warning a line. */
+export const WARNINGS_FILE = 'berth-warnings.txt';
+
+async function logWarnings(logsDir: string, warnings: readonly string[]): Promise<void> {
+  if (warnings.length === 0) return;
+  const dir = join(logsDir, 'verifier');
+  await mkdir(dir, { recursive: true });
+  await appendFile(join(dir, WARNINGS_FILE), warnings.map((w) => `warning: ${w}\n`).join(''));
 }
 
 /** [verifier].env (or the step's) with `${VAR}` filled from [secrets] then the worker's environment. */
 function verifierEnv(s: Shared): Record<string, string> {
   const env = resolveEnv(s.turn.envTable, s.ctx.hostEnv, s.ctx.secrets);
   if (!env.ok) {
-    throw new VerificationMasked(
-      'harbor:seed_failed',
-      `[verifier].env ${env.key} reads \${${env.variable}}, which is set neither in [secrets] of berth.toml nor in the worker's environment; set it there, or give a default with \${${env.variable}:-value}`,
-    );
+    throw new VerificationMasked('harbor:seed_failed', unsetVariableMessage({ table: '[verifier].env', key: env.key, variable: env.variable, secrets: true }));
   }
   s.hidden = secretValues([...s.hidden, ...env.sensitive]);
   return env.values;
@@ -172,10 +183,7 @@ async function verifySeparate(s: Shared): Promise<RewardOutcome> {
   if (!environment) throw new Error(`task ${task.id} verifies separately but has no verifier environment; the loader should have refused it`);
   const sandboxEnv = resolveEnv(environment.env, ctx.hostEnv);
   if (!sandboxEnv.ok) {
-    throw new VerificationMasked(
-      'harbor:seed_failed',
-      `[verifier.environment].env ${sandboxEnv.key} reads \${${sandboxEnv.variable}}, which is not set in the worker's environment; set it, or give a default with \${${sandboxEnv.variable}:-value}`,
-    );
+    throw new VerificationMasked('harbor:seed_failed', unsetVariableMessage({ table: '[verifier.environment].env', key: sandboxEnv.key, variable: sandboxEnv.variable, secrets: false }));
   }
   s.hidden = secretValues([...s.hidden, ...sandboxEnv.sensitive]);
 

@@ -46,3 +46,41 @@ export function episodeBudget(b: BudgetInput): Budget {
     warning: worstSec > b.defaultEpisodeSec ? `an episode whose seed retries its image pulls may run past default_timeout_seconds (${b.defaultEpisodeSec} s): ${figures}` : null,
   };
 }
+
+/** What one turn's verification may spend, all in seconds (the verify activity's time limit). */
+export interface VerifyTimeInput {
+  /** Each [[verifier.collect]] hook's timeout_sec (never scaled). */
+  collectSec: number[];
+  /** test.sh's budget: the effective [verifier] (or [steps.verifier]) timeout_sec. */
+  testSec: number;
+  /**
+   * A separate verifier: starting its sandbox (the ready timeout and its grace, a build not prepared ahead) and its
+   * [verifier.environment.healthcheck]'s worst case (the image's own HEALTHCHECK falls under the ready timeout).
+   */
+  separate?: { startSec: number; healthcheckSec: number };
+}
+
+/** Each exec past its own budget: `timeout`'s kill grace and the host's guard on the stream (sandbox/exec.ts). */
+export const EXEC_OVERHEAD_SEC = 30;
+/** The phases around them: tools check, clear, uploads, copying and scoring /logs/verifier, artifacts, stops. */
+export const VERIFY_PHASES_SEC = 120;
+
+/**
+ * The verify activity's start-to-close limit: every collect hook's timeout, a separate verifier's start and
+ * healthcheck, and test.sh, each with its exec overhead, plus the phases around them. Shorter, a slow hook or
+ * verifier start would end the activity before test.sh's own timeout, and a scored `harbor:verifier_timeout` would
+ * become a retried, then masked, attempt.
+ */
+export function verifyTimeLimitSec(v: VerifyTimeInput): number {
+  const hooks = v.collectSec.reduce((s, t) => s + t + EXEC_OVERHEAD_SEC, 0);
+  const separate = v.separate ? v.separate.startSec + v.separate.healthcheckSec : 0;
+  return Math.ceil(VERIFY_PHASES_SEC + hooks + separate + v.testSec + EXEC_OVERHEAD_SEC);
+}
+
+/**
+ * The longest a polled healthcheck can take to fail for good (spec/task-folder-format.md § [environment],
+ * healthcheck): the start period and the check running across its end, then `retries` failures `interval` apart.
+ */
+export function healthcheckWorstSec(hc: { interval_sec: number; timeout_sec: number; start_period_sec: number; retries: number }): number {
+  return hc.start_period_sec + hc.timeout_sec + Math.max(1, hc.retries) * (hc.timeout_sec + hc.interval_sec);
+}

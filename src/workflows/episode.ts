@@ -4,7 +4,7 @@ import {
 import { episodeDoneSignal, type EpisodeDone } from './signals.ts';
 import type * as shared from '../activities/shared.ts';
 import type * as host from '../activities/host-activities.ts';
-import { MASKING_KINDS, TASK_ERROR_TYPES, maskedTurn, maskingFailure } from './failures.ts';
+import { MASKING_KINDS, TASK_ERROR_TYPES, maskedTurn, maskingFailure, plannedSeedFailure } from './failures.ts';
 import { openaiTurnWorkflow } from './openai-turn.ts';
 import { rollUp, shouldStop } from './rollup.ts';
 import { buildRow } from './row.ts';
@@ -32,6 +32,11 @@ const { planAndPickHost } = proxyActivities<typeof shared>({
  * the sandbox is being removed, and the last verification tearing down (no teardown activity after it).
  */
 const EPISODE_V2 = 'episode-v2';
+/**
+ * Changes since episode-v2: each verification has its own time limit (its collect hooks, a separate verifier's start,
+ * test.sh), and a seed failure found while planning (an unset `${VAR}`) is a masked row instead of a failed workflow.
+ */
+const EPISODE_V3 = 'episode-v3';
 
 async function planAndLease(input: EpisodeInput, episodeId: string): Promise<{ plan: EpisodePlan; lease: HostLease; v2: boolean }> {
   if (patched(EPISODE_V2)) {
@@ -50,13 +55,19 @@ function hostActivities(lease: HostLease, plan: EpisodePlan) {
   const common = { taskQueue: lease.queue, scheduleToStartTimeout: `${plan.scheduleToStartSec} seconds` } as const;
   const retry = { maximumAttempts: 3, initialInterval: '2 seconds', nonRetryableErrorTypes: [...MASKING_KINDS, ...TASK_ERROR_TYPES] };
   const heartbeatTimeout = `${plan.heartbeatTimeoutSec} seconds`;
+  const turn = proxyActivities<typeof host>({ ...common, startToCloseTimeout: `${longest + GRACE_SEC} seconds`, heartbeatTimeout, retry });
+  const ownLimits = plan.steps.every((s) => s.verifyTimeoutSec !== undefined) && patched(EPISODE_V3);
   return {
     // A cancelled episode waits for its seed to finish, so teardown never races a container being created.
     seed: proxyActivities<typeof host>({
       ...common, startToCloseTimeout: `${plan.seedTimeoutSec} seconds`, heartbeatTimeout, retry,
       cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     }).seed,
-    turn: proxyActivities<typeof host>({ ...common, startToCloseTimeout: `${longest + GRACE_SEC} seconds`, heartbeatTimeout, retry }),
+    turn,
+    /** The verification of turn `i`, under its own limit (plans made before it had none: the turn's). */
+    verify: (i: number) => ownLimits
+      ? proxyActivities<typeof host>({ ...common, startToCloseTimeout: `${plan.steps[i]!.verifyTimeoutSec!} seconds`, heartbeatTimeout, retry }).verifyTurn
+      : turn.verifyTurn,
     teardown: proxyActivities<typeof host>({ ...common, startToCloseTimeout: '2 minutes', retry: { maximumAttempts: 5 } }).teardown,
   };
 }
@@ -101,7 +112,7 @@ async function runTurns(input: EpisodeInput, plan: EpisodePlan, acts: Acts, stat
         ? await executeChild(openaiTurnWorkflow, { workflowId: `${workflowId}/turn-${i + 1}`, args: [req], staticSummary: summary })
         : await acts.turn.agentTurn.executeWithOptions({ summary }, [req]);
       const last = state.v2 && i === plan.steps.length - 1;
-      const { tornDown, ...verified } = await acts.turn.verifyTurn.executeWithOptions({ summary: `${where}verify ${step.name}` },
+      const { tornDown, ...verified } = await acts.verify(i).executeWithOptions({ summary: `${where}verify ${step.name}` },
         [{ ...req, agentTimings: agent.timings, ...(agent.usage ? { usage: agent.usage } : {}), ...(last ? { teardownAfter: true } : {}) }]);
       if (tornDown) state.tornDown = true;
       outcome = verified;
@@ -125,7 +136,19 @@ async function runTurns(input: EpisodeInput, plan: EpisodePlan, acts: Acts, stat
 export async function episodeWorkflow(input: EpisodeInput): Promise<ResultRow> {
   const info = workflowInfo();
   try {
-    const { plan, lease, v2 } = await planAndLease(input, info.workflowId);
+    let planned: Awaited<ReturnType<typeof planAndLease>>;
+    try {
+      planned = await planAndLease(input, info.workflowId);
+    } catch (err) {
+      const failed = plannedSeedFailure(err);
+      if (failed === null || !patched(EPISODE_V3)) throw err;
+      const turns = [maskedTurn(failed.step ?? input.taskId, failed.kind, failed.reason)];
+      const row = buildRow({ input, plan: undefined, turns, result: rollUp(turns, 'mean'), stoppedAfter: null, sandbox: undefined,
+        host: null, workflowId: info.workflowId, runId: info.runId });
+      await closeWith(row);
+      return row;
+    }
+    const { plan, lease, v2 } = planned;
     const acts = hostActivities(lease, plan);
     const state: EpisodeState = { v2, turns: [], stoppedAfter: null };
     let pastDeadline = false;
@@ -160,21 +183,23 @@ export async function episodeWorkflow(input: EpisodeInput): Promise<ResultRow> {
     const row = buildRow({ input, plan, turns: state.turns, result, stoppedAfter: state.stoppedAfter, sandbox: state.sandbox,
       host: lease.host, workflowId: info.workflowId, runId: info.runId });
     if (state.seedSec !== undefined) row.timings = { seed: state.seedSec, ...row.timings };
-    upsertSearchAttributes([
-      { key: BERTH_OUTCOME, value: row.mask_sample ? 'masked' : 'scored' },
-      ...(row.reward !== null ? [{ key: BERTH_REWARD, value: row.reward }] : []),
-      ...(row.failure_kind ? [{ key: BERTH_FAILURE_KIND, value: row.failure_kind }] : []),
-    ]);
-    await Promise.all([
-      tellBatch({ workflowId: info.workflowId, outcome: row.mask_sample ? 'masked' : 'scored', reward: row.reward }),
-      teardown,
-    ]);
+    await Promise.all([closeWith(row), teardown]);
     return row;
   } catch (err) {
     upsertSearchAttributes([{ key: BERTH_OUTCOME, value: 'failed' }]);
     await CancellationScope.nonCancellable(() => tellBatch({ workflowId: info.workflowId, outcome: 'failed', reward: null }));
     throw err;
   }
+}
+
+/** The row's outcome on the episode's search attributes, and told to the batch. */
+async function closeWith(row: ResultRow): Promise<void> {
+  upsertSearchAttributes([
+    { key: BERTH_OUTCOME, value: row.mask_sample ? 'masked' : 'scored' },
+    ...(row.reward !== null ? [{ key: BERTH_REWARD, value: row.reward }] : []),
+    ...(row.failure_kind ? [{ key: BERTH_FAILURE_KIND, value: row.failure_kind }] : []),
+  ]);
+  await tellBatch({ workflowId: workflowInfo().workflowId, outcome: row.mask_sample ? 'masked' : 'scored', reward: row.reward });
 }
 
 /** Episodes started by a batch report to it; retries started by a client have no parent. */

@@ -27,6 +27,17 @@ export function maskingFailure(err: unknown): { kind: string; reason: string } {
   throw err;
 }
 
+/**
+ * A seed failure the planner found (an unset `${VAR}`, spec/task-folder-verifiers.md § Environment variables and
+ * secrets): the episode is masked at once, before a slot is reserved or a sandbox created. Null for anything else.
+ */
+export function plannedSeedFailure(err: unknown): { kind: string; reason: string; step: string | null } | null {
+  const cause = err instanceof ActivityFailure ? err.cause : undefined;
+  if (!(cause instanceof ApplicationFailure) || cause.type !== 'harbor:seed_failed') return null;
+  const step = (cause.details?.[0] as { step?: unknown } | undefined)?.step;
+  return { kind: cause.type, reason: cause.message, step: typeof step === 'string' ? step : null };
+}
+
 function timeoutName(t: unknown): string {
   return ({ 1: 'start to close', 2: 'schedule to start', 3: 'schedule to close', 4: 'heartbeat' } as Record<number, string>)[Number(t)] ?? String(t);
 }

@@ -32,7 +32,10 @@ export const DEFAULT_EPISODE_SETTINGS: EpisodeSettings = { defaultTimeoutSec: 21
 export interface StepPlan {
   name: string;
   agentTimeoutSec: number;
+  /** test.sh's budget. */
   verifierTimeoutSec: number;
+  /** The verify activity's limit: collect hooks, a separate verifier's start, test.sh (absent in older plans). */
+  verifyTimeoutSec?: number;
   /** Gate: a number gates `reward`, a table gates each named key. */
   minReward?: number | Record<string, number>;
 }

@@ -6,7 +6,7 @@ describe('templateEnv (task-folder-format.md § Environment: env)', () => {
   const rows: Array<[string, Record<string, string>, Record<string, string | undefined>, ReturnType<typeof templateEnv>]> = [
     ['literal values pass through', { A: 'x', B: 'a ${NOT} whole' }, {}, { values: { A: 'x', B: 'a ${NOT} whole' } }],
     ['${NAME} reads the host', { A: '${H}' }, { H: 'v' }, { values: { A: 'v' } }],
-    ['an unset ${NAME} is missing', { A: '${H}' }, {}, { missing: 'H' }],
+    ['an unset ${NAME} is missing, naming its key', { A: '${H}' }, {}, { missing: 'H', key: 'A' }],
     ['${NAME} set to empty is empty', { A: '${H}' }, { H: '' }, { values: { A: '' } }],
     ['${NAME:-d} defaults when unset', { A: '${H:-d}' }, {}, { values: { A: 'd' } }],
     ['${NAME:-d} defaults when empty', { A: '${H:-d}' }, { H: '' }, { values: { A: 'd' } }],

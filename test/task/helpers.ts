@@ -3,7 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildTaskOrRefusal, snapshotFromFiles, type BuildContext, type Task, type TaskRefusal } from '../../src/task/index.ts';
+import { onTestFinished } from 'vitest';
+import { buildTaskOrRefusal, loadDataset, snapshotFromFiles, type BuildContext, type LoadedDataset, type Task, type TaskRefusal } from '../../src/task/index.ts';
 
 export const CORPUS = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'shared', 'corpus');
 
@@ -74,3 +75,10 @@ export function taskFiles(prefix: string, files: Record<string, string | undefin
 }
 
 export const silent = { warn: () => {} };
+
+/** Loads `files` as a dataset in a temp folder, removed when the test finishes. */
+export async function loadTempDataset(files: Record<string, string>, opts: Parameters<typeof loadDataset>[1] = {}): Promise<LoadedDataset> {
+  const t = tempTree(files);
+  onTestFinished(t.cleanup);
+  return loadDataset(t.root, { logger: silent, ...opts });
+}

@@ -1,19 +1,7 @@
 // Issue 12, "nothing read and then ignored": every key the loader reads either acts, warns that it does not act
 // yet, or refuses the task with the reason.
-import { afterEach, describe, expect, it } from 'vitest';
-import { loadDataset, type LoadedDataset } from '../../src/task/index.ts';
-import { build, expectRefusal, expectTask, silent, taskFiles, tempTree } from './helpers.ts';
-
-const cleanups: Array<() => void> = [];
-afterEach(() => {
-  while (cleanups.length) cleanups.pop()!();
-});
-
-async function dataset(files: Record<string, string>, opts: Parameters<typeof loadDataset>[1] = {}): Promise<LoadedDataset> {
-  const t = tempTree(files);
-  cleanups.push(t.cleanup);
-  return loadDataset(t.root, { logger: silent, ...opts });
-}
+import { describe, expect, it } from 'vitest';
+import { build, expectRefusal, expectTask, loadTempDataset as dataset, taskFiles } from './helpers.ts';
 
 // DESIGN.md section 7, Config file ([resources] overrides) and Effective values; spec/task-folder-format.md
 // § [environment] ("the server's `sandbox_resources_override` replaces any it names").

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../src/sandbox/types.ts';
 import { clearTurnFiles } from '../../src/verify/clear-turn.ts';
-import { runVerification } from '../../src/verify/run-verification.ts';
+import { runVerification, WARNINGS_FILE } from '../../src/verify/run-verification.ts';
 import { BASE_IMAGE, context, Fixture, provider, sh, shTask } from './orchestration-helpers.ts';
 
 const fx = new Fixture();
@@ -189,11 +189,20 @@ describe('[[verifier.collect]] hooks', () => {
     expect(readFileSync(join(ctx.logsDir, 'artifacts', 'collected.txt'), 'utf8')).toBe('agent\n');
   });
 
-  it('a hook naming a service other than main is masked with the reason', async () => {
-    const task = await shTask(fx, 'echo 1 > /logs/verifier/reward.txt', { extra: '[[verifier.collect]]\ncommand = "true"\nservice = "api"' });
-    const r = await runVerification(context(fx, task, root));
-    expect(r).toMatchObject({ failure_kind: 'verifier_error', masked: true });
-    expect(r.failure_reason).toMatch(/service "api".*cannot reach/);
+  // spec/task-folder-format.md § [verifier], collect: "A hook that fails, times out or names a missing service only
+  // logs a warning; one the sandbox cannot run masks the sample."
+  it('a hook naming a missing service is skipped with a warning in the turn\'s verifier logs; grading goes on', async () => {
+    const task = await shTask(fx, 'echo 1 > /logs/verifier/reward.txt', {
+      extra: '[[verifier.collect]]\ncommand = "touch /logs/artifacts/from-api"\nservice = "api"\n[[verifier.collect]]\ncommand = "touch /logs/artifacts/from-main"',
+    });
+    const ctx = context(fx, task, root);
+    const r = await runVerification(ctx);
+    expect(r).toMatchObject({ reward: 1, masked: false });
+    expect(r.failure_kind ?? null).toBeNull();
+    expect(r.warnings).toEqual([expect.stringMatching(/^\[\[verifier\.collect\]\] #1 \(touch \/logs\/artifacts\/from-api\) names service "api", which this task does not have .*the hook was skipped and verification went on\.$/)]);
+    expect(readFileSync(join(ctx.logsDir, 'verifier', WARNINGS_FILE), 'utf8')).toBe(`warning: ${r.warnings[0]}\n`);
+    expect(existsSync(join(ctx.logsDir, 'artifacts', 'from-main'))).toBe(true);
+    expect(existsSync(join(ctx.logsDir, 'artifacts', 'from-api'))).toBe(false);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { episodeBudget, type BudgetInput } from '../../src/workflows/budget.ts';
+import { EXEC_OVERHEAD_SEC, VERIFY_PHASES_SEC, episodeBudget, healthcheckWorstSec, verifyTimeLimitSec, type BudgetInput, type VerifyTimeInput } from '../../src/workflows/budget.ts';
 
 const base: BudgetInput = {
   turns: [{ agentSec: 1000, verifierSec: 200, collectSec: 0 }],
@@ -45,4 +45,34 @@ describe('episode budget', () => {
     const b = episodeBudget({ ...base, buildTimeoutSec: 600 });
     expect(b).toMatchObject({ nominalSec: 1260 + 900 + 600, worstSec: 1260 + 600 + 960 });
   });
+});
+
+// The verify activity's time limit (issue 12): everything one verification may spend, so that test.sh's own timeout
+// (task-folder-verifiers.md § Reward files, a scored harbor:verifier_timeout) always comes first.
+describe('verify activity time limit', () => {
+  const X = EXEC_OVERHEAD_SEC;
+  const P = VERIFY_PHASES_SEC;
+  const rows: Array<[string, VerifyTimeInput, number]> = [
+    ['test.sh alone', { collectSec: [], testSec: 600 }, P + 600 + X],
+    ['every collect hook\'s timeout, each with its exec overhead', { collectSec: [60, 300], testSec: 10 }, P + 60 + X + 300 + X + 10 + X],
+    ['a separate verifier\'s start and healthcheck', { collectSec: [60], testSec: 10, separate: { startSec: 960, healthcheckSec: 105 } }, P + 60 + X + 960 + 105 + 10 + X],
+    ['fractional budgets round up', { collectSec: [0.5], testSec: 1.25 }, Math.ceil(P + 0.5 + X + 1.25 + X)],
+  ];
+  it.each(rows)('%s', (_name, input, want) => expect(verifyTimeLimitSec(input)).toBe(want));
+
+  it('is always past the collect hooks plus test.sh, whatever they are', () => {
+    for (const collectSec of [[], [1], [60, 60, 60], [3600]]) {
+      for (const testSec of [1, 600, 7200]) {
+        expect(verifyTimeLimitSec({ collectSec, testSec })).toBeGreaterThan(collectSec.reduce((a, b) => a + b, 0) + testSec);
+      }
+    }
+  });
+
+  // task-folder-format.md § [environment], healthcheck: after start_period_sec, retries consecutive failures
+  // interval_sec apart fail the seed; timeout_sec bounds each attempt.
+  it.each([
+    ['the defaults (5 s apart, 30 s each, 3 retries, no start period)', { interval_sec: 5, timeout_sec: 30, start_period_sec: 0, retries: 3 }, 0 + 30 + 3 * 35],
+    ['a start period', { interval_sec: 1, timeout_sec: 2, start_period_sec: 60, retries: 2 }, 60 + 2 + 2 * 3],
+    ['retries = 0 still makes one failing check', { interval_sec: 5, timeout_sec: 10, start_period_sec: 0, retries: 0 }, 10 + 15],
+  ])('healthcheck worst case: %s', (_name, hc, want) => expect(healthcheckWorstSec(hc)).toBe(want));
 });

@@ -17,6 +17,8 @@ let running: Promise<void>;
 
 interface Script {
   plan: Partial<EpisodePlan>;
+  /** Planning finds an unset `${VAR}` (a seed failure before any slot or sandbox). */
+  planFails?: boolean;
   seed?: 'ok' | 'masked';
   /** Per turn: the verify outcome, or a failure kind the agent turn raises, or 'hang'. */
   turns: Array<Partial<TurnOutcome> | { raise: string } | 'hang'>;
@@ -34,7 +36,13 @@ const basePlan = (s: Script): EpisodePlan => ({
 const activities = {
   async planEpisode(input: EpisodeInput) { return basePlan(scripts.get(input.taskId)!); },
   async pickHost() { return { host: 'test-host', queue }; },
-  async planAndPickHost(req: { input: EpisodeInput }) { return { plan: basePlan(scripts.get(req.input.taskId)!), lease: { host: 'test-host', queue } }; },
+  async planAndPickHost(req: { input: EpisodeInput }) {
+    const s = scripts.get(req.input.taskId)!;
+    if (s.planFails) {
+      throw ApplicationFailure.create({ type: 'harbor:seed_failed', nonRetryable: true, message: '[verifier].env KEY reads ${UNSET_VAR}, which is set nowhere', details: [{ step: 'step-1' }] });
+    }
+    return { plan: basePlan(s), lease: { host: 'test-host', queue } };
+  },
   async seed(req: { input: EpisodeInput }) {
     log(req.input.taskId, 'seed');
     if (scripts.get(req.input.taskId)!.seed === 'masked') throw ApplicationFailure.nonRetryable('overlay line 2 failed', 'harbor:overlay_failed');
@@ -124,6 +132,28 @@ describe('EpisodeWorkflow with scripted activities (multi-step-tasks.md)', () =>
     expect(row).toMatchObject({ mask_sample: true, failure_kind: 'harbor:overlay_failed' });
     // Teardown by name still runs: a failed seed may have left a container behind.
     expect(calls.get('overlay')).toEqual(['seed', 'teardown']);
+  });
+
+  // task-folder-verifiers.md § Environment variables and secrets: a missing required value fails the episode before
+  // any sandbox starts. The row is masked as a seed failure; no slot, seed, turn or teardown.
+  it('a seed failure found while planning is a masked row at once: nothing else runs', async () => {
+    const row = await run('planmasked', { plan: {}, planFails: true, turns: [{ reward: 1 }] });
+    expect(row).toMatchObject({ mask_sample: true, reward: null, failure_kind: 'harbor:seed_failed', turns: [{ step: 'step-1', failure_kind: 'harbor:seed_failed' }], host: null });
+    expect(row.failure_reason).toContain('UNSET_VAR');
+    expect(calls.get('planmasked')).toBeUndefined();
+    const described = await client.workflow.getHandle(`${queue}/planmasked`).describe();
+    expect(described.searchAttributes.BerthOutcome).toEqual(['masked']);
+  });
+
+  it('each verification runs under its plan\'s own limit, not the agent turn\'s', async () => {
+    const steps = [1, 2].map((i) => ({ name: `step-${i}`, agentTimeoutSec: 30, verifierTimeoutSec: 30, verifyTimeoutSec: 400 + i }));
+    const row = await run('limits', { plan: { steps }, turns: [{ reward: 1 }, { reward: 1 }] });
+    expect(row.reward).toBe(1);
+    const history = await client.workflow.getHandle(`${queue}/limits`).fetchHistory();
+    const scheduled = (history.events ?? []).map((e) => e.activityTaskScheduledEventAttributes).filter((a) => a != null);
+    const limit = (type: string) => scheduled.filter((a) => a.activityType?.name === type).map((a) => Number(a.startToCloseTimeout?.seconds));
+    expect(limit('verifyTurn')).toEqual([401, 402]);
+    expect(limit('agentTurn')).toEqual([90, 90]);
   });
 
   it('an episode past its budget is masked as harbor:episode_deadline and torn down', async () => {

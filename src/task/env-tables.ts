@@ -1,0 +1,62 @@
+// Every `${VAR}` a task's env tables read, checked before any sandbox starts (spec/task-folder-verifiers.md
+// § Environment variables and secrets: "A missing required value fails the episode before any sandbox starts";
+// DESIGN.md section 7, Secrets: [secrets] fill `${NAME}` in [verifier].env and [steps.verifier].env only).
+// Only names leave here: never a value.
+import type { Task } from './model.ts';
+import { templateVariable } from './template.ts';
+
+export interface EnvTable {
+  /** How the table is named in task.toml, e.g. `[verifier].env`. */
+  readonly table: string;
+  readonly env: Readonly<Record<string, string>>;
+  /** berth.toml [secrets] fill its templates (over the worker's environment). */
+  readonly secrets: boolean;
+}
+
+export interface UnsetVariable {
+  readonly table: string;
+  readonly key: string;
+  readonly variable: string;
+  readonly secrets: boolean;
+}
+
+/** The tables an episode templates; `[solution].env` only when the oracle runs. */
+export function envTablesOf(task: Task, opts: { solution: boolean }): EnvTable[] {
+  const tables: EnvTable[] = [
+    { table: '[environment].env', env: task.environment.env, secrets: false },
+    { table: '[verifier].env', env: task.verifier.env, secrets: true },
+  ];
+  for (const s of task.steps) {
+    // A step's table holds [verifier].env under its own keys: only what the step sets is its own.
+    const own = Object.fromEntries(Object.entries(s.verifier.env).filter(([k, v]) => task.verifier.env[k] !== v));
+    tables.push({ table: `[steps.verifier].env of step "${s.name}"`, env: own, secrets: true });
+  }
+  if (task.verifier.mode === 'separate' && task.verifier.environment) {
+    tables.push({ table: '[verifier.environment].env', env: task.verifier.environment.env, secrets: false });
+  }
+  if (opts.solution) tables.push({ table: '[solution].env', env: task.solution.env, secrets: false });
+  return tables;
+}
+
+/** The first `${VAR}` without a default that neither [secrets] (where they count) nor `hostEnv` sets, or null. */
+export function firstUnsetVariable(
+  tables: readonly EnvTable[],
+  hostEnv: Readonly<Record<string, string | undefined>>,
+  secrets: Readonly<Record<string, string>>,
+): UnsetVariable | null {
+  for (const t of tables) {
+    for (const [key, raw] of Object.entries(t.env)) {
+      const v = templateVariable(raw);
+      if (v === null || v.fallback !== null) continue;
+      const found = (t.secrets ? secrets[v.name] : undefined) ?? hostEnv[v.name];
+      if (found !== undefined) continue;
+      return { table: t.table, key, variable: v.name, secrets: t.secrets };
+    }
+  }
+  return null;
+}
+
+export function unsetVariableMessage(u: UnsetVariable): string {
+  const where = u.secrets ? 'set neither in [secrets] of berth.toml nor in the worker\'s environment' : 'not set in the worker\'s environment';
+  return `${u.table} ${u.key} reads \${${u.variable}}, which is ${where}; set it there, or give it a default with \${${u.variable}:-value}`;
+}
