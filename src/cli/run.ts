@@ -1,7 +1,7 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { existsSync, statSync } from 'node:fs';
 import { startBatch } from '../client/batch.ts';
-import type { AgentName, ResultRow } from '../workflows/types.ts';
+import { AGENT_NAMES, type AgentName, type ResultRow } from '../workflows/types.ts';
 import { ensureCluster } from './ensure.ts';
 import { liveProgress } from './progress.ts';
 import { collect, globToRegExp, keyValue, positiveInt } from './options.ts';
@@ -43,7 +43,7 @@ export function printSummary(rows: ResultRow[], meanReward: number | null, uiLin
 export function registerRun(program: Command): void {
   program.command('run').description('run an agent over a dataset, one durable episode per (task, repeat)')
     .argument('<dataset>', 'a folder of task folders (or one task folder)')
-    .option('--agent <name>', 'oracle | nop | command | openai', 'oracle')
+    .addOption(new Option('--agent <name>', 'the agent that runs the episodes').choices(AGENT_NAMES).default('oracle'))
     .option('--repeats <n>', 'episodes per task (default: dataset.toml num_repeats, else 1)', positiveInt('--repeats'))
     .option('--concurrency <n>', 'episodes running at once', positiveInt('--concurrency'), 4)
     .option('--results <dir>', 'results folder (default results/<batch id>)')

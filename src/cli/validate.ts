@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { resolve } from 'node:path';
 import { solutionStatus } from '../agents/solution.ts';
-import { startBatch } from '../client/batch.ts';
+import { nothingLoaded, startBatch } from '../client/batch.ts';
 import { validateExitCode, validationOf, type ValidationRow } from '../client/validate.ts';
 import { loadBerthConfig } from '../task/berth-config.ts';
 import { DatasetRefusal, loadDataset, toSkippedEntry } from '../task/index.ts';
@@ -28,6 +28,13 @@ export function registerValidate(program: Command): void {
         throw err;
       }
       const refused = dataset.refused.map(toSkippedEntry);
+      // task-folder-format.md § What the loader refuses: when no task loads, the error instead of a table, exit 2.
+      if (dataset.tasks.length === 0) {
+        const error = nothingLoaded(datasetArg, refused);
+        if (!o.json) throw new UserError(error, 2);
+        process.exitCode = 2;
+        return printJson({ error, tasks: [], refused });
+      }
       const rows: ValidationRow[] = [];
       const runnable: string[] = [];
       for (const task of dataset.tasks) {

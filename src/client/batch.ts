@@ -3,7 +3,7 @@ import { basename, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { batchUiLink } from '../server/config.ts';
 import type { AgentName, BatchInput, BatchProgress, ResultRow } from '../workflows/types.ts';
-import { SHARED_QUEUE, episodeWorkflowId } from '../workflows/types.ts';
+import { AGENT_NAMES, SHARED_QUEUE, episodeWorkflowId } from '../workflows/types.ts';
 import { episodesOf } from '../workflows/episodes.ts';
 import { BERTH_AGENT, BERTH_BATCH, BERTH_DATASET } from '../workflows/search-attributes.ts';
 import { connect, type Connected } from './connect.ts';
@@ -34,6 +34,8 @@ export interface StartBatchOptions {
   /** Only tasks whose id passes (--task GLOB). */
   taskFilter?: (taskId: string) => boolean;
   logger?: { warn(message: string): void };
+  /** A berth.toml to read instead of ./berth.toml or BERTH_HOME/config.toml (DESIGN.md section 7, Config file). */
+  configFile?: string;
   /** Build or check every task's image first; a task whose image fails is skipped (stage prepare). Default true. */
   prepare?: boolean;
 }
@@ -144,19 +146,29 @@ export class BatchHandle {
   }
 }
 
+/** Refuses an agent Berth does not have, listing the ones it has: before anything is loaded, built or started. */
+export function checkAgentName(agent: string): asserts agent is AgentName {
+  if ((AGENT_NAMES as readonly string[]).includes(agent)) return;
+  throw new Error(`Unknown agent "${agent}". Choose one of ${AGENT_NAMES.join(', ')}.`);
+}
+
+/** Why a dataset has nothing to run: each refused task with its reason, or that no task folder was found. */
+export function nothingLoaded(dataset: string, refused: ReadonlyArray<{ task_id: string; reason: string }>): string {
+  if (refused.length === 0) return `No task folder found in ${dataset}: a task folder holds task.toml (searched up to six levels down).`;
+  return `No task of ${dataset} can run.\n${refused.map((r) => `  ${r.task_id}: ${r.reason}`).join('\n')}`;
+}
+
 export async function startBatch(opts: StartBatchOptions): Promise<BatchHandle> {
-  const { config } = loadBerthConfig();
+  const agent: string = opts.agent ?? 'oracle';
+  checkAgentName(agent);
+  const { config } = opts.configFile === undefined ? loadBerthConfig() : loadBerthConfig(opts.configFile);
   const imageAliases = { ...config.images.aliases, ...(opts.imageAliases ?? {}) };
-  const agent = opts.agent ?? 'oracle';
   const resourceOverride = Object.keys(config.resources).length > 0 ? { ...config.resources } : undefined;
   const dataset = await loadDataset(resolve(opts.dataset), {
     agent, allowUnsupportedPairing: opts.allowUnsupportedPairing, imageAliases, strict: opts.strict,
     only: opts.taskFilter, logger: opts.logger, resourceOverride,
   });
-  if (dataset.tasks.length === 0) {
-    const why = dataset.refused.map((r) => `  ${r.task_id}: ${r.message}`).join('\n');
-    throw new Error(`No task of ${opts.dataset} can run.${why ? `\n${why}` : ''}`);
-  }
+  if (dataset.tasks.length === 0) throw new Error(nothingLoaded(opts.dataset, dataset.refused.map(toSkippedEntry)));
   const owned = opts.client ? undefined : await connect();
   const client = opts.client ?? owned!.client;
   const batchId = opts.batchId ?? newBatchId(opts.dataset);

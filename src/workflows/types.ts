@@ -1,6 +1,8 @@
 // Plain data shared by workflows, activities and the client. No imports with side effects.
 
-export type AgentName = 'oracle' | 'nop' | 'command' | 'openai';
+/** The agents Berth runs (the harnesses of src/agents; test/agents/pure.test.ts checks they agree). */
+export const AGENT_NAMES = ['oracle', 'nop', 'command', 'openai'] as const;
+export type AgentName = (typeof AGENT_NAMES)[number];
 
 export interface EpisodeInput {
   batchId: string;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage, ConversationRecord } from '../../src/agents/index.ts';
+import { AGENT_NAMES } from '../../src/workflows/types.ts';
 import {
   AgentConfigError,
   apiKeyEnvOf,
@@ -89,6 +90,10 @@ describe('settings', () => {
     expect(HARNESS_NAMES.sort()).toEqual(['command', 'nop', 'openai', 'oracle']);
     for (const n of HARNESS_NAMES) expect(harnessFor(n).name).toBe(n);
     expect(() => harnessFor('claude')).toThrow(/unknown agent "claude": choose one of/);
+  });
+
+  it('has exactly the agents the CLI and the client accept (AGENT_NAMES)', () => {
+    expect([...HARNESS_NAMES].sort()).toEqual([...AGENT_NAMES].sort());
   });
 
   it('makes marker keys the sandbox accepts from any run key', () => {

@@ -48,3 +48,23 @@ describe('berth validate', () => {
     expect(JSON.parse(r.stdout).refused[0]).toMatchObject({ task_id: 'only', stage: 'load' });
   });
 });
+
+// task-folder-format.md § What the loader refuses: "When no task loads at all, it prints the error instead of a
+// table and exits 2."
+describe('berth validate with nothing loaded', () => {
+  it('prints the error, with each refused task and its reason, instead of a table, and exits 2', async () => {
+    const dataset = writeDataset({ 'only/task.toml': 'not = [valid\n', 'only/instruction.md': 'x\n' });
+    const r = await berth(['validate', dataset]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(`berth: No task of ${dataset} can run.`);
+    expect(r.stderr).toMatch(/ {2}only: .*task\.toml: line 1, column \d+: not valid TOML/);
+  });
+
+  it('a folder without any task folder says so', async () => {
+    const dataset = writeDataset({ 'notes/readme.txt': 'no tasks here\n' });
+    const r = await berth(['validate', dataset]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`berth: No task folder found in ${dataset}: a task folder holds task.toml`);
+  });
+});

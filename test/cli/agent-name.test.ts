@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { checkAgentName, startBatch } from '../../src/client/batch.ts';
+import { AGENT_NAMES, type AgentName } from '../../src/workflows/types.ts';
+import { berth } from '../helpers/cli.ts';
+
+// Issue 12, bad input before work: an unknown --agent is refused before a batch starts, listing the agents.
+describe('an unknown agent name', () => {
+  it('`berth run` refuses it before anything starts (no server, no results folder), listing the agents; exit 2', async () => {
+    const results = join(mkdtempSync(join(tmpdir(), 'berth-agent-')), 'results');
+    const r = await berth(['run', 'examples/hello', '--agent', 'gpt-agent', '--results', results]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("option '--agent <name>' argument 'gpt-agent' is invalid. Allowed choices are oracle, nop, command, openai.");
+    expect(r.stdout).not.toContain('batch');
+    expect(existsSync(results)).toBe(false);
+  });
+
+  it('startBatch refuses it before loading the dataset or connecting, listing the agents', async () => {
+    // A dataset that does not exist and no client: the agent is the first thing checked.
+    await expect(startBatch({ dataset: '/no/such/dataset', agent: 'gpt-agent' as AgentName }))
+      .rejects.toThrow('Unknown agent "gpt-agent". Choose one of oracle, nop, command, openai.');
+  });
+
+  it.each(AGENT_NAMES)('%s is accepted', (name) => expect(() => checkAgentName(name)).not.toThrow());
+});
