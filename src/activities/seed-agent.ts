@@ -2,7 +2,6 @@
 // from the task and the image's configuration on record, create-or-adopt. Plain I/O over a provider, so tests
 // drive it on the real engine without an activity around it.
 import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { SeedFailed, type SandboxHandle, type SandboxLabels, type SandboxProvider, type SandboxSpec } from '../sandbox/index.ts';
 import { inTask, TASK_LAYOUT, templateEnv, unsetVariableMessage, type Task } from '../task/index.ts';
 import { keepEntrypointOutput } from './entrypoint-output.ts';

@@ -111,7 +111,7 @@ async function runAnswer(ctx: AgentTurnContext, dir: string): Promise<AgentTurnR
   const started = Date.now();
   const bytes = await readFile(join(dir, SOLUTION_FILES.answerMd));
   await placeSolution(ctx, dir);
-  await ctx.provider.upload(ctx.handle, [{ name: 'answer.md', content: bytes, mode: 0o644 }], ctx.workdir, { owner: ctx.user });
+  await ctx.provider.upload(ctx.handle, [{ name: SOLUTION_FILES.answerMd, content: bytes, mode: 0o644 }], ctx.workdir, { owner: ctx.user });
   const text = bytes.toString('utf8');
   const target = `${ctx.workdir.replace(/\/+$/, '')}/answer.md`;
   const trajectory = buildTrajectory({

@@ -6,7 +6,9 @@
 //   checkDigest(expected, task) → { ok: true } | DigestMoved, for an episode whose batch recorded a digest.
 //   task.image is the Dockerfile plan (prebuilt | pull | overlay | build, RUN lines with their settings).
 //   Values are effective: overrides and multipliers are applied once, here; nothing downstream scales again.
-//   Env tables stay raw: templateEnv resolves `${VAR}` at seed; resolveDockerfileEnv resolves Dockerfile ENV against the base image.
+//   Env tables stay raw: templateEnv resolves `${VAR}` at seed; resolveDockerfileEnv resolves Dockerfile ENV against the base image;
+//   envTablesOf + firstUnsetVariable find an unset `${VAR}` before any sandbox starts.
+//   TASK_LAYOUT / stepLayout / inTask: the one home of a task folder's paths (layout.ts).
 export { loadDataset, loadDatasetSync, loadTask, loadTaskSync, buildTaskOrRefusal } from './load.ts';
 export type { LoadOptions, LoadTaskOptions, LoadedDataset, Logger } from './load.ts';
 export type { BuildContext, DatasetDefaults, ImageNeed, ResourceOverride } from './build-context.ts';

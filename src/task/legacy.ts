@@ -1,6 +1,7 @@
 // Legacy task.toml spellings, normalised before validation the way Harbor 0.22.0 reads them
 // (reference/harbor-behaviour.md section 1, "Legacy keys"; spec/multi-step-tasks.md § Legacy keys accepted).
 import { refuse } from './errors.ts';
+import { TASK_LAYOUT } from './layout.ts';
 import { isTable, type Table } from './table.ts';
 
 
@@ -28,7 +29,7 @@ function normaliseSize(env: Table, legacy: 'memory' | 'storage', tablePath: stri
   if (mb === null) {
     refuse({
       code: 'invalid_value',
-      file: 'task.toml',
+      file: TASK_LAYOUT.taskToml,
       key: `${tablePath}.${legacy}`,
       value,
       problem: 'the size has no G, M or K unit Harbor reads',
@@ -38,7 +39,7 @@ function normaliseSize(env: Table, legacy: 'memory' | 'storage', tablePath: stri
   if (modern in env && env[modern] !== mb) {
     refuse({
       code: 'invalid_value',
-      file: 'task.toml',
+      file: TASK_LAYOUT.taskToml,
       key: `${tablePath}.${legacy}`,
       value,
       problem: `it conflicts with ${tablePath}.${modern} = ${JSON.stringify(env[modern])}`,
