@@ -1,10 +1,10 @@
-import { Connection } from '@temporalio/client';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SHARED_QUEUE } from '../workflows/types.ts';
 import { codeHash, projectRoot } from './code-hash.ts';
 import { alive, readPid, spawnDetached, stopPid, tail, withLockFile } from './daemon.ts';
 import { waitFor } from './health.ts';
+import { queuePollers } from './host-workers.ts';
 import { homePath } from './paths.ts';
 
 const pidFile = () => homePath('worker.pid');
@@ -13,16 +13,7 @@ const logFile = () => homePath('logs', 'worker.log');
 
 /** Whether any worker polls the shared queue (workflow pollers). */
 export async function workerPolls(address: string, namespace = 'default', taskQueue = SHARED_QUEUE): Promise<boolean> {
-  const connection = await Connection.connect({ address, connectTimeout: 3000 });
-  try {
-    const res = await connection.workflowService.describeTaskQueue({
-      namespace, taskQueue: { name: taskQueue, kind: 1 }, taskQueueType: 1,
-    });
-    const recent = Date.now() - 70_000;
-    return (res.pollers ?? []).some((p) => Number(p.lastAccessTime?.seconds ?? 0) * 1000 > recent);
-  } finally {
-    await connection.close();
-  }
+  return (await queuePollers(address, namespace, taskQueue, 'workflow')).length > 0;
 }
 
 export interface WorkerInfo { pid: number; started: boolean; log: string }
