@@ -11,7 +11,7 @@ import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { sandboxProvider } from './activities/runtime.ts';
 import { reconcileSlots, runIsOpen, seedBoundMs } from './activities/slot-reconcile.ts';
 import { freeing } from './activities/tear-down.ts';
-import { allRemovers, hostRemover, hostSlots, slotCapacity } from './activities/worker-state.ts';
+import { allRemovers, hostRemover, hostSlots, slotCapacity, slotsFile } from './activities/worker-state.ts';
 import { hostPollers } from './server/host-workers.ts';
 import { SHARED_QUEUE } from './workflows/types.ts';
 
@@ -70,6 +70,8 @@ export async function createWorkers(opts: WorkerOptions): Promise<{ workers: Wor
   const bundle = await workflowBundle();
   const shared = await Worker.create({
     connection, namespace, taskQueue: opts.taskQueue ?? SHARED_QUEUE, workflowBundle: bundle, activities: sharedActivities,
+    // A waiting pickHost's heartbeat says which host is full; it reaches `berth status` within this.
+    maxHeartbeatThrottleInterval: '3 seconds',
   });
   const host = await Worker.create({
     connection, namespace, taskQueue: queue, activities: hostActivities,
@@ -93,7 +95,7 @@ async function announce(address: string, namespace: string): Promise<void> {
   const others = await hostPollers(address, namespace, queue).catch(() => []);
   if (others.length > 0) {
     console.log(`berth worker: ${others.length} other worker(s) already poll this host's queue ${queue} (${others.map((p) => p.identity).join(', ')}); ` +
-      `they share its ${slots} sandbox slots (${homePath('slots', `${queue}.json`)})`);
+      `they share its ${slots} sandbox slots (${slotsFile(queue)})`);
   }
 }
 

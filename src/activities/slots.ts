@@ -23,8 +23,18 @@ export interface Lease {
 }
 
 export interface SlotsView {
-  capacity: number;
+  /** The capacity the last worker process that changed the file was configured with. */
+  capacity?: number;
   leases: Lease[];
+}
+
+/** A host's slots file as it is now; no file is no slot in use. */
+export function readSlots(file: string): SlotsView {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as SlotsView;
+  } catch {
+    return { leases: [] };
+  }
 }
 
 const LOCK = { staleMs: 10_000, pollMs: 5 };
@@ -44,19 +54,11 @@ export class HostSlots {
 
   /** The leases as they are now (no lock: the file is replaced whole, never written in place). */
   leases(): Lease[] {
-    try {
-      return (JSON.parse(readFileSync(this.file, 'utf8')) as { leases: Lease[] }).leases;
-    } catch {
-      return [];
-    }
+    return readSlots(this.file).leases;
   }
 
   get inUse(): number {
     return this.leases().length;
-  }
-
-  view(): SlotsView {
-    return { capacity: this.capacity, leases: this.leases() };
   }
 
   /** True when the episode holds a slot (already, or now). */
@@ -156,7 +158,7 @@ export class HostSlots {
       const result = fn(leases);
       if (JSON.stringify(leases) !== before) {
         const tmp = `${this.file}.${process.pid}.tmp`;
-        writeFileSync(tmp, JSON.stringify({ leases }));
+        writeFileSync(tmp, JSON.stringify({ capacity: this.capacity, leases } satisfies SlotsView));
         renameSync(tmp, this.file);
         this.changedNow();
       }

@@ -20,13 +20,16 @@ export function slotCapacity(): { slots: number; from: string } {
 }
 
 const slotsByQueue = new Map<string, HostSlots>();
+
+/** Where a host queue's slots live: every worker process with this BERTH_HOME on the host shares the file. */
+export const slotsFile = (queue: string): string => homePath('slots', `${queue}.json`);
 const removers = new Map<string, Remover>();
 
 /** The slots of a host's queue, shared with every worker process polling it (under BERTH_HOME/slots). */
 export function hostSlots(queue: string): HostSlots {
   let s = slotsByQueue.get(queue);
   if (!s) {
-    s = new HostSlots(homePath('slots', `${queue}.json`), slotCapacity().slots);
+    s = new HostSlots(slotsFile(queue), slotCapacity().slots);
     slotsByQueue.set(queue, s);
   }
   return s;
