@@ -1,7 +1,7 @@
 import Docker from 'dockerode';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, openSync, closeSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, closeSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { waitUntil } from './worker-process.ts';
 
@@ -46,7 +46,7 @@ function freeSubnet(i: number, tag: number): string {
 export async function startEngines(count: number): Promise<Engines> {
   const tag = randomBytes(2).readUInt16BE() % 250;
   const root = `/tmp/be-${randomBytes(3).toString('hex')}`;
-  const started: Array<{ bridge: string; dir: string; child?: ChildProcess; start: () => Promise<void> }> = [];
+  const started: Array<{ bridge: string; dir: string; ns: string; child?: ChildProcess; start: () => Promise<void> }> = [];
   const engines: Engine[] = [];
   const stop = async () => {
     for (const e of engines) await removeAllContainers(e.docker).catch(() => undefined);
@@ -56,8 +56,9 @@ export async function startEngines(count: number): Promise<Engines> {
         await new Promise((r) => { s.child!.once('exit', r); setTimeout(r, 20_000); });
         if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL');
       }
+      clearNamespace(s.ns);
       try { execFileSync('ip', ['link', 'del', s.bridge], { stdio: 'ignore' }); } catch { /* gone */ }
-      try { execFileSync('umount', ['-R', '-l', join(s.dir, 'data')], { stdio: 'ignore' }); } catch { /* not mounted */ }
+      unmountUnder(s.dir);
       rmSync(s.dir, { recursive: true, force: true });
     }));
     rmSync(root, { recursive: true, force: true });
@@ -70,13 +71,13 @@ export async function startEngines(count: number): Promise<Engines> {
       const bridge = `brb${tag}x${i}`;
       const net = freeSubnet(i, tag);
       execFileSync('ip', ['link', 'add', bridge, 'type', 'bridge']);
-      const entry: (typeof started)[number] = { bridge, dir, start: async () => undefined };
+      const ns = `berth-test-${tag}-${i}`;
+      const entry: (typeof started)[number] = { bridge, dir, ns, start: async () => undefined };
       started.push(entry);
       execFileSync('ip', ['addr', 'add', `${net}.1/24`, 'dev', bridge]);
       execFileSync('ip', ['link', 'set', bridge, 'up']);
       const socket = join(dir, 'docker.sock');
       writeFileSync(join(dir, 'config.json'), JSON.stringify({ 'deprecated-key-path': join(dir, 'key.json') }));
-      const ns = `berth-test-${tag}-${i}`;
       const args = [
         '--host', `unix://${socket}`, '--data-root', join(dir, 'data'), '--exec-root', join(dir, 'x'),
         '--pidfile', join(dir, 'docker.pid'), '--config-file', join(dir, 'config.json'),
@@ -115,4 +116,32 @@ export async function startEngines(count: number): Promise<Engines> {
 async function removeAllContainers(docker: Docker): Promise<void> {
   const all = await docker.listContainers({ all: true });
   await Promise.all(all.map((c) => docker.getContainer(c.Id).remove({ force: true, v: true }).catch(() => undefined)));
+}
+
+/**
+ * What a killed dockerd left with the system containerd in its namespaces (tasks go on running without it): the
+ * tasks killed, then the containers and the namespaces removed.
+ */
+function clearNamespace(ns: string): void {
+  if (!existsSync(SYSTEM_CONTAINERD)) return;
+  const ctr = (...args: string[]) => { try { return execFileSync('ctr', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }); } catch { return ''; } };
+  for (const space of [ns, `${ns}-plugins`]) {
+    for (const id of ctr('-n', space, 'containers', 'ls', '-q').split('\n').filter(Boolean)) {
+      ctr('-n', space, 'tasks', 'kill', '-s', 'SIGKILL', id);
+      for (let i = 0; i < 20 && ctr('-n', space, 'tasks', 'ls').includes(id); i++) {
+        ctr('-n', space, 'tasks', 'rm', '-f', id);
+        execFileSync('sleep', ['0.2']);
+      }
+      ctr('-n', space, 'containers', 'rm', id);
+    }
+    ctr('namespaces', 'rm', space);
+  }
+}
+
+/** Every mount left under dir (overlay layers, network namespaces), deepest first. */
+function unmountUnder(dir: string): void {
+  const points = readFileSync('/proc/mounts', 'utf8').split('\n').map((l) => l.split(' ')[1] ?? '').filter((p) => p.startsWith(`${dir}/`));
+  for (const p of points.sort().reverse()) {
+    try { execFileSync('umount', ['-l', p], { stdio: 'ignore' }); } catch { /* already gone */ }
+  }
 }
