@@ -45,6 +45,7 @@ function freeSubnet(i: number, tag: number): string {
 
 export async function startEngines(count: number): Promise<Engines> {
   const tag = randomBytes(2).readUInt16BE() % 250;
+  const hadDocker0 = linkExists('docker0');
   const root = `/tmp/be-${randomBytes(3).toString('hex')}`;
   const started: Array<{ bridge: string; dir: string; ns: string; child?: ChildProcess; start: () => Promise<void> }> = [];
   const engines: Engine[] = [];
@@ -62,6 +63,7 @@ export async function startEngines(count: number): Promise<Engines> {
       rmSync(s.dir, { recursive: true, force: true });
     }));
     rmSync(root, { recursive: true, force: true });
+    if (hadDocker0 && !linkExists('docker0')) throw new Error('the machine\'s docker0 bridge went missing while the test engines ran');
   };
   try {
     for (let i = 1; i <= count; i++) {
@@ -101,7 +103,14 @@ export async function startEngines(count: number): Promise<Engines> {
       engines.push({
         name, dockerHost: `unix://${socket}`, docker, id,
         kill: () => entry.child?.kill('SIGKILL'),
-        restart: () => entry.start(),
+        // A dockerd 20.10 started again on its data root deletes its stored default bridge network, and with it the
+        // link named docker0 (the machine's engine's bridge, not its own): its network store goes first (tried).
+        // Its containers' processes are killed too, so it restores them as stopped.
+        restart: async () => {
+          killTasks(ns);
+          rmSync(join(dir, 'data', 'network'), { recursive: true, force: true });
+          await entry.start();
+        },
       });
     }
     const ids = new Set(engines.map((e) => e.id));
@@ -124,17 +133,26 @@ async function removeAllContainers(docker: Docker): Promise<void> {
  */
 function clearNamespace(ns: string): void {
   if (!existsSync(SYSTEM_CONTAINERD)) return;
-  const ctr = (...args: string[]) => { try { return execFileSync('ctr', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }); } catch { return ''; } };
   for (const space of [ns, `${ns}-plugins`]) {
-    for (const id of ctr('-n', space, 'containers', 'ls', '-q').split('\n').filter(Boolean)) {
-      ctr('-n', space, 'tasks', 'kill', '-s', 'SIGKILL', id);
-      for (let i = 0; i < 20 && ctr('-n', space, 'tasks', 'ls').includes(id); i++) {
-        ctr('-n', space, 'tasks', 'rm', '-f', id);
-        execFileSync('sleep', ['0.2']);
-      }
-      ctr('-n', space, 'containers', 'rm', id);
-    }
+    killTasks(space);
+    for (const id of ctr('-n', space, 'containers', 'ls', '-q').split('\n').filter(Boolean)) ctr('-n', space, 'containers', 'rm', id);
     ctr('namespaces', 'rm', space);
+  }
+}
+
+const ctr = (...args: string[]): string => {
+  try { return execFileSync('ctr', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }); } catch { return ''; }
+};
+
+/** Kills and deletes every task (running container process) in a containerd namespace. */
+function killTasks(space: string): void {
+  if (!existsSync(SYSTEM_CONTAINERD)) return;
+  for (const id of ctr('-n', space, 'tasks', 'ls', '-q').split('\n').filter(Boolean)) {
+    ctr('-n', space, 'tasks', 'kill', '-s', 'SIGKILL', id);
+    for (let i = 0; i < 20 && ctr('-n', space, 'tasks', 'ls', '-q').includes(id); i++) {
+      ctr('-n', space, 'tasks', 'rm', '-f', id);
+      execFileSync('sleep', ['0.2']);
+    }
   }
 }
 
@@ -143,5 +161,14 @@ function unmountUnder(dir: string): void {
   const points = readFileSync('/proc/mounts', 'utf8').split('\n').map((l) => l.split(' ')[1] ?? '').filter((p) => p.startsWith(`${dir}/`));
   for (const p of points.sort().reverse()) {
     try { execFileSync('umount', ['-l', p], { stdio: 'ignore' }); } catch { /* already gone */ }
+  }
+}
+
+function linkExists(name: string): boolean {
+  try {
+    execFileSync('ip', ['link', 'show', name], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
   }
 }
