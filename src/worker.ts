@@ -65,6 +65,8 @@ export async function createWorkers(opts: WorkerOptions): Promise<{ workers: Wor
   if (opts.hostQueueSuffix !== undefined) setHostQueueSuffix(opts.hostQueueSuffix);
   const { queue } = await hostIdentity();
   const slots = hostSlots(queue);
+  /** The SDK's default of 100 at once would cap a host with more slots. */
+  const activityRoom = Math.max(100, slots.capacity + 16);
   const resumed = hostRemover(queue).resume((key) => freeing(slots, key));
   if (resumed > 0) console.log(`berth worker: removing the sandboxes of ${resumed} torn-down episode(s) left in the removal journal`);
   const bundle = await workflowBundle();
@@ -72,9 +74,12 @@ export async function createWorkers(opts: WorkerOptions): Promise<{ workers: Wor
     connection, namespace, taskQueue: opts.taskQueue ?? SHARED_QUEUE, workflowBundle: bundle, activities: sharedActivities,
     // A waiting pickHost's heartbeat says which host is full; it reaches `berth status` within this.
     maxHeartbeatThrottleInterval: '3 seconds',
+    maxConcurrentActivityTaskExecutions: activityRoom,
   });
   const host = await Worker.create({
     connection, namespace, taskQueue: queue, activities: hostActivities,
+    // Every slot's episode may be in a long activity here at once (its agent turn), and removals and preparing too.
+    maxConcurrentActivityTaskExecutions: activityRoom,
   });
   const client = new Client({ connection, namespace });
   const timer = setInterval(() => {
