@@ -3,12 +3,14 @@ import { Client, Connection } from '@temporalio/client';
 import Docker from 'dockerode';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, cpSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { copyFileSync, cpSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { startBatch } from '../../src/client/batch.ts';
 import { hostPollers } from '../../src/server/host-workers.ts';
+import { homePath } from '../../src/server/paths.ts';
 import { repoRoot } from '../helpers/cli.ts';
 import { testHostQueue } from '../helpers/host-slots.ts';
 import { echoTask, writeDataset } from '../helpers/tasks.ts';
@@ -45,6 +47,24 @@ async function nodeBaseImage(): Promise<string> {
   return tag;
 }
 
+/**
+ * An npm cache holding the lockfile's production packages, filled once per lockfile and kept under BERTH_HOME, so a
+ * second run's build context is the same and the engine's build cache skips the install.
+ */
+async function npmCache(): Promise<string> {
+  const lock = readFileSync(join(repoRoot, 'package-lock.json'));
+  const dir = homePath('test-cache', `npm-${createHash('sha256').update(lock).digest('hex').slice(0, 16)}`);
+  if (existsSync(join(dir, 'done'))) return join(dir, 'cache');
+  const install = mkdtempSync(join(tmpdir(), 'berth-worker-npm-'));
+  for (const f of ['package.json', 'package-lock.json']) copyFileSync(join(repoRoot, f), join(install, f));
+  rmSync(dir, { recursive: true, force: true });
+  await run('npm', ['ci', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline', '--cache', join(dir, 'cache')], { cwd: install, timeout: 600_000 });
+  rmSync(join(dir, 'cache', '_logs'), { recursive: true, force: true });
+  rmSync(install, { recursive: true, force: true });
+  writeFileSync(join(dir, 'done'), '');
+  return join(dir, 'cache');
+}
+
 // DESIGN.md section 5, Deployment beyond one machine; docs/deployment.md: the worker service of docker-compose.yaml.
 describe('the deployment\'s worker image, built and run', () => {
   const docker = new Docker();
@@ -61,10 +81,7 @@ describe('the deployment\'s worker image, built and run', () => {
     // build runs with no network at all.
     const ctx = mkdtempSync(join(tmpdir(), 'berth-worker-ctx-'));
     for (const f of ['Dockerfile', '.dockerignore', 'package.json', 'package-lock.json', 'bin', 'src']) cpSync(join(repoRoot, f), join(ctx, f), { recursive: true });
-    const install = mkdtempSync(join(tmpdir(), 'berth-worker-npm-'));
-    for (const f of ['package.json', 'package-lock.json']) copyFileSync(join(repoRoot, f), join(install, f));
-    await run('npm', ['ci', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline', '--cache', join(ctx, 'npm-cache')], { cwd: install, timeout: 600_000 });
-    rmSync(install, { recursive: true, force: true });
+    cpSync(await npmCache(), join(ctx, 'npm-cache'), { recursive: true });
     await build(['--network', 'none', '--build-arg', `NODE_IMAGE=${base}`, '-t', 'berth-test-worker:latest', ctx]);
 
     const suffix = `deploy-${randomBytes(3).toString('hex')}`;
