@@ -9,7 +9,7 @@ import { startBatch } from '../../src/client/batch.ts';
 import type { ResultRow } from '../../src/workflows/types.ts';
 import { berth } from '../helpers/cli.ts';
 import { startEngines, type Engine, type Engines } from '../helpers/engines.ts';
-import { BASE_TOML, writeDataset } from '../helpers/tasks.ts';
+import { sleepyTasks, writeDataset } from '../helpers/tasks.ts';
 import { startWorkerProcess, waitUntil, type WorkerProcess } from '../helpers/worker-process.ts';
 
 const ADDRESS = '127.0.0.1:7233';
@@ -48,13 +48,7 @@ describe('three Docker engines, one worker each', () => {
     const [, , victim] = engines as [Engine, Engine, Engine];
     for (const e of engines) startWorker(e);
     const client = new Client({ connection });
-    const files: Record<string, string> = {};
-    for (let i = 0; i < 30; i++) {
-      files[`t${i}/task.toml`] = BASE_TOML;
-      files[`t${i}/instruction.md`] = 'Wait, then write ok to out.txt\n';
-      files[`t${i}/solution/solve.sh`] = '#!/bin/bash\ntouch /app/started\nsleep 6\necho ok > out.txt\n';
-      files[`t${i}/tests/test.sh`] = '#!/bin/bash\ngrep -q ok /app/out.txt && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n';
-    }
+    const files = sleepyTasks(30, 6);
     const resultsDir = mkdtempSync(join(tmpdir(), 'berth-engines-'));
     const handle = await startBatch({ dataset: writeDataset(files), concurrency: 12, resultsDir, taskQueue: env.BERTH_TASK_QUEUE, client });
 

@@ -8,7 +8,7 @@ import { startBatch } from '../../src/client/batch.ts';
 import { hostPollers } from '../../src/server/host-workers.ts';
 import { berth } from '../helpers/cli.ts';
 import { slotsInUse, testHostQueue } from '../helpers/host-slots.ts';
-import { echoTask, writeDataset } from '../helpers/tasks.ts';
+import { sleepyTasks, writeDataset } from '../helpers/tasks.ts';
 import { startWorkerProcess, waitUntil, type WorkerProcess } from '../helpers/worker-process.ts';
 
 const ADDRESS = '127.0.0.1:7233';
@@ -28,8 +28,7 @@ describe('several worker processes on one host share its slots', () => {
   });
 
   // Each agent takes 2 s, so a batch lasts long enough for its status to be asked while episodes wait.
-  const slowEcho = (id: string) => ({ ...echoTask(id), [`${id}/solution/solve.sh`]: '#!/bin/bash\nsleep 2\necho ok > out.txt\n' });
-  const dataset = writeDataset(Object.assign({}, ...Array.from({ length: 20 }, (_, i) => slowEcho(`t${i}`))));
+  const dataset = writeDataset(sleepyTasks(20, 2));
   const batches = async (client: Client, queue: string, count: number, watch?: (batchId: string) => Promise<void>) => {
     for (let b = 0; b < count; b++) {
       const handle = await startBatch({ dataset, concurrency: 8, resultsDir: mkdtempSync(join(tmpdir(), 'berth-shared-')), taskQueue: env.BERTH_TASK_QUEUE, client });

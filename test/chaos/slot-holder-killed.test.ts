@@ -8,7 +8,7 @@ import { readSlots } from '../../src/activities/slots.ts';
 import { slotsFile } from '../../src/activities/worker-state.ts';
 import { startBatch } from '../../src/client/batch.ts';
 import { testHostQueue } from '../helpers/host-slots.ts';
-import { BASE_TOML, writeDataset } from '../helpers/tasks.ts';
+import { sleepyTasks, writeDataset } from '../helpers/tasks.ts';
 import { startWorkerProcess, waitUntil, type WorkerProcess } from '../helpers/worker-process.ts';
 
 const ADDRESS = '127.0.0.1:7233';
@@ -34,13 +34,7 @@ describe('a worker killed with -9 while holding slots', () => {
     const queue = await testHostQueue(suffix);
     const [doomed, survivor] = [startWorkerProcess(env), startWorkerProcess(env)];
     workers.push(doomed, survivor);
-    const files: Record<string, string> = {};
-    for (let i = 0; i < 8; i++) {
-      files[`t${i}/task.toml`] = BASE_TOML;
-      files[`t${i}/instruction.md`] = 'Wait, then write ok\n';
-      files[`t${i}/solution/solve.sh`] = '#!/bin/bash\nsleep 10\necho ok > out.txt\n';
-      files[`t${i}/tests/test.sh`] = '#!/bin/bash\ngrep -q ok /app/out.txt && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n';
-    }
+    const files = sleepyTasks(8, 10);
     const handle = await startBatch({ dataset: writeDataset(files), concurrency: 8, resultsDir: mkdtempSync(join(tmpdir(), 'berth-holder-')), taskQueue: env.BERTH_TASK_QUEUE, client });
 
     const held = () => readSlots(slotsFile(queue)).leases;
