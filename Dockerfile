@@ -3,8 +3,12 @@
 ARG NODE_IMAGE=node:20-bookworm-slim
 FROM ${NODE_IMAGE}
 WORKDIR /opt/berth
-COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm install --no-save tsx@4.23.15
+# A site without a registry puts an npm cache beside the Dockerfile as npm-cache/ (from `npm ci --cache npm-cache`
+# on a connected machine): its contents land here and the install needs no registry. Without one, npm fetches.
+COPY package.json package-lock.json npm-cache* ./
+# tsx (which runs the TypeScript sources) is a runtime dependency.
+RUN npm ci --omit=dev --no-audit --no-fund --prefer-offline --cache /opt/berth \
+ && rm -rf /opt/berth/_cacache /opt/berth/_logs /opt/berth/_update-notifier-last-checked
 COPY bin ./bin
 COPY src ./src
 ENV BERTH_HOME=/var/lib/berth

@@ -9,7 +9,10 @@ import { hostIdentity, setHostQueueSuffix } from './activities/host-identity.ts'
 import { homePath } from './server/paths.ts';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { sandboxProvider } from './activities/runtime.ts';
-import { workerRemover } from './activities/worker-state.ts';
+import { reconcileSlots, runIsOpen, seedBoundMs } from './activities/slot-reconcile.ts';
+import { freeing } from './activities/tear-down.ts';
+import { allRemovers, hostRemover, hostSlots, slotCapacity, slotsFile } from './activities/worker-state.ts';
+import { hostPollers } from './server/host-workers.ts';
 import { SHARED_QUEUE } from './workflows/types.ts';
 
 const workflowsDir = join(dirname(fileURLToPath(import.meta.url)), 'workflows');
@@ -51,6 +54,9 @@ export interface WorkerOptions {
   hostQueueSuffix?: string;
 }
 
+/** How often a worker looks for slots of its host that nobody else will free (src/activities/slot-reconcile.ts). */
+const RECONCILE_EVERY_MS = 30_000;
+
 /** This host's two workers: the shared queue (workflows, planning) and the sandbox queue named after the engine. */
 export async function createWorkers(opts: WorkerOptions): Promise<{ workers: Worker[]; connection: NativeConnection; hostQueue: string }> {
   installRuntime();
@@ -58,14 +64,44 @@ export async function createWorkers(opts: WorkerOptions): Promise<{ workers: Wor
   const namespace = opts.namespace ?? 'default';
   if (opts.hostQueueSuffix !== undefined) setHostQueueSuffix(opts.hostQueueSuffix);
   const { queue } = await hostIdentity();
+  const slots = hostSlots(queue);
+  /** The SDK's default of 100 at once would cap a host with more slots. */
+  const activityRoom = Math.max(100, slots.capacity + 16);
+  const resumed = hostRemover(queue).resume((key) => freeing(slots, key));
+  if (resumed > 0) console.log(`berth worker: removing the sandboxes of ${resumed} torn-down episode(s) left in the removal journal`);
   const bundle = await workflowBundle();
   const shared = await Worker.create({
     connection, namespace, taskQueue: opts.taskQueue ?? SHARED_QUEUE, workflowBundle: bundle, activities: sharedActivities,
+    // A waiting pickHost's heartbeat says which host is full; it reaches `berth status` within this.
+    maxHeartbeatThrottleInterval: '3 seconds',
+    maxConcurrentActivityTaskExecutions: activityRoom,
   });
   const host = await Worker.create({
     connection, namespace, taskQueue: queue, activities: hostActivities,
+    // Every slot's episode may be in a long activity here at once (its agent turn), and removals and preparing too.
+    maxConcurrentActivityTaskExecutions: activityRoom,
   });
+  const client = new Client({ connection, namespace });
+  const timer = setInterval(() => {
+    reconcileSlots({ slots, remover: hostRemover(queue), isOpen: runIsOpen(client), seedBoundMs: seedBoundMs() })
+      .then((done) => { for (const line of done) console.log(`berth worker: slot ${line}`); })
+      .catch(() => undefined);
+  }, RECONCILE_EVERY_MS);
+  // Unref'd: it never keeps a stopping process alive, and once the connection is closed its calls fail quietly.
+  timer.unref();
   return { workers: [shared, host], connection, hostQueue: queue };
+}
+
+/** Tells the log what this worker serves, and which other workers already poll the same host (they share its slots). */
+async function announce(address: string, namespace: string): Promise<void> {
+  const { host, queue } = await hostIdentity();
+  const { slots, from } = slotCapacity();
+  console.log(`berth worker: host ${host}, sandbox queue ${queue}, ${slots} sandbox slots (${from})`);
+  const others = await hostPollers(address, namespace, queue).catch(() => []);
+  if (others.length > 0) {
+    console.log(`berth worker: ${others.length} other worker(s) already poll this host's queue ${queue} (${others.map((p) => p.identity).join(', ')}); ` +
+      `they share its ${slots} sandbox slots (${slotsFile(queue)})`);
+  }
 }
 
 /** Removes sandboxes whose episode no longer runs, so a crash before this start never leaks containers. */
@@ -94,14 +130,15 @@ const REMOVAL_DRAIN_MS = 30_000;
 
 /** Waits (bounded) for this worker's pending sandbox removals; what is left, the next start removes. */
 export async function drainRemovals(): Promise<void> {
-  const left = await workerRemover().drain(REMOVAL_DRAIN_MS);
+  const left = (await Promise.all(allRemovers().map((r) => r.drain(REMOVAL_DRAIN_MS)))).reduce((a, b) => a + b, 0);
   if (left > 0) console.warn(`berth worker: ${left} sandbox removal(s) still pending after ${REMOVAL_DRAIN_MS / 1000} s; the next worker start removes them`);
 }
 
 export async function runWorkers(opts: WorkerOptions & { janitor?: boolean }): Promise<void> {
-  if (opts.janitor) await janitorAtStart(opts.address, opts.namespace ?? 'default');
-  const resumed = workerRemover().resume();
-  if (resumed > 0) console.log(`berth worker: removing the sandboxes of ${resumed} torn-down episode(s) left in the removal journal`);
+  const namespace = opts.namespace ?? 'default';
+  if (opts.janitor) await janitorAtStart(opts.address, namespace);
+  if (opts.hostQueueSuffix !== undefined) setHostQueueSuffix(opts.hostQueueSuffix);
+  await announce(opts.address, namespace);
   const { workers, connection } = await createWorkers(opts);
   try {
     await Promise.all(workers.map((w) => w.run()));

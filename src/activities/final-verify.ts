@@ -9,7 +9,7 @@ const RECORD = 'verify-outcome.json';
  * The outcome is written beside the turn's logs before the sandbox goes, so an attempt retried after that (the
  * worker died before reporting) returns it instead of finding the sandbox gone and masking a graded turn.
  */
-export async function verifyThenTearDown(turnDir: string, verify: () => Promise<TurnOutcome>, tearDown: () => void): Promise<TurnOutcome> {
+export async function verifyThenTearDown(turnDir: string, verify: () => Promise<TurnOutcome>, tearDown: () => unknown): Promise<TurnOutcome> {
   const file = join(turnDir, RECORD);
   let outcome: TurnOutcome;
   if (existsSync(file)) {
@@ -19,6 +19,6 @@ export async function verifyThenTearDown(turnDir: string, verify: () => Promise<
     writeFileSync(`${file}.tmp`, JSON.stringify(outcome));
     renameSync(`${file}.tmp`, file);
   }
-  tearDown();
+  await tearDown();
   return outcome;
 }

@@ -11,11 +11,15 @@ export function setHostQueueSuffix(value: string): void {
   cached = undefined;
 }
 
-/** The per-host queue is named after the Docker engine's id, so a restarted worker picks the same one. */
+/**
+ * The per-host queue is named after the Docker engine's id, so a restarted worker picks the same one. The host's
+ * name (in rows and status) is BERTH_HOST_NAME, else the name the engine reports (its machine's, also for a
+ * worker in a container), else this machine's.
+ */
 export async function hostIdentity(): Promise<{ host: string; queue: string }> {
   if (!cached) {
     const info = await sandboxProvider().docker.info();
-    cached = { host: hostname(), queue: hostQueueName(String(info.ID)) + suffix };
+    cached = { host: process.env.BERTH_HOST_NAME || String(info.Name || hostname()), queue: hostQueueName(String(info.ID)) + suffix };
   }
   return cached;
 }

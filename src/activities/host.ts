@@ -10,6 +10,7 @@ import { episodeLogsDir } from './logs.ts';
 import { loadEpisodeTask, sandboxProvider } from './runtime.ts';
 import { seedAgentSandbox } from './seed-agent.ts';
 import { tearDownEpisode } from './tear-down.ts';
+import { hostSlots } from './worker-state.ts';
 import { beating } from './beating.ts';
 
 /**
@@ -28,6 +29,7 @@ function retryWhileAttemptsLeft(err: unknown): unknown {
 export async function seed(req: { input: EpisodeInput; plan: EpisodePlan; workflowId: string; runId: string }): Promise<SandboxRef> {
   return typed(() => beating(async () => {
     const { host, queue } = await hostIdentity();
+    await hostSlots(queue).seeded(req.workflowId, req.runId);
     const task = await loadEpisodeTask(req.input);
     const logsDir = episodeLogsDir(req.workflowId, req.runId);
     mkdirSync(logsDir, { recursive: true });
@@ -44,7 +46,7 @@ export async function seed(req: { input: EpisodeInput; plan: EpisodePlan; workfl
 }
 
 /**
- * Hands the episode's sandboxes to this worker's remover and returns at once: removal is off the
+ * Hands the episode's sandboxes to this host's remover and returns at once: removal is off the
  * episode's critical path, and the episode's slot is freed only once they are gone. By name, so a
  * seed that finished after a cancellation, or a separate verifier's sandbox, goes too. Idempotent.
  *
@@ -53,5 +55,5 @@ export async function seed(req: { input: EpisodeInput; plan: EpisodePlan; workfl
  * workflow task that only a live worker runs), and the janitor keeps a running episode's containers.
  */
 export async function teardown(req: { episodeId: string; runId: string }): Promise<void> {
-  tearDownEpisode(req.episodeId, req.runId);
+  await tearDownEpisode(req.episodeId, req.runId);
 }

@@ -39,11 +39,16 @@ export class Remover {
     void removal.then(done);
   }
 
-  /** Schedules what a worker process that died left in the journal (its slots died with it). */
-  resume(): number {
+  /** Schedules what a worker process that died left in the journal; `doneFor(key)` frees the key's slot after. */
+  resume(doneFor: (key: string) => () => void = () => () => undefined): number {
     const entries = this.opts.journal.entries();
-    for (const e of entries) this.schedule(e.key, e.names);
+    for (const e of entries) this.schedule(e.key, e.names, doneFor(e.key));
     return entries.length;
+  }
+
+  /** Whether this remover is removing the key's sandboxes now. */
+  has(key: string): boolean {
+    return this.pending.has(key);
   }
 
   /** Waits until nothing is pending or timeoutMs has passed; returns how many keys are still pending. */

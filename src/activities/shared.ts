@@ -1,4 +1,4 @@
-import { ApplicationFailure, heartbeat, log, sleep } from '@temporalio/activity';
+import { ApplicationFailure, heartbeat, log } from '@temporalio/activity';
 import { loadBerthConfig } from '../task/berth-config.ts';
 import { checkDigest, envTablesOf, firstUnsetVariable, unsetVariableMessage, type Task } from '../task/index.ts';
 import { episodeBudget, healthcheckWorstSec, verifyTimeLimitSec } from '../workflows/budget.ts';
@@ -7,8 +7,9 @@ import { typed } from './failures.ts';
 import { hostIdentity } from './host-identity.ts';
 import { loadEpisodeTask } from './runtime.ts';
 import { beating } from './beating.ts';
-import { workerSlots } from './worker-state.ts';
+import { pickHost } from './pick-host.ts';
 export { openaiModelCall } from './openai.ts';
+export { pickHost } from './pick-host.ts';
 export { prepareTasksHere } from './prepare.ts';
 
 const SETUP_PER_TURN_SEC = 60;
@@ -103,17 +104,6 @@ export async function planEpisode(input: EpisodeInput): Promise<EpisodePlan> {
       scheduleToStartSec: Number(process.env.BERTH_SCHEDULE_TO_START_SEC ?? 300),
     };
   });
-}
-
-/** Returns this host's queue once a sandbox slot is reserved for the episode. */
-export async function pickHost(req: { episodeId: string }): Promise<HostLease> {
-  const slots = workerSlots();
-  while (!slots.tryReserve(req.episodeId)) {
-    heartbeat({ waiting: slots.inUse });
-    // Woken as soon as a removal frees a slot; the bounded sleep keeps the heartbeats going.
-    await Promise.race([sleep(500), slots.nextFree()]);
-  }
-  return hostIdentity();
 }
 
 /**

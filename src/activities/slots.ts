@@ -1,47 +1,169 @@
-/** Sandbox slots of this worker (DESIGN.md section 7, Workers and hosts). Reserving is idempotent per episode. */
-export class Slots {
-  private readonly held = new Set<string>();
-  /** Slots of torn-down episodes whose sandboxes are still being removed. */
-  private leaving = 0;
-  private wake = newWake();
-  constructor(readonly capacity: number) {}
+import { watch, type FSWatcher, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { basename, dirname } from 'node:path';
+import { withLockFile } from '../server/daemon.ts';
 
-  /** Resolves when a slot is next freed (one promise shared by every waiter until then). */
-  nextFree(): Promise<void> {
-    return this.wake.promise;
+/**
+ * One sandbox slot taken on a host. Held by a running episode (key: its workflow id), or leaving: its episode
+ * was torn down and its sandboxes are being removed (key: `<workflow id>/<run id>`).
+ */
+export interface Lease {
+  key: string;
+  workflowId: string;
+  runId: string;
+  /** When it was reserved (ms since the epoch). */
+  at: number;
+  /** The worker process that reserved it (`<hostname>:<pid>`), for status and logs. */
+  by: string;
+  /** When the episode's seed started on this host. */
+  seeded?: number;
+  /** When it was torn down; the slot is freed once its sandboxes `names` are gone. */
+  leaving?: number;
+  names?: string[];
+}
+
+export interface SlotsView {
+  /** The capacity the last worker process that changed the file was configured with. */
+  capacity?: number;
+  leases: Lease[];
+}
+
+/** A host's slots file as it is now; no file is no slot in use. */
+export function readSlots(file: string): SlotsView {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as SlotsView;
+  } catch {
+    return { leases: [] };
+  }
+}
+
+const LOCK = { staleMs: 10_000, pollMs: 5 };
+
+export const workerTag = (): string => `${hostname()}:${process.pid}`;
+
+/**
+ * The sandbox slots of one host's queue (DESIGN.md section 7, Slots): a small file under BERTH_HOME that every
+ * worker process polling that queue reads and changes under a lock file, so a slot reserved by one process is
+ * freed by whichever process tears its episode down. Reserving is idempotent per episode.
+ */
+export class HostSlots {
+  private watcher: FSWatcher | undefined;
+  private wake = newWake();
+
+  constructor(readonly file: string, readonly capacity: number) {}
+
+  /** The leases as they are now (no lock: the file is replaced whole, never written in place). */
+  leases(): Lease[] {
+    return readSlots(this.file).leases;
   }
 
-  private freed(): void {
+  get inUse(): number {
+    return this.leases().length;
+  }
+
+  /** True when the episode holds a slot (already, or now). */
+  async tryReserve(workflowId: string, runId: string): Promise<boolean> {
+    const mine = (l: Lease) => l.key === workflowId;
+    const now = this.leases();
+    if (!now.some(mine) && now.length >= this.capacity) return false;
+    return this.change((leases) => {
+      const held = leases.find(mine);
+      if (held) {
+        held.runId = runId;
+        return true;
+      }
+      if (leases.length >= this.capacity) return false;
+      leases.push({ key: workflowId, workflowId, runId, at: Date.now(), by: workerTag() });
+      return true;
+    });
+  }
+
+  /**
+   * The episode's seed started here. A lease freed meanwhile (it looked never seeded) is taken again, even past
+   * the capacity: the sandbox is being made, and the count must say so.
+   */
+  async seeded(workflowId: string, runId: string): Promise<void> {
+    await this.change((leases) => {
+      const held = leases.find((l) => l.key === workflowId);
+      if (held) {
+        held.runId = runId;
+        held.seeded ??= Date.now();
+      } else {
+        leases.push({ key: workflowId, workflowId, runId, at: Date.now(), by: workerTag(), seeded: Date.now() });
+      }
+    });
+  }
+
+  /**
+   * The episode is torn down: its slot stays taken, as leaving, until `free(key)` once `names` are gone. The slot
+   * no longer answers to the episode's id, so a Reset run of the same workflow reserves a slot of its own.
+   * Returns the leaving key, or undefined when the episode holds no slot here.
+   */
+  async vacate(workflowId: string, runId: string, names: string[]): Promise<string | undefined> {
+    const key = `${workflowId}/${runId}`;
+    return this.change((leases) => {
+      if (leases.some((l) => l.key === key)) return key;
+      const held = leases.find((l) => l.key === workflowId && l.runId === runId);
+      if (!held) return undefined;
+      Object.assign(held, { key, leaving: Date.now(), names });
+      return key;
+    });
+  }
+
+  /** Frees a slot by its key; freeing one already free does nothing. */
+  async free(key: string): Promise<void> {
+    await this.change((leases) => {
+      const i = leases.findIndex((l) => l.key === key);
+      if (i >= 0) leases.splice(i, 1);
+    });
+  }
+
+  /** Resolves when the slots file next changes (in any process), or after maxMs. */
+  async changed(maxMs: number): Promise<void> {
+    this.watch();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.wake.promise, new Promise<void>((r) => { timer = setTimeout(r, maxMs); })]);
+    clearTimeout(timer);
+  }
+
+  close(): void {
+    this.watcher?.close();
+    this.watcher = undefined;
+  }
+
+  private watch(): void {
+    if (this.watcher) return;
+    mkdirSync(dirname(this.file), { recursive: true });
+    try {
+      this.watcher = watch(dirname(this.file), (_event, name) => {
+        if (name === null || name === basename(this.file)) this.changedNow();
+      });
+      this.watcher.unref();
+      this.watcher.on('error', () => this.close());
+    } catch {
+      // No watcher: waiters look again after their bounded wait.
+    }
+  }
+
+  private changedNow(): void {
     this.wake.resolve();
     this.wake = newWake();
   }
 
-  tryReserve(episodeId: string): boolean {
-    if (this.held.has(episodeId)) return true;
-    if (this.inUse >= this.capacity) return false;
-    this.held.add(episodeId);
-    return true;
-  }
-
-  /**
-   * The episode is torn down: its slot stays taken until the returned function frees it (once,
-   * however often it is called). The slot no longer answers to the episode's id, so a Reset run of
-   * the same workflow reserves a slot of its own. An episode holding no slot here gets a no-op.
-   */
-  vacate(episodeId: string): () => void {
-    if (!this.held.delete(episodeId)) return () => undefined;
-    this.leaving++;
-    let freed = false;
-    return () => {
-      if (freed) return;
-      freed = true;
-      this.leaving--;
-      this.freed();
-    };
-  }
-
-  get inUse(): number {
-    return this.held.size + this.leaving;
+  private async change<T>(fn: (leases: Lease[]) => T): Promise<T> {
+    mkdirSync(dirname(this.file), { recursive: true });
+    return withLockFile(`${this.file}.lock`, () => {
+      const leases = this.leases();
+      const before = JSON.stringify(leases);
+      const result = fn(leases);
+      if (JSON.stringify(leases) !== before) {
+        const tmp = `${this.file}.${process.pid}.tmp`;
+        writeFileSync(tmp, JSON.stringify({ capacity: this.capacity, leases } satisfies SlotsView));
+        renameSync(tmp, this.file);
+        this.changedNow();
+      }
+      return result;
+    }, LOCK);
   }
 }
 

@@ -1,8 +1,22 @@
 import { containerName } from '../sandbox/index.ts';
-import { workerRemover, workerSlots } from './worker-state.ts';
+import { hostIdentity } from './host-identity.ts';
+import type { HostSlots } from './slots.ts';
+import { hostRemover, hostSlots } from './worker-state.ts';
 
-/** Hands the episode run's sandboxes to this worker's remover; its slot is freed once they are gone. Idempotent. */
-export function tearDownEpisode(episodeId: string, runId: string): void {
-  const names = (['agent', 'verifier'] as const).map((role) => containerName(episodeId, runId, role));
-  workerRemover().schedule(`${episodeId}/${runId}`, names, workerSlots().vacate(episodeId));
+/** The sandboxes an episode run may have on its host. */
+export const episodeSandboxNames = (episodeId: string, runId: string): string[] =>
+  (['agent', 'verifier'] as const).map((role) => containerName(episodeId, runId, role));
+
+/** Frees a slot once called; a failure to free it is left to the reconciler (src/activities/slot-reconcile.ts). */
+export const freeing = (slots: HostSlots, key: string) => (): void => {
+  slots.free(key).catch((err: Error) => console.warn(`berth worker: could not free the slot of ${key} (${err.message}); the reconciler frees it later`));
+};
+
+/** Hands the episode run's sandboxes to this host's remover; its slot is freed once they are gone. Idempotent. */
+export async function tearDownEpisode(episodeId: string, runId: string): Promise<void> {
+  const { queue } = await hostIdentity();
+  const names = episodeSandboxNames(episodeId, runId);
+  const slots = hostSlots(queue);
+  const key = await slots.vacate(episodeId, runId, names);
+  hostRemover(queue).schedule(`${episodeId}/${runId}`, names, key ? freeing(slots, key) : undefined);
 }

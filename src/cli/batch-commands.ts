@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { BatchHandle } from '../client/batch.ts';
 import { batchWorkflowId, listEpisodes } from '../client/episodes.ts';
 import { connect } from '../client/connect.ts';
+import { slotWaits } from '../client/slot-waits.ts';
 import { batchUiLink } from '../server/config.ts';
 import { ensureCluster } from './ensure.ts';
 import { collect } from './options.ts';
@@ -46,8 +47,9 @@ export function registerBatchCommands(program: Command): void {
       await withHandle(batchId, undefined, async (h) => {
         const progress = await h.progress();
         const episodes = await listEpisodes(h.client, batchId);
-        if (o.json) return printJson({ batch_id: batchId, progress, episodes, ui: h.uiLink });
-        console.log(`${bold('batch')} ${batchId}\n${progressLine(progress)}\n${dim(h.uiLink)}`);
+        const waiting = await slotWaits(h.client, batchId).catch(() => []);
+        if (o.json) return printJson({ batch_id: batchId, progress, waiting_for_slots: waiting, episodes, ui: h.uiLink });
+        console.log(`${bold('batch')} ${batchId}\n${progressLine(progress, waiting)}\n${dim(h.uiLink)}`);
       });
     });
 

@@ -15,8 +15,12 @@ export async function ensureCluster(): Promise<ServerInfo> {
       throw new UserError(`No Docker engine answers at ${dockerEndpoint().label}. Start one with: npm run setup (it installs and starts dockerd), or set DOCKER_HOST.`);
     }
     await ensureWorker(server.address);
-  } else if (!(await workerPolls(server.address, undefined, SHARED_QUEUE))) {
-    throw new UserError(`No Berth worker polls task queue "${SHARED_QUEUE}" on ${server.address}. Start one with: npx berth worker`);
+  } else {
+    // BERTH_TASK_QUEUE: the shared queue of a cluster's own workers (tests, multi-tenant clusters), as for `berth worker`.
+    const queue = process.env.BERTH_TASK_QUEUE || SHARED_QUEUE;
+    if (!(await workerPolls(server.address, undefined, queue))) {
+      throw new UserError(`No Berth worker polls task queue "${queue}" on ${server.address}. Start one with: npx berth worker`);
+    }
   }
   return server;
 }

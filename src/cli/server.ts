@@ -3,19 +3,33 @@ import { temporalAddress, uiUrl } from '../server/config.ts';
 import { ensureServer, serverPid, stopServer } from '../server/devserver.ts';
 import { temporalAnswers } from '../server/health.ts';
 import { ensureWorker, stopWorker, workerPid, workerPolls } from '../server/worker-daemon.ts';
-import { bold, green, printJson, red } from './output.ts';
+import { hostStatus, type HostStatus } from '../server/host-status.ts';
+import { bold, dim, green, printJson, red, yellow } from './output.ts';
 
 async function status(json: boolean): Promise<void> {
   const { address, embedded } = temporalAddress();
   const up = await temporalAnswers(address);
   const polls = up ? await workerPolls(address).catch(() => false) : false;
-  const info = { address, ui: uiUrl(), embedded, running: up, server_pid: serverPid() ?? null, worker_pid: workerPid() ?? null, worker_polling: polls };
+  const host = await hostStatus(up ? address : undefined).catch((err: Error) => ({ error: err.message }));
+  const info = { address, ui: uiUrl(), embedded, running: up, server_pid: serverPid() ?? null, worker_pid: workerPid() ?? null, worker_polling: polls, host };
   if (json) return printJson(info);
   console.log(`${bold('Temporal')}  ${up ? green('running') : red('not running')}  grpc ${address}  ${embedded ? '(embedded dev server)' : '(TEMPORAL_ADDRESS)'}`);
   console.log(`${bold('Web UI')}    ${uiUrl()}`);
   console.log(`${bold('Worker')}    ${polls ? green('polling queue "berth"') : red('no worker polls queue "berth"')}${workerPid() ? ` (pid ${workerPid()})` : ''}`);
+  if ('error' in host) console.log(`${bold('Host')}      ${red(`no Docker engine answers (${host.error})`)}`);
+  else printHost(host);
   if (!up) console.log(`Start it with: npx berth server start`);
   if (!json && !up) process.exitCode = 1;
+}
+
+function printHost(h: HostStatus): void {
+  console.log(`${bold('Host')}      ${h.host}  sandbox queue ${h.queue}`);
+  const seen = (p: HostStatus['workers'][number]) => `${p.identity} (polled ${Math.max(0, Math.round((Date.now() - Date.parse(p.last_poll)) / 1000))} s ago)`;
+  console.log(`${bold('Workers')}   ${h.workers.length === 0 ? yellow('none polls this host\'s queue') : `${h.workers.length} on this host: ${h.workers.map(seen).join(', ')}`}`);
+  const leaving = h.slots.leases.filter((l) => l.state === 'leaving').length;
+  const full = h.slots.in_use >= h.slots.capacity;
+  const used = `${h.slots.in_use}/${h.slots.capacity} in use`;
+  console.log(`${bold('Slots')}     ${full ? yellow(used) : used}${leaving ? ` (${leaving} being removed)` : ''}  ${dim(h.slots.file)}`);
 }
 
 export function registerServer(program: Command): void {
@@ -33,6 +47,6 @@ export function registerServer(program: Command): void {
       if (o.json) printJson({ worker_stopped: worker, server_stopped: srv });
       else console.log(`worker ${worker ? 'stopped' : 'was not running'}; server ${srv ? 'stopped' : 'was not running'}`);
     });
-  server.command('status', { isDefault: true }).description('address, UI URL, and whether a worker polls').option('--json', 'print JSON')
+  server.command('status', { isDefault: true }).description('address, UI URL, whether a worker polls, the workers on this host and its sandbox slots in use').option('--json', 'print JSON')
     .action(async (o: { json?: boolean }) => status(Boolean(o.json)));
 }

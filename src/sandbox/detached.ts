@@ -1,6 +1,6 @@
 import type Docker from 'dockerode';
 import { DetachedProcessLost, isLossError } from './errors.ts';
-import { KILL_GRACE_SEC, runExec } from './exec.ts';
+import { assertRunning, KILL_GRACE_SEC, runExec } from './exec.ts';
 import type {
   DetachedLaunchOptions,
   DetachedLaunchResult,
@@ -20,7 +20,9 @@ export const CLAIMS_DIR = '/logs/agent/.berth-claims';
  * The marker directory is created with an atomic `mkdir`: whoever creates it launches the process,
  * anyone else only re-attaches. The process runs in its own session (setsid), reparented to the
  * container's init, so it outlives the exec and the Node process that started it. Its exit code is
- * written to exit.tmp and renamed to `exit`, so a reader never sees a half-written code.
+ * written to exit.tmp and renamed to `exit`, so a reader never sees a half-written code; then every
+ * waiter's FIFO (`wait.*`, see WAIT_SCRIPT) gets a line, opened read-write so that a FIFO whose waiter
+ * is gone never blocks the wrapper.
  */
 /** Runs $d/command.sh in its own session with "$@" (timeout) in front; its exit code lands in $d/exit. */
 const RUN_IN_BACKGROUND = `S=; command -v setsid >/dev/null 2>&1 && S=setsid
@@ -30,6 +32,7 @@ $S sh -c '
   rc=$?
   if [ $# -gt 0 ] && { [ $rc -eq 124 ] || [ $rc -eq 137 ]; }; then : > "$d/timed_out"; fi
   echo $rc > "$d/exit.tmp" && mv "$d/exit.tmp" "$d/exit"
+  for f in "$d"/wait.*; do [ -p "$f" ] && echo exit 1<>"$f"; done 2>/dev/null
 ' berth-detached "$d" "$out" "$@" > /dev/null 2>&1 < /dev/null &
 echo $! > "$d/pid"`;
 
@@ -111,6 +114,14 @@ export async function pollDetached(docker: Docker, handle: SandboxHandle, key: s
 
 const STARTING_PATIENCE_MS = 30_000;
 
+/** Reports $st as `berth:wait $st`, then, for an exit with $tailb > 0, the tail of $out. */
+const REPORT = `echo "berth:wait $st"
+  if [ "$tailb" -gt 0 ] && [ "\${st%% *}" = exit ]; then
+    if [ ! -e "$out" ]; then echo "berth:tail none"
+    elif [ ! -r "$out" ]; then echo "berth:tail unreadable"
+    else echo "berth:tail $(wc -c < "$out" | tr -d ' ')"; tail -c "$tailb" "$out"; fi
+  fi;;`;
+
 /*
  * One exec that claims, prepares, starts and waits (DESIGN.md section 3, Surviving restarts), each part
  * chosen by a letter of $1: c = claim the key (an atomic mkdir; "started" when the marker already exists),
@@ -162,12 +173,7 @@ case "$mode" in *w*)
     i=$((i + 1)); sleep "$s" 2>/dev/null || sleep 1
   done
   if [ -z "$st" ]; then if [ -s "$d/pid" ]; then st=running; else st=starting; fi; fi
-  echo "berth:wait $st"
-  if [ "$tailb" -gt 0 ] && [ "\${st%% *}" = exit ]; then
-    if [ ! -e "$out" ]; then echo "berth:tail none"
-    elif [ ! -r "$out" ]; then echo "berth:tail unreadable"
-    else echo "berth:tail $(wc -c < "$out" | tr -d ' ')"; tail -c "$tailb" "$out"; fi
-  fi;;
+  ${REPORT}
 esac
 `;
 
@@ -219,8 +225,13 @@ async function launchExec(
     outputCapBytes: tailBytes + 64 * 1024,
     signal: opts.signal,
   });
-  const at = res.stdout.indexOf(`\n${TAIL_MARK}`);
-  const head = at < 0 ? (res.stdout.startsWith(TAIL_MARK) ? '' : res.stdout) : res.stdout.slice(0, at);
+  return { ...parseAnswer(res.stdout), stderr: res.stderr, exitCode: res.exitCode };
+}
+
+/** The `berth:` lines of a launch or wait script, and the output's tail after `berth:tail <size>`. */
+function parseAnswer(stdout: string): { answer: LaunchAnswer; stdout: string } {
+  const at = stdout.indexOf(`\n${TAIL_MARK}`);
+  const head = at < 0 ? (stdout.startsWith(TAIL_MARK) ? '' : stdout) : stdout.slice(0, at);
   const answer: LaunchAnswer = {};
   for (const line of head.split('\n')) {
     const [tag, a, b, c] = line.trim().split(/\s+/);
@@ -232,14 +243,14 @@ async function launchExec(
       else if (a === 'missing' || a === 'starting' || a === 'running' || a === 'dead') answer.wait = { state: a };
     }
   }
-  const tailAt = at < 0 ? (res.stdout.startsWith(TAIL_MARK) ? 0 : -1) : at + 1;
+  const tailAt = at < 0 ? (stdout.startsWith(TAIL_MARK) ? 0 : -1) : at + 1;
   if (tailAt >= 0) {
-    const nl = res.stdout.indexOf('\n', tailAt);
-    const word = res.stdout.slice(tailAt + TAIL_MARK.length, nl < 0 ? undefined : nl);
+    const nl = stdout.indexOf('\n', tailAt);
+    const word = stdout.slice(tailAt + TAIL_MARK.length, nl < 0 ? undefined : nl);
     if (word === 'none' || word === 'unreadable') answer.output = word;
-    else answer.output = { size: Number(word), tail: nl < 0 ? '' : res.stdout.slice(nl + 1) };
+    else answer.output = { size: Number(word), tail: nl < 0 ? '' : stdout.slice(nl + 1) };
   }
-  return { answer, stderr: res.stderr, stdout: head, exitCode: res.exitCode };
+  return { answer, stdout: head };
 }
 
 function unexpected(what: string, key: string, handle: SandboxHandle, r: { stderr: string; stdout: string; exitCode: number }): Error {
@@ -307,10 +318,51 @@ function lostError(key: string, handle: SandboxHandle): DetachedProcessLost {
   return new DetachedProcessLost(`detached process "${key}" in ${handle.name} ended without writing an exit code (killed from outside?)`);
 }
 
+/*
+ * Waits inside the sandbox for the process to end without looking every moment (DESIGN.md section 3, Surviving
+ * restarts): the waiter makes a FIFO `wait.<pid>` in the marker directory, holds it open, and only then looks at
+ * the exit file, so either it sees the exit or the wrapper, which writes the exit file before it writes to every
+ * FIFO there, wakes it. Between wake-ups it blocks in bash's `read -t` (no process started per look) and looks
+ * again every `tick` seconds (a wrapper killed from outside writes nothing, nor one started before waiters had
+ * FIFOs); it answers after `rounds` ticks at most, or after 2 ticks of "starting". Bash, because the detached
+ * process itself runs under bash; without mkfifo it only ticks. $1 dir, $2 tick, $3 rounds, $4 tail bytes, $5 output.
+ */
+const WAIT_SCRIPT = `
+d="$1"; tick="$2"; rounds="$3"; tailb="$4"; out="$5"
+settle() { j=0; while [ ! -f "$1/exit" ] && [ "$j" -lt 30 ]; do sleep 0.01 2>/dev/null || sleep 1; j=$((j + 1)); done; }
+f="$d/wait.$$"; fifo=
+if [ -d "$d" ] && mkfifo -m 666 "$f" 2>/dev/null; then exec 3<>"$f"; fifo=1; trap 'rm -f "$f"' EXIT; fi
+i=0; st=
+while :; do
+  if [ -f "$d/exit" ]; then
+    read -r code < "$d/exit"; flag=0; [ -f "$d/timed_out" ] && flag=1; st="exit $code $flag"; break
+  fi
+  if [ ! -d "$d" ]; then st=missing; break; fi
+  pid=; [ -s "$d/pid" ] && read -r pid < "$d/pid"
+  if [ -n "$pid" ]; then
+    if [ ! -d "/proc/$pid" ]; then settle "$d"; [ -f "$d/exit" ] && continue; st=dead; break; fi
+  elif [ "$i" -ge 2 ]; then st=starting; break
+  fi
+  if [ "$i" -ge "$rounds" ]; then st=running; break; fi
+  i=$((i + 1))
+  if [ -n "$fifo" ]; then read -r -t "$tick" _ <&3; else sleep "$tick"; fi
+done
+case x in x)
+  ${REPORT}
+esac
+`;
+
+/** Seconds between the waiter's own looks, and how many it takes before answering "running" (then Node asks again). */
+const WAIT_TICK_SEC = 5;
+const WAIT_ROUNDS = 60;
+/** Beyond the waiter's own bound, how long its answer may be late before the wait is looked at from outside. */
+const WAIT_GRACE_MS = 60_000;
+
 /**
- * Waits for the exit file with bounded waits inside the sandbox (each one exec), so a process that ends
- * is seen within tens of milliseconds without an exec per poll; onPoll runs between waits, at least every
- * `pollMs` (default 10 s).
+ * Waits for a detached process with one attached exec that the process's end wakes (WAIT_SCRIPT): nothing polls,
+ * so a waiting episode costs almost nothing. onPoll runs every `pollMs` (default 10 s) while it waits; a throw
+ * from it, or the signal, ends the wait. A removed sandbox or a lost engine ends the exec at once; an exec that
+ * stays silent past its bound is dropped, and the wait goes on after checking that the sandbox still runs.
  */
 export async function waitDetached(
   docker: Docker,
@@ -318,19 +370,51 @@ export async function waitDetached(
   key: string,
   opts: DetachedWaitOptions = {},
 ): Promise<DetachedResult> {
-  const capMs = opts.pollMs ?? 10_000;
+  const pollMs = opts.pollMs ?? 10_000;
   const started = Date.now();
-  for (let round = 0; ; round++) {
+  for (;;) {
     opts.signal?.throwIfAborted();
-    const r = await launchExec(docker, handle, 'w', { key, user: 'root', round, capMs, tailBytes: opts.tailBytes, outputPath: opts.outputPath, signal: opts.signal });
+    const stop = new AbortController();
+    const onAbort = () => stop.abort();
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    let pollFailed: { err: unknown } | undefined;
+    let late = false;
+    const beat = setInterval(() => {
+      Promise.resolve(opts.onPoll?.({ elapsedMs: Date.now() - started })).catch((err: unknown) => { pollFailed = { err }; stop.abort(); });
+    }, pollMs);
+    const watchdog = setTimeout(() => { late = true; stop.abort(); }, WAIT_TICK_SEC * WAIT_ROUNDS * 1000 + WAIT_GRACE_MS);
+    let r: { answer: LaunchAnswer; stderr: string } | undefined;
+    try {
+      const res = await runExec(docker, handle, {
+        argv: ['bash', '-c', WAIT_SCRIPT, 'berth-wait', detachedDir(key), String(WAIT_TICK_SEC), String(WAIT_ROUNDS),
+          String(opts.tailBytes ?? 0), opts.outputPath ?? `${detachedDir(key)}/output`],
+        user: 'root',
+        workdir: '/',
+        outputCapBytes: (opts.tailBytes ?? 0) + 64 * 1024,
+        signal: stop.signal,
+      });
+      r = { answer: parseAnswer(res.stdout).answer, stderr: res.stderr };
+    } catch (err) {
+      if (pollFailed) throw pollFailed.err;
+      opts.signal?.throwIfAborted();
+      if (!late) throw err;
+    } finally {
+      clearInterval(beat);
+      clearTimeout(watchdog);
+      opts.signal?.removeEventListener('abort', onAbort);
+    }
+    if (pollFailed) throw pollFailed.err;
+    if (!r) {
+      await assertRunning(docker, handle);
+      continue;
+    }
     const s = r.answer.wait;
     if (!s) throw new Error(`unexpected answer waiting for detached process "${key}" in ${handle.name}: ${r.stderr.trim()}`);
-    const elapsedMs = Date.now() - started;
     if (s.state === 'exit') return resultOf(key, s, r.answer.output, opts.outputPath);
     if (s.state === 'missing') {
       throw new Error(`no detached process "${key}" in ${handle.name}: start it with startDetached first`);
     }
-    if (s.state === 'dead' || (s.state === 'starting' && elapsedMs > STARTING_PATIENCE_MS)) throw lostError(key, handle);
-    await opts.onPoll?.({ elapsedMs });
+    if (s.state === 'dead' || (s.state === 'starting' && Date.now() - started > STARTING_PATIENCE_MS)) throw lostError(key, handle);
+    await opts.onPoll?.({ elapsedMs: Date.now() - started });
   }
 }

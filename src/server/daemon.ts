@@ -66,18 +66,22 @@ export function tail(file: string, lines = 20): string {
   return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
 }
 
-/** Only one process at a time runs fn: the others wait on the lock file (a lock older than staleMs is broken). */
-export async function withLockFile<T>(lock: string, fn: () => Promise<T>, staleMs = 120_000): Promise<T> {
+/**
+ * Only one process at a time runs fn: the others wait on the lock file, looking every pollMs (a lock older
+ * than staleMs is broken: its holder died).
+ */
+export async function withLockFile<T>(lock: string, fn: () => T | Promise<T>, { staleMs = 120_000, pollMs = 200 } = {}): Promise<T> {
   const deadline = Date.now() + staleMs;
   for (;;) {
     try {
       closeSync(openSync(lock, 'wx'));
       break;
-    } catch {
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw err;
       const stale = (() => { try { return Date.now() - statSync(lock).mtimeMs > staleMs; } catch { return false; } })();
       if (stale) rmSync(lock, { force: true });
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${lock}; remove it if no berth command is starting a daemon`);
-      await new Promise((r) => setTimeout(r, 200));
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${lock}; remove it if no berth process holds it`);
+      await new Promise((r) => setTimeout(r, pollMs * (0.5 + Math.random())));
     }
   }
   try {

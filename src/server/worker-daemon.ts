@@ -1,10 +1,11 @@
-import { Connection } from '@temporalio/client';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SHARED_QUEUE } from '../workflows/types.ts';
+import { slotCapacity } from '../activities/worker-state.ts';
 import { codeHash, projectRoot } from './code-hash.ts';
 import { alive, readPid, spawnDetached, stopPid, tail, withLockFile } from './daemon.ts';
 import { waitFor } from './health.ts';
+import { queuePollers } from './host-workers.ts';
 import { homePath } from './paths.ts';
 
 const pidFile = () => homePath('worker.pid');
@@ -13,16 +14,7 @@ const logFile = () => homePath('logs', 'worker.log');
 
 /** Whether any worker polls the shared queue (workflow pollers). */
 export async function workerPolls(address: string, namespace = 'default', taskQueue = SHARED_QUEUE): Promise<boolean> {
-  const connection = await Connection.connect({ address, connectTimeout: 3000 });
-  try {
-    const res = await connection.workflowService.describeTaskQueue({
-      namespace, taskQueue: { name: taskQueue, kind: 1 }, taskQueueType: 1,
-    });
-    const recent = Date.now() - 70_000;
-    return (res.pollers ?? []).some((p) => Number(p.lastAccessTime?.seconds ?? 0) * 1000 > recent);
-  } finally {
-    await connection.close();
-  }
+  return (await queuePollers(address, namespace, taskQueue, 'workflow')).length > 0;
 }
 
 export interface WorkerInfo { pid: number; started: boolean; log: string }
@@ -45,14 +37,17 @@ export const WORKER_NODE_FLAGS = ['--max-semi-space-size=4'];
 const WORKER_STOP_GRACE_MS = 35_000;
 
 async function startOrReuse(address: string): Promise<WorkerInfo> {
-  const hash = codeHash();
+  // The worker runs in the project's folder: it gets the slots of the berth.toml found here, and a change of them
+  // replaces it as a change of code does.
+  const slots = slotCapacity().slots;
+  const hash = `${codeHash()} slots=${slots}`;
   const pid = readPid(pidFile());
   const stamp = existsSync(stampFile()) ? readFileSync(stampFile(), 'utf8').trim() : '';
   if (alive(pid) && stamp === hash) return { pid, started: false, log: logFile() };
   if (alive(pid)) await stopPid(pidFile(), WORKER_STOP_GRACE_MS);
   const started = spawnDetached(process.execPath, [...WORKER_NODE_FLAGS, join(projectRoot, 'bin', 'berth.mjs'), 'worker'], {
     log: logFile(), pidFile: pidFile(), cwd: projectRoot,
-    env: { ...process.env, TEMPORAL_ADDRESS: address, BERTH_DETACHED_WORKER: '1' },
+    env: { ...process.env, TEMPORAL_ADDRESS: address, BERTH_DETACHED_WORKER: '1', BERTH_WORKER_SLOTS: String(slots) },
   });
   writeFileSync(stampFile(), `${hash}\n`);
   const polling = await waitFor(async () => alive(started) && (await workerPolls(address).catch(() => false)), 90_000, 500);

@@ -1,10 +1,11 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RemovalJournal } from '../../src/activities/removal-journal.ts';
 import { Remover } from '../../src/activities/remover.ts';
-import { Slots } from '../../src/activities/slots.ts';
+import { HostSlots } from '../../src/activities/slots.ts';
+import { reconcileSlots } from '../../src/activities/slot-reconcile.ts';
 
 const journal = () => new RemovalJournal(mkdtempSync(join(tmpdir(), 'berth-removals-')));
 
@@ -96,48 +97,119 @@ describe('Remover', () => {
   });
 });
 
-describe('Slots', () => {
-  const steps = [
-    { case: 'reserving is idempotent per episode', run: (s: Slots) => [s.tryReserve('a'), s.tryReserve('a'), s.inUse], expected: [true, true, 1] },
-    { case: 'a full worker refuses', run: (s: Slots) => [s.tryReserve('a'), s.tryReserve('b'), s.tryReserve('c'), s.inUse], expected: [true, true, false, 2] },
+// DESIGN.md section 7, Slots: a host's slots live in one file that every worker process on the host shares.
+describe('HostSlots', () => {
+  const file = () => join(mkdtempSync(join(tmpdir(), 'berth-slots-')), 'berth-host-x.json');
+  const steps: Array<{ case: string; run: (s: HostSlots, other: HostSlots) => Promise<unknown[]>; expected: unknown[] }> = [
+    { case: 'reserving is idempotent per episode', run: async (s) => [await s.tryReserve('a', 'r'), await s.tryReserve('a', 'r'), s.inUse], expected: [true, true, 1] },
+    { case: 'a full host refuses', run: async (s) => [await s.tryReserve('a', 'r'), await s.tryReserve('b', 'r'), await s.tryReserve('c', 'r'), s.inUse], expected: [true, true, false, 2] },
     {
-      case: 'a vacated slot stays taken until freed',
-      run: (s: Slots) => { s.tryReserve('a'); s.tryReserve('b'); const free = s.vacate('a'); const before = [s.inUse, s.tryReserve('c')]; free(); return [...before, s.inUse, s.tryReserve('c')]; },
+      case: 'a slot reserved by one process is freed by another, once its sandboxes are gone',
+      run: async (s, other) => {
+        await s.tryReserve('a', 'r'); await s.tryReserve('b', 'r');
+        const key = await other.vacate('a', 'r', ['n']);
+        const before = [s.inUse, await s.tryReserve('c', 'r')];
+        await other.free(key!);
+        return [...before, s.inUse, await s.tryReserve('c', 'r')];
+      },
       expected: [2, false, 1, true],
     },
     {
-      case: 'freeing twice frees once',
-      run: (s: Slots) => { s.tryReserve('a'); s.tryReserve('b'); const free = s.vacate('a'); free(); free(); return [s.inUse]; },
-      expected: [1],
-    },
-    {
-      case: 'vacating an episode twice, or one holding no slot, frees nothing more',
-      run: (s: Slots) => { s.tryReserve('a'); const free = s.vacate('a'); s.vacate('a')(); s.vacate('z')(); const mid = s.inUse; free(); return [mid, s.inUse]; },
-      expected: [1, 0],
+      case: 'freeing twice frees once; vacating twice, or an episode holding no slot, frees nothing more',
+      run: async (s) => {
+        await s.tryReserve('a', 'r'); await s.tryReserve('b', 'r');
+        const key = await s.vacate('a', 'r', []);
+        const again = await s.vacate('a', 'r', []);
+        const none = await s.vacate('z', 'r', []);
+        await s.free(key!); await s.free(key!);
+        return [again === key, none, s.inUse];
+      },
+      expected: [true, undefined, 1],
     },
     {
       case: 'a Reset run of the same workflow reserves its own slot while the old one is leaving',
-      run: (s: Slots) => { s.tryReserve('a'); const free = s.vacate('a'); const again = s.tryReserve('a'); free(); return [again, s.inUse, s.tryReserve('b'), s.tryReserve('c')]; },
+      run: async (s) => {
+        await s.tryReserve('a', 'r1');
+        const key = await s.vacate('a', 'r1', []);
+        const again = await s.tryReserve('a', 'r2');
+        await s.free(key!);
+        return [again, s.inUse, await s.tryReserve('b', 'r'), await s.tryReserve('c', 'r')];
+      },
       expected: [true, 1, true, false],
     },
+    {
+      case: 'a seed whose slot was freed meanwhile takes it again, past the capacity',
+      run: async (s) => { await s.tryReserve('a', 'r'); await s.tryReserve('b', 'r'); await s.free('a'); await s.tryReserve('c', 'r'); await s.seeded('a', 'r'); return [s.inUse]; },
+      expected: [3],
+    },
   ];
-  it.each(steps)('$case', ({ run, expected }) => {
-    expect(run(new Slots(2))).toEqual(expected);
+  it.each(steps)('$case', async ({ run, expected }) => {
+    const f = file();
+    expect(await run(new HostSlots(f, 2), new HostSlots(f, 2))).toEqual(expected);
+  });
+
+  it('many reservations at once never go past the capacity', async () => {
+    const f = file();
+    const views = Array.from({ length: 4 }, () => new HostSlots(f, 5));
+    const got = await Promise.all(Array.from({ length: 40 }, (_, i) => views[i % 4]!.tryReserve(`e${i}`, 'r')));
+    expect(got.filter(Boolean)).toHaveLength(5);
+    expect(views[0]!.inUse).toBe(5);
+  });
+
+  it('a waiter is woken when another view frees a slot, well before its bounded wait ends', async () => {
+    const f = file();
+    const [a, b] = [new HostSlots(f, 1), new HostSlots(f, 1)];
+    await a.tryReserve('x', 'r');
+    const started = Date.now();
+    const woken = b.changed(10_000);
+    setTimeout(() => void a.free('x'), 50);
+    await woken;
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(await b.tryReserve('y', 'r')).toBe(true);
+    a.close(); b.close();
   });
 });
 
-describe('waiting for a slot', () => {
-  it('nextFree resolves when a removal frees a slot, not before', async () => {
-    const s = new Slots(1);
-    s.tryReserve('a');
-    const free = s.vacate('a');
-    let woken = false;
-    const waiting = s.nextFree().then(() => { woken = true; });
-    await new Promise((r) => setTimeout(r, 20));
-    expect(woken).toBe(false);
-    free();
-    await waiting;
-    expect(woken).toBe(true);
-    expect(s.tryReserve('b')).toBe(true);
+describe('reconcileSlots', () => {
+  const t0 = 1_000_000_000;
+  const setup = async (leases: Array<{ id: string; at: number; seeded?: boolean; leaving?: number }>) => {
+    const slots = new HostSlots(join(mkdtempSync(join(tmpdir(), 'berth-slots-')), 'q.json'), 10);
+    for (const l of leases) {
+      await slots.tryReserve(l.id, 'r');
+      if (l.seeded) await slots.seeded(l.id, 'r');
+      if (l.leaving !== undefined) await slots.vacate(l.id, 'r', [`${l.id}-box`]);
+    }
+    const file = JSON.parse(readFileSync(slots.file, 'utf8')) as { leases: Array<{ workflowId: string; at: number; leaving?: number }> };
+    for (const l of file.leases) {
+      const want = leases.find((x) => x.id === l.workflowId)!;
+      l.at = want.at;
+      if (l.leaving !== undefined) l.leaving = want.leaving;
+    }
+    writeFileSync(slots.file, JSON.stringify(file));
+    const scheduled: string[] = [];
+    const remover = { schedule: (key: string, _names: readonly string[], done: () => void = () => undefined) => { scheduled.push(key); done(); }, has: () => false };
+    return { slots, scheduled, remover };
+  };
+
+  it.each([
+    { case: 'a young lease is left alone, even of a closed episode', lease: { id: 'a', at: t0 - 5_000 }, open: false, left: 1, scheduled: 0 },
+    { case: 'a closed episode\'s slot: its sandboxes are removed, then it is freed', lease: { id: 'a', at: t0 - 60_000, seeded: true }, open: false, left: 0, scheduled: 1 },
+    { case: 'a running, seeded episode keeps its slot', lease: { id: 'a', at: t0 - 3_600_000, seeded: true }, open: true, left: 1, scheduled: 0 },
+    { case: 'reserved and never seeded within the bound: freed', lease: { id: 'a', at: t0 - 700_000 }, open: true, left: 0, scheduled: 0 },
+    { case: 'reserved, not yet seeded, within the bound: kept', lease: { id: 'a', at: t0 - 100_000 }, open: true, left: 1, scheduled: 0 },
+    { case: 'leaving for long with no remover here: removed and freed', lease: { id: 'a', at: t0 - 600_000, seeded: true, leaving: t0 - 120_000 }, open: false, left: 0, scheduled: 1 },
+    { case: 'leaving, recently: left to its remover', lease: { id: 'a', at: t0 - 600_000, seeded: true, leaving: t0 - 10_000 }, open: false, left: 1, scheduled: 0 },
+  ])('$case', async ({ lease, open, left, scheduled }) => {
+    const s = await setup([lease]);
+    await reconcileSlots({ slots: s.slots, remover: s.remover, isOpen: async () => open, seedBoundMs: 600_000, now: () => t0 });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(s.slots.inUse).toBe(left);
+    expect(s.scheduled).toHaveLength(scheduled);
+  });
+
+  it('keeps the slot when Temporal cannot be asked', async () => {
+    const s = await setup([{ id: 'a', at: t0 - 700_000, seeded: true }]);
+    await reconcileSlots({ slots: s.slots, remover: s.remover, isOpen: async () => { throw new Error('unreachable'); }, seedBoundMs: 1, now: () => t0 });
+    expect(s.slots.inUse).toBe(1);
   });
 });

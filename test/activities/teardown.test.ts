@@ -2,14 +2,18 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { teardown } from '../../src/activities/host.ts';
 import { RemovalJournal } from '../../src/activities/removal-journal.ts';
-import { workerRemover, workerSlots } from '../../src/activities/worker-state.ts';
+import { hostIdentity, setHostQueueSuffix } from '../../src/activities/host-identity.ts';
+import { hostRemover, hostSlots } from '../../src/activities/worker-state.ts';
+import { hostQueueName } from '../../src/workflows/types.ts';
 import { containerName } from '../../src/sandbox/names.ts';
 import { homePath } from '../../src/server/paths.ts';
 import { noContainersLeft } from '../helpers/docker.ts';
-import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-process.ts';
+import { startWorkerProcess, waitUntil, type WorkerProcess } from '../helpers/worker-process.ts';
 import { BASE_IMAGE, provider, teardownAll } from '../sandbox/helpers.ts';
 
 const made: string[] = [];
+setHostQueueSuffix(`teardown-${randomBytes(3).toString('hex')}`);
+const here = async () => { const { queue } = await hostIdentity(); return { slots: hostSlots(queue), remover: hostRemover(queue) }; };
 const workers: WorkerProcess[] = [];
 afterAll(async () => {
   for (const w of workers) await w.stop();
@@ -30,13 +34,13 @@ const exists = (name: string) => provider.docker.getContainer(name).inspect().th
 describe('the teardown activity (real Docker)', () => {
   it('returns before the removal, the container is gone soon after, and the slot is freed only then', async () => {
     const ep = await seededEpisode();
-    const slots = workerSlots();
+    const { slots, remover } = await here();
     const before = slots.inUse;
-    expect(slots.tryReserve(ep.episodeId)).toBe(true);
+    expect(await slots.tryReserve(ep.episodeId, ep.runId)).toBe(true);
 
     await teardown(ep);
     expect(slots.inUse).toBe(before + 1);
-    expect(workerRemover().size).toBeGreaterThan(0);
+    expect(remover.size).toBeGreaterThan(0);
 
     // The moment the slot is freed, the container must already be gone.
     const deadline = Date.now() + 15_000;
@@ -49,31 +53,36 @@ describe('the teardown activity (real Docker)', () => {
 
   it('a second teardown while the first removal is pending neither fails nor frees a slot twice', async () => {
     const [one, two] = [await seededEpisode(), await seededEpisode()];
-    const slots = workerSlots();
+    const { slots, remover } = await here();
     const before = slots.inUse;
-    slots.tryReserve(one.episodeId);
-    slots.tryReserve(two.episodeId);
+    await slots.tryReserve(one.episodeId, one.runId);
+    await slots.tryReserve(two.episodeId, two.runId);
 
     await teardown(one);
     await teardown(one);
-    expect(await workerRemover().drain(15_000)).toBe(0);
+    expect(await remover.drain(15_000)).toBe(0);
     expect(slots.inUse).toBe(before + 1);
     expect(await exists(one.name)).toBe(false);
     expect(await exists(two.name)).toBe(true);
 
     await teardown(two);
     await teardown(two);
-    expect(await workerRemover().drain(15_000)).toBe(0);
+    expect(await remover.drain(15_000)).toBe(0);
     expect(slots.inUse).toBe(before);
     expect(await exists(two.name)).toBe(false);
   });
 
-  it('a worker that starts removes what a worker that died had journaled', async () => {
+  it('a worker that starts removes what a worker that died had journaled, and frees its slot', async () => {
     const ep = await seededEpisode();
-    // What teardown journals before it returns; the worker that wrote it died before removing.
-    new RemovalJournal(homePath('removals')).add(`${ep.episodeId}/${ep.runId}`, [ep.name]);
     const suffix = `resume-${randomBytes(3).toString('hex')}`;
+    const queue = `${hostQueueName(String((await provider.docker.info()).ID))}-${suffix}`;
+    // What teardown leaves before it returns; the worker that wrote it died before removing.
+    const slots = hostSlots(queue);
+    await slots.tryReserve(ep.episodeId, ep.runId);
+    await slots.vacate(ep.episodeId, ep.runId, [ep.name]);
+    new RemovalJournal(homePath('removals', queue)).add(`${ep.episodeId}/${ep.runId}`, [ep.name]);
     workers.push(startWorkerProcess({ BERTH_TASK_QUEUE: `test-${suffix}`, BERTH_HOST_QUEUE_SUFFIX: suffix }));
     await noContainersLeft(`berth.workflow=${ep.episodeId}`, 60_000);
+    await waitUntil(() => slots.inUse === 0, 15_000, 'the slot freed');
   }, 90_000);
 });

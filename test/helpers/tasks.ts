@@ -24,3 +24,15 @@ export function echoTask(id: string, value = 'ok', toml = BASE_TOML): Record<str
     [`${id}/tests/test.sh`]: `#!/bin/bash\nif [ "$(cat /app/out.txt 2>/dev/null)" = "${value}" ]; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\n`,
   };
 }
+
+/** `count` tasks (t0, t1, …) whose oracle sleeps `sleepSec`, then writes ok; their test rewards 1 when it finds it. */
+export function sleepyTasks(count: number, sleepSec: number): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < count; i++) {
+    files[`t${i}/task.toml`] = BASE_TOML;
+    files[`t${i}/instruction.md`] = 'Wait, then write ok to out.txt\n';
+    files[`t${i}/solution/solve.sh`] = `#!/bin/bash\ntouch /app/started\nsleep ${sleepSec}\necho ok > out.txt\n`;
+    files[`t${i}/tests/test.sh`] = '#!/bin/bash\ngrep -q ok /app/out.txt && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n';
+  }
+  return files;
+}

@@ -63,4 +63,25 @@ describe('detached processes', () => {
     const next = await provider.launchDetached(handle, { ...opts, prepareScript: 'true' });
     expect(next).toMatchObject({ state: 'started', done: { exitCode: 0, output: { tail: 'ok\n' } } });
   });
+
+  // The issue this answers measured about 0.025 busy cores per waiting episode with one exec per poll.
+  it('waits for a running process with one exec, woken by its end rather than by looking', async () => {
+    await provider.startDetached(handle, { key: 'quiet', command: 'sleep 6; exit 4', timeoutSec: 60 });
+    const since = Math.floor(Date.now() / 1000) - 1;
+    const result = await provider.waitDetached(handle, 'quiet', { pollMs: 1000 });
+    expect(result).toMatchObject({ exitCode: 4, timedOut: false });
+    const events = await provider.docker.getEvents({ since, until: Math.ceil(Date.now() / 1000) + 1, filters: { container: [handle.containerId], event: ['exec_create'] } });
+    const text = await new Promise<string>((resolve) => { let t = ''; events.on('data', (d) => { t += d; }); events.on('end', () => resolve(t)); });
+    // Every exec's command line names its key; this file's other tests run execs of their own on the container.
+    const actions = text.split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { Action: string }).Action);
+    expect(actions.filter((a) => a.startsWith('exec_create: bash -c') && a.includes('berth-wait /logs/agent/.berth/quiet '))).toHaveLength(1);
+    expect(await sh(handle, 'ls /logs/agent/.berth/quiet')).not.toMatch(/wait\./);
+  });
+
+  it('reports a process killed from outside (no exit code written) as lost', async () => {
+    await provider.startDetached(handle, { key: 'victim', command: 'sleep 300', timeoutSec: 600 });
+    const waiting = provider.waitDetached(handle, 'victim', { pollMs: 1000 });
+    await sh(handle, 'kill -9 -- -$(cat /logs/agent/.berth/victim/pid)');
+    await expect(waiting).rejects.toThrow(/ended without writing an exit code/);
+  });
 });

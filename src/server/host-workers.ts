@@ -1,0 +1,25 @@
+import { Connection } from '@temporalio/client';
+
+export interface Poller { identity: string; lastAccess: Date }
+
+/** How recent a poll must be for its worker to count as polling (a poller asks again within a minute). */
+const RECENT_MS = 70_000;
+
+/** The workers that polled a queue within the last minute, per Temporal: its workflow pollers, or its activity pollers. */
+export async function queuePollers(address: string, namespace: string, queue: string, kind: 'workflow' | 'activity'): Promise<Poller[]> {
+  const connection = await Connection.connect({ address, connectTimeout: 3000 });
+  try {
+    const res = await connection.workflowService.describeTaskQueue({
+      namespace, taskQueue: { name: queue, kind: 1 }, taskQueueType: kind === 'workflow' ? 1 : 2,
+    });
+    return (res.pollers ?? [])
+      .map((p) => ({ identity: p.identity ?? '?', lastAccess: new Date(Number(p.lastAccessTime?.seconds ?? 0) * 1000) }))
+      .filter((p) => Date.now() - p.lastAccess.getTime() < RECENT_MS);
+  } finally {
+    await connection.close();
+  }
+}
+
+/** The workers polling a host's sandbox queue. */
+export const hostPollers = (address: string, namespace: string, queue: string): Promise<Poller[]> =>
+  queuePollers(address, namespace, queue, 'activity');

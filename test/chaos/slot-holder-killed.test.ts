@@ -1,0 +1,51 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { Client, Connection } from '@temporalio/client';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readSlots } from '../../src/activities/slots.ts';
+import { slotsFile } from '../../src/activities/worker-state.ts';
+import { startBatch } from '../../src/client/batch.ts';
+import { testHostQueue } from '../helpers/host-slots.ts';
+import { sleepyTasks, writeDataset } from '../helpers/tasks.ts';
+import { startWorkerProcess, waitUntil, type WorkerProcess } from '../helpers/worker-process.ts';
+
+const ADDRESS = '127.0.0.1:7233';
+
+// DESIGN.md section 7, Slots: a slot whose episode is closed is freed; the slots of a worker process killed with -9
+// come back once its episodes have been resumed by the host's other worker (or have closed).
+describe('a worker killed with -9 while holding slots', () => {
+  const suffix = `holder-${randomBytes(3).toString('hex')}`;
+  const env = {
+    TEMPORAL_ADDRESS: ADDRESS, BERTH_TASK_QUEUE: `test-${suffix}`, BERTH_HOST_QUEUE_SUFFIX: suffix, BERTH_WORKER_SLOTS: '4',
+    BERTH_HEARTBEAT_TIMEOUT_SEC: '6', BERTH_SCHEDULE_TO_START_SEC: '30',
+  };
+  const workers: WorkerProcess[] = [];
+  let connection: Connection;
+  afterAll(async () => {
+    for (const w of workers) await w.stop();
+    await connection?.close();
+  });
+
+  it('its slots come back once its episodes are resumed elsewhere on the host, and every episode finishes', async () => {
+    connection = await Connection.connect({ address: ADDRESS });
+    const client = new Client({ connection });
+    const queue = await testHostQueue(suffix);
+    const [doomed, survivor] = [startWorkerProcess(env), startWorkerProcess(env)];
+    workers.push(doomed, survivor);
+    const files = sleepyTasks(8, 10);
+    const handle = await startBatch({ dataset: writeDataset(files), concurrency: 8, resultsDir: mkdtempSync(join(tmpdir(), 'berth-holder-')), taskQueue: env.BERTH_TASK_QUEUE, client });
+
+    const held = () => readSlots(slotsFile(queue)).leases;
+    const mine = `${hostname()}:${doomed.child.pid}`;
+    await waitUntil(() => held().length === 4 && held().some((l) => l.by === mine && l.seeded !== undefined), 120_000, 'the doomed worker holding seeded slots');
+    doomed.kill9();
+
+    const summary = await handle.wait();
+    expect(summary.rows).toHaveLength(8);
+    expect(summary.rows.map((r) => r.reward)).toEqual(Array(8).fill(1));
+    // Freed by the survivor: by the episodes' own teardowns, or by its reconciler for removals the dead one left.
+    await waitUntil(() => held().length === 0, 120_000, `the slots back to 0 (still: ${JSON.stringify(held())})`);
+  }, 600_000);
+});

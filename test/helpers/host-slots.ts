@@ -1,0 +1,12 @@
+import Docker from 'dockerode';
+import { readSlots } from '../../src/activities/slots.ts';
+import { slotsFile } from '../../src/activities/worker-state.ts';
+import { hostQueueName } from '../../src/workflows/types.ts';
+
+/** The sandbox queue a worker with this suffix polls on the engine at `docker` (the default engine if none). */
+export async function testHostQueue(suffix: string, docker = new Docker()): Promise<string> {
+  return `${hostQueueName(String((await docker.info()).ID))}-${suffix}`;
+}
+
+/** The slots in use on a host queue now, as every worker process on the host sees them. */
+export const slotsInUse = (queue: string): number => readSlots(slotsFile(queue)).leases.length;
