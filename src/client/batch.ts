@@ -10,6 +10,9 @@ import { connect, type Connected } from './connect.ts';
 import { collectRows } from './collect.ts';
 import { batchWorkflowId, listEpisodes, NEVER_STARTED, waitForEpisode } from './episodes.ts';
 import { retryEpisodes, type RetrySelection } from './retry.ts';
+import { steerBatch } from './steer.ts';
+import { cancelEpisodes, type CancelledEpisodes, type EpisodeSelection } from './cancel-episodes.ts';
+import { BATCH_UPDATES } from '../workflows/batch-control.ts';
 import { prepareTasks } from './prepare.ts';
 import { loadDataset, toSkippedEntry } from '../task/index.ts';
 import { loadBerthConfig } from '../task/berth-config.ts';
@@ -72,6 +75,14 @@ export class BatchHandle {
   async progress(): Promise<BatchProgress> {
     return this.client.workflow.getHandle(batchWorkflowId(this.batchId)).query<BatchProgress>('progress');
   }
+
+  /** No new episode starts until resume(); running ones go on. Answers with the batch's progress after the change. */
+  pause(): Promise<BatchProgress> { return steerBatch(this.client, this.batchId, BATCH_UPDATES.pause); }
+
+  resume(): Promise<BatchProgress> { return steerBatch(this.client, this.batchId, BATCH_UPDATES.resume); }
+
+  /** A new concurrency window: a larger one starts episodes at once, a smaller one lets running episodes finish. */
+  resize(concurrency: number): Promise<BatchProgress> { return steerBatch(this.client, this.batchId, BATCH_UPDATES.resize, [concurrency]); }
 
   /**
    * Every episode's row as it closes (appended to rollouts.jsonl as it arrives). Episodes start in order, so a few
@@ -138,6 +149,11 @@ export class BatchHandle {
       cancelled.push(e.workflowId);
     }
     return cancelled;
+  }
+
+  /** Cancels only the named running episodes (their sandboxes are removed; outcome failed; retryable). */
+  cancelEpisodes(sel: EpisodeSelection): Promise<CancelledEpisodes> {
+    return cancelEpisodes(this.client, this.batchId, sel);
   }
 
   /** Closes the connection this handle opened (none when the caller passed a client). */

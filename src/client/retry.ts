@@ -10,14 +10,20 @@ export interface RetrySelection {
   failed?: boolean;
   /** Episodes of these task ids, whatever their outcome. */
   taskIds?: string[];
+  /** With taskIds: only this repeat of them. */
+  repeat?: number;
 }
 
 export interface RetryStarted { from: EpisodeRef; workflowId: string }
 
 const FAILED_STATUSES = new Set(['FAILED', 'CANCELLED', 'TERMINATED', 'TIMED_OUT']);
 
+/** Whether an episode is one of the named (task, repeat) pairs: `--task ID [--repeat N]`. */
+export const named = (e: Pick<EpisodeRef, 'taskId' | 'repeat'>, sel: Pick<RetrySelection, 'taskIds' | 'repeat'>): boolean =>
+  sel.taskIds?.includes(e.taskId) === true && (sel.repeat === undefined || sel.repeat === e.repeat);
+
 async function selected(client: Client, e: EpisodeRef, sel: RetrySelection): Promise<boolean> {
-  if (sel.taskIds?.includes(e.taskId)) return true;
+  if (named(e, sel)) return true;
   if (sel.failed && FAILED_STATUSES.has(e.status)) return true;
   if (sel.masked && e.status === 'COMPLETED') {
     const row = (await waitForEpisode(client, e.workflowId)) as ResultRow | undefined;

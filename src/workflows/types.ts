@@ -147,6 +147,9 @@ export interface BatchProgress {
   masked: number;
   failed: number;
   rewardSum: number;
+  /** Live control (berth pause | resume | resize): set in the progress query's answer. */
+  paused?: boolean;
+  concurrency?: number;
 }
 
 export const SHARED_QUEUE = 'berth';

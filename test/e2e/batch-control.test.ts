@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startBatch } from '../../src/client/batch.ts';
+import { batchWorkflowId, listEpisodes } from '../../src/client/episodes.ts';
+import { BatchControlError } from '../../src/client/steer.ts';
+import type { BatchProgress } from '../../src/workflows/types.ts';
+import { berth } from '../helpers/cli.ts';
+import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
+import { BASE_TOML, writeDataset } from '../helpers/tasks.ts';
+import { waitUntil } from '../helpers/worker-process.ts';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Three tasks whose oracle takes a few seconds, so a window of episodes is running at any time. */
+function slowDataset(seconds: number): string {
+  const files: Record<string, string> = {};
+  for (const id of ['a', 'b', 'c']) {
+    files[`${id}/task.toml`] = BASE_TOML;
+    files[`${id}/instruction.md`] = 'wait, then write ok\n';
+    files[`${id}/solution/solve.sh`] = `#!/bin/bash\nsleep ${seconds}\necho ok > out.txt\n`;
+    files[`${id}/tests/test.sh`] = '#!/bin/bash\ngrep -q ok /app/out.txt && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n';
+  }
+  return writeDataset(files);
+}
+
+describe('live control of a batch: pause, resume, resize (Temporal updates on BatchWorkflow)', () => {
+  let cluster: TestCluster;
+  beforeAll(async () => { cluster = await startTestWorkers('control'); });
+  afterAll(async () => { await cluster?.stop(); });
+
+  it('a paused batch of 30 starts nothing until resumed; its window follows resize 2 → 6 → 2; every episode scores', async () => {
+    const handle = await startBatch({
+      dataset: slowDataset(3), repeats: 10, concurrency: 2, resultsDir: mkdtempSync(join(tmpdir(), 'berth-control-')),
+      taskQueue: cluster.taskQueue, client: cluster.client,
+    });
+    const started = (p: BatchProgress) => p.done + p.running;
+    await waitUntil(async () => started(await handle.progress()) >= 2, 60_000, 'the first episodes');
+
+    // Pause through the real CLI: it answers with the new state and prints the batch as paused.
+    const paused = await berth(['pause', handle.batchId, '--json']);
+    expect(paused.code, paused.stderr).toBe(0);
+    const atPause = JSON.parse(paused.stdout).progress as BatchProgress;
+    expect(atPause).toMatchObject({ paused: true, concurrency: 2, total: 30 });
+    const startedAtPause = started(atPause);
+    // Running episodes go on and finish; nothing new starts.
+    await waitUntil(async () => (await handle.progress()).running === 0, 60_000, 'the running episodes to finish');
+    await sleep(4000);
+    const held = await handle.progress();
+    expect(held).toMatchObject({ paused: true, done: startedAtPause, running: 0 });
+    expect((await listEpisodes(cluster.client, handle.batchId)).length).toBe(startedAtPause);
+    const status = await berth(['status', handle.batchId]);
+    expect(status.stdout).toMatch(new RegExp(`PAUSED · ${startedAtPause}/30 done · 0 running \\(window 2\\)`));
+
+    // The batch's validator refuses a bad window whoever sends it (here straight to the workflow, past the client's check).
+    const raw = cluster.client.workflow.getHandle(batchWorkflowId(handle.batchId));
+    await expect(raw.executeUpdate('resize', { args: [0] })).rejects.toThrow();
+    await expect(raw.executeUpdate('resize', { args: [2.5] })).rejects.toThrow();
+    await expect(handle.resize(0)).rejects.toThrow(BatchControlError);
+    const bad = await berth(['resize', handle.batchId, '0']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('whole number');
+    expect(await handle.progress()).toMatchObject({ paused: true, concurrency: 2, done: startedAtPause });
+
+    expect(await handle.resume()).toMatchObject({ paused: false, concurrency: 2 });
+    const grown = await berth(['resize', handle.batchId, '6']);
+    expect(grown.code, grown.stderr).toBe(0);
+    expect(grown.stdout).toMatch(/\d+\/30 done · \d+ running \(window 6\)/);
+    await waitUntil(async () => (await handle.progress()).running === 6, 30_000, 'six running episodes');
+    await waitUntil(async () => (await listEpisodes(cluster.client, handle.batchId)).filter((e) => e.status === 'RUNNING').length === 6,
+      30_000, 'six episode workflows running');
+
+    expect(await handle.resize(2)).toMatchObject({ concurrency: 2 });
+    await waitUntil(async () => (await handle.progress()).running <= 2, 60_000, 'the window to shrink back to 2');
+    // From now on never more than 2 at once.
+    let most = 0;
+    const rows = handle.wait();
+    let closed = false;
+    void rows.finally(() => { closed = true; });
+    while (!closed) {
+      most = Math.max(most, (await handle.progress().catch(() => ({ running: 0 }))).running);
+      await sleep(250);
+    }
+    expect(most).toBeLessThanOrEqual(2);
+    const summary = await rows;
+    expect(summary.rows).toHaveLength(30);
+    expect(summary.metrics).toMatchObject({ scored: 30, masked: 0, failed: 0, mean_reward: 1 });
+  }, 300_000);
+});
