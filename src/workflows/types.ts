@@ -122,6 +122,8 @@ export interface ResultRow {
   logs_dir: string | null;
   /** Model token usage summed over the turns (LLM agents only). */
   usage?: TokenUsage;
+  /** A regrade (verification run again without the agent) names the episode workflow it regraded. */
+  regraded_from?: string;
 }
 
 export interface BatchInput {
