@@ -9,6 +9,7 @@ import { registerPrepare } from './prepare.ts';
 import { registerReport } from './report.ts';
 import { registerValidate } from './validate.ts';
 import { registerSteer } from './steer.ts';
+import { registerRegrade } from './regrade.ts';
 import { UserError, red } from './output.ts';
 
 const program = new Command('berth')
@@ -26,6 +27,7 @@ registerPrepare(program);
 registerReport(program);
 registerValidate(program);
 registerSteer(program);
+registerRegrade(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -11,6 +11,7 @@ import { collectRows } from './collect.ts';
 import { batchWorkflowId, listEpisodes, NEVER_STARTED, waitForEpisode } from './episodes.ts';
 import { retryEpisodes, type RetrySelection } from './retry.ts';
 import { steerBatch } from './steer.ts';
+import { regradeEpisodes, regradeResult, type RegradeSelection, type RegradesStarted } from './regrade.ts';
 import { cancelEpisodes, type CancelledEpisodes, type EpisodeSelection } from './cancel-episodes.ts';
 import { BATCH_UPDATES } from '../workflows/batch-control.ts';
 import { prepareTasks } from './prepare.ts';
@@ -41,6 +42,8 @@ export interface StartBatchOptions {
   configFile?: string;
   /** Build or check every task's image first; a task whose image fails is skipped (stage prepare). Default true. */
   prepare?: boolean;
+  /** Commit each shared-mode sandbox to an image after its last agent turn, so `regrade` can verify it again. */
+  keepFinalState?: boolean;
 }
 
 export interface BatchSummary { batchId: string; rows: ResultRow[]; metrics: Metrics; resultsDir: string; uiLink: string }
@@ -139,6 +142,22 @@ export class BatchHandle {
     return { ...(await this.collect()), retried: started.map((s) => s.workflowId) };
   }
 
+  /**
+   * Regrades the newest attempt of the chosen finished episodes (all by default): verification again with the task's
+   * tests/ as they are now, no agent. Waits for them and rewrites the results folder; a regrade that could not run is
+   * listed in `failed` and leaves its episode's row reported.
+   */
+  async regrade(selection: RegradeSelection = {}, onRow?: (row: ResultRow) => void): Promise<BatchSummary & RegradesStarted & { failed: Array<{ workflowId: string; reason: string }> }> {
+    const r = await regradeEpisodes(this.client, this.batchId, selection);
+    const failed: Array<{ workflowId: string; reason: string }> = [];
+    await Promise.all(r.started.map(async (s) => {
+      const row = await regradeResult(this.client, s.workflowId);
+      if ('failed' in row) failed.push({ workflowId: s.workflowId, reason: row.failed });
+      else onRow?.(row);
+    }));
+    return { ...(await this.collect()), ...r, failed };
+  }
+
   /** Cancels the batch and every episode still running; cancelled episodes still tear down their sandboxes. */
   async cancel(): Promise<string[]> {
     const cancelled: string[] = [];
@@ -216,6 +235,7 @@ export async function startBatch(opts: StartBatchOptions): Promise<BatchHandle> 
       sandboxReadyTimeoutSec: config.episode.sandbox_ready_timeout_s,
       ...(resourceOverride ? { resourceOverride } : {}),
     },
+    ...(opts.keepFinalState ? { keepFinalState: true } : {}),
   };
   const results = new ResultsFolder(resolve(opts.resultsDir ?? `results/${batchId}`));
   results.writeSkipped(skipped);

@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { episodeStartOptions } from '../workflows/start-options.ts';
 import type { ResultRow } from '../workflows/types.ts';
-import { episodeInput, listEpisodes, newestEpisodes, waitForEpisode, type EpisodeRef } from './episodes.ts';
+import { episodeInput, listEpisodes, newestEpisodes, nextAttempt, waitForEpisode, type EpisodeRef } from './episodes.ts';
 
 export interface RetrySelection {
   /** Episodes whose newest attempt was masked. */
@@ -34,11 +34,11 @@ async function selected(client: Client, e: EpisodeRef, sel: RetrySelection): Pro
 
 /** Starts attempt k+1 of each chosen episode (same input, id `…/<repeat>~a<k+1>`); finished work is not redone. */
 export async function retryEpisodes(client: Client, batchId: string, sel: RetrySelection): Promise<RetryStarted[]> {
-  const newest = newestEpisodes(await listEpisodes(client, batchId));
+  const all = await listEpisodes(client, batchId);
   const started: RetryStarted[] = [];
-  for (const e of newest) {
+  for (const e of newestEpisodes(all)) {
     if (e.status === 'RUNNING' || !(await selected(client, e, sel))) continue;
-    const input = { ...(await episodeInput(client, e.workflowId)), attempt: e.attempt + 1 };
+    const input = { ...(await episodeInput(client, e.workflowId)), attempt: nextAttempt(all, e) };
     const opts = episodeStartOptions(input);
     await client.workflow.start('episodeWorkflow', { ...opts, taskQueue: e.taskQueue });
     started.push({ from: e, workflowId: opts.workflowId });

@@ -18,6 +18,8 @@ export interface EpisodeInput {
   agentArgs: Record<string, string>;
   imageAliases: Record<string, string>;
   episodeSettings: EpisodeSettings;
+  /** berth run --keep-final-state: the sandbox is committed to an image after the last agent turn (shared mode). */
+  keepFinalState?: boolean;
 }
 
 /** berth.toml [episode] (and [resources]), as the client read it when the batch started. */
@@ -139,6 +141,7 @@ export interface BatchInput {
   episodeSettings: EpisodeSettings;
   /** Children started per run before the batch continues as new (tests lower it). */
   continueAsNewAfter?: number;
+  keepFinalState?: boolean;
 }
 
 export interface BatchProgress {
