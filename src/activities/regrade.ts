@@ -5,7 +5,7 @@ import { ApplicationFailure, Context, heartbeat, sleep } from '@temporalio/activ
 import { existsSync } from 'node:fs';
 import { cp, mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { containerName, finalStateExists, finalStateImage, LABEL_USER, LABEL_WORKDIR, retentionDays, type SandboxHandle } from '../sandbox/index.ts';
+import { containerName, finalStateImage, imageExists, LABEL_USER, LABEL_WORKDIR, retentionDays, type SandboxHandle } from '../sandbox/index.ts';
 import { loadBerthConfig } from '../task/berth-config.ts';
 import type { Task } from '../task/index.ts';
 import { copiedFromManifest, runVerification, type VerifyContext, type VerifyResult } from '../verify/index.ts';
@@ -89,7 +89,7 @@ async function regradeSeparate(base: Base, source: string, input: RegradeInput):
 async function regradeShared(base: Base, task: Task, input: RegradeInput, workflowId: string, runId: string): Promise<VerifyResult> {
   const provider = sandboxProvider();
   const image = finalStateImage(input.stateOf.workflowId, input.stateOf.runId);
-  if (!(await finalStateExists(provider.docker, image))) {
+  if (!(await imageExists(provider.docker, image))) {
     throw refused(`no final state of ${input.stateOf.workflowId} is kept on this host (image ${image}): a shared-mode regrade needs the batch run with --keep-final-state, and the image not yet removed (berth gc, or ${retentionDays()} days of retention)`);
   }
   const labels = (await provider.docker.getImage(image).inspect()).Config.Labels ?? {};

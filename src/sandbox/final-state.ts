@@ -46,16 +46,6 @@ export async function keepFinalState(docker: Docker, container: string, ids: { b
   return image;
 }
 
-export async function finalStateExists(docker: Docker, image: string): Promise<boolean> {
-  try {
-    await docker.getImage(image).inspect();
-    return true;
-  } catch (err) {
-    if ((err as { statusCode?: number }).statusCode === 404) return false;
-    throw err;
-  }
-}
-
 /** Every final-state image on this engine. */
 export async function listFinalStates(docker: Docker): Promise<KeptState[]> {
   const images = await docker.listImages({ filters: { label: [`${LABEL_FINAL_STATE}=1`] } });

@@ -8,22 +8,10 @@ import { BatchControlError } from '../../src/client/steer.ts';
 import type { BatchProgress } from '../../src/workflows/types.ts';
 import { berth } from '../helpers/cli.ts';
 import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
-import { BASE_TOML, writeDataset } from '../helpers/tasks.ts';
+import { sleepyTasks, writeDataset } from '../helpers/tasks.ts';
 import { waitUntil } from '../helpers/worker-process.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Three tasks whose oracle takes a few seconds, so a window of episodes is running at any time. */
-function slowDataset(seconds: number): string {
-  const files: Record<string, string> = {};
-  for (const id of ['a', 'b', 'c']) {
-    files[`${id}/task.toml`] = BASE_TOML;
-    files[`${id}/instruction.md`] = 'wait, then write ok\n';
-    files[`${id}/solution/solve.sh`] = `#!/bin/bash\nsleep ${seconds}\necho ok > out.txt\n`;
-    files[`${id}/tests/test.sh`] = '#!/bin/bash\ngrep -q ok /app/out.txt && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n';
-  }
-  return writeDataset(files);
-}
 
 describe('live control of a batch: pause, resume, resize (Temporal updates on BatchWorkflow)', () => {
   let cluster: TestCluster;
@@ -32,7 +20,7 @@ describe('live control of a batch: pause, resume, resize (Temporal updates on Ba
 
   it('a paused batch of 30 starts nothing until resumed; its window follows resize 2 → 6 → 2; every episode scores', async () => {
     const handle = await startBatch({
-      dataset: slowDataset(3), repeats: 10, concurrency: 2, resultsDir: mkdtempSync(join(tmpdir(), 'berth-control-')),
+      dataset: writeDataset(sleepyTasks(3, 3)), repeats: 10, concurrency: 2, resultsDir: mkdtempSync(join(tmpdir(), 'berth-control-')),
       taskQueue: cluster.taskQueue, client: cluster.client,
     });
     const started = (p: BatchProgress) => p.done + p.running;

@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { Context } from '@temporalio/activity';
-import { NativeConnection, Worker } from '@temporalio/worker';
 import { randomBytes } from 'node:crypto';
 import { BatchHandle } from '../../src/client/batch.ts';
 import { ResultsFolder } from '../../src/client/results.ts';
-import { installRuntime, workflowBundle } from '../../src/worker.ts';
+import { startScriptedWorker } from '../helpers/temporal.ts';
 import type { BatchCarry } from '../../src/workflows/batch.ts';
 import { DEFAULT_EPISODE_SETTINGS, type BatchInput, type EpisodeInput, type TurnOutcome } from '../../src/workflows/types.ts';
 import { recordHistory } from '../helpers/histories.ts';
@@ -19,10 +18,6 @@ import { join } from 'node:path';
 const queue = `test-steer-${randomBytes(3).toString('hex')}`;
 const released = new Set<string>();
 let client: Client;
-let connection: Connection;
-let native: NativeConnection;
-let worker: Worker;
-let running: Promise<void>;
 
 const activities = {
   async planAndPickHost(req: { input: EpisodeInput }) {
@@ -58,20 +53,12 @@ const runsOf = async (workflowId: string) => {
 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+let scripted: Awaited<ReturnType<typeof startScriptedWorker>>;
 beforeAll(async () => {
-  installRuntime();
-  native = await NativeConnection.connect({ address: '127.0.0.1:7233' });
-  worker = await Worker.create({ connection: native, taskQueue: queue, workflowBundle: await workflowBundle(), activities });
-  running = worker.run();
-  connection = await Connection.connect({ address: '127.0.0.1:7233' });
-  client = new Client({ connection });
+  scripted = await startScriptedWorker(queue, activities);
+  client = scripted.client;
 });
-afterAll(async () => {
-  worker.shutdown();
-  await running;
-  await native.close();
-  await connection.close();
-});
+afterAll(() => scripted?.stop());
 
 describe('BatchWorkflow live control across continue-as-new', () => {
   it('a resized window and a pause carry into the next runs; the batch still counts every episode', async () => {
