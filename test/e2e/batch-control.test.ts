@@ -61,16 +61,16 @@ describe('live control of a batch: pause, resume, resize (Temporal updates on Ba
 
     expect(await handle.resize(2)).toMatchObject({ concurrency: 2 });
     await waitUntil(async () => (await handle.progress()).running <= 2, 60_000, 'the window to shrink back to 2');
-    // From now on never more than 2 at once.
+    // From now on never more than 2 at once: watched while four more episodes finish, then a wide window ends the batch.
+    const doneAtShrink = (await handle.progress()).done;
     let most = 0;
-    const rows = handle.wait();
-    let closed = false;
-    void rows.finally(() => { closed = true; });
-    while (!closed) {
-      most = Math.max(most, (await handle.progress().catch(() => ({ running: 0 }))).running);
+    for (let p = await handle.progress(); p.done < Math.min(30, doneAtShrink + 4); p = await handle.progress()) {
+      most = Math.max(most, p.running);
       await sleep(250);
     }
     expect(most).toBeLessThanOrEqual(2);
+    await handle.resize(8);
+    const rows = handle.wait();
     const summary = await rows;
     expect(summary.rows).toHaveLength(30);
     expect(summary.metrics).toMatchObject({ scored: 30, masked: 0, failed: 0, mean_reward: 1 });
