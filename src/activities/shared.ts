@@ -119,3 +119,4 @@ export async function planAndPickHost(req: { input: EpisodeInput; episodeId: str
 export async function hostLease(): Promise<HostLease> {
   return hostIdentity();
 }
+export { planRegrade } from './regrade-plan.ts';

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { harnessFor } from '../agents/index.ts';
 import { loadBerthConfig } from '../task/berth-config.ts';
 import type { Task } from '../task/index.ts';
-import { clearTurnFiles, redact, runVerification, secretValues } from '../verify/index.ts';
+import { clearTurnFiles, redact, runVerification, secretValues, type VerifyResult } from '../verify/index.ts';
+import { keepFinalState } from '../sandbox/index.ts';
 import type { AtifTrajectory } from '../verify/atif.ts';
 import type { AgentTurnOutput, SandboxRef, TokenUsage, TurnOutcome, TurnRef } from '../workflows/types.ts';
 import { beating } from './beating.ts';
@@ -74,7 +75,10 @@ export async function verifyTurn(req: TurnRequest & { agentTimings: Record<strin
     const turnDir = turnLogsDir(req.sandbox.logsDir, req.turn);
     if (!req.teardownAfter) return verifyHere(req, turnDir);
     const { workflowId, runId } = execution();
-    const outcome = await verifyThenTearDown(turnDir, () => verifyHere(req, turnDir), () => tearDownEpisode(workflowId, runId));
+    const keep = req.input.keepFinalState && req.plan.verifierMode === 'shared'
+      ? async () => { await keepFinalState(sandboxProvider().docker, req.sandbox.container, { batch: req.input.batchId, workflowId, runId }); }
+      : undefined;
+    const outcome = await verifyThenTearDown(turnDir, () => verifyHere(req, turnDir), () => tearDownEpisode(workflowId, runId), keep);
     return { ...outcome, tornDown: true };
   }));
 }
@@ -94,19 +98,25 @@ async function verifyHere(req: TurnRequest & { agentTimings: Record<string, numb
     hostEnv: process.env, secrets, imageAliases: req.input.imageAliases, heartbeat: () => heartbeat(),
     signal: Context.current().cancellationSignal,
   });
-  const hidden = secretValues(secrets);
   // The image entrypoint's output goes with this turn's verifier logs (after they landed there).
-  if (req.sandbox.entrypoint) await keepEntrypointOutput(provider, handle, turnDir, hidden);
+  if (req.sandbox.entrypoint) await keepEntrypointOutput(provider, handle, turnDir, secretValues(secrets));
+  return turnOutcomeOf(out, { step: req.plan.steps[req.turn]!.name, responseText, agentTimings: req.agentTimings, usage: req.usage, secrets });
+}
+
+/** A turn's outcome from its verification: what the workflow keeps of it (bounded, redacted). */
+export function turnOutcomeOf(out: VerifyResult, t: {
+  step: string; responseText: string; agentTimings: Record<string, number>; usage?: TokenUsage; secrets: Record<string, string>;
+}): TurnOutcome {
   return {
-    step: req.plan.steps[req.turn]!.name,
+    step: t.step,
     reward: out.masked ? null : out.reward,
     verifier_rewards: out.verifier_rewards,
     ...(out.reward_components ? { reward_components: out.reward_components } : {}),
     failure_kind: out.failure_kind ?? null,
-    failure_reason: out.failure_reason ? redact(out.failure_reason, hidden) : null,
+    failure_reason: out.failure_reason ? redact(out.failure_reason, secretValues(t.secrets)) : null,
     masked: out.masked,
-    response_text: responseText.slice(-RESPONSE_CAP),
-    timings: { ...req.agentTimings, verify: Object.values(out.timings).reduce((a, b) => a + b, 0) },
-    ...(req.usage ? { usage: req.usage } : {}),
+    response_text: t.responseText.slice(-RESPONSE_CAP),
+    timings: { ...t.agentTimings, verify: Object.values(out.timings).reduce((a, b) => a + b, 0) },
+    ...(t.usage ? { usage: t.usage } : {}),
   };
 }

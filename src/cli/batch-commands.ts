@@ -5,7 +5,8 @@ import { connect } from '../client/connect.ts';
 import { slotWaits } from '../client/slot-waits.ts';
 import { batchUiLink } from '../server/config.ts';
 import { ensureCluster } from './ensure.ts';
-import { collect } from './options.ts';
+import { collect, positiveInt } from './options.ts';
+import type { EpisodeSelection } from '../client/cancel-episodes.ts';
 import { UserError, bold, dim, printJson, table } from './output.ts';
 import { progressLine } from './progress.ts';
 import { printSummary } from './run.ts';
@@ -39,6 +40,18 @@ async function listBatches(json: boolean): Promise<void> {
   }
 }
 
+async function cancelNamed(h: BatchHandle, sel: EpisodeSelection, json?: boolean): Promise<void> {
+  const r = await h.cancelEpisodes(sel);
+  if (json) return printJson({ batch_id: h.batchId, ...r });
+  const which = `${sel.taskIds.join(', ')}${sel.repeat === undefined ? '' : ` repeat ${sel.repeat}`}`;
+  if (r.cancelled.length === 0) {
+    const closed = r.closed.length ? ` (${r.closed.join(', ')} had already closed)` : ' (not started yet, or no such task in this batch)';
+    throw new UserError(`No running episode of ${which} in batch ${h.batchId}${closed}.`);
+  }
+  console.log(`cancelled ${r.cancelled.join(', ')}: sandbox removed, outcome failed; the batch goes on.`);
+  console.log(dim(`retry with: npx berth retry ${h.batchId} --task ${sel.taskIds[0]}${sel.repeat === undefined ? '' : ` --repeat ${sel.repeat}`}`));
+}
+
 export function registerBatchCommands(program: Command): void {
   program.command('status').description('progress of a batch (or the recent batches)')
     .argument('[batch]', 'batch id').option('--json', 'print JSON')
@@ -68,22 +81,29 @@ export function registerBatchCommands(program: Command): void {
     .option('--masked', 'episodes whose newest attempt was masked')
     .option('--failed', 'episodes whose workflow failed or was cancelled')
     .option('--task <id>', 'episodes of this task (repeatable)', collect)
+    .option('--repeat <n>', 'with --task: only this repeat', positiveInt('--repeat'))
     .option('--results <dir>', 'results folder to rewrite (default results/<batch>)')
     .option('--json', 'print JSON')
-    .action(async (batchId: string, o: { masked?: boolean; failed?: boolean; task?: string[]; results?: string; json?: boolean }) => {
-      if (!o.masked && !o.failed && !o.task) throw new UserError('Say which episodes to retry: --masked, --failed and/or --task ID');
+    .action(async (batchId: string, o: { masked?: boolean; failed?: boolean; task?: string[]; repeat?: number; results?: string; json?: boolean }) => {
+      if (!o.masked && !o.failed && !o.task) throw new UserError('Say which episodes to retry: --masked, --failed and/or --task ID [--repeat N]');
+      if (o.repeat !== undefined && !o.task) throw new UserError('--repeat N picks a repeat of the --task ID episodes: pass --task ID too');
       await withHandle(batchId, o.results, async (h) => {
-        const s = await h.retry({ masked: o.masked, failed: o.failed, taskIds: o.task });
+        const s = await h.retry({ masked: o.masked, failed: o.failed, taskIds: o.task, repeat: o.repeat });
         if (o.json) return printJson({ batch_id: batchId, retried: s.retried, metrics: s.metrics, rows: s.rows, results: s.resultsDir });
         console.log(s.retried.length ? `retried ${s.retried.length}: ${s.retried.join(', ')}` : 'nothing to retry');
         printSummary(s.rows, s.metrics.mean_reward, s.uiLink, s.resultsDir);
       });
     });
 
-  program.command('cancel').description('cancel a batch and its running episodes (their sandboxes are removed)')
-    .argument('<batch>', 'batch id').option('--json', 'print JSON')
-    .action(async (batchId: string, o: { json?: boolean }) => {
+  program.command('cancel').description('cancel a batch and its running episodes, or with --task only those episodes (their sandboxes are removed)')
+    .argument('<batch>', 'batch id')
+    .option('--task <id>', 'cancel only the running episodes of this task (repeatable); the batch goes on', collect)
+    .option('--repeat <n>', 'with --task: only this repeat', positiveInt('--repeat'))
+    .option('--json', 'print JSON')
+    .action(async (batchId: string, o: { task?: string[]; repeat?: number; json?: boolean }) => {
+      if (o.repeat !== undefined && !o.task) throw new UserError('--repeat N picks a repeat of the --task ID episodes: pass --task ID too');
       await withHandle(batchId, undefined, async (h) => {
+        if (o.task) return cancelNamed(h, { taskIds: o.task, repeat: o.repeat }, o.json);
         const cancelled = await h.cancel();
         if (o.json) return printJson({ batch_id: batchId, cancelled });
         console.log(`cancelled batch ${batchId} and ${cancelled.length} running episode(s)\n${dim(batchUiLink(batchId))}`);

@@ -8,6 +8,8 @@ import { registerBatchCommands } from './batch-commands.ts';
 import { registerPrepare } from './prepare.ts';
 import { registerReport } from './report.ts';
 import { registerValidate } from './validate.ts';
+import { registerSteer } from './steer.ts';
+import { registerRegrade } from './regrade.ts';
 import { UserError, red } from './output.ts';
 
 const program = new Command('berth')
@@ -24,6 +26,8 @@ registerBatchCommands(program);
 registerPrepare(program);
 registerReport(program);
 registerValidate(program);
+registerSteer(program);
+registerRegrade(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -6,7 +6,7 @@ import type { BatchProgress } from '../workflows/types.ts';
 export function progressLine(p: BatchProgress, waits: SlotWait[] = []): string {
   const mean = p.scored > 0 ? (p.rewardSum / p.scored).toFixed(3) : '-';
   const waiting = waits.length > 0 ? ` · ${slotWaitText(waits)}` : '';
-  return `${p.done}/${p.total} done · ${p.running} running · ${p.scored} scored · ${p.masked} masked${p.failed ? ` · ${p.failed} failed` : ''} · mean reward ${mean}${waiting}`;
+  return `${p.paused ? 'PAUSED · ' : ''}${p.done}/${p.total} done · ${p.running} running${p.concurrency ? ` (window ${p.concurrency})` : ''} · ${p.scored} scored · ${p.masked} masked${p.failed ? ` · ${p.failed} failed` : ''} · mean reward ${mean}${waiting}`;
 }
 
 /** How often the live bar asks which episodes wait for a slot (a few describe calls each time). */
@@ -15,7 +15,7 @@ const WAITS_EVERY_MS = 5000;
 /** A live bar on a terminal, fed by the batch workflow's progress query; stops when told. */
 export function liveProgress(handle: BatchHandle): { stop(): Promise<void> } {
   const bar = new SingleBar({
-    format: ' {bar} {value}/{total} | {running} running | {scored} scored | {masked} masked | mean {mean} | ETA {eta_formatted}{waiting}',
+    format: ' {bar} {value}/{total} |{paused} {running} running | {scored} scored | {masked} masked | mean {mean} | ETA {eta_formatted}{waiting}',
     hideCursor: true, clearOnComplete: false, etaBuffer: 20,
   });
   let started = false;
@@ -29,7 +29,7 @@ export function liveProgress(handle: BatchHandle): { stop(): Promise<void> } {
       const text = slotWaitText(await slotWaits(handle.client, handle.batchId).catch(() => []));
       waiting = text ? ` | ${text}` : '';
     }
-    const payload = { running: p.running, scored: p.scored, masked: p.masked, mean: p.scored ? (p.rewardSum / p.scored).toFixed(3) : '-', waiting };
+    const payload = { paused: p.paused ? ' PAUSED |' : '', running: p.running, scored: p.scored, masked: p.masked, mean: p.scored ? (p.rewardSum / p.scored).toFixed(3) : '-', waiting };
     if (!started) { bar.start(p.total, p.done, payload); started = true; } else bar.update(p.done, payload);
   };
   void tick();

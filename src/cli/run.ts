@@ -19,6 +19,7 @@ interface RunOptions {
   json?: boolean;
   strict?: boolean;
   allowUnsupportedPairing?: boolean;
+  keepFinalState?: boolean;
 }
 
 /** Per task: episodes, mean reward over unmasked ones, outcomes; then the totals and where to look. */
@@ -54,6 +55,7 @@ export function registerRun(program: Command): void {
     .option('--json', 'print JSON')
     .option('--strict', 'stop when any task is refused')
     .option('--allow-unsupported-pairing', 'run an agent outside [gym] allowed_agents')
+    .option('--keep-final-state', 'keep each shared-mode sandbox as an image after its last agent turn, for berth regrade (removed by berth gc)')
     .action(async (dataset: string, o: RunOptions) => {
       if (!existsSync(dataset) || !statSync(dataset).isDirectory()) {
         throw new UserError(`Dataset ${dataset} does not exist or is not a folder. Pass a folder of task folders, e.g. npx berth run examples/hello`);
@@ -62,6 +64,7 @@ export function registerRun(program: Command): void {
       const handle = await startBatch({
         dataset, agent: o.agent, repeats: o.repeats, concurrency: o.concurrency, resultsDir: o.results,
         imageAliases: o.imageAlias, agentArgs: o.agentArg, strict: o.strict, allowUnsupportedPairing: o.allowUnsupportedPairing,
+        keepFinalState: o.keepFinalState,
         taskFilter: o.task ? (id) => o.task!.some((g) => globToRegExp(g).test(id)) : undefined,
       });
       if (!o.json) for (const s of handle.skipped) console.log(yellow(`skipped ${s.task_id}: ${s.reason}`));

@@ -10,6 +10,10 @@ import { connect, type Connected } from './connect.ts';
 import { collectRows } from './collect.ts';
 import { batchWorkflowId, listEpisodes, NEVER_STARTED, waitForEpisode } from './episodes.ts';
 import { retryEpisodes, type RetrySelection } from './retry.ts';
+import { steerBatch } from './steer.ts';
+import { regradeEpisodes, regradeResult, type RegradeSelection, type RegradesStarted } from './regrade.ts';
+import { cancelEpisodes, type CancelledEpisodes, type EpisodeSelection } from './cancel-episodes.ts';
+import { BATCH_UPDATES } from '../workflows/batch-control.ts';
 import { prepareTasks } from './prepare.ts';
 import { loadDataset, toSkippedEntry } from '../task/index.ts';
 import { loadBerthConfig } from '../task/berth-config.ts';
@@ -38,6 +42,8 @@ export interface StartBatchOptions {
   configFile?: string;
   /** Build or check every task's image first; a task whose image fails is skipped (stage prepare). Default true. */
   prepare?: boolean;
+  /** Commit each shared-mode sandbox to an image after its last agent turn, so `regrade` can verify it again. */
+  keepFinalState?: boolean;
 }
 
 export interface BatchSummary { batchId: string; rows: ResultRow[]; metrics: Metrics; resultsDir: string; uiLink: string }
@@ -72,6 +78,14 @@ export class BatchHandle {
   async progress(): Promise<BatchProgress> {
     return this.client.workflow.getHandle(batchWorkflowId(this.batchId)).query<BatchProgress>('progress');
   }
+
+  /** No new episode starts until resume(); running ones go on. Answers with the batch's progress after the change. */
+  pause(): Promise<BatchProgress> { return steerBatch(this.client, this.batchId, BATCH_UPDATES.pause); }
+
+  resume(): Promise<BatchProgress> { return steerBatch(this.client, this.batchId, BATCH_UPDATES.resume); }
+
+  /** A new concurrency window: a larger one starts episodes at once, a smaller one lets running episodes finish. */
+  resize(concurrency: number): Promise<BatchProgress> { return steerBatch(this.client, this.batchId, BATCH_UPDATES.resize, [concurrency]); }
 
   /**
    * Every episode's row as it closes (appended to rollouts.jsonl as it arrives). Episodes start in order, so a few
@@ -128,6 +142,22 @@ export class BatchHandle {
     return { ...(await this.collect()), retried: started.map((s) => s.workflowId) };
   }
 
+  /**
+   * Regrades the newest attempt of the chosen finished episodes (all by default): verification again with the task's
+   * tests/ as they are now, no agent. Waits for them and rewrites the results folder; a regrade that could not run is
+   * listed in `failed` and leaves its episode's row reported.
+   */
+  async regrade(selection: RegradeSelection = {}, onRow?: (row: ResultRow) => void): Promise<BatchSummary & RegradesStarted & { failed: Array<{ workflowId: string; reason: string }> }> {
+    const r = await regradeEpisodes(this.client, this.batchId, selection);
+    const failed: Array<{ workflowId: string; reason: string }> = [];
+    await Promise.all(r.started.map(async (s) => {
+      const row = await regradeResult(this.client, s.workflowId);
+      if ('failed' in row) failed.push({ workflowId: s.workflowId, reason: row.failed });
+      else onRow?.(row);
+    }));
+    return { ...(await this.collect()), ...r, failed };
+  }
+
   /** Cancels the batch and every episode still running; cancelled episodes still tear down their sandboxes. */
   async cancel(): Promise<string[]> {
     const cancelled: string[] = [];
@@ -138,6 +168,11 @@ export class BatchHandle {
       cancelled.push(e.workflowId);
     }
     return cancelled;
+  }
+
+  /** Cancels only the named running episodes (their sandboxes are removed; outcome failed; retryable). */
+  cancelEpisodes(sel: EpisodeSelection): Promise<CancelledEpisodes> {
+    return cancelEpisodes(this.client, this.batchId, sel);
   }
 
   /** Closes the connection this handle opened (none when the caller passed a client). */
@@ -200,6 +235,7 @@ export async function startBatch(opts: StartBatchOptions): Promise<BatchHandle> 
       sandboxReadyTimeoutSec: config.episode.sandbox_ready_timeout_s,
       ...(resourceOverride ? { resourceOverride } : {}),
     },
+    ...(opts.keepFinalState ? { keepFinalState: true } : {}),
   };
   const results = new ResultsFolder(resolve(opts.resultsDir ?? `results/${batchId}`));
   results.writeSkipped(skipped);

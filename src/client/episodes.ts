@@ -1,4 +1,5 @@
 import { WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { RegradeInput } from '../workflows/regrade-input.ts';
 import type { EpisodeInput, ResultRow } from '../workflows/types.ts';
 import { newestOf } from './newest.ts';
 
@@ -12,6 +13,8 @@ export interface EpisodeRef {
   /** Temporal's execution status name: RUNNING, COMPLETED, FAILED, CANCELLED, TERMINATED, TIMED_OUT, … */
   status: string;
   taskQueue: string;
+  /** A regrade attempt (regradeWorkflow) rather than an episode run. */
+  regrade: boolean;
 }
 
 /** `berth/<batch>/<task>/<repeat>[~a<k>]` (DESIGN.md section 7, Identity). */
@@ -21,21 +24,33 @@ export function parseEpisodeId(workflowId: string): { batchId: string; taskId: s
   return { batchId: m[1]!, taskId: m[2]!, repeat: Number(m[3]), attempt: m[4] ? Number(m[4]) : 1 };
 }
 
-/** Every episode workflow of a batch, every attempt, from Temporal's visibility store. */
+/** Every episode workflow of a batch, every attempt (regrades too), from Temporal's visibility store. */
 export async function listEpisodes(client: Client, batchId: string): Promise<EpisodeRef[]> {
   const out: EpisodeRef[] = [];
-  const query = `BerthBatch = "${batchId}" AND WorkflowType = "episodeWorkflow"`;
+  const query = `BerthBatch = "${batchId}" AND (WorkflowType = "episodeWorkflow" OR WorkflowType = "regradeWorkflow")`;
   for await (const wf of client.workflow.list({ query })) {
     const id = parseEpisodeId(wf.workflowId);
     if (!id) continue;
-    out.push({ workflowId: wf.workflowId, taskId: id.taskId, repeat: id.repeat, attempt: id.attempt, status: wf.status.name, taskQueue: wf.taskQueue });
+    out.push({
+      workflowId: wf.workflowId, taskId: id.taskId, repeat: id.repeat, attempt: id.attempt, status: wf.status.name, taskQueue: wf.taskQueue,
+      regrade: wf.type === 'regradeWorkflow',
+    });
   }
   return out;
 }
 
-/** The newest attempt of each (task, repeat): the one reported. */
+const CLOSED_BADLY = new Set(['FAILED', 'CANCELLED', 'TERMINATED', 'TIMED_OUT']);
+
+/**
+ * The newest attempt of each (task, repeat): the one reported. A regrade that could not run (its workflow failed)
+ * changes nothing: the attempt it regraded stays reported.
+ */
 export const newestEpisodes = (episodes: EpisodeRef[]): EpisodeRef[] =>
-  newestOf(episodes, (e) => ({ task: e.taskId, repeat: e.repeat, attempt: e.attempt }));
+  newestOf(episodes.filter((e) => !(e.regrade && CLOSED_BADLY.has(e.status))), (e) => ({ task: e.taskId, repeat: e.repeat, attempt: e.attempt }));
+
+/** The attempt number a new attempt of this (task, repeat) takes: past every attempt there is, failed regrades too. */
+export const nextAttempt = (episodes: EpisodeRef[], e: Pick<EpisodeRef, 'taskId' | 'repeat'>): number =>
+  1 + Math.max(0, ...episodes.filter((x) => x.taskId === e.taskId && x.repeat === e.repeat).map((x) => x.attempt));
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const NOT_FOUND_PAUSE_MAX = 2000;
@@ -81,11 +96,17 @@ function withStepName(row: ResultRow): ResultRow {
   return typeof stopped === 'number' ? { ...row, stopped_after_turn: row.turns[stopped - 1]?.step ?? null } : row;
 }
 
-/** The input an episode was started with, read from its history (retries reuse it). */
-export async function episodeInput(client: Client, workflowId: string): Promise<EpisodeInput> {
+/** The input a workflow was started with, read from its history. */
+export async function startInput<T>(client: Client, workflowId: string): Promise<T> {
   const history = await client.workflow.getHandle(workflowId).fetchHistory();
   const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
   const payload = started?.input?.payloads?.[0];
   if (!payload) throw new Error(`episode ${workflowId} has no input in its history`);
-  return client.options.loadedDataConverter.payloadConverter.fromPayload<EpisodeInput>(payload);
+  return client.options.loadedDataConverter.payloadConverter.fromPayload<T>(payload);
+}
+
+/** The input an episode was started with (retries reuse it); a regrade's is its episode's. */
+export async function episodeInput(client: Client, workflowId: string): Promise<EpisodeInput> {
+  const input = await startInput<EpisodeInput | RegradeInput>(client, workflowId);
+  return 'episode' in input ? input.episode : input;
 }

@@ -1,9 +1,13 @@
-// Reads what `berth report` needs from a results folder and writes the page next to it.
+// Reads what `berth report` and `berth view` need from a results folder: the batch page and one page per episode.
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
+import { workflowUiLink } from '../server/config.ts';
+import { readEpisodeFiles } from './episode-files.ts';
 import { ResultsFolder, type Metrics, type SkippedEntry } from './results.ts';
 import { renderReport, type ReportOptions } from './report.ts';
+import { renderEpisodePage } from './report-episode.ts';
 import { labelsFromBatchId } from './report-labels.ts';
+import { episodePagePath } from './report-paths.ts';
 import type { ResultRow } from '../workflows/types.ts';
 
 export interface ResultsForReport {
@@ -29,21 +33,32 @@ export function readResultsForReport(dir: string): ResultsForReport {
   return { rows, skipped: Array.isArray(skipped) ? skipped : [], metrics };
 }
 
-export interface WriteReportOptions extends Omit<ReportOptions, 'skipped' | 'failed' | 'resultsDir'> {
+export interface WriteReportOptions extends Omit<ReportOptions, 'skipped' | 'failed' | 'resultsDir' | 'episodePages'> {
   resultsDir: string;
-  /** Default: <resultsDir>/report.html */
+  /** Default: <resultsDir>/report.html; the episode pages go into episodes/ beside it. */
   out?: string;
 }
 
+/** The report's file set: page paths relative to the batch page's folder, each rendered when asked for. */
+export interface ReportSite {
+  /** The batch page's file name (report.html unless --out says otherwise). */
+  index: string;
+  paths(): string[];
+  render(path: string): string | undefined;
+}
+
 /**
- * Renders the results folder's rows to one HTML file; returns its absolute path. Dataset and agent:
- * the caller's (e.g. from Temporal), else metrics.json's, else the dataset named in a generated batch id.
+ * The batch page and a page per row (every attempt in rollouts.jsonl). Dataset and agent: the caller's (e.g. from
+ * Temporal), else metrics.json's, else the dataset named in a generated batch id.
  */
-export function writeReport(opts: WriteReportOptions): string {
+export function reportSite(opts: WriteReportOptions): ReportSite {
   const dir = resolve(opts.resultsDir);
   const { rows, skipped, metrics } = readResultsForReport(dir);
+  const index = basename(opts.out ?? 'report.html');
   const str = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
-  const html = renderReport(rows, {
+  const byPath = new Map<string, ResultRow>();
+  for (const r of rows) byPath.set(episodePagePath(r), r);
+  const batchPage = () => renderReport(rows, {
     batchId: opts.batchId,
     dataset: opts.dataset ?? str(metrics?.dataset) ?? labelsFromBatchId(opts.batchId).dataset ?? null,
     agent: opts.agent ?? str(metrics?.agent) ?? null,
@@ -51,9 +66,33 @@ export function writeReport(opts: WriteReportOptions): string {
     failed: typeof metrics?.failed === 'number' ? metrics.failed : 0,
     resultsDir: dir,
     generatedAt: opts.generatedAt,
+    episodePages: true,
   });
-  const out = resolve(opts.out ?? join(dir, 'report.html'));
-  mkdirSync(dirname(out), { recursive: true });
-  writeFileSync(out, html);
+  const episodePage = (row: ResultRow) => renderEpisodePage(row, readEpisodeFiles(row.logs_dir), {
+    batchId: opts.batchId,
+    batchPage: `../${index}`,
+    uiLink: workflowUiLink(row.workflow_id, row.run_id),
+    attempts: rows.filter((r) => r.task_id === row.task_id && r.repeat === row.repeat),
+  });
+  return {
+    index,
+    paths: () => [index, ...byPath.keys()],
+    render(path) {
+      if (path === index) return batchPage();
+      const row = byPath.get(path);
+      return row ? episodePage(row) : undefined;
+    },
+  };
+}
+
+/** Writes the batch page and every episode page; returns the batch page's absolute path. */
+export function writeReport(opts: WriteReportOptions): string {
+  const out = resolve(opts.out ?? join(resolve(opts.resultsDir), 'report.html'));
+  const site = reportSite(opts);
+  for (const path of site.paths()) {
+    const target = join(dirname(out), path);
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, site.render(path)!);
+  }
   return out;
 }

@@ -23,4 +23,30 @@ tr.overall td { font-weight: 600; background: var(--panel); }
 .chart .bar { fill: var(--bar); } .chart .axis { stroke: var(--muted); } .chart .max { stroke: var(--fg); stroke-width: 1.5; }
 .chart .tick, .chart .count, .chart .label { font-size: 11px; fill: var(--muted); }
 .note { color: var(--muted); font-size: 12px; }
+a { color: #2456c7; }
+nav { margin-bottom: 12px; }
+h3 { font-size: 14px; margin: 18px 0 6px; }
+.filters { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 6px; margin: 6px 0; }
+.filters .k { color: var(--muted); font-size: 12px; text-transform: uppercase; letter-spacing: .04em; min-width: 96px; }
+.filters input { position: absolute; opacity: 0; pointer-events: none; }
+.filters label { border: 1px solid var(--line); border-radius: 12px; padding: 1px 10px; cursor: pointer; background: var(--bg); }
+.filters input:checked + label { background: var(--bar); border-color: var(--bar); color: #fff; }
+.filters input:checked + label .note { color: #e6ecff; }
+.filters input:focus-visible + label { outline: 2px solid var(--fg); }
+.failure { border-left: 4px solid var(--bad); background: #fff5f5; padding: 8px 12px; margin: 12px 0; }
+pre.text { margin: 4px 0; padding: 8px 10px; background: var(--panel); border: 1px solid var(--line); border-radius: 4px;
+  font: 12px/1.45 ui-monospace, SFMono-Regular, Menlo, monospace; white-space: pre-wrap; word-break: break-word; max-width: 100%; }
+pre.output { background: #0f1720; color: #dce3ea; border-color: #0f1720; }
+.fold:has(details[open]) > pre[data-preview] { display: none; }
+.fold summary, details.reasoning summary { cursor: pointer; color: #2456c7; font-size: 12px; margin: 2px 0 6px; }
+.steps { display: flex; flex-direction: column; gap: 10px; max-width: 1100px; }
+.step { border: 1px solid var(--line); border-left-width: 4px; border-radius: 6px; padding: 8px 12px; }
+.step.src-system { border-left-color: #8a94a3; } .step.src-user { border-left-color: #1a7f37; } .step.src-agent { border-left-color: var(--bar); }
+.step-head { font-size: 12px; font-weight: 600; color: var(--muted); text-transform: none; margin-bottom: 4px; }
+.call { margin: 6px 0 2px; padding: 6px 10px; background: #fbfcfd; border: 1px dashed var(--line); border-radius: 4px; }
+.call-head { font-size: 12px; margin-bottom: 2px; }
+.label { color: var(--muted); font-size: 11px; text-transform: uppercase; letter-spacing: .04em; margin-top: 6px; }
+.turn { margin-top: 28px; }
+.facts { display: flex; flex-wrap: wrap; gap: 0 40px; align-items: flex-start; }
+.facts > section { min-width: 220px; }
 `;

@@ -3,8 +3,10 @@
 import type { ResultRow } from '../workflows/types.ts';
 import type { SkippedEntry } from './results.ts';
 import { newestAttempts } from './results.ts';
-import { clip, esc, htmlTable, num } from './report-html.ts';
+import { clip, esc, htmlPage, htmlTable, num } from './report-html.ts';
 import { countsOf, failureKinds, histogramBins, isSuccess, passAtKTable, timingStats, type PassAtKTable } from './report-stats.ts';
+import { episodesSection } from './report-episodes.ts';
+import { episodePagePath } from './report-paths.ts';
 import { REPORT_CSS } from './report-style.ts';
 import { histogramSvg, timingsSvg } from './report-svg.ts';
 
@@ -19,10 +21,9 @@ export interface ReportOptions {
   resultsDir?: string;
   /** Shown in the header when given (left out by default so the output is deterministic). */
   generatedAt?: string;
+  /** The file set has a page per episode (episodes/…): rows link to them. */
+  episodePages?: boolean;
 }
-
-// Blocks every fetch and script even if something slipped past escaping.
-const CSP = "default-src 'none'; style-src 'unsafe-inline'";
 
 export function renderReport(allRows: ResultRow[], opts: ReportOptions): string {
   const rows = newestAttempts(allRows);
@@ -30,25 +31,13 @@ export function renderReport(allRows: ResultRow[], opts: ReportOptions): string 
   const body = [
     headerSection(rows, opts, skipped.length),
     distributionSection(rows),
-    passAtKSection(passAtKTable(rows)),
+    passAtKSection(passAtKTable(rows), Boolean(opts.episodePages)),
+    episodesSection(rows, { pages: Boolean(opts.episodePages) }),
     failuresSection(rows, opts.failed ?? 0),
     timingsSection(rows),
     skippedSection(skipped),
   ].join('\n');
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${CSP}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Berth report · ${esc(opts.batchId)}</title>
-<style>${REPORT_CSS}</style>
-</head>
-<body>
-${body}
-</body>
-</html>
-`;
+  return htmlPage(`Berth report · ${opts.batchId}`, body, REPORT_CSS);
 }
 
 const card = (key: string, value: string, id: string): string =>
@@ -83,22 +72,23 @@ function distributionSection(rows: ResultRow[]): string {
   return `<section id="distribution"><h2>Reward distribution</h2>${inner}</section>`;
 }
 
-function rewardCell(r: ResultRow | undefined): string {
+function rewardCell(r: ResultRow | undefined, pages: boolean): string {
   if (!r) return '<span class="mask" title="no row (the episode workflow failed, or has not been collected)">—</span>';
-  if (r.mask_sample) return `<span class="mask" title="${esc(r.failure_kind ?? 'masked')}">masked</span>`;
+  const link = (inner: string) => (pages ? `<a href="${esc(episodePagePath(r))}">${inner}</a>` : inner);
+  if (r.mask_sample) return link(`<span class="mask" title="${esc(r.failure_kind ?? 'masked')}">masked</span>`);
   const title = r.failure_kind ? ` title="${esc(r.failure_kind)}"` : '';
   const reward = r.reward ?? 0;
   const cls = isSuccess(r) ? 'ok' : reward > 0 ? 'partial' : 'bad';
-  return `<span class="${cls}"${title}>${esc(num(reward))}</span>`;
+  return link(`<span class="${cls}"${title}>${esc(num(reward))}</span>`);
 }
 
-function passAtKSection(t: PassAtKTable): string {
+function passAtKSection(t: PassAtKTable, pages: boolean): string {
   if (t.tasks.length === 0) return '<section id="pass-at-k"><h2>Per-task rewards and pass@k</h2><p class="empty">No rows.</p></section>';
   const ks = Array.from({ length: t.maxK }, (_, i) => i + 1);
   const headers = ['task', ...t.repeats.map((r) => `repeat ${r}`), '<span title="unmasked samples">n</span>', '<span title="successes: reward ≥ 1">c</span>', ...ks.map((k) => `pass@${k}`)];
   const rows = t.tasks.map((task) => [
     esc(task.taskId),
-    ...t.repeats.map((r) => rewardCell(task.byRepeat.get(r))),
+    ...t.repeats.map((r) => rewardCell(task.byRepeat.get(r), pages)),
     String(task.n),
     String(task.c),
     ...task.passAtK.map((v) => esc(num(v))),

@@ -1,7 +1,7 @@
 export type * from './types.ts';
 export { DockerSandboxProvider } from './docker-provider.ts';
 export { dockerFromEnv } from './docker-client.ts';
-export { containerName, shellQuote, LABEL_BATCH, LABEL_ROLE, LABEL_WORKFLOW } from './names.ts';
+export { containerName, shellQuote, LABEL_BATCH, LABEL_ROLE, LABEL_USER, LABEL_WORKDIR, LABEL_WORKFLOW } from './names.ts';
 export {
   SandboxLost,
   SeedFailed,
@@ -18,6 +18,8 @@ export { aliasFromLines, pinnedAgentImage, prepareAgentImage, prepareVerifierIma
 export { taskHealthcheck, withImageRuntime, type ImageRuntimeInput } from './image-runtime.ts';
 export { cpuHints, CPU_HINT_VARIABLES } from './cpu-hints.ts';
 export { gpuDeviceRequests, type DeviceRequest } from './gpus.ts';
+export { imageExists } from './images.ts';
 export { ENTRYPOINT_OUTPUT, type EntrypointState } from './seed-phases.ts';
 export { CLAIMS_DIR, DETACHED_BASE } from './detached.ts';
 export { extractTar, inlineWriteScript } from './files.ts';
+export { finalStateImage, keepFinalState, listFinalStates, removeFinalStates, retentionDays, type GcSelection, type KeptState } from './final-state.ts';

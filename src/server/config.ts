@@ -45,3 +45,8 @@ export function batchUiLink(batchId: string): string {
   const query = encodeURIComponent(`BerthBatch="${batchId}"`);
   return `${uiUrl()}/namespaces/${ns}/workflows?query=${query}`;
 }
+
+/** One workflow run's page in the Temporal UI (an episode, a regrade). */
+export function workflowUiLink(workflowId: string, runId: string): string {
+  return `${uiUrl()}/namespaces/${serverSettings().namespace}/workflows/${encodeURIComponent(workflowId)}/${encodeURIComponent(runId)}/history`;
+}

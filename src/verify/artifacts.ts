@@ -2,7 +2,7 @@
 // <logsDir>/artifacts; in separate mode also restored at their own paths in the verifier's sandbox.
 // Host layout: /logs/artifacts' contents at the folder's top, an entry at `destination` or at its source path
 // without the leading slash (Harbor's layout).
-import { copyFile, lstat, mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { copyFile, lstat, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, posix, relative, resolve, sep } from 'node:path';
 import { isLossError, shellQuote, type SandboxHandle, type SandboxProvider } from '../sandbox/index.ts';
@@ -202,4 +202,30 @@ export async function restoreArtifacts(provider: SandboxProvider, verifier: Sand
 
 export function relativeTo(logsDir: string, copied: readonly CopiedArtifact[]): string[] {
   return copied.map((c) => relative(logsDir, c.hostPath).split(sep).join('/'));
+}
+
+/**
+ * What an earlier copyArtifactsOut copied into `artifactsDir`, rebuilt from its manifest (a regrade restores them in
+ * a fresh verifier). Without Berth's manifest (the sandbox shipped its own), the folder is /logs/artifacts' copy.
+ */
+export async function copiedFromManifest(artifactsDir: string): Promise<CopiedArtifact[]> {
+  const names = await readdir(artifactsDir).catch(() => [] as string[]);
+  let manifest: ManifestEntry[] | null = null;
+  try {
+    const parsed = JSON.parse(await readFile(join(artifactsDir, MANIFEST), 'utf8')) as unknown;
+    if (Array.isArray(parsed) && parsed.every((e) => typeof e?.source === 'string' && typeof e?.destination === 'string')) manifest = parsed as ManifestEntry[];
+  } catch {
+    manifest = null;
+  }
+  if (!manifest) return names.length ? [{ source: ARTIFACTS_LOGS, hostPath: artifactsDir, type: 'dir', names }] : [];
+  const ok = manifest.filter((e) => e.status === 'ok' && e.type !== null);
+  const entries = ok.filter((e) => e.source !== ARTIFACTS_LOGS);
+  // Other entries share the folder: their top-level names did not come from /logs/artifacts.
+  const theirs = new Set(entries.map((e) => e.destination.split('/')[0]!));
+  const copied: CopiedArtifact[] = [];
+  if (ok.some((e) => e.source === ARTIFACTS_LOGS)) {
+    copied.push({ source: ARTIFACTS_LOGS, hostPath: artifactsDir, type: 'dir', names: names.filter((n) => n !== MANIFEST && !theirs.has(n)) });
+  }
+  for (const e of entries) copied.push({ source: e.source, hostPath: resolve(artifactsDir, e.destination), type: e.type! });
+  return copied;
 }

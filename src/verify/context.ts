@@ -2,6 +2,7 @@
 import type { SandboxHandle, SandboxProvider } from '../sandbox/index.ts';
 import type { Task } from '../task/index.ts';
 import type { AtifTrajectory } from './atif.ts';
+import type { CopiedArtifact } from './artifacts.ts';
 import type { RewardOutcome } from './reward.ts';
 
 export interface VerifyNaming {
@@ -39,6 +40,11 @@ export interface VerifyContext {
   agentImageUser?: string | null;
   heartbeat: () => void;
   signal?: AbortSignal;
+  /**
+   * Separate mode, a regrade: the artifacts an earlier verification copied out. The agent's sandbox is gone and is
+   * not touched (no collect hooks, no copy); `agent` only names it.
+   */
+  collected?: CopiedArtifact[];
 }
 
 export interface VerifyResult extends RewardOutcome {

@@ -14,3 +14,4 @@ export { FAILURE_KINDS, ALL_FAILURE_KINDS, isFailureKind, isMasked } from './fai
 export type { FailureKind } from './failure-kinds.ts';
 export { shimFiles, shimInputs, shimLayout } from './shim.ts';
 export { responseFromText, responseText } from './response.ts';
+export { copiedFromManifest, type CopiedArtifact } from './artifacts.ts';

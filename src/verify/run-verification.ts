@@ -187,14 +187,18 @@ async function verifySeparate(s: Shared): Promise<RewardOutcome> {
   }
   s.hidden = secretValues([...s.hidden, ...sandboxEnv.sensitive]);
 
-  // A retried verification finds the agent's sandbox stopped by the attempt before: start it for the hooks again.
-  await phases.run('collect', async () => {
-    await provider.resume(agent);
-    await runCollectHooks(provider, agent, task.verifier.collect, s.warnings, ctx.heartbeat);
-  });
-  s.artifacts = await phases.run('artifacts', () => copyArtifactsOut(provider, agent, task.artifacts, join(ctx.logsDir, 'artifacts'), s.warnings));
-  // Nothing the agent left running goes on while the verifier grades (the episode's teardown removes the container).
-  await phases.run('stop', () => provider.stop(agent));
+  if (ctx.collected) {
+    s.artifacts = ctx.collected;
+  } else {
+    // A retried verification finds the agent's sandbox stopped by the attempt before: start it for the hooks again.
+    await phases.run('collect', async () => {
+      await provider.resume(agent);
+      await runCollectHooks(provider, agent, task.verifier.collect, s.warnings, ctx.heartbeat);
+    });
+    s.artifacts = await phases.run('artifacts', () => copyArtifactsOut(provider, agent, task.artifacts, join(ctx.logsDir, 'artifacts'), s.warnings));
+    // Nothing the agent left running goes on while the verifier grades (the episode's teardown removes the container).
+    await phases.run('stop', () => provider.stop(agent));
+  }
 
   const image = await phases.run('image', () => resolveVerifierImage(provider, task, ctx.imageAliases ?? {}));
   const name = containerName(ctx.naming.workflowId, ctx.naming.runId, 'verifier');

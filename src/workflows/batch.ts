@@ -1,17 +1,20 @@
 import {
   ParentClosePolicy, allHandlersFinished, condition, continueAsNew, setHandler, startChild, workflowInfo,
 } from '@temporalio/workflow';
+import { concurrencyProblem, type BatchControl } from './batch-control.ts';
 import { episodeWorkflow } from './episode.ts';
 import { episodesOf } from './episodes.ts';
 import { episodeStartOptions } from './start-options.ts';
-import { episodeDoneSignal, progressQuery, type EpisodeDone } from './signals.ts';
+import { episodeDoneSignal, pauseUpdate, progressQuery, resizeUpdate, resumeUpdate, type EpisodeDone } from './signals.ts';
 import type { BatchInput, BatchProgress } from './types.ts';
 
-/** What a batch carries across continue-as-new: a cursor, the ids still running, and counters. */
+/** What a batch carries across continue-as-new: a cursor, the ids still running, counters and its live control. */
 export interface BatchCarry {
   next: number;
   running: string[];
   progress: BatchProgress;
+  /** Absent in runs started before live control existed. */
+  control?: BatchControl;
 }
 
 export function countDone(progress: BatchProgress, done: EpisodeDone): void {
@@ -27,21 +30,39 @@ export function countDone(progress: BatchProgress, done: EpisodeDone): void {
 /**
  * Runs every (task, repeat) as a child episode, at most `concurrency` at a time. Children outlive a
  * continue-as-new (ABANDON) and report completion by signal, so the batch keeps counters, not rows.
+ * Updates pause it (no new episode starts; running ones go on), resume it, and resize its window.
  */
 export async function batchWorkflow(batch: BatchInput, carry?: BatchCarry): Promise<BatchProgress> {
   const episodes = episodesOf(batch);
   const progress: BatchProgress = carry?.progress ?? { total: episodes.length, done: 0, running: 0, scored: 0, masked: 0, failed: 0, rewardSum: 0 };
   const running = new Set(carry?.running ?? []);
+  const control: BatchControl = { paused: false, concurrency: batch.concurrency, ...carry?.control };
   let next = carry?.next ?? 0;
   let startedThisRun = 0;
-  setHandler(progressQuery, () => progress);
+  // Bumped by every update, so the wait below wakes for a resume or a larger window as it does for a closed episode.
+  let changes = 0;
+  const view = (): BatchProgress => ({ ...progress, ...control });
+  const steer = (change: Partial<BatchControl>) => () => {
+    Object.assign(control, change);
+    changes++;
+    return view();
+  };
+  setHandler(progressQuery, view);
   setHandler(episodeDoneSignal, (done) => {
     if (!running.delete(done.workflowId)) return;
     countDone(progress, done);
   });
+  setHandler(pauseUpdate, steer({ paused: true }));
+  setHandler(resumeUpdate, steer({ paused: false }));
+  setHandler(resizeUpdate, (concurrency) => steer({ concurrency })(), {
+    validator: (concurrency) => {
+      const problem = concurrencyProblem(concurrency);
+      if (problem) throw new Error(problem);
+    },
+  });
   const limit = batch.continueAsNewAfter ?? 500;
   while (next < episodes.length || running.size > 0) {
-    while (next < episodes.length && running.size < Math.max(1, batch.concurrency)) {
+    while (!control.paused && next < episodes.length && running.size < Math.max(1, control.concurrency)) {
       const opts = episodeStartOptions(episodes[next]!);
       await startChild(episodeWorkflow, { ...opts, parentClosePolicy: ParentClosePolicy.ABANDON });
       running.add(opts.workflowId);
@@ -51,10 +72,11 @@ export async function batchWorkflow(batch: BatchInput, carry?: BatchCarry): Prom
     }
     if (startedThisRun >= limit || workflowInfo().continueAsNewSuggested) {
       await condition(allHandlersFinished);
-      await continueAsNew<typeof batchWorkflow>(batch, { next, running: [...running], progress });
+      await continueAsNew<typeof batchWorkflow>(batch, { next, running: [...running], progress, control });
     }
     const before = progress.done;
-    await condition(() => progress.done > before);
+    const seen = changes;
+    await condition(() => progress.done > before || changes !== seen);
   }
   return progress;
 }

@@ -16,6 +16,7 @@ export function episodesOf(batch: BatchInput): EpisodeInput[] {
       agentArgs: batch.agentArgs,
       imageAliases: batch.imageAliases,
       episodeSettings: batch.episodeSettings,
+      ...(batch.keepFinalState ? { keepFinalState: true } : {}),
     })),
   );
 }

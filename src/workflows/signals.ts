@@ -1,4 +1,5 @@
-import { defineQuery, defineSignal } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import { BATCH_UPDATES } from './batch-control.ts';
 import type { BatchProgress } from './types.ts';
 
 export interface EpisodeDone {
@@ -10,3 +11,8 @@ export interface EpisodeDone {
 /** An episode tells its batch it closed, by the batch's workflow id, so it reaches the batch's current run. */
 export const episodeDoneSignal = defineSignal<[EpisodeDone]>('episodeDone');
 export const progressQuery = defineQuery<BatchProgress>('progress');
+
+/** Live control of a batch; each answers with the batch's progress after the change. */
+export const pauseUpdate = defineUpdate<BatchProgress>(BATCH_UPDATES.pause);
+export const resumeUpdate = defineUpdate<BatchProgress>(BATCH_UPDATES.resume);
+export const resizeUpdate = defineUpdate<BatchProgress, [number]>(BATCH_UPDATES.resize);

@@ -18,6 +18,8 @@ export interface EpisodeInput {
   agentArgs: Record<string, string>;
   imageAliases: Record<string, string>;
   episodeSettings: EpisodeSettings;
+  /** berth run --keep-final-state: the sandbox is committed to an image after the last agent turn (shared mode). */
+  keepFinalState?: boolean;
 }
 
 /** berth.toml [episode] (and [resources]), as the client read it when the batch started. */
@@ -122,6 +124,8 @@ export interface ResultRow {
   logs_dir: string | null;
   /** Model token usage summed over the turns (LLM agents only). */
   usage?: TokenUsage;
+  /** A regrade (verification run again without the agent) names the episode workflow it regraded. */
+  regraded_from?: string;
 }
 
 export interface BatchInput {
@@ -137,6 +141,7 @@ export interface BatchInput {
   episodeSettings: EpisodeSettings;
   /** Children started per run before the batch continues as new (tests lower it). */
   continueAsNewAfter?: number;
+  keepFinalState?: boolean;
 }
 
 export interface BatchProgress {
@@ -147,6 +152,9 @@ export interface BatchProgress {
   masked: number;
   failed: number;
   rewardSum: number;
+  /** Live control (berth pause | resume | resize): set in the progress query's answer. */
+  paused?: boolean;
+  concurrency?: number;
 }
 
 export const SHARED_QUEUE = 'berth';

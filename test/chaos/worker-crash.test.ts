@@ -1,13 +1,11 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { Client, Connection } from '@temporalio/client';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBatch } from '../../src/client/batch.ts';
 import { writeDataset } from '../helpers/tasks.ts';
 import { noContainersLeft, waitForFileInEpisode } from '../helpers/docker.ts';
-import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-process.ts';
+import { ownWorkerQueues } from '../helpers/worker-process.ts';
 
 // Three steps; step 2's agent runs for a while. Step 3's verifier rewards 1 only when every
 // step's agent ran exactly once, so a redone turn 1 (or a restarted turn 2) cannot score 1.
@@ -22,19 +20,13 @@ const dataset = () => writeDataset({
 });
 
 describe('a worker killed with -9 inside turn 2 (DESIGN.md section 3, Surviving restarts)', () => {
-  const suffix = `crash-${randomBytes(3).toString('hex')}`;
-  const env = { BERTH_TASK_QUEUE: `test-${suffix}`, BERTH_HOST_QUEUE_SUFFIX: suffix, BERTH_HEARTBEAT_TIMEOUT_SEC: '6' };
-  const workers: WorkerProcess[] = [];
-  let connection: Connection;
-  afterAll(async () => {
-    for (const w of workers) await w.stop();
-    await connection?.close();
-  });
+  const own = ownWorkerQueues('crash');
+  const { env, workers } = own;
+  afterAll(() => own.stop());
 
   it('finishes with the same row as an undisturbed run, and no turn ran twice', async () => {
-    connection = await Connection.connect({ address: '127.0.0.1:7233' });
-    const client = new Client({ connection });
-    workers.push(startWorkerProcess(env));
+    const client = await own.client();
+    own.startWorker();
     const run = async () => startBatch({ dataset: dataset(), resultsDir: mkdtempSync(join(tmpdir(), 'berth-crash-')), taskQueue: env.BERTH_TASK_QUEUE, client });
 
     const calm = await (await run()).wait();
@@ -44,7 +36,7 @@ describe('a worker killed with -9 inside turn 2 (DESIGN.md section 3, Surviving 
     const workflowId = `berth/${handle.batchId}/three/1`;
     await waitForFileInEpisode(workflowId, '/app/started-2', 90_000, "turn 2's agent process");
     workers[0]!.kill9();
-    workers.push(startWorkerProcess(env));
+    own.startWorker();
 
     const crashed = await handle.wait();
     const pick = (r: typeof crashed.rows[number]) => ({ reward: r.reward, verifier_rewards: r.verifier_rewards, turns: r.turns, failure_kind: r.failure_kind, mask_sample: r.mask_sample, stopped_after_turn: r.stopped_after_turn });

@@ -1,7 +1,8 @@
 import { Client, Connection } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
 import { temporalAddress } from '../../src/server/config.ts';
-import { createWorkers, drainRemovals } from '../../src/worker.ts';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { createWorkers, drainRemovals, installRuntime, workflowBundle } from '../../src/worker.ts';
 
 export interface TestCluster {
   client: Client;
@@ -26,6 +27,24 @@ export async function startTestWorkers(name: string): Promise<TestCluster> {
       for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
       await Promise.allSettled(running);
       await drainRemovals();
+      await native.close();
+      await connection.close();
+    },
+  };
+}
+
+/** A worker of Berth's workflows with scripted activities on a queue of the test's own, and a client. */
+export async function startScriptedWorker(queue: string, activities: object): Promise<{ client: Client; stop(): Promise<void> }> {
+  installRuntime();
+  const native = await NativeConnection.connect({ address: '127.0.0.1:7233' });
+  const worker = await Worker.create({ connection: native, taskQueue: queue, workflowBundle: await workflowBundle(), activities });
+  const running = worker.run();
+  const connection = await Connection.connect({ address: '127.0.0.1:7233' });
+  return {
+    client: new Client({ connection }),
+    async stop() {
+      worker.shutdown();
+      await running;
       await native.close();
       await connection.close();
     },

@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { Client, Connection } from '@temporalio/client';
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { repoRoot } from './cli.ts';
 
@@ -32,4 +34,32 @@ export async function waitUntil(check: () => Promise<boolean> | boolean, timeout
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 250));
   }
+}
+
+/**
+ * Queues of a test's own for `berth worker` processes it starts and kills, against the shared dev server. Call
+ * `stop()` in afterAll: it stops every worker started and closes the client's connection.
+ */
+export function ownWorkerQueues(name: string) {
+  const suffix = `${name}-${randomBytes(3).toString('hex')}`;
+  const env = { BERTH_TASK_QUEUE: `test-${suffix}`, BERTH_HOST_QUEUE_SUFFIX: suffix, BERTH_HEARTBEAT_TIMEOUT_SEC: '6' };
+  const workers: WorkerProcess[] = [];
+  let connection: Connection | undefined;
+  return {
+    env,
+    workers,
+    startWorker(): WorkerProcess {
+      const w = startWorkerProcess(env);
+      workers.push(w);
+      return w;
+    },
+    async client(): Promise<Client> {
+      connection ??= await Connection.connect({ address: '127.0.0.1:7233' });
+      return new Client({ connection });
+    },
+    async stop(): Promise<void> {
+      for (const w of workers) await w.stop();
+      await connection?.close();
+    },
+  };
 }

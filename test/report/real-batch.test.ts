@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBatch } from '../../src/client/batch.ts';
 import { reportCommand } from '../../src/cli/report.ts';
+import { episodePagePath } from '../../src/client/report-paths.ts';
 import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
 
 const examples = join(import.meta.dirname, '..', '..', 'examples');
@@ -28,5 +29,11 @@ describe('berth report over a real batch (real Temporal, real Docker)', () => {
     expect(text).toMatch(/episodes 2 .*scored 2 .*masked 0 .*failed 0 .*skipped tasks 0 .*mean reward 1 /);
     expect(text).toMatch(/hello 1 1 2 2 1 1/);
     expect(text).toMatch(/phase episodes mean \(s\) median \(s\) max \(s\) .*agent 2 .*verify 2 /);
+    // Each real row has its page: the oracle's trajectory (the instruction, its command and output) and test.sh's reward.
+    const row = (await handle.collect()).rows[0]!;
+    const episode = readFileSync(join(resultsDir, episodePagePath(row)), 'utf8');
+    expect(episode.match(/<article class="step/g)?.length).toBeGreaterThanOrEqual(2);
+    expect(episode).toContain('src-user');
+    expect(episode).toMatch(/<div class="reward-files">[\s\S]*reward\.txt[\s\S]*>1\n?</);
   });
 });

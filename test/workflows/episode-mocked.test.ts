@@ -1,19 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { NativeConnection, Worker } from '@temporalio/worker';
 import { randomBytes } from 'node:crypto';
-import { installRuntime, workflowBundle } from '../../src/worker.ts';
+import { startScriptedWorker } from '../helpers/temporal.ts';
 import { recordHistory } from '../helpers/histories.ts';
 import { DEFAULT_EPISODE_SETTINGS, type EpisodeInput, type EpisodePlan, type ResultRow, type TurnOutcome } from '../../src/workflows/types.ts';
 
 // Workflow logic with mocked activities (real Temporal server, real worker, scripted activities).
 const queue = `test-mocked-${randomBytes(3).toString('hex')}`;
 let client: Client;
-let connection: Connection;
-let native: NativeConnection;
-let worker: Worker;
-let running: Promise<void>;
 
 interface Script {
   plan: Partial<EpisodePlan>;
@@ -78,20 +73,12 @@ async function run(taskId: string, script: Script): Promise<ResultRow> {
   return row;
 }
 
+let scripted: Awaited<ReturnType<typeof startScriptedWorker>>;
 beforeAll(async () => {
-  installRuntime();
-  native = await NativeConnection.connect({ address: '127.0.0.1:7233' });
-  worker = await Worker.create({ connection: native, taskQueue: queue, workflowBundle: await workflowBundle(), activities });
-  running = worker.run();
-  connection = await Connection.connect({ address: '127.0.0.1:7233' });
-  client = new Client({ connection });
+  scripted = await startScriptedWorker(queue, activities);
+  client = scripted.client;
 });
-afterAll(async () => {
-  worker.shutdown();
-  await running;
-  await native.close();
-  await connection.close();
-});
+afterAll(() => scripted?.stop());
 
 describe('EpisodeWorkflow with scripted activities (multi-step-tasks.md)', () => {
   it('runs every turn, rolls up the mean, and tears down once', async () => {

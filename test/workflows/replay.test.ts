@@ -13,7 +13,7 @@ describe('replaying stored histories (temporal-notes.md section 2, replay test)'
   const files = readdirSync(historiesDir).filter((f) => f.endsWith('.binpb')).sort();
 
   it('has a history of each workflow shape', () => {
-    for (const shape of ['episode-hello-real', 'episode-hello-v2', 'episode-mean3', 'episode-gate', 'episode-lost', 'episode-overlay', 'episode-slow', 'batch-continued', 'episode-openai', 'openai-turn', 'episode-planmasked', 'episode-limits']) {
+    for (const shape of ['episode-hello-real', 'episode-hello-v2', 'episode-mean3', 'episode-gate', 'episode-lost', 'episode-overlay', 'episode-slow', 'batch-continued', 'batch-steered', 'episode-openai', 'openai-turn', 'episode-planmasked', 'episode-limits']) {
       expect(files).toContain(`${shape}.binpb`);
     }
   });

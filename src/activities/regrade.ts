@@ -1,0 +1,112 @@
+// The regrade's one host activity: verification run again for a finished episode, without its agent. Separate mode
+// restores the artifacts the first verification collected into a fresh verifier; shared mode starts a sandbox from the
+// final state kept by --keep-final-state. Either way the task's tests/ are read afresh.
+import { ApplicationFailure, Context, heartbeat, sleep } from '@temporalio/activity';
+import { existsSync } from 'node:fs';
+import { cp, mkdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { containerName, finalStateImage, imageExists, LABEL_USER, LABEL_WORKDIR, retentionDays, type SandboxHandle } from '../sandbox/index.ts';
+import { loadBerthConfig } from '../task/berth-config.ts';
+import type { Task } from '../task/index.ts';
+import { copiedFromManifest, runVerification, type VerifyContext, type VerifyResult } from '../verify/index.ts';
+import type { AtifTrajectory } from '../verify/atif-types.ts';
+import { REGRADE_REFUSED, type RegradeInput } from '../workflows/regrade-input.ts';
+import type { EpisodePlan, TurnOutcome } from '../workflows/types.ts';
+import { beating } from './beating.ts';
+import { typed } from './failures.ts';
+import { environmentOf } from './seed-agent.ts';
+import { episodeLogsDir, turnLogsDir } from './logs.ts';
+import { loadEpisodeTask, sandboxProvider } from './runtime.ts';
+import { agentSandboxSpec } from './sandbox-spec.ts';
+import { turnOutcomeOf } from './turn.ts';
+import { hostIdentity } from './host-identity.ts';
+import { hostSlots } from './worker-state.ts';
+
+const refused = (message: string) => ApplicationFailure.nonRetryable(message, REGRADE_REFUSED);
+
+/** A slot of this host, as an episode takes one: a regrade of a whole batch runs as many at once as episodes do. */
+async function withSlot<T>(workflowId: string, runId: string, fn: () => Promise<T>): Promise<T> {
+  const { host, queue } = await hostIdentity();
+  const slots = hostSlots(queue);
+  while (!(await slots.tryReserve(workflowId, runId))) {
+    heartbeat({ waiting: { host, inUse: slots.inUse, capacity: slots.capacity } });
+    await Promise.race([sleep(1000), slots.changed(1000)]);
+  }
+  // Marked as a sandbox being made, so no waiter takes the slot for one reserved and never used.
+  await slots.seeded(workflowId, runId);
+  try {
+    return await fn();
+  } finally {
+    // Its sandboxes are removed before this returns: the slot is free at once.
+    await slots.free(workflowId);
+  }
+}
+
+export async function regradeTurn(req: { input: RegradeInput; plan: EpisodePlan }): Promise<TurnOutcome & { logsDir: string }> {
+  return typed(() => beating(async () => {
+    const { input, plan } = req;
+    const exec = Context.current().info.workflowExecution;
+    if (!exec) throw new Error('regradeTurn runs only inside a regrade workflow');
+    const { workflowId, runId } = exec;
+    const task = await loadEpisodeTask({ ...input.episode, digest: plan.digest });
+    const source = turnLogsDir(input.from.logsDir, 0);
+    if (!existsSync(join(source, 'agent', 'trajectory.json'))) {
+      throw refused(`${source}/agent/trajectory.json is not on this host: the episode ${input.from.workflowId} has no agent turn to regrade (its seed failed, or its logs were removed)`);
+    }
+    const logsDir = episodeLogsDir(workflowId, runId);
+    const turnDir = turnLogsDir(logsDir, 0);
+    await rm(turnDir, { recursive: true, force: true });
+    await mkdir(turnDir, { recursive: true });
+    // The regrade's own logs folder holds what the agent did (for the viewer) and what the new verifier said.
+    await cp(join(source, 'agent'), join(turnDir, 'agent'), { recursive: true });
+    const trajectory = JSON.parse(await readFile(join(turnDir, 'agent', 'trajectory.json'), 'utf8')) as AtifTrajectory;
+    const responseText = existsSync(join(turnDir, 'agent', 'response.txt')) ? await readFile(join(turnDir, 'agent', 'response.txt'), 'utf8') : input.from.responseText;
+    const secrets = loadBerthConfig().config.secrets;
+    const base = {
+      provider: sandboxProvider(), task, stepIndex: null, logsDir: turnDir, trajectory, responseText,
+      naming: { workflowId, runId, batchId: input.episode.batchId }, hostEnv: process.env, secrets, imageAliases: input.episode.imageAliases,
+      heartbeat: () => heartbeat(), signal: Context.current().cancellationSignal,
+    };
+    const out = await withSlot(workflowId, runId, () => (plan.verifierMode === 'separate'
+      ? regradeSeparate(base, source, input)
+      : regradeShared(base, task, input, workflowId, runId)));
+    const { verify: _old, ...agentTimings } = input.from.timings;
+    return { ...turnOutcomeOf(out, { step: plan.steps[0]!.name, responseText, agentTimings, usage: input.from.usage, secrets }), logsDir };
+  }));
+}
+
+type Base = Omit<VerifyContext, 'agent'>;
+
+async function regradeSeparate(base: Base, source: string, input: RegradeInput): Promise<VerifyResult> {
+  const artifacts = join(base.logsDir, 'artifacts');
+  if (existsSync(join(source, 'artifacts'))) await cp(join(source, 'artifacts'), artifacts, { recursive: true });
+  const collected = await copiedFromManifest(artifacts);
+  // The agent's sandbox is long gone: it is only named, never reached.
+  const gone: SandboxHandle = { name: containerName(input.from.workflowId, input.from.runId, 'agent'), containerId: '', user: 'root', workdir: '/' };
+  return runVerification({ ...base, agent: gone, collected });
+}
+
+async function regradeShared(base: Base, task: Task, input: RegradeInput, workflowId: string, runId: string): Promise<VerifyResult> {
+  const provider = sandboxProvider();
+  const image = finalStateImage(input.stateOf.workflowId, input.stateOf.runId);
+  if (!(await imageExists(provider.docker, image))) {
+    throw refused(`no final state of ${input.stateOf.workflowId} is kept on this host (image ${image}): a shared-mode regrade needs the batch run with --keep-final-state, and the image not yet removed (berth gc, or ${retentionDays()} days of retention)`);
+  }
+  const labels = (await provider.docker.getImage(image).inspect()).Config.Labels ?? {};
+  const spec = agentSandboxSpec(task, { ref: image, name: image, config: null, built: false }, {
+    name: containerName(workflowId, runId, 'agent'), taskEnv: environmentOf(task, process.env),
+    labels: { batch: input.episode.batchId, workflowId, role: 'agent' },
+  });
+  // The state already has the overlay's and the agent's work; the user and folder the episode resolved are on its labels.
+  delete spec.overlay;
+  delete spec.entrypoint;
+  delete spec.healthchecks;
+  if (labels[LABEL_USER]) spec.user = labels[LABEL_USER];
+  if (labels[LABEL_WORKDIR]) spec.workdir = labels[LABEL_WORKDIR];
+  try {
+    const { handle } = await provider.seed(spec);
+    return await runVerification({ ...base, agent: handle });
+  } finally {
+    await provider.teardown(spec.name).catch(() => undefined);
+  }
+}

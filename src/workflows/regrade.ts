@@ -1,0 +1,60 @@
+import { proxyActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import type * as shared from '../activities/shared.ts';
+import type * as host from '../activities/host-activities.ts';
+import { MASKING_KINDS, TASK_ERROR_TYPES, maskedTurn, maskingFailure } from './failures.ts';
+import { REGRADE_REFUSED, type RegradeInput } from './regrade-input.ts';
+import { rollUp } from './rollup.ts';
+import { buildRow } from './row.ts';
+import { BERTH_FAILURE_KIND, BERTH_OUTCOME, BERTH_REWARD } from './search-attributes.ts';
+import type { ResultRow, TurnOutcome } from './types.ts';
+
+const NOT_RETRIED = [...MASKING_KINDS, ...TASK_ERROR_TYPES, REGRADE_REFUSED];
+
+const { planRegrade } = proxyActivities<typeof shared>({
+  startToCloseTimeout: '2 minutes',
+  retry: { maximumAttempts: 3, nonRetryableErrorTypes: NOT_RETRIED },
+});
+
+/**
+ * A new attempt of a finished episode that runs its verification again, never its agent: one activity on the host
+ * that holds the episode's logs and kept state. Its row says `regraded_from`; a regrade that cannot run fails, so the
+ * graded attempt stays the one reported.
+ */
+export async function regradeWorkflow(input: RegradeInput): Promise<ResultRow> {
+  const info = workflowInfo();
+  try {
+    const plan = await planRegrade.executeWithOptions({ summary: `plan the regrade of ${input.episode.taskId}` }, [input]);
+    const { regradeTurn } = proxyActivities<typeof host>({
+      taskQueue: input.from.queue,
+      scheduleToStartTimeout: `${plan.scheduleToStartSec} seconds`,
+      // It may wait for a sandbox slot first; the heartbeat says it is alive.
+      startToCloseTimeout: '24 hours',
+      heartbeatTimeout: `${plan.heartbeatTimeoutSec} seconds`,
+      retry: { maximumAttempts: 3, initialInterval: '2 seconds', nonRetryableErrorTypes: NOT_RETRIED },
+    });
+    let turn: TurnOutcome;
+    let logsDir: string | null = null;
+    try {
+      const done = await regradeTurn.executeWithOptions({ summary: `verify ${input.episode.taskId} again (no agent)` }, [{ input, plan }]);
+      ({ logsDir, ...turn } = done);
+    } catch (err) {
+      const f = maskingFailure(err);
+      turn = maskedTurn(plan.steps[0]?.name ?? input.episode.taskId, f.kind, f.reason);
+    }
+    const row = buildRow({
+      input: input.episode, plan, turns: [turn], result: rollUp([turn], plan.strategy), stoppedAfter: null, sandbox: undefined,
+      host: input.from.host, workflowId: info.workflowId, runId: info.runId,
+    });
+    row.logs_dir = logsDir;
+    row.regraded_from = input.from.workflowId;
+    upsertSearchAttributes([
+      { key: BERTH_OUTCOME, value: row.mask_sample ? 'masked' : 'scored' },
+      ...(row.reward !== null ? [{ key: BERTH_REWARD, value: row.reward }] : []),
+      ...(row.failure_kind ? [{ key: BERTH_FAILURE_KIND, value: row.failure_kind }] : []),
+    ]);
+    return row;
+  } catch (err) {
+    upsertSearchAttributes([{ key: BERTH_OUTCOME, value: 'failed' }]);
+    throw err;
+  }
+}

@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from '@temporalio/client';
+import { Context } from '@temporalio/activity';
+import { randomBytes } from 'node:crypto';
+import { BatchHandle } from '../../src/client/batch.ts';
+import { ResultsFolder } from '../../src/client/results.ts';
+import { startScriptedWorker } from '../helpers/temporal.ts';
+import type { BatchCarry } from '../../src/workflows/batch.ts';
+import { DEFAULT_EPISODE_SETTINGS, type BatchInput, type EpisodeInput, type TurnOutcome } from '../../src/workflows/types.ts';
+import { recordHistory } from '../helpers/histories.ts';
+import { waitUntil } from '../helpers/worker-process.ts';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+// BatchWorkflow's live control across continue-as-new, on a real server with scripted episodes: an episode's agent
+// turn runs until the test releases its task, so what runs when is the test's choice.
+const queue = `test-steer-${randomBytes(3).toString('hex')}`;
+const released = new Set<string>();
+let client: Client;
+
+const activities = {
+  async planAndPickHost(req: { input: EpisodeInput }) {
+    return {
+      plan: { taskId: req.input.taskId, digest: 'sha256:x', image: 'img', multiStep: false, strategy: 'mean', verifierMode: 'shared',
+        steps: [{ name: req.input.taskId, agentTimeoutSec: 120, verifierTimeoutSec: 30 }], episodeBudgetSec: 600, seedTimeoutSec: 30,
+        heartbeatTimeoutSec: 10, scheduleToStartSec: 60 },
+      lease: { host: 'test-host', queue },
+    };
+  },
+  async seed() { return { queue, container: 'c', containerId: 'c', host: 'test-host', user: 'root', workdir: '/', logsDir: '/tmp/x' }; },
+  async agentTurn(req: { input: EpisodeInput }) {
+    while (!released.has(req.input.taskId)) { Context.current().heartbeat(); await Context.current().sleep(100); }
+    return { responseText: 'done', exitCode: 0, timings: { agent: 1 } };
+  },
+  async verifyTurn(req: { input: EpisodeInput; teardownAfter?: boolean }): Promise<TurnOutcome & { tornDown?: true }> {
+    return { step: req.input.taskId, reward: 1, verifier_rewards: { reward: 1 }, failure_kind: null, failure_reason: null, masked: false,
+      response_text: 'done', timings: { verify: 1 }, ...(req.teardownAfter ? { tornDown: true as const } : {}) };
+  },
+  async teardown() {},
+};
+
+const batchInput = (batchId: string, tasks: string[], concurrency: number, continueAsNewAfter: number): BatchInput => ({
+  batchId, datasetName: 'd', datasetPath: '/d', tasks: tasks.map((t) => ({ taskId: t, taskPath: `/d/${t}`, digest: 'sha256:x' })),
+  repeats: 1, concurrency, agent: 'oracle', agentArgs: {}, imageAliases: {}, episodeSettings: DEFAULT_EPISODE_SETTINGS, continueAsNewAfter,
+});
+
+const handleOf = (batchId: string) => new BatchHandle(batchId, undefined, new ResultsFolder(mkdtempSync(join(tmpdir(), 'berth-steer-'))), client);
+const runsOf = async (workflowId: string) => {
+  let n = 0;
+  for await (const _ of client.workflow.list({ query: `WorkflowId = "${workflowId}"` })) n++;
+  return n;
+};
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+let scripted: Awaited<ReturnType<typeof startScriptedWorker>>;
+beforeAll(async () => {
+  scripted = await startScriptedWorker(queue, activities);
+  client = scripted.client;
+});
+afterAll(() => scripted?.stop());
+
+describe('BatchWorkflow live control across continue-as-new', () => {
+  it('a resized window and a pause carry into the next runs; the batch still counts every episode', async () => {
+    const tasks = Array.from({ length: 6 }, (_, i) => `${queue}-c${i}`);
+    const batchId = `${queue}-b1`;
+    const workflowId = `berth/${batchId}`;
+    // One start per run: every start continues the batch as new.
+    await client.workflow.start('batchWorkflow', { taskQueue: queue, workflowId, args: [batchInput(batchId, tasks, 1, 1)] });
+    const h = handleOf(batchId);
+    await waitUntil(async () => (await h.progress()).running === 1, 30_000, 'the first episode');
+
+    expect(await h.resize(3)).toMatchObject({ concurrency: 3 });
+    await waitUntil(async () => (await h.progress()).running === 3, 30_000, 'three episodes');
+    const runsAfterResize = await runsOf(workflowId);
+    expect(runsAfterResize).toBeGreaterThanOrEqual(3);
+    expect(await h.progress()).toMatchObject({ concurrency: 3, paused: false });
+
+    expect(await h.pause()).toMatchObject({ paused: true, concurrency: 3 });
+    for (const t of tasks.slice(0, 3)) released.add(t);
+    await waitUntil(async () => (await h.progress()).done === 3, 30_000, 'the three running episodes to finish');
+    await sleep(1500);
+    expect(await h.progress()).toMatchObject({ paused: true, done: 3, running: 0 });
+
+    expect(await h.resume()).toMatchObject({ paused: false });
+    await waitUntil(async () => (await h.progress()).running === 3, 30_000, 'the last three episodes');
+    expect(await runsOf(workflowId)).toBeGreaterThan(runsAfterResize);
+    expect(await h.progress()).toMatchObject({ concurrency: 3, paused: false });
+    for (const t of tasks) released.add(t);
+    const result = await client.workflow.getHandle(workflowId).result();
+    expect(result).toMatchObject({ total: 6, done: 6, running: 0, scored: 6, failed: 0 });
+  });
+
+  it('a run continued from a paused one stays paused until resumed', async () => {
+    const tasks = [`${queue}-p0`, `${queue}-p1`];
+    for (const t of tasks) released.add(t);
+    const batchId = `${queue}-b2`;
+    const carry: BatchCarry = {
+      next: 0, running: [], control: { paused: true, concurrency: 2 },
+      progress: { total: 2, done: 0, running: 0, scored: 0, masked: 0, failed: 0, rewardSum: 0 },
+    };
+    await client.workflow.start('batchWorkflow', { taskQueue: queue, workflowId: `berth/${batchId}`, args: [batchInput(batchId, tasks, 1, 100), carry] });
+    const h = handleOf(batchId);
+    await sleep(1500);
+    expect(await h.progress()).toMatchObject({ paused: true, concurrency: 2, done: 0, running: 0 });
+    expect((await client.workflow.count(`BerthBatch = "${batchId}"`)).count).toBe(0);
+    await h.resume();
+    expect(await h.resize(1)).toMatchObject({ concurrency: 1 });
+    expect(await client.workflow.getHandle(`berth/${batchId}`).result()).toMatchObject({ done: 2, scored: 2 });
+    // A history with updates in it, for the replay test.
+    await recordHistory(client, `berth/${batchId}`, 'batch-steered');
+  });
+});
