@@ -3,3 +3,4 @@ export { seed, teardown } from './host.ts';
 export { agentTurn, verifyTurn } from './turn.ts';
 export { prepareTask } from './prepare.ts';
 export { openaiStart, openaiToolCall, openaiFinish } from './openai.ts';
+export { installAgentLayer } from './agent-layer.ts';

@@ -16,6 +16,8 @@ export function episodesOf(batch: BatchInput): EpisodeInput[] {
       agentArgs: batch.agentArgs,
       imageAliases: batch.imageAliases,
       episodeSettings: batch.episodeSettings,
+      ...(batch.model !== undefined ? { model: batch.model } : {}),
+      ...(batch.limits !== undefined ? { limits: batch.limits } : {}),
     })),
   );
 }

@@ -3,3 +3,4 @@ export { batchWorkflow } from './batch.ts';
 export { prepareWorkflow } from './prepare.ts';
 export { openaiTurnWorkflow } from './openai-turn.ts';
 export { episodeDoneSignal, progressQuery } from './signals.ts';
+export { modelProbeWorkflow } from './probe.ts';
