@@ -1,10 +1,12 @@
 // Where the gateway listens: the engine's bridge gateway address, which the host owns and every sandbox on
-// the bridge reaches. BERTH_GATEWAY_HOST overrides it; either way it must be an address of this machine.
+// the bridge reaches. BERTH_GATEWAY_HOST overrides it; either way it must be an address of this machine
+// (an interface that is down, as docker0 is while no container runs, still owns its address).
 import type Docker from 'dockerode';
-import { networkInterfaces } from 'node:os';
 
-export function isLocalAddress(address: string): boolean {
-  return Object.values(networkInterfaces()).some((list) => (list ?? []).some((i) => i.address === address));
+/** Said when listening there fails with EADDRNOTAVAIL (the address is not this machine's). */
+export function notLocalMessage(host: string): string {
+  return `the model gateway cannot listen on ${host}: it is not an address of this machine (is the Docker engine remote?). ` +
+    'Run the worker on the engine\'s host, or set BERTH_GATEWAY_HOST to a local address that the sandboxes reach';
 }
 
 /** The first address of a subnet such as 172.17.0.0/16 (what Docker gives its bridge when no gateway is listed). */
@@ -20,10 +22,6 @@ export async function gatewayHost(docker: Docker, env: Readonly<Record<string, s
     const config = (info.IPAM?.Config ?? []).find((c) => c.Gateway || (c.Subnet && firstAddress(c.Subnet)));
     host = config?.Gateway || (config?.Subnet ? firstAddress(config.Subnet) ?? undefined : undefined);
     if (!host) throw new Error('the Docker engine\'s bridge network lists no gateway address: set BERTH_GATEWAY_HOST to an address of this machine that sandboxes reach');
-  }
-  if (!isLocalAddress(host)) {
-    throw new Error(`the model gateway would listen on ${host}, which is not an address of this machine (is the Docker engine remote?): ` +
-      'run the worker on the engine\'s host, or set BERTH_GATEWAY_HOST to a local address that the sandboxes reach');
   }
   return host;
 }

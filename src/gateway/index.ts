@@ -5,5 +5,5 @@ export { upstreamFor, splitModel, normaliseBase, keyVariableOf, PROVIDERS, type 
 export { costOf, priceOf, type Price, type PriceTable } from './prices.ts';
 export { usageOfBody, StreamUsage, addUsage, NO_USAGE, type CallUsage, type Protocol } from './usage.ts';
 export { SseTap } from './sse.ts';
-export { gatewayHost, isLocalAddress, firstAddress } from './address.ts';
+export { gatewayHost, firstAddress, notLocalMessage } from './address.ts';
 export { probeModel, classifyProbe, type ProbeResult } from './probe.ts';

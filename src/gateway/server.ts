@@ -6,6 +6,7 @@ import { createServer, request as httpRequest, Agent as HttpAgent, type Incoming
 import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { notLocalMessage } from './address.ts';
 import { costOf, priceOf } from './prices.ts';
 import { Scope, type ScopeOptions } from './scopes.ts';
 import { SseTap } from './sse.ts';
@@ -103,7 +104,7 @@ export class ModelGateway {
     });
     server.keepAliveTimeout = 65_000;
     await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
+      server.once('error', (err: NodeJS.ErrnoException) => reject(err.code === 'EADDRNOTAVAIL' ? new Error(notLocalMessage(this.opts.host)) : err));
       server.listen(this.opts.port ?? 0, this.opts.host, () => resolve());
     });
     this.server = server;
