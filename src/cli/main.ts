@@ -8,6 +8,7 @@ import { registerBatchCommands } from './batch-commands.ts';
 import { registerPrepare } from './prepare.ts';
 import { registerReport } from './report.ts';
 import { registerValidate } from './validate.ts';
+import { registerAgents } from './agents.ts';
 import { UserError, red } from './output.ts';
 
 const program = new Command('berth')
@@ -24,6 +25,7 @@ registerBatchCommands(program);
 registerPrepare(program);
 registerReport(program);
 registerValidate(program);
+registerAgents(program);
 
 try {
   await program.parseAsync(process.argv);

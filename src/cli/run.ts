@@ -4,7 +4,7 @@ import { startBatch } from '../client/batch.ts';
 import { AGENT_NAMES, type AgentName, type ResultRow } from '../workflows/types.ts';
 import { ensureCluster } from './ensure.ts';
 import { liveProgress } from './progress.ts';
-import { collect, globToRegExp, keyValue, positiveInt } from './options.ts';
+import { collect, globToRegExp, keyValue, positiveInt, positiveNumber } from './options.ts';
 import { UserError, bold, dim, green, printJson, red, table, yellow } from './output.ts';
 
 interface RunOptions {
@@ -19,6 +19,9 @@ interface RunOptions {
   json?: boolean;
   strict?: boolean;
   allowUnsupportedPairing?: boolean;
+  model?: string;
+  maxTokens?: number;
+  maxCost?: number;
 }
 
 /** Per task: episodes, mean reward over unmasked ones, outcomes; then the totals and where to look. */
@@ -44,6 +47,9 @@ export function registerRun(program: Command): void {
   program.command('run').description('run an agent over a dataset, one durable episode per (task, repeat)')
     .argument('<dataset>', 'a folder of task folders (or one task folder)')
     .addOption(new Option('--agent <name>', 'the agent that runs the episodes').choices(AGENT_NAMES).default('oracle'))
+    .option('--model <provider/model>', 'the model an installed agent calls through the worker\'s gateway, e.g. anthropic/claude-sonnet-4-5')
+    .option('--max-tokens <n>', 'per episode: end the turn once its model calls pass this many tokens (input + output)', positiveInt('--max-tokens'))
+    .option('--max-cost <usd>', 'per episode: end the turn once its model calls cost more (berth.toml [gateway.prices])', positiveNumber('--max-cost'))
     .option('--repeats <n>', 'episodes per task (default: dataset.toml num_repeats, else 1)', positiveInt('--repeats'))
     .option('--concurrency <n>', 'episodes running at once', positiveInt('--concurrency'), 4)
     .option('--results <dir>', 'results folder (default results/<batch id>)')
@@ -62,6 +68,7 @@ export function registerRun(program: Command): void {
       const handle = await startBatch({
         dataset, agent: o.agent, repeats: o.repeats, concurrency: o.concurrency, resultsDir: o.results,
         imageAliases: o.imageAlias, agentArgs: o.agentArg, strict: o.strict, allowUnsupportedPairing: o.allowUnsupportedPairing,
+        model: o.model, limits: { ...(o.maxTokens ? { maxTokens: o.maxTokens } : {}), ...(o.maxCost ? { maxCostUsd: o.maxCost } : {}) },
         taskFilter: o.task ? (id) => o.task!.some((g) => globToRegExp(g).test(id)) : undefined,
       });
       if (!o.json) for (const s of handle.skipped) console.log(yellow(`skipped ${s.task_id}: ${s.reason}`));

@@ -210,11 +210,24 @@ export interface OpenAiTurnSetup {
   toolTimeoutSec: number;
 }
 
+/** One openai model call as history keeps it. */
+export interface OpenAiModelAnswer {
+  toolCallIds: string[];
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens?: number;
+  costUsd?: number;
+  /** The episode passed --max-tokens or --max-cost with this call. */
+  limit?: { kind: string; reason: string };
+}
+
 export interface OpenAiTurnState {
   setup: OpenAiTurnSetup;
   calls: number;
   promptTokens: number;
   completionTokens: number;
+  cachedTokens?: number;
+  costUsd?: number;
   /** Epoch ms when the turn started and when its budget runs out. */
   startedAt: number;
   deadline: number;
