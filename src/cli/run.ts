@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander';
 import { existsSync, statSync } from 'node:fs';
 import { startBatch } from '../client/batch.ts';
 import { AGENT_NAMES, type AgentName, type ResultRow } from '../workflows/types.ts';
+import { usageMetrics } from '../client/usage-stats.ts';
 import { ensureCluster } from './ensure.ts';
 import { liveProgress } from './progress.ts';
 import { collect, globToRegExp, keyValue, positiveInt, positiveNumber } from './options.ts';
@@ -28,17 +29,24 @@ interface RunOptions {
 export function printSummary(rows: ResultRow[], meanReward: number | null, uiLink: string, resultsDir: string): void {
   const byTask = new Map<string, ResultRow[]>();
   for (const r of rows) byTask.set(r.task_id, [...(byTask.get(r.task_id) ?? []), r]);
+  const usage = usageMetrics(rows);
   const lines = [...byTask.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([task, rs]) => {
     const scored = rs.filter((r) => !r.mask_sample);
     const mean = scored.length ? scored.reduce((s, r) => s + (r.reward ?? 0), 0) / scored.length : null;
     const masked = rs.length - scored.length;
     const outcome = [scored.length ? green(`${scored.length} scored`) : '', masked ? yellow(`${masked} masked`) : ''].filter(Boolean).join(', ');
     const kinds = [...new Set(rs.map((r) => r.failure_kind).filter(Boolean))].join(', ');
-    return [task, rs.length, mean === null ? '-' : mean.toFixed(3), outcome, kinds ? red(kinds) : ''];
+    const u = usage?.per_task_mean[task];
+    const spend = usage ? [u ? String(Math.round(u.promptTokens + u.completionTokens)) : '-', u?.costUsd !== undefined ? `$${u.costUsd.toFixed(4)}` : '-'] : [];
+    return [task, rs.length, mean === null ? '-' : mean.toFixed(3), outcome, kinds ? red(kinds) : '', ...spend];
   });
-  console.log(table(['task_id', 'episodes', 'reward', 'outcome', 'failure_kind'], lines));
+  console.log(table(['task_id', 'episodes', 'reward', 'outcome', 'failure_kind', ...(usage ? ['tokens/ep', 'cost/ep'] : [])], lines));
   const masked = rows.filter((r) => r.mask_sample).length;
   console.log(`\n${bold('total')}       ${rows.length} episodes of ${byTask.size} tasks: ${rows.length - masked} scored, ${masked} masked; mean reward ${meanReward === null ? '-' : meanReward.toFixed(3)}`);
+  if (usage) {
+    const t = usage.total;
+    console.log(`${bold('model')}       ${t.calls} calls, ${t.promptTokens} input tokens (${t.cachedTokens ?? 0} cached), ${t.completionTokens} output${t.costUsd !== undefined ? `, $${t.costUsd.toFixed(4)}` : ''}`);
+  }
   console.log(`${bold('results')}     ${resultsDir}`);
   console.log(`${bold('Temporal UI')} ${uiLink}`);
 }
