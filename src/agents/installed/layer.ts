@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { chmod, copyFile, link, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SandboxProvider } from '../../sandbox/index.ts';
+import { imageExists } from '../../sandbox/images.ts';
 import { AgentInstallFailed } from './errors.ts';
 import { fetchNpm, fetchWheels, PIP_VERSION, type PythonTarget } from './packages.ts';
 import { agentDir, type InstalledAgent } from './types.ts';
@@ -127,15 +128,8 @@ export async function ensureLayer(docker: Docker, provider: SandboxProvider, age
   }
 }
 
-export async function layerExists(docker: Docker, tag: string): Promise<boolean> {
-  try {
-    await docker.getImage(tag).inspect();
-    return true;
-  } catch (err) {
-    if ((err as { statusCode?: number }).statusCode === 404) return false;
-    throw err;
-  }
-}
+/** Whether this host's engine has the layer. */
+export const layerExists = imageExists;
 
 export interface LayerInfo {
   tag: string;
