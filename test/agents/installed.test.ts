@@ -3,7 +3,7 @@
 // vendor's wire protocol. The fake is the only stand-in: the paid API. Layers are content-addressed, so a run
 // builds each once and later runs on the same machine reuse them.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
@@ -14,9 +14,17 @@ import { batchWorkflowId } from '../../src/client/episodes.ts';
 import { validateAtif } from '../../src/verify/atif.ts';
 import type { AgentName, ResultRow } from '../../src/workflows/types.ts';
 import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
+import { berth } from '../helpers/cli.ts';
 import { reportedUsage, startFakeVendors, type FakeVendors } from './fake-vendors.ts';
 
-const hello = join(import.meta.dirname, '..', '..', 'examples', 'hello');
+const examplesHello = join(import.meta.dirname, '..', '..', 'examples', 'hello');
+/**
+ * examples/hello as it is, in a dataset whose dataset.toml gives its 120 s agent budget a multiplier: on a loaded
+ * 2-core machine (CI runs two test files at once) an agent's start can take a minute, which is not what this tests.
+ */
+const hello = mkdtempSync(join(tmpdir(), 'berth-installed-hello-'));
+cpSync(examplesHello, join(hello, 'hello'), { recursive: true });
+writeFileSync(join(hello, 'dataset.toml'), '[gym.defaults]\ntimeout_multiplier = 5\n');
 const REAL_KEY = 'sk-berth-test-REAL-7f3c9e1a5b2d8c4f';
 const docker = new Docker();
 const INSTALL_TIMEOUT = 900_000;
@@ -114,6 +122,7 @@ describe.each([
     const { rows } = await runHello(agent, model, { batchId: batchIdFor, prepare });
     batchId = batchIdFor;
     const row = rows[0]!;
+    if (process.env.BERTH_TEST_TIMINGS) console.log(agent, JSON.stringify(row.timings));
     expect(row, row.failure_reason ?? '').toMatchObject({ reward: 1, mask_sample: false, failure_kind: null });
     expect(validateAtif(trajectoryOf(row))).toEqual({ ok: true });
 
@@ -176,4 +185,24 @@ describe('the layer is reused, rate limits are retried, limits and bad keys stop
     const batch = await cluster.client.workflow.getHandle(`${batchWorkflowId(batchId)}`).describe().then(() => 'started', () => 'never started');
     expect(batch).toBe('never started');
   }, 120_000);
+});
+
+describe('berth agents and berth prepare --agent', () => {
+  it('berth agents lists each agent\'s pinned version and the layers this host\'s engine holds', async () => {
+    const res = await berth(['agents', '--json']);
+    expect(res.code, res.stderr).toBe(0);
+    const out = JSON.parse(res.stdout) as { agents: Array<{ name: string; version: string; layers: Array<{ tag: string }> }> };
+    expect(out.agents.map((a) => [a.name, a.version])).toEqual([['claude-code', '2.1.328'], ['codex', '0.169.0'], ['mini-swe-agent', '2.4.6']]);
+    const engine = (await docker.listImages({ filters: { label: ['berth.agent-layer=1'] } })).flatMap((i) => i.RepoTags ?? []);
+    for (const a of out.agents) {
+      expect(a.layers.length).toBeGreaterThan(0);
+      for (const l of a.layers) expect(engine).toContain(l.tag);
+    }
+  });
+
+  it('berth prepare --agent refuses a name that is not an installed agent, naming the choices', async () => {
+    const res = await berth(['prepare', hello, '--agent', 'aider']);
+    expect(res.code).not.toBe(0);
+    expect(res.stderr).toContain('--agent aider: not an installed agent; choose one of claude-code, codex, mini-swe-agent');
+  });
 });
