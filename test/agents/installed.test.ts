@@ -12,6 +12,7 @@ import { startBatch } from '../../src/client/batch.ts';
 import { ModelProbeFailed } from '../../src/client/probe.ts';
 import { batchWorkflowId } from '../../src/client/episodes.ts';
 import { validateAtif } from '../../src/verify/atif.ts';
+import { INSTALLED_AGENTS, imageId, layerExists, layerTag } from '../../src/agents/index.ts';
 import type { AgentName, ResultRow } from '../../src/workflows/types.ts';
 import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
 import { berth } from '../helpers/cli.ts';
@@ -115,6 +116,8 @@ describe.each([
   { agent: 'mini-swe-agent' as const, model: 'openai/gpt-4.1-mini', path: '/v1/chat/completions', prepare: false },
 ])('$agent installed into a layer, on examples/hello', ({ agent, model, path, prepare }) => {
   it('scores 1 with a valid ATIF trajectory, the usage the model reported, and no key in the sandbox', async () => {
+    const tag = layerTag(await imageId(docker, 'berth-base:bookworm'), INSTALLED_AGENTS[agent]);
+    const hadLayer = await layerExists(docker, tag);
     const from = fake.reported.length;
     let batchId = '';
     const batchIdFor = `installed-${agent}-${Date.now().toString(36)}`;
@@ -136,6 +139,10 @@ describe.each([
     expect(seen.key).toEqual({ files: [], environ: [] });
     expect(seen.token.environ.length).toBeGreaterThan(0);
     fake.beforeFinish = undefined;
+    // A host without the layer installs it once: in the episode (an activity of its own), or in the batch's prepare.
+    expect(await layerExists(docker, tag)).toBe(true);
+    if (!hadLayer && !prepare) expect(await activityTypes(row.workflow_id)).toContain('installAgentLayer');
+    if (hadLayer || prepare) expect(await activityTypes(row.workflow_id)).not.toContain('installAgentLayer');
     // The fake saw the real key (put in by the gateway), and no token of Berth's reached it.
     expect([...fake.keysSeen].every((k) => k === REAL_KEY)).toBe(true);
   }, INSTALL_TIMEOUT);
