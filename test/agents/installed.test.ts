@@ -2,7 +2,7 @@
 // then run through a real worker, a real engine and real Temporal against a fake model server speaking its
 // vendor's wire protocol. The fake is the only stand-in: the paid API. Layers are content-addressed, so a run
 // builds each once and later runs on the same machine reuse them.
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -143,6 +143,12 @@ describe.each([
     expect(await layerExists(docker, tag)).toBe(true);
     if (!hadLayer && !prepare) expect(await activityTypes(row.workflow_id)).toContain('installAgentLayer');
     if (hadLayer || prepare) expect(await activityTypes(row.workflow_id)).not.toContain('installAgentLayer');
+    // Nor in the episode's history, its row, or its logs on the host.
+    const history = await cluster.client.workflow.getHandle(row.workflow_id).fetchHistory();
+    expect(JSON.stringify(history, (_k, v: unknown) => (v instanceof Uint8Array ? Buffer.from(v).toString('utf8') : v))).not.toContain(REAL_KEY);
+    expect(JSON.stringify(row)).not.toContain(REAL_KEY);
+    const logs = spawnSync('grep', ['-rlF', REAL_KEY, row.logs_dir!], { encoding: 'utf8' });
+    expect(logs.stdout).toBe('');
     // The fake saw the real key (put in by the gateway), and no token of Berth's reached it.
     expect([...fake.keysSeen].every((k) => k === REAL_KEY)).toBe(true);
   }, INSTALL_TIMEOUT);
