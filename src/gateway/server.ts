@@ -201,14 +201,17 @@ export class ModelGateway {
     const tracker = route.protocol && isSse ? new StreamUsage(route.protocol) : null;
     const tap = tracker ? new SseTap((d) => tracker.event(d)) : null;
     const kept: Buffer[] = [];
+    // A caller that went away (its own timeout) stops getting bytes, but the answer is read to its end: the
+    // upstream charged for it, so its usage is recorded all the same.
     for await (const c of up) {
       const chunk = c as Buffer;
       if (tap) tap.push(chunk);
       else if (route.protocol) kept.push(chunk);
-      if (!res.write(chunk)) await new Promise((r) => res.once('drain', r));
+      if (res.destroyed || res.writableEnded) continue;
+      if (!res.write(chunk)) await new Promise((r) => { res.once('drain', r); res.once('close', r); });
     }
     tap?.end();
-    res.end();
+    if (!res.destroyed) res.end();
     if (!route.protocol) return;
     let usage = tracker?.usage ?? null;
     if (!tracker) {

@@ -122,7 +122,7 @@ describe.each([
     let batchId = '';
     const batchIdFor = `installed-${agent}-${Date.now().toString(36)}`;
     const watch = watchSandbox(() => batchId || batchIdFor);
-    const { rows } = await runHello(agent, model, { batchId: batchIdFor, prepare });
+    const { rows } = await runHello(agent, model, { batchId: batchIdFor, prepare }).finally(() => { fake.beforeFinish = undefined; });
     batchId = batchIdFor;
     const row = rows[0]!;
     if (process.env.BERTH_TEST_TIMINGS) console.log(agent, JSON.stringify(row.timings));
