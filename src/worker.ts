@@ -13,6 +13,7 @@ import { reconcileSlots, runIsOpen, seedBoundMs } from './activities/slot-reconc
 import { freeing } from './activities/tear-down.ts';
 import { allRemovers, hostRemover, hostSlots, slotCapacity, slotsFile } from './activities/worker-state.ts';
 import { hostPollers } from './server/host-workers.ts';
+import { stopWorkerGateway } from './activities/model-gateway.ts';
 import { SHARED_QUEUE } from './workflows/types.ts';
 
 const workflowsDir = join(dirname(fileURLToPath(import.meta.url)), 'workflows');
@@ -144,6 +145,7 @@ export async function runWorkers(opts: WorkerOptions & { janitor?: boolean }): P
     await Promise.all(workers.map((w) => w.run()));
   } finally {
     await drainRemovals();
+    await stopWorkerGateway();
     await connection.close();
   }
 }

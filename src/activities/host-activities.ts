@@ -4,3 +4,4 @@ export { agentTurn, verifyTurn } from './turn.ts';
 export { prepareTask } from './prepare.ts';
 export { openaiStart, openaiToolCall, openaiFinish } from './openai.ts';
 export { regradeTurn } from './regrade.ts';
+export { installAgentLayer } from './agent-layer.ts';

@@ -37,6 +37,7 @@ export async function seed(req: { input: EpisodeInput; plan: EpisodePlan; workfl
       name: containerName(req.workflowId, req.runId, 'agent'),
       labels: { batch: req.input.batchId, workflowId: req.workflowId, role: 'agent' },
       imageAliases: req.input.imageAliases, hostEnv: process.env, logsDir, hidden: () => secretValues(loadBerthConfig().config.secrets),
+      agent: req.input.agent,
     }).catch((err: unknown) => { throw retryWhileAttemptsLeft(err); });
     return {
       queue, container: handle.name, containerId: handle.containerId, host, user: handle.user, workdir: handle.workdir, logsDir,

@@ -2,11 +2,14 @@ import { ApplicationFailure, Context, heartbeat } from '@temporalio/activity';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  CONVERSATION_FILE, ContextLengthExceeded, callModel, defaultSystemPrompt, lastAssistant, openAiOptionsFromArgs, openaiTrajectory,
+  CONVERSATION_FILE, ContextLengthExceeded, DEFAULT_API_KEY_ENV, callModel, defaultSystemPrompt, lastAssistant, openAiOptionsFromArgs, openaiTrajectory,
   readConversation, runBashTool, startConversation, toolCallsOf,
 } from '../agents/index.ts';
 import { clearTurnFiles } from '../verify/index.ts';
-import type { OpenAiTurnSetup, TurnRef } from '../workflows/types.ts';
+import type { ModelLimits, OpenAiModelAnswer, OpenAiTurnSetup, TurnRef } from '../workflows/types.ts';
+import { upstreamFor } from '../gateway/index.ts';
+import { loadBerthConfig } from '../task/berth-config.ts';
+import { workerGateway } from './model-gateway.ts';
 import { typed } from './failures.ts';
 import { handleOf } from './handle.ts';
 import { turnLogsDir } from './logs.ts';
@@ -39,19 +42,36 @@ export async function openaiStart(ref: TurnRef): Promise<OpenAiTurnSetup> {
 }
 
 /**
- * Shared queue: one model call. Its answer goes to the conversation file; history keeps only the
- * ids of the tool calls to run. 429 and 5xx are retried inside with backoff.
+ * Shared queue: one model call, through this worker's gateway (which adds the key and counts the call). Its answer
+ * goes to the conversation file; history keeps only the ids of the tool calls to run and the usage. 429 and 5xx are
+ * retried with backoff. `spentTokens`/`spentCostUsd` are what the turn used before: passing --max-tokens or
+ * --max-cost is reported as `limit`.
  */
-export async function openaiModelCall(s: OpenAiTurnSetup): Promise<{ toolCallIds: string[]; promptTokens: number; completionTokens: number }> {
+export async function openaiModelCall(s: OpenAiTurnSetup, spent?: { tokens: number; costUsd: number; limits?: ModelLimits }): Promise<OpenAiModelAnswer> {
+  const gateway = await workerGateway();
+  const scope = gateway.register({
+    label: 'openai',
+    upstreams: { openai: upstreamFor('openai', process.env, loadBerthConfig().config.secrets, { baseUrl: s.baseUrl, keyVar: s.apiKeyEnv ?? DEFAULT_API_KEY_ENV }) },
+    prices: loadBerthConfig().config.gateway.prices,
+    limits: spent?.limits ?? {},
+    spentBefore: { tokens: spent?.tokens ?? 0, costUsd: spent?.costUsd ?? 0 },
+  });
   try {
     const r = await callModel({
-      conversationPath: s.conversationPath, baseUrl: s.baseUrl, model: s.model, apiKeyEnv: s.apiKeyEnv ?? undefined,
+      conversationPath: s.conversationPath, baseUrl: `${gateway.url}/v1`, model: s.model, token: scope.token,
       maxTokens: s.maxTokens ?? undefined, signal: Context.current().cancellationSignal, onRetry: (info) => heartbeat(info),
     });
-    return { toolCallIds: r.toolCalls.map((c) => c.id), promptTokens: r.usage.promptTokens ?? 0, completionTokens: r.usage.completionTokens ?? 0 };
+    const call = scope.calls.at(-1);
+    return {
+      toolCallIds: r.toolCalls.map((c) => c.id), promptTokens: r.usage.promptTokens ?? 0, completionTokens: r.usage.completionTokens ?? 0,
+      ...(call ? { cachedTokens: call.cachedInputTokens } : {}), ...(call?.costUsd != null ? { costUsd: call.costUsd } : {}),
+      ...(scope.stopped ? { limit: { kind: `agent:${scope.stopped.kind}`, reason: scope.stopped.reason } } : {}),
+    };
   } catch (err) {
     if (err instanceof ContextLengthExceeded) throw ApplicationFailure.nonRetryable(err.message, 'berth:context_length');
     throw err;
+  } finally {
+    gateway.revoke(scope.token);
   }
 }
 

@@ -2,6 +2,8 @@ import { Context, heartbeat } from '@temporalio/activity';
 import type { PrepareInput, PrepareRequest, PrepareOutcome } from '../workflows/types.ts';
 import { isLossError } from '../sandbox/index.ts';
 import { prepareAndRecord } from './image-prep.ts';
+import { buildLayerFor } from './agent-layer.ts';
+import { installedAgent } from '../agents/index.ts';
 import { loadEpisodeTask, sandboxProvider } from './runtime.ts';
 
 /** Makes one task's image ready on this host and records it; a failure is an outcome, not an error. */
@@ -23,7 +25,7 @@ export async function prepareTasksHere(input: PrepareInput): Promise<PrepareOutc
   const timer = setInterval(() => heartbeat({ outcomes: done }), 5000);
   try {
     for (const t of input.tasks.slice(done.length)) {
-      done.push(await prepareOne({ ...t, datasetPath: input.datasetPath, imageAliases: input.imageAliases }));
+      done.push(await prepareOne({ ...t, datasetPath: input.datasetPath, imageAliases: input.imageAliases }, input.agent));
       heartbeat({ outcomes: done });
     }
     return done;
@@ -32,13 +34,15 @@ export async function prepareTasksHere(input: PrepareInput): Promise<PrepareOutc
   }
 }
 
-async function prepareOne(req: PrepareRequest): Promise<PrepareOutcome> {
+async function prepareOne(req: PrepareRequest, agent?: string): Promise<PrepareOutcome> {
   try {
     const task = await loadEpisodeTask({ ...req, batchId: '', datasetName: '', repeat: 1, attempt: 1, agent: 'oracle', agentArgs: {},
       episodeSettings: { defaultTimeoutSec: 0, enforceTaskTimeouts: true, sandboxReadyTimeoutSec: 0 } });
     // The agent's image and a separate verifier's, made ready and recorded: what this task's episodes start from here.
-    const { agent } = await prepareAndRecord(sandboxProvider(), task, req.imageAliases);
-    return { taskId: task.id, ok: true, image: agent.name, mode: task.image.mode, built: agent.built };
+    const { agent: image } = await prepareAndRecord(sandboxProvider(), task, req.imageAliases);
+    // berth prepare --agent: the agent's layer over the task's image, so no episode waits for the install.
+    const layer = agent && installedAgent(agent) ? await buildLayerFor(image.ref, agent) : undefined;
+    return { taskId: task.id, ok: true, image: image.name, mode: task.image.mode, built: image.built, ...(layer ? { layer: { tag: layer.tag, built: layer.built } } : {}) };
   } catch (err) {
     // An engine that stopped answering is retried; anything else is this task's outcome.
     if (isLossError(err)) throw err;

@@ -6,6 +6,7 @@ import { SeedFailed, type SandboxHandle, type SandboxLabels, type SandboxProvide
 import { inTask, TASK_LAYOUT, templateEnv, unsetVariableMessage, type Task } from '../task/index.ts';
 import { keepEntrypointOutput } from './entrypoint-output.ts';
 import { agentImageForSeed } from './image-prep.ts';
+import { episodeImage } from './agent-layer.ts';
 import { turnLogsDir } from './logs.ts';
 import { agentSandboxSpec } from './sandbox-spec.ts';
 import { seedFailure } from './seed-failure.ts';
@@ -19,6 +20,8 @@ export interface AgentSeedRequest {
   logsDir: string;
   /** Values never to write in clear (the worker's [secrets]); read only when output is kept. */
   hidden: () => readonly string[];
+  /** An installed agent starts from its layer over the task's image (docs/agents.md). */
+  agent?: string;
 }
 
 export function environmentOf(task: Task, hostEnv: AgentSeedRequest['hostEnv']): Record<string, string> {
@@ -31,7 +34,7 @@ export function environmentOf(task: Task, hostEnv: AgentSeedRequest['hostEnv']):
 
 export async function seedAgentSandbox(provider: SandboxProvider, task: Task, req: AgentSeedRequest): Promise<{ handle: SandboxHandle; spec: SandboxSpec }> {
   const taskEnv = environmentOf(task, req.hostEnv);
-  const prepared = await agentImageForSeed(provider, task, req.imageAliases);
+  const prepared = await episodeImage(await agentImageForSeed(provider, task, req.imageAliases), req.agent);
   const spec = agentSandboxSpec(task, prepared, { name: req.name, taskEnv, labels: req.labels });
   let handle: SandboxHandle;
   try {

@@ -11,6 +11,7 @@ import { pickHost } from './pick-host.ts';
 export { openaiModelCall } from './openai.ts';
 export { pickHost } from './pick-host.ts';
 export { prepareTasksHere } from './prepare.ts';
+export { probeAgentModel } from './model-probe.ts';
 
 const SETUP_PER_TURN_SEC = 60;
 const READY_GRACE_SEC = 60;

@@ -1,7 +1,8 @@
 import { Context, heartbeat } from '@temporalio/activity';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { harnessFor } from '../agents/index.ts';
+import { harnessFor, installedAgent } from '../agents/index.ts';
+import { openTurnScope } from './model-gateway.ts';
 import { loadBerthConfig } from '../task/berth-config.ts';
 import type { Task } from '../task/index.ts';
 import { clearTurnFiles, redact, runVerification, secretValues, type VerifyResult } from '../verify/index.ts';
@@ -55,14 +56,29 @@ export async function agentTurn(req: TurnRequest): Promise<AgentTurnOutput> {
     if (req.turn > 0) await clearTurnFiles(provider, handle, task.verifier.inputs);
     const user = await agentUserFor(task, req);
     const instruction = task.multi_step ? task.steps[req.turn]!.instruction : task.instruction ?? '';
-    const result = await harnessFor(req.input.agent).runTurn({
-      provider, handle: { ...handle, user }, task, stepIndex: req.turn, instruction, user, workdir: handle.workdir, env: {},
-      timeoutSec: req.plan.steps[req.turn]!.agentTimeoutSec, runKey: runKey(req.turn), logsDir, args: req.input.agentArgs,
-      heartbeat: (d) => heartbeat(d), signal: Context.current().cancellationSignal,
-    });
+    const installed = installedAgent(req.input.agent);
+    const model = installed
+      ? await openTurnScope({ input: req.input, agent: installed, episodeLogsDir: req.sandbox.logsDir, turn: req.turn, runKey: runKey(req.turn) })
+      : undefined;
+    let ended: ReturnType<NonNullable<typeof model>['close']> | undefined;
+    let result;
+    try {
+      result = await harnessFor(req.input.agent).runTurn({
+        provider, handle: { ...handle, user }, task, stepIndex: req.turn, instruction, user, workdir: handle.workdir, env: {},
+        timeoutSec: req.plan.steps[req.turn]!.agentTimeoutSec, runKey: runKey(req.turn), logsDir, args: req.input.agentArgs,
+        heartbeat: (d) => heartbeat(d), signal: Context.current().cancellationSignal,
+        ...(model ? { model: model.access, stop: model.stop } : {}),
+      });
+    } finally {
+      ended = model?.close();
+    }
     writeFileSync(join(logsDir, 'trajectory.json'), JSON.stringify(result.trajectory, null, 2));
     writeFileSync(join(logsDir, 'response.txt'), result.responseText);
-    return { responseText: result.responseText.slice(-RESPONSE_CAP), exitCode: result.exitCode, timings: result.timings, ...(result.usage ? { usage: result.usage } : {}) };
+    const usage = ended?.usage ?? result.usage;
+    return {
+      responseText: result.responseText.slice(-RESPONSE_CAP), exitCode: result.exitCode, timings: result.timings, ...(usage ? { usage } : {}),
+      ...(ended?.agentOutcome ? { agentOutcome: ended.agentOutcome } : {}),
+    };
   }));
 }
 
@@ -70,7 +86,9 @@ export async function agentTurn(req: TurnRequest): Promise<AgentTurnOutput> {
  * Verification of one turn (task-folder-verifiers.md), scored by the reward-file rules. With `teardownAfter` (the
  * episode's last turn) the sandbox is handed to removal once the outcome is recorded, and `tornDown` says so.
  */
-export async function verifyTurn(req: TurnRequest & { agentTimings: Record<string, number>; usage?: TokenUsage; teardownAfter?: boolean }): Promise<TurnOutcome & { tornDown?: true }> {
+type VerifyRequest = TurnRequest & { agentTimings: Record<string, number>; usage?: TokenUsage; agentOutcome?: { kind: string; reason: string } };
+
+export async function verifyTurn(req: VerifyRequest & { teardownAfter?: boolean }): Promise<TurnOutcome & { tornDown?: true }> {
   return typed(() => beating(async () => {
     const turnDir = turnLogsDir(req.sandbox.logsDir, req.turn);
     if (!req.teardownAfter) return verifyHere(req, turnDir);
@@ -83,7 +101,7 @@ export async function verifyTurn(req: TurnRequest & { agentTimings: Record<strin
   }));
 }
 
-async function verifyHere(req: TurnRequest & { agentTimings: Record<string, number>; usage?: TokenUsage }, turnDir: string): Promise<TurnOutcome> {
+async function verifyHere(req: VerifyRequest, turnDir: string): Promise<TurnOutcome> {
   const task = await loadEpisodeTask(req.input);
   const provider = sandboxProvider();
   const handle = handleOf(req.sandbox);
@@ -100,20 +118,22 @@ async function verifyHere(req: TurnRequest & { agentTimings: Record<string, numb
   });
   // The image entrypoint's output goes with this turn's verifier logs (after they landed there).
   if (req.sandbox.entrypoint) await keepEntrypointOutput(provider, handle, turnDir, secretValues(secrets));
-  return turnOutcomeOf(out, { step: req.plan.steps[req.turn]!.name, responseText, agentTimings: req.agentTimings, usage: req.usage, secrets });
+  return turnOutcomeOf(out, { step: req.plan.steps[req.turn]!.name, responseText, agentTimings: req.agentTimings, usage: req.usage, secrets, agentOutcome: req.agentOutcome });
 }
 
 /** A turn's outcome from its verification: what the workflow keeps of it (bounded, redacted). */
 export function turnOutcomeOf(out: VerifyResult, t: {
   step: string; responseText: string; agentTimings: Record<string, number>; usage?: TokenUsage; secrets: Record<string, string>;
+  agentOutcome?: { kind: string; reason: string };
 }): TurnOutcome {
   return {
     step: t.step,
     reward: out.masked ? null : out.reward,
     verifier_rewards: out.verifier_rewards,
     ...(out.reward_components ? { reward_components: out.reward_components } : {}),
-    failure_kind: out.failure_kind ?? null,
-    failure_reason: out.failure_reason ? redact(out.failure_reason, secretValues(t.secrets)) : null,
+    // The agent's own ending (context window, a limit) names the turn unless the verifier has a kind of its own.
+    failure_kind: out.failure_kind ?? (out.masked ? null : t.agentOutcome?.kind ?? null),
+    failure_reason: out.failure_reason ? redact(out.failure_reason, secretValues(t.secrets)) : out.masked ? null : t.agentOutcome?.reason ?? null,
     masked: out.masked,
     response_text: t.responseText.slice(-RESPONSE_CAP),
     timings: { ...t.agentTimings, verify: Object.values(out.timings).reduce((a, b) => a + b, 0) },

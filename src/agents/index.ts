@@ -5,6 +5,8 @@ import { AgentConfigError } from './errors.ts';
 import { nopHarness } from './nop.ts';
 import { openaiHarness } from './openai/local-loop.ts';
 import { oracleHarness } from './oracle.ts';
+import { INSTALLED_AGENTS } from './installed/registry.ts';
+import { installedHarness } from './installed/run.ts';
 import type { AgentHarness, HarnessName } from './types.ts';
 
 const HARNESSES: Record<HarnessName, AgentHarness> = {
@@ -12,6 +14,9 @@ const HARNESSES: Record<HarnessName, AgentHarness> = {
   nop: nopHarness,
   command: commandHarness,
   openai: openaiHarness,
+  'claude-code': installedHarness(INSTALLED_AGENTS['claude-code']),
+  codex: installedHarness(INSTALLED_AGENTS.codex),
+  'mini-swe-agent': installedHarness(INSTALLED_AGENTS['mini-swe-agent']),
 };
 
 export const HARNESS_NAMES = Object.keys(HARNESSES) as HarnessName[];
@@ -30,3 +35,4 @@ export { nopHarness, runNopTurn } from './nop.ts';
 export { commandHarness, runCommandTurn, COMMAND_STDOUT, COMMAND_STDERR, INSTRUCTION_FILE, RESPONSE_FILE } from './command.ts';
 export { detachedKey } from './detached-run.ts';
 export * from './openai/index.ts';
+export * from './installed/index.ts';

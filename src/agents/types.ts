@@ -3,8 +3,20 @@
 import type { SandboxHandle, SandboxProvider } from '../sandbox/index.ts';
 import type { Task } from '../task/index.ts';
 import type { AtifTrajectory } from '../verify/atif.ts';
+import type { Provider } from '../gateway/index.ts';
+import type { InstalledAgentName } from './installed/types.ts';
 
-export type HarnessName = 'oracle' | 'nop' | 'command' | 'openai';
+export type HarnessName = 'oracle' | 'nop' | 'command' | 'openai' | InstalledAgentName;
+
+/** How an agent in the sandbox reaches its model: the worker's gateway and this episode's token (never a key). */
+export interface ModelAccess {
+  /** As the sandbox reaches it, without /v1. */
+  gatewayUrl: string;
+  token: string;
+  /** Without the provider prefix. */
+  model: string;
+  provider: Provider;
+}
 
 export interface AgentTurnContext {
   provider: SandboxProvider;
@@ -29,12 +41,20 @@ export interface AgentTurnContext {
   args: Record<string, string>;
   heartbeat: (details?: unknown) => void;
   signal?: AbortSignal;
+  /** Installed agents: the gateway and the episode's token. */
+  model?: ModelAccess;
+  /** Resolves when the turn must end now (a token or cost limit passed): the agent's processes are stopped. */
+  stop?: Promise<unknown>;
 }
 
 export interface TokenUsage {
+  /** Every input token, cached ones included. */
   promptTokens: number;
   completionTokens: number;
   calls: number;
+  cachedTokens?: number;
+  /** Absent when a model has no price in berth.toml [gateway.prices]. */
+  costUsd?: number;
 }
 
 export interface AgentTurnResult {

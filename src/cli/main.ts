@@ -10,6 +10,7 @@ import { registerReport } from './report.ts';
 import { registerValidate } from './validate.ts';
 import { registerSteer } from './steer.ts';
 import { registerRegrade } from './regrade.ts';
+import { registerAgents } from './agents.ts';
 import { UserError, red } from './output.ts';
 
 const program = new Command('berth')
@@ -28,6 +29,7 @@ registerReport(program);
 registerValidate(program);
 registerSteer(program);
 registerRegrade(program);
+registerAgents(program);
 
 try {
   await program.parseAsync(process.argv);

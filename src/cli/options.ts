@@ -17,6 +17,14 @@ export function positiveInt(flag: string) {
   };
 }
 
+export function positiveNumber(flag: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${flag} takes a number > 0, got "${value}"`);
+    return n;
+  };
+}
+
 export const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 export function globToRegExp(glob: string): RegExp {

@@ -2,9 +2,10 @@ import { Option, type Command } from 'commander';
 import { existsSync, statSync } from 'node:fs';
 import { startBatch } from '../client/batch.ts';
 import { AGENT_NAMES, type AgentName, type ResultRow } from '../workflows/types.ts';
+import { usageMetrics } from '../client/usage-stats.ts';
 import { ensureCluster } from './ensure.ts';
 import { liveProgress } from './progress.ts';
-import { collect, globToRegExp, keyValue, positiveInt } from './options.ts';
+import { collect, globToRegExp, keyValue, positiveInt, positiveNumber } from './options.ts';
 import { UserError, bold, dim, green, printJson, red, table, yellow } from './output.ts';
 
 interface RunOptions {
@@ -20,23 +21,33 @@ interface RunOptions {
   strict?: boolean;
   allowUnsupportedPairing?: boolean;
   keepFinalState?: boolean;
+  model?: string;
+  maxTokens?: number;
+  maxCost?: number;
 }
 
 /** Per task: episodes, mean reward over unmasked ones, outcomes; then the totals and where to look. */
 export function printSummary(rows: ResultRow[], meanReward: number | null, uiLink: string, resultsDir: string): void {
   const byTask = new Map<string, ResultRow[]>();
   for (const r of rows) byTask.set(r.task_id, [...(byTask.get(r.task_id) ?? []), r]);
+  const usage = usageMetrics(rows);
   const lines = [...byTask.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([task, rs]) => {
     const scored = rs.filter((r) => !r.mask_sample);
     const mean = scored.length ? scored.reduce((s, r) => s + (r.reward ?? 0), 0) / scored.length : null;
     const masked = rs.length - scored.length;
     const outcome = [scored.length ? green(`${scored.length} scored`) : '', masked ? yellow(`${masked} masked`) : ''].filter(Boolean).join(', ');
     const kinds = [...new Set(rs.map((r) => r.failure_kind).filter(Boolean))].join(', ');
-    return [task, rs.length, mean === null ? '-' : mean.toFixed(3), outcome, kinds ? red(kinds) : ''];
+    const u = usage?.per_task_mean[task];
+    const spend = usage ? [u ? String(Math.round(u.promptTokens + u.completionTokens)) : '-', u?.costUsd !== undefined ? `$${u.costUsd.toFixed(4)}` : '-'] : [];
+    return [task, rs.length, mean === null ? '-' : mean.toFixed(3), outcome, kinds ? red(kinds) : '', ...spend];
   });
-  console.log(table(['task_id', 'episodes', 'reward', 'outcome', 'failure_kind'], lines));
+  console.log(table(['task_id', 'episodes', 'reward', 'outcome', 'failure_kind', ...(usage ? ['tokens/ep', 'cost/ep'] : [])], lines));
   const masked = rows.filter((r) => r.mask_sample).length;
   console.log(`\n${bold('total')}       ${rows.length} episodes of ${byTask.size} tasks: ${rows.length - masked} scored, ${masked} masked; mean reward ${meanReward === null ? '-' : meanReward.toFixed(3)}`);
+  if (usage) {
+    const t = usage.total;
+    console.log(`${bold('model')}       ${t.calls} calls, ${t.promptTokens} input tokens (${t.cachedTokens ?? 0} cached), ${t.completionTokens} output${t.costUsd !== undefined ? `, $${t.costUsd.toFixed(4)}` : ''}`);
+  }
   console.log(`${bold('results')}     ${resultsDir}`);
   console.log(`${bold('Temporal UI')} ${uiLink}`);
 }
@@ -45,6 +56,9 @@ export function registerRun(program: Command): void {
   program.command('run').description('run an agent over a dataset, one durable episode per (task, repeat)')
     .argument('<dataset>', 'a folder of task folders (or one task folder)')
     .addOption(new Option('--agent <name>', 'the agent that runs the episodes').choices(AGENT_NAMES).default('oracle'))
+    .option('--model <provider/model>', 'the model an installed agent calls through the worker\'s gateway, e.g. anthropic/claude-sonnet-4-5')
+    .option('--max-tokens <n>', 'per episode: end the turn once its model calls pass this many tokens (input + output)', positiveInt('--max-tokens'))
+    .option('--max-cost <usd>', 'per episode: end the turn once its model calls cost more (berth.toml [gateway.prices])', positiveNumber('--max-cost'))
     .option('--repeats <n>', 'episodes per task (default: dataset.toml num_repeats, else 1)', positiveInt('--repeats'))
     .option('--concurrency <n>', 'episodes running at once', positiveInt('--concurrency'), 4)
     .option('--results <dir>', 'results folder (default results/<batch id>)')
@@ -65,6 +79,7 @@ export function registerRun(program: Command): void {
         dataset, agent: o.agent, repeats: o.repeats, concurrency: o.concurrency, resultsDir: o.results,
         imageAliases: o.imageAlias, agentArgs: o.agentArg, strict: o.strict, allowUnsupportedPairing: o.allowUnsupportedPairing,
         keepFinalState: o.keepFinalState,
+        model: o.model, limits: { ...(o.maxTokens ? { maxTokens: o.maxTokens } : {}), ...(o.maxCost ? { maxCostUsd: o.maxCost } : {}) },
         taskFilter: o.task ? (id) => o.task!.some((g) => globToRegExp(g).test(id)) : undefined,
       });
       if (!o.json) for (const s of handle.skipped) console.log(yellow(`skipped ${s.task_id}: ${s.reason}`));

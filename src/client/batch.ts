@@ -2,8 +2,10 @@ import type { Client } from '@temporalio/client';
 import { basename, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { batchUiLink } from '../server/config.ts';
-import type { AgentName, BatchInput, BatchProgress, ResultRow } from '../workflows/types.ts';
+import type { AgentName, BatchInput, BatchProgress, ModelLimits, ResultRow } from '../workflows/types.ts';
 import { AGENT_NAMES, SHARED_QUEUE, episodeWorkflowId } from '../workflows/types.ts';
+import { probeBeforeBatch } from './probe.ts';
+import { isInstalledAgent } from '../agents/installed/registry.ts';
 import { episodesOf } from '../workflows/episodes.ts';
 import { BERTH_AGENT, BERTH_BATCH, BERTH_DATASET } from '../workflows/search-attributes.ts';
 import { connect, type Connected } from './connect.ts';
@@ -44,6 +46,10 @@ export interface StartBatchOptions {
   prepare?: boolean;
   /** Commit each shared-mode sandbox to an image after its last agent turn, so `regrade` can verify it again. */
   keepFinalState?: boolean;
+  /** `provider/model` for an agent that calls a model (--model). */
+  model?: string;
+  /** Per episode (--max-tokens, --max-cost). */
+  limits?: ModelLimits;
 }
 
 export interface BatchSummary { batchId: string; rows: ResultRow[]; metrics: Metrics; resultsDir: string; uiLink: string }
@@ -206,11 +212,17 @@ export async function startBatch(opts: StartBatchOptions): Promise<BatchHandle> 
   if (dataset.tasks.length === 0) throw new Error(nothingLoaded(opts.dataset, dataset.refused.map(toSkippedEntry)));
   const owned = opts.client ? undefined : await connect();
   const client = opts.client ?? owned!.client;
+  try {
+    await probeBeforeBatch(client, { agent, model: opts.model, agentArgs: opts.agentArgs }, opts.taskQueue);
+  } catch (err) {
+    await owned?.connection.close();
+    throw err;
+  }
   const batchId = opts.batchId ?? newBatchId(opts.dataset);
   let tasks = dataset.tasks.map((t) => ({ taskId: t.id, taskPath: t.path, digest: t.digest }));
   const skipped = dataset.refused.map(toSkippedEntry);
   if (opts.prepare !== false) {
-    const prepared = await prepareTasks(client, { datasetPath: dataset.root, tasks, imageAliases }, opts.taskQueue);
+    const prepared = await prepareTasks(client, { datasetPath: dataset.root, tasks, imageAliases, ...(isInstalledAgent(agent) ? { agent } : {}) }, opts.taskQueue);
     skipped.push(...prepared.skipped);
     const failed = new Set(prepared.skipped.map((s) => s.task_id));
     tasks = tasks.filter((t) => !failed.has(t.taskId));
@@ -236,6 +248,8 @@ export async function startBatch(opts: StartBatchOptions): Promise<BatchHandle> 
       ...(resourceOverride ? { resourceOverride } : {}),
     },
     ...(opts.keepFinalState ? { keepFinalState: true } : {}),
+    ...(opts.model !== undefined ? { model: opts.model } : {}),
+    ...(opts.limits && Object.keys(opts.limits).length > 0 ? { limits: opts.limits } : {}),
   };
   const results = new ResultsFolder(resolve(opts.resultsDir ?? `results/${batchId}`));
   results.writeSkipped(skipped);

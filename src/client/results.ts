@@ -2,6 +2,7 @@ import { appendFileSync, mkdirSync, writeFileSync, existsSync, readFileSync } fr
 import { join } from 'node:path';
 import type { ResultRow } from '../workflows/types.ts';
 import { newestOf } from './newest.ts';
+import { usageMetrics, type UsageMetrics } from './usage-stats.ts';
 
 export interface SkippedEntry { task_id: string; path: string; reason: string; stage: 'load' | 'prepare' | 'seed' }
 
@@ -12,6 +13,8 @@ export interface Metrics {
   failed: number;
   failure_kinds: Record<string, number>;
   pass_at_k?: Record<string, number>;
+  /** Model tokens and cost as the gateway counted them (agents that call a model). */
+  usage?: UsageMetrics;
 }
 
 /** Unbiased pass@k over n samples with c successes: 1 - C(n-c, k) / C(n, k). */
@@ -33,6 +36,8 @@ export function metricsOf(rows: ResultRow[], failed = 0): Metrics {
     failed,
     failure_kinds: kinds,
   };
+  const usage = usageMetrics(rows);
+  if (usage) m.usage = usage;
   const byTask = new Map<string, ResultRow[]>();
   for (const r of unmasked) byTask.set(r.task_id, [...(byTask.get(r.task_id) ?? []), r]);
   const n = Math.min(...[...byTask.values()].map((rs) => rs.length));

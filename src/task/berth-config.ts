@@ -18,6 +18,14 @@ const schema = z.object({
     memory_mb: z.number().int().positive().optional(),
   }).strict().default({}),
   worker: z.object({ slots: z.number().int().positive().optional() }).strict().default({}),
+  // The model gateway (docs/agents.md): USD per million tokens, keyed by provider/model or the bare model name.
+  gateway: z.object({
+    prices: z.record(z.string(), z.object({
+      input: z.number().nonnegative(),
+      cached_input: z.number().nonnegative().optional(),
+      output: z.number().nonnegative(),
+    }).strict()).default({}),
+  }).strict().default({ prices: {} }),
 }).strict();
 
 export type BerthConfig = z.infer<typeof schema>;

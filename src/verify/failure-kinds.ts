@@ -7,6 +7,8 @@
 export interface FailureKindInfo {
   readonly masked: boolean;
   readonly meaning: string;
+  /** Whether another attempt of the episode may end differently (set where that is known). */
+  readonly retryable?: boolean;
 }
 
 export const FAILURE_KINDS = {
@@ -45,6 +47,36 @@ export const FAILURE_KINDS = {
   'harbor:episode_deadline': {
     masked: true,
     meaning: 'the episode ran past its overall budget',
+  },
+  'agent:context_length': {
+    masked: false,
+    retryable: false,
+    meaning: "the conversation outgrew the model's context window; the turn ended there and was verified as it stood",
+  },
+  'agent:max_tokens': {
+    masked: false,
+    retryable: false,
+    meaning: 'the episode used more model tokens than --max-tokens; the turn was ended and verified as it stood',
+  },
+  'agent:max_cost': {
+    masked: false,
+    retryable: false,
+    meaning: 'the episode\'s model calls cost more than --max-cost; the turn was ended and verified as it stood',
+  },
+  'agent:install_failed': {
+    masked: true,
+    retryable: false,
+    meaning: "the agent could not be installed into the task's image (for example no suitable Python in it)",
+  },
+  'agent:bad_credentials': {
+    masked: true,
+    retryable: true,
+    meaning: 'the model provider refused the worker\'s key (checked once before the batch; this is a key that stopped working later)',
+  },
+  'agent:unknown_model': {
+    masked: true,
+    retryable: false,
+    meaning: 'the model provider does not know the model given with --model',
   },
 } as const satisfies Record<string, FailureKindInfo>;
 

@@ -1,5 +1,5 @@
 import {
-  ActivityCancellationType, CancellationScope, executeChild, getExternalWorkflowHandle, isCancellation, patched, proxyActivities, sleep, upsertSearchAttributes, workflowInfo,
+  ActivityCancellationType, ActivityFailure, ApplicationFailure, CancellationScope, executeChild, getExternalWorkflowHandle, isCancellation, patched, proxyActivities, sleep, upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
 import { episodeDoneSignal, type EpisodeDone } from './signals.ts';
 import type * as shared from '../activities/shared.ts';
@@ -51,6 +51,11 @@ const GRACE_SEC = 60;
 /** Recorded only when a teardown failed (its host gone): the episode closes with its row instead of failing. */
 const TEARDOWN_HOST_GONE = 'teardown-host-gone';
 
+/** The seed found no layer of the episode's installed agent on its host. */
+const AGENT_LAYER = 'agent-layer';
+const isLayerMissing = (err: unknown): boolean =>
+  err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === 'berth:agent_layer_missing';
+
 /** Proxies bound to the host that owns the sandbox (DESIGN.md section 3, Affinity). */
 function hostActivities(lease: HostLease, plan: EpisodePlan) {
   const longest = Math.max(...plan.steps.map((s) => Math.max(s.agentTimeoutSec, s.verifierTimeoutSec)));
@@ -60,6 +65,10 @@ function hostActivities(lease: HostLease, plan: EpisodePlan) {
   const turn = proxyActivities<typeof host>({ ...common, startToCloseTimeout: `${longest + GRACE_SEC} seconds`, heartbeatTimeout, retry });
   const ownLimits = plan.steps.every((s) => s.verifyTimeoutSec !== undefined) && patched(EPISODE_V3);
   return {
+    // Installing an agent into a layer is long (a build); it runs only on a host that lacks the layer.
+    install: proxyActivities<typeof host>({
+      ...common, startToCloseTimeout: '2 hours', heartbeatTimeout, retry: { ...retry, maximumAttempts: 2 },
+    }).installAgentLayer,
     // A cancelled episode waits for its seed to finish, so teardown never races a container being created.
     seed: proxyActivities<typeof host>({
       ...common, startToCloseTimeout: `${plan.seedTimeoutSec} seconds`, heartbeatTimeout, retry,
@@ -93,8 +102,16 @@ async function runTurns(input: EpisodeInput, plan: EpisodePlan, acts: Acts, stat
   const { workflowId, runId } = workflowInfo();
   const seedStarted = Date.now();
   state.seedStarted = true;
+  const seed = () => acts.seed.executeWithOptions({ summary: `seed ${input.taskId}` }, [{ input, plan, workflowId, runId }]);
   try {
-    state.sandbox = await acts.seed.executeWithOptions({ summary: `seed ${input.taskId}` }, [{ input, plan, workflowId, runId }]);
+    try {
+      state.sandbox = await seed();
+    } catch (err) {
+      // An installed agent's first episode on a host: install it into a layer, then seed from it.
+      if (!(isLayerMissing(err) && patched(AGENT_LAYER))) throw err;
+      await acts.install.executeWithOptions({ summary: `install ${input.agent} into ${input.taskId}'s image` }, [{ input, plan }]);
+      state.sandbox = await seed();
+    }
     state.seedSec = (Date.now() - seedStarted) / 1000;
   } catch (err) {
     if (isCancellation(err)) throw err;
@@ -115,7 +132,8 @@ async function runTurns(input: EpisodeInput, plan: EpisodePlan, acts: Acts, stat
         : await acts.turn.agentTurn.executeWithOptions({ summary }, [req]);
       const last = state.v2 && i === plan.steps.length - 1;
       const { tornDown, ...verified } = await acts.verify(i).executeWithOptions({ summary: `${where}verify ${step.name}` },
-        [{ ...req, agentTimings: agent.timings, ...(agent.usage ? { usage: agent.usage } : {}), ...(last ? { teardownAfter: true } : {}) }]);
+        [{ ...req, agentTimings: agent.timings, ...(agent.usage ? { usage: agent.usage } : {}),
+          ...('agentOutcome' in agent && agent.agentOutcome ? { agentOutcome: agent.agentOutcome } : {}), ...(last ? { teardownAfter: true } : {}) }]);
       if (tornDown) state.tornDown = true;
       outcome = verified;
     } catch (err) {

@@ -17,6 +17,8 @@ export function episodesOf(batch: BatchInput): EpisodeInput[] {
       imageAliases: batch.imageAliases,
       episodeSettings: batch.episodeSettings,
       ...(batch.keepFinalState ? { keepFinalState: true } : {}),
+      ...(batch.model !== undefined ? { model: batch.model } : {}),
+      ...(batch.limits !== undefined ? { limits: batch.limits } : {}),
     })),
   );
 }

@@ -4,3 +4,4 @@ export { prepareWorkflow } from './prepare.ts';
 export { openaiTurnWorkflow } from './openai-turn.ts';
 export { episodeDoneSignal, progressQuery } from './signals.ts';
 export { regradeWorkflow } from './regrade.ts';
+export { modelProbeWorkflow } from './probe.ts';

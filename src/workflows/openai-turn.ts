@@ -28,6 +28,7 @@ export async function openaiTurnWorkflow(ref: TurnRef, carried?: OpenAiTurnState
     deadline: Date.now() + ref.plan.steps[ref.turn]!.agentTimeoutSec * 1000,
   };
   let stopReason: string | null = null;
+  let agentOutcome: { kind: string; reason: string } | undefined;
   let runCalls = 0;
   for (;;) {
     if (state.calls >= state.setup.maxCalls) { stopReason = `the turn reached its limit of ${state.setup.maxCalls} model calls`; break; }
@@ -37,7 +38,9 @@ export async function openaiTurnWorkflow(ref: TurnRef, carried?: OpenAiTurnState
     }
     let answer;
     try {
-      answer = await a.model.openaiModelCall.executeWithOptions({ summary: `model call ${state.calls + 1}` }, [state.setup]);
+      const limits = ref.input.limits;
+      answer = await a.model.openaiModelCall.executeWithOptions({ summary: `model call ${state.calls + 1}` },
+        limits ? [state.setup, { tokens: state.promptTokens + state.completionTokens, costUsd: state.costUsd ?? 0, limits }] : [state.setup]);
     } catch (err) {
       const cause = err instanceof ActivityFailure ? err.cause : undefined;
       if (cause instanceof ApplicationFailure && cause.type === 'berth:context_length') { stopReason = `context length exceeded: ${cause.message}`; break; }
@@ -47,6 +50,9 @@ export async function openaiTurnWorkflow(ref: TurnRef, carried?: OpenAiTurnState
     runCalls++;
     state.promptTokens += answer.promptTokens;
     state.completionTokens += answer.completionTokens;
+    if (answer.cachedTokens !== undefined) state.cachedTokens = (state.cachedTokens ?? 0) + answer.cachedTokens;
+    if (answer.costUsd !== undefined) state.costUsd = (state.costUsd ?? 0) + answer.costUsd;
+    if (answer.limit) { agentOutcome = answer.limit; stopReason = answer.limit.reason; break; }
     if (answer.toolCallIds.length === 0) break;
     for (const id of answer.toolCallIds) {
       const left = Math.floor((state.deadline - Date.now()) / 1000);
@@ -58,6 +64,10 @@ export async function openaiTurnWorkflow(ref: TurnRef, carried?: OpenAiTurnState
   return {
     responseText: done.responseText, exitCode: null,
     timings: { agent: (Date.now() - state.startedAt) / 1000 },
-    usage: { promptTokens: state.promptTokens, completionTokens: state.completionTokens, calls: state.calls },
+    usage: {
+      promptTokens: state.promptTokens, completionTokens: state.completionTokens, calls: state.calls,
+      ...(state.cachedTokens !== undefined ? { cachedTokens: state.cachedTokens } : {}), ...(state.costUsd !== undefined ? { costUsd: state.costUsd } : {}),
+    },
+    ...(agentOutcome ? { agentOutcome } : {}),
   };
 }

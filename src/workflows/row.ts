@@ -1,5 +1,5 @@
 import type { Rollup } from './rollup.ts';
-import type { EpisodeInput, EpisodePlan, ResultRow, SandboxRef, TurnOutcome } from './types.ts';
+import type { EpisodeInput, EpisodePlan, ResultRow, SandboxRef, TokenUsage, TurnOutcome } from './types.ts';
 
 /** DESIGN.md section 4: the episode's row, from its turns and roll-up. */
 export function buildRow(args: {
@@ -11,10 +11,7 @@ export function buildRow(args: {
   const text = last?.response_text ?? '';
   const timings: Record<string, number> = {};
   for (const t of turns) for (const [phase, sec] of Object.entries(t.timings)) timings[phase] = (timings[phase] ?? 0) + sec;
-  const used = turns.filter((t) => t.usage);
-  const usage = used.length === 0 ? undefined : used.reduce((u, t) => ({
-    promptTokens: u.promptTokens + t.usage!.promptTokens, completionTokens: u.completionTokens + t.usage!.completionTokens, calls: u.calls + t.usage!.calls,
-  }), { promptTokens: 0, completionTokens: 0, calls: 0 });
+  const usage = sumUsage(turns.flatMap((t) => (t.usage ? [t.usage] : [])));
   return {
     task_id: input.taskId,
     repeat: input.repeat,
@@ -25,7 +22,7 @@ export function buildRow(args: {
     failure_kind: result.failure_kind,
     failure_reason: result.failure_reason,
     mask_sample: result.masked,
-    turns: turns.map((t) => ({ step: t.step, reward: t.reward, verifier_rewards: t.verifier_rewards, failure_kind: t.failure_kind })),
+    turns: turns.map((t) => ({ step: t.step, reward: t.reward, verifier_rewards: t.verifier_rewards, failure_kind: t.failure_kind, ...(t.usage ? { usage: t.usage } : {}) })),
     stopped_after_turn: args.stoppedAfter,
     response: { output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text }] }] },
     response_text: text,
@@ -38,4 +35,18 @@ export function buildRow(args: {
     logs_dir: args.sandbox?.logsDir ?? null,
     ...(usage ? { usage } : {}),
   };
+}
+
+/** The turns' usage added up; cached tokens and cost appear when some turn reported them. */
+export function sumUsage(list: readonly TokenUsage[]): TokenUsage | undefined {
+  if (list.length === 0) return undefined;
+  const total: TokenUsage = { promptTokens: 0, completionTokens: 0, calls: 0 };
+  for (const u of list) {
+    total.promptTokens += u.promptTokens;
+    total.completionTokens += u.completionTokens;
+    total.calls += u.calls;
+    if (u.cachedTokens !== undefined) total.cachedTokens = (total.cachedTokens ?? 0) + u.cachedTokens;
+    if (u.costUsd !== undefined) total.costUsd = Math.round(((total.costUsd ?? 0) + u.costUsd) * 1e8) / 1e8;
+  }
+  return total;
 }

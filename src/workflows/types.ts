@@ -1,8 +1,14 @@
 // Plain data shared by workflows, activities and the client. No imports with side effects.
 
 /** The agents Berth runs (the harnesses of src/agents; test/agents/pure.test.ts checks they agree). */
-export const AGENT_NAMES = ['oracle', 'nop', 'command', 'openai'] as const;
+export const AGENT_NAMES = ['oracle', 'nop', 'command', 'openai', 'claude-code', 'codex', 'mini-swe-agent'] as const;
 export type AgentName = (typeof AGENT_NAMES)[number];
+
+/** Per episode, enforced by the worker's model gateway (--max-tokens, --max-cost). */
+export interface ModelLimits {
+  maxTokens?: number;
+  maxCostUsd?: number;
+}
 
 export interface EpisodeInput {
   batchId: string;
@@ -20,6 +26,9 @@ export interface EpisodeInput {
   episodeSettings: EpisodeSettings;
   /** berth run --keep-final-state: the sandbox is committed to an image after the last agent turn (shared mode). */
   keepFinalState?: boolean;
+  /** `provider/model` for agents that call a model (--model). */
+  model?: string;
+  limits?: ModelLimits;
 }
 
 /** berth.toml [episode] (and [resources]), as the client read it when the batch started. */
@@ -110,7 +119,7 @@ export interface ResultRow {
   failure_kind: string | null;
   failure_reason: string | null;
   mask_sample: boolean;
-  turns: Array<Pick<TurnOutcome, 'step' | 'reward' | 'verifier_rewards' | 'failure_kind'>>;
+  turns: Array<Pick<TurnOutcome, 'step' | 'reward' | 'verifier_rewards' | 'failure_kind' | 'usage'>>;
   /** The step the episode stopped early after (multi-step-tasks.md § Early stop), or null when every turn ran. */
   stopped_after_turn: string | null;
   response: ResponseObject;
@@ -139,6 +148,8 @@ export interface BatchInput {
   agentArgs: Record<string, string>;
   imageAliases: Record<string, string>;
   episodeSettings: EpisodeSettings;
+  model?: string;
+  limits?: ModelLimits;
   /** Children started per run before the batch continues as new (tests lower it). */
   continueAsNewAfter?: number;
   keepFinalState?: boolean;
@@ -174,13 +185,15 @@ export interface PrepareRequest {
 }
 
 export type PrepareOutcome =
-  | { taskId: string; ok: true; image: string; mode: string; built: boolean }
+  | { taskId: string; ok: true; image: string; mode: string; built: boolean; layer?: { tag: string; built: boolean } }
   | { taskId: string; ok: false; reason: string };
 
 export interface PrepareInput {
   datasetPath: string;
   tasks: Array<{ taskId: string; taskPath: string; digest: string }>;
   imageAliases: Record<string, string>;
+  /** An installed agent whose layer is built for every task too (berth prepare --agent). */
+  agent?: string;
 }
 
 /** One turn of an episode, as the turn activities see it. */
@@ -205,11 +218,24 @@ export interface OpenAiTurnSetup {
   toolTimeoutSec: number;
 }
 
+/** One openai model call as history keeps it. */
+export interface OpenAiModelAnswer {
+  toolCallIds: string[];
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens?: number;
+  costUsd?: number;
+  /** The episode passed --max-tokens or --max-cost with this call. */
+  limit?: { kind: string; reason: string };
+}
+
 export interface OpenAiTurnState {
   setup: OpenAiTurnSetup;
   calls: number;
   promptTokens: number;
   completionTokens: number;
+  cachedTokens?: number;
+  costUsd?: number;
   /** Epoch ms when the turn started and when its budget runs out. */
   startedAt: number;
   deadline: number;
@@ -221,6 +247,9 @@ export interface AgentTurnOutput {
   exitCode: number | null;
   timings: Record<string, number>;
   usage?: TokenUsage;
+  /** The agent's own ending of the turn (context window, a token or cost limit): a failure kind and why. */
+  agentOutcome?: { kind: string; reason: string };
 }
 
-export interface TokenUsage { promptTokens: number; completionTokens: number; calls: number }
+/** Model usage as the gateway counted it. `promptTokens` includes cached input tokens. */
+export interface TokenUsage { promptTokens: number; completionTokens: number; calls: number; cachedTokens?: number; costUsd?: number }

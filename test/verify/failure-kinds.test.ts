@@ -12,6 +12,13 @@ describe('failure kinds (DESIGN.md §4 "Failure kinds")', () => {
     ['harbor:entrypoint_failed', true],
     ['harbor:seed_failed', true],
     ['harbor:episode_deadline', true],
+    // Issue 16 (installed agents and the model gateway): the agent's own endings count; set-up failures mask.
+    ['agent:context_length', false],
+    ['agent:max_tokens', false],
+    ['agent:max_cost', false],
+    ['agent:install_failed', true],
+    ['agent:bad_credentials', true],
+    ['agent:unknown_model', true],
   ];
 
   it.each(table)('%s masked=%s', (kind, masked) => {

@@ -24,6 +24,8 @@ export interface CallModelOptions {
   apiKeyEnv?: string;
   /** Same as apiKeyEnv: the variable's name, never the key itself. */
   apiKey?: string;
+  /** A gateway token sent in place of a key (the gateway holds the key); wins over apiKeyEnv. */
+  token?: string;
   maxTokens?: number;
   /** More request fields (temperature, top_p, seed...); cannot replace model, messages or tools. */
   extraBody?: Record<string, unknown>;
@@ -111,7 +113,7 @@ export async function callModel(opts: CallModelOptions): Promise<CallModelResult
   if (last.message.role === 'assistant') return resultOf(last, true, 0);
 
   const keyEnv = apiKeyEnvOf(opts);
-  const key = process.env[keyEnv] || undefined;
+  const key = opts.token ?? (process.env[keyEnv] || undefined);
   const redact = redactor(key);
   const retry = { ...DEFAULT_RETRY, ...opts.retry };
   const url = `${opts.baseUrl.replace(/\/+$/, '')}/chat/completions`;

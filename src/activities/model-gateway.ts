@@ -1,0 +1,150 @@
+// This worker's model gateway (DESIGN.md section 5): started on first use on the engine's bridge gateway
+// address, and the per-turn scope an agent's calls are counted in.
+import { createHmac, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { AgentConfigError, type InstalledAgent, type ModelAccess } from '../agents/index.ts';
+import {
+  gatewayHost, ModelGateway, splitModel, upstreamFor, type CallRecord, type Provider, type Scope, type Upstream,
+} from '../gateway/index.ts';
+import { homePath } from '../server/paths.ts';
+import { loadBerthConfig } from '../task/berth-config.ts';
+import type { EpisodeInput, TokenUsage } from '../workflows/types.ts';
+import { turnLogsDir } from './logs.ts';
+import { sandboxProvider } from './runtime.ts';
+
+let started: Promise<ModelGateway> | undefined;
+
+/** A port kept from the last start, so an agent still running from before a worker restart reaches it again. */
+function rememberedPort(host: string): number {
+  try {
+    return Number((JSON.parse(readFileSync(homePath('gateway-port.json'), 'utf8')) as Record<string, number>)[host] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
+async function start(): Promise<ModelGateway> {
+  const host = await gatewayHost(sandboxProvider().docker);
+  const retry = process.env.BERTH_GATEWAY_RETRY_BASE_MS ? { baseMs: Number(process.env.BERTH_GATEWAY_RETRY_BASE_MS) } : {};
+  let gateway = new ModelGateway({ host, port: rememberedPort(host), retry });
+  try {
+    await gateway.start();
+  } catch {
+    gateway = new ModelGateway({ host, port: 0, retry });
+    await gateway.start();
+  }
+  const file = homePath('gateway-port.json');
+  const ports = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, number>) : {};
+  writeFileSync(file, JSON.stringify({ ...ports, [host]: gateway.port }));
+  return gateway;
+}
+
+export function workerGateway(): Promise<ModelGateway> {
+  if (!started) started = start().catch((err: unknown) => { started = undefined; throw err; });
+  return started;
+}
+
+export async function stopWorkerGateway(): Promise<void> {
+  const g = started;
+  started = undefined;
+  if (g) await (await g).stop().catch(() => undefined);
+}
+
+/** Tokens are derived from the turn's key and a secret of this host: a re-attached turn gets the same one. */
+function tokenFor(runKey: string): string {
+  const file = homePath('gateway-secret');
+  if (!existsSync(file)) {
+    mkdirSync(homePath(), { recursive: true });
+    writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
+  }
+  const secret = readFileSync(file, 'utf8').trim();
+  return `berth-${createHmac('sha256', secret).update(runKey).digest('base64url')}`;
+}
+
+export const CALLS_FILE = 'model-calls.jsonl';
+
+function readCalls(path: string): CallRecord[] {
+  if (!existsSync(path)) return [];
+  return readFileSync(path, 'utf8').split('\n').filter((l) => l.trim() !== '').flatMap((l) => {
+    try {
+      return [JSON.parse(l) as CallRecord];
+    } catch {
+      return [];
+    }
+  });
+}
+
+export function usageOfCalls(calls: readonly CallRecord[]): TokenUsage {
+  const priced = calls.filter((c) => c.costUsd !== null);
+  return {
+    promptTokens: calls.reduce((s, c) => s + c.inputTokens, 0),
+    completionTokens: calls.reduce((s, c) => s + c.outputTokens, 0),
+    calls: calls.length,
+    cachedTokens: calls.reduce((s, c) => s + c.cachedInputTokens, 0),
+    ...(priced.length > 0 ? { costUsd: Math.round(priced.reduce((s, c) => s + c.costUsd!, 0) * 1e8) / 1e8 } : {}),
+  };
+}
+
+/** `provider/model` from --model, checked against what the agent speaks. */
+export function modelOf(input: Pick<EpisodeInput, 'model' | 'agentArgs'>, agent: Pick<InstalledAgent, 'name' | 'providers'>): { provider: Provider; model: string } {
+  const spec = input.model ?? input.agentArgs['model'];
+  if (!spec) throw new AgentConfigError(`the ${agent.name} agent needs a model: pass --model ${agent.providers[0]}/<model>`);
+  const m = splitModel(spec, agent.providers[0]!);
+  if (!agent.providers.includes(m.provider)) {
+    throw new AgentConfigError(`the ${agent.name} agent talks to ${agent.providers.join(' or ')}, not ${m.provider}: pass --model ${agent.providers[0]}/<model>`);
+  }
+  return m;
+}
+
+export function upstreamOf(provider: Provider): Upstream {
+  return upstreamFor(provider, process.env, loadBerthConfig().config.secrets);
+}
+
+export interface TurnScope {
+  access: ModelAccess;
+  scope: Scope;
+  /** Resolves when the episode passes --max-tokens or --max-cost. */
+  stop: Promise<void>;
+  /** Revokes the token; the turn's usage and, when the turn ended on its own terms, why. */
+  close(): { usage: TokenUsage; agentOutcome?: { kind: string; reason: string } };
+}
+
+/** Registers the turn's token: calls are appended to the turn's model-calls.jsonl as they end. */
+export async function openTurnScope(opts: {
+  input: EpisodeInput; agent: InstalledAgent; episodeLogsDir: string; turn: number; runKey: string;
+}): Promise<TurnScope> {
+  const { provider, model } = modelOf(opts.input, opts.agent);
+  const gateway = await workerGateway();
+  const dir = join(turnLogsDir(opts.episodeLogsDir, opts.turn), 'agent');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, CALLS_FILE);
+  const earlier = Array.from({ length: opts.turn }, (_, t) => readCalls(join(turnLogsDir(opts.episodeLogsDir, t), 'agent', CALLS_FILE))).flat();
+  const spent = usageOfCalls(earlier);
+  let fire: () => void = () => undefined;
+  const stop = new Promise<void>((resolve) => { fire = resolve; });
+  const limits = opts.input.limits ?? {};
+  const scope = gateway.register({
+    label: `${opts.runKey}`,
+    upstreams: { [provider]: upstreamOf(provider) },
+    prices: loadBerthConfig().config.gateway.prices,
+    limits,
+    spentBefore: { tokens: spent.promptTokens + spent.completionTokens, costUsd: spent.costUsd ?? 0 },
+    previousCalls: readCalls(file),
+    onCall: (call) => { void appendFile(file, `${JSON.stringify(call)}\n`); },
+    onLimit: () => fire(),
+  }, tokenFor(opts.runKey));
+  if (scope.stopped) fire();
+  return {
+    access: { gatewayUrl: gateway.url, token: scope.token, model, provider },
+    scope,
+    stop,
+    close: () => {
+      gateway.revoke(scope.token);
+      const usage = usageOfCalls(scope.calls);
+      const why = scope.stopped ?? (scope.contextOverflow ? { kind: 'context_length', reason: scope.contextOverflow } : null);
+      return { usage, ...(why ? { agentOutcome: { kind: `agent:${why.kind}`, reason: why.reason } } : {}) };
+    },
+  };
+}

@@ -1,0 +1,19 @@
+import { installedAgent } from '../agents/index.ts';
+import { probeModel, type ProbeResult } from '../gateway/index.ts';
+import { modelOf, upstreamOf, workerGateway } from './model-gateway.ts';
+
+/**
+ * Shared queue, before a batch starts: one small call through this worker's gateway with the key it holds, so a
+ * bad key or an unknown model stops the batch before any sandbox starts. Rate limits are retried by the gateway.
+ */
+export async function probeAgentModel(req: { agent: string; model?: string; agentArgs?: Record<string, string> }): Promise<ProbeResult> {
+  const agent = installedAgent(req.agent);
+  if (!agent) return { ok: true, status: 0 };
+  let m;
+  try {
+    m = modelOf({ model: req.model, agentArgs: req.agentArgs ?? {} }, agent);
+  } catch (err) {
+    return { ok: false, kind: 'agent:unknown_model', status: 0, reason: (err as Error).message };
+  }
+  return probeModel(await workerGateway(), { provider: m.provider, protocol: agent.protocol(m.provider), model: m.model, upstream: upstreamOf(m.provider) });
+}

@@ -1,0 +1,75 @@
+// Claude Code (npm @anthropic-ai/claude-code): its npm package carries a native binary per platform
+// (@anthropic-ai/claude-code-linux-x64); the layer holds that binary alone, so no Node.js is needed.
+// It runs headless (`-p`, the instruction on stdin) and prints stream-json, which is what becomes ATIF.
+import { shellQuote } from '../../sandbox/index.ts';
+import { arr, jsonLines, obj, str, transcriptOf, type AnswerStep } from './transcript-parts.ts';
+import { agentDir, type InstalledAgent } from './types.ts';
+
+const VERSION = '2.1.328';
+const BIN = `${agentDir('claude-code')}/bin/claude`;
+
+function toolOutput(content: unknown): string {
+  if (typeof content === 'string') return content;
+  return arr(content).map((p) => str(obj(p)['text'])).join('');
+}
+
+export const claudeCode: InstalledAgent = {
+  name: 'claude-code',
+  version: VERSION,
+  providers: ['anthropic'],
+  protocol: () => 'anthropic-messages',
+  install: { kind: 'npm-binary', package: '@anthropic-ai/claude-code-linux-x64', version: VERSION, file: 'claude' },
+  versionCommand: `${BIN} --version`,
+  output: '/logs/agent/claude-code.jsonl',
+  env: (run) => ({
+    ANTHROPIC_BASE_URL: run.gatewayUrl,
+    ANTHROPIC_API_KEY: run.token,
+    ANTHROPIC_MODEL: run.model,
+    ANTHROPIC_SMALL_FAST_MODEL: run.model,
+    HOME: run.home,
+    // No telemetry, update checks or error reports: the sandbox reaches only the gateway.
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_AUTOUPDATER: '1',
+    // --dangerously-skip-permissions is refused as root unless the process is told it is sandboxed.
+    IS_SANDBOX: '1',
+  }),
+  command: (run) =>
+    `${BIN} -p --output-format stream-json --verbose --dangerously-skip-permissions --model ${shellQuote(run.model)} < ${shellQuote(run.instructionFile)}`,
+  transcript: ({ stdout, sessionId, instruction, model }) => {
+    const answers: AnswerStep[] = [];
+    const byId = new Map<string, AnswerStep>();
+    const calls = new Map<string, AnswerStep['toolCalls'][number]>();
+    let result = '';
+    for (const line of jsonLines(stdout)) {
+      const message = obj(line['message']);
+      if (line['type'] === 'assistant') {
+        // One answer may come as several lines (one per content block) sharing the message id.
+        const id = str(message['id']);
+        let step = id ? byId.get(id) : undefined;
+        if (!step) {
+          step = { text: '', toolCalls: [], ...(typeof line['timestamp'] === 'string' ? { timestamp: line['timestamp'] } : {}) };
+          answers.push(step);
+          if (id) byId.set(id, step);
+        }
+        for (const block of arr(message['content']).map(obj)) {
+          if (block['type'] === 'text') step.text += str(block['text']);
+          else if (block['type'] === 'thinking') step.reasoning = (step.reasoning ?? '') + str(block['thinking']);
+          else if (block['type'] === 'tool_use') {
+            const call = { id: str(block['id']), name: str(block['name']), arguments: obj(block['input']) };
+            step.toolCalls.push(call);
+            calls.set(call.id, call);
+          }
+        }
+      } else if (line['type'] === 'user') {
+        for (const block of arr(message['content']).map(obj)) {
+          const call = block['type'] === 'tool_result' ? calls.get(str(block['tool_use_id'])) : undefined;
+          if (call) call.output = toolOutput(block['content']);
+        }
+      } else if (line['type'] === 'result') {
+        result = str(line['result']);
+      }
+    }
+    const t = transcriptOf({ sessionId, agent: 'claude-code', version: VERSION, model, instruction, answers });
+    return { ...t, responseText: result || t.responseText };
+  },
+};

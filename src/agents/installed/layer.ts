@@ -1,0 +1,154 @@
+// The derived image an installed agent runs from: the task's image plus the agent at its pinned version, built
+// once per host per (task image id, agent, version) under a content-addressed tag, and labelled so `berth
+// agents`, `berth prepare` and the janitor know it. Every episode after the first starts from it.
+import type Docker from 'dockerode';
+import { createHash } from 'node:crypto';
+import { chmod, copyFile, link, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { SandboxProvider } from '../../sandbox/index.ts';
+import { imageExists } from '../../sandbox/images.ts';
+import { AgentInstallFailed } from './errors.ts';
+import { fetchNpm, fetchWheels, PIP_VERSION, type PythonTarget } from './packages.ts';
+import { agentDir, type InstalledAgent } from './types.ts';
+
+/** Bumped when the way layers are built changes, so old layers are not reused. */
+const LAYER_FORMAT = 2;
+
+export const LAYER_LABEL = 'berth.agent-layer';
+export const LAYER_AGENT_LABEL = 'berth.agent';
+export const LAYER_VERSION_LABEL = 'berth.agent.version';
+export const LAYER_BASE_LABEL = 'berth.agent.base';
+
+export function layerTag(baseImageId: string, agent: InstalledAgent): string {
+  const hash = createHash('sha256')
+    .update(JSON.stringify([LAYER_FORMAT, baseImageId, agent.name, agent.version, agent.install, agent.versionCommand]))
+    .digest('hex').slice(0, 20);
+  return `berth-agent-${agent.name}:${hash}`;
+}
+
+export async function imageId(docker: Docker, ref: string): Promise<string> {
+  return String((await docker.getImage(ref).inspect()).Id);
+}
+
+const PY_PROBE = "import sys, platform; l = platform.libc_ver(); print(sys.version_info[0], sys.version_info[1], platform.machine(), l[0], l[1])";
+
+/** Runs the image's python3 once (no sandbox: a throwaway container) to learn which wheels it takes. */
+export async function probePython(docker: Docker, image: string): Promise<PythonTarget | null> {
+  const container = await docker.createContainer({
+    Image: image, Entrypoint: ['python3'], Cmd: ['-c', PY_PROBE], User: '0', NetworkDisabled: true,
+    Labels: { [LAYER_LABEL]: 'probe' }, HostConfig: { AutoRemove: false },
+  });
+  try {
+    await container.start().catch(() => undefined);
+    const { StatusCode } = (await container.wait()) as { StatusCode: number };
+    const out = (await container.logs({ stdout: true, stderr: false })).toString('utf8').replace(/[\x00-\x08]/g, ' ');
+    if (StatusCode !== 0) return null;
+    const m = /(\d+) (\d+) (\S+) (\S*) 2\.(\d+)/.exec(out);
+    if (!m) return null;
+    return { major: Number(m[1]), minor: Number(m[2]), machine: m[3]!, glibcMinor: Number(m[5]) };
+  } finally {
+    await container.remove({ force: true }).catch(() => undefined);
+  }
+}
+
+async function linkOrCopy(from: string, to: string): Promise<void> {
+  await link(from, to).catch(() => copyFile(from, to));
+}
+
+function labels(agent: InstalledAgent, baseId: string): string {
+  return [
+    `LABEL ${LAYER_LABEL}="1"`,
+    `LABEL ${LAYER_AGENT_LABEL}="${agent.name}" ${LAYER_VERSION_LABEL}="${agent.version}" ${LAYER_BASE_LABEL}="${baseId}"`,
+  ].join('\n');
+}
+
+/** The build context: the agent's files and a Dockerfile over the base image (its USER restored at the end). */
+export async function layerContext(docker: Docker, agent: InstalledAgent, baseId: string, cacheDir: string): Promise<string> {
+  const info = await docker.getImage(baseId).inspect();
+  const user = info.Config?.User ?? '';
+  // BuildKit takes FROM a tag, not an image id: a tag naming exactly that id.
+  const baseTag = { repo: 'berth-agent-base', tag: baseId.replace(/^sha256:/, '').slice(0, 20) };
+  await docker.getImage(baseId).tag(baseTag);
+  const ctx = await mkdtemp(join(cacheDir, 'layer-ctx-'));
+  const lines = [`FROM ${baseTag.repo}:${baseTag.tag}`, 'USER root'];
+  const dir = agentDir(agent.name);
+  const check = `RUN out="$(${agent.versionCommand} 2>&1)" && echo "$out" && case "$out" in *${agent.version}*) ;; *) echo "expected version ${agent.version}" >&2; exit 1;; esac`;
+  if (agent.install.kind === 'npm-binary') {
+    const pkg = await fetchNpm(agent.install, cacheDir);
+    await mkdir(join(ctx, 'bin'));
+    const bin = agent.install.file.split('/').pop()!;
+    await linkOrCopy(join(pkg, 'package', agent.install.file), join(ctx, 'bin', bin));
+    // COPY keeps the context's mode: a RUN chmod would store the binary a second time.
+    await chmod(join(ctx, 'bin', bin), 0o755);
+    lines.push(`COPY bin/ ${dir}/bin/`);
+  } else {
+    const py = await probePython(docker, baseId);
+    const [wantMajor, wantMinor] = agent.install.minPython;
+    if (!py || py.major < wantMajor || (py.major === wantMajor && py.minor < wantMinor)) {
+      await rm(ctx, { recursive: true, force: true });
+      throw new AgentInstallFailed(
+        `${agent.name} ${agent.version} needs Python >= ${wantMajor}.${wantMinor} in the task's image, which has ` +
+          `${py ? `Python ${py.major}.${py.minor}` : 'no working python3 (or not glibc)'}: add python3 to the task's image or pick another agent`,
+      );
+    }
+    const wheels = await fetchWheels(agent.install, cacheDir, py);
+    await mkdir(join(ctx, 'wheels'));
+    for (const f of await readdir(wheels)) await linkOrCopy(join(wheels, f), join(ctx, 'wheels', f));
+    lines.push(
+      `RUN --mount=type=bind,source=wheels,target=/tmp/berth-wheels python3 /tmp/berth-wheels/pip-${PIP_VERSION}-py3-none-any.whl/pip install ` +
+        `--quiet --no-index --no-cache-dir --disable-pip-version-check --root-user-action=ignore --find-links /tmp/berth-wheels ` +
+        `--target ${dir}/lib ${agent.install.package}==${agent.install.version}`,
+    );
+  }
+  lines.push(check, labels(agent, baseId));
+  if (user) lines.push(`USER ${user}`);
+  await writeFile(join(ctx, 'Dockerfile'), `${lines.join('\n')}\n`);
+  return ctx;
+}
+
+export interface LayerResult {
+  tag: string;
+  built: boolean;
+  seconds: number;
+}
+
+/** Builds the layer unless this host has it; one build per tag (the build lock), so concurrent episodes share it. */
+export async function ensureLayer(docker: Docker, provider: SandboxProvider, agent: InstalledAgent, baseImage: string, cacheDir: string): Promise<LayerResult> {
+  const started = Date.now();
+  const baseId = await imageId(docker, baseImage);
+  const tag = layerTag(baseId, agent);
+  if (await layerExists(docker, tag)) return { tag, built: false, seconds: 0 };
+  await mkdir(cacheDir, { recursive: true });
+  const ctx = await layerContext(docker, agent, baseId, cacheDir);
+  try {
+    const r = await provider.buildImage({ contextDir: ctx, tag });
+    return { tag, built: r.built, seconds: Math.round((Date.now() - started) / 100) / 10 };
+  } finally {
+    await rm(ctx, { recursive: true, force: true });
+  }
+}
+
+/** Whether this host's engine has the layer. */
+export const layerExists = imageExists;
+
+export interface LayerInfo {
+  tag: string;
+  agent: string;
+  version: string;
+  base: string;
+  sizeMb: number;
+  created: string;
+}
+
+/** The agent layers this host's engine holds. */
+export async function listLayers(docker: Docker): Promise<LayerInfo[]> {
+  const images = await docker.listImages({ filters: { label: [`${LAYER_LABEL}=1`] } });
+  return images.flatMap((i) => (i.RepoTags ?? []).filter((t) => t !== '<none>:<none>').map((tag) => ({
+    tag,
+    agent: i.Labels?.[LAYER_AGENT_LABEL] ?? '?',
+    version: i.Labels?.[LAYER_VERSION_LABEL] ?? '?',
+    base: i.Labels?.[LAYER_BASE_LABEL] ?? '?',
+    sizeMb: Math.round(i.Size / 1e6),
+    created: new Date(i.Created * 1000).toISOString(),
+  })));
+}

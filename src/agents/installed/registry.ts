@@ -1,0 +1,17 @@
+// The installed agents Berth knows, by name.
+import { claudeCode } from './claude-code.ts';
+import { codex } from './codex.ts';
+import { miniSweAgent } from './mini-swe-agent.ts';
+import type { InstalledAgent, InstalledAgentName } from './types.ts';
+
+export const INSTALLED_AGENTS: Readonly<Record<InstalledAgentName, InstalledAgent>> = {
+  'claude-code': claudeCode,
+  codex,
+  'mini-swe-agent': miniSweAgent,
+};
+
+export function installedAgent(name: string): InstalledAgent | undefined {
+  return (INSTALLED_AGENTS as Record<string, InstalledAgent | undefined>)[name];
+}
+
+export const isInstalledAgent = (name: string): name is InstalledAgentName => installedAgent(name) !== undefined;

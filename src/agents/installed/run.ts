@@ -1,0 +1,80 @@
+// Runs an installed agent for one turn: detached inside the sandbox (a retried activity re-attaches), as the turn's
+// user in its working directory, under the turn's budget, with the gateway's URL and the episode's token in its
+// environment. Its own logs are copied to the host and turned into the turn's ATIF trajectory.
+import { readFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { DETACHED_BASE, shellQuote } from '../../sandbox/index.ts';
+import { runDetached, detachedKey } from '../detached-run.ts';
+import { AgentConfigError } from '../errors.ts';
+import { AGENT_LOGS, copyLogToHost, secondsSince, writeTrajectory } from '../logs.ts';
+import type { AgentHarness, AgentTurnContext, AgentTurnResult } from '../types.ts';
+import type { AgentRun, InstalledAgent } from './types.ts';
+
+const INSTRUCTION = `${AGENT_LOGS}/instruction.md`;
+const HOME = `${AGENT_LOGS}/home`;
+
+export function agentRunOf(ctx: AgentTurnContext): AgentRun {
+  const m = ctx.model;
+  if (!m) throw new AgentConfigError('an installed agent needs the model gateway: run it through a Berth worker (berth run --agent NAME --model provider/model)');
+  return { gatewayUrl: m.gatewayUrl, token: m.token, model: m.model, provider: m.provider, instructionFile: INSTRUCTION, home: HOME, workdir: ctx.workdir };
+}
+
+function prepareScript(agent: InstalledAgent, run: AgentRun, user: string): string {
+  const stale = [agent.output, ...(agent.extraLogs?.(run) ?? []), INSTRUCTION].map(shellQuote).join(' ');
+  return [
+    `rm -rf ${stale} ${shellQuote(HOME)}`,
+    `mv "$BERTH_STAGE/instruction.md" ${shellQuote(INSTRUCTION)} && rm -rf "$BERTH_STAGE"`,
+    `mkdir -p ${shellQuote(HOME)}`,
+    `chown ${shellQuote(user)} -- ${shellQuote(INSTRUCTION)} ${shellQuote(HOME)}`,
+  ].join('\n');
+}
+
+/**
+ * Ends the agent's processes (everything in the detached process's session but its wrapper and `timeout`), so
+ * the wrapper records the exit as the agent's own and the wait returns.
+ */
+export function stopScript(key: string): string {
+  const d = shellQuote(`${DETACHED_BASE}/${key}`);
+  return `sid=$(cat ${d}/pid 2>/dev/null) || exit 0
+for p in /proc/[0-9]*; do
+  n=\${p#/proc/}; [ "$n" = "$sid" ] && continue
+  st=$(sed 's/^.*) //' "$p/stat" 2>/dev/null) || continue
+  [ "$(echo "$st" | cut -d' ' -f4)" = "$sid" ] || continue
+  [ "$(cat "$p/comm" 2>/dev/null)" = timeout ] && continue
+  kill -TERM "$n" 2>/dev/null
+done
+exit 0`;
+}
+
+export async function runInstalledTurn(agent: InstalledAgent, ctx: AgentTurnContext): Promise<AgentTurnResult> {
+  const run = agentRunOf(ctx);
+  const started = Date.now();
+  const key = detachedKey(agent.name, ctx.runKey);
+  let stopped = false;
+  void ctx.stop?.then(async () => {
+    stopped = true;
+    await ctx.provider.exec(ctx.handle, { command: stopScript(key), user: 'root', workdir: '/', timeoutSec: 30 }).catch(() => undefined);
+  });
+  const res = await runDetached(ctx, {
+    prefix: agent.name,
+    command: agent.command(run),
+    env: { ...ctx.env, ...agent.env(run) },
+    outputPath: agent.output,
+    stage: [{ name: 'instruction.md', content: ctx.instruction, mode: 0o644 }],
+    prepare: prepareScript(agent, run, ctx.user),
+  });
+  const files: Record<string, string> = {};
+  let stdout = '';
+  if (await copyLogToHost(ctx, agent.output)) stdout = await readFile(join(ctx.logsDir, basename(agent.output)), 'utf8');
+  for (const f of agent.extraLogs?.(run) ?? []) {
+    if (await copyLogToHost(ctx, f)) files[f] = await readFile(join(ctx.logsDir, basename(f)), 'utf8');
+  }
+  const { trajectory, responseText } = agent.transcript({ stdout, files, sessionId: ctx.runKey, instruction: ctx.instruction, model: run.model });
+  trajectory.extra = { ...trajectory.extra, exit_code: res.exitCode, timed_out: res.timedOut, ...(stopped ? { stopped_by_berth: true } : {}) };
+  await writeTrajectory(ctx, trajectory);
+  return { responseText, exitCode: res.exitCode, timedOut: res.timedOut, trajectory, timings: { agent: secondsSince(started) } };
+}
+
+export function installedHarness(agent: InstalledAgent): AgentHarness {
+  return { name: agent.name, runTurn: (ctx) => runInstalledTurn(agent, ctx) };
+}

@@ -1,0 +1,59 @@
+// What an installed agent is (DESIGN.md section 2): how to install it at a pinned version, how to check that
+// version, how to run it on an instruction, which environment gives it its model and endpoint, and how its
+// own logs become an ATIF trajectory.
+import type { Provider, Protocol } from '../../gateway/index.ts';
+import type { AtifTrajectory } from '../../verify/atif.ts';
+
+export type InstalledAgentName = 'claude-code' | 'codex' | 'mini-swe-agent';
+
+export type InstallRecipe =
+  /** A native binary shipped inside an npm package: `npm pack` on the host, the one file copied into the layer. */
+  | { kind: 'npm-binary'; package: string; version: string; file: string }
+  /** A PyPI package: wheels fetched on the host for the image's Python, installed offline into the layer. */
+  | { kind: 'pypi'; package: string; version: string; minPython: readonly [number, number] };
+
+/** What a turn's command line and environment are made from. */
+export interface AgentRun {
+  /** The gateway as the sandbox reaches it, without /v1. */
+  gatewayUrl: string;
+  /** The per-episode token, in place of an API key. */
+  token: string;
+  /** The model id without its provider prefix. */
+  model: string;
+  provider: Provider;
+  instructionFile: string;
+  /** A writable home for the agent's own files (config, sessions) under /logs/agent. */
+  home: string;
+  workdir: string;
+}
+
+export interface AgentTranscript {
+  trajectory: AtifTrajectory;
+  /** The agent's final answer. */
+  responseText: string;
+}
+
+export interface InstalledAgent {
+  name: InstalledAgentName;
+  version: string;
+  /** Providers it can talk to; the first is the default for a bare --model. */
+  providers: readonly Provider[];
+  /** The wire protocol of its calls for each provider (the batch's probe speaks the same). */
+  protocol: (provider: Provider) => Protocol;
+  install: InstallRecipe;
+  /** Shell printing the installed version; the layer build checks it contains `version`. */
+  versionCommand: string;
+  env: (run: AgentRun) => Record<string, string>;
+  /** Shell run as the agent user in the working directory; its stdout is `output`. */
+  command: (run: AgentRun) => string;
+  /** Inside the sandbox: where its stdout goes (and what `transcript` reads). */
+  output: string;
+  /** More files to copy to the host logs after the turn (inside the sandbox). */
+  extraLogs?: (run: AgentRun) => string[];
+  /** Its logs (stdout, and the extra files by container path) as ATIF. */
+  transcript: (logs: { stdout: string; files: Record<string, string>; sessionId: string; instruction: string; model: string }) => AgentTranscript;
+}
+
+/** Where every installed agent lives inside its layer. */
+export const AGENTS_ROOT = '/opt/berth-agents';
+export const agentDir = (name: string): string => `${AGENTS_ROOT}/${name}`;

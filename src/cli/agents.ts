@@ -1,0 +1,35 @@
+import type { Command } from 'commander';
+import { INSTALLED_AGENTS } from '../agents/installed/registry.ts';
+import { listLayers } from '../agents/installed/layer.ts';
+import { dockerFromEnv } from '../sandbox/index.ts';
+import { bold, dim, printJson, table } from './output.ts';
+
+const BUILT_IN = [
+  ['oracle', '-', 'runs the task\'s reference solution'],
+  ['nop', '-', 'does nothing'],
+  ['command', '-', '--agent-arg cmd="..." inside the sandbox'],
+  ['openai', '-', 'an OpenAI-compatible tool-calling loop on the worker, through the gateway'],
+];
+
+/** `berth agents`: the agents, their pinned versions, and the agent layers this host's engine holds. */
+export function registerAgents(program: Command): void {
+  program.command('agents').description('list the agents, their pinned versions, and the agent layers this host has')
+    .option('--json', 'print JSON')
+    .action(async (o: { json?: boolean }) => {
+      const layers = await listLayers(dockerFromEnv());
+      const installed = Object.values(INSTALLED_AGENTS).map((a) => ({
+        name: a.name, version: a.version, providers: a.providers,
+        install: `${a.install.kind === 'pypi' ? 'PyPI' : 'npm'} ${a.install.package}@${a.install.version}`,
+        layers: layers.filter((l) => l.agent === a.name),
+      }));
+      if (o.json) return printJson({ agents: installed, built_in: BUILT_IN.map(([name, , what]) => ({ name, what })) });
+      console.log(table(['agent', 'version', 'model providers', 'install', 'layers here'], [
+        ...installed.map((a) => [a.name, a.version, a.providers.join(', '), a.install, String(a.layers.length)]),
+        ...BUILT_IN.map(([name, version, what]) => [name!, version!, '-', dim(what!), '-']),
+      ]));
+      if (layers.length > 0) {
+        console.log(`\n${bold('layers on this host')}`);
+        console.log(table(['tag', 'agent', 'version', 'size MB', 'built'], layers.map((l) => [l.tag, l.agent, l.version, String(l.sizeMb), l.created])));
+      }
+    });
+}

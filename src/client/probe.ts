@@ -1,0 +1,23 @@
+import type { Client } from '@temporalio/client';
+import { randomBytes } from 'node:crypto';
+import type { ProbeResult } from '../gateway/probe.ts';
+import { isInstalledAgent } from '../agents/installed/registry.ts';
+import { SHARED_QUEUE } from '../workflows/types.ts';
+
+/** A batch whose model refuses the worker's key, or does not exist, never starts. */
+export class ModelProbeFailed extends Error {
+  override readonly name = 'ModelProbeFailed';
+  constructor(readonly kind: string, readonly status: number, reason: string) {
+    super(reason);
+  }
+}
+
+/** One probe call through a worker's gateway for an installed agent; other agents need none. */
+export async function probeBeforeBatch(client: Client, req: { agent: string; model?: string; agentArgs?: Record<string, string> }, taskQueue = SHARED_QUEUE): Promise<void> {
+  if (!isInstalledAgent(req.agent)) return;
+  const result = await client.workflow.execute('modelProbeWorkflow', {
+    taskQueue, workflowId: `berth-probe/${randomBytes(4).toString('hex')}`, args: [req],
+    staticSummary: `probe ${req.model ?? '(no model)'} for ${req.agent}`,
+  }) as ProbeResult;
+  if (!result.ok) throw new ModelProbeFailed(result.kind, result.status, `the batch was not started: ${result.reason}`);
+}

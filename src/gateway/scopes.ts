@@ -1,0 +1,83 @@
+// Per-episode tokens: what a sandbox presents instead of a key. A token names its scope (one agent turn):
+// the upstreams it may reach, the price table, the episode's limits, and where its calls are recorded.
+// A token works from register() until revoke(); after that the gateway refuses it.
+import type { PriceTable } from './prices.ts';
+import type { Provider, Upstream } from './upstreams.ts';
+import type { CallUsage, Protocol } from './usage.ts';
+
+export type LimitKind = 'max_tokens' | 'max_cost';
+
+export interface ScopeLimits {
+  /** Input plus output tokens over the whole episode. */
+  maxTokens?: number;
+  maxCostUsd?: number;
+}
+
+export interface CallRecord extends CallUsage {
+  at: string;
+  protocol: Protocol;
+  model: string | null;
+  status: number;
+  latencyMs: number;
+  costUsd: number | null;
+  stream: boolean;
+  /** Upstream attempts (more than one when a rate limit was retried). */
+  attempts: number;
+}
+
+export interface ScopeOptions {
+  /** For messages: the episode and turn. */
+  label: string;
+  upstreams: Partial<Record<Provider, Upstream>>;
+  prices: PriceTable;
+  limits?: ScopeLimits;
+  /** What earlier turns of the episode already spent. */
+  spentBefore?: { tokens: number; costUsd: number };
+  /** Calls an earlier attempt of the same turn recorded (counted, not recorded again). */
+  previousCalls?: readonly CallRecord[];
+  /** Each call, as it ends. */
+  onCall?: (call: CallRecord) => void;
+  /** Once, when the episode's spending passes a limit. */
+  onLimit?: (kind: LimitKind, reason: string) => void;
+}
+
+export class Scope {
+  readonly calls: CallRecord[] = [];
+  stopped: { kind: LimitKind; reason: string } | null = null;
+  /** Set when the upstream said the conversation no longer fits the model's context window. */
+  contextOverflow: string | null = null;
+
+  constructor(readonly token: string, readonly opts: ScopeOptions) {
+    this.calls.push(...(opts.previousCalls ?? []));
+    this.checkLimits();
+  }
+
+  get tokensSpent(): number {
+    return (this.opts.spentBefore?.tokens ?? 0) + this.calls.reduce((s, c) => s + c.inputTokens + c.outputTokens, 0);
+  }
+
+  get costSpent(): number {
+    return (this.opts.spentBefore?.costUsd ?? 0) + this.calls.reduce((s, c) => s + (c.costUsd ?? 0), 0);
+  }
+
+  record(call: CallRecord): void {
+    this.calls.push(call);
+    this.opts.onCall?.(call);
+    this.checkLimits();
+  }
+
+  private checkLimits(): void {
+    if (this.stopped) return;
+    const { maxTokens, maxCostUsd } = this.opts.limits ?? {};
+    if (maxTokens !== undefined && this.tokensSpent > maxTokens) {
+      this.stop('max_tokens', `the episode used ${this.tokensSpent} model tokens, past its limit of ${maxTokens} (--max-tokens)`);
+    } else if (maxCostUsd !== undefined && this.costSpent > maxCostUsd) {
+      this.stop('max_cost', `the episode's model calls cost $${this.costSpent.toFixed(4)}, past its limit of $${maxCostUsd} (--max-cost)`);
+    }
+  }
+
+  private stop(kind: LimitKind, reason: string): void {
+    this.stopped = { kind, reason };
+    this.opts.onLimit?.(kind, reason);
+  }
+}

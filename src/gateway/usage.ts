@@ -1,0 +1,89 @@
+// Token counts from an upstream's answer, for each wire protocol the gateway speaks, whole or streamed.
+//
+// `inputTokens` counts every input token, cached ones included; `cachedInputTokens` those read from a cache.
+// OpenAI reports cached tokens as part of its prompt tokens; Anthropic reports them beside its input tokens
+// (cache_read_input_tokens, cache_creation_input_tokens), so those are added in.
+
+export type Protocol = 'anthropic-messages' | 'openai-chat' | 'openai-responses';
+
+export interface CallUsage {
+  inputTokens: number;
+  cachedInputTokens: number;
+  outputTokens: number;
+}
+
+type Json = Record<string, unknown>;
+
+const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.round(v) : 0);
+const obj = (v: unknown): Json => (typeof v === 'object' && v !== null ? (v as Json) : {});
+
+function anthropicUsage(u: Json): CallUsage {
+  const cached = num(u['cache_read_input_tokens']);
+  return { inputTokens: num(u['input_tokens']) + cached + num(u['cache_creation_input_tokens']), cachedInputTokens: cached, outputTokens: num(u['output_tokens']) };
+}
+
+function chatUsage(u: Json): CallUsage {
+  return { inputTokens: num(u['prompt_tokens']), cachedInputTokens: num(obj(u['prompt_tokens_details'])['cached_tokens']), outputTokens: num(u['completion_tokens']) };
+}
+
+function responsesUsage(u: Json): CallUsage {
+  return { inputTokens: num(u['input_tokens']), cachedInputTokens: num(obj(u['input_tokens_details'])['cached_tokens']), outputTokens: num(u['output_tokens']) };
+}
+
+/** Usage of a whole (not streamed) JSON answer; null when it reports none. */
+export function usageOfBody(protocol: Protocol, body: unknown): CallUsage | null {
+  const u = obj(body)['usage'];
+  if (typeof u !== 'object' || u === null) return null;
+  if (protocol === 'anthropic-messages') return anthropicUsage(u as Json);
+  if (protocol === 'openai-chat') return chatUsage(u as Json);
+  return responsesUsage(u as Json);
+}
+
+/** Follows a streamed answer event by event; `usage` is what the stream reported so far. */
+export class StreamUsage {
+  private found: CallUsage | null = null;
+  private anthropicInput: Json = {};
+  model: string | null = null;
+
+  constructor(private readonly protocol: Protocol) {}
+
+  get usage(): CallUsage | null {
+    return this.found;
+  }
+
+  event(data: string): void {
+    let e: Json;
+    try {
+      e = obj(JSON.parse(data));
+    } catch {
+      return;
+    }
+    if (this.protocol === 'anthropic-messages') return this.anthropic(e);
+    if (this.protocol === 'openai-chat') {
+      if (typeof e['model'] === 'string') this.model = e['model'];
+      if (typeof e['usage'] === 'object' && e['usage'] !== null) this.found = chatUsage(e['usage'] as Json);
+      return;
+    }
+    const response = obj(e['response']);
+    if (typeof response['model'] === 'string') this.model = response['model'];
+    if (typeof response['usage'] === 'object' && response['usage'] !== null) this.found = responsesUsage(response['usage'] as Json);
+  }
+
+  /** message_start carries the input side; each message_delta the output so far (cumulative). */
+  private anthropic(e: Json): void {
+    if (e['type'] === 'message_start') {
+      const message = obj(e['message']);
+      if (typeof message['model'] === 'string') this.model = message['model'];
+      this.anthropicInput = obj(message['usage']);
+      this.found = anthropicUsage(this.anthropicInput);
+    } else if (e['type'] === 'message_delta' && typeof e['usage'] === 'object' && e['usage'] !== null) {
+      this.found = anthropicUsage({ ...this.anthropicInput, ...(e['usage'] as Json) });
+    }
+  }
+}
+
+export const NO_USAGE: CallUsage = { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 };
+
+export function addUsage(a: CallUsage, b: CallUsage): CallUsage {
+  return { inputTokens: a.inputTokens + b.inputTokens, cachedInputTokens: a.cachedInputTokens + b.cachedInputTokens, outputTokens: a.outputTokens + b.outputTokens };
+}

@@ -1,0 +1,202 @@
+// A fake of the paid model APIs on 127.0.0.1, speaking each vendor's real wire protocol: Anthropic Messages
+// (streamed tool use), OpenAI Responses (streamed) and OpenAI Chat Completions. Its script solves
+// examples/hello: the first answer runs the shell command that writes hello.txt, the next one finishes.
+// It checks the key on every request (401 for any other), records what it reported, and can answer the
+// first agent call with a 429.
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export const WRITE_HELLO = "echo 'Hello, world!' > hello.txt";
+/** How the probe the gateway sends before a batch reads. */
+const PROBE_TEXT = 'Reply with the single word OK.';
+
+export interface Reported {
+  path: string;
+  /** In Berth's terms: every input token (cached included), cached ones, output. */
+  input: number;
+  cached: number;
+  output: number;
+  probe: boolean;
+}
+
+export interface FakeVendors {
+  url: string;
+  /** Every answer with its usage, in order. */
+  reported: Reported[];
+  /** Requests answered 429 or 401. */
+  refused: Array<{ path: string; status: number }>;
+  /** Keys seen (Authorization bearer or x-api-key). */
+  keysSeen: Set<string>;
+  /** Answer the next agent (non-probe) call with 429 once. */
+  rateLimitNext(): void;
+  /** Called before the finishing answer (the agent already ran its command): e.g. look inside the sandbox. */
+  beforeFinish?: () => Promise<void>;
+  close(): Promise<void>;
+}
+
+type Json = Record<string, unknown>;
+
+function keyOf(h: IncomingHttpHeaders): string {
+  const auth = h['authorization'];
+  if (typeof auth === 'string') return auth.replace(/^Bearer\s+/i, '');
+  return typeof h['x-api-key'] === 'string' ? h['x-api-key'] : '';
+}
+
+function isProbe(body: Json): boolean {
+  return JSON.stringify(body).includes(PROBE_TEXT);
+}
+
+const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+};
+
+function sse(res: ServerResponse, events: Array<{ event?: string; data: unknown }>): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  for (const e of events) res.write(`${e.event ? `event: ${e.event}\n` : ''}data: ${JSON.stringify(e.data)}\n\n`);
+  res.end();
+}
+
+// Anthropic: input_tokens excludes cache reads; Berth counts input = 100 + 7 + 3.
+const ANTHROPIC_USAGE = { input_tokens: 100, cache_read_input_tokens: 7, cache_creation_input_tokens: 3 };
+
+function anthropic(res: ServerResponse, body: Json, n: number): Omit<Reported, 'path' | 'probe'> {
+  const messages = (body['messages'] as Json[] | undefined) ?? [];
+  const last = messages[messages.length - 1];
+  const answered = Array.isArray(last?.['content']) && (last['content'] as Json[]).some((c) => c['type'] === 'tool_result');
+  const hasBash = ((body['tools'] as Json[] | undefined) ?? []).some((t) => t['name'] === 'Bash');
+  const toolTurn = hasBash && !answered;
+  const output = toolTurn ? 20 : 5;
+  const reported = { input: 110, cached: 7, output };
+  if (body['stream'] !== true) {
+    json(res, 200, {
+      id: `msg_${n}`, type: 'message', role: 'assistant', model: body['model'], content: [{ type: 'text', text: 'OK' }],
+      stop_reason: 'end_turn', stop_sequence: null, usage: { ...ANTHROPIC_USAGE, output_tokens: output },
+    });
+    return reported;
+  }
+  const block = toolTurn
+    ? [
+        { event: 'content_block_start', data: { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: `toolu_${n}`, name: 'Bash', input: {} } } },
+        { event: 'content_block_delta', data: { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: JSON.stringify({ command: WRITE_HELLO, description: 'write the greeting' }) } } },
+      ]
+    : [
+        { event: 'content_block_start', data: { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } } },
+        { event: 'content_block_delta', data: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'hello.txt is written.' } } },
+      ];
+  sse(res, [
+    { event: 'message_start', data: { type: 'message_start', message: { id: `msg_${n}`, type: 'message', role: 'assistant', model: body['model'], content: [], stop_reason: null, stop_sequence: null, usage: { ...ANTHROPIC_USAGE, output_tokens: 1 } } } },
+    ...block,
+    { event: 'content_block_stop', data: { type: 'content_block_stop', index: 0 } },
+    { event: 'message_delta', data: { type: 'message_delta', delta: { stop_reason: toolTurn ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: output } } },
+    { event: 'message_stop', data: { type: 'message_stop' } },
+  ]);
+  return reported;
+}
+
+function responses(res: ServerResponse, body: Json, n: number): Omit<Reported, 'path' | 'probe'> {
+  const input = Array.isArray(body['input']) ? (body['input'] as Json[]) : [];
+  const answered = input.some((i) => i['type'] === 'function_call_output');
+  const tools = (body['tools'] as Json[] | undefined) ?? [];
+  const tool = tools.find((t) => ['exec_command', 'shell_command', 'shell'].includes(String(t['name'])));
+  const usage = { input_tokens: 120, input_tokens_details: { cached_tokens: 20 }, output_tokens: answered ? 6 : 15, output_tokens_details: { reasoning_tokens: 0 } };
+  const reported = { input: 120, cached: 20, output: usage.output_tokens };
+  const id = `resp_${n}`;
+  if (body['stream'] !== true) {
+    json(res, 200, { id, object: 'response', status: 'completed', model: body['model'], output: [{ type: 'message', id: `msg_${n}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'OK', annotations: [] }] }], usage });
+    return reported;
+  }
+  const name = String(tool?.['name'] ?? 'shell');
+  const args = name === 'exec_command' ? { cmd: WRITE_HELLO } : name === 'shell' ? { command: ['bash', '-lc', WRITE_HELLO] } : { command: WRITE_HELLO };
+  const item = !answered && tool
+    ? { type: 'function_call', id: `fc_${n}`, call_id: `call_${n}`, name, arguments: JSON.stringify(args), status: 'completed' }
+    : { type: 'message', id: `msg_${n}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'hello.txt is written.', annotations: [] }] };
+  sse(res, [
+    { event: 'response.created', data: { type: 'response.created', response: { id, status: 'in_progress', model: body['model'] } } },
+    { event: 'response.output_item.added', data: { type: 'response.output_item.added', output_index: 0, item: { ...item, status: 'in_progress' } } },
+    ...(item.type === 'message' ? [{ event: 'response.output_text.delta', data: { type: 'response.output_text.delta', output_index: 0, content_index: 0, item_id: item.id, delta: 'hello.txt is written.' } }] : []),
+    { event: 'response.output_item.done', data: { type: 'response.output_item.done', output_index: 0, item } },
+    { event: 'response.completed', data: { type: 'response.completed', response: { id, status: 'completed', model: body['model'], usage } } },
+  ]);
+  return reported;
+}
+
+function chat(res: ServerResponse, body: Json, n: number): Omit<Reported, 'path' | 'probe'> {
+  const messages = (body['messages'] as Json[] | undefined) ?? [];
+  const ran = messages.filter((m) => m['role'] === 'tool').length;
+  const usage = { prompt_tokens: 50 + 10 * ran, completion_tokens: 10, total_tokens: 60 + 10 * ran, prompt_tokens_details: { cached_tokens: 5 } };
+  const hasTools = Array.isArray(body['tools']) && (body['tools'] as unknown[]).length > 0;
+  const command = ran === 0 ? WRITE_HELLO : 'echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT';
+  const message = hasTools
+    ? { role: 'assistant', content: ran === 0 ? 'Writing the greeting.' : 'Done: submitting.', tool_calls: [{ id: `call_${n}`, type: 'function', function: { name: 'bash', arguments: JSON.stringify({ command }) } }] }
+    : { role: 'assistant', content: 'OK' };
+  json(res, 200, {
+    id: `chatcmpl-${n}`, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model: body['model'],
+    choices: [{ index: 0, message, finish_reason: hasTools ? 'tool_calls' : 'stop' }], usage,
+  });
+  return { input: usage.prompt_tokens, cached: 5, output: 10 };
+}
+
+/** `key` is the only key accepted. */
+export async function startFakeVendors(key: string): Promise<FakeVendors> {
+  let n = 0;
+  let limitNext = false;
+  const fake: FakeVendors = {
+    url: '', reported: [], refused: [], keysSeen: new Set(),
+    rateLimitNext: () => { limitNext = true; },
+    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+  };
+  const server = createServer((req, res) => {
+    void (async () => {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      let body: Json = {};
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Json;
+      } catch {
+        body = {};
+      }
+      const path = (req.url ?? '').split('?')[0]!;
+      const seen = keyOf(req.headers);
+      fake.keysSeen.add(seen);
+      if (seen !== key) {
+        fake.refused.push({ path, status: 401 });
+        return json(res, 401, path.startsWith('/v1/messages')
+          ? { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } }
+          : { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } });
+      }
+      const probe = isProbe(body);
+      if (!probe && limitNext) {
+        limitNext = false;
+        fake.refused.push({ path, status: 429 });
+        return json(res, 429, { error: { message: 'Rate limit reached', type: 'rate_limit_error' } }, { 'retry-after': '0' });
+      }
+      const finishing = !probe && (JSON.stringify(body).includes('tool_result') || JSON.stringify(body).includes('function_call_output') ||
+        ((body['messages'] as Json[] | undefined) ?? []).some((m) => m['role'] === 'tool'));
+      if (finishing && fake.beforeFinish) await fake.beforeFinish();
+      n++;
+      let r: Omit<Reported, 'path' | 'probe'>;
+      if (path === '/v1/messages') r = anthropic(res, body, n);
+      else if (path === '/v1/responses') r = responses(res, body, n);
+      else if (path === '/v1/chat/completions') r = chat(res, body, n);
+      else return json(res, 404, { error: { message: `no route ${path}`, type: 'not_found' } });
+      fake.reported.push({ path, probe, ...r });
+    })().catch((err: unknown) => {
+      if (!res.headersSent) json(res, 500, { error: { message: String(err) } });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return fake;
+}
+
+/** What the fake reported to the agent (not the probe), in the row's terms. */
+export function reportedUsage(fake: FakeVendors, from = 0): { promptTokens: number; completionTokens: number; cachedTokens: number; calls: number } {
+  const calls = fake.reported.slice(from).filter((r) => !r.probe);
+  return {
+    promptTokens: calls.reduce((s, r) => s + r.input, 0),
+    completionTokens: calls.reduce((s, r) => s + r.output, 0),
+    cachedTokens: calls.reduce((s, r) => s + r.cached, 0),
+    calls: calls.length,
+  };
+}

@@ -1,0 +1,221 @@
+// Installed agents end to end (issue 16): each agent installed for real into a layer over examples/hello's image,
+// then run through a real worker, a real engine and real Temporal against a fake model server speaking its
+// vendor's wire protocol. The fake is the only stand-in: the paid API. Layers are content-addressed, so a run
+// builds each once and later runs on the same machine reuse them.
+import { execFile, spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Docker from 'dockerode';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBatch } from '../../src/client/batch.ts';
+import { ModelProbeFailed } from '../../src/client/probe.ts';
+import { batchWorkflowId } from '../../src/client/episodes.ts';
+import { validateAtif } from '../../src/verify/atif.ts';
+import { INSTALLED_AGENTS, imageId, layerExists, layerTag } from '../../src/agents/index.ts';
+import type { AgentName, ResultRow } from '../../src/workflows/types.ts';
+import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
+import { berth } from '../helpers/cli.ts';
+import { reportedUsage, startFakeVendors, type FakeVendors } from './fake-vendors.ts';
+
+const examplesHello = join(import.meta.dirname, '..', '..', 'examples', 'hello');
+/**
+ * examples/hello as it is, in a dataset whose dataset.toml gives its 120 s agent budget a multiplier: on a loaded
+ * 2-core machine (CI runs two test files at once) an agent's start can take a minute, which is not what this tests.
+ */
+const hello = mkdtempSync(join(tmpdir(), 'berth-installed-hello-'));
+cpSync(examplesHello, join(hello, 'hello'), { recursive: true });
+writeFileSync(join(hello, 'dataset.toml'), '[gym.defaults]\ntimeout_multiplier = 5\n');
+const REAL_KEY = 'sk-berth-test-REAL-7f3c9e1a5b2d8c4f';
+const docker = new Docker();
+const INSTALL_TIMEOUT = 900_000;
+
+let cluster: TestCluster;
+let fake: FakeVendors;
+
+beforeAll(async () => {
+  fake = await startFakeVendors(REAL_KEY);
+  Object.assign(process.env, {
+    ANTHROPIC_API_KEY: REAL_KEY, ANTHROPIC_BASE_URL: fake.url, OPENAI_API_KEY: REAL_KEY, OPENAI_BASE_URL: `${fake.url}/v1`,
+    BERTH_GATEWAY_RETRY_BASE_MS: '50',
+  });
+  cluster = await startTestWorkers('installed');
+}, 120_000);
+afterAll(async () => {
+  await cluster?.stop();
+  await fake?.close();
+});
+
+/**
+ * Where `needle` is inside the episode's running sandbox: files the container added or changed (`docker diff`;
+ * the image's own files come from the agent's package and the base image, built before any key existed), the
+ * container's configured environment, and every process's environment.
+ */
+async function findInSandbox(batchId: string, needle: string): Promise<{ files: string[]; environ: string[] }> {
+  const [c] = await docker.listContainers({ filters: { label: [`berth.batch=${batchId}`] } });
+  if (!c) throw new Error(`no running sandbox of batch ${batchId}`);
+  const changed = (await docker.getContainer(c.Id).changes() as Array<{ Path: string; Kind: number }> | null ?? [])
+    .filter((ch) => ch.Kind !== 2).map((ch) => ch.Path);
+  const script = `k="$1"
+xargs -r -d '\\n' grep -lsF -- "$k" 2>/dev/null
+echo ---
+for e in /proc/[0-9]*/environ; do tr '\\0' '\\n' < "$e" 2>/dev/null | grep -F -- "$k"; done
+true`;
+  const stdout = await new Promise<string>((resolve, reject) => {
+    const child = execFile('docker', ['exec', '-i', c.Id, 'sh', '-c', script, 'sh', needle], { maxBuffer: 16 << 20 }, (err, out) => (err ? reject(err) : resolve(out)));
+    child.stdin!.end(`${changed.join('\n')}\n`);
+  });
+  const [files, environ] = stdout.split('---\n');
+  const configured = ((await docker.getContainer(c.Id).inspect()).Config.Env ?? []).filter((e) => e.includes(needle));
+  return { files: files!.split('\n').filter(Boolean), environ: [...configured, ...(environ ?? '').split('\n').filter(Boolean)] };
+}
+
+async function activityTypes(workflowId: string): Promise<string[]> {
+  const history = await cluster.client.workflow.getHandle(workflowId).fetchHistory();
+  return (history.events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes?.activityType?.name ? [e.activityTaskScheduledEventAttributes.activityType.name] : []));
+}
+
+async function runHello(agent: AgentName, model: string, extra: Partial<Parameters<typeof startBatch>[0]> = {}): Promise<{ rows: ResultRow[]; batchId: string }> {
+  const handle = await startBatch({
+    dataset: hello, agent, model, client: cluster.client, taskQueue: cluster.taskQueue,
+    resultsDir: mkdtempSync(join(tmpdir(), 'berth-installed-')), ...extra,
+  });
+  try {
+    const summary = await handle.wait();
+    return { rows: summary.rows, batchId: handle.batchId };
+  } finally {
+    await handle.close();
+  }
+}
+
+function trajectoryOf(row: ResultRow): unknown {
+  return JSON.parse(readFileSync(join(row.logs_dir!, 'turn-1', 'agent', 'trajectory.json'), 'utf8'));
+}
+
+/** The key must be nowhere in the sandbox; the episode's token must be in the agent's environment (the check sees it). */
+function watchSandbox(batchIdOf: () => string): { result: Promise<{ key: Awaited<ReturnType<typeof findInSandbox>>; token: Awaited<ReturnType<typeof findInSandbox>> }> } {
+  let resolve!: (v: Awaited<ReturnType<typeof watchSandbox>['result']>) => void;
+  let reject!: (e: unknown) => void;
+  const result = new Promise<Awaited<ReturnType<typeof watchSandbox>['result']>>((res, rej) => { resolve = res; reject = rej; });
+  let done = false;
+  fake.beforeFinish = async () => {
+    if (done) return;
+    done = true;
+    try {
+      resolve({ key: await findInSandbox(batchIdOf(), REAL_KEY), token: await findInSandbox(batchIdOf(), '=berth-') });
+    } catch (err) {
+      reject(err);
+    }
+  };
+  return { result };
+}
+
+describe.each([
+  { agent: 'claude-code' as const, model: 'anthropic/claude-sonnet-4-5', path: '/v1/messages', prepare: false },
+  { agent: 'codex' as const, model: 'openai/gpt-5-codex', path: '/v1/responses', prepare: true },
+  { agent: 'mini-swe-agent' as const, model: 'openai/gpt-4.1-mini', path: '/v1/chat/completions', prepare: false },
+])('$agent installed into a layer, on examples/hello', ({ agent, model, path, prepare }) => {
+  it('scores 1 with a valid ATIF trajectory, the usage the model reported, and no key in the sandbox', async () => {
+    const tag = layerTag(await imageId(docker, 'berth-base:bookworm'), INSTALLED_AGENTS[agent]);
+    const hadLayer = await layerExists(docker, tag);
+    const from = fake.reported.length;
+    let batchId = '';
+    const batchIdFor = `installed-${agent}-${Date.now().toString(36)}`;
+    const watch = watchSandbox(() => batchId || batchIdFor);
+    const { rows } = await runHello(agent, model, { batchId: batchIdFor, prepare }).finally(() => { fake.beforeFinish = undefined; });
+    batchId = batchIdFor;
+    const row = rows[0]!;
+    if (process.env.BERTH_TEST_TIMINGS) console.log(agent, JSON.stringify(row.timings));
+    expect(row, row.failure_reason ?? '').toMatchObject({ reward: 1, mask_sample: false, failure_kind: null });
+    expect(validateAtif(trajectoryOf(row))).toEqual({ ok: true });
+
+    const calls = fake.reported.slice(from).filter((r) => !r.probe);
+    expect(calls.length).toBeGreaterThanOrEqual(2);
+    expect(calls.every((c) => c.path === path)).toBe(true);
+    expect(row.usage).toMatchObject(reportedUsage(fake, from));
+    expect(row.turns[0]!.usage).toEqual(row.usage);
+
+    const seen = await watch.result;
+    expect(seen.key).toEqual({ files: [], environ: [] });
+    expect(seen.token.environ.length).toBeGreaterThan(0);
+    fake.beforeFinish = undefined;
+    // A host without the layer installs it once: in the episode (an activity of its own), or in the batch's prepare.
+    expect(await layerExists(docker, tag)).toBe(true);
+    if (!hadLayer && !prepare) expect(await activityTypes(row.workflow_id)).toContain('installAgentLayer');
+    if (hadLayer || prepare) expect(await activityTypes(row.workflow_id)).not.toContain('installAgentLayer');
+    // Nor in the episode's history, its row, or its logs on the host.
+    const history = await cluster.client.workflow.getHandle(row.workflow_id).fetchHistory();
+    expect(JSON.stringify(history, (_k, v: unknown) => (v instanceof Uint8Array ? Buffer.from(v).toString('utf8') : v))).not.toContain(REAL_KEY);
+    expect(JSON.stringify(row)).not.toContain(REAL_KEY);
+    const logs = spawnSync('grep', ['-rlF', REAL_KEY, row.logs_dir!], { encoding: 'utf8' });
+    expect(logs.stdout).toBe('');
+    // The fake saw the real key (put in by the gateway), and no token of Berth's reached it.
+    expect([...fake.keysSeen].every((k) => k === REAL_KEY)).toBe(true);
+  }, INSTALL_TIMEOUT);
+});
+
+describe('the layer is reused, rate limits are retried, limits and bad keys stop', () => {
+  it('a second episode on this host starts from the layer: no install activity in its history', async () => {
+    const { rows } = await runHello('mini-swe-agent', 'openai/gpt-4.1-mini', { prepare: false });
+    expect(rows[0]).toMatchObject({ reward: 1 });
+    const types = await activityTypes(rows[0]!.workflow_id);
+    expect(types).toContain('seed');
+    expect(types).not.toContain('installAgentLayer');
+  }, INSTALL_TIMEOUT);
+
+  it('a 429 on the first call is retried inside the turn and the episode scores', async () => {
+    const refusedBefore = fake.refused.length;
+    fake.rateLimitNext();
+    const { rows } = await runHello('mini-swe-agent', 'openai/gpt-4.1-mini');
+    expect(rows[0]).toMatchObject({ reward: 1, mask_sample: false });
+    expect(fake.refused.slice(refusedBefore)).toEqual([{ path: '/v1/chat/completions', status: 429 }]);
+    const calls = readFileSync(join(rows[0]!.logs_dir!, 'turn-1', 'agent', 'model-calls.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { attempts: number });
+    expect(calls[0]!.attempts).toBe(2);
+  }, INSTALL_TIMEOUT);
+
+  it('--max-tokens ends the turn with agent:max_tokens (no further model call is let through)', async () => {
+    const from = fake.reported.length;
+    const { rows } = await runHello('mini-swe-agent', 'openai/gpt-4.1-mini', { limits: { maxTokens: 30 } });
+    expect(rows[0]).toMatchObject({ failure_kind: 'agent:max_tokens', mask_sample: false });
+    expect(rows[0]!.failure_reason).toContain('--max-tokens');
+    expect(fake.reported.slice(from).filter((r) => !r.probe)).toHaveLength(1);
+    expect(rows[0]!.usage).toMatchObject({ calls: 1, promptTokens: 50, completionTokens: 10 });
+  }, INSTALL_TIMEOUT);
+
+  it('a key the provider refuses (401) stops the batch before any sandbox starts', async () => {
+    process.env.OPENAI_API_KEY = 'sk-wrong';
+    const batchId = `installed-401-${Date.now().toString(36)}`;
+    try {
+      const err = await runHello('codex', 'openai/gpt-5-codex', { batchId }).then(() => null, (e: unknown) => e);
+      expect(err).toBeInstanceOf(ModelProbeFailed);
+      expect((err as ModelProbeFailed).kind).toBe('agent:bad_credentials');
+      expect((err as Error).message).toMatch(/HTTP 401.*OPENAI_API_KEY/s);
+      expect((err as Error).message).not.toContain('sk-wrong');
+    } finally {
+      process.env.OPENAI_API_KEY = REAL_KEY;
+    }
+    expect(await docker.listContainers({ all: true, filters: { label: [`berth.batch=${batchId}`] } })).toEqual([]);
+    const batch = await cluster.client.workflow.getHandle(`${batchWorkflowId(batchId)}`).describe().then(() => 'started', () => 'never started');
+    expect(batch).toBe('never started');
+  }, 120_000);
+});
+
+describe('berth agents and berth prepare --agent', () => {
+  it('berth agents lists each agent\'s pinned version and the layers this host\'s engine holds', async () => {
+    const res = await berth(['agents', '--json']);
+    expect(res.code, res.stderr).toBe(0);
+    const out = JSON.parse(res.stdout) as { agents: Array<{ name: string; version: string; layers: Array<{ tag: string }> }> };
+    expect(out.agents.map((a) => [a.name, a.version])).toEqual([['claude-code', '2.1.328'], ['codex', '0.169.0'], ['mini-swe-agent', '2.4.6']]);
+    const engine = (await docker.listImages({ filters: { label: ['berth.agent-layer=1'] } })).flatMap((i) => i.RepoTags ?? []);
+    for (const a of out.agents) {
+      expect(a.layers.length).toBeGreaterThan(0);
+      for (const l of a.layers) expect(engine).toContain(l.tag);
+    }
+  });
+
+  it('berth prepare --agent refuses a name that is not an installed agent, naming the choices', async () => {
+    const res = await berth(['prepare', hello, '--agent', 'aider']);
+    expect(res.code).not.toBe(0);
+    expect(res.stderr).toContain('--agent aider: not an installed agent; choose one of claude-code, codex, mini-swe-agent');
+  });
+});
