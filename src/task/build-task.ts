@@ -71,7 +71,7 @@ export function buildTask(snap: TaskSnapshot, ctx: BuildContext): Task {
   const ownArtifacts = Array.isArray(raw.artifacts) ? raw.artifacts.length : 0;
   const doc = validateTaskToml(mergeOverride(raw, override), ctx, ownArtifacts);
 
-  refuseCompose(snap);
+  refuseCompose(snap, ctx);
   checkEnvironmentsSupport(doc);
 
   const multiStep = (doc.steps ?? []).length > 0;

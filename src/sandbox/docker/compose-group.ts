@@ -131,12 +131,11 @@ function composeFailure(what: string, run: { stdout: string; stderr: string; tim
   return `${what} ${why}: ${text.length > FAILURE_CHARS ? `…${text.slice(-FAILURE_CHARS)}` : text}`;
 }
 
-/** Create-or-adopt the group: network(s), Compose `up --wait`, then a handle per service. */
-export async function createOrAdoptGroup(docker: Docker, spec: GroupSpec, options: DockerGroupOptions): Promise<GroupCreateResult & { model?: ComposeModel }> {
-  const stateDir = options.stateDir;
-  const adopted = await tryAdopt(docker, spec.project, stateDir);
-  if (adopted) return { group: adopted, adopted: true, defaultSized: [] };
-
+/**
+ * Compose's own reading of the task's file over Berth's `main` (as Harbor stacks its template and the
+ * task's file): interpolation, `$$`, merging and relative paths, from `config --format json`.
+ */
+export async function resolveComposeModel(spec: Pick<GroupSpec, 'project' | 'composeFile' | 'projectDir' | 'interpolationEnv' | 'main'>, stateDir: string): Promise<ComposeModel> {
   await mkdir(stateDir, { recursive: true });
   const baseFile = join(stateDir, 'main.json');
   await writeFile(baseFile, JSON.stringify(baseMainFile(spec.main.image)));
@@ -147,7 +146,16 @@ export async function createOrAdoptGroup(docker: Docker, spec: GroupSpec, option
   if (config.code !== 0) {
     throw new SeedFailed('harbor:seed_failed', composeFailure(`docker compose config of ${spec.composeFile}`, config, CONFIG_TIMEOUT_MS / 1000));
   }
-  const resolved = JSON.parse(config.stdout) as ComposeModel;
+  return JSON.parse(config.stdout) as ComposeModel;
+}
+
+/** Create-or-adopt the group: network(s), Compose `up --wait`, then a handle per service. */
+export async function createOrAdoptGroup(docker: Docker, spec: GroupSpec, options: DockerGroupOptions): Promise<GroupCreateResult & { model?: ComposeModel }> {
+  const stateDir = options.stateDir;
+  const adopted = await tryAdopt(docker, spec.project, stateDir);
+  if (adopted) return { group: adopted, adopted: true, defaultSized: [] };
+
+  const resolved = await resolveComposeModel(spec, stateDir);
   const images = await spec.prepareImages(resolved);
 
   const labels = groupLabels(spec.project, spec.labels);
