@@ -21,7 +21,7 @@ export interface AgentSeedRequest {
   hidden: () => readonly string[];
 }
 
-function environmentOf(task: Task, hostEnv: AgentSeedRequest['hostEnv']): Record<string, string> {
+export function environmentOf(task: Task, hostEnv: AgentSeedRequest['hostEnv']): Record<string, string> {
   const result = templateEnv(task.environment.env, hostEnv);
   if ('missing' in result) {
     throw seedFailure(`${task.path}/task.toml: ${unsetVariableMessage({ table: '[environment].env', key: result.key, variable: result.missing, secrets: false })}`);

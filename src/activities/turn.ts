@@ -10,7 +10,8 @@ import type { AgentTurnOutput, SandboxRef, TokenUsage, TurnOutcome, TurnRef } fr
 import { beating } from './beating.ts';
 import { failIfEntrypointDied, keepEntrypointOutput } from './entrypoint-output.ts';
 import { typed } from './failures.ts';
-import { handleOf } from './handle.ts';
+import { assertGroupWhole, watchGroup } from './group-watch.ts';
+import { handleOf, servicesOf } from './handle.ts';
 import { verifyThenTearDown } from './final-verify.ts';
 import { turnLogsDir } from './logs.ts';
 import { loadEpisodeTask, sandboxProvider } from './runtime.ts';
@@ -54,11 +55,21 @@ export async function agentTurn(req: TurnRequest): Promise<AgentTurnOutput> {
     if (req.turn > 0) await clearTurnFiles(provider, handle, task.verifier.inputs);
     const user = await agentUserFor(task, req);
     const instruction = task.multi_step ? task.steps[req.turn]!.instruction : task.instruction ?? '';
-    const result = await harnessFor(req.input.agent).runTurn({
+    // A Compose task's group is watched while the agent runs: a sidecar that dies masks the episode.
+    const watching = new AbortController();
+    const signal = AbortSignal.any([Context.current().cancellationSignal, watching.signal]);
+    const run = harnessFor(req.input.agent).runTurn({
       provider, handle: { ...handle, user }, task, stepIndex: req.turn, instruction, user, workdir: handle.workdir, env: {},
       timeoutSec: req.plan.steps[req.turn]!.agentTimeoutSec, runKey: runKey(req.turn), logsDir, args: req.input.agentArgs,
-      heartbeat: (d) => heartbeat(d), signal: Context.current().cancellationSignal,
+      heartbeat: (d) => heartbeat(d), signal,
     });
+    let result: Awaited<typeof run>;
+    try {
+      result = req.sandbox.group ? await Promise.race([run, watchGroup(req.sandbox, watching.signal)]) : await run;
+    } finally {
+      watching.abort();
+      run.catch(() => undefined);
+    }
     writeFileSync(join(logsDir, 'trajectory.json'), JSON.stringify(result.trajectory, null, 2));
     writeFileSync(join(logsDir, 'response.txt'), result.responseText);
     return { responseText: result.responseText.slice(-RESPONSE_CAP), exitCode: result.exitCode, timings: result.timings, ...(result.usage ? { usage: result.usage } : {}) };
@@ -85,11 +96,13 @@ async function verifyHere(req: TurnRequest & { agentTimings: Record<string, numb
   const handle = handleOf(req.sandbox);
   const secrets = loadBerthConfig().config.secrets;
   if (req.sandbox.entrypoint) await failIfEntrypointDied(provider, handle, turnDir, secretValues(secrets));
+  if (req.sandbox.group) await assertGroupWhole(req.sandbox);
   const trajectory = JSON.parse(readFileSync(join(turnDir, 'agent', 'trajectory.json'), 'utf8')) as AtifTrajectory;
   const responseText = readFileSync(join(turnDir, 'agent', 'response.txt'), 'utf8');
   const { workflowId, runId } = execution();
   const out = await runVerification({
-    provider, agent: handle, task, stepIndex: task.multi_step ? req.turn : null,
+    provider, agent: handle, ...(req.sandbox.group ? { services: servicesOf(req.sandbox) } : {}),
+    task, stepIndex: task.multi_step ? req.turn : null,
     logsDir: turnDir, trajectory, responseText, naming: { workflowId, runId, batchId: req.input.batchId },
     hostEnv: process.env, secrets, imageAliases: req.input.imageAliases, heartbeat: () => heartbeat(),
     signal: Context.current().cancellationSignal,

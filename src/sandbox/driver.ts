@@ -6,6 +6,7 @@
 // The one error a driver guarantees for a sandbox that is gone (container removed or stopped from
 // outside, engine unreachable, transfer broken) is SandboxLost; callers never read engine errors.
 import type { RawExecOptions } from './exec.ts';
+import type { ImageConfig } from './image-config.ts';
 import type { ExecResult, SandboxHandle, SandboxLabels } from './types.ts';
 
 export { SandboxLost } from './errors.ts';
@@ -40,26 +41,6 @@ export interface GroupHandle {
   /** Service name → its handle; `main` is the agent's. */
   readonly services: Readonly<Record<string, ServiceHandle>>;
   readonly networks: readonly string[];
-}
-
-/** The healthcheck an image declares (Docker's HEALTHCHECK), in seconds. */
-export interface ImageHealthcheck {
-  readonly test: readonly string[];
-  readonly intervalSec: number;
-  readonly timeoutSec: number;
-  readonly startPeriodSec: number;
-  readonly retries: number;
-}
-
-/** An image's configuration as the engine records it; null fields are unset in the image. */
-export interface ImageConfiguration {
-  readonly id: string;
-  readonly entrypoint: readonly string[] | null;
-  readonly cmd: readonly string[] | null;
-  readonly env: Readonly<Record<string, string>>;
-  readonly user: string | null;
-  readonly workdir: string | null;
-  readonly healthcheck: ImageHealthcheck | null;
 }
 
 /** Berth's `main` of a group; the task's compose file is laid over it. */
@@ -138,5 +119,5 @@ export interface SandboxDriver {
   /** Every sandbox and group carrying all the labels (`key` or `key=value`). */
   listByLabel(labels: readonly string[]): Promise<LabelledSandbox[]>;
   /** null when the engine has no such image. */
-  imageConfiguration(ref: string): Promise<ImageConfiguration | null>;
+  imageConfiguration(ref: string): Promise<ImageConfig | null>;
 }

@@ -40,7 +40,7 @@ const HOST_CAPABILITIES = new Set([
 /** Service keys that share a host namespace when set to `host`. */
 const HOST_NAMESPACES = ['pid', 'ipc', 'uts', 'userns_mode', 'cgroup'] as const;
 /** Build keys Berth's own build honours (it builds every sidecar, with image aliases in FROM). */
-const BUILD_KEYS = new Set(['context', 'dockerfile', 'args', 'target', 'labels', 'cache_from', 'pull', 'no_cache']);
+const BUILD_KEYS = new Set(['context', 'dockerfile', 'args', 'labels', 'cache_from', 'pull', 'no_cache']);
 /** Keys of main that Berth sets itself. */
 const MAIN_OWNED: Record<string, string> = {
   image: 'main runs the image of [environment].docker_image or environment/Dockerfile: set those instead',
@@ -155,7 +155,7 @@ function readBuild(ctx: Ctx, name: string, build: unknown): ComposeSidecar['buil
   const key = `services.${name}.build`;
   const b: Table = typeof build === 'string' ? { context: build } : isTable(build) ? build : {};
   for (const k of Object.keys(b)) {
-    if (!BUILD_KEYS.has(k)) fail(ctx, `${key}.${k}`, b[k], `Berth builds the service itself and does not honour build.${k}`, `build the service from a Dockerfile in the task folder with context, dockerfile, args and target only`);
+    if (!BUILD_KEYS.has(k)) fail(ctx, `${key}.${k}`, b[k], `Berth builds the service itself and does not honour build.${k}`, `build the service from a Dockerfile in the task folder with context, dockerfile and args only`);
   }
   const context = inTaskFolder(ctx, `${key}.context`, typeof b.context === 'string' ? b.context : '.', 'a build context');
   const dockerfile = typeof b.dockerfile === 'string' ? b.dockerfile : 'Dockerfile';

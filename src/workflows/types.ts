@@ -78,6 +78,23 @@ export interface SandboxRef {
   logsDir: string;
   /** Berth runs the image's entrypoint beside the keep-alive; its death during the rollout masks the episode. */
   entrypoint?: boolean;
+  /** A Compose task's group: main is the sandbox above; every service (main too) by name. */
+  group?: SandboxGroupRef;
+}
+
+/** One service of a group, as the sandbox's activities reach it. */
+export interface ServiceRef {
+  container: string;
+  containerId: string;
+  user: string;
+  workdir: string;
+  /** Not running when the seed ended (a one-shot service that completed): never watched. */
+  exited?: true;
+}
+
+export interface SandboxGroupRef {
+  project: string;
+  services: Record<string, ServiceRef>;
 }
 
 export interface TurnOutcome {

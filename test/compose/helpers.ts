@@ -61,3 +61,21 @@ export async function leftovers(project: string): Promise<string[]> {
   for (const v of (await docker.listVolumes({ filters })).Volumes ?? []) out.push(`volume ${v.Name}`);
   return out;
 }
+
+/** Waits (bounded) until nothing with the label is left: containers, networks and volumes alike. */
+export async function groupLeftovers(label: string, expected: string[] = [], timeoutMs = 20_000): Promise<void> {
+  const docker = new Docker();
+  const deadline = Date.now() + timeoutMs;
+  let left: string[] = [];
+  for (;;) {
+    const filters = { label: [label] };
+    left = [
+      ...(await docker.listContainers({ all: true, filters })).map((c) => `container ${c.Names[0]}`),
+      ...(await docker.listNetworks({ filters })).map((n) => `network ${n.Name}`),
+      ...((await docker.listVolumes({ filters })).Volumes ?? []).map((v) => `volume ${v.Name}`),
+    ];
+    if (left.length === expected.length || Date.now() > deadline) break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  if (left.length !== expected.length) throw new Error(`still there for ${label}: ${left.join(', ')}`);
+}

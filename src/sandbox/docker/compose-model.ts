@@ -84,7 +84,6 @@ export interface ServiceBuild {
   /** Relative to the context. */
   dockerfile: string;
   args: Record<string, string>;
-  target: string | null;
 }
 
 /** The sidecars Berth builds (main's image is prepared from the task's own settings). */
@@ -94,7 +93,7 @@ export function servicesToBuild(model: ComposeModel): ServiceBuild[] {
     if (service === MAIN_SERVICE || !s.build) continue;
     const args: Record<string, string> = {};
     for (const [k, v] of Object.entries(s.build.args ?? {})) if (v !== null && v !== undefined) args[k] = String(v);
-    out.push({ service, context: s.build.context ?? '.', dockerfile: s.build.dockerfile ?? 'Dockerfile', args, target: s.build.target ?? null });
+    out.push({ service, context: s.build.context ?? '.', dockerfile: s.build.dockerfile ?? 'Dockerfile', args });
   }
   return out;
 }

@@ -4,12 +4,13 @@ import type Docker from 'dockerode';
 import { join } from 'node:path';
 import { dockerFromEnv } from '../docker-client.ts';
 import type {
-  DriverCapabilities, EngineIdentity, GroupCreateResult, GroupHandle, GroupSpec, ImageConfiguration, LabelledSandbox,
+  DriverCapabilities, EngineIdentity, GroupCreateResult, GroupHandle, GroupSpec, LabelledSandbox,
   SandboxDriver, ServiceHandle,
 } from '../driver.ts';
 import { asSandboxError } from '../errors.ts';
 import { runExec, type RawExecOptions } from '../exec.ts';
 import { berthHome } from '../images.ts';
+import { readImageConfig, type ImageConfig } from '../image-config.ts';
 import { resumeSandbox, stopSandbox, teardownSandbox } from '../lifecycle.ts';
 import { LABEL_WORKFLOW } from '../names.ts';
 import type { ExecResult } from '../types.ts';
@@ -24,11 +25,6 @@ export interface DockerDriverOptions {
   subnets?: SubnetSource;
   /** Where each group's project files go; default BERTH_HOME/groups. */
   groupsDir?: string;
-}
-
-/** Docker's duration fields are nanoseconds; 0 means the default. */
-function seconds(ns: number | undefined, fallback: number): number {
-  return ns ? ns / 1e9 : fallback;
 }
 
 export class DockerDriver implements SandboxDriver {
@@ -112,28 +108,7 @@ export class DockerDriver implements SandboxDriver {
     return out;
   }
 
-  async imageConfiguration(ref: string): Promise<ImageConfiguration | null> {
-    let info: Docker.ImageInspectInfo;
-    try {
-      info = await this.docker.getImage(ref).inspect();
-    } catch (err) {
-      if ((err as { statusCode?: number }).statusCode === 404) return null;
-      throw asSandboxError(ENGINE, err);
-    }
-    const c = info.Config;
-    const env: Record<string, string> = {};
-    for (const kv of c?.Env ?? []) {
-      const at = kv.indexOf('=');
-      if (at > 0) env[kv.slice(0, at)] = kv.slice(at + 1);
-    }
-    const list = (v: string | string[] | null | undefined) => (v == null ? null : Array.isArray(v) ? v : [v]);
-    const hc = c?.Healthcheck as { Test?: string[]; Interval?: number; Timeout?: number; StartPeriod?: number; Retries?: number } | undefined;
-    const healthcheck = hc?.Test && hc.Test.length > 0 && hc.Test[0] !== 'NONE'
-      ? { test: hc.Test, intervalSec: seconds(hc.Interval, 30), timeoutSec: seconds(hc.Timeout, 30), startPeriodSec: seconds(hc.StartPeriod, 0), retries: hc.Retries || 3 }
-      : null;
-    return {
-      id: info.Id, entrypoint: list(c?.Entrypoint), cmd: list(c?.Cmd), env,
-      user: c?.User || null, workdir: c?.WorkingDir || null, healthcheck,
-    };
+  imageConfiguration(ref: string): Promise<ImageConfig | null> {
+    return readImageConfig(this.docker, ref);
   }
 }
