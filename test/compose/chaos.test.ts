@@ -12,7 +12,7 @@ import { DockerSandboxProvider } from '../../src/sandbox/index.ts';
 import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
 import { writeDataset } from '../helpers/tasks.ts';
 import { startWorkerProcess, waitUntil, type WorkerProcess } from '../helpers/worker-process.ts';
-import { BASE_IMAGE, composeFolder, groupLeftovers, groupSpec, testDriver, uniqueProject } from './helpers.ts';
+import { BASE_IMAGE, cleanUpBatch, composeFolder, execOk, groupLeftovers, groupSpec, testDriver, uniqueProject } from './helpers.ts';
 
 const docker = new Docker();
 
@@ -48,8 +48,10 @@ describe('a worker killed with -9 during a Compose seed', () => {
   const env = { BERTH_TASK_QUEUE: `test-${suffix}`, BERTH_HOST_QUEUE_SUFFIX: suffix, BERTH_HEARTBEAT_TIMEOUT_SEC: '6' };
   const workers: WorkerProcess[] = [];
   let connection: Connection;
+  let batchId: string | undefined;
   afterAll(async () => {
     for (const w of workers) await w.stop();
+    if (batchId) await cleanUpBatch(new Client({ connection }), batchId);
     await connection?.close();
   });
 
@@ -59,6 +61,7 @@ describe('a worker killed with -9 during a Compose seed', () => {
     workers.push(startWorkerProcess(env));
     const dataset = writeDataset(composeTask('slowside', 'true', 8));
     const handle = await startBatch({ dataset, resultsDir: mkdtempSync(join(tmpdir(), 'berth-ccrash-')), taskQueue: env.BERTH_TASK_QUEUE, client });
+    batchId = handle.batchId;
     const workflowId = `berth/${handle.batchId}/slowside/1`;
     // The seed is inside `up --wait`: the sidecar runs, main is not created yet.
     await waitUntil(async () => (await episodeContainers(workflowId)).length > 0, 120_000, 'the group to start coming up');
@@ -90,12 +93,17 @@ describe('a worker killed with -9 during a Compose seed', () => {
 
 describe('a sidecar removed from outside mid-turn', () => {
   let cluster: TestCluster;
+  let batchId: string | undefined;
   beforeAll(async () => { cluster = await startTestWorkers('sidecar-loss'); });
-  afterAll(async () => { await cluster?.stop(); });
+  afterAll(async () => {
+    if (batchId) await cleanUpBatch(cluster.client, batchId);
+    await cluster?.stop();
+  });
 
   it('masks the row as provider_unavailable within 30 s and leaves nothing behind', async () => {
     const dataset = writeDataset(composeTask('longturn', 'touch /app/started\nsleep 240', 0));
     const handle = await startBatch({ dataset, resultsDir: mkdtempSync(join(tmpdir(), 'berth-sloss-')), taskQueue: cluster.taskQueue, client: cluster.client });
+    batchId = handle.batchId;
     const workflowId = `berth/${handle.batchId}/longturn/1`;
     let sidecar: string | undefined;
     await waitUntil(async () => {
@@ -103,11 +111,7 @@ describe('a sidecar removed from outside mid-turn', () => {
       const main = cs.find((c) => c.Labels['com.docker.compose.service'] === 'main');
       sidecar = cs.find((c) => c.Labels['com.docker.compose.service'] === 'side')?.Id;
       if (!main || !sidecar) return false;
-      if (main.State !== 'running') return false;
-      const ex = await docker.getContainer(main.Id).exec({ Cmd: ['test', '-f', '/app/started'] });
-      await ex.start({});
-      await new Promise((r) => setTimeout(r, 100));
-      return (await ex.inspect()).ExitCode === 0;
+      return execOk(main.Id, ['test', '-f', '/app/started']);
     }, 90_000, 'the agent process');
     const removedAt = Date.now();
     await docker.getContainer(sidecar!).remove({ force: true });

@@ -1,4 +1,6 @@
 import Docker from 'dockerode';
+import type { Client } from '@temporalio/client';
+import { removeGroup } from '../../src/sandbox/docker/compose-group.ts';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -78,4 +80,36 @@ export async function groupLeftovers(label: string, expected: string[] = [], tim
     await new Promise((r) => setTimeout(r, 250));
   }
   if (left.length !== expected.length) throw new Error(`still there for ${label}: ${left.join(', ')}`);
+}
+
+/** Runs argv in a container and waits for it to end: true when it exited 0 (false when the container is not running). */
+export async function execOk(containerId: string, argv: string[]): Promise<boolean> {
+  const docker = new Docker();
+  try {
+    const ex = await docker.getContainer(containerId).exec({ Cmd: argv, AttachStdout: true, AttachStderr: true });
+    const stream = await ex.start({ hijack: true, stdin: false });
+    await new Promise<void>((resolve) => { stream.on('end', resolve); stream.on('close', resolve); stream.resume(); });
+    for (let i = 0; i < 100; i++) {
+      const info = await ex.inspect();
+      if (!info.Running) return info.ExitCode === 0;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return false;
+  } catch {
+    return false;
+  }
+}
+
+/** After a failed test: the batch's episodes terminated and every group it left removed, so nothing lingers. */
+export async function cleanUpBatch(client: Client, batchId: string): Promise<void> {
+  const docker = new Docker();
+  const cs = await docker.listContainers({ all: true, filters: { label: [`berth.batch=${batchId}`] } });
+  for (const wf of new Set(cs.map((c) => c.Labels['berth.workflow']!))) await client.workflow.getHandle(wf).terminate('test cleanup').catch(() => undefined);
+  await client.workflow.getHandle(`berth/${batchId}`).terminate('test cleanup').catch(() => undefined);
+  const projects = new Set([
+    ...cs.map((c) => c.Labels['berth.group']),
+    ...(await docker.listNetworks({ filters: { label: [`berth.batch=${batchId}`] } })).map((n) => n.Labels?.['berth.group']),
+  ].filter((p): p is string => Boolean(p)));
+  for (const p of projects) await removeGroup(docker, p);
+  for (const c of cs.filter((x) => !x.Labels['berth.group'])) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
 }
