@@ -55,8 +55,8 @@ export async function seedComposeSandbox(task: Task, req: { input: EpisodeInput;
   });
   const services: Record<string, ServiceRef> = {};
   for (const [name, h] of Object.entries(r.group.services)) {
-    const running = name === 'main' || (await provider.inspect(h)).running;
-    services[name] = { container: h.name, containerId: h.containerId, user: h.user, workdir: h.workdir, ...(running ? {} : { exited: true as const }) };
+    const exited = name !== 'main' && r.group.stopped.includes(name);
+    services[name] = { container: h.name, containerId: h.containerId, user: h.user, workdir: h.workdir, ...(exited ? { exited: true as const } : {}) };
   }
   return {
     queue: o.queue, container: r.main.name, containerId: r.main.containerId, host: o.host, user: r.main.user, workdir: r.main.workdir,

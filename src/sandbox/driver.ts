@@ -41,6 +41,8 @@ export interface GroupHandle {
   /** Service name → its handle; `main` is the agent's. */
   readonly services: Readonly<Record<string, ServiceHandle>>;
   readonly networks: readonly string[];
+  /** Services not running when the handle was made (a one-shot service that completed). */
+  readonly stopped: readonly string[];
 }
 
 /** Berth's `main` of a group; the task's compose file is laid over it. */
@@ -68,6 +70,8 @@ export interface GroupSpec {
   /** What the compose file is interpolated with. */
   readonly interpolationEnv: NodeJS.ProcessEnv;
   readonly main: GroupMainSpec;
+  /** main settled once the file is resolved (its `entrypoint` or `command` for main change what main runs); default `main`. */
+  mainFor?(resolved: ResolvedGroup): GroupMainSpec;
   /** Given the resolved services, the image each sidecar runs (built or aliased by the caller). */
   prepareImages(resolved: ResolvedGroup): Promise<Record<string, string>>;
   /** No route out of the group's network. */
@@ -80,6 +84,8 @@ export interface GroupSpec {
 export interface ResolvedGroup {
   readonly services: Readonly<Record<string, {
     readonly image?: string;
+    readonly entrypoint?: readonly string[] | null;
+    readonly command?: readonly string[] | null;
     readonly build?: { readonly context?: string; readonly dockerfile?: string; readonly args?: Readonly<Record<string, string | null>>; readonly target?: string };
   }>>;
 }

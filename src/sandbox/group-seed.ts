@@ -4,9 +4,9 @@
 import { DETACHED_BASE } from './detached.ts';
 import type { DockerDriver } from './docker/driver.ts';
 import { mainLaunchOverride, type ComposeModel } from './docker/compose-model.ts';
-import type { GroupHandle, GroupSpec } from './driver.ts';
+import type { GroupHandle, GroupMainSpec, GroupSpec } from './driver.ts';
 import { ENTRYPOINT_KEY } from './seed-phases.ts';
-import { finishSeed, keepAliveCommand, resolveUserAndWorkdir, seedPlan } from './seed.ts';
+import { finishSeed, keepAliveCommand, resolveUserAndWorkdir, seedPlan, type SeedPlan } from './seed.ts';
 import type { SandboxHandle, SandboxSpec } from './types.ts';
 
 export interface GroupSeedOptions {
@@ -45,24 +45,31 @@ export function mainEntrypoint(
 /** `spec` is main's, as for a single sandbox (its name is unused: Compose names the containers). */
 export async function seedGroup(driver: DockerDriver, spec: SandboxSpec, o: GroupSeedOptions): Promise<GroupSeedResult> {
   const docker = driver.docker;
-  const plan = seedPlan(spec, await resolveUserAndWorkdir(docker, spec), true);
+  const resolvedUser = await resolveUserAndWorkdir(docker, spec);
   const image = await driver.imageConfiguration(spec.image);
-  let model: ComposeModel | undefined;
+  const mainSettings = (s: SandboxSpec, plan: SeedPlan): GroupMainSpec => ({
+    image: s.image, keepAlive: keepAliveCommand(plan), env: s.env, user: plan.resolved.user, workdir: plan.resolved.workdir,
+    ...(s.cpus !== undefined ? { cpus: s.cpus } : {}), ...(s.memoryMb !== undefined ? { memoryMb: s.memoryMb } : {}),
+    imageHasHealthcheck: Boolean(image?.healthcheck),
+  });
+  // Settled once Compose has read the file: main's own entrypoint or command there changes what Berth starts.
+  let mainSpec = spec;
+  let plan = seedPlan(spec, resolvedUser);
   const result = await driver.createOrAdoptGroup({
     project: o.project,
     labels: spec.labels,
     composeFile: o.composeFile,
     projectDir: o.projectDir,
     interpolationEnv: o.interpolationEnv,
-    main: {
-      image: spec.image, keepAlive: keepAliveCommand(plan), env: spec.env, user: plan.resolved.user, workdir: plan.resolved.workdir,
-      ...(spec.cpus !== undefined ? { cpus: spec.cpus } : {}), ...(spec.memoryMb !== undefined ? { memoryMb: spec.memoryMb } : {}),
-      imageHasHealthcheck: Boolean(image?.healthcheck),
+    main: mainSettings(spec, plan),
+    mainFor: (resolved) => {
+      const entrypoint = mainEntrypoint(spec, mainLaunchOverride(resolved as ComposeModel), image?.entrypoint ?? null);
+      mainSpec = { ...spec, entrypoint };
+      if (!entrypoint) delete mainSpec.entrypoint;
+      plan = seedPlan(mainSpec, resolvedUser);
+      return mainSettings(mainSpec, plan);
     },
-    prepareImages: async (resolved) => {
-      model = resolved as ComposeModel;
-      return o.prepareImages(resolved);
-    },
+    prepareImages: o.prepareImages,
     internal: spec.network === 'none',
     waitTimeoutSec: o.waitTimeoutSec,
   });
@@ -71,9 +78,6 @@ export async function seedGroup(driver: DockerDriver, spec: SandboxSpec, o: Grou
     const entrypoint = await driver.exec(main, { argv: ['test', '-d', `${DETACHED_BASE}/${ENTRYPOINT_KEY}`], user: 'root', workdir: '/' });
     return { group: result.group, main, adopted: true, entrypoint: entrypoint.exitCode === 0 };
   }
-  const entrypoint = model ? mainEntrypoint(spec, mainLaunchOverride(model), image?.entrypoint ?? null) : spec.entrypoint;
-  const mainSpec: SandboxSpec = { ...spec, entrypoint };
-  if (!entrypoint) delete mainSpec.entrypoint;
   await finishSeed(docker, docker.getContainer(main.containerId), main, mainSpec, plan);
-  return { group: result.group, main, adopted: false, entrypoint: Boolean(entrypoint?.command.length) };
+  return { group: result.group, main, adopted: false, entrypoint: Boolean(mainSpec.entrypoint?.command.length) };
 }

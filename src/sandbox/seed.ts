@@ -105,10 +105,9 @@ export interface SeedPlan {
   laterSteps: boolean;
 }
 
-/** `markLater`: the seeded marker is always set by a last exec (a group's main learns its entrypoint after creation). */
-export function seedPlan(spec: SandboxSpec, resolved: Resolved, markLater = false): SeedPlan {
+export function seedPlan(spec: SandboxSpec, resolved: Resolved): SeedPlan {
   const overlay = spec.overlay && spec.overlay.runs.length > 0 ? spec.overlay : undefined;
-  const laterSteps = markLater || Boolean(spec.entrypoint?.command.length || spec.healthchecks?.length || spec.uploadDirs?.length);
+  const laterSteps = Boolean(spec.entrypoint?.command.length || spec.healthchecks?.length || spec.uploadDirs?.length);
   const workdirStep = [userCheckScript(resolved.user), workdirSetupScript(resolved.workdir, resolved.user)];
   // Without RUN lines every user already exists, so the whole setup runs in the keep-alive.
   const setup = [baseSetupScript(overlay ? [...new Set(overlay.runs.map((r) => r.workdir || '/'))] : [])];

@@ -1,7 +1,7 @@
 // Docker Compose v2 as a child process: config, up and nothing per command (exec goes through the
 // Engine API). The binary is the engine CLI's plugin that the setup installs (DESIGN.md section 5).
 import { spawn } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
@@ -39,6 +39,8 @@ export interface ComposeRunOptions {
   env: NodeJS.ProcessEnv;
   timeoutMs: number;
   signal?: AbortSignal;
+  /** Where the child's pid is written while it runs (a later worker finds a run its predecessor left). */
+  pidFile?: string;
 }
 
 /** Keeps the last OUTPUT_CAP characters of a stream. */
@@ -58,6 +60,7 @@ export function runCompose(args: string[], options: ComposeRunOptions): Promise<
   const bin = composeBinary(options.env);
   return new Promise((resolve, reject) => {
     const child = spawn(bin, args, { env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    if (options.pidFile && child.pid) writeFileSync(options.pidFile, String(child.pid));
     const out = tailCollector();
     const err = tailCollector();
     child.stdout.on('data', (c: Buffer) => out.push(c));
@@ -81,6 +84,7 @@ export function runCompose(args: string[], options: ComposeRunOptions): Promise<
       clearTimeout(timer);
       if (killer) clearTimeout(killer);
       options.signal?.removeEventListener('abort', stop);
+      if (options.pidFile) rmSync(options.pidFile, { force: true });
       resolve({ code: code ?? (signal ? 128 + 9 : 1), stdout: out.text(), stderr: err.text(), timedOut });
     });
   });

@@ -1,7 +1,7 @@
 // One group's lifecycle on Docker: Compose for config and up (depends_on conditions, healthchecks,
 // named volumes, `--wait`), the Engine API for everything after (exec, files, stop, removal).
 import type Docker from 'dockerode';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { asSandboxError, SandboxLost, SeedFailed } from '../errors.ts';
 import { runExec } from '../exec.ts';
@@ -66,16 +66,20 @@ function serviceOf(info: Docker.ContainerInspectInfo): string {
 export async function inspectGroup(docker: Docker, project: string): Promise<GroupHandle> {
   const infos = await projectContainers(docker, project);
   const services: Record<string, SandboxHandle> = {};
-  for (const info of infos) services[serviceOf(info)] = handleOf(info);
+  const stopped: string[] = [];
+  for (const info of infos) {
+    services[serviceOf(info)] = handleOf(info);
+    if (!info.State.Running) stopped.push(serviceOf(info));
+  }
   if (!services[MAIN_SERVICE]) throw new SandboxLost(project, new Error('the group has no main container'));
   const nets = await docker.listNetworks({ filters: { label: [`${LABEL_GROUP}=${project}`] } });
-  return { project, services, networks: nets.map((n) => n.Name) };
+  return { project, services, networks: nets.map((n) => n.Name), stopped };
 }
 
 /** A group is adopted when every container runs and main finished its seed; otherwise it is replaced. */
 async function tryAdopt(docker: Docker, project: string, stateDir: string): Promise<GroupHandle | undefined> {
   const infos = await projectContainers(docker, project);
-  const stray = await strayComposeProcesses(project);
+  const stray = await strayComposeProcesses(project, stateDir);
   if (infos.length === 0 && stray.length === 0) return undefined;
   const main = infos.find((i) => serviceOf(i) === MAIN_SERVICE);
   const expected = await expectedServices(stateDir);
@@ -100,21 +104,15 @@ async function expectedServices(stateDir: string): Promise<string[] | null> {
   }
 }
 
-/** Compose processes for this project that an earlier worker of this host started and left running. */
-async function strayComposeProcesses(project: string): Promise<number[]> {
-  const out: number[] = [];
-  let pids: string[];
-  try {
-    pids = (await readdir('/proc')).filter((p) => /^\d+$/.test(p));
-  } catch {
-    return out;
-  }
-  for (const pid of pids) {
-    const argv = (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).split('\0');
-    const at = argv.indexOf('--project-name');
-    if (at >= 0 && argv[at + 1] === project && /docker-compose$/.test(argv[0] ?? '')) out.push(Number(pid));
-  }
-  return out;
+const PID_FILE = 'compose.pid';
+
+/** The Compose process an earlier worker of this host started for the project and left running (its pid is on record). */
+async function strayComposeProcesses(project: string, stateDir: string): Promise<number[]> {
+  const pid = Number((await readFile(join(stateDir, PID_FILE), 'utf8').catch(() => '')).trim());
+  if (!Number.isInteger(pid) || pid <= 0) return [];
+  const argv = (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).split('\0');
+  const at = argv.indexOf('--project-name');
+  return at >= 0 && argv[at + 1] === project ? [pid] : [];
 }
 
 function killQuietly(pid: number): void {
@@ -164,9 +162,10 @@ export async function createOrAdoptGroup(docker: Docker, spec: GroupSpec, option
     const net = await ensureGroupNetwork(docker, { name: groupNetworkName(spec.project, key), labels, internal: spec.internal, source: options.subnets });
     networks[key] = net.name;
   }
+  const main = spec.mainFor?.(resolved) ?? spec.main;
   const model = groupModel(resolved, {
     project: spec.project, labels, networks, images,
-    main: { ...spec.main, keepAlive: [...spec.main.keepAlive], labels: { [LABEL_USER]: spec.main.user, [LABEL_WORKDIR]: spec.main.workdir } },
+    main: { ...main, keepAlive: [...main.keepAlive], labels: { [LABEL_USER]: main.user, [LABEL_WORKDIR]: main.workdir } },
   });
   const projectFile = join(stateDir, 'project.json');
   await writeFile(projectFile, JSON.stringify(model, null, 2));
@@ -174,7 +173,7 @@ export async function createOrAdoptGroup(docker: Docker, spec: GroupSpec, option
   const up = await runCompose(
     [...projectArgs(spec.project, [projectFile], spec.projectDir), 'up', '--detach', '--wait', '--wait-timeout', String(spec.waitTimeoutSec),
       '--no-build', '--pull', 'never', '--quiet-pull', '--no-color'],
-    { env: spec.interpolationEnv, timeoutMs: spec.waitTimeoutSec * 1000 + UP_GRACE_MS },
+    { env: spec.interpolationEnv, timeoutMs: spec.waitTimeoutSec * 1000 + UP_GRACE_MS, pidFile: join(stateDir, PID_FILE) },
   );
   if (up.code !== 0) throw await startFailure(docker, spec.project, up, spec.waitTimeoutSec);
   return { group: await inspectGroup(docker, spec.project), adopted: false, defaultSized: defaultSizedSidecars(resolved), model };
