@@ -12,6 +12,7 @@ import { agentImageForSeed } from './image-prep.ts';
 import { environmentOf } from './seed-agent.ts';
 import { sandboxDriver, sandboxProvider } from './runtime.ts';
 import { agentSandboxSpec } from './sandbox-spec.ts';
+import { deliverTaskExtras } from './task-extras.ts';
 
 const warned = new Set<string>();
 
@@ -53,6 +54,7 @@ export async function seedComposeSandbox(task: Task, req: { input: EpisodeInput;
     prepareImages: (resolved) => prepareServiceImages(provider, resolved, req.input.imageAliases),
     waitTimeoutSec: req.input.episodeSettings.sandboxReadyTimeoutSec,
   });
+  await deliverTaskExtras(provider, r.main, task);
   const services: Record<string, ServiceRef> = {};
   for (const [name, h] of Object.entries(r.group.services)) {
     const exited = name !== 'main' && r.group.stopped.includes(name);

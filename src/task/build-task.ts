@@ -18,7 +18,7 @@ import { checkArtifact, checkInput, parseTaskToml, readTaskData, validateTaskTom
 import { requireInstruction, requireTaskToml, singleStepGrading } from './refusals/missing-files.ts';
 import { checkMultiStep } from './refusals/multi-step.ts';
 import { checkEnvironmentsSupport, checkNetwork } from './refusals/unsupported-settings.ts';
-import { taskTomlSchema, type ArtifactToml, type TaskToml } from './schema.ts';
+import { taskTomlSchema, type ArtifactToml } from './schema.ts';
 import type { TaskSnapshot } from './snapshot.ts';
 import { buildSolution, buildSteps, seedTrajectoryOf } from './steps.ts';
 import { isTable } from './table.ts';
@@ -27,17 +27,6 @@ import { buildVerifier, type Grading } from './verifier-plan.ts';
 import { resolveVerifierMode } from './verifier-mode.ts';
 
 export type { BuildContext, DatasetDefaults, ImageNeed } from './build-context.ts';
-
-/** Read, valid, but not acted on yet: said, never silently dropped (the Compose issue delivers them). */
-function warnNotDelivered(doc: TaskToml, warn: (m: string) => void): void {
-  const servers = doc.environment.mcp_servers;
-  if (servers.length > 0) {
-    warn(`task.toml: environment.mcp_servers (${servers.map((s) => JSON.stringify(s.name)).join(', ')}) are not delivered yet: the task loads, but no agent is told of its MCP servers.`);
-  }
-  if (doc.environment.skills_dir !== undefined) {
-    warn(`task.toml: environment.skills_dir = ${JSON.stringify(doc.environment.skills_dir)} is not delivered yet: the task loads, but no skills folder is uploaded and no agent is pointed at one.`);
-  }
-}
 
 function normaliseArtifact(a: ArtifactToml): Artifact {
   if (typeof a === 'string') return { source: a, destination: null, service: 'main', exclude: [] };
@@ -103,7 +92,6 @@ export function buildTask(snap: TaskSnapshot, ctx: BuildContext): Task {
   if (mode === 'separate' && doc.verifier.inputs.length > 0) {
     warn(`${datasetFile}: gym.tasks."${ctx.id}".verifier.inputs is ignored: the task verifies in a separate sandbox, where /logs/verifier starts empty.`);
   }
-  warnNotDelivered(doc, warn);
 
   const root = snap.root;
   const tm = ctx.defaults.timeout_multiplier;

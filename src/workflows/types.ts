@@ -1,4 +1,5 @@
 // Plain data shared by workflows, activities and the client. No imports with side effects.
+import type { McpToolBinding } from '../agents/openai/mcp.ts';
 
 /** The agents Berth runs (the harnesses of src/agents; test/agents/pure.test.ts checks they agree). */
 export const AGENT_NAMES = ['oracle', 'nop', 'command', 'openai'] as const;
@@ -212,6 +213,8 @@ export interface OpenAiTurnSetup {
   maxCalls: number;
   maxTokens: number | null;
   toolTimeoutSec: number;
+  /** The task's MCP servers' tools, offered beside bash (absent: none). */
+  mcpTools?: McpToolBinding[];
 }
 
 export interface OpenAiTurnState {

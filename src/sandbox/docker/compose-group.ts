@@ -3,6 +3,7 @@
 import type Docker from 'dockerode';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { asSandboxError, SandboxLost, SeedFailed } from '../errors.ts';
 import { runExec } from '../exec.ts';
 import { stripFrames } from '../keep-alive.ts';
@@ -171,12 +172,47 @@ export async function createOrAdoptGroup(docker: Docker, spec: GroupSpec, option
   await writeFile(projectFile, JSON.stringify(model, null, 2));
 
   const up = await runCompose(
-    [...projectArgs(spec.project, [projectFile], spec.projectDir), 'up', '--detach', '--wait', '--wait-timeout', String(spec.waitTimeoutSec),
-      '--no-build', '--pull', 'never', '--quiet-pull', '--no-color'],
+    [...projectArgs(spec.project, [projectFile], spec.projectDir), 'up', '--detach', '--no-build', '--pull', 'never', '--quiet-pull', '--no-color'],
     { env: spec.interpolationEnv, timeoutMs: spec.waitTimeoutSec * 1000 + UP_GRACE_MS, pidFile: join(stateDir, PID_FILE) },
   );
   if (up.code !== 0) throw await startFailure(docker, spec.project, up, spec.waitTimeoutSec);
-  return { group: await inspectGroup(docker, spec.project), adopted: false, defaultSized: defaultSizedSidecars(resolved), model };
+  const group = await waitForServices(docker, spec.project, Object.keys(model.services), spec.waitTimeoutSec);
+  return { group, adopted: false, defaultSized: defaultSizedSidecars(resolved), model };
+}
+
+type ServiceState = 'ready' | 'waiting' | 'failed';
+
+/** `up --wait`'s rule: running, healthy where it has a healthcheck, or (a one-shot service) exited 0. main needs only to run. */
+export function serviceState(service: string, state: Docker.ContainerInspectInfo['State']): ServiceState {
+  if (state.Running) {
+    const health = service === MAIN_SERVICE ? undefined : state.Health?.Status;
+    if (health === 'unhealthy') return 'failed';
+    return health === undefined || health === 'healthy' ? 'ready' : 'waiting';
+  }
+  if (state.Status === 'created' || state.Status === 'restarting') return 'waiting';
+  return state.ExitCode === 0 && service !== MAIN_SERVICE ? 'ready' : 'failed';
+}
+
+/**
+ * After `up --detach` (which already held each service back until its depends_on conditions held): every
+ * service ready, as `up --wait` would have it, watched through the Engine API (polling it is faster than
+ * Compose's own wait), or the start's failure with the failing services' logs.
+ */
+async function waitForServices(docker: Docker, project: string, services: string[], timeoutSec: number): Promise<GroupHandle> {
+  const deadline = Date.now() + timeoutSec * 1000;
+  for (let attempt = 0; ; attempt++) {
+    const infos = await projectContainers(docker, project);
+    const states = services.map((s) => {
+      const info = infos.find((i) => serviceOf(i) === s);
+      return info ? serviceState(s, info.State) : 'waiting';
+    });
+    const timedOut = Date.now() > deadline;
+    if (states.includes('failed') || (timedOut && states.includes('waiting'))) {
+      throw await startFailure(docker, project, { stdout: '', stderr: timedOut ? `services not ready within ${timeoutSec} s: ${services.filter((_, i) => states[i] === 'waiting').join(', ')}` : '', timedOut }, timeoutSec);
+    }
+    if (states.every((st) => st === 'ready')) return inspectGroup(docker, project);
+    await sleep(Math.min(25 * (attempt + 1), 250));
+  }
 }
 
 /** Why `up` failed: each service that exited or never became healthy, with a bounded tail of its log. */
@@ -192,7 +228,7 @@ async function startFailure(docker: Docker, project: string, up: { stdout: strin
     const health = info.State.Health?.Status;
     // A one-shot service that exited 0 (service_completed_successfully) is no failure.
     const exited = !info.State.Running && info.State.Status !== 'created' && info.State.ExitCode !== 0;
-    if (!exited && health !== 'unhealthy') continue;
+    if (!exited && health !== 'unhealthy' && !(up.timedOut && health === 'starting')) continue;
     const what = exited ? `exited with code ${info.State.ExitCode}${info.State.OOMKilled ? ' (out of memory)' : ''}` : 'never became healthy';
     parts.push(`service "${serviceOf(info)}" ${what} at start; the last lines of its log:\n${await logTail(docker, info.Id)}`);
   }
