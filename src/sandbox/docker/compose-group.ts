@@ -18,6 +18,7 @@ import { ensureGroupNetwork, removeNetwork, type SubnetSource } from './group-ne
 import { COMPOSE_PROJECT_LABEL, COMPOSE_SERVICE_LABEL, groupNetworkName, LABEL_GROUP } from './group-names.ts';
 
 const CONFIG_TIMEOUT_MS = 60_000;
+const DEFAULT_NETWORK = 'default';
 /** Beyond `--wait-timeout`, for Compose to create, start and report. */
 const UP_GRACE_MS = 60_000;
 const LOG_TAIL_LINES = 40;
@@ -66,6 +67,11 @@ function serviceOf(info: Docker.ContainerInspectInfo): string {
 /** The group as the engine has it now; SandboxLost when main is gone. */
 export async function inspectGroup(docker: Docker, project: string): Promise<GroupHandle> {
   const infos = await projectContainers(docker, project);
+  const nets = await docker.listNetworks({ filters: { label: [`${LABEL_GROUP}=${project}`] } });
+  return handleOfGroup(project, infos, nets.map((n) => n.Name));
+}
+
+function handleOfGroup(project: string, infos: Docker.ContainerInspectInfo[], networks: string[]): GroupHandle {
   const services: Record<string, SandboxHandle> = {};
   const stopped: string[] = [];
   for (const info of infos) {
@@ -73,8 +79,7 @@ export async function inspectGroup(docker: Docker, project: string): Promise<Gro
     if (!info.State.Running) stopped.push(serviceOf(info));
   }
   if (!services[MAIN_SERVICE]) throw new SandboxLost(project, new Error('the group has no main container'));
-  const nets = await docker.listNetworks({ filters: { label: [`${LABEL_GROUP}=${project}`] } });
-  return { project, services, networks: nets.map((n) => n.Name), stopped };
+  return { project, services, networks, stopped };
 }
 
 /** A group is adopted when every container runs and main finished its seed; otherwise it is replaced. */
@@ -154,15 +159,16 @@ export async function createOrAdoptGroup(docker: Docker, spec: GroupSpec, option
   const adopted = await tryAdopt(docker, spec.project, stateDir);
   if (adopted) return { group: adopted, adopted: true, defaultSized: [] };
 
+  const labels = groupLabels(spec.project, spec.labels);
+  const network = (key: string) => ensureGroupNetwork(docker, { name: groupNetworkName(spec.project, key), labels, internal: spec.internal, source: options.subnets });
+  // Nearly every group uses only Compose's `default` network: make it while Compose reads the file.
+  const made = network(DEFAULT_NETWORK);
+  made.catch(() => undefined);
   const resolved = await resolveComposeModel(spec, stateDir);
   const images = await spec.prepareImages(resolved);
-
-  const labels = groupLabels(spec.project, spec.labels);
   const networks: Record<string, string> = {};
-  for (const key of networkKeys(resolved)) {
-    const net = await ensureGroupNetwork(docker, { name: groupNetworkName(spec.project, key), labels, internal: spec.internal, source: options.subnets });
-    networks[key] = net.name;
-  }
+  for (const key of networkKeys(resolved)) networks[key] = (key === DEFAULT_NETWORK ? await made : await network(key)).name;
+  if (!(DEFAULT_NETWORK in networks)) await removeNetwork(docker, (await made).id);
   const main = spec.mainFor?.(resolved) ?? spec.main;
   const model = groupModel(resolved, {
     project: spec.project, labels, networks, images,
@@ -176,7 +182,7 @@ export async function createOrAdoptGroup(docker: Docker, spec: GroupSpec, option
     { env: spec.interpolationEnv, timeoutMs: spec.waitTimeoutSec * 1000 + UP_GRACE_MS, pidFile: join(stateDir, PID_FILE) },
   );
   if (up.code !== 0) throw await startFailure(docker, spec.project, up, spec.waitTimeoutSec);
-  const group = await waitForServices(docker, spec.project, Object.keys(model.services), spec.waitTimeoutSec);
+  const group = await waitForServices(docker, spec.project, Object.keys(model.services), Object.values(networks), spec.waitTimeoutSec);
   return { group, adopted: false, defaultSized: defaultSizedSidecars(resolved), model };
 }
 
@@ -198,7 +204,7 @@ export function serviceState(service: string, state: Docker.ContainerInspectInfo
  * service ready, as `up --wait` would have it, watched through the Engine API (polling it is faster than
  * Compose's own wait), or the start's failure with the failing services' logs.
  */
-async function waitForServices(docker: Docker, project: string, services: string[], timeoutSec: number): Promise<GroupHandle> {
+async function waitForServices(docker: Docker, project: string, services: string[], networks: string[], timeoutSec: number): Promise<GroupHandle> {
   const deadline = Date.now() + timeoutSec * 1000;
   for (let attempt = 0; ; attempt++) {
     const infos = await projectContainers(docker, project);
@@ -210,7 +216,7 @@ async function waitForServices(docker: Docker, project: string, services: string
     if (states.includes('failed') || (timedOut && states.includes('waiting'))) {
       throw await startFailure(docker, project, { stdout: '', stderr: timedOut ? `services not ready within ${timeoutSec} s: ${services.filter((_, i) => states[i] === 'waiting').join(', ')}` : '', timedOut }, timeoutSec);
     }
-    if (states.every((st) => st === 'ready')) return inspectGroup(docker, project);
+    if (states.every((st) => st === 'ready')) return handleOfGroup(project, infos, networks);
     await sleep(Math.min(25 * (attempt + 1), 250));
   }
 }
