@@ -3,20 +3,20 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SandboxLost } from '../sandbox/index.ts';
 import type { SandboxRef } from '../workflows/types.ts';
-import { sandboxDriver } from './runtime.ts';
+import { sandboxProvider } from './runtime.ts';
 
 const WATCH_MS = 5_000;
 
 /** Why the group is no longer whole (a sidecar gone, or stopped though it ran at seed), or null. */
 export async function groupProblem(ref: SandboxRef): Promise<string | null> {
-  const docker = sandboxDriver().docker;
+  const provider = sandboxProvider();
   for (const [name, s] of Object.entries(ref.group?.services ?? {})) {
     if (name === 'main' || s.exited) continue;
     try {
-      const state = (await docker.getContainer(s.containerId).inspect()).State;
-      if (!state.Running) return `sidecar "${name}" stopped during the rollout (exit code ${state.ExitCode}${state.OOMKilled ? ', out of memory' : ''})`;
+      const info = await provider.inspect({ name: s.container, containerId: s.containerId, user: s.user, workdir: s.workdir });
+      if (!info.running) return `sidecar "${name}" stopped during the rollout (exit code ${info.exitCode}${info.oomKilled ? ', out of memory' : ''})`;
     } catch (err) {
-      if ((err as { statusCode?: number }).statusCode === 404) return `sidecar "${name}" was removed during the rollout`;
+      if (err instanceof SandboxLost) return `sidecar "${name}" was removed during the rollout`;
       throw err;
     }
   }

@@ -30,6 +30,10 @@ services:
     command: ["python3", "-m", "http.server", "8000"]
     environment:
       FROM_FILE: "\${BERTH_TEST_UNSET_VAR:-fallback}"
+    deploy:
+      resources:
+        limits:
+          memory: 192M
     healthcheck:
       test: ["CMD", "python3", "-c", "import urllib.request; urllib.request.urlopen('http://localhost:8000')"]
       interval: 1s
@@ -56,7 +60,7 @@ describe('a Compose group', () => {
     }));
     expect(r.adopted).toBe(false);
     expect(Object.keys(r.group.services).sort()).toEqual(['api', 'init', 'main']);
-    expect(r.defaultSized.slice().sort()).toEqual(['api', 'init']);
+    expect(r.defaultSized).toEqual(['init']);
     const { main, api } = r.group.services;
 
     // The healthy-gated sidecar answers by its service name.
@@ -82,6 +86,8 @@ describe('a Compose group', () => {
     expect(mi.HostConfig.Memory).toBe(256 * 1024 * 1024);
     expect(mi.HostConfig.MemorySwap).toBe(256 * 1024 * 1024);
     expect(mi.Config.Entrypoint).toEqual(['/bin/sh', '-c', 'exec sleep infinity']);
+    // A sidecar's own deploy.resources.limits, as Compose applies them.
+    expect((await docker.getContainer(api!.containerId).inspect()).HostConfig.Memory).toBe(192 * 1024 * 1024);
   });
 
   it('labels every container, network and volume, on a subnet from Berth\'s range', async () => {
