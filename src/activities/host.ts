@@ -9,6 +9,7 @@ import { hostIdentity } from './host-identity.ts';
 import { episodeLogsDir } from './logs.ts';
 import { loadEpisodeTask, sandboxProvider } from './runtime.ts';
 import { seedAgentSandbox } from './seed-agent.ts';
+import { seedComposeSandbox } from './seed-compose.ts';
 import { tearDownEpisode } from './tear-down.ts';
 import { hostSlots } from './worker-state.ts';
 import { beating } from './beating.ts';
@@ -33,9 +34,13 @@ export async function seed(req: { input: EpisodeInput; plan: EpisodePlan; workfl
     const task = await loadEpisodeTask(req.input);
     const logsDir = episodeLogsDir(req.workflowId, req.runId);
     mkdirSync(logsDir, { recursive: true });
+    const labels = { batch: req.input.batchId, workflowId: req.workflowId, role: 'agent' } as const;
+    if (task.compose) {
+      return seedComposeSandbox(task, req, { host, queue, logsDir, labels, hostEnv: process.env }).catch((err: unknown) => { throw retryWhileAttemptsLeft(err); });
+    }
     const { handle, spec } = await seedAgentSandbox(sandboxProvider(), task, {
       name: containerName(req.workflowId, req.runId, 'agent'),
-      labels: { batch: req.input.batchId, workflowId: req.workflowId, role: 'agent' },
+      labels,
       imageAliases: req.input.imageAliases, hostEnv: process.env, logsDir, hidden: () => secretValues(loadBerthConfig().config.secrets),
       agent: req.input.agent,
     }).catch((err: unknown) => { throw retryWhileAttemptsLeft(err); });

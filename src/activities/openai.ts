@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   CONVERSATION_FILE, ContextLengthExceeded, DEFAULT_API_KEY_ENV, callModel, defaultSystemPrompt, lastAssistant, openAiOptionsFromArgs, openaiTrajectory,
-  readConversation, runBashTool, startConversation, toolCallsOf,
+  mcpFunctionTools, readConversation, runBashTool, runMcpTool, startConversation, toolCallsOf,
 } from '../agents/index.ts';
 import { clearTurnFiles } from '../verify/index.ts';
 import type { ModelLimits, OpenAiModelAnswer, OpenAiTurnSetup, TurnRef } from '../workflows/types.ts';
@@ -15,6 +15,7 @@ import { handleOf } from './handle.ts';
 import { turnLogsDir } from './logs.ts';
 import { loadEpisodeTask, sandboxProvider } from './runtime.ts';
 import { beating } from './beating.ts';
+import { mcpToolsFor } from './mcp-tools.ts';
 import { agentUserFor } from './turn.ts';
 
 const agentDir = (ref: TurnRef) => join(turnLogsDir(ref.sandbox.logsDir, ref.turn), 'agent');
@@ -33,7 +34,10 @@ export async function openaiStart(ref: TurnRef): Promise<OpenAiTurnSetup> {
     const conversationPath = join(dir, CONVERSATION_FILE);
     const instruction = task.multi_step ? task.steps[ref.turn]!.instruction : task.instruction ?? '';
     await startConversation(conversationPath, { system: opts.systemPrompt ?? defaultSystemPrompt(handle.workdir), instruction });
+    const mcp = task.environment.mcp_servers.length > 0 ? await mcpToolsFor(task, ref.sandbox, Context.current().cancellationSignal) : null;
+    if (mcp && mcp.notes.length > 0) writeFileSync(join(dir, 'mcp.txt'), `${mcp.notes.join('\n')}\n`);
     return {
+      ...(mcp && mcp.tools.length > 0 ? { mcpTools: mcp.tools } : {}),
       conversationPath, user, workdir: handle.workdir, baseUrl: opts.baseUrl, model: opts.model,
       apiKeyEnv: opts.apiKeyEnv ?? null, maxCalls: opts.maxCalls ?? 50, maxTokens: opts.maxTokens ?? null,
       toolTimeoutSec: opts.toolTimeoutSec ?? 600,
@@ -60,6 +64,7 @@ export async function openaiModelCall(s: OpenAiTurnSetup, spent?: { tokens: numb
     const r = await callModel({
       conversationPath: s.conversationPath, baseUrl: `${gateway.url}/v1`, model: s.model, token: scope.token,
       maxTokens: s.maxTokens ?? undefined, signal: Context.current().cancellationSignal, onRetry: (info) => heartbeat(info),
+      ...(s.mcpTools ? { extraTools: mcpFunctionTools(s.mcpTools) } : {}),
     });
     const call = scope.calls.at(-1);
     return {
@@ -82,6 +87,11 @@ export async function openaiToolCall(req: { ref: TurnRef; setup: OpenAiTurnSetup
     const assistant = lastAssistant(records);
     const call = assistant ? toolCallsOf(assistant.message).find((c) => c.id === req.toolCallId) : undefined;
     if (!call) throw ApplicationFailure.nonRetryable(`tool call ${req.toolCallId} is not in ${req.setup.conversationPath}`, 'berth:conversation_lost');
+    const mcp = req.setup.mcpTools?.find((t) => t.name === call.name);
+    if (mcp) {
+      await runMcpTool(mcp, call, req.setup.conversationPath, Context.current().cancellationSignal);
+      return { exitCode: null };
+    }
     const r = await runBashTool({
       provider: sandboxProvider(), handle: { ...handleOf(req.ref.sandbox), user: req.setup.user }, user: req.setup.user,
       workdir: req.setup.workdir, env: {}, call, timeoutSec: req.timeoutSec, conversationPath: req.setup.conversationPath,

@@ -1,13 +1,21 @@
 import { DockerSandboxProvider, dockerFromEnv } from '../sandbox/index.ts';
+import { DockerDriver } from '../sandbox/docker/driver.ts';
 import { loadTask, type Task } from '../task/index.ts';
 import type { EpisodeInput } from '../workflows/types.ts';
 
 let provider: DockerSandboxProvider | undefined;
+let driver: DockerDriver | undefined;
 
 /** One provider per worker process: every host activity talks to this host's engine through it. */
 export function sandboxProvider(): DockerSandboxProvider {
   if (!provider) provider = new DockerSandboxProvider(dockerFromEnv());
   return provider;
+}
+
+/** The driver under the provider (groups: Compose tasks), on the same engine connection. */
+export function sandboxDriver(): DockerDriver {
+  if (!driver) driver = new DockerDriver({ docker: sandboxProvider().docker });
+  return driver;
 }
 
 const LOADED_MAX = 256;

@@ -10,6 +10,7 @@ import { episodeImage } from './agent-layer.ts';
 import { turnLogsDir } from './logs.ts';
 import { agentSandboxSpec } from './sandbox-spec.ts';
 import { seedFailure } from './seed-failure.ts';
+import { deliverTaskExtras } from './task-extras.ts';
 
 export interface AgentSeedRequest {
   name: string;
@@ -47,6 +48,7 @@ export async function seedAgentSandbox(provider: SandboxProvider, task: Task, re
   if (task.image.upload_environment_files && existsSync(environmentDir)) {
     await provider.upload(handle, environmentDir, handle.workdir, { owner: handle.user });
   }
+  await deliverTaskExtras(provider, handle, task);
   return { handle, spec };
 }
 

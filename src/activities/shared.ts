@@ -100,7 +100,9 @@ export async function planEpisode(input: EpisodeInput): Promise<EpisodePlan> {
       verifierMode: task.verifier.mode,
       episodeBudgetSec: budget.deadlineSec,
       seedTimeoutSec: settings.sandboxReadyTimeoutSec + READY_GRACE_SEC +
-        (task.image.mode === 'overlay' ? task.environment.build_timeout_sec : task.image.mode === 'build' ? BUILD_ALLOWANCE_SEC : 0),
+        (task.image.mode === 'overlay' ? task.environment.build_timeout_sec : task.image.mode === 'build' ? BUILD_ALLOWANCE_SEC : 0) +
+        // A Compose task may build its sidecars at seed, then waits for them to be healthy.
+        (task.compose ? BUILD_ALLOWANCE_SEC + settings.sandboxReadyTimeoutSec : 0),
       heartbeatTimeoutSec: Number(process.env.BERTH_HEARTBEAT_TIMEOUT_SEC ?? 45),
       scheduleToStartSec: Number(process.env.BERTH_SCHEDULE_TO_START_SEC ?? 300),
     };

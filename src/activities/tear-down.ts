@@ -1,11 +1,15 @@
+import { groupProjectName } from '../sandbox/docker/group-names.ts';
 import { containerName } from '../sandbox/index.ts';
+import { groupRemovalName } from './seed-compose.ts';
 import { hostIdentity } from './host-identity.ts';
 import type { HostSlots } from './slots.ts';
 import { hostRemover, hostSlots } from './worker-state.ts';
 
-/** The sandboxes an episode run may have on its host. */
-export const episodeSandboxNames = (episodeId: string, runId: string): string[] =>
-  (['agent', 'verifier'] as const).map((role) => containerName(episodeId, runId, role));
+/** The sandboxes an episode run may have on its host: its containers, and its Compose group (every container, network and volume of it). */
+export const episodeSandboxNames = (episodeId: string, runId: string): string[] => [
+  ...(['agent', 'verifier'] as const).map((role) => containerName(episodeId, runId, role)),
+  groupRemovalName(groupProjectName(episodeId, runId, 'agent')),
+];
 
 /** Frees a slot once called; a failure to free it is left to the reconciler (src/activities/slot-reconcile.ts). */
 export const freeing = (slots: HostSlots, key: string) => (): void => {

@@ -12,7 +12,8 @@ import type { AgentTurnOutput, SandboxRef, TokenUsage, TurnOutcome, TurnRef } fr
 import { beating } from './beating.ts';
 import { failIfEntrypointDied, keepEntrypointOutput } from './entrypoint-output.ts';
 import { typed } from './failures.ts';
-import { handleOf } from './handle.ts';
+import { assertGroupWhole, watchGroup } from './group-watch.ts';
+import { handleOf, servicesOf } from './handle.ts';
 import { verifyThenTearDown } from './final-verify.ts';
 import { turnLogsDir } from './logs.ts';
 import { loadEpisodeTask, sandboxProvider } from './runtime.ts';
@@ -61,15 +62,21 @@ export async function agentTurn(req: TurnRequest): Promise<AgentTurnOutput> {
       ? await openTurnScope({ input: req.input, agent: installed, episodeLogsDir: req.sandbox.logsDir, turn: req.turn, runKey: runKey(req.turn) })
       : undefined;
     let ended: ReturnType<NonNullable<typeof model>['close']> | undefined;
+    // A Compose task's group is watched while the agent runs: a sidecar that dies masks the episode.
+    const watching = new AbortController();
+    const signal = AbortSignal.any([Context.current().cancellationSignal, watching.signal]);
     let result;
     try {
-      result = await harnessFor(req.input.agent).runTurn({
+      const run = harnessFor(req.input.agent).runTurn({
         provider, handle: { ...handle, user }, task, stepIndex: req.turn, instruction, user, workdir: handle.workdir, env: {},
         timeoutSec: req.plan.steps[req.turn]!.agentTimeoutSec, runKey: runKey(req.turn), logsDir, args: req.input.agentArgs,
-        heartbeat: (d) => heartbeat(d), signal: Context.current().cancellationSignal,
+        heartbeat: (d) => heartbeat(d), signal,
         ...(model ? { model: model.access, stop: model.stop } : {}),
       });
+      run.catch(() => undefined);
+      result = req.sandbox.group ? await Promise.race([run, watchGroup(req.sandbox, watching.signal)]) : await run;
     } finally {
+      watching.abort();
       ended = model?.close();
     }
     writeFileSync(join(logsDir, 'trajectory.json'), JSON.stringify(result.trajectory, null, 2));
@@ -107,11 +114,13 @@ async function verifyHere(req: VerifyRequest, turnDir: string): Promise<TurnOutc
   const handle = handleOf(req.sandbox);
   const secrets = loadBerthConfig().config.secrets;
   if (req.sandbox.entrypoint) await failIfEntrypointDied(provider, handle, turnDir, secretValues(secrets));
+  if (req.sandbox.group) await assertGroupWhole(req.sandbox);
   const trajectory = JSON.parse(readFileSync(join(turnDir, 'agent', 'trajectory.json'), 'utf8')) as AtifTrajectory;
   const responseText = readFileSync(join(turnDir, 'agent', 'response.txt'), 'utf8');
   const { workflowId, runId } = execution();
   const out = await runVerification({
-    provider, agent: handle, task, stepIndex: task.multi_step ? req.turn : null,
+    provider, agent: handle, ...(req.sandbox.group ? { services: servicesOf(req.sandbox) } : {}),
+    task, stepIndex: task.multi_step ? req.turn : null,
     logsDir: turnDir, trajectory, responseText, naming: { workflowId, runId, batchId: req.input.batchId },
     hostEnv: process.env, secrets, imageAliases: req.input.imageAliases, heartbeat: () => heartbeat(),
     signal: Context.current().cancellationSignal,

@@ -3,7 +3,8 @@ import { homePath } from '../server/paths.ts';
 import { loadBerthConfig } from '../task/berth-config.ts';
 import { RemovalJournal } from './removal-journal.ts';
 import { Remover } from './remover.ts';
-import { sandboxProvider } from './runtime.ts';
+import { sandboxDriver, sandboxProvider } from './runtime.ts';
+import { GROUP_PREFIX } from './seed-compose.ts';
 import { HostSlots } from './slots.ts';
 
 /** Sandbox slots per host: BERTH_WORKER_SLOTS, else berth.toml's [worker].slots, else cores × 4 (docs/configuration.md). */
@@ -40,7 +41,7 @@ export function hostRemover(queue: string): Remover {
   let r = removers.get(queue);
   if (!r) {
     r = new Remover({
-      remove: (name) => sandboxProvider().teardown(name),
+      remove: (name) => (name.startsWith(GROUP_PREFIX) ? sandboxDriver().remove({ name: name.slice(GROUP_PREFIX.length), kind: 'group' }) : sandboxProvider().teardown(name)),
       journal: new RemovalJournal(homePath('removals', queue)),
     });
     removers.set(queue, r);

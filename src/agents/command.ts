@@ -1,11 +1,13 @@
 // The command harness: runs a user-given command line inside the sandbox (--agent-arg cmd=...).
 //
 // What the command gets: the instruction in /logs/agent/instruction.md, its path in BERTH_INSTRUCTION_FILE,
-// and its text in BERTH_INSTRUCTION (left out when longer than 64 KiB: read the file then); the turn's
+// and its text in BERTH_INSTRUCTION (left out when longer than 64 KiB: read the file then); BERTH_TASK_FILE when
+// the task declares MCP servers or a skills folder (task-file.ts); the turn's
 // environment; the agent user and working directory; the turn's budget (it is killed after it).
 // What it leaves: stdout in /logs/agent/command.txt, stderr in /logs/agent/command.stderr.txt.
 // The response is the content of /logs/agent/response.txt when the command wrote one (up to 1 MiB, the
 // last bytes kept), else the last 64 KiB of its stdout. A non-zero exit is recorded, not an error.
+import { TASK_FILE, TASK_FILE_ENV, taskFileContent } from './task-file.ts';
 import { shellQuote } from '../sandbox/index.ts';
 import { agentStep, buildTrajectory, userStep } from '../verify/atif.ts';
 import { runDetached } from './detached-run.ts';
@@ -33,6 +35,7 @@ export function commandOf(args: Record<string, string>): string {
 
 export function commandEnv(ctx: AgentTurnContext): Record<string, string> {
   const env: Record<string, string> = { ...ctx.env, BERTH_INSTRUCTION_FILE: INSTRUCTION_FILE };
+  if (taskFileContent(ctx.task, ctx.workdir)) env[TASK_FILE_ENV] = TASK_FILE;
   if (Buffer.byteLength(ctx.instruction, 'utf8') <= ENV_INSTRUCTION_MAX_BYTES) env['BERTH_INSTRUCTION'] = ctx.instruction;
   return env;
 }

@@ -1,6 +1,7 @@
 import type Docker from 'dockerode';
 import { launchDetached, startDetached, waitDetached } from './detached.ts';
 import { dockerFromEnv } from './docker-client.ts';
+import { janitorGroups } from './docker/compose-group.ts';
 import { asSandboxError, SandboxLost } from './errors.ts';
 import { runExec } from './exec.ts';
 import { downloadPath, uploadPath } from './files.ts';
@@ -99,8 +100,12 @@ export class DockerSandboxProvider implements SandboxProvider {
     return teardownSandbox(this.docker, nameOrHandle);
   }
 
-  janitor(options: JanitorOptions): Promise<JanitorReport> {
-    return runJanitor(this.docker, options);
+  /** Groups first (whole: containers, networks, volumes), then single sandboxes. */
+  async janitor(options: JanitorOptions): Promise<JanitorReport> {
+    const groups: JanitorReport = { removed: [], kept: [] };
+    await janitorGroups(this.docker, options, groups);
+    const singles = await runJanitor(this.docker, options);
+    return { removed: [...groups.removed, ...singles.removed], kept: [...groups.kept, ...singles.kept] };
   }
 
   ensureImage(ref: string, options?: EnsureImageOptions): Promise<ImageConfig> {

@@ -10,6 +10,8 @@ import { SeedFailed } from './errors.ts';
 import type { ImageConfig } from './image-config.ts';
 import { imageContentHash, imageTagForHash, readContextFiles } from './image-hash.ts';
 import type { SandboxProvider } from './types.ts';
+import { servicesToBuild, type ComposeModel } from './docker/compose-model.ts';
+import type { ResolvedGroup } from './driver.ts';
 
 const BASE_HINT = 'berth-base:bookworm';
 const FROM_LINE = /^(\s*FROM\s+)((?:--\S+\s+)*)(\S+)(.*)$/gim;
@@ -51,6 +53,9 @@ interface ContextBuild {
   dockerfilePath: string;
   aliases: Readonly<Record<string, string>>;
   suffix: string;
+  /** Where the Dockerfile sits in the context (a Compose build's `dockerfile`); default `Dockerfile`. */
+  dockerfile?: string;
+  buildArgs?: Record<string, string>;
 }
 
 /** Builds (once per content hash) a context whose Dockerfile's FROM lines were aliased; returns the tag. */
@@ -60,15 +65,18 @@ async function buildContext(provider: SandboxProvider, b: ContextBuild): Promise
   const baseIds: Record<string, string> = {};
   for (const base of bases) baseIds[base] = (await provider.ensureImage(base, { aliasHint: BASE_HINT })).id;
   const files = await readContextFiles(b.contextDir);
-  const tag = imageTagForHash(imageContentHash({ files, aliases: { ...b.aliases }, buildSettings: { dockerfile: 'Dockerfile', baseIds } }), b.suffix);
-  if (text === original && b.dockerfilePath === join(b.contextDir, 'Dockerfile')) {
-    return { tag, built: (await provider.buildImage({ contextDir: b.contextDir, tag })).built };
+  const dockerfile = b.dockerfile ?? 'Dockerfile';
+  const args = b.buildArgs && Object.keys(b.buildArgs).length > 0 ? b.buildArgs : undefined;
+  const tag = imageTagForHash(imageContentHash({ files, aliases: { ...b.aliases }, buildSettings: { dockerfile, baseIds, ...(args ? { args } : {}) } }), b.suffix);
+  const options = { tag, ...(dockerfile !== 'Dockerfile' ? { dockerfile } : {}), ...(args ? { buildArgs: args } : {}) };
+  if (text === original && b.dockerfilePath === join(b.contextDir, dockerfile)) {
+    return { tag, built: (await provider.buildImage({ contextDir: b.contextDir, ...options })).built };
   }
   const buildDir = await mkdtemp(join(tmpdir(), 'berth-build-'));
   try {
     await cp(b.contextDir, buildDir, { recursive: true });
-    await writeFile(join(buildDir, 'Dockerfile'), text);
-    return { tag, built: (await provider.buildImage({ contextDir: buildDir, tag })).built };
+    await writeFile(join(buildDir, dockerfile), text);
+    return { tag, built: (await provider.buildImage({ contextDir: buildDir, ...options })).built };
   } finally {
     await rm(buildDir, { recursive: true, force: true });
   }
@@ -147,4 +155,23 @@ export async function prepareVerifierImage(provider: SandboxProvider, task: Task
   }
   await checkGpus(provider, task.verifier.environment?.gpus ?? null, '[verifier.environment].gpus', task, prepared.ref);
   return prepared;
+}
+
+/**
+ * A Compose task's sidecars (DESIGN.md section 7, Compose groups): an `image:` through the alias map, present
+ * locally (else pulled once); a `build:` built as `hb__<hash>` with aliases in its FROM lines. Service → image.
+ */
+export async function prepareServiceImages(provider: SandboxProvider, resolved: ResolvedGroup, aliases: Readonly<Record<string, string>>): Promise<Record<string, string>> {
+  const images: Record<string, string> = {};
+  for (const [name, s] of Object.entries(resolved.services)) {
+    if (name === 'main' || s.build || !s.image) continue;
+    images[name] = applyImageAlias(s.image, aliases);
+    await provider.ensureImage(images[name], { aliasHint: BASE_HINT });
+  }
+  for (const b of servicesToBuild(resolved as ComposeModel)) {
+    images[b.service] = (await buildContext(provider, {
+      contextDir: b.context, dockerfilePath: join(b.context, b.dockerfile), dockerfile: b.dockerfile, buildArgs: b.args, aliases, suffix: '',
+    })).tag;
+  }
+  return images;
 }

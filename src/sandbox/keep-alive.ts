@@ -44,7 +44,7 @@ async function setupFailure(container: Docker.Container, name: string, cause: un
   }
 }
 
-function stripFrames(buf: Buffer): string {
+export function stripFrames(buf: Buffer): string {
   const parts: Buffer[] = [];
   let i = 0;
   while (i + 8 <= buf.length) {

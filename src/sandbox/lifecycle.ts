@@ -1,5 +1,6 @@
 import type Docker from 'dockerode';
 import { asSandboxError, SandboxLost } from './errors.ts';
+import { LABEL_GROUP } from './docker/group-names.ts';
 import { LABEL_WORKFLOW } from './names.ts';
 import type { JanitorOptions, JanitorReport, SandboxHandle, SandboxInfo } from './types.ts';
 
@@ -65,6 +66,7 @@ export async function runJanitor(docker: Docker, options: JanitorOptions): Promi
   const report: JanitorReport = { removed: [], kept: [] };
   const liveness = new Map<string, Promise<boolean>>();
   for (const c of containers) {
+    if (c.Labels[LABEL_GROUP]) continue; // a group's containers go with their group (janitorGroups)
     const workflowId = c.Labels[LABEL_WORKFLOW] ?? '';
     const name = (c.Names[0] ?? c.Id).replace(/^\//, '');
     if (!liveness.has(workflowId)) liveness.set(workflowId, options.isLive(workflowId));

@@ -16,12 +16,12 @@ import { pollHealthcheck, runOverlay, startEntrypoint } from './seed-phases.ts';
 import { baseSetupScript, MARK_SEEDED, SEEDED_MARKER, userCheckScript, workdirSetupScript } from './seed-scripts.ts';
 import type { SandboxHandle, SandboxSpec, SeedResult } from './types.ts';
 
-interface Resolved {
+export interface Resolved {
   user: string;
   workdir: string;
 }
 
-async function resolveUserAndWorkdir(docker: Docker, spec: SandboxSpec): Promise<Resolved> {
+export async function resolveUserAndWorkdir(docker: Docker, spec: SandboxSpec): Promise<Resolved> {
   if (spec.user && spec.workdir) return { user: spec.user, workdir: spec.workdir };
   const config = await readImageConfig(docker, spec.image);
   if (!config) throw new SeedFailed('harbor:seed_failed', new ImageMissing(spec.image, new Error('no such image')).message);
@@ -31,14 +31,14 @@ async function resolveUserAndWorkdir(docker: Docker, spec: SandboxSpec): Promise
   };
 }
 
-function createOptions(spec: SandboxSpec, r: Resolved, setupScript: string): Docker.ContainerCreateOptions {
+function createOptions(spec: SandboxSpec, r: Resolved, plan: SeedPlan): Docker.ContainerCreateOptions {
   const memory = spec.memoryMb ? spec.memoryMb * 1024 * 1024 : undefined;
   return {
     name: spec.name,
     Image: spec.image,
     // Keep-alive under docker-init (Init: true reaps orphans). It first runs the root setup, so seed
     // needs no exec for it; waitForKeepAlive sees it reach `sleep infinity`.
-    Entrypoint: ['/bin/sh', '-c', `set -e\n${setupScript}\nexec sleep infinity`],
+    Entrypoint: keepAliveCommand(plan),
     Cmd: [],
     User: '0:0',
     Env: envList(spec.env),
@@ -95,20 +95,39 @@ async function tryAdopt(docker: Docker, name: string): Promise<SandboxHandle | u
   return undefined;
 }
 
-export async function seedSandbox(docker: Docker, spec: SandboxSpec): Promise<SeedResult> {
-  const resolved = await resolveUserAndWorkdir(docker, spec);
+/** What the keep-alive runs as root before `sleep infinity`, and what seed does once it runs (seedSandbox, seedGroup). */
+export interface SeedPlan {
+  resolved: Resolved;
+  /** The keep-alive's setup script. */
+  setup: string;
+  overlay?: NonNullable<SandboxSpec['overlay']>;
+  workdirStep: string[];
+  laterSteps: boolean;
+}
+
+export function seedPlan(spec: SandboxSpec, resolved: Resolved): SeedPlan {
   const overlay = spec.overlay && spec.overlay.runs.length > 0 ? spec.overlay : undefined;
-  const healthchecks = spec.healthchecks ?? [];
-  const laterSteps = Boolean(spec.entrypoint?.command.length || healthchecks.length || spec.uploadDirs?.length);
+  const laterSteps = Boolean(spec.entrypoint?.command.length || spec.healthchecks?.length || spec.uploadDirs?.length);
   const workdirStep = [userCheckScript(resolved.user), workdirSetupScript(resolved.workdir, resolved.user)];
   // Without RUN lines every user already exists, so the whole setup runs in the keep-alive.
   const setup = [baseSetupScript(overlay ? [...new Set(overlay.runs.map((r) => r.workdir || '/'))] : [])];
   if (!overlay) setup.push(...workdirStep, ...(laterSteps ? [] : [MARK_SEEDED]));
+  return { resolved, setup: setup.join('\n'), overlay, workdirStep, laterSteps };
+}
+
+/** The keep-alive's argv: the root setup, then `sleep infinity` (watched for by waitForKeepAlive). */
+export function keepAliveCommand(plan: SeedPlan): string[] {
+  return ['/bin/sh', '-c', `set -e\n${plan.setup}\nexec sleep infinity`];
+}
+
+export async function seedSandbox(docker: Docker, spec: SandboxSpec): Promise<SeedResult> {
+  const plan = seedPlan(spec, await resolveUserAndWorkdir(docker, spec));
+  const { resolved } = plan;
 
   let container: Docker.Container | undefined;
   for (let attempt = 0; !container; attempt++) {
     try {
-      container = await docker.createContainer(createOptions(spec, resolved, setup.join('\n')));
+      container = await docker.createContainer(createOptions(spec, resolved, plan));
     } catch (err) {
       const e = err as { statusCode?: number };
       if (e.statusCode === 409 && attempt === 0) {
@@ -130,8 +149,14 @@ export async function seedSandbox(docker: Docker, spec: SandboxSpec): Promise<Se
   } catch (err) {
     throw asSandboxError(spec.name, err);
   }
-  await waitForKeepAlive(container, spec.name);
+  await finishSeed(docker, container, handle, spec, plan);
+  return { handle, adopted: false };
+}
 
+/** Once the container exists: its keep-alive's setup, then overlay RUN lines, uploads, entrypoint, healthchecks, the seeded marker. */
+export async function finishSeed(docker: Docker, container: Docker.Container, handle: SandboxHandle, spec: SandboxSpec, plan: SeedPlan): Promise<void> {
+  await waitForKeepAlive(container, handle.name);
+  const { overlay, workdirStep, laterSteps, resolved } = plan;
   if (overlay) {
     await runOverlay(docker, handle, overlay.runs, overlay.timeoutSec);
     // The agent user may have been created by a RUN line, so the working directory comes after.
@@ -141,9 +166,8 @@ export async function seedSandbox(docker: Docker, spec: SandboxSpec): Promise<Se
     await uploadPath(docker, handle, u.hostDir, u.containerDir, { owner: resolved.user });
   }
   if (spec.entrypoint && spec.entrypoint.command.length > 0) await startEntrypoint(docker, handle, spec.entrypoint);
-  for (const hc of healthchecks) await pollHealthcheck(docker, handle, hc, Boolean(spec.entrypoint?.command.length));
+  for (const hc of spec.healthchecks ?? []) await pollHealthcheck(docker, handle, hc, Boolean(spec.entrypoint?.command.length));
   if (laterSteps) await setupExec(docker, handle, MARK_SEEDED);
-  return { handle, adopted: false };
 }
 
 async function setupExec(docker: Docker, handle: SandboxHandle, script: string): Promise<void> {

@@ -3,6 +3,7 @@
 // in refusals/, one file per row of spec/task-folder-format.md § What the loader refuses; the folder's paths in
 // layout.ts.
 import type { BuildContext } from './build-context.ts';
+import { readComposePlan } from './compose.ts';
 import { computeTaskDigest } from './digest.ts';
 import { refuse } from './errors.ts';
 import { toEnvironment } from './environment.ts';
@@ -12,12 +13,12 @@ import { DATASET_LAYOUT, inTask, TASK_LAYOUT } from './layout.ts';
 import { normaliseLegacy } from './legacy.ts';
 import type { Artifact, Task } from './model.ts';
 import { mergeOverride } from './overrides.ts';
-import { refuseCompose, refuseParameterized, refuseTranscriptPairing } from './refusals/current-limitations.ts';
+import { refuseParameterized, refuseTranscriptPairing } from './refusals/current-limitations.ts';
 import { checkArtifact, checkInput, parseTaskToml, readTaskData, validateTaskToml } from './refusals/invalid-values.ts';
 import { requireInstruction, requireTaskToml, singleStepGrading } from './refusals/missing-files.ts';
 import { checkMultiStep } from './refusals/multi-step.ts';
 import { checkEnvironmentsSupport, checkNetwork } from './refusals/unsupported-settings.ts';
-import { taskTomlSchema, type ArtifactToml, type TaskToml } from './schema.ts';
+import { taskTomlSchema, type ArtifactToml } from './schema.ts';
 import type { TaskSnapshot } from './snapshot.ts';
 import { buildSolution, buildSteps, seedTrajectoryOf } from './steps.ts';
 import { isTable } from './table.ts';
@@ -26,17 +27,6 @@ import { buildVerifier, type Grading } from './verifier-plan.ts';
 import { resolveVerifierMode } from './verifier-mode.ts';
 
 export type { BuildContext, DatasetDefaults, ImageNeed } from './build-context.ts';
-
-/** Read, valid, but not acted on yet: said, never silently dropped (the Compose issue delivers them). */
-function warnNotDelivered(doc: TaskToml, warn: (m: string) => void): void {
-  const servers = doc.environment.mcp_servers;
-  if (servers.length > 0) {
-    warn(`task.toml: environment.mcp_servers (${servers.map((s) => JSON.stringify(s.name)).join(', ')}) are not delivered yet: the task loads, but no agent is told of its MCP servers.`);
-  }
-  if (doc.environment.skills_dir !== undefined) {
-    warn(`task.toml: environment.skills_dir = ${JSON.stringify(doc.environment.skills_dir)} is not delivered yet: the task loads, but no skills folder is uploaded and no agent is pointed at one.`);
-  }
-}
 
 function normaliseArtifact(a: ArtifactToml): Artifact {
   if (typeof a === 'string') return { source: a, destination: null, service: 'main', exclude: [] };
@@ -71,7 +61,9 @@ export function buildTask(snap: TaskSnapshot, ctx: BuildContext): Task {
   const ownArtifacts = Array.isArray(raw.artifacts) ? raw.artifacts.length : 0;
   const doc = validateTaskToml(mergeOverride(raw, override), ctx, ownArtifacts);
 
-  refuseCompose(snap);
+  // Compose tasks run as a group; keys Berth cannot honour are refused here (compose.ts).
+  const composeFile = TASK_LAYOUT.environmentCompose.find((f) => snap.files.has(f));
+  const compose = composeFile ? readComposePlan(composeFile, snap.files.get(composeFile)!.text ?? '', ctx.imageAliases) : null;
   checkEnvironmentsSupport(doc);
 
   const multiStep = (doc.steps ?? []).length > 0;
@@ -88,22 +80,23 @@ export function buildTask(snap: TaskSnapshot, ctx: BuildContext): Task {
   // Inputs only come from dataset.toml (task.toml's are dropped above).
   doc.verifier.inputs.forEach((name, i) => checkInput(name, `gym.tasks."${ctx.id}".verifier.inputs[${i}]`, datasetFile));
 
-  // Without Compose there is no service but main: such hooks and artifacts only warn (task-folder-format.md § Verifier).
+  // A hook or artifact naming a service the task does not have only warns (task-folder-format.md § [verifier]).
+  const services = compose?.services ?? ['main'];
+  const what = compose ? `of ${compose.file}` : 'of this single-sandbox task';
   for (const [i, h] of doc.verifier.collect.entries()) {
-    if (h.service !== 'main') warn(`task.toml: verifier.collect[${i}].service = "${h.service}" names no service of this single-sandbox task; the hook is skipped.`);
+    if (!services.includes(h.service)) warn(`task.toml: verifier.collect[${i}].service = "${h.service}" names no service ${what}; the hook is skipped.`);
   }
   for (const [i, a] of artifacts.entries()) {
-    if (a.service !== 'main') warn(`task.toml: artifacts[${i}].service = "${a.service}" names no service of this single-sandbox task; the artifact is skipped.`);
+    if (!services.includes(a.service)) warn(`task.toml: artifacts[${i}].service = "${a.service}" names no service ${what}; the artifact is skipped.`);
   }
   if (mode === 'separate' && doc.verifier.inputs.length > 0) {
     warn(`${datasetFile}: gym.tasks."${ctx.id}".verifier.inputs is ignored: the task verifies in a separate sandbox, where /logs/verifier starts empty.`);
   }
-  warnNotDelivered(doc, warn);
 
   const root = snap.root;
   const tm = ctx.defaults.timeout_multiplier;
   const environment = toEnvironment(doc.environment, ctx);
-  const image = resolveImage(environment, snap, ctx);
+  const image = resolveImage(environment, snap, ctx, compose !== null);
   checkImageRecorded(image, snap, ctx);
 
   let instruction: string | null = null;
@@ -148,6 +141,7 @@ export function buildTask(snap: TaskSnapshot, ctx: BuildContext): Task {
     verifier,
     solution,
     image,
+    compose,
     seed_trajectory: seedTrajectory,
     skills_source: snap.dirs.has(TASK_LAYOUT.skillsDir) ? inTask(root, TASK_LAYOUT.skillsDir) : null,
     settings: { ...ctx.defaults },

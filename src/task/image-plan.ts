@@ -39,12 +39,13 @@ function imagePlan(p: {
   };
 }
 
-export function resolveImage(env: Environment, snap: TaskSnapshot, ctx: BuildContext): ImagePlan {
+/** `compose`: the task has a compose file, so environment/'s files are not uploaded to the working directory. */
+export function resolveImage(env: Environment, snap: TaskSnapshot, ctx: BuildContext, compose = false): ImagePlan {
   const dockerfile = snap.files.get(TASK_LAYOUT.dockerfile);
   const dockerImage = env.docker_image;
   if (dockerfile === undefined) {
     if (dockerImage === null) refuseNoImage();
-    return imagePlan({ mode: 'prebuilt', image: dockerImage, docker_image: dockerImage, from: null, from_original: null, dockerfile: null, note: null, upload_environment_files: snap.dirs.has(TASK_LAYOUT.environmentDir) });
+    return imagePlan({ mode: 'prebuilt', image: dockerImage, docker_image: dockerImage, from: null, from_original: null, dockerfile: null, note: null, upload_environment_files: snap.dirs.has(TASK_LAYOUT.environmentDir) && !compose });
   }
   const c = classifyDockerfile(dockerfile.text ?? '');
   const from = c.from !== null ? applyImageAlias(c.from, ctx.imageAliases) : null;

@@ -1,5 +1,6 @@
 // The loaded task: immutable, every default filled in, dataset overrides and multipliers applied once
 // (DESIGN.md section 7, Effective values). Config tables keep task.toml's own key names.
+import type { ComposePlan } from './compose.ts';
 import type { DockerfileInstruction, RunLine } from './dockerfile.ts';
 
 export type User = string | number;
@@ -181,6 +182,8 @@ export interface Task {
   readonly verifier: Verifier;
   readonly solution: Solution;
   readonly image: ImagePlan;
+  /** environment/docker-compose.yaml: the task runs as a group, its file merged over Berth's `main`. */
+  readonly compose: ComposePlan | null;
   /** `trajectory.json` (or the first step's) seeding the agent: such a task runs with the oracle only. */
   readonly seed_trajectory: string | null;
   /** environment/skills/, uploaded to skills_dir at seed when the sandbox's folder is missing or empty. */

@@ -48,6 +48,7 @@ export function isJunk(name: string): boolean {
 export function wantsText(rel: string): boolean {
   if (rel === L.taskToml || rel === L.instruction || rel === L.taskData) return true;
   if (rel === L.dockerfile || (L.testsCompose as readonly string[]).includes(rel)) return true;
+  if ((L.environmentCompose as readonly string[]).includes(rel)) return true;
   return /^steps\/[^/]+\/instruction\.md$/.test(rel);
 }
 

@@ -73,6 +73,12 @@ export async function copyArtifactsOut(
   warnings: string[],
   /** test.sh's exec saw /logs/artifacts empty: nothing to copy from it. */
   logsArtifactsEmpty = false,
+  group: {
+    /** A Compose task's services by name (entries with another `service` are copied from there). */
+    services?: Readonly<Record<string, SandboxHandle>>;
+    /** Runs after main's entries, before the sidecars' (separate mode stops main and runs the sidecars' hooks). */
+    beforeSidecars?: () => Promise<void>;
+  } = {},
 ): Promise<CopiedArtifact[]> {
   await rm(artifactsDir, { recursive: true, force: true });
   await mkdir(artifactsDir, { recursive: true });
@@ -99,13 +105,21 @@ export async function copyArtifactsOut(
     record({ source: ARTIFACTS_LOGS, service: 'main' }, artifactsDir, ok ? 'dir' : null, !ok ? 'failed' : names.length === 0 ? 'empty' : 'ok');
   });
 
+  const services = group.services ?? {};
   const entries = artifacts.filter((a) => {
-    if (a.service === 'main') return true;
-    warnings.push(`artifact ${a.source} names service "${a.service}", which Berth cannot reach (only the main sandbox exists); it was not copied`);
+    if (a.service === 'main' || services[a.service]) return true;
+    warnings.push(`artifact ${a.source} names service "${a.service}", which this task's sandbox does not have; it was not copied`);
     record(a, hostTarget(artifactsDir, a), null, 'skipped');
     return false;
   });
-  if (entries.length > 0) await copyEntries(provider, agent, entries, artifactsDir, copied, record, attempt, warnings);
+  const own = entries.filter((a) => a.service === 'main');
+  if (own.length > 0) await copyEntries(provider, agent, own, artifactsDir, copied, record, attempt, warnings);
+  await group.beforeSidecars?.();
+  // All services share one tree; the first claimant of a path wins (Harbor's rule).
+  for (const [name, handle] of Object.entries(services)) {
+    const theirs = entries.filter((a) => a.service === name && name !== 'main');
+    if (theirs.length > 0) await copyEntries(provider, handle, theirs, artifactsDir, copied, record, attempt, warnings);
+  }
   if (copied[0]?.names?.includes(MANIFEST)) {
     warnings.push(`${ARTIFACTS_LOGS}/${MANIFEST} came from the sandbox, so Berth's artifact manifest was not written over it`);
   } else {

@@ -1,6 +1,5 @@
-// [[verifier.collect]] hooks: run before clearing and before any artifact is copied (spec/task-folder-format.md
-// § [verifier], collect). A hook that fails, times out or names a missing service only warns; one the sandbox
-// cannot run (no bash, an unknown user) masks the row.
+// [[verifier.collect]] hooks: run before clearing and before any artifact is copied. A hook that fails or times
+// out, or names a service the task does not have, only warns; one the sandbox cannot run (no bash, unknown user) masks the row.
 import type { SandboxHandle, SandboxProvider } from '../sandbox/index.ts';
 import type { CollectHook } from '../task/index.ts';
 import { tailOf } from './failure-reason.ts';
@@ -9,24 +8,35 @@ import { startFailure } from './sandbox-scripts.ts';
 
 const HOOK_OUTPUT_CAP = 16 * 1024;
 
+/**
+ * Runs the hooks whose service `which` selects (Harbor's order in separate mode: main's, then the sidecars'
+ * once main is stopped). `services` are the group's (a Compose task); a hook naming a service that is not there
+ * only warns (task-folder-format.md § [verifier], collect).
+ */
 export async function runCollectHooks(
   provider: SandboxProvider,
   agent: SandboxHandle,
   hooks: readonly CollectHook[],
   warnings: string[],
   heartbeat: () => void,
+  services: Readonly<Record<string, SandboxHandle>> = {},
+  which: 'all' | 'main' | 'sidecars' = 'all',
 ): Promise<void> {
   for (const [i, hook] of hooks.entries()) {
+    const isMain = hook.service === 'main';
+    if ((which === 'main' && !isMain) || (which === 'sidecars' && isMain)) continue;
     const label = `[[verifier.collect]] #${i + 1} (${tailOf(hook.command, 120)})`;
-    if (hook.service !== 'main') {
-      warnings.push(`${label} names service "${hook.service}", which this task does not have (its only service is main); the hook was skipped and verification went on.`);
+    const target = isMain ? agent : services[hook.service];
+    if (!target) {
+      const have = Object.keys(services).length > 0 ? Object.keys(services).join(', ') : 'main';
+      warnings.push(`${label} names service "${hook.service}", which this task does not have (its services: ${have}); the hook was skipped and verification went on.`);
       continue;
     }
-    const res = await provider.exec(agent, {
+    const res = await provider.exec(target, {
       command: hook.command,
       // Unset: the service's default user, in main the task's agent user (the sandbox's default).
-      user: hook.user === null ? agent.user : String(hook.user),
-      workdir: agent.workdir,
+      user: hook.user === null ? target.user : String(hook.user),
+      workdir: target.workdir,
       timeoutSec: hook.timeout_sec,
       outputCapBytes: HOOK_OUTPUT_CAP,
     });

@@ -15,6 +15,8 @@ export interface VerifyContext {
   provider: SandboxProvider;
   /** The agent's sandbox (seeded by the seed activity). */
   agent: SandboxHandle;
+  /** A Compose task's group: every service by name (main is `agent`); collect hooks and artifacts name them. */
+  services?: Readonly<Record<string, SandboxHandle>>;
   task: Task;
   /** null for a single-step task; a multi-step turn uses task.steps[stepIndex].verifier. */
   stepIndex: number | null;

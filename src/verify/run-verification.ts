@@ -137,7 +137,7 @@ async function verifyShared(s: Shared): Promise<RewardOutcome> {
   }
   if (hooks.length > 0) {
     await phases.run('preflight', () => preflight(provider, agent, null));
-    await phases.run('collect', () => runCollectHooks(provider, agent, hooks, s.warnings, ctx.heartbeat));
+    await phases.run('collect', () => runCollectHooks(provider, agent, hooks, s.warnings, ctx.heartbeat, ctx.services));
     await phases.run('prepare', () => runClear(provider, agent, turn.inputs, placement));
   } else {
     await phases.run('prepare', () => preflight(provider, agent, clearAndPlace));
@@ -155,7 +155,7 @@ async function scoreShared(s: Shared, timedOut: boolean, report: TestReport): Pr
   // The verdict is in: artifacts are a record, so even a sandbox lost now only warns (collection never fails a trial).
   s.artifacts = await phases.run('artifacts', async () => {
     try {
-      return await copyArtifactsOut(provider, agent, ctx.task.artifacts, join(ctx.logsDir, 'artifacts'), s.warnings, report.artifactsEmpty);
+      return await copyArtifactsOut(provider, agent, ctx.task.artifacts, join(ctx.logsDir, 'artifacts'), s.warnings, report.artifactsEmpty, { services: ctx.services });
     } catch (err) {
       if (!(err instanceof VerificationMasked) && !isLossError(err)) throw err;
       s.warnings.push(`artifacts were not copied: ${err instanceof Error ? err.message : String(err)}`);
@@ -191,13 +191,24 @@ async function verifySeparate(s: Shared): Promise<RewardOutcome> {
     s.artifacts = ctx.collected;
   } else {
     // A retried verification finds the agent's sandbox stopped by the attempt before: start it for the hooks again.
+    const services = ctx.services ?? {};
+    const sidecars = Object.entries(services).filter(([n]) => n !== 'main').map(([, h]) => h);
     await phases.run('collect', async () => {
       await provider.resume(agent);
-      await runCollectHooks(provider, agent, task.verifier.collect, s.warnings, ctx.heartbeat);
+      // Sidecars an earlier attempt stopped (never a one-shot service that completed with 0).
+      for (const h of sidecars) if ((await provider.inspect(h)).exitCode !== 0) await provider.resume(h);
+      await runCollectHooks(provider, agent, task.verifier.collect, s.warnings, ctx.heartbeat, services, 'main');
     });
-    s.artifacts = await phases.run('artifacts', () => copyArtifactsOut(provider, agent, task.artifacts, join(ctx.logsDir, 'artifacts'), s.warnings));
-    // Nothing the agent left running goes on while the verifier grades (the episode's teardown removes the container).
-    await phases.run('stop', () => provider.stop(agent));
+    // Harbor's order: main's hooks and artifacts, main stopped, then the sidecars' hooks and artifacts.
+    s.artifacts = await phases.run('artifacts', () => copyArtifactsOut(provider, agent, task.artifacts, join(ctx.logsDir, 'artifacts'), s.warnings, false, {
+      services,
+      beforeSidecars: sidecars.length === 0 ? undefined : async () => {
+        await provider.stop(agent);
+        await runCollectHooks(provider, agent, task.verifier.collect, s.warnings, ctx.heartbeat, services, 'sidecars');
+      },
+    }));
+    // Nothing the agent left running goes on while the verifier grades (the episode's teardown removes the whole group).
+    await phases.run('stop', () => Promise.all([agent, ...sidecars].map((h) => provider.stop(h))));
   }
 
   const image = await phases.run('image', () => resolveVerifierImage(provider, task, ctx.imageAliases ?? {}));

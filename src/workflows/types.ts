@@ -1,4 +1,5 @@
 // Plain data shared by workflows, activities and the client. No imports with side effects.
+import type { McpToolBinding } from '../agents/openai/mcp.ts';
 
 /** The agents Berth runs (the harnesses of src/agents; test/agents/pure.test.ts checks they agree). */
 export const AGENT_NAMES = ['oracle', 'nop', 'command', 'openai', 'claude-code', 'codex', 'mini-swe-agent'] as const;
@@ -89,6 +90,23 @@ export interface SandboxRef {
   logsDir: string;
   /** Berth runs the image's entrypoint beside the keep-alive; its death during the rollout masks the episode. */
   entrypoint?: boolean;
+  /** A Compose task's group: main is the sandbox above; every service (main too) by name. */
+  group?: SandboxGroupRef;
+}
+
+/** One service of a group, as the sandbox's activities reach it. */
+export interface ServiceRef {
+  container: string;
+  containerId: string;
+  user: string;
+  workdir: string;
+  /** Not running when the seed ended (a one-shot service that completed): never watched. */
+  exited?: true;
+}
+
+export interface SandboxGroupRef {
+  project: string;
+  services: Record<string, ServiceRef>;
 }
 
 export interface TurnOutcome {
@@ -216,6 +234,8 @@ export interface OpenAiTurnSetup {
   maxCalls: number;
   maxTokens: number | null;
   toolTimeoutSec: number;
+  /** The task's MCP servers' tools, offered beside bash (absent: none). */
+  mcpTools?: McpToolBinding[];
 }
 
 /** One openai model call as history keeps it. */

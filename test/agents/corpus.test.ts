@@ -58,7 +58,8 @@ describe('corpus solution status', () => {
   it('lists the tasks without a reference solution as unvalidated', async () => {
     const d = await loadDataset(CORPUS, { imageAliases: ALIASES, logger: { warn: () => {} } });
     const unvalidated = d.tasks.filter((t) => solutionStatus(t) !== 'solvable').map((t) => t.id);
-    expect(unvalidated).toEqual(['environment-env-single']);
+    // INVENTORY.md: #11, #12 and #25 ship no solution/ (the two Compose ones load since issue 13).
+    expect(unvalidated.sort()).toEqual(['chart-area', 'environment-env-multi', 'environment-env-single']);
     expect(d.tasks.length).toBeGreaterThan(5);
   });
 });

@@ -39,7 +39,8 @@ describe('berth tasks', () => {
     const { out, code } = await run([`${CORPUS}/harbor-examples`, '--json']);
     const parsed = JSON.parse(out) as { tasks: Array<{ task_id: string }>; refused: Array<{ task_id: string; reason: string }> };
     expect(parsed.tasks.map((t) => t.task_id)).toContain('hello-multi-step-simple');
-    expect(parsed.refused.map((r) => r.task_id)).toContain('sidecar-artifacts');
+    expect(parsed.refused.map((r) => r.task_id)).toContain('separate-verifier-multi-step');
+    expect(parsed.tasks.map((t) => t.task_id)).toContain('sidecar-artifacts');
     expect(code).toBe(0);
   });
 
@@ -48,7 +49,7 @@ describe('berth tasks', () => {
     const text = renderTasksReport(report);
     expect(text).toMatch(/hello-multi-step-simple\s+multi-step \(2\)\s+test_sh\s+shared\s+pull/);
     expect(text).toMatch(/separate-verifier-environment\s+single\s+test_sh\s+separate\s+pull/);
-    expect(text).toContain('environment-env-multi: ');
+    expect(text).toContain('separate-verifier-multi-step: ');
   });
 
   it('exit 2 when nothing loads', async () => {

@@ -4,16 +4,16 @@ import { loadDataset, type Task } from '../../src/task/index.ts';
 import { CORPUS, silent } from './helpers.ts';
 
 type Expect =
-  | { load: true; steps: number; verifier: 'test_sh' | 'python' | 'none'; mode: 'shared' | 'separate'; image: Task['image']['mode']; why: string }
+  | { load: true; steps: number; verifier: 'test_sh' | 'python' | 'none'; mode: 'shared' | 'separate'; image: Task['image']['mode']; compose?: string[]; why: string }
   | { load: false; code: string; mentions: string; why: string };
 
 const EXPECTED: Record<string, Expect> = {
   // harbor-cookbook
   'simple-task': { load: true, steps: 1, verifier: 'test_sh', mode: 'shared', image: 'pull', why: 'legacy version = "1.0"; FROM + WORKDIR is pull mode (task-folder-format.md § Dockerfile modes)' },
   'multi-reward': { load: true, steps: 1, verifier: 'test_sh', mode: 'shared', image: 'overlay', why: 'FROM + RUN + WORKDIR is overlay mode' },
-  'multi-container': { load: false, code: 'compose_unsupported', mentions: 'docker-compose.yaml', why: 'Compose tasks are refused at load (DESIGN.md § 7)' },
+  'multi-container': { load: true, steps: 1, verifier: 'test_sh', mode: 'shared', image: 'overlay', compose: ['main', 'api-server'], why: 'a Compose task: a built sidecar behind a healthcheck (DESIGN.md § 7, Compose groups)' },
   'multi-step': { load: false, code: 'unsupported_step_feature', mentions: 'workdir', why: 'step "implement" ships workdir/ (multi-step-tasks.md § What is refused); it also has a per-step healthcheck and artifacts' },
-  'mcp-tools': { load: false, code: 'compose_unsupported', mentions: 'docker-compose.yaml', why: 'its MCP server is a Compose sidecar' },
+  'mcp-tools': { load: true, steps: 1, verifier: 'test_sh', mode: 'shared', image: 'overlay', compose: ['main', 'mcp-server'], why: 'its MCP server is a Compose sidecar' },
   'dns-blacklisting': { load: true, steps: 1, verifier: 'test_sh', mode: 'shared', image: 'build', why: 'COPY and a non-empty ENTRYPOINT need a build' },
   // harbor-examples
   'hello-world': { load: true, steps: 1, verifier: 'test_sh', mode: 'shared', image: 'pull', why: 'schema 1.4; FROM + WORKDIR' },
@@ -21,11 +21,11 @@ const EXPECTED: Record<string, Expect> = {
   'hello-workdir': { load: true, steps: 1, verifier: 'test_sh', mode: 'shared', image: 'overlay', why: 'environment.workdir; RUN mkdir' },
   'hello-healthcheck': { load: true, steps: 1, verifier: 'test_sh', mode: 'shared', image: 'build', why: 'COPY --chmod and ENTRYPOINT need a build' },
   'environment-env-single': { load: true, steps: 1, verifier: 'test_sh', mode: 'shared', image: 'build', why: 'no solution/ still loads; COPY + ENTRYPOINT is build mode' },
-  'environment-env-multi': { load: false, code: 'compose_unsupported', mentions: 'docker-compose.yaml', why: 'Compose task' },
+  'environment-env-multi': { load: true, steps: 1, verifier: 'test_sh', mode: 'shared', image: 'build', compose: ['main', 'sidecar'], why: 'Compose task: a named volume, an image-only sidecar, $$ escaping' },
   'hello-multi-step-simple': { load: true, steps: 2, verifier: 'test_sh', mode: 'shared', image: 'pull', why: 'smallest multi-step task: no top-level instruction.md or tests/ needed' },
   'separate-verifier-environment': { load: true, steps: 1, verifier: 'test_sh', mode: 'separate', image: 'pull', why: 'docker_image beside a pull-mode Dockerfile; separate verifier built from tests/Dockerfile; no-network honoured (DESIGN.md § 7)' },
   'separate-verifier-multi-step': { load: false, code: 'multi_step_separate_verifier', mentions: 'finish-artifacts', why: 'a multi-step task with a separate step verifier is refused naming the step (multi-step-tasks.md)' },
-  'sidecar-artifacts': { load: false, code: 'compose_unsupported', mentions: 'docker-compose.yaml', why: 'Compose task (sidecar artifacts)' },
+  'sidecar-artifacts': { load: true, steps: 1, verifier: 'test_sh', mode: 'separate', image: 'overlay', compose: ['main', 'api'], why: 'Compose task: a collect hook and artifacts in a sidecar, a separate verifier' },
   'reward-kit-example': { load: true, steps: 1, verifier: 'test_sh', mode: 'shared', image: 'build', why: 'memory = "2G" / storage = "10G" legacy units; COPY --from needs a build' },
   'network-policy-dynamic-steps-mixed': { load: false, code: 'unsupported_network', mentions: 'online-agent-offline-verifier', why: 'per-phase network switching is refused (DESIGN.md § 7, Network)' },
   // harbor-verifier-mode-matrix
@@ -36,7 +36,7 @@ const EXPECTED: Record<string, Expect> = {
   'multistep-top-separate-mixed': { load: false, code: 'multi_step_separate_verifier', mentions: 'separate', why: 'top-level separate verifier on a multi-step task' },
   // others
   'anko-default-function-arguments': { load: false, code: 'unsupported_network', mentions: 'agent.network_mode', why: '[agent].network_mode = "no-network" differs from the environment\'s public network: per-phase switching' },
-  'chart-area': { load: false, code: 'compose_unsupported', mentions: 'docker-compose.yaml', why: 'Compose task with an oracle-service sidecar' },
+  'chart-area': { load: true, steps: 1, verifier: 'test_sh', mode: 'separate', image: 'build', compose: ['main', 'oracle-service'], why: 'Compose task: an oracle-service sidecar built from the task folder (context ..)' },
   simple_actors: { load: true, steps: 1, verifier: 'test_sh', mode: 'shared', image: 'build', why: 'tests/test.sh wins over tests/verifier.py (python-verifier.md); COPY needs a build' },
   'adas-calibration-decision-service-2bdae9': { load: true, steps: 1, verifier: 'test_sh', mode: 'shared', image: 'overlay', why: 'RUN lines with continuations and comments are overlay lines' },
 };
@@ -60,6 +60,7 @@ describe('shared/corpus', async () => {
         expect(task!.verifier.kind).toBe(want.verifier);
         expect(task!.verifier.mode).toBe(want.mode);
         expect(task!.image.mode).toBe(want.image);
+        expect(task!.compose?.services ?? null).toEqual(want.compose ?? null);
         expect(task!.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
       } else {
         expect(task).toBeUndefined();

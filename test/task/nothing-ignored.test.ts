@@ -34,25 +34,20 @@ describe('berth.toml [resources] is the resource override', () => {
   });
 });
 
-describe('declared but not delivered yet: the task loads with a warning (task-folder-format.md § [environment])', () => {
+// Delivered at seed since issue 13 (test/compose/mcp.test.ts): the loader reads them without a warning.
+describe('mcp_servers and skills_dir load as declared (task-folder-format.md § [environment])', () => {
   it('mcp_servers', () => {
     const warnings: string[] = [];
     const t = expectTask(build({ 'task.toml': '[[environment.mcp_servers]]\nname = "tools"\ntransport = "streamable-http"\nurl = "http://mcp:8000/mcp"\n' }, { warn: (m) => warnings.push(m) }));
     expect(t.environment.mcp_servers.map((s) => s.name)).toEqual(['tools']);
-    expect(warnings).toEqual(['task.toml: environment.mcp_servers ("tools") are not delivered yet: the task loads, but no agent is told of its MCP servers.']);
-    expect(t.warnings).toEqual(warnings);
+    expect(warnings).toEqual([]);
   });
 
-  it('skills_dir', () => {
+  it('skills_dir, with environment/skills/ as what the seed uploads', () => {
     const warnings: string[] = [];
     const t = expectTask(build({ 'task.toml': '[environment]\nskills_dir = "skills"\n', 'environment/skills/a.md': 'x\n' }, { warn: (m) => warnings.push(m) }));
     expect(t.environment.skills_dir).toBe('skills');
-    expect(warnings).toEqual(['task.toml: environment.skills_dir = "skills" is not delivered yet: the task loads, but no skills folder is uploaded and no agent is pointed at one.']);
-  });
-
-  it('a task declaring neither gets no warning', () => {
-    const warnings: string[] = [];
-    expectTask(build({}, { warn: (m) => warnings.push(m) }));
+    expect(t.skills_source).toBe('/data/demo/environment/skills');
     expect(warnings).toEqual([]);
   });
 });

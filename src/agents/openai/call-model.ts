@@ -29,6 +29,8 @@ export interface CallModelOptions {
   maxTokens?: number;
   /** More request fields (temperature, top_p, seed...); cannot replace model, messages or tools. */
   extraBody?: Record<string, unknown>;
+  /** Function tools offered beside bash (the task's MCP servers' tools). */
+  extraTools?: readonly Record<string, unknown>[];
   signal?: AbortSignal;
   retry?: RetryOptions;
   /** Per HTTP request; default 600 s. */
@@ -121,7 +123,7 @@ export async function callModel(opts: CallModelOptions): Promise<CallModelResult
     ...opts.extraBody,
     model: opts.model,
     messages: messagesOf(records),
-    tools: [BASH_TOOL],
+    tools: [BASH_TOOL, ...(opts.extraTools ?? [])],
     tool_choice: 'auto',
     ...(opts.maxTokens !== undefined ? { max_tokens: opts.maxTokens } : {}),
   });

@@ -18,3 +18,4 @@ export {
   CONVERSATION_FILE,
   type OpenAiTurnOptions,
 } from './local-loop.ts';
+export { listMcpTools, mcpFunctionName, mcpFunctionTools, McpSession, runMcpTool, type McpToolBinding } from './mcp.ts';

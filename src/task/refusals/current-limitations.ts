@@ -1,5 +1,5 @@
-// What Berth does not run yet (spec/task-folder-format.md § Current limitations, and Compose tasks, which wait for
-// their own issue: DESIGN.md section 7). Each is refused with the reason, never run half-way.
+// What Berth does not run yet (spec/task-folder-format.md § Current limitations). Each is refused with the
+// reason, never run half-way.
 import type { BuildContext } from '../build-context.ts';
 import { refuse } from '../errors.ts';
 import { DATASET_LAYOUT, TASK_LAYOUT, TEMPLATE_ROWS } from '../layout.ts';
@@ -26,14 +26,6 @@ export function refuseParameterized(snap: TaskSnapshot, ctx: BuildContext): void
     problem: `the folder is a parameterized task template (${found.join(' and ')}${typed}), rendered into one task per row; Berth does not render parameterized tasks yet`,
     fix: `render each row into its own task folder (instruction.md and the other *.template.* files filled in, task_data.json written) and run that dataset`,
   });
-}
-
-export function refuseCompose(snap: TaskSnapshot): void {
-  for (const f of TASK_LAYOUT.environmentCompose) {
-    if (snap.files.has(f)) {
-      refuse({ code: 'compose_unsupported', file: f, key: '', problem: 'multi-container (Compose) tasks are not run yet', fix: 'run the task with a single environment/Dockerfile or docker_image, or wait for Compose support' });
-    }
-  }
 }
 
 /** A task that seeds the agent with a transcript runs only with the oracle. */

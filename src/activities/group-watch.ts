@@ -1,0 +1,37 @@
+// A sidecar that dies during the rollout masks the episode (issue 13; DESIGN.md section 3, sandbox loss):
+// the agent's turn watches the group while it runs, and verification looks once more before grading.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { SandboxLost } from '../sandbox/index.ts';
+import type { SandboxRef } from '../workflows/types.ts';
+import { sandboxProvider } from './runtime.ts';
+
+const WATCH_MS = 5_000;
+
+/** Why the group is no longer whole (a sidecar gone, or stopped though it ran at seed), or null. */
+export async function groupProblem(ref: SandboxRef): Promise<string | null> {
+  const provider = sandboxProvider();
+  for (const [name, s] of Object.entries(ref.group?.services ?? {})) {
+    if (name === 'main' || s.exited) continue;
+    try {
+      const info = await provider.inspect({ name: s.container, containerId: s.containerId, user: s.user, workdir: s.workdir });
+      if (!info.running) return `sidecar "${name}" stopped during the rollout (exit code ${info.exitCode}${info.oomKilled ? ', out of memory' : ''})`;
+    } catch (err) {
+      if (err instanceof SandboxLost) return `sidecar "${name}" was removed during the rollout`;
+      throw err;
+    }
+  }
+  return null;
+}
+
+export async function assertGroupWhole(ref: SandboxRef): Promise<void> {
+  const problem = await groupProblem(ref);
+  if (problem) throw new SandboxLost(ref.group!.project, new Error(problem));
+}
+
+/** Rejects with SandboxLost as soon as the group is no longer whole; resolves never (until aborted). */
+export async function watchGroup(ref: SandboxRef, signal: AbortSignal): Promise<never> {
+  for (;;) {
+    await sleep(WATCH_MS, undefined, { signal });
+    await assertGroupWhole(ref);
+  }
+}

@@ -1,0 +1,67 @@
+// The seed of a Compose task (DESIGN.md section 7, Compose groups): main's image prepared as for a
+// single sandbox, every sidecar's image built or aliased, then the group made and main seeded.
+import { log } from '@temporalio/activity';
+import { join } from 'node:path';
+import { groupProjectName } from '../sandbox/docker/group-names.ts';
+import { seedGroup } from '../sandbox/group-seed.ts';
+import { prepareServiceImages } from '../sandbox/image-prep.ts';
+import type { SandboxLabels } from '../sandbox/index.ts';
+import type { Task } from '../task/index.ts';
+import type { EpisodeInput, SandboxRef, ServiceRef } from '../workflows/types.ts';
+import { agentImageForSeed } from './image-prep.ts';
+import { environmentOf } from './seed-agent.ts';
+import { sandboxDriver, sandboxProvider } from './runtime.ts';
+import { agentSandboxSpec } from './sandbox-spec.ts';
+import { deliverTaskExtras } from './task-extras.ts';
+
+const warned = new Set<string>();
+
+/** multi-step-tasks.md § Compose sidecar sizing: once per task, which sidecars run at the default size. */
+function logDefaultSized(task: Task): void {
+  const plain = task.compose!.sidecars.filter((s) => !s.sized).map((s) => s.name);
+  const key = `${task.path}\0${task.digest}`;
+  if (plain.length === 0 || warned.has(key)) return;
+  warned.add(key);
+  log.warn(
+    `${task.id}: sidecar(s) ${plain.join(', ')} of ${task.compose!.file} run at the engine's default size (no deploy.resources). ` +
+    'Size a sidecar with deploy.resources.limits (cpus, memory) in the compose file.',
+  );
+}
+
+/** A removal journal entry naming a whole group rather than one container. */
+export const GROUP_PREFIX = 'group:';
+export const groupRemovalName = (project: string): string => `${GROUP_PREFIX}${project}`;
+
+export async function seedComposeSandbox(task: Task, req: { input: EpisodeInput; workflowId: string; runId: string }, o: {
+  host: string; queue: string; logsDir: string; labels: SandboxLabels; hostEnv: Readonly<Record<string, string | undefined>>;
+}): Promise<SandboxRef> {
+  const provider = sandboxProvider();
+  const driver = sandboxDriver();
+  const project = groupProjectName(req.workflowId, req.runId, 'agent');
+  const taskEnv = environmentOf(task, o.hostEnv);
+  let prepared = await agentImageForSeed(provider, task, req.input.imageAliases);
+  // A Compose task's main runs its image's entrypoint and healthcheck even for a bare docker_image
+  // (task-folder-verifiers.md § Image entrypoint: "from the record prepare makes of every service image").
+  if (!prepared.config) prepared = { ...prepared, config: await provider.imageConfig(prepared.ref) };
+  const spec = agentSandboxSpec(task, prepared, { name: project, taskEnv, labels: o.labels });
+  logDefaultSized(task);
+  const r = await seedGroup(driver, spec, {
+    project,
+    composeFile: join(task.path, task.compose!.file),
+    projectDir: join(task.path, 'environment'),
+    // As Harbor runs Compose: the worker's environment and the task's [environment].env for interpolation.
+    interpolationEnv: { ...o.hostEnv, ...taskEnv },
+    prepareImages: (resolved) => prepareServiceImages(provider, resolved, req.input.imageAliases),
+    waitTimeoutSec: req.input.episodeSettings.sandboxReadyTimeoutSec,
+  });
+  await deliverTaskExtras(provider, r.main, task);
+  const services: Record<string, ServiceRef> = {};
+  for (const [name, h] of Object.entries(r.group.services)) {
+    const exited = name !== 'main' && r.group.stopped.includes(name);
+    services[name] = { container: h.name, containerId: h.containerId, user: h.user, workdir: h.workdir, ...(exited ? { exited: true as const } : {}) };
+  }
+  return {
+    queue: o.queue, container: r.main.name, containerId: r.main.containerId, host: o.host, user: r.main.user, workdir: r.main.workdir,
+    logsDir: o.logsDir, ...(r.entrypoint ? { entrypoint: true } : {}), group: { project, services },
+  };
+}

@@ -1,0 +1,114 @@
+// The Docker driver: the Engine API through dockerode for every primitive, Compose v2 for a group's
+// config and up. Engine errors become SandboxLost (or stay as they are) here and nowhere above.
+import type Docker from 'dockerode';
+import { join } from 'node:path';
+import { dockerFromEnv } from '../docker-client.ts';
+import type {
+  DriverCapabilities, EngineIdentity, GroupCreateResult, GroupHandle, GroupSpec, LabelledSandbox,
+  SandboxDriver, ServiceHandle,
+} from '../driver.ts';
+import { asSandboxError } from '../errors.ts';
+import { runExec, type RawExecOptions } from '../exec.ts';
+import { berthHome } from '../images.ts';
+import { readImageConfig, type ImageConfig } from '../image-config.ts';
+import { resumeSandbox, stopSandbox, teardownSandbox } from '../lifecycle.ts';
+import { LABEL_WORKFLOW } from '../names.ts';
+import type { ExecResult } from '../types.ts';
+import { createOrAdoptGroup, inspectGroup, listGroups, removeGroup } from './compose-group.ts';
+import { subnetSourceFromEnv, type SubnetSource } from './group-network.ts';
+import { LABEL_GROUP } from './group-names.ts';
+
+const ENGINE = '(docker engine)';
+
+export interface DockerDriverOptions {
+  docker?: Docker;
+  subnets?: SubnetSource;
+  /** Where each group's project files go; default BERTH_HOME/groups. */
+  groupsDir?: string;
+}
+
+export class DockerDriver implements SandboxDriver {
+  readonly docker: Docker;
+  readonly capabilities: DriverCapabilities = {
+    groups: true, internalNetworks: true, networkSwitching: true, userWithGroup: true, gpus: false,
+  };
+  private readonly subnets: SubnetSource;
+  private readonly groupsDir: string;
+
+  constructor(options: DockerDriverOptions = {}) {
+    this.docker = options.docker ?? dockerFromEnv();
+    this.subnets = options.subnets ?? subnetSourceFromEnv();
+    this.groupsDir = options.groupsDir ?? join(berthHome(), 'groups');
+  }
+
+  async engineIdentity(): Promise<EngineIdentity> {
+    try {
+      const info = (await this.docker.info()) as { ID: string; Name: string; ServerVersion: string };
+      return { id: String(info.ID), name: String(info.Name), version: String(info.ServerVersion) };
+    } catch (err) {
+      throw asSandboxError(ENGINE, err);
+    }
+  }
+
+  createOrAdoptGroup(spec: GroupSpec): Promise<GroupCreateResult> {
+    return createOrAdoptGroup(this.docker, spec, { subnets: this.subnets, stateDir: join(this.groupsDir, spec.project) });
+  }
+
+  inspectGroup(project: string): Promise<GroupHandle> {
+    return inspectGroup(this.docker, project);
+  }
+
+  exec(target: ServiceHandle, options: RawExecOptions): Promise<ExecResult> {
+    return runExec(this.docker, target, options);
+  }
+
+  async putArchive(target: ServiceHandle, containerDir: string, archive: Buffer | NodeJS.ReadableStream): Promise<void> {
+    try {
+      await this.docker.getContainer(target.containerId).putArchive(archive, { path: containerDir });
+    } catch (err) {
+      throw asSandboxError(target.name, err);
+    }
+  }
+
+  async getArchive(target: ServiceHandle, containerPath: string): Promise<NodeJS.ReadableStream> {
+    try {
+      return await this.docker.getContainer(target.containerId).getArchive({ path: containerPath });
+    } catch (err) {
+      throw asSandboxError(target.name, err);
+    }
+  }
+
+  stop(target: ServiceHandle): Promise<void> {
+    return stopSandbox(this.docker, target);
+  }
+
+  start(target: ServiceHandle): Promise<void> {
+    return resumeSandbox(this.docker, target);
+  }
+
+  async remove(sandbox: Pick<LabelledSandbox, 'name' | 'kind'>): Promise<{ removed: boolean }> {
+    if (sandbox.kind === 'single') return teardownSandbox(this.docker, sandbox.name);
+    const r = await removeGroup(this.docker, sandbox.name);
+    return { removed: r.containers + r.networks + r.volumes > 0 };
+  }
+
+  async listByLabel(labels: readonly string[]): Promise<LabelledSandbox[]> {
+    const wanted = labels.length > 0 ? [...labels] : [LABEL_WORKFLOW];
+    const out: LabelledSandbox[] = (await listGroups(this.docker, wanted)).map((g) => ({ name: g.project, kind: 'group', workflowId: g.workflowId }));
+    let singles: Docker.ContainerInfo[];
+    try {
+      singles = await this.docker.listContainers({ all: true, filters: { label: wanted } });
+    } catch (err) {
+      throw asSandboxError(ENGINE, err);
+    }
+    for (const c of singles) {
+      if (c.Labels[LABEL_GROUP]) continue;
+      out.push({ name: (c.Names[0] ?? c.Id).replace(/^\//, ''), kind: 'single', workflowId: c.Labels[LABEL_WORKFLOW] ?? '' });
+    }
+    return out;
+  }
+
+  imageConfiguration(ref: string): Promise<ImageConfig | null> {
+    return readImageConfig(this.docker, ref);
+  }
+}

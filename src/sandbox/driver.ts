@@ -1,0 +1,129 @@
+// The narrow driver under the provider-neutral sandbox (DESIGN.md section 6, after Harbor's
+// environments/base.py and Inspect's sandbox environment): a few primitives, nothing a second
+// provider (a remote engine, Kubernetes) could not offer. Detached processes, overlay RUN lines,
+// healthchecks, the entrypoint and the seed markers are built on `exec`, once, for every driver.
+//
+// The one error a driver guarantees for a sandbox that is gone (container removed or stopped from
+// outside, engine unreachable, transfer broken) is SandboxLost; callers never read engine errors.
+import type { RawExecOptions } from './exec.ts';
+import type { ImageConfig } from './image-config.ts';
+import type { ExecResult, SandboxHandle, SandboxLabels } from './types.ts';
+
+export { SandboxLost } from './errors.ts';
+
+/** What a driver can do; the loader and the seed refuse what a task needs and the driver lacks. */
+export interface DriverCapabilities {
+  /** Groups of several services (Compose tasks). */
+  readonly groups: boolean;
+  /** A group network with no route out (a no-network task whose services still see each other). */
+  readonly internalNetworks: boolean;
+  /** Disconnecting a running sandbox from its network and connecting it again (per-phase network modes). */
+  readonly networkSwitching: boolean;
+  /** Exec as `user:group`. */
+  readonly userWithGroup: boolean;
+  readonly gpus: boolean;
+}
+
+/** The engine a driver talks to: its id names the host's sandbox queue. */
+export interface EngineIdentity {
+  readonly id: string;
+  readonly name: string;
+  readonly version: string;
+}
+
+/** One service of a group, as exec and the file primitives address it. Plain data. */
+export type ServiceHandle = SandboxHandle;
+
+/** A created (or adopted) group. Plain data: safe to keep in workflow history. */
+export interface GroupHandle {
+  /** The group's name (a Compose project on Docker). */
+  readonly project: string;
+  /** Service name → its handle; `main` is the agent's. */
+  readonly services: Readonly<Record<string, ServiceHandle>>;
+  readonly networks: readonly string[];
+  /** Services not running when the handle was made (a one-shot service that completed). */
+  readonly stopped: readonly string[];
+}
+
+/** Berth's `main` of a group; the task's compose file is laid over it. */
+export interface GroupMainSpec {
+  readonly image: string;
+  /** The keep-alive that runs as main's entrypoint (its command is cleared). */
+  readonly keepAlive: readonly string[];
+  /** main's environment over the file's ([environment].env and the Dockerfile's ENV); sidecars get none of it. */
+  readonly env: Readonly<Record<string, string>>;
+  /** The resolved agent user and working directory (main's handle carries them). */
+  readonly user: string;
+  readonly workdir: string;
+  readonly cpus?: number;
+  readonly memoryMb?: number;
+  readonly imageHasHealthcheck?: boolean;
+}
+
+export interface GroupSpec {
+  /** Deterministic per episode and role, so a retried create adopts instead of making a second group. */
+  readonly project: string;
+  readonly labels: SandboxLabels;
+  /** The task's compose file and the folder its relative paths resolve against. */
+  readonly composeFile: string;
+  readonly projectDir: string;
+  /** What the compose file is interpolated with. */
+  readonly interpolationEnv: NodeJS.ProcessEnv;
+  readonly main: GroupMainSpec;
+  /** main settled once the file is resolved (its `entrypoint` or `command` for main change what main runs); default `main`. */
+  mainFor?(resolved: ResolvedGroup): GroupMainSpec;
+  /** Given the resolved services, the image each sidecar runs (built or aliased by the caller). */
+  prepareImages(resolved: ResolvedGroup): Promise<Record<string, string>>;
+  /** No route out of the group's network. */
+  readonly internal: boolean;
+  /** Budget for every service to be running, or healthy where it has a healthcheck. */
+  readonly waitTimeoutSec: number;
+}
+
+/** The services of a compose file after interpolation and merging (the driver's resolver's output). */
+export interface ResolvedGroup {
+  readonly services: Readonly<Record<string, {
+    readonly image?: string;
+    readonly entrypoint?: readonly string[] | null;
+    readonly command?: readonly string[] | null;
+    readonly build?: { readonly context?: string; readonly dockerfile?: string; readonly args?: Readonly<Record<string, string | null>>; readonly target?: string };
+  }>>;
+}
+
+export interface GroupCreateResult {
+  readonly group: GroupHandle;
+  readonly adopted: boolean;
+  /** Sidecars running at the engine's default size (no deploy.resources.limits); empty when adopted. */
+  readonly defaultSized: readonly string[];
+}
+
+/** A sandbox or group the engine holds with Berth's labels (what the janitor walks). */
+export interface LabelledSandbox {
+  /** A group's project, or a single sandbox's container name. */
+  readonly name: string;
+  readonly kind: 'single' | 'group';
+  readonly workflowId: string;
+}
+
+export interface SandboxDriver {
+  readonly capabilities: DriverCapabilities;
+  engineIdentity(): Promise<EngineIdentity>;
+  createOrAdoptGroup(spec: GroupSpec): Promise<GroupCreateResult>;
+  /** The group as the engine has it now (a new worker rebuilding handles); SandboxLost when main is gone. */
+  inspectGroup(project: string): Promise<GroupHandle>;
+  /** Output is kept (the last bytes) and, with streamToFile, streamed to a host file as it arrives. */
+  exec(target: ServiceHandle, options: RawExecOptions): Promise<ExecResult>;
+  /** Unpacks a tar archive into an absolute folder of the service (missing parents are created). */
+  putArchive(target: ServiceHandle, containerDir: string, archive: Buffer | NodeJS.ReadableStream): Promise<void>;
+  /** A tar archive of one path of the service. */
+  getArchive(target: ServiceHandle, containerPath: string): Promise<NodeJS.ReadableStream>;
+  /** Stopped containers are kept (artifacts, a separate verifier); stopping a stopped one is fine. */
+  stop(target: ServiceHandle): Promise<void>;
+  start(target: ServiceHandle): Promise<void>;
+  /** Removes a single sandbox (by container name) or a whole group (by project); gone already is fine. */
+  remove(sandbox: Pick<LabelledSandbox, 'name' | 'kind'>): Promise<{ removed: boolean }>;
+  /** Every sandbox and group carrying all the labels (`key` or `key=value`). */
+  listByLabel(labels: readonly string[]): Promise<LabelledSandbox[]>;
+  /** null when the engine has no such image. */
+  imageConfiguration(ref: string): Promise<ImageConfig | null>;
+}

@@ -1,0 +1,142 @@
+// Compose groups under failure (issue 13, Tests: chaos): a worker killed during the seed, a sidecar
+// removed mid-turn, and the janitor after a crash. DESIGN.md section 3 (Surviving restarts, Sandbox loss).
+import Docker from 'dockerode';
+import { Client, Connection } from '@temporalio/client';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBatch } from '../../src/client/batch.ts';
+import { DockerSandboxProvider } from '../../src/sandbox/index.ts';
+import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
+import { writeDataset } from '../helpers/tasks.ts';
+import { startWorkerProcess, waitUntil, type WorkerProcess } from '../helpers/worker-process.ts';
+import { BASE_IMAGE, cleanUpBatch, composeFolder, execOk, groupLeftovers, groupSpec, testDriver, uniqueProject } from './helpers.ts';
+
+const docker = new Docker();
+
+/** A Compose task whose sidecar turns healthy only after `readyAfter` seconds; the oracle's solve.sh is `solve`. */
+function composeTask(id: string, solve: string, readyAfter: number): Record<string, string> {
+  return {
+    [`${id}/task.toml`]: `[environment]\ndocker_image = "${BASE_IMAGE}"\nworkdir = "/app"\n[agent]\ntimeout_sec = 300\n[verifier]\ntimeout_sec = 60\n`,
+    [`${id}/instruction.md`]: 'Ask the sidecar.\n',
+    [`${id}/environment/docker-compose.yaml`]: `services:
+  main:
+    depends_on:
+      side:
+        condition: service_healthy
+  side:
+    image: ${BASE_IMAGE}
+    command: ["sh", "-c", "sleep ${readyAfter}; touch /tmp/ready; exec sleep infinity"]
+    healthcheck:
+      test: ["CMD", "test", "-e", "/tmp/ready"]
+      interval: 1s
+      retries: 120
+`,
+    [`${id}/solution/solve.sh`]: `#!/bin/bash\n${solve}\n`,
+    [`${id}/tests/test.sh`]: '#!/bin/bash\necho 1 > /logs/verifier/reward.txt\n',
+  };
+}
+
+async function episodeContainers(workflowId: string): Promise<Docker.ContainerInfo[]> {
+  return docker.listContainers({ all: true, filters: { label: [`berth.workflow=${workflowId}`] } });
+}
+
+describe('a worker killed with -9 during a Compose seed', () => {
+  const suffix = `ccrash-${randomBytes(3).toString('hex')}`;
+  const env = { BERTH_TASK_QUEUE: `test-${suffix}`, BERTH_HOST_QUEUE_SUFFIX: suffix, BERTH_HEARTBEAT_TIMEOUT_SEC: '6' };
+  const workers: WorkerProcess[] = [];
+  let connection: Connection;
+  let batchId: string | undefined;
+  afterAll(async () => {
+    for (const w of workers) await w.stop();
+    if (batchId) await cleanUpBatch(new Client({ connection }), batchId);
+    await connection?.close();
+  });
+
+  it('the new worker adopts or replaces the project, never a second one, and the episode scores', async () => {
+    connection = await Connection.connect({ address: '127.0.0.1:7233' });
+    const client = new Client({ connection });
+    workers.push(startWorkerProcess(env));
+    const dataset = writeDataset(composeTask('slowside', 'true', 8));
+    const handle = await startBatch({ dataset, resultsDir: mkdtempSync(join(tmpdir(), 'berth-ccrash-')), taskQueue: env.BERTH_TASK_QUEUE, client });
+    batchId = handle.batchId;
+    const workflowId = `berth/${handle.batchId}/slowside/1`;
+    // The seed is inside `up --wait`: the sidecar runs, main is not created yet.
+    await waitUntil(async () => (await episodeContainers(workflowId)).length > 0, 120_000, 'the group to start coming up');
+    workers[0]!.kill9();
+    workers.push(startWorkerProcess(env));
+
+    const projects = new Set<string>();
+    let most = 0;
+    let stop = false;
+    const watching = (async () => {
+      while (!stop) {
+        const cs = await episodeContainers(workflowId);
+        for (const c of cs) projects.add(c.Labels['berth.group'] ?? '?');
+        const perService = new Map<string, number>();
+        for (const c of cs) perService.set(c.Labels['com.docker.compose.service']!, (perService.get(c.Labels['com.docker.compose.service']!) ?? 0) + 1);
+        most = Math.max(most, ...perService.values(), 0);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    })();
+    const summary = await handle.wait();
+    stop = true;
+    await watching;
+    expect(summary.rows[0], summary.rows[0]!.failure_reason ?? '').toMatchObject({ reward: 1, mask_sample: false });
+    expect(projects.size).toBe(1);
+    expect(most).toBe(1);
+    await groupLeftovers(`berth.workflow=${workflowId}`);
+  }, 300_000);
+});
+
+describe('a sidecar removed from outside mid-turn', () => {
+  let cluster: TestCluster;
+  let batchId: string | undefined;
+  beforeAll(async () => { cluster = await startTestWorkers('sidecar-loss'); });
+  afterAll(async () => {
+    if (batchId) await cleanUpBatch(cluster.client, batchId);
+    await cluster?.stop();
+  });
+
+  it('masks the row as provider_unavailable within 30 s and leaves nothing behind', async () => {
+    const dataset = writeDataset(composeTask('longturn', 'touch /app/started\nsleep 240', 0));
+    const handle = await startBatch({ dataset, resultsDir: mkdtempSync(join(tmpdir(), 'berth-sloss-')), taskQueue: cluster.taskQueue, client: cluster.client });
+    batchId = handle.batchId;
+    const workflowId = `berth/${handle.batchId}/longturn/1`;
+    let sidecar: string | undefined;
+    await waitUntil(async () => {
+      const cs = await episodeContainers(workflowId);
+      const main = cs.find((c) => c.Labels['com.docker.compose.service'] === 'main');
+      sidecar = cs.find((c) => c.Labels['com.docker.compose.service'] === 'side')?.Id;
+      if (!main || !sidecar) return false;
+      return execOk(main.Id, ['test', '-f', '/app/started']);
+    }, 90_000, 'the agent process');
+    const removedAt = Date.now();
+    await docker.getContainer(sidecar!).remove({ force: true });
+    const row = (await handle.wait()).rows[0]!;
+    expect((Date.now() - removedAt) / 1000).toBeLessThan(30);
+    expect(row).toMatchObject({ mask_sample: true, reward: null, failure_kind: 'provider_unavailable' });
+    expect(row.failure_reason).toContain('sidecar "side" was removed during the rollout');
+    await groupLeftovers(`berth.workflow=${workflowId}`);
+  });
+});
+
+describe('the janitor after a crash', () => {
+  it('removes a dead episode\'s whole group (containers, network, volumes) and keeps a live one', async () => {
+    const driver = testDriver();
+    const folder = composeFolder(`services:\n  main:\n    volumes: ["data:/data"]\n  side:\n    image: ${BASE_IMAGE}\n    command: ["sleep", "infinity"]\nvolumes:\n  data: {}\n`);
+    const dead = uniqueProject('janitor-dead');
+    const live = uniqueProject('janitor-live');
+    await Promise.all([dead, live].map((p) => driver.createOrAdoptGroup(groupSpec(p, folder))));
+    const wf = (p: string) => `berth/test/${p}`;
+    const provider = new DockerSandboxProvider();
+    const report = await provider.janitor({ isLive: async (w) => w !== wf(dead) });
+    expect(report.removed).toContainEqual({ name: dead, workflowId: wf(dead) });
+    expect(report.kept).toContainEqual({ name: live, workflowId: wf(live), reason: 'episode is running' });
+    await groupLeftovers(`berth.group=${dead}`);
+    expect((await docker.listContainers({ all: true, filters: { label: [`berth.group=${live}`] } })).length).toBe(2);
+    await driver.remove({ name: live, kind: 'group' });
+  });
+});

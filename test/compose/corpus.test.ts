@@ -1,0 +1,51 @@
+// The corpus's offline-buildable Compose tasks through whole episodes (issue 13, Tests): with image aliases
+// (no registry) each earns its oracle's reward; sidecar-artifacts's nop earns 0. INVENTORY.md #12, #16.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startBatch } from '../../src/client/batch.ts';
+import type { ResultRow } from '../../src/workflows/types.ts';
+import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
+import { CORPUS } from '../task/helpers.ts';
+import { groupLeftovers } from './helpers.ts';
+
+const aliases = {
+  'ubuntu:24.04': 'berth-base:bookworm', 'ubuntu:22.04': 'berth-base:bookworm',
+  'python:3.12-slim': 'berth-base:bookworm', 'alpine:3.21': 'berth-base:bookworm',
+};
+const offline = ['environment-env-multi', 'sidecar-artifacts'];
+
+describe('offline Compose tasks of the corpus', () => {
+  let cluster: TestCluster;
+  const rows = new Map<string, ResultRow>();
+  const nopRows = new Map<string, ResultRow>();
+  beforeAll(async () => {
+    cluster = await startTestWorkers('compose-corpus');
+    for (const [agent, into] of [['oracle', rows], ['nop', nopRows]] as const) {
+      const handle = await startBatch({
+        dataset: join(CORPUS, 'harbor-examples'), agent, imageAliases: aliases, concurrency: 2,
+        resultsDir: mkdtempSync(join(tmpdir(), 'berth-compose-corpus-')), taskQueue: cluster.taskQueue, client: cluster.client,
+        taskFilter: (id) => offline.includes(id) && (agent === 'oracle' || id === 'sidecar-artifacts'),
+        logger: { warn: () => undefined },
+      });
+      for (const row of (await handle.wait()).rows) into.set(row.task_id, row);
+    }
+  }, 900_000);
+  afterAll(async () => { await cluster?.stop(); });
+
+  it('environment-env-multi: [environment].env reaches main\'s entrypoint, never the sidecar; a named volume; $$', () => {
+    const row = rows.get('environment-env-multi');
+    expect(row, row?.failure_reason ?? '').toMatchObject({ reward: 1, mask_sample: false, failure_kind: null });
+  });
+
+  it('sidecar-artifacts: a collect hook in the sidecar and its artifacts reach a separate verifier', () => {
+    const row = rows.get('sidecar-artifacts');
+    expect(row, row?.failure_reason ?? '').toMatchObject({ reward: 1, mask_sample: false, failure_kind: null, verifier_mode: 'separate' });
+    expect(nopRows.get('sidecar-artifacts')).toMatchObject({ reward: 0, mask_sample: false });
+  });
+
+  it('leaves no container, network or volume behind', async () => {
+    for (const row of [...rows.values(), ...nopRows.values()]) await groupLeftovers(`berth.workflow=${row.workflow_id}`);
+  });
+});
