@@ -9,12 +9,12 @@ import { clearTurnFiles } from '../verify/index.ts';
 import type { OpenAiTurnSetup, TurnRef } from '../workflows/types.ts';
 import { typed } from './failures.ts';
 import { handleOf } from './handle.ts';
-import { turnLogsDir } from './logs.ts';
+import { turnDirOf } from './logs.ts';
 import { loadEpisodeTask, sandboxProvider } from './runtime.ts';
 import { beating } from './beating.ts';
 import { agentUserFor } from './turn.ts';
 
-const agentDir = (ref: TurnRef) => join(turnLogsDir(ref.sandbox.logsDir, ref.turn), 'agent');
+const agentDir = (ref: TurnRef) => join(turnDirOf(ref), 'agent');
 
 /** Host queue: clears the previous turn's files, switches the agent user, and opens the conversation file. */
 export async function openaiStart(ref: TurnRef): Promise<OpenAiTurnSetup> {

@@ -37,7 +37,7 @@ export async function seedAgentSandbox(provider: SandboxProvider, task: Task, re
   try {
     ({ handle } = await provider.seed(spec));
   } catch (err) {
-    if (err instanceof SeedFailed && err.kind === 'harbor:entrypoint_failed') throw await withKeptOutput(provider, spec.name, err, req);
+    if (err instanceof SeedFailed && err.kind === 'harbor:entrypoint_failed') throw await withKeptOutput(provider, task, spec.name, err, req);
     throw err;
   }
   const environmentDir = inTask(task.path, TASK_LAYOUT.environmentDir);
@@ -48,8 +48,8 @@ export async function seedAgentSandbox(provider: SandboxProvider, task: Task, re
 }
 
 /** The failed entrypoint's output, kept with the first turn's verifier logs; the reason names that file. */
-async function withKeptOutput(provider: SandboxProvider, name: string, err: SeedFailed, req: AgentSeedRequest): Promise<SeedFailed> {
-  const turnDir = turnLogsDir(req.logsDir, 0);
+async function withKeptOutput(provider: SandboxProvider, task: Task, name: string, err: SeedFailed, req: AgentSeedRequest): Promise<SeedFailed> {
+  const turnDir = turnLogsDir(req.logsDir, 0, task.multi_step ? task.steps[0]!.name : null);
   mkdirSync(turnDir, { recursive: true });
   const kept = await keepEntrypointOutput(provider, await provider.attach(name), turnDir, req.hidden()).catch(() => null);
   return kept ? new SeedFailed(err.kind, `${err.message}\nThe whole output is kept in ${kept}`, err.output) : err;

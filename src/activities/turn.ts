@@ -12,7 +12,7 @@ import { failIfEntrypointDied, keepEntrypointOutput } from './entrypoint-output.
 import { typed } from './failures.ts';
 import { handleOf } from './handle.ts';
 import { verifyThenTearDown } from './final-verify.ts';
-import { turnLogsDir } from './logs.ts';
+import { turnDirOf } from './logs.ts';
 import { loadEpisodeTask, sandboxProvider } from './runtime.ts';
 import { tearDownEpisode } from './tear-down.ts';
 
@@ -49,7 +49,7 @@ export async function agentTurn(req: TurnRequest): Promise<AgentTurnOutput> {
     const task = await loadEpisodeTask(req.input);
     const provider = sandboxProvider();
     const handle = handleOf(req.sandbox);
-    const logsDir = join(turnLogsDir(req.sandbox.logsDir, req.turn), 'agent');
+    const logsDir = join(turnDirOf(req), 'agent');
     mkdirSync(logsDir, { recursive: true });
     if (req.turn > 0) await clearTurnFiles(provider, handle, task.verifier.inputs);
     const user = await agentUserFor(task, req);
@@ -71,7 +71,7 @@ export async function agentTurn(req: TurnRequest): Promise<AgentTurnOutput> {
  */
 export async function verifyTurn(req: TurnRequest & { agentTimings: Record<string, number>; usage?: TokenUsage; teardownAfter?: boolean }): Promise<TurnOutcome & { tornDown?: true }> {
   return typed(() => beating(async () => {
-    const turnDir = turnLogsDir(req.sandbox.logsDir, req.turn);
+    const turnDir = turnDirOf(req);
     if (!req.teardownAfter) return verifyHere(req, turnDir);
     const { workflowId, runId } = execution();
     const outcome = await verifyThenTearDown(turnDir, () => verifyHere(req, turnDir), () => tearDownEpisode(workflowId, runId));
@@ -92,6 +92,7 @@ async function verifyHere(req: TurnRequest & { agentTimings: Record<string, numb
     provider, agent: handle, task, stepIndex: task.multi_step ? req.turn : null,
     logsDir: turnDir, trajectory, responseText, naming: { workflowId, runId, batchId: req.input.batchId },
     hostEnv: process.env, secrets, imageAliases: req.input.imageAliases, heartbeat: () => heartbeat(),
+    agentNeededAfter: req.turn < req.plan.steps.length - 1,
     signal: Context.current().cancellationSignal,
   });
   const hidden = secretValues(secrets);

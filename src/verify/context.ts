@@ -37,6 +37,11 @@ export interface VerifyContext {
    * provider is Docker, else root.
    */
   agentImageUser?: string | null;
+  /**
+   * A later turn still runs in the agent's sandbox: separate verification leaves it running (Harbor stops it only
+   * before the last step's separate verifier). Unset: the sandbox is stopped before a separate verifier starts.
+   */
+  agentNeededAfter?: boolean;
   heartbeat: () => void;
   signal?: AbortSignal;
 }

@@ -58,13 +58,11 @@ export async function runVerification(ctx: VerifyContext): Promise<VerifyResult>
   const check = validateAtif(ctx.trajectory);
   if (!check.ok) throw new Error(`the agent turn's transcript is not valid ATIF (a bug in the agent harness): ${check.errors.join('; ')}`);
 
-  const separate = ctx.task.verifier.mode === 'separate';
-  if (separate && ctx.stepIndex !== null) {
-    throw new Error(`task ${ctx.task.id} is multi-step with separate verification, which Berth refuses at load; the loader should have refused it`);
-  }
+  const turn = turnVerifier(ctx.task, ctx.stepIndex);
+  const separate = turn.mode === 'separate';
   const state: Shared = {
     ctx,
-    turn: turnVerifier(ctx.task, ctx.stepIndex),
+    turn,
     phases: new Phases(ctx),
     warnings: [],
     hidden: secretValues(ctx.secrets),
@@ -155,7 +153,7 @@ async function scoreShared(s: Shared, timedOut: boolean, report: TestReport): Pr
   // The verdict is in: artifacts are a record, so even a sandbox lost now only warns (collection never fails a trial).
   s.artifacts = await phases.run('artifacts', async () => {
     try {
-      return await copyArtifactsOut(provider, agent, ctx.task.artifacts, join(ctx.logsDir, 'artifacts'), s.warnings, report.artifactsEmpty);
+      return await copyArtifactsOut(provider, agent, s.turn.artifacts, join(ctx.logsDir, 'artifacts'), s.warnings, report.artifactsEmpty);
     } catch (err) {
       if (!(err instanceof VerificationMasked) && !isLossError(err)) throw err;
       s.warnings.push(`artifacts were not copied: ${err instanceof Error ? err.message : String(err)}`);
@@ -179,8 +177,9 @@ async function verifySeparate(s: Shared): Promise<RewardOutcome> {
   const { ctx, turn, phases } = s;
   const { provider, agent, task } = ctx;
   const env = verifierEnv(s);
-  const environment = task.verifier.environment;
-  if (!environment) throw new Error(`task ${task.id} verifies separately but has no verifier environment; the loader should have refused it`);
+  const environment = turn.environment;
+  const verifierImage = turn.image;
+  if (!environment || !verifierImage) throw new Error(`task ${task.id} verifies separately but has no verifier environment or image; the loader should have refused it`);
   const sandboxEnv = resolveEnv(environment.env, ctx.hostEnv);
   if (!sandboxEnv.ok) {
     throw new VerificationMasked('harbor:seed_failed', unsetVariableMessage({ table: '[verifier.environment].env', key: sandboxEnv.key, variable: sandboxEnv.variable, secrets: false }));
@@ -192,18 +191,19 @@ async function verifySeparate(s: Shared): Promise<RewardOutcome> {
     await provider.resume(agent);
     await runCollectHooks(provider, agent, task.verifier.collect, s.warnings, ctx.heartbeat);
   });
-  s.artifacts = await phases.run('artifacts', () => copyArtifactsOut(provider, agent, task.artifacts, join(ctx.logsDir, 'artifacts'), s.warnings));
-  // Nothing the agent left running goes on while the verifier grades (the episode's teardown removes the container).
-  await phases.run('stop', () => provider.stop(agent));
+  s.artifacts = await phases.run('artifacts', () => copyArtifactsOut(provider, agent, turn.artifacts, join(ctx.logsDir, 'artifacts'), s.warnings));
+  // Nothing the agent left running goes on while the verifier grades (the episode's teardown removes the container),
+  // unless a later step still works in that sandbox.
+  if (!ctx.agentNeededAfter) await phases.run('stop', () => provider.stop(agent));
 
-  const image = await phases.run('image', () => resolveVerifierImage(provider, task, ctx.imageAliases ?? {}));
+  const image = await phases.run('image', () => resolveVerifierImage(provider, task, verifierImage, ctx.imageAliases ?? {}, { count: environment.gpus, key: ctx.stepIndex === null ? '[verifier.environment].gpus' : `the gpus of step ${task.steps[ctx.stepIndex]!.name}'s verifier environment` }));
   const name = containerName(ctx.naming.workflowId, ctx.naming.runId, 'verifier');
   const base: SandboxSpec = {
     name,
     labels: { batch: ctx.naming.batchId, workflowId: ctx.naming.workflowId, role: 'verifier' },
     image: image.ref,
     env: sandboxEnv.values,
-    network: task.verifier.network_mode === 'no-network' ? 'none' : 'bridge',
+    network: turn.network.network_mode === 'no-network' ? 'none' : 'bridge',
   };
   if (environment.workdir) base.workdir = environment.workdir;
   const seedUser = separateVerifierSeedUser(task, turn.explicitUser, image.config !== null);

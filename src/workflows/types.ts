@@ -40,6 +40,8 @@ export interface StepPlan {
   verifyTimeoutSec?: number;
   /** Gate: a number gates `reward`, a table gates each named key. */
   minReward?: number | Record<string, number>;
+  /** Set when the step has a workdir/ or a healthcheck to prepare before its agent: that preparation's budget. */
+  setupSec?: number;
 }
 
 export interface EpisodePlan {

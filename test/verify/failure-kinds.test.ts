@@ -1,21 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import { ALL_FAILURE_KINDS, isFailureKind, isMasked, type FailureKind } from '../../src/verify/failure-kinds.ts';
+import { ALL_FAILURE_KINDS, isFailureKind, isMasked, isRetryable, type FailureKind } from '../../src/verify/failure-kinds.ts';
 
 describe('failure kinds (DESIGN.md §4 "Failure kinds")', () => {
-  const table: Array<[FailureKind, boolean]> = [
-    ['harbor:missing_reward', false],
-    ['harbor:invalid_reward', false],
-    ['harbor:verifier_timeout', false],
-    ['verifier_error', true],
-    ['provider_unavailable', true],
-    ['harbor:overlay_failed', true],
-    ['harbor:entrypoint_failed', true],
-    ['harbor:seed_failed', true],
-    ['harbor:episode_deadline', true],
+  const table: Array<[FailureKind, boolean, boolean]> = [
+    ['harbor:missing_reward', false, false],
+    ['harbor:invalid_reward', false, false],
+    ['harbor:verifier_timeout', false, false],
+    ['verifier_error', true, false],
+    ['provider_unavailable', true, true],
+    ['harbor:overlay_failed', true, true],
+    ['harbor:entrypoint_failed', true, true],
+    ['harbor:seed_failed', true, true],
+    ['harbor:episode_deadline', true, true],
+    // A step's setup.sh or healthcheck failing is the task's fault (issue 14): masked, and a retry changes nothing.
+    ['harbor:step_setup_failed', true, false],
   ];
 
-  it.each(table)('%s masked=%s', (kind, masked) => {
+  it.each(table)('%s masked=%s retryable=%s', (kind, masked, retryable) => {
     expect(isMasked(kind)).toBe(masked);
+    expect(isRetryable(kind)).toBe(retryable);
     expect(isFailureKind(kind)).toBe(true);
   });
 
