@@ -10,6 +10,7 @@ import type { OpenAiTurnSetup, TurnRef } from '../workflows/types.ts';
 import { typed } from './failures.ts';
 import { handleOf } from './handle.ts';
 import { turnDirOf } from './logs.ts';
+import { enterPhase } from './phase-network.ts';
 import { loadEpisodeTask, sandboxProvider } from './runtime.ts';
 import { beating } from './beating.ts';
 import { agentUserFor } from './turn.ts';
@@ -25,6 +26,7 @@ export async function openaiStart(ref: TurnRef): Promise<OpenAiTurnSetup> {
     const handle = handleOf(ref.sandbox);
     if (ref.turn > 0) await clearTurnFiles(provider, handle, task.verifier.inputs);
     const user = await agentUserFor(task, ref);
+    await enterPhase(task, handle, ref.turn, 'agent');
     const dir = agentDir(ref);
     mkdirSync(dir, { recursive: true });
     const conversationPath = join(dir, CONVERSATION_FILE);
@@ -62,6 +64,8 @@ export async function openaiToolCall(req: { ref: TurnRef; setup: OpenAiTurnSetup
     const assistant = lastAssistant(records);
     const call = assistant ? toolCallsOf(assistant.message).find((c) => c.id === req.toolCallId) : undefined;
     if (!call) throw ApplicationFailure.nonRetryable(`tool call ${req.toolCallId} is not in ${req.setup.conversationPath}`, 'berth:conversation_lost');
+    // Each call is the agent phase: a worker restarted since the turn started puts the sandbox back on its network.
+    await enterPhase(await loadEpisodeTask(req.ref.input), handleOf(req.ref.sandbox), req.ref.turn, 'agent');
     const r = await runBashTool({
       provider: sandboxProvider(), handle: { ...handleOf(req.ref.sandbox), user: req.setup.user }, user: req.setup.user,
       workdir: req.setup.workdir, env: {}, call, timeoutSec: req.timeoutSec, conversationPath: req.setup.conversationPath,

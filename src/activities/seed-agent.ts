@@ -7,6 +7,7 @@ import { inTask, TASK_LAYOUT, templateEnv, unsetVariableMessage, type Task } fro
 import { keepEntrypointOutput } from './entrypoint-output.ts';
 import { agentImageForSeed } from './image-prep.ts';
 import { turnLogsDir } from './logs.ts';
+import { agentSandboxNetwork, enterPhase } from './phase-network.ts';
 import { agentSandboxSpec } from './sandbox-spec.ts';
 import { seedFailure } from './seed-failure.ts';
 
@@ -32,7 +33,7 @@ function environmentOf(task: Task, hostEnv: AgentSeedRequest['hostEnv']): Record
 export async function seedAgentSandbox(provider: SandboxProvider, task: Task, req: AgentSeedRequest): Promise<{ handle: SandboxHandle; spec: SandboxSpec }> {
   const taskEnv = environmentOf(task, req.hostEnv);
   const prepared = await agentImageForSeed(provider, task, req.imageAliases);
-  const spec = agentSandboxSpec(task, prepared, { name: req.name, taskEnv, labels: req.labels });
+  const spec = agentSandboxSpec(task, prepared, { name: req.name, taskEnv, labels: req.labels, network: await agentSandboxNetwork(task) });
   let handle: SandboxHandle;
   try {
     ({ handle } = await provider.seed(spec));
@@ -40,6 +41,7 @@ export async function seedAgentSandbox(provider: SandboxProvider, task: Task, re
     if (err instanceof SeedFailed && err.kind === 'harbor:entrypoint_failed') throw await withKeptOutput(provider, task, spec.name, err, req);
     throw err;
   }
+  await enterPhase(task, handle, 0, 'baseline');
   const environmentDir = inTask(task.path, TASK_LAYOUT.environmentDir);
   if (task.image.upload_environment_files && existsSync(environmentDir)) {
     await provider.upload(handle, environmentDir, handle.workdir, { owner: handle.user });

@@ -13,6 +13,7 @@ import { beating } from './beating.ts';
 import { typed } from './failures.ts';
 import { handleOf } from './handle.ts';
 import { turnDirOf } from './logs.ts';
+import { enterPhase } from './phase-network.ts';
 import { loadEpisodeTask, sandboxProvider } from './runtime.ts';
 import { agentUserFor } from './turn.ts';
 
@@ -51,6 +52,8 @@ export async function stepSetup(req: TurnRef): Promise<void> {
 
     const user = await agentUserFor(task, req);
     const as = { ...handle, user };
+    // Harbor prepares a step outside its agent phase's network policy: on the environment's baseline.
+    await enterPhase(task, handle, req.turn, 'baseline');
     if (step.workdir !== null) await provider.upload(as, step.workdir, handle.workdir, { owner: user });
     if (step.setup_script) {
       const script = `${handle.workdir.replace(/\/+$/, '')}/setup.sh`;

@@ -13,6 +13,7 @@ import { typed } from './failures.ts';
 import { handleOf } from './handle.ts';
 import { verifyThenTearDown } from './final-verify.ts';
 import { turnDirOf } from './logs.ts';
+import { enterPhase, verifyNetwork } from './phase-network.ts';
 import { loadEpisodeTask, sandboxProvider } from './runtime.ts';
 import { tearDownEpisode } from './tear-down.ts';
 
@@ -53,6 +54,7 @@ export async function agentTurn(req: TurnRequest): Promise<AgentTurnOutput> {
     mkdirSync(logsDir, { recursive: true });
     if (req.turn > 0) await clearTurnFiles(provider, handle, task.verifier.inputs);
     const user = await agentUserFor(task, req);
+    await enterPhase(task, handle, req.turn, 'agent');
     const instruction = task.multi_step ? task.steps[req.turn]!.instruction : task.instruction ?? '';
     const result = await harnessFor(req.input.agent).runTurn({
       provider, handle: { ...handle, user }, task, stepIndex: req.turn, instruction, user, workdir: handle.workdir, env: {},
@@ -93,6 +95,7 @@ async function verifyHere(req: TurnRequest & { agentTimings: Record<string, numb
     logsDir: turnDir, trajectory, responseText, naming: { workflowId, runId, batchId: req.input.batchId },
     hostEnv: process.env, secrets, imageAliases: req.input.imageAliases, heartbeat: () => heartbeat(),
     agentNeededAfter: req.turn < req.plan.steps.length - 1,
+    network: verifyNetwork(task, handleOf(req.sandbox), req.turn),
     signal: Context.current().cancellationSignal,
   });
   const hidden = secretValues(secrets);

@@ -21,3 +21,5 @@ export { gpuDeviceRequests, type DeviceRequest } from './gpus.ts';
 export { ENTRYPOINT_OUTPUT, pollHealthcheck, type EntrypointState } from './seed-phases.ts';
 export { CLAIMS_DIR, DETACHED_BASE } from './detached.ts';
 export { extractTar, inlineWriteScript } from './files.ts';
+export { applyPhaseNetwork, ensureEgressNetwork, holdsAddress, EGRESS_NETWORK, type EgressNetwork, type PhaseNetwork } from './network-phase.ts';
+export { EgressPolicies, EgressProxy, type EgressPolicy } from './egress-proxy.ts';

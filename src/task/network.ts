@@ -5,7 +5,7 @@
 import { isIP } from 'node:net';
 import { refuse } from './errors.ts';
 import { TASK_LAYOUT } from './layout.ts';
-import type { NetworkMode, NetworkPolicy } from './model.ts';
+import type { NetworkMode, NetworkPolicy, Task } from './model.ts';
 
 /** A table that may carry a network policy (`[environment]`, `[agent]`, `[verifier]`, a step's). */
 export interface NetworkTable {
@@ -107,3 +107,40 @@ export function samePolicy(a: NetworkPolicy, b: NetworkPolicy): boolean {
 }
 
 export const PUBLIC: NetworkPolicy = { network_mode: 'public', allowed_hosts: [] };
+
+/** The phases of one turn, in order: the step's setup and collect hooks run on the baseline. */
+export type Phase = 'baseline' | 'agent' | 'verifier';
+
+type PolicyTask = Pick<Task, 'multi_step' | 'steps' | 'environment' | 'agent' | 'verifier'>;
+
+const policy = (p: NetworkPolicy): NetworkPolicy => ({ network_mode: p.network_mode, allowed_hosts: p.allowed_hosts });
+
+/** The policy of `phase` in `turn` (the verifier's is that of the sandbox test.sh runs in for that turn). */
+export function phasePolicy(task: PolicyTask, turn: number, phase: Phase): NetworkPolicy {
+  if (phase === 'baseline') return policy(task.environment);
+  const step = task.multi_step ? task.steps[turn] : undefined;
+  if (phase === 'agent') return policy(step ? step.agent : task.agent);
+  return policy(step ? step.verifier : task.verifier);
+}
+
+/** Whether `turn`'s verifier runs in the agent's sandbox. */
+function sharedVerifier(task: PolicyTask, turn: number): boolean {
+  return (task.multi_step ? task.steps[turn]!.verifier.mode : task.verifier.mode) === 'shared';
+}
+
+/**
+ * How the agent's sandbox is networked over the episode: `switching` when its phases do not all share the
+ * baseline's policy (the sandbox is then moved between networks before each phase), `egress` when some phase is an
+ * allowlist (the sandbox carries the proxy settings).
+ */
+export function agentSandboxNetworking(task: PolicyTask): { switching: boolean; egress: boolean } {
+  const base = phasePolicy(task, 0, 'baseline');
+  const all = [base];
+  const turns = task.multi_step ? task.steps.length : 1;
+  for (let t = 0; t < turns; t++) {
+    all.push(phasePolicy(task, t, 'agent'));
+    if (sharedVerifier(task, t)) all.push(phasePolicy(task, t, 'verifier'));
+  }
+  const egress = all.some((p) => p.network_mode === 'allowlist');
+  return { switching: egress || all.some((p) => !samePolicy(p, base)), egress };
+}

@@ -1,6 +1,6 @@
 // The verify layer's public API: the orchestration entry point and the pure pieces it is built from.
 export { runVerification, WARNINGS_FILE } from './run-verification.ts';
-export type { VerifyContext, VerifyNaming, VerifyResult } from './context.ts';
+export type { VerifyContext, VerifyNaming, VerifyNetwork, VerifyResult } from './context.ts';
 export { clearTurnFiles } from './clear-turn.ts';
 export { redact, redactFile, redactTree, secretValues, StreamRedactor, REDACTED } from './redact.ts';
 export { VerificationMasked } from './masked.ts';

@@ -129,15 +129,20 @@ async function verifyShared(s: Shared): Promise<RewardOutcome> {
   const user = await sharedVerifierUser(provider, agent, ctx.task, turn.explicitUser, ctx.agentImageUser);
   const run = { user, env, timeoutSec: turn.timeoutSec };
   const clearAndPlace = `${clearScript(turn.inputs)}\n${placement ?? ''}`;
+  const network = ctx.network;
   if (hooks.length === 0 && placement !== null && user === 'root' && !('PATH' in env)) {
+    if (network) await phases.run('network', () => network.agentPhase('verify'));
     const { timedOut, report } = await phases.run('test', () => preflightAndTest(provider, agent, clearAndPlace, run));
     return scoreShared(s, timedOut, report);
   }
   if (hooks.length > 0) {
+    if (network) await phases.run('network', () => network.agentPhase('collect'));
     await phases.run('preflight', () => preflight(provider, agent, null));
     await phases.run('collect', () => runCollectHooks(provider, agent, hooks, s.warnings, ctx.heartbeat));
+    if (network) await phases.run('network', () => network.agentPhase('verify'));
     await phases.run('prepare', () => runClear(provider, agent, turn.inputs, placement));
   } else {
+    if (network) await phases.run('network', () => network.agentPhase('verify'));
     await phases.run('prepare', () => preflight(provider, agent, clearAndPlace));
   }
   if (placement === null) await phases.run('prepare', () => uploadTestsAndTranscript(provider, agent, files));
@@ -189,6 +194,7 @@ async function verifySeparate(s: Shared): Promise<RewardOutcome> {
   // A retried verification finds the agent's sandbox stopped by the attempt before: start it for the hooks again.
   await phases.run('collect', async () => {
     await provider.resume(agent);
+    await ctx.network?.agentPhase('collect');
     await runCollectHooks(provider, agent, task.verifier.collect, s.warnings, ctx.heartbeat);
   });
   s.artifacts = await phases.run('artifacts', () => copyArtifactsOut(provider, agent, turn.artifacts, join(ctx.logsDir, 'artifacts'), s.warnings));
@@ -198,12 +204,15 @@ async function verifySeparate(s: Shared): Promise<RewardOutcome> {
 
   const image = await phases.run('image', () => resolveVerifierImage(provider, task, verifierImage, ctx.imageAliases ?? {}, { count: environment.gpus, key: ctx.stepIndex === null ? '[verifier.environment].gpus' : `the gpus of step ${task.steps[ctx.stepIndex]!.name}'s verifier environment` }));
   const name = containerName(ctx.naming.workflowId, ctx.naming.runId, 'verifier');
+  const net = ctx.network
+    ? await ctx.network.separate(turn.network)
+    : { network: turn.network.network_mode === 'public' ? 'bridge' : 'none', env: {}, started: async () => undefined };
   const base: SandboxSpec = {
     name,
     labels: { batch: ctx.naming.batchId, workflowId: ctx.naming.workflowId, role: 'verifier' },
     image: image.ref,
-    env: sandboxEnv.values,
-    network: turn.network.network_mode === 'no-network' ? 'none' : 'bridge',
+    env: { ...sandboxEnv.values, ...net.env },
+    network: net.network,
   };
   if (environment.workdir) base.workdir = environment.workdir;
   const seedUser = separateVerifierSeedUser(task, turn.explicitUser, image.config !== null);
@@ -220,6 +229,7 @@ async function verifySeparate(s: Shared): Promise<RewardOutcome> {
     await provider.teardown(name);
     verifier = await phases.run('seed', async () => (await provider.seed(spec)).handle);
     const v = verifier;
+    await phases.run('network', () => net.started(v));
     const pre = await phases.run('prepare', () => preflight(provider, v, clearScript(turn.inputs, false)));
     await phases.run('prepare', () => restoreArtifacts(provider, v, s.artifacts));
     await phases.run('prepare', () =>
