@@ -98,7 +98,7 @@ describe('a failing step setup masks the episode (issue 14, harbor:step_setup_fa
 
   it('setup.sh runs as the step\'s agent user in the working directory, beside the uploaded files; a non-zero exit masks with its output', async () => {
     const row = await run(setupTask('#!/bin/bash\n[ "$PWD" = /app ] && [ -f data.txt ] && echo "setup saw $(cat data.txt) as $(whoami)"\necho "cannot continue" >&2\nexit 3\n'));
-    expect(row).toMatchObject({ mask_sample: true, reward: null, failure_kind: 'harbor:step_setup_failed', stopped_after_turn: 2 });
+    expect(row).toMatchObject({ mask_sample: true, reward: null, failure_kind: 'harbor:step_setup_failed', stopped_after_turn: 'second' });
     expect(row.failure_reason).toContain('step "second": workdir/setup.sh exited with code 3');
     expect(row.failure_reason).toContain('setup saw fixture as root');
     expect(row.failure_reason).toContain('cannot continue');
