@@ -23,7 +23,10 @@ export async function prepareTasksHere(input: PrepareInput): Promise<PrepareOutc
   const timer = setInterval(() => heartbeat({ outcomes: done }), 5000);
   try {
     for (const t of input.tasks.slice(done.length)) {
-      done.push(await prepareOne({ ...t, datasetPath: input.datasetPath, imageAliases: input.imageAliases }));
+      done.push(await prepareOne({
+        ...t, datasetPath: input.datasetPath, imageAliases: input.imageAliases,
+        ...(input.separateVerifierForArtifacts ? { separateVerifierForArtifacts: true } : {}),
+      }));
       heartbeat({ outcomes: done });
     }
     return done;
@@ -35,7 +38,7 @@ export async function prepareTasksHere(input: PrepareInput): Promise<PrepareOutc
 async function prepareOne(req: PrepareRequest): Promise<PrepareOutcome> {
   try {
     const task = await loadEpisodeTask({ ...req, batchId: '', datasetName: '', repeat: 1, attempt: 1, agent: 'oracle', agentArgs: {},
-      episodeSettings: { defaultTimeoutSec: 0, enforceTaskTimeouts: true, sandboxReadyTimeoutSec: 0 } });
+      episodeSettings: { defaultTimeoutSec: 0, enforceTaskTimeouts: true, sandboxReadyTimeoutSec: 0, separateVerifierForArtifacts: req.separateVerifierForArtifacts === true } });
     // The agent's image and a separate verifier's, made ready and recorded: what this task's episodes start from here.
     const { agent } = await prepareAndRecord(sandboxProvider(), task, req.imageAliases);
     return { taskId: task.id, ok: true, image: agent.name, mode: task.image.mode, built: agent.built };

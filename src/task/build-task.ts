@@ -71,7 +71,10 @@ export function buildTask(snap: TaskSnapshot, ctx: BuildContext): Task {
   checkEnvironmentsSupport(doc);
 
   const multiStep = (doc.steps ?? []).length > 0;
-  const mode = resolveVerifierMode(doc);
+  const declared = resolveVerifierMode(doc);
+  // berth.toml's separate_verifier_for_artifacts verifies a single-step task that declares artifacts separately.
+  const forced = !multiStep && ctx.separateVerifierForArtifacts === true && declared === 'shared' && doc.artifacts.length > 0;
+  const mode = forced ? 'separate' : declared;
   if (multiStep) checkMultiStep(doc, ctx);
 
   const datasetFile = ctx.datasetFile ?? DATASET_LAYOUT.datasetToml;
@@ -111,7 +114,7 @@ export function buildTask(snap: TaskSnapshot, ctx: BuildContext): Task {
     instruction = stripCanary(requireInstruction(snap).text ?? '');
     grading = singleStepGrading(snap, ctx);
   }
-  const verifier = buildVerifier(doc, mode, grading, environment, snap, ctx);
+  const verifier = buildVerifier(doc, mode, grading, environment, snap, ctx, forced);
   const solution = buildSolution(doc, snap);
   const steps = buildSteps(doc, snap, solution, ctx, environment);
   // The agent phase's network: [agent]'s own policy, else the environment's baseline.

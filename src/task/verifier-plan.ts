@@ -43,15 +43,19 @@ export interface SeparateVerifier {
  * A separate verifier's environment and image for the task (`step` null) or one of its steps; null in shared mode.
  * `environment` is the task's effective [environment] (a mode-only separate verifier grades in a copy of it).
  */
-export function separateVerifierOf(doc: TaskToml, step: { index: number; toml: StepToml } | null, environment: Environment, snap: TaskSnapshot, ctx: BuildContext): SeparateVerifier | null {
-  const resolved = stepVerifierEnvironment(doc, step?.toml.verifier ?? null);
+export function separateVerifierOf(
+  doc: TaskToml, step: { index: number; toml: StepToml } | null, environment: Environment, snap: TaskSnapshot, ctx: BuildContext,
+  /** Made separate by berth.toml's separate_verifier_for_artifacts: a copy of [environment]. */
+  forced = false,
+): SeparateVerifier | null {
+  const resolved = stepVerifierEnvironment(doc, step?.toml.verifier ?? null) ?? (forced ? { table: doc.environment, source: 'environment' as const } : null);
   if (resolved === null) return null;
   const key = step === null ? 'verifier' : `${stepKey(step.index, step.toml.name)}.verifier`;
   const table = resolved.source === 'step' ? `${key}.environment` : resolved.source === 'verifier' ? 'verifier.environment' : null;
   const env = table === null ? environment : toEnvironment(resolved.table, ctx, table);
   const context = step === null ? TASK_LAYOUT.testsDir : stepVerifierBuildContext(snap.dirs, step.toml.name);
   const modeKey = step !== null && step.toml.verifier.environment_mode !== undefined ? `${key}.environment_mode` : 'verifier.environment_mode';
-  const image = resolveVerifierImage(env, { table, modeKey }, snap, context);
+  const image = resolveVerifierImage(env, { table, modeKey, ...(forced ? { forcedBy: ctx.configFile ?? 'berth.toml' } : {}) }, snap, context);
   if (image.kind === 'build') checkRecorded(ctx, { kind: 'build', context: inTask(snap.root, image.context), dockerfile: image.dockerfile }, image.dockerfile, '');
   return { environment: env, image };
 }
@@ -59,10 +63,10 @@ export function separateVerifierOf(doc: TaskToml, step: { index: number; toml: S
 /** What grades the task (single-step: from the files; multi-step: the task's tests/test.sh for every step). */
 export type Grading = SingleStepGrading | { readonly kind: 'test_sh'; readonly rel: string | null; readonly datasetVerifier: false };
 
-export function buildVerifier(doc: TaskToml, mode: VerifierMode, grading: Grading, environment: Environment, snap: TaskSnapshot, ctx: BuildContext): Verifier {
+export function buildVerifier(doc: TaskToml, mode: VerifierMode, grading: Grading, environment: Environment, snap: TaskSnapshot, ctx: BuildContext, forced = false): Verifier {
   const root = snap.root;
   // A multi-step task's steps resolve their own separate verifiers (steps.ts).
-  const separate = doc.steps !== undefined && doc.steps.length > 0 ? null : separateVerifierOf(doc, null, environment, snap, ctx);
+  const separate = doc.steps !== undefined && doc.steps.length > 0 ? null : separateVerifierOf(doc, null, environment, snap, ctx, forced);
   // The verifier phase's network: [verifier]'s own, else the baseline of the sandbox test.sh runs in.
   const net = policyAt(doc.verifier, false, 'verifier') ?? (separate?.environment ?? environment);
   const script = grading.datasetVerifier ? grading.path : grading.rel === null ? null : inTask(root, grading.rel);

@@ -27,6 +27,8 @@ export interface EpisodeSettings {
   sandboxReadyTimeoutSec: number;
   /** [resources]: replaces the task's effective cpus / memory_mb; absent when berth.toml names none. */
   resourceOverride?: { cpus?: number; memory_mb?: number };
+  /** berth.toml [episode].separate_verifier_for_artifacts (unset in batches started before it). */
+  separateVerifierForArtifacts?: boolean;
 }
 
 export const DEFAULT_EPISODE_SETTINGS: EpisodeSettings = { defaultTimeoutSec: 21600, enforceTaskTimeouts: true, sandboxReadyTimeoutSec: 900 };
@@ -165,6 +167,7 @@ export interface PrepareRequest {
   datasetPath: string;
   digest: string;
   imageAliases: Record<string, string>;
+  separateVerifierForArtifacts?: boolean;
 }
 
 export type PrepareOutcome =
@@ -175,6 +178,8 @@ export interface PrepareInput {
   datasetPath: string;
   tasks: Array<{ taskId: string; taskPath: string; digest: string }>;
   imageAliases: Record<string, string>;
+  /** Tasks forced into separate verification need their verifier images too. */
+  separateVerifierForArtifacts?: boolean;
 }
 
 /** One turn of an episode, as the turn activities see it. */

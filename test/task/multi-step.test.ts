@@ -155,3 +155,30 @@ describe('per-step workdir, setup.sh, healthcheck and artifacts (Harbor runs the
     expectTask(build(noArtifacts, { separateVerifierForArtifacts: true }));
   });
 });
+
+describe('separate_verifier_for_artifacts (task-folder-verifiers.md § Shared and separate verification)', () => {
+  const single = (toml: string, extra: Record<string, string | undefined> = {}) => build({ 'task.toml': toml, ...extra }, { separateVerifierForArtifacts: true, configFile: '/w/berth.toml' });
+
+  it('a single-step task that declares artifacts verifies separately, in a copy of [environment] with its docker_image', () => {
+    const t = expectTask(single('artifacts = ["/app/out.txt"]\n[environment]\ndocker_image = "img:1"\n', { 'environment/Dockerfile': undefined }));
+    expect(t.verifier.mode).toBe('separate');
+    expect(t.verifier.environment!.docker_image).toBe('img:1');
+    expect(t.verifier.image).toEqual({ kind: 'prebuilt', ref: 'img:1' });
+  });
+
+  it('…or in an image built from tests/Dockerfile', () => {
+    const t = expectTask(single('artifacts = ["/app/out.txt"]\n', { 'tests/Dockerfile': 'FROM x\n' }));
+    expect(t.verifier.image).toEqual({ kind: 'build', context: 'tests', dockerfile: 'tests/Dockerfile', pinned_image: null });
+  });
+
+  it('with neither, the task is refused naming the option', () => {
+    const r = expectRefusal(single('artifacts = ["/app/out.txt"]\n'));
+    expect(r.code).toBe('separate_verifier_without_image');
+    expect(r.message).toContain('/w/berth.toml sets [episode].separate_verifier_for_artifacts');
+  });
+
+  it('a task without artifacts, and any task with the option off, keeps its own mode', () => {
+    expect(expectTask(single('')).verifier.mode).toBe('shared');
+    expect(expectTask(build({ 'task.toml': 'artifacts = ["/app/out.txt"]\n' })).verifier.mode).toBe('shared');
+  });
+});

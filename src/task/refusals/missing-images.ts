@@ -32,12 +32,23 @@ export interface VerifierSource {
   table: string | null;
   /** The key that made it separate (for a copy of [environment]). */
   modeKey: string;
+  /** The berth.toml whose separate_verifier_for_artifacts made it separate. */
+  forcedBy?: string;
 }
 
 /** No image: no docker_image in the verifier's environment and no Dockerfile in its build context. */
 export function refuseSeparateVerifierWithoutImage(source: VerifierSource, dockerfile: string): never {
   const table = source.table;
   const named = table === null ? '[environment]' : `[${table.startsWith('steps') ? 'steps.verifier.environment' : table}]`;
+  if (source.forcedBy !== undefined) {
+    return refuse({
+      code: 'separate_verifier_without_image',
+      file: TASK_LAYOUT.taskToml,
+      key: 'environment.docker_image',
+      problem: `${source.forcedBy} sets [episode].separate_verifier_for_artifacts, so this task (it declares artifacts) verifies separately, but it has no verifier image: [environment] names no docker_image and there is no ${dockerfile}`,
+      fix: `set [environment].docker_image or add ${dockerfile}, or turn separate_verifier_for_artifacts off`,
+    });
+  }
   return refuse({
     code: 'separate_verifier_without_image',
     file: TASK_LAYOUT.taskToml,
