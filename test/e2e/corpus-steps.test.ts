@@ -2,10 +2,11 @@
 // workdir, setup.sh, healthcheck, artifacts), solved end to end by the oracle, as Harbor runs them
 // (reference/harbor-behaviour.md § 2.6; spec/separate-verifier-environment.md, step_verifier_mode).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBatch } from '../../src/client/batch.ts';
+import { homePath } from '../../src/server/paths.ts';
 import type { ResultRow } from '../../src/workflows/types.ts';
 import { noContainersLeft } from '../helpers/docker.ts';
 import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
@@ -69,6 +70,14 @@ describe('multi-step corpus tasks with separate step verifiers and step setup, b
     expect(readFileSync(art('scaffold', 'app/greet.sh'), 'utf8')).toContain('echo "hello"');
     const manifest = JSON.parse(readFileSync(art('document', 'manifest.json'), 'utf8')) as Array<{ source: string; status: string }>;
     expect(manifest.map((m) => [m.source, m.status])).toEqual([['/logs/artifacts', 'ok'], ['/app/greet.sh', 'ok'], ['/app/README.md', 'ok']]);
+  });
+
+  it('prepare made the separate steps\' verifier images ready and recorded them with the task\'s', () => {
+    const dir = homePath('images');
+    const record = readdirSync(dir).filter((f) => f.startsWith('multistep-top-shared-mixed-')).map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as { digest: string; verifier_images?: string[] })
+      .find((r) => r.digest === rows.get('multistep-top-shared-mixed')!.digest);
+    expect(record?.verifier_images).toHaveLength(1);
+    expect(record!.verifier_images![0]).toMatch(/^hb__[0-9a-f]+-verifier$/);
   });
 
   it('no verifier or agent sandbox is left behind', async () => {
