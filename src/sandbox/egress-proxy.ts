@@ -112,7 +112,8 @@ export class EgressProxy {
     server.on('clientError', (_err, socket) => socket.destroy());
     return new Promise((resolve, reject) => {
       server.once('error', (err: NodeJS.ErrnoException) => (err.code === 'EADDRINUSE' ? resolve(null) : reject(err)));
-      server.listen(port, this.opts.host, () => resolve(server));
+      // A side service of the worker: it never keeps a worker that is shutting down alive.
+      server.listen(port, this.opts.host, () => resolve(server.unref()));
     });
   }
 
