@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { homePath } from '../server/paths.ts';
 import { pinnedAgentImage, prepareAgentImage, prepareVerifierImage, SeedFailed, type PreparedImage, type SandboxProvider } from '../sandbox/index.ts';
 import type { Task } from '../task/index.ts';
+import { verifierImagesOf } from '../verify/index.ts';
 
 export interface ImageRecord {
   task_id: string;
@@ -18,7 +19,9 @@ export interface ImageRecord {
   /** The image id episodes start from (pull, overlay and build modes). */
   image_id?: string;
   built: boolean;
+  /** The first separate verifier image; `verifier_images` lists every one (a multi-step task's per step). */
   verifier_image?: string;
+  verifier_images?: string[];
   at: string;
 }
 
@@ -29,11 +32,11 @@ function recordPath(task: Task, aliases: Aliases): string {
   return homePath('images', `${task.id}-${key.slice(0, 12)}.json`);
 }
 
-function writeRecord(task: Task, aliases: Aliases, agent: PreparedImage, verifier?: PreparedImage): void {
+function writeRecord(task: Task, aliases: Aliases, agent: PreparedImage, verifiers: PreparedImage[] = []): void {
   const record: ImageRecord = {
     task_id: task.id, path: task.path, digest: task.digest, mode: task.image.mode, image: agent.name,
     ...(agent.config ? { image_id: agent.ref } : {}), built: agent.built,
-    ...(verifier ? { verifier_image: verifier.name } : {}), at: new Date().toISOString(),
+    ...(verifiers.length > 0 ? { verifier_image: verifiers[0]!.name, verifier_images: verifiers.map((v) => v.name) } : {}), at: new Date().toISOString(),
   };
   const path = recordPath(task, aliases);
   mkdirSync(join(path, '..'), { recursive: true });
@@ -51,12 +54,13 @@ function readRecord(task: Task, aliases: Aliases): ImageRecord | null {
   }
 }
 
-/** Prepare: the agent's image (and a separate verifier's) made ready here and recorded. */
-export async function prepareAndRecord(provider: SandboxProvider, task: Task, aliases: Aliases): Promise<{ agent: PreparedImage; verifier?: PreparedImage }> {
+/** Prepare: the agent's image and every separate verifier's (a multi-step task's per step) made ready here and recorded. */
+export async function prepareAndRecord(provider: SandboxProvider, task: Task, aliases: Aliases): Promise<{ agent: PreparedImage; verifiers: PreparedImage[] }> {
   const agent = await prepareAgentImage(provider, task, aliases);
-  const verifier = task.verifier.mode === 'separate' ? await prepareVerifierImage(provider, task, aliases) : undefined;
-  writeRecord(task, aliases, agent, verifier);
-  return { agent, ...(verifier ? { verifier } : {}) };
+  const verifiers: PreparedImage[] = [];
+  for (const v of verifierImagesOf(task)) verifiers.push(await prepareVerifierImage(provider, task, v.image, aliases, v.gpus));
+  writeRecord(task, aliases, agent, verifiers);
+  return { agent, verifiers };
 }
 
 /**

@@ -12,13 +12,14 @@ import { loadBerthConfig } from '../task/berth-config.ts';
 import { workerGateway } from './model-gateway.ts';
 import { typed } from './failures.ts';
 import { handleOf } from './handle.ts';
-import { turnLogsDir } from './logs.ts';
+import { turnDirOf } from './logs.ts';
+import { enterPhase } from './phase-network.ts';
 import { loadEpisodeTask, sandboxProvider } from './runtime.ts';
 import { beating } from './beating.ts';
 import { mcpToolsFor } from './mcp-tools.ts';
 import { agentUserFor } from './turn.ts';
 
-const agentDir = (ref: TurnRef) => join(turnLogsDir(ref.sandbox.logsDir, ref.turn), 'agent');
+const agentDir = (ref: TurnRef) => join(turnDirOf(ref), 'agent');
 
 /** Host queue: clears the previous turn's files, switches the agent user, and opens the conversation file. */
 export async function openaiStart(ref: TurnRef): Promise<OpenAiTurnSetup> {
@@ -29,6 +30,7 @@ export async function openaiStart(ref: TurnRef): Promise<OpenAiTurnSetup> {
     const handle = handleOf(ref.sandbox);
     if (ref.turn > 0) await clearTurnFiles(provider, handle, task.verifier.inputs);
     const user = await agentUserFor(task, ref);
+    await enterPhase(task, handle, ref.turn, 'agent');
     const dir = agentDir(ref);
     mkdirSync(dir, { recursive: true });
     const conversationPath = join(dir, CONVERSATION_FILE);
@@ -92,6 +94,8 @@ export async function openaiToolCall(req: { ref: TurnRef; setup: OpenAiTurnSetup
       await runMcpTool(mcp, call, req.setup.conversationPath, Context.current().cancellationSignal);
       return { exitCode: null };
     }
+    // Each call is the agent phase: a worker restarted since the turn started puts the sandbox back on its network.
+    await enterPhase(await loadEpisodeTask(req.ref.input), handleOf(req.ref.sandbox), req.ref.turn, 'agent');
     const r = await runBashTool({
       provider: sandboxProvider(), handle: { ...handleOf(req.ref.sandbox), user: req.setup.user }, user: req.setup.user,
       workdir: req.setup.workdir, env: {}, call, timeoutSec: req.timeoutSec, conversationPath: req.setup.conversationPath,

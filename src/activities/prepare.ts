@@ -25,7 +25,10 @@ export async function prepareTasksHere(input: PrepareInput): Promise<PrepareOutc
   const timer = setInterval(() => heartbeat({ outcomes: done }), 5000);
   try {
     for (const t of input.tasks.slice(done.length)) {
-      done.push(await prepareOne({ ...t, datasetPath: input.datasetPath, imageAliases: input.imageAliases }, input.agent));
+      done.push(await prepareOne({
+        ...t, datasetPath: input.datasetPath, imageAliases: input.imageAliases,
+        ...(input.separateVerifierForArtifacts ? { separateVerifierForArtifacts: true } : {}),
+      }, input.agent));
       heartbeat({ outcomes: done });
     }
     return done;
@@ -37,7 +40,7 @@ export async function prepareTasksHere(input: PrepareInput): Promise<PrepareOutc
 async function prepareOne(req: PrepareRequest, agent?: string): Promise<PrepareOutcome> {
   try {
     const task = await loadEpisodeTask({ ...req, batchId: '', datasetName: '', repeat: 1, attempt: 1, agent: 'oracle', agentArgs: {},
-      episodeSettings: { defaultTimeoutSec: 0, enforceTaskTimeouts: true, sandboxReadyTimeoutSec: 0 } });
+      episodeSettings: { defaultTimeoutSec: 0, enforceTaskTimeouts: true, sandboxReadyTimeoutSec: 0, separateVerifierForArtifacts: req.separateVerifierForArtifacts === true } });
     // The agent's image and a separate verifier's, made ready and recorded: what this task's episodes start from here.
     const { agent: image } = await prepareAndRecord(sandboxProvider(), task, req.imageAliases);
     // berth prepare --agent: the agent's layer over the task's image, so no episode waits for the install.

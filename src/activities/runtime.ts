@@ -28,13 +28,15 @@ const loaded = new Map<string, Task>();
  */
 export async function loadEpisodeTask(input: EpisodeInput, { fresh = false } = {}): Promise<Task> {
   const resourceOverride = input.episodeSettings?.resourceOverride;
-  const key = JSON.stringify([input.taskPath, input.datasetPath, input.imageAliases, input.digest, resourceOverride ?? null]);
+  const separateVerifierForArtifacts = input.episodeSettings?.separateVerifierForArtifacts === true;
+  const key = JSON.stringify([input.taskPath, input.datasetPath, input.imageAliases, input.digest, resourceOverride ?? null, separateVerifierForArtifacts]);
   const kept = fresh ? undefined : loaded.get(key);
   if (kept) return structuredClone(kept);
   const task = await loadTask(input.taskPath, {
     datasetRoot: input.datasetPath,
     imageAliases: input.imageAliases,
     resourceOverride,
+    separateVerifierForArtifacts,
     // The batch checked [gym] allowed_agents when it started.
     allowUnsupportedPairing: true,
     logger: { warn: () => undefined },

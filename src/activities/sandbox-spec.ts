@@ -22,6 +22,8 @@ const fromBase = (dir: string, config: ImageConfig | null): string => posix.reso
  */
 export function agentSandboxSpec(task: Task, prepared: PreparedImage, opts: {
   name: string; labels: SandboxLabels; taskEnv: Record<string, string>;
+  /** Where the sandbox starts and what its network phases need in its environment (phase-network.ts). */
+  network: { network: SandboxSpec['network']; env: Record<string, string> };
 }): SandboxSpec {
   const plan = task.image;
   const config = prepared.config;
@@ -32,13 +34,13 @@ export function agentSandboxSpec(task: Task, prepared: PreparedImage, opts: {
     name: opts.name,
     labels: opts.labels,
     image: prepared.ref,
-    env: { ...(resolved?.env ?? {}), ...opts.taskEnv },
+    env: { ...(resolved?.env ?? {}), ...opts.taskEnv, ...opts.network.env },
     workdir,
     user: user === undefined ? undefined : String(user),
     cpus: task.environment.cpus ?? undefined,
     memoryMb: task.environment.memory_mb ?? undefined,
     gpus: task.environment.gpus ?? undefined,
-    network: task.environment.network_mode === 'no-network' ? 'none' : 'bridge',
+    network: opts.network.network,
   }, { config, healthcheck: task.environment.healthcheck, entrypointEnv: opts.taskEnv, cpus: task.environment.cpus });
   if (plan.mode === 'overlay' && plan.runs.length > 0 && resolved) {
     // Each line runs with exactly the environment in effect at it: what the container has beyond that is unset.

@@ -8,6 +8,7 @@ import { keepEntrypointOutput } from './entrypoint-output.ts';
 import { agentImageForSeed } from './image-prep.ts';
 import { episodeImage } from './agent-layer.ts';
 import { turnLogsDir } from './logs.ts';
+import { agentSandboxNetwork, enterPhase } from './phase-network.ts';
 import { agentSandboxSpec } from './sandbox-spec.ts';
 import { seedFailure } from './seed-failure.ts';
 import { deliverTaskExtras } from './task-extras.ts';
@@ -36,14 +37,15 @@ export function environmentOf(task: Task, hostEnv: AgentSeedRequest['hostEnv']):
 export async function seedAgentSandbox(provider: SandboxProvider, task: Task, req: AgentSeedRequest): Promise<{ handle: SandboxHandle; spec: SandboxSpec }> {
   const taskEnv = environmentOf(task, req.hostEnv);
   const prepared = await episodeImage(await agentImageForSeed(provider, task, req.imageAliases), req.agent);
-  const spec = agentSandboxSpec(task, prepared, { name: req.name, taskEnv, labels: req.labels });
+  const spec = agentSandboxSpec(task, prepared, { name: req.name, taskEnv, labels: req.labels, network: await agentSandboxNetwork(task) });
   let handle: SandboxHandle;
   try {
     ({ handle } = await provider.seed(spec));
   } catch (err) {
-    if (err instanceof SeedFailed && err.kind === 'harbor:entrypoint_failed') throw await withKeptOutput(provider, spec.name, err, req);
+    if (err instanceof SeedFailed && err.kind === 'harbor:entrypoint_failed') throw await withKeptOutput(provider, task, spec.name, err, req);
     throw err;
   }
+  await enterPhase(task, handle, 0, 'baseline');
   const environmentDir = inTask(task.path, TASK_LAYOUT.environmentDir);
   if (task.image.upload_environment_files && existsSync(environmentDir)) {
     await provider.upload(handle, environmentDir, handle.workdir, { owner: handle.user });
@@ -53,8 +55,8 @@ export async function seedAgentSandbox(provider: SandboxProvider, task: Task, re
 }
 
 /** The failed entrypoint's output, kept with the first turn's verifier logs; the reason names that file. */
-async function withKeptOutput(provider: SandboxProvider, name: string, err: SeedFailed, req: AgentSeedRequest): Promise<SeedFailed> {
-  const turnDir = turnLogsDir(req.logsDir, 0);
+async function withKeptOutput(provider: SandboxProvider, task: Task, name: string, err: SeedFailed, req: AgentSeedRequest): Promise<SeedFailed> {
+  const turnDir = turnLogsDir(req.logsDir, 0, task.multi_step ? task.steps[0]!.name : null);
   mkdirSync(turnDir, { recursive: true });
   const kept = await keepEntrypointOutput(provider, await provider.attach(name), turnDir, req.hidden()).catch(() => null);
   return kept ? new SeedFailed(err.kind, `${err.message}\nThe whole output is kept in ${kept}`, err.output) : err;

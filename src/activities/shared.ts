@@ -8,6 +8,7 @@ import { hostIdentity } from './host-identity.ts';
 import { loadEpisodeTask } from './runtime.ts';
 import { beating } from './beating.ts';
 import { pickHost } from './pick-host.ts';
+import { stepNeedsSetup, stepSetupBudgetSec } from './step-setup.ts';
 export { openaiModelCall } from './openai.ts';
 export { pickHost } from './pick-host.ts';
 export { prepareTasksHere } from './prepare.ts';
@@ -18,9 +19,11 @@ const READY_GRACE_SEC = 60;
 /** A build-mode image not prepared ahead (`berth prepare`) is built during the seed. */
 const BUILD_ALLOWANCE_SEC = 1800;
 
-/** Starting a separate verifier's sandbox and its declared healthcheck (its image's HEALTHCHECK is under the ready timeout). */
-function separateVerifierStart(task: Task, settings: EpisodeSettings): { startSec: number; healthcheckSec: number } | undefined {
-  const v = task.verifier;
+/**
+ * Starting a separate verifier's sandbox and its declared healthcheck (its image's HEALTHCHECK is under the ready
+ * timeout), for the task's [verifier] or a step's.
+ */
+function separateVerifierStart(v: Pick<Task['verifier'], 'mode' | 'image' | 'environment'>, settings: EpisodeSettings): { startSec: number; healthcheckSec: number } | undefined {
   if (v.mode !== 'separate') return undefined;
   const build = v.image?.kind === 'build' ? BUILD_ALLOWANCE_SEC : 0;
   const hc = v.environment?.healthcheck;
@@ -29,18 +32,18 @@ function separateVerifierStart(task: Task, settings: EpisodeSettings): { startSe
 
 export function stepsOf(task: Task, settings: EpisodeSettings): EpisodePlan['steps'] {
   const collectSec = task.verifier.collect.map((h) => h.timeout_sec);
-  const separate = separateVerifierStart(task, settings);
-  const verifyTimeoutSec = (testSec: number) => verifyTimeLimitSec({ collectSec, testSec, ...(separate ? { separate } : {}) });
+  const verifyTimeoutSec = (testSec: number, separate: ReturnType<typeof separateVerifierStart>) => verifyTimeLimitSec({ collectSec, testSec, ...(separate ? { separate } : {}) });
   if (!task.multi_step) {
     const testSec = task.verifier.timeout_sec;
-    return [{ name: task.id, agentTimeoutSec: task.agent.timeout_sec, verifierTimeoutSec: testSec, verifyTimeoutSec: verifyTimeoutSec(testSec) }];
+    return [{ name: task.id, agentTimeoutSec: task.agent.timeout_sec, verifierTimeoutSec: testSec, verifyTimeoutSec: verifyTimeoutSec(testSec, separateVerifierStart(task.verifier, settings)) }];
   }
   return task.steps.map((s) => ({
     name: s.name,
     agentTimeoutSec: s.agent.timeout_sec,
     verifierTimeoutSec: s.verifier.timeout_sec,
-    verifyTimeoutSec: verifyTimeoutSec(s.verifier.timeout_sec),
+    verifyTimeoutSec: verifyTimeoutSec(s.verifier.timeout_sec, separateVerifierStart(s.verifier, settings)),
     ...(s.min_reward !== null ? { minReward: typeof s.min_reward === 'number' ? s.min_reward : { ...s.min_reward } } : {}),
+    ...(stepNeedsSetup(s) ? { setupSec: stepSetupBudgetSec(task, s) } : {}),
   }));
 }
 
@@ -75,10 +78,13 @@ export async function planEpisode(input: EpisodeInput): Promise<EpisodePlan> {
     const steps = stepsOf(task, settings);
     checkVariables(task, input, steps[0]!.name);
     const collectSec = task.verifier.collect.reduce((s, h) => s + h.timeout_sec, 0);
-    const separate = separateVerifierStart(task, settings);
-    const separateSec = separate ? separate.startSec + separate.healthcheckSec : 0;
+    // Each turn's separate verifier start (a multi-step task's steps may mix modes).
+    const separateSec = (task.multi_step ? task.steps.map((st) => st.verifier) : [task.verifier]).map((v) => {
+      const start = separateVerifierStart(v, settings);
+      return start ? start.startSec + start.healthcheckSec : 0;
+    });
     const budget = episodeBudget({
-      turns: steps.map((s) => ({ agentSec: s.agentTimeoutSec, verifierSec: s.verifierTimeoutSec + separateSec, collectSec })),
+      turns: steps.map((s, i) => ({ agentSec: s.agentTimeoutSec + (s.setupSec ?? 0), verifierSec: s.verifierTimeoutSec + separateSec[i]!, collectSec })),
       setupPerTurnSec: SETUP_PER_TURN_SEC,
       sandboxReadySec: settings.sandboxReadyTimeoutSec,
       buildTimeoutSec: task.image.mode === 'overlay' ? task.environment.build_timeout_sec : 0,

@@ -15,7 +15,8 @@ import { typed } from './failures.ts';
 import { assertGroupWhole, watchGroup } from './group-watch.ts';
 import { handleOf, servicesOf } from './handle.ts';
 import { verifyThenTearDown } from './final-verify.ts';
-import { turnLogsDir } from './logs.ts';
+import { turnDirOf } from './logs.ts';
+import { enterPhase, verifyNetwork } from './phase-network.ts';
 import { loadEpisodeTask, sandboxProvider } from './runtime.ts';
 import { tearDownEpisode } from './tear-down.ts';
 
@@ -52,10 +53,11 @@ export async function agentTurn(req: TurnRequest): Promise<AgentTurnOutput> {
     const task = await loadEpisodeTask(req.input);
     const provider = sandboxProvider();
     const handle = handleOf(req.sandbox);
-    const logsDir = join(turnLogsDir(req.sandbox.logsDir, req.turn), 'agent');
+    const logsDir = join(turnDirOf(req), 'agent');
     mkdirSync(logsDir, { recursive: true });
     if (req.turn > 0) await clearTurnFiles(provider, handle, task.verifier.inputs);
     const user = await agentUserFor(task, req);
+    await enterPhase(task, handle, req.turn, 'agent');
     const instruction = task.multi_step ? task.steps[req.turn]!.instruction : task.instruction ?? '';
     const installed = installedAgent(req.input.agent);
     const model = installed
@@ -97,7 +99,7 @@ type VerifyRequest = TurnRequest & { agentTimings: Record<string, number>; usage
 
 export async function verifyTurn(req: VerifyRequest & { teardownAfter?: boolean }): Promise<TurnOutcome & { tornDown?: true }> {
   return typed(() => beating(async () => {
-    const turnDir = turnLogsDir(req.sandbox.logsDir, req.turn);
+    const turnDir = turnDirOf(req);
     if (!req.teardownAfter) return verifyHere(req, turnDir);
     const { workflowId, runId } = execution();
     const keep = req.input.keepFinalState && req.plan.verifierMode === 'shared'
@@ -123,6 +125,8 @@ async function verifyHere(req: VerifyRequest, turnDir: string): Promise<TurnOutc
     task, stepIndex: task.multi_step ? req.turn : null,
     logsDir: turnDir, trajectory, responseText, naming: { workflowId, runId, batchId: req.input.batchId },
     hostEnv: process.env, secrets, imageAliases: req.input.imageAliases, heartbeat: () => heartbeat(),
+    agentNeededAfter: req.turn < req.plan.steps.length - 1,
+    network: verifyNetwork(task, handleOf(req.sandbox), req.turn),
     signal: Context.current().cancellationSignal,
   });
   // The image entrypoint's output goes with this turn's verifier logs (after they landed there).

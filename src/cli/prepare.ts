@@ -3,7 +3,7 @@ import { basename, resolve } from 'node:path';
 import { connect } from '../client/connect.ts';
 import { prepareTasks } from '../client/prepare.ts';
 import { ResultsFolder } from '../client/results.ts';
-import { loadBerthConfig } from '../task/berth-config.ts';
+import { loadBerthConfig, loaderOptions } from '../task/berth-config.ts';
 import { loadDataset, toSkippedEntry } from '../task/index.ts';
 import { ensureCluster } from './ensure.ts';
 import { keyValue } from './options.ts';
@@ -19,13 +19,18 @@ export function registerPrepare(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (datasetArg: string, o: { imageAlias?: Record<string, string>; results?: string; json?: boolean; agent?: string }) => {
       if (o.agent && !isInstalledAgent(o.agent)) throw new UserError(`--agent ${o.agent}: not an installed agent; choose one of ${Object.keys(INSTALLED_AGENTS).join(', ')}`);
-      const imageAliases = { ...loadBerthConfig().config.images.aliases, ...(o.imageAlias ?? {}) };
-      const dataset = await loadDataset(resolve(datasetArg), { imageAliases, logger: { warn: () => undefined } });
+      const config = loadBerthConfig();
+      const imageAliases = { ...config.config.images.aliases, ...(o.imageAlias ?? {}) };
+      const loader = loaderOptions(config);
+      const dataset = await loadDataset(resolve(datasetArg), { imageAliases, ...loader, logger: { warn: () => undefined } });
       await ensureCluster();
       const { client, connection } = await connect();
       try {
         const tasks = dataset.tasks.map((t) => ({ taskId: t.id, taskPath: t.path, digest: t.digest }));
-        const { outcomes, skipped } = await prepareTasks(client, { datasetPath: dataset.root, tasks, imageAliases, ...(o.agent ? { agent: o.agent } : {}) });
+        const { outcomes, skipped } = await prepareTasks(client, {
+          datasetPath: dataset.root, tasks, imageAliases, ...(o.agent ? { agent: o.agent } : {}),
+          ...(loader.separateVerifierForArtifacts ? { separateVerifierForArtifacts: true } : {}),
+        });
         const all = [...dataset.refused.map(toSkippedEntry), ...skipped];
         const folder = new ResultsFolder(resolve(o.results ?? `results/prepare-${basename(dataset.root)}`));
         folder.writeSkipped(all);

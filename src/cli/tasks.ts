@@ -1,6 +1,7 @@
 // `berth tasks DATASET [--json]`: what loads (id, steps, verifier kind and mode, image mode) and what
 // is refused, with the reason. Exit 2 when nothing loads.
 import type { Command } from 'commander';
+import { loadBerthConfig, loaderOptions } from '../task/berth-config.ts';
 import { DatasetRefusal, loadDataset, parseImageAliases, toSkippedEntry, type SkippedEntry, type Task } from '../task/index.ts';
 
 export interface TaskListing {
@@ -24,6 +25,9 @@ export interface ListTasksOptions {
   allowUnsupportedPairing?: boolean;
   imageAliases?: Record<string, string>;
   strict?: boolean;
+  /** berth.toml [episode].separate_verifier_for_artifacts, and its file. */
+  separateVerifierForArtifacts?: boolean;
+  configFile?: string;
   /** Receives loader warnings (unknown keys, legacy keys); default: dropped. */
   warn?: (message: string) => void;
 }
@@ -35,6 +39,8 @@ export async function listTasks(dataset: string, opts: ListTasksOptions = {}): P
     allowUnsupportedPairing: opts.allowUnsupportedPairing,
     imageAliases: opts.imageAliases,
     strict: opts.strict,
+    separateVerifierForArtifacts: opts.separateVerifierForArtifacts,
+    configFile: opts.configFile,
     logger: { warn: opts.warn ?? (() => {}) },
   });
   return {
@@ -96,6 +102,7 @@ export function registerTasks(program: Command): void {
           allowUnsupportedPairing: o.allowUnsupportedPairing,
           imageAliases: parseImageAliases(o.imageAlias),
           strict: o.strict,
+          ...loaderOptions(loadBerthConfig()),
           warn: (m) => process.stderr.write(`warning: ${m}\n`),
         });
         process.stdout.write(o.json ? `${JSON.stringify(report, null, 2)}\n` : `${renderTasksReport(report)}\n`);

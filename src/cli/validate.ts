@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { solutionStatus } from '../agents/solution.ts';
 import { nothingLoaded, startBatch } from '../client/batch.ts';
 import { validateExitCode, validationOf, type ValidationRow } from '../client/validate.ts';
-import { loadBerthConfig } from '../task/berth-config.ts';
+import { loadBerthConfig, loaderOptions } from '../task/berth-config.ts';
 import { DatasetRefusal, loadDataset, toSkippedEntry } from '../task/index.ts';
 import { ensureCluster } from './ensure.ts';
 import { keyValue, positiveInt } from './options.ts';
@@ -19,10 +19,11 @@ export function registerValidate(program: Command): void {
     .option('--results <dir>', 'results folder (default results/<batch id>)')
     .option('--json', 'print JSON')
     .action(async (datasetArg: string, o: { imageAlias?: Record<string, string>; concurrency: number; results?: string; json?: boolean }) => {
-      const imageAliases = { ...loadBerthConfig().config.images.aliases, ...(o.imageAlias ?? {}) };
+      const config = loadBerthConfig();
+      const imageAliases = { ...config.config.images.aliases, ...(o.imageAlias ?? {}) };
       let dataset;
       try {
-        dataset = await loadDataset(resolve(datasetArg), { agent: 'oracle', imageAliases, logger: { warn: () => undefined } });
+        dataset = await loadDataset(resolve(datasetArg), { agent: 'oracle', imageAliases, ...loaderOptions(config), logger: { warn: () => undefined } });
       } catch (err) {
         if (err instanceof DatasetRefusal) throw new UserError(err.message, 2);
         throw err;

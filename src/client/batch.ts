@@ -18,7 +18,7 @@ import { cancelEpisodes, type CancelledEpisodes, type EpisodeSelection } from '.
 import { BATCH_UPDATES } from '../workflows/batch-control.ts';
 import { prepareTasks } from './prepare.ts';
 import { loadDataset, toSkippedEntry } from '../task/index.ts';
-import { loadBerthConfig } from '../task/berth-config.ts';
+import { loadBerthConfig, loaderOptions } from '../task/berth-config.ts';
 import { ResultsFolder, type Metrics, type SkippedEntry } from './results.ts';
 
 export interface StartBatchOptions {
@@ -202,12 +202,14 @@ export function nothingLoaded(dataset: string, refused: ReadonlyArray<{ task_id:
 export async function startBatch(opts: StartBatchOptions): Promise<BatchHandle> {
   const agent: string = opts.agent ?? 'oracle';
   checkAgentName(agent);
-  const { config } = opts.configFile === undefined ? loadBerthConfig() : loadBerthConfig(opts.configFile);
+  const loadedConfig = opts.configFile === undefined ? loadBerthConfig() : loadBerthConfig(opts.configFile);
+  const { config } = loadedConfig;
+  const loader = loaderOptions(loadedConfig);
   const imageAliases = { ...config.images.aliases, ...(opts.imageAliases ?? {}) };
   const resourceOverride = Object.keys(config.resources).length > 0 ? { ...config.resources } : undefined;
   const dataset = await loadDataset(resolve(opts.dataset), {
     agent, allowUnsupportedPairing: opts.allowUnsupportedPairing, imageAliases, strict: opts.strict,
-    only: opts.taskFilter, logger: opts.logger, resourceOverride,
+    only: opts.taskFilter, logger: opts.logger, resourceOverride, ...loader,
   });
   if (dataset.tasks.length === 0) throw new Error(nothingLoaded(opts.dataset, dataset.refused.map(toSkippedEntry)));
   const owned = opts.client ? undefined : await connect();
@@ -222,7 +224,10 @@ export async function startBatch(opts: StartBatchOptions): Promise<BatchHandle> 
   let tasks = dataset.tasks.map((t) => ({ taskId: t.id, taskPath: t.path, digest: t.digest }));
   const skipped = dataset.refused.map(toSkippedEntry);
   if (opts.prepare !== false) {
-    const prepared = await prepareTasks(client, { datasetPath: dataset.root, tasks, imageAliases, ...(isInstalledAgent(agent) ? { agent } : {}) }, opts.taskQueue);
+    const prepared = await prepareTasks(client, {
+      datasetPath: dataset.root, tasks, imageAliases, ...(isInstalledAgent(agent) ? { agent } : {}),
+      ...(loader.separateVerifierForArtifacts ? { separateVerifierForArtifacts: true } : {}),
+    }, opts.taskQueue);
     skipped.push(...prepared.skipped);
     const failed = new Set(prepared.skipped.map((s) => s.task_id));
     tasks = tasks.filter((t) => !failed.has(t.taskId));
@@ -246,6 +251,7 @@ export async function startBatch(opts: StartBatchOptions): Promise<BatchHandle> 
       enforceTaskTimeouts: config.episode.enforce_task_timeouts,
       sandboxReadyTimeoutSec: config.episode.sandbox_ready_timeout_s,
       ...(resourceOverride ? { resourceOverride } : {}),
+      ...(loader.separateVerifierForArtifacts ? { separateVerifierForArtifacts: true } : {}),
     },
     ...(opts.keepFinalState ? { keepFinalState: true } : {}),
     ...(opts.model !== undefined ? { model: opts.model } : {}),

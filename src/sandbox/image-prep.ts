@@ -5,7 +5,7 @@
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { applyImageAlias, type Task } from '../task/index.ts';
+import { applyImageAlias, type Task, type VerifierImage } from '../task/index.ts';
 import { SeedFailed } from './errors.ts';
 import type { ImageConfig } from './image-config.ts';
 import { imageContentHash, imageTagForHash, readContextFiles } from './image-hash.ts';
@@ -130,16 +130,23 @@ export async function prepareAgentImage(provider: SandboxProvider, task: Task, a
 // Hashing reads every file of tests/; a task folder of a given digest hashes the same every turn of every episode.
 const verifierTags = new Map<string, string>();
 
-/** A separate verifier's image, ready on this engine (task-folder-verifiers.md § Shared and separate verification). */
-export async function prepareVerifierImage(provider: SandboxProvider, task: Task, aliases: Readonly<Record<string, string>>): Promise<PreparedImage> {
-  const image = task.verifier.image;
-  if (!image) throw new Error(`task ${task.id} verifies separately but has no verifier image; the loader should have refused it`);
+/**
+ * A separate verifier's image, ready on this engine (task-folder-verifiers.md § Shared and separate verification):
+ * the task's own, or a step's (built from its step_verifier_build_context).
+ */
+export async function prepareVerifierImage(
+  provider: SandboxProvider,
+  task: Task,
+  image: VerifierImage,
+  aliases: Readonly<Record<string, string>>,
+  gpus: { count: number | null; key: string } = { count: task.verifier.environment?.gpus ?? null, key: '[verifier.environment].gpus' },
+): Promise<PreparedImage> {
   let prepared: PreparedImage;
   if (image.kind === 'prebuilt') {
     await provider.ensureImage(image.ref, { aliasHint: BASE_HINT });
     prepared = { ref: image.ref, name: image.ref, config: null, built: false };
   } else {
-    const key = JSON.stringify([task.path, task.digest, Object.entries(aliases).sort()]);
+    const key = JSON.stringify([task.path, task.digest, image.context, Object.entries(aliases).sort()]);
     const known = verifierTags.get(key);
     const present = known === undefined ? null : await provider.imageConfig(known);
     if (known !== undefined && present) {
@@ -153,7 +160,7 @@ export async function prepareVerifierImage(provider: SandboxProvider, task: Task
       prepared = { ref: config.id, name: tag, config, built };
     }
   }
-  await checkGpus(provider, task.verifier.environment?.gpus ?? null, '[verifier.environment].gpus', task, prepared.ref);
+  await checkGpus(provider, gpus.count, gpus.key, task, prepared.ref);
   return prepared;
 }
 

@@ -124,6 +124,8 @@ export async function pollHealthcheck(
   handle: SandboxHandle,
   hc: HealthcheckSpec,
   watchEntrypoint: boolean,
+  /** Who runs the command (a step's healthcheck runs as the step's agent user); unset, the container's default. */
+  user?: string,
 ): Promise<void> {
   const started = Date.now();
   let failures = 0;
@@ -132,6 +134,7 @@ export async function pollHealthcheck(
     const inStartPeriod = Date.now() - started < hc.startPeriodSec * 1000;
     last = await runExec(docker, handle, {
       argv: ['/bin/sh', '-c', hc.command],
+      ...(user !== undefined ? { user } : {}),
       timeoutSec: hc.timeoutSec,
       outputCapBytes: 64 * 1024,
     });

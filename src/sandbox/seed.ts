@@ -56,7 +56,7 @@ function createOptions(spec: SandboxSpec, r: Resolved, plan: SeedPlan): Docker.C
       DeviceRequests: gpuDeviceRequests(spec.gpus),
       Memory: memory,
       MemorySwap: memory,
-      NetworkMode: spec.network === 'none' ? 'none' : 'bridge',
+      NetworkMode: spec.network,
     },
   };
 }

@@ -44,7 +44,8 @@ export interface SandboxSpec {
   memoryMb?: number;
   /** GPUs the sandbox gets (Docker device requests); the engine must have them (gpuSupport). */
   gpus?: number;
-  network: 'bridge' | 'none';
+  /** The network the container starts on: the engine's bridge, none, or a network by name (the egress network). */
+  network: 'bridge' | 'none' | (string & {});
   /** The image's ENTRYPOINT, with `sh -c "sleep infinity"` for its CMD, that Berth runs itself beside the keep-alive. */
   entrypoint?: { command: string[]; env: Record<string, string> };
   /** Awaited in order after the entrypoint starts: the image's HEALTHCHECK (on record), then the task's. */

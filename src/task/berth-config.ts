@@ -12,7 +12,9 @@ const schema = z.object({
     default_timeout_seconds: z.number().positive().default(21600),
     enforce_task_timeouts: z.boolean().default(true),
     sandbox_ready_timeout_s: z.number().positive().default(900),
-  }).strict().default({ default_timeout_seconds: 21600, enforce_task_timeouts: true, sandbox_ready_timeout_s: 900 }),
+    /** Verify every single-step task that declares artifacts separately (task-folder-verifiers.md). */
+    separate_verifier_for_artifacts: z.boolean().default(false),
+  }).strict().default({ default_timeout_seconds: 21600, enforce_task_timeouts: true, sandbox_ready_timeout_s: 900, separate_verifier_for_artifacts: false }),
   resources: z.object({
     cpus: z.number().positive().optional(),
     memory_mb: z.number().int().positive().optional(),
@@ -59,4 +61,10 @@ export function loadBerthConfig(file = configFilePath()): LoadedConfig {
     throw new Error(`${file}: key ${key || '(top level)'}: ${issue.message}. See DESIGN.md section 7 (Config file) for the keys and their types.`);
   }
   return { config: result.data, file };
+}
+
+/** The berth.toml options the loader applies to every task (for loadDataset / loadTask). */
+export function loaderOptions(loaded: LoadedConfig): { separateVerifierForArtifacts?: true; configFile?: string } {
+  if (!loaded.config.episode.separate_verifier_for_artifacts) return {};
+  return { separateVerifierForArtifacts: true, ...(loaded.file ? { configFile: loaded.file } : {}) };
 }

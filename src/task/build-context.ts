@@ -43,6 +43,10 @@ export interface BuildContext {
   /** The agent that will run, when known: a task seeding the agent with a transcript runs with the oracle only. */
   readonly agent?: string;
   readonly allowUnsupportedPairing?: boolean;
+  /** berth.toml [episode].separate_verifier_for_artifacts (task-folder-verifiers.md § Shared and separate verification). */
+  readonly separateVerifierForArtifacts?: boolean;
+  /** The berth.toml read, for messages about its options. */
+  readonly configFile?: string;
 }
 
 /** An image a task needs from prepare (task-folder-format.md § What the loader refuses, Missing images). */

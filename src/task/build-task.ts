@@ -11,27 +11,23 @@ import { checkImageRecorded, resolveImage } from './image-plan.ts';
 import { stripCanary } from './instruction.ts';
 import { DATASET_LAYOUT, inTask, TASK_LAYOUT } from './layout.ts';
 import { normaliseLegacy } from './legacy.ts';
-import type { Artifact, Task } from './model.ts';
+import type { Task } from './model.ts';
+import { policyAt } from './network.ts';
 import { mergeOverride } from './overrides.ts';
 import { refuseParameterized, refuseTranscriptPairing } from './refusals/current-limitations.ts';
 import { checkArtifact, checkInput, parseTaskToml, readTaskData, validateTaskToml } from './refusals/invalid-values.ts';
 import { requireInstruction, requireTaskToml, singleStepGrading } from './refusals/missing-files.ts';
 import { checkMultiStep } from './refusals/multi-step.ts';
-import { checkEnvironmentsSupport, checkNetwork } from './refusals/unsupported-settings.ts';
-import { taskTomlSchema, type ArtifactToml } from './schema.ts';
+import { checkEnvironmentsSupport } from './refusals/unsupported-settings.ts';
+import { taskTomlSchema } from './schema.ts';
 import type { TaskSnapshot } from './snapshot.ts';
-import { buildSolution, buildSteps, seedTrajectoryOf } from './steps.ts';
+import { buildSolution, buildSteps, normaliseArtifact, seedTrajectoryOf } from './steps.ts';
 import { isTable } from './table.ts';
 import { unknownKeys } from './unknown-keys.ts';
 import { buildVerifier, type Grading } from './verifier-plan.ts';
 import { resolveVerifierMode } from './verifier-mode.ts';
 
 export type { BuildContext, DatasetDefaults, ImageNeed } from './build-context.ts';
-
-function normaliseArtifact(a: ArtifactToml): Artifact {
-  if (typeof a === 'string') return { source: a, destination: null, service: 'main', exclude: [] };
-  return { source: a.source, destination: a.destination ?? null, service: a.service, exclude: [...a.exclude] };
-}
 
 export function buildTask(snap: TaskSnapshot, ctx: BuildContext): Task {
   if (snap.problems.length > 0) refuse(snap.problems[0]!);
@@ -67,9 +63,11 @@ export function buildTask(snap: TaskSnapshot, ctx: BuildContext): Task {
   checkEnvironmentsSupport(doc);
 
   const multiStep = (doc.steps ?? []).length > 0;
-  const mode = resolveVerifierMode(doc);
-  if (multiStep) checkMultiStep(doc, snap, mode);
-  checkNetwork(doc, mode);
+  const declared = resolveVerifierMode(doc);
+  // berth.toml's separate_verifier_for_artifacts verifies a single-step task that declares artifacts separately.
+  const forced = !multiStep && ctx.separateVerifierForArtifacts === true && declared === 'shared' && doc.artifacts.length > 0;
+  const mode = forced ? 'separate' : declared;
+  if (multiStep) checkMultiStep(doc, ctx);
 
   const datasetFile = ctx.datasetFile ?? DATASET_LAYOUT.datasetToml;
   const artifacts = doc.artifacts.map(normaliseArtifact);
@@ -109,9 +107,11 @@ export function buildTask(snap: TaskSnapshot, ctx: BuildContext): Task {
     instruction = stripCanary(requireInstruction(snap).text ?? '');
     grading = singleStepGrading(snap, ctx);
   }
-  const verifier = buildVerifier(doc, mode, grading, environment, snap, ctx);
+  const verifier = buildVerifier(doc, mode, grading, environment, snap, ctx, forced);
   const solution = buildSolution(doc, snap);
-  const steps = buildSteps(doc, snap, solution, ctx);
+  const steps = buildSteps(doc, snap, solution, ctx, environment);
+  // The agent phase's network: [agent]'s own policy, else the environment's baseline.
+  const agentNet = policyAt(doc.agent, false, 'agent') ?? environment;
   const taskData = readTaskData(snap);
   const seedTrajectory = seedTrajectoryOf(snap, steps);
   refuseTranscriptPairing(seedTrajectory, root, ctx);
@@ -137,7 +137,7 @@ export function buildTask(snap: TaskSnapshot, ctx: BuildContext): Task {
     multi_step_reward_strategy: doc.multi_step_reward_strategy ?? 'mean',
     artifacts,
     environment,
-    agent: { timeout_sec: doc.agent.timeout_sec * tm, user: doc.agent.user ?? null, network_mode: environment.network_mode },
+    agent: { timeout_sec: doc.agent.timeout_sec * tm, user: doc.agent.user ?? null, network_mode: agentNet.network_mode, allowed_hosts: agentNet.allowed_hosts },
     verifier,
     solution,
     image,

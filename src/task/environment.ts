@@ -3,7 +3,8 @@
 // operator's override (berth.toml [resources]) in place of each value it names.
 import type { BuildContext } from './build-context.ts';
 import { applyImageAlias } from './image-alias.ts';
-import type { Environment, NetworkMode } from './model.ts';
+import type { Environment } from './model.ts';
+import { policyAt } from './network.ts';
 import type { EnvironmentToml } from './schema.ts';
 
 function scaleResource(v: number | undefined, m: number): number | null {
@@ -11,7 +12,9 @@ function scaleResource(v: number | undefined, m: number): number | null {
   return m === 1 ? v : Math.ceil(v * m);
 }
 
-export function toEnvironment(e: EnvironmentToml, ctx: Pick<BuildContext, 'defaults' | 'imageAliases' | 'resourceOverride'>): Environment {
+/** `key` names the table in refusals (`environment`, `verifier.environment`, a step's). */
+export function toEnvironment(e: EnvironmentToml, ctx: Pick<BuildContext, 'defaults' | 'imageAliases' | 'resourceOverride'>, key = 'environment'): Environment {
+  const net = policyAt(e, true, key);
   const resource = ctx.defaults.resource_multiplier;
   const aliases = ctx.imageAliases;
   const override = ctx.resourceOverride ?? {};
@@ -35,6 +38,7 @@ export function toEnvironment(e: EnvironmentToml, ctx: Pick<BuildContext, 'defau
       args: [...s.args],
     })),
     healthcheck: e.healthcheck ? { ...e.healthcheck } : null,
-    network_mode: (e.network_mode ?? 'public') as NetworkMode,
+    network_mode: net.network_mode,
+    allowed_hosts: net.allowed_hosts,
   };
 }

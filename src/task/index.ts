@@ -33,3 +33,4 @@ export { readTaskFolder, snapshotFromFiles } from './snapshot.ts';
 export type { TaskSnapshot, SnapshotFile } from './snapshot.ts';
 export { parseSizeToMb } from './legacy.ts';
 export type * from './model.ts';
+export { agentSandboxNetworking, phasePolicy, samePolicy, type Phase } from './network.ts';

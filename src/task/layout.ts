@@ -35,7 +35,7 @@ export const DATASET_LAYOUT = {
 /** A parameterized template folder's rows (one task per line), beside its task.toml. */
 export const TEMPLATE_ROWS = 'tasks.jsonl';
 
-/** The paths of one step (spec/multi-step-tasks.md, the folder tree and § What is refused). */
+/** The paths of one step (spec/multi-step-tasks.md, the folder tree; reference/harbor-behaviour.md § 1, Layout). */
 export function stepLayout(name: string) {
   const dir = `${TASK_LAYOUT.stepsDir}/${name}`;
   return {
@@ -46,7 +46,8 @@ export function stepLayout(name: string) {
     solutionDir: `${dir}/solution`,
     trajectory: `${dir}/trajectory.json`,
     workdirDir: `${dir}/workdir`,
-    setupSh: `${dir}/setup.sh`,
+    /** Harbor's setup script lives in workdir/ (a steps/<name>/setup.sh beside it is not one). */
+    setupSh: `${dir}/workdir/setup.sh`,
   } as const;
 }
 

@@ -28,6 +28,9 @@ export interface LoadOptions {
   imageAliases?: Readonly<Record<string, string>>;
   /** berth.toml [resources]: replaces the effective cpus / memory_mb of every sandbox (see ResourceOverride). */
   resourceOverride?: ResourceOverride;
+  /** berth.toml [episode].separate_verifier_for_artifacts, and the file that set it (for messages). */
+  separateVerifierForArtifacts?: boolean;
+  configFile?: string;
   /** Stop (throw a DatasetRefusal) when any task is refused. */
   strict?: boolean;
   /** Whether prepare recorded an image a task needs; unset, nothing is checked (see ImageNeed). */
@@ -89,6 +92,8 @@ function contextFor(
     datasetTaskDataPy,
     imageAliases: options.imageAliases,
     resourceOverride: options.resourceOverride,
+    separateVerifierForArtifacts: options.separateVerifierForArtifacts,
+    configFile: options.configFile,
     imageRecorded: options.imageRecorded,
     agent: options.agent,
     allowUnsupportedPairing: options.allowUnsupportedPairing,

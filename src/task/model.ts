@@ -4,9 +4,15 @@ import type { ComposePlan } from './compose.ts';
 import type { DockerfileInstruction, RunLine } from './dockerfile.ts';
 
 export type User = string | number;
-export type NetworkMode = 'public' | 'no-network';
+export type NetworkMode = 'public' | 'no-network' | 'allowlist';
 export type VerifierMode = 'shared' | 'separate';
 export type RewardStrategy = 'mean' | 'final';
+
+/** One phase's network (src/task/network.ts): `allowed_hosts` normalised, empty unless the mode is allowlist. */
+export interface NetworkPolicy {
+  readonly network_mode: NetworkMode;
+  readonly allowed_hosts: readonly string[];
+}
 
 export interface Healthcheck {
   readonly command: string;
@@ -44,7 +50,9 @@ export interface Environment {
   readonly skills_dir: string | null;
   readonly mcp_servers: readonly McpServer[];
   readonly healthcheck: Healthcheck | null;
+  /** The baseline network of a sandbox started from this environment. */
   readonly network_mode: NetworkMode;
+  readonly allowed_hosts: readonly string[];
 }
 
 export interface Artifact {
@@ -91,7 +99,8 @@ export interface ImagePlan {
 
 export type VerifierImage =
   | { readonly kind: 'prebuilt'; readonly ref: string }
-  | { readonly kind: 'build'; readonly context: 'tests'; readonly dockerfile: 'tests/Dockerfile'; readonly pinned_image: string | null };
+  /** Built from `context` (`tests`, or a step's `steps/<name>/tests`), relative to the task folder. */
+  | { readonly kind: 'build'; readonly context: string; readonly dockerfile: string; readonly pinned_image: string | null };
 
 export type VerifierKind = 'test_sh' | 'python' | 'none';
 
@@ -111,8 +120,9 @@ export interface Verifier {
   readonly env: Readonly<Record<string, string>>;
   readonly collect: readonly CollectHook[];
   readonly inputs: readonly string[];
-  /** The network of the sandbox test.sh runs in. */
+  /** The network of the verifier phase (single-step): [verifier]'s own, else the baseline of the sandbox test.sh runs in. */
   readonly network_mode: NetworkMode;
+  readonly allowed_hosts: readonly string[];
   /** Separate mode: the effective verifier environment ([verifier.environment], else a copy of [environment]). */
   readonly environment: Environment | null;
   /** Separate mode: the verifier's image. */
@@ -137,7 +147,9 @@ export interface Step {
   readonly name: string;
   readonly dir: string;
   readonly instruction: string;
-  readonly agent: { readonly timeout_sec: number; readonly user: User | null };
+  /** The agent phase's network: [steps.agent]'s, else [agent]'s, else the environment's. */
+  readonly agent: { readonly timeout_sec: number; readonly user: User | null } & NetworkPolicy;
+  /** The verifier phase's network: [steps.verifier]'s, else [verifier]'s, else the baseline of its sandbox. */
   readonly verifier: {
     readonly timeout_sec: number;
     readonly user: User | null;
@@ -145,9 +157,23 @@ export interface Step {
     readonly env: Readonly<Record<string, string>>;
     /** Folders uploaded to /tests, in order (task tests/ first, step tests/ on top). */
     readonly tests_dirs: readonly string[];
-    /** Absolute path of the test.sh that grades the step. */
-    readonly script: string;
-  };
+    /** Absolute path of the test.sh that grades the step; null for a separate step whose image must ship one. */
+    readonly script: string | null;
+    /** separate-verifier-environment.md, step_verifier_mode. */
+    readonly mode: VerifierMode;
+    /** Separate mode: step_verifier_environment; null in shared mode. */
+    readonly environment: Environment | null;
+    /** Separate mode: the image ([steps.verifier.environment] or inherited docker_image, else a build of step_verifier_build_context). */
+    readonly image: VerifierImage | null;
+  } & NetworkPolicy;
+  /** Absolute path of steps/<name>/workdir/, uploaded to the working directory before the step's agent; or null. */
+  readonly workdir: string | null;
+  /** steps/<name>/workdir/setup.sh exists: it runs (`bash <workdir>/setup.sh`) after the upload. */
+  readonly setup_script: boolean;
+  /** [steps.healthcheck]: polled after the step's setup, before its agent. */
+  readonly healthcheck: Healthcheck | null;
+  /** The step's own `artifacts`, collected after it beside the task's. */
+  readonly artifacts: readonly Artifact[];
   readonly min_reward: number | Readonly<Record<string, number>> | null;
   readonly solution: StepSolution | null;
 }
@@ -178,7 +204,8 @@ export interface Task {
   readonly multi_step_reward_strategy: RewardStrategy;
   readonly artifacts: readonly Artifact[];
   readonly environment: Environment;
-  readonly agent: { readonly timeout_sec: number; readonly user: User | null; readonly network_mode: NetworkMode };
+  /** The agent phase's network (single-step): [agent]'s own, else the environment's. */
+  readonly agent: { readonly timeout_sec: number; readonly user: User | null } & NetworkPolicy;
   readonly verifier: Verifier;
   readonly solution: Solution;
   readonly image: ImagePlan;

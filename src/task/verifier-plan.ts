@@ -1,53 +1,74 @@
 // The task's [verifier] as its effective value: what grades, in which mode, the separate verifier's environment
-// and image (spec/task-folder-verifiers.md § Shared and separate verification; the image table there).
+// and image (spec/task-folder-verifiers.md § Shared and separate verification; the image table there), and the same
+// resolution for a step that verifies separately (spec/separate-verifier-environment.md, step_verifier_environment
+// and step_verifier_build_context).
 import type { BuildContext } from './build-context.ts';
 import { toEnvironment } from './environment.ts';
-import { inTask, TASK_LAYOUT } from './layout.ts';
-import type { Environment, NetworkMode, Verifier, VerifierImage, VerifierMode } from './model.ts';
-import { checkRecorded, refuseSeparateVerifierWithoutImage } from './refusals/missing-images.ts';
-import type { SingleStepGrading } from './refusals/missing-files.ts';
-import { network } from './refusals/unsupported-settings.ts';
 import { refuse } from './errors.ts';
-import type { TaskToml } from './schema.ts';
+import { inTask, TASK_LAYOUT } from './layout.ts';
+import type { Environment, Verifier, VerifierImage, VerifierMode } from './model.ts';
+import { policyAt } from './network.ts';
+import { checkRecorded, refuseSeparateVerifierWithoutImage, type VerifierSource } from './refusals/missing-images.ts';
+import type { SingleStepGrading } from './refusals/missing-files.ts';
+import { stepKey } from './refusals/keys.ts';
+import type { StepToml, TaskToml } from './schema.ts';
 import type { TaskSnapshot } from './snapshot.ts';
 import { checkVerifierCompose } from './verifier-compose.ts';
+import { stepVerifierBuildContext, stepVerifierEnvironment } from './verifier-mode.ts';
 
-function resolveVerifierImage(verifierEnv: Environment, declaredTable: boolean, snap: TaskSnapshot): VerifierImage {
-  const [yaml, yml] = TASK_LAYOUT.testsCompose;
-  const composeText = snap.files.get(yaml)?.text ?? snap.files.get(yml)?.text;
-  const composeFile = snap.files.has(yaml) ? yaml : yml;
+/** The image in `context` (`tests`, or a step's tests folder): the environment's docker_image, else its Dockerfile. */
+function resolveVerifierImage(verifierEnv: Environment, source: VerifierSource, snap: TaskSnapshot, context: string): VerifierImage {
+  const composeFile = [`${context}/docker-compose.yaml`, `${context}/docker-compose.yml`].find((f) => snap.files.has(f));
   const prebuilt = verifierEnv.docker_image;
   let pinned: string | null = null;
-  if (composeText !== undefined) {
-    const check = checkVerifierCompose(composeText, prebuilt !== null);
+  if (composeFile !== undefined) {
+    const check = checkVerifierCompose(snap.files.get(composeFile)!.text ?? '', prebuilt !== null);
     if (!check.ok) {
       refuse({ code: 'verifier_compose', file: composeFile, key: check.key, value: check.value, problem: check.problem, fix: `keep ${composeFile} to services.main with image, build and pull_policy only, or remove it` });
     }
     pinned = check.main?.image ?? null;
   }
   if (prebuilt !== null) return { kind: 'prebuilt', ref: prebuilt };
-  if (snap.files.has(TASK_LAYOUT.testsDockerfile)) return { kind: 'build', context: 'tests', dockerfile: 'tests/Dockerfile', pinned_image: pinned };
-  return refuseSeparateVerifierWithoutImage(declaredTable);
+  const dockerfile = `${context}/Dockerfile`;
+  if (snap.files.has(dockerfile)) return { kind: 'build', context, dockerfile, pinned_image: pinned };
+  return refuseSeparateVerifierWithoutImage(source, dockerfile);
+}
+
+export interface SeparateVerifier {
+  environment: Environment;
+  image: VerifierImage;
+}
+
+/**
+ * A separate verifier's environment and image for the task (`step` null) or one of its steps; null in shared mode.
+ * `environment` is the task's effective [environment] (a mode-only separate verifier grades in a copy of it).
+ */
+export function separateVerifierOf(
+  doc: TaskToml, step: { index: number; toml: StepToml } | null, environment: Environment, snap: TaskSnapshot, ctx: BuildContext,
+  /** Made separate by berth.toml's separate_verifier_for_artifacts: a copy of [environment]. */
+  forced = false,
+): SeparateVerifier | null {
+  const resolved = stepVerifierEnvironment(doc, step?.toml.verifier ?? null) ?? (forced ? { table: doc.environment, source: 'environment' as const } : null);
+  if (resolved === null) return null;
+  const key = step === null ? 'verifier' : `${stepKey(step.index, step.toml.name)}.verifier`;
+  const table = resolved.source === 'step' ? `${key}.environment` : resolved.source === 'verifier' ? 'verifier.environment' : null;
+  const env = table === null ? environment : toEnvironment(resolved.table, ctx, table);
+  const context = step === null ? TASK_LAYOUT.testsDir : stepVerifierBuildContext(snap.dirs, step.toml.name);
+  const modeKey = step !== null && step.toml.verifier.environment_mode !== undefined ? `${key}.environment_mode` : 'verifier.environment_mode';
+  const image = resolveVerifierImage(env, { table, modeKey, ...(forced ? { forcedBy: ctx.configFile ?? 'berth.toml' } : {}) }, snap, context);
+  if (image.kind === 'build') checkRecorded(ctx, { kind: 'build', context: inTask(snap.root, image.context), dockerfile: image.dockerfile }, image.dockerfile, '');
+  return { environment: env, image };
 }
 
 /** What grades the task (single-step: from the files; multi-step: the task's tests/test.sh for every step). */
 export type Grading = SingleStepGrading | { readonly kind: 'test_sh'; readonly rel: string | null; readonly datasetVerifier: false };
 
-export function buildVerifier(doc: TaskToml, mode: VerifierMode, grading: Grading, environment: Environment, snap: TaskSnapshot, ctx: BuildContext): Verifier {
+export function buildVerifier(doc: TaskToml, mode: VerifierMode, grading: Grading, environment: Environment, snap: TaskSnapshot, ctx: BuildContext, forced = false): Verifier {
   const root = snap.root;
-  let verifierEnvironment: Environment | null = null;
-  let verifierImage: VerifierImage | null = null;
-  if (mode === 'separate') {
-    verifierEnvironment = doc.verifier.environment ? toEnvironment(doc.verifier.environment, ctx) : environment;
-    verifierImage = resolveVerifierImage(verifierEnvironment, doc.verifier.environment !== undefined, snap);
-    if (verifierImage.kind === 'build') {
-      checkRecorded(ctx, { kind: 'build', context: inTask(root, TASK_LAYOUT.testsDir), dockerfile: TASK_LAYOUT.testsDockerfile }, TASK_LAYOUT.testsDockerfile, '');
-    }
-  }
-  const verifierNet: NetworkMode =
-    mode === 'separate'
-      ? ((network(doc.verifier.network_mode) ?? verifierEnvironment!.network_mode) as NetworkMode)
-      : environment.network_mode;
+  // A multi-step task's steps resolve their own separate verifiers (steps.ts).
+  const separate = doc.steps !== undefined && doc.steps.length > 0 ? null : separateVerifierOf(doc, null, environment, snap, ctx, forced);
+  // The verifier phase's network: [verifier]'s own, else the baseline of the sandbox test.sh runs in.
+  const net = policyAt(doc.verifier, false, 'verifier') ?? (separate?.environment ?? environment);
   const script = grading.datasetVerifier ? grading.path : grading.rel === null ? null : inTask(root, grading.rel);
   return {
     kind: grading.kind,
@@ -60,8 +81,9 @@ export function buildVerifier(doc: TaskToml, mode: VerifierMode, grading: Gradin
     env: { ...doc.verifier.env },
     collect: doc.verifier.collect.map((c) => ({ command: c.command, service: c.service, timeout_sec: c.timeout_sec, user: c.user ?? null })),
     inputs: [...doc.verifier.inputs],
-    network_mode: verifierNet,
-    environment: verifierEnvironment,
-    image: verifierImage,
+    network_mode: net.network_mode,
+    allowed_hosts: net.allowed_hosts,
+    environment: separate?.environment ?? null,
+    image: separate?.image ?? null,
   };
 }

@@ -1,6 +1,6 @@
 // The inputs and result of runVerification: what the verify activity hands over after each agent turn.
-import type { SandboxHandle, SandboxProvider } from '../sandbox/index.ts';
-import type { Task } from '../task/index.ts';
+import type { SandboxHandle, SandboxProvider, SandboxSpec } from '../sandbox/index.ts';
+import type { NetworkPolicy, Task } from '../task/index.ts';
 import type { AtifTrajectory } from './atif.ts';
 import type { CopiedArtifact } from './artifacts.ts';
 import type { RewardOutcome } from './reward.ts';
@@ -9,6 +9,14 @@ export interface VerifyNaming {
   workflowId: string;
   runId: string;
   batchId: string;
+}
+
+/** The network per phase (DESIGN.md section 7, Network), supplied by the activity that knows the host's networks. */
+export interface VerifyNetwork {
+  /** Puts the agent's sandbox on the network of the collect hooks (the baseline) or of a shared test.sh. Idempotent. */
+  agentPhase(phase: 'collect' | 'verify'): Promise<void>;
+  /** Where a separate verifier's sandbox starts for `policy`, what it carries, and what follows once it runs. */
+  separate(policy: NetworkPolicy): Promise<{ network: SandboxSpec['network']; env: Record<string, string>; started(handle: SandboxHandle): Promise<void> }>;
 }
 
 export interface VerifyContext {
@@ -40,6 +48,13 @@ export interface VerifyContext {
    * provider is Docker, else root.
    */
   agentImageUser?: string | null;
+  /**
+   * A later turn still runs in the agent's sandbox: separate verification leaves it running (Harbor stops it only
+   * before the last step's separate verifier). Unset: the sandbox is stopped before a separate verifier starts.
+   */
+  agentNeededAfter?: boolean;
+  /** Unset: no switching (the agent's sandbox keeps its network; a separate verifier is public or has none). */
+  network?: VerifyNetwork;
   heartbeat: () => void;
   signal?: AbortSignal;
   /**

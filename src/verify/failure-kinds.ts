@@ -1,51 +1,60 @@
 // Every failure kind a Berth row can carry, and whether it masks the row (DESIGN.md §4 "Failure kinds").
 // Scored kinds count in the score as 0; masked kinds keep the row in rollouts.jsonl but leave it out of the
-// score, because the failure was Berth's or the sandbox's, not the agent's.
+// score, because the failure was Berth's, the sandbox's or the task's, not the agent's. `retryable` says whether a
+// new attempt of the episode (`berth retry`) can go differently: a transient failure, not a verdict or a task's own.
 //
 // This module has no imports so that workflow code and the client can use it freely.
 
 export interface FailureKindInfo {
   readonly masked: boolean;
+  readonly retryable: boolean;
   readonly meaning: string;
-  /** Whether another attempt of the episode may end differently (set where that is known). */
-  readonly retryable?: boolean;
 }
 
 export const FAILURE_KINDS = {
   'harbor:missing_reward': {
     masked: false,
+    retryable: false,
     meaning: 'test.sh ran (any exit code) but wrote neither reward.json nor reward.txt',
   },
   'harbor:invalid_reward': {
     masked: false,
+    retryable: false,
     meaning: 'a reward file exists but is empty, malformed, not finite, or its components have no finite sum',
   },
   'harbor:verifier_timeout': {
     masked: false,
+    retryable: false,
     meaning: 'test.sh ran past its timeout without writing a reward',
   },
   verifier_error: {
     masked: true,
+    retryable: false,
     meaning: 'test.sh could not start (for example bash or timeout missing from the image)',
   },
   provider_unavailable: {
     masked: true,
+    retryable: true,
     meaning: 'the sandbox was lost or a transfer to or from it failed',
   },
   'harbor:overlay_failed': {
     masked: true,
+    retryable: true,
     meaning: 'a RUN line of an overlay Dockerfile failed in the sandbox',
   },
   'harbor:entrypoint_failed': {
     masked: true,
+    retryable: true,
     meaning: "the image's ENTRYPOINT died during the rollout",
   },
   'harbor:seed_failed': {
     masked: true,
+    retryable: true,
     meaning: 'the seed failed for good (unset variable, healthcheck retries spent, image missing)',
   },
   'harbor:episode_deadline': {
     masked: true,
+    retryable: true,
     meaning: 'the episode ran past its overall budget',
   },
   'agent:context_length': {
@@ -78,6 +87,11 @@ export const FAILURE_KINDS = {
     retryable: false,
     meaning: 'the model provider does not know the model given with --model',
   },
+  'harbor:step_setup_failed': {
+    masked: true,
+    retryable: false,
+    meaning: "a step's workdir/setup.sh exited non-zero or its [steps.healthcheck] never passed: the task's fault; no later step runs",
+  },
 } as const satisfies Record<string, FailureKindInfo>;
 
 export type FailureKind = keyof typeof FAILURE_KINDS;
@@ -90,4 +104,8 @@ export function isFailureKind(value: unknown): value is FailureKind {
 
 export function isMasked(kind: FailureKind): boolean {
   return FAILURE_KINDS[kind].masked;
+}
+
+export function isRetryable(kind: FailureKind): boolean {
+  return FAILURE_KINDS[kind].retryable;
 }

@@ -58,13 +58,11 @@ export async function runVerification(ctx: VerifyContext): Promise<VerifyResult>
   const check = validateAtif(ctx.trajectory);
   if (!check.ok) throw new Error(`the agent turn's transcript is not valid ATIF (a bug in the agent harness): ${check.errors.join('; ')}`);
 
-  const separate = ctx.task.verifier.mode === 'separate';
-  if (separate && ctx.stepIndex !== null) {
-    throw new Error(`task ${ctx.task.id} is multi-step with separate verification, which Berth refuses at load; the loader should have refused it`);
-  }
+  const turn = turnVerifier(ctx.task, ctx.stepIndex);
+  const separate = turn.mode === 'separate';
   const state: Shared = {
     ctx,
-    turn: turnVerifier(ctx.task, ctx.stepIndex),
+    turn,
     phases: new Phases(ctx),
     warnings: [],
     hidden: secretValues(ctx.secrets),
@@ -131,15 +129,20 @@ async function verifyShared(s: Shared): Promise<RewardOutcome> {
   const user = await sharedVerifierUser(provider, agent, ctx.task, turn.explicitUser, ctx.agentImageUser);
   const run = { user, env, timeoutSec: turn.timeoutSec };
   const clearAndPlace = `${clearScript(turn.inputs)}\n${placement ?? ''}`;
+  const network = ctx.network;
   if (hooks.length === 0 && placement !== null && user === 'root' && !('PATH' in env)) {
+    if (network) await phases.run('network', () => network.agentPhase('verify'));
     const { timedOut, report } = await phases.run('test', () => preflightAndTest(provider, agent, clearAndPlace, run));
     return scoreShared(s, timedOut, report);
   }
   if (hooks.length > 0) {
+    if (network) await phases.run('network', () => network.agentPhase('collect'));
     await phases.run('preflight', () => preflight(provider, agent, null));
     await phases.run('collect', () => runCollectHooks(provider, agent, hooks, s.warnings, ctx.heartbeat, ctx.services));
+    if (network) await phases.run('network', () => network.agentPhase('verify'));
     await phases.run('prepare', () => runClear(provider, agent, turn.inputs, placement));
   } else {
+    if (network) await phases.run('network', () => network.agentPhase('verify'));
     await phases.run('prepare', () => preflight(provider, agent, clearAndPlace));
   }
   if (placement === null) await phases.run('prepare', () => uploadTestsAndTranscript(provider, agent, files));
@@ -155,7 +158,7 @@ async function scoreShared(s: Shared, timedOut: boolean, report: TestReport): Pr
   // The verdict is in: artifacts are a record, so even a sandbox lost now only warns (collection never fails a trial).
   s.artifacts = await phases.run('artifacts', async () => {
     try {
-      return await copyArtifactsOut(provider, agent, ctx.task.artifacts, join(ctx.logsDir, 'artifacts'), s.warnings, report.artifactsEmpty, { services: ctx.services });
+      return await copyArtifactsOut(provider, agent, s.turn.artifacts, join(ctx.logsDir, 'artifacts'), s.warnings, report.artifactsEmpty, { services: ctx.services });
     } catch (err) {
       if (!(err instanceof VerificationMasked) && !isLossError(err)) throw err;
       s.warnings.push(`artifacts were not copied: ${err instanceof Error ? err.message : String(err)}`);
@@ -179,8 +182,9 @@ async function verifySeparate(s: Shared): Promise<RewardOutcome> {
   const { ctx, turn, phases } = s;
   const { provider, agent, task } = ctx;
   const env = verifierEnv(s);
-  const environment = task.verifier.environment;
-  if (!environment) throw new Error(`task ${task.id} verifies separately but has no verifier environment; the loader should have refused it`);
+  const environment = turn.environment;
+  const verifierImage = turn.image;
+  if (!environment || !verifierImage) throw new Error(`task ${task.id} verifies separately but has no verifier environment or image; the loader should have refused it`);
   const sandboxEnv = resolveEnv(environment.env, ctx.hostEnv);
   if (!sandboxEnv.ok) {
     throw new VerificationMasked('harbor:seed_failed', unsetVariableMessage({ table: '[verifier.environment].env', key: sandboxEnv.key, variable: sandboxEnv.variable, secrets: false }));
@@ -197,28 +201,34 @@ async function verifySeparate(s: Shared): Promise<RewardOutcome> {
       await provider.resume(agent);
       // Sidecars an earlier attempt stopped (never a one-shot service that completed with 0).
       for (const h of sidecars) if ((await provider.inspect(h)).exitCode !== 0) await provider.resume(h);
+      await ctx.network?.agentPhase('collect');
       await runCollectHooks(provider, agent, task.verifier.collect, s.warnings, ctx.heartbeat, services, 'main');
     });
-    // Harbor's order: main's hooks and artifacts, main stopped, then the sidecars' hooks and artifacts.
-    s.artifacts = await phases.run('artifacts', () => copyArtifactsOut(provider, agent, task.artifacts, join(ctx.logsDir, 'artifacts'), s.warnings, false, {
+    // Harbor's order: main's hooks and artifacts, main stopped, then the sidecars' hooks and artifacts. A later step
+    // that still works in this group keeps it running.
+    const keepRunning = ctx.agentNeededAfter === true;
+    s.artifacts = await phases.run('artifacts', () => copyArtifactsOut(provider, agent, turn.artifacts, join(ctx.logsDir, 'artifacts'), s.warnings, false, {
       services,
       beforeSidecars: sidecars.length === 0 ? undefined : async () => {
-        await provider.stop(agent);
+        if (!keepRunning) await provider.stop(agent);
         await runCollectHooks(provider, agent, task.verifier.collect, s.warnings, ctx.heartbeat, services, 'sidecars');
       },
     }));
     // Nothing the agent left running goes on while the verifier grades (the episode's teardown removes the whole group).
-    await phases.run('stop', () => Promise.all([agent, ...sidecars].map((h) => provider.stop(h))));
+    if (!keepRunning) await phases.run('stop', () => Promise.all([agent, ...sidecars].map((h) => provider.stop(h))));
   }
 
-  const image = await phases.run('image', () => resolveVerifierImage(provider, task, ctx.imageAliases ?? {}));
+  const image = await phases.run('image', () => resolveVerifierImage(provider, task, verifierImage, ctx.imageAliases ?? {}, { count: environment.gpus, key: ctx.stepIndex === null ? '[verifier.environment].gpus' : `the gpus of step ${task.steps[ctx.stepIndex]!.name}'s verifier environment` }));
   const name = containerName(ctx.naming.workflowId, ctx.naming.runId, 'verifier');
+  const net = ctx.network
+    ? await ctx.network.separate(turn.network)
+    : { network: turn.network.network_mode === 'public' ? 'bridge' : 'none', env: {}, started: async () => undefined };
   const base: SandboxSpec = {
     name,
     labels: { batch: ctx.naming.batchId, workflowId: ctx.naming.workflowId, role: 'verifier' },
     image: image.ref,
-    env: sandboxEnv.values,
-    network: task.verifier.network_mode === 'no-network' ? 'none' : 'bridge',
+    env: { ...sandboxEnv.values, ...net.env },
+    network: net.network,
   };
   if (environment.workdir) base.workdir = environment.workdir;
   const seedUser = separateVerifierSeedUser(task, turn.explicitUser, image.config !== null);
@@ -235,6 +245,7 @@ async function verifySeparate(s: Shared): Promise<RewardOutcome> {
     await provider.teardown(name);
     verifier = await phases.run('seed', async () => (await provider.seed(spec)).handle);
     const v = verifier;
+    await phases.run('network', () => net.started(v));
     const pre = await phases.run('prepare', () => preflight(provider, v, clearScript(turn.inputs, false)));
     await phases.run('prepare', () => restoreArtifacts(provider, v, s.artifacts));
     await phases.run('prepare', () =>

@@ -1,5 +1,5 @@
 // What grades one turn: the single-step [verifier] or a step's [steps.verifier], with templates resolved.
-import { templateVariable, type Task } from '../task/index.ts';
+import { templateVariable, type Artifact, type Environment, type NetworkPolicy, type Task, type VerifierImage, type VerifierMode } from '../task/index.ts';
 
 export interface TurnVerifier {
   /** Effective (already multiplied by the loader). */
@@ -15,6 +15,15 @@ export interface TurnVerifier {
   /** A Python verifier: the dataset-root module to place under /tests/.ng, or null for tests/verifier.py. */
   python: { datasetVerifier: string | null } | null;
   inputs: readonly string[];
+  /** separate-verifier-environment.md, step_verifier_mode (the task's own for a single-step task). */
+  mode: VerifierMode;
+  /** Separate mode: the environment test.sh's sandbox starts from, and its image. */
+  environment: Environment | null;
+  image: VerifierImage | null;
+  /** What is collected after the turn: the task's artifacts, then the step's own. */
+  artifacts: readonly Artifact[];
+  /** The verifier phase's network. */
+  network: NetworkPolicy;
 }
 
 export function turnVerifier(task: Task, stepIndex: number | null): TurnVerifier {
@@ -31,6 +40,11 @@ export function turnVerifier(task: Task, stepIndex: number | null): TurnVerifier
       testScript: step.verifier.script,
       python: null,
       inputs: v.inputs,
+      mode: step.verifier.mode,
+      environment: step.verifier.environment,
+      image: step.verifier.image,
+      artifacts: [...task.artifacts, ...step.artifacts],
+      network: { network_mode: step.verifier.network_mode, allowed_hosts: step.verifier.allowed_hosts },
     };
   }
   const python = v.kind === 'python' ? { datasetVerifier: v.python_in_task_tests ? null : v.script } : null;
@@ -42,6 +56,11 @@ export function turnVerifier(task: Task, stepIndex: number | null): TurnVerifier
     testScript: v.kind === 'test_sh' ? v.script : null,
     python,
     inputs: v.inputs,
+    mode: v.mode,
+    environment: v.environment,
+    image: v.image,
+    artifacts: task.artifacts,
+    network: { network_mode: v.network_mode, allowed_hosts: v.allowed_hosts },
   };
 }
 

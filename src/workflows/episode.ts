@@ -37,6 +37,8 @@ const EPISODE_V2 = 'episode-v2';
  * test.sh), and a seed failure found while planning (an unset `${VAR}`) is a masked row instead of a failed workflow.
  */
 const EPISODE_V3 = 'episode-v3';
+/** A step's own preparation (workdir/, setup.sh, [steps.healthcheck]) as an activity before its agent (issue 14). */
+const STEP_SETUP = 'step-setup';
 
 async function planAndLease(input: EpisodeInput, episodeId: string): Promise<{ plan: EpisodePlan; lease: HostLease; v2: boolean }> {
   if (patched(EPISODE_V2)) {
@@ -80,6 +82,9 @@ function hostActivities(lease: HostLease, plan: EpisodePlan) {
       ? proxyActivities<typeof host>({ ...common, startToCloseTimeout: `${plan.steps[i]!.verifyTimeoutSec!} seconds`, heartbeatTimeout, retry }).verifyTurn
       : turn.verifyTurn,
     teardown: proxyActivities<typeof host>({ ...common, startToCloseTimeout: '2 minutes', retry: { maximumAttempts: 5 } }).teardown,
+    stepSetup: proxyActivities<typeof host>({
+      ...common, startToCloseTimeout: `${Math.max(0, ...plan.steps.map((s) => s.setupSec ?? 0)) + GRACE_SEC} seconds`, heartbeatTimeout, retry,
+    }).stepSetup,
   };
 }
 
@@ -126,6 +131,9 @@ async function runTurns(input: EpisodeInput, plan: EpisodePlan, acts: Acts, stat
     let outcome: TurnOutcome;
     try {
       const req = { input, plan, sandbox: state.sandbox, turn: i };
+      if (step.setupSec !== undefined && patched(STEP_SETUP)) {
+        await acts.stepSetup.executeWithOptions({ summary: `${where}setup ${step.name}` }, [req]);
+      }
       const summary = `${where}agent: ${step.name}`;
       const agent = input.agent === 'openai'
         ? await executeChild(openaiTurnWorkflow, { workflowId: `${workflowId}/turn-${i + 1}`, args: [req], staticSummary: summary })

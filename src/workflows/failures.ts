@@ -4,7 +4,7 @@ import type { TurnOutcome } from './types.ts';
 /** Failure types an activity raises for a sample that must be masked, never scored. */
 export const MASKING_KINDS = [
   'provider_unavailable', 'verifier_error', 'harbor:overlay_failed', 'harbor:entrypoint_failed', 'harbor:seed_failed',
-  'harbor:episode_deadline', 'agent:install_failed', 'agent:bad_credentials', 'agent:unknown_model',
+  'harbor:episode_deadline', 'harbor:step_setup_failed', 'agent:install_failed', 'agent:bad_credentials', 'agent:unknown_model',
 ];
 
 /** Task errors: the episode cannot run this task as it is; retrying changes nothing. */

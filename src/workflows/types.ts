@@ -39,6 +39,8 @@ export interface EpisodeSettings {
   sandboxReadyTimeoutSec: number;
   /** [resources]: replaces the task's effective cpus / memory_mb; absent when berth.toml names none. */
   resourceOverride?: { cpus?: number; memory_mb?: number };
+  /** berth.toml [episode].separate_verifier_for_artifacts (unset in batches started before it). */
+  separateVerifierForArtifacts?: boolean;
 }
 
 export const DEFAULT_EPISODE_SETTINGS: EpisodeSettings = { defaultTimeoutSec: 21600, enforceTaskTimeouts: true, sandboxReadyTimeoutSec: 900 };
@@ -52,6 +54,8 @@ export interface StepPlan {
   verifyTimeoutSec?: number;
   /** Gate: a number gates `reward`, a table gates each named key. */
   minReward?: number | Record<string, number>;
+  /** Set when the step has a workdir/ or a healthcheck to prepare before its agent: that preparation's budget. */
+  setupSec?: number;
 }
 
 export interface EpisodePlan {
@@ -200,6 +204,7 @@ export interface PrepareRequest {
   datasetPath: string;
   digest: string;
   imageAliases: Record<string, string>;
+  separateVerifierForArtifacts?: boolean;
 }
 
 export type PrepareOutcome =
@@ -212,6 +217,8 @@ export interface PrepareInput {
   imageAliases: Record<string, string>;
   /** An installed agent whose layer is built for every task too (berth prepare --agent). */
   agent?: string;
+  /** Tasks forced into separate verification need their verifier images too. */
+  separateVerifierForArtifacts?: boolean;
 }
 
 /** One turn of an episode, as the turn activities see it. */

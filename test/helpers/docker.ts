@@ -27,10 +27,15 @@ export async function waitForFileInEpisode(workflowId: string, path: string, tim
     const [c] = await docker.listContainers({ filters: { label: [`berth.workflow=${workflowId}`] } });
     if (!c) return false;
     const ex = await docker.getContainer(c.Id).exec({ Cmd: ['test', '-f', path] });
-    await ex.start({});
-    await new Promise((r) => setTimeout(r, 100));
+    await ex.start({ Detach: true });
     containerId = c.Id;
-    return (await ex.inspect()).ExitCode === 0;
+    // A loaded machine can take longer than a fixed pause to run an exec: wait (bounded) for this one to end.
+    for (let i = 0; i < 50; i++) {
+      const state = await ex.inspect();
+      if (!state.Running) return state.ExitCode === 0;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return false;
   }, timeoutMs, what);
   return containerId;
 }

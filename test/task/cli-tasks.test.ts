@@ -26,10 +26,14 @@ async function run(args: string[]): Promise<{ out: string; err: string; code: nu
 describe('berth tasks', () => {
   it('listTasks returns loaded tasks and refused entries in the skipped.json shape', async () => {
     const report = await listTasks(`${CORPUS}/harbor-verifier-mode-matrix`);
-    expect(report.tasks.map((t) => t.task_id)).toEqual(['separate-implicit', 'separate-reuse-env']);
-    expect(report.tasks[0]).toMatchObject({ multi_step: false, steps: 1, verifier_kind: 'test_sh', verifier_mode: 'separate', image_mode: 'pull' });
-    expect(report.refused).toHaveLength(3);
-    for (const r of report.refused) {
+    expect(report.tasks.map((t) => t.task_id)).toEqual(['multistep-all-separate', 'multistep-top-separate-mixed', 'multistep-top-shared-mixed', 'separate-implicit', 'separate-reuse-env']);
+    expect(report.tasks[3]).toMatchObject({ multi_step: false, steps: 1, verifier_kind: 'test_sh', verifier_mode: 'separate', image_mode: 'pull' });
+    expect(report.refused).toEqual([]);
+    const t = tempTree({ ...taskFiles('good'), ...taskFiles('bad', { 'instruction.md': undefined }) });
+    cleanups.push(t.cleanup);
+    const mixed = await listTasks(t.root);
+    expect(mixed.refused.map((r) => r.task_id)).toEqual(['bad']);
+    for (const r of mixed.refused) {
       expect(Object.keys(r).sort()).toEqual(['path', 'reason', 'stage', 'task_id']);
       expect(r.stage).toBe('load');
     }

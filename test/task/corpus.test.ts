@@ -12,7 +12,7 @@ const EXPECTED: Record<string, Expect> = {
   'simple-task': { load: true, steps: 1, verifier: 'test_sh', mode: 'shared', image: 'pull', why: 'legacy version = "1.0"; FROM + WORKDIR is pull mode (task-folder-format.md § Dockerfile modes)' },
   'multi-reward': { load: true, steps: 1, verifier: 'test_sh', mode: 'shared', image: 'overlay', why: 'FROM + RUN + WORKDIR is overlay mode' },
   'multi-container': { load: true, steps: 1, verifier: 'test_sh', mode: 'shared', image: 'overlay', compose: ['main', 'api-server'], why: 'a Compose task: a built sidecar behind a healthcheck (DESIGN.md § 7, Compose groups)' },
-  'multi-step': { load: false, code: 'unsupported_step_feature', mentions: 'workdir', why: 'step "implement" ships workdir/ (multi-step-tasks.md § What is refused); it also has a per-step healthcheck and artifacts' },
+  'multi-step': { load: true, steps: 3, verifier: 'test_sh', mode: 'shared', image: 'overlay', why: 'step workdir/ with setup.sh, a step healthcheck and step artifacts run as Harbor runs them (docs/departures.md)' },
   'mcp-tools': { load: true, steps: 1, verifier: 'test_sh', mode: 'shared', image: 'overlay', compose: ['main', 'mcp-server'], why: 'its MCP server is a Compose sidecar' },
   'dns-blacklisting': { load: true, steps: 1, verifier: 'test_sh', mode: 'shared', image: 'build', why: 'COPY and a non-empty ENTRYPOINT need a build' },
   // harbor-examples
@@ -24,18 +24,18 @@ const EXPECTED: Record<string, Expect> = {
   'environment-env-multi': { load: true, steps: 1, verifier: 'test_sh', mode: 'shared', image: 'build', compose: ['main', 'sidecar'], why: 'Compose task: a named volume, an image-only sidecar, $$ escaping' },
   'hello-multi-step-simple': { load: true, steps: 2, verifier: 'test_sh', mode: 'shared', image: 'pull', why: 'smallest multi-step task: no top-level instruction.md or tests/ needed' },
   'separate-verifier-environment': { load: true, steps: 1, verifier: 'test_sh', mode: 'separate', image: 'pull', why: 'docker_image beside a pull-mode Dockerfile; separate verifier built from tests/Dockerfile; no-network honoured (DESIGN.md § 7)' },
-  'separate-verifier-multi-step': { load: false, code: 'multi_step_separate_verifier', mentions: 'finish-artifacts', why: 'a multi-step task with a separate step verifier is refused naming the step (multi-step-tasks.md)' },
+  'separate-verifier-multi-step': { load: true, steps: 2, verifier: 'test_sh', mode: 'shared', image: 'overlay', why: 'step 1 shared, step 2 separate (step_verifier_mode), its verifier built from tests/Dockerfile' },
   'sidecar-artifacts': { load: true, steps: 1, verifier: 'test_sh', mode: 'separate', image: 'overlay', compose: ['main', 'api'], why: 'Compose task: a collect hook and artifacts in a sidecar, a separate verifier' },
   'reward-kit-example': { load: true, steps: 1, verifier: 'test_sh', mode: 'shared', image: 'build', why: 'memory = "2G" / storage = "10G" legacy units; COPY --from needs a build' },
-  'network-policy-dynamic-steps-mixed': { load: false, code: 'unsupported_network', mentions: 'online-agent-offline-verifier', why: 'per-phase network switching is refused (DESIGN.md § 7, Network)' },
+  'network-policy-dynamic-steps-mixed': { load: true, steps: 2, verifier: 'test_sh', mode: 'shared', image: 'pull', why: 'per-phase networks switch the sandbox between phases (DESIGN.md § 7, Network)' },
   // harbor-verifier-mode-matrix
   'separate-implicit': { load: true, steps: 1, verifier: 'test_sh', mode: 'separate', image: 'pull', why: '[verifier.environment] implies separate; verifier image built from tests/' },
   'separate-reuse-env': { load: true, steps: 1, verifier: 'test_sh', mode: 'separate', image: 'overlay', why: 'separate mode reusing [environment], built from tests/Dockerfile' },
-  'multistep-all-separate': { load: false, code: 'multi_step_separate_verifier', mentions: 'separate', why: 'top-level separate verifier on a multi-step task' },
-  'multistep-top-shared-mixed': { load: false, code: 'multi_step_separate_verifier', mentions: 'separate-step-env', why: 'a step with [steps.verifier.environment]' },
-  'multistep-top-separate-mixed': { load: false, code: 'multi_step_separate_verifier', mentions: 'separate', why: 'top-level separate verifier on a multi-step task' },
+  'multistep-all-separate': { load: true, steps: 2, verifier: 'test_sh', mode: 'separate', image: 'pull', why: 'every step inherits the task\'s separate mode' },
+  'multistep-top-shared-mixed': { load: true, steps: 2, verifier: 'test_sh', mode: 'shared', image: 'pull', why: 'a step made separate by [steps.verifier.environment]' },
+  'multistep-top-separate-mixed': { load: true, steps: 3, verifier: 'test_sh', mode: 'separate', image: 'pull', why: 'a separate task with one step made shared and one with its own environment' },
   // others
-  'anko-default-function-arguments': { load: false, code: 'unsupported_network', mentions: 'agent.network_mode', why: '[agent].network_mode = "no-network" differs from the environment\'s public network: per-phase switching' },
+  'anko-default-function-arguments': { load: true, steps: 1, verifier: 'test_sh', mode: 'separate', image: 'prebuilt', why: '[agent] and [verifier] no-network over a public environment switch per phase; docker_image beside an overlay Dockerfile' },
   'chart-area': { load: true, steps: 1, verifier: 'test_sh', mode: 'separate', image: 'build', compose: ['main', 'oracle-service'], why: 'Compose task: an oracle-service sidecar built from the task folder (context ..)' },
   simple_actors: { load: true, steps: 1, verifier: 'test_sh', mode: 'shared', image: 'build', why: 'tests/test.sh wins over tests/verifier.py (python-verifier.md); COPY needs a build' },
   'adas-calibration-decision-service-2bdae9': { load: true, steps: 1, verifier: 'test_sh', mode: 'shared', image: 'overlay', why: 'RUN lines with continuations and comments are overlay lines' },
@@ -106,5 +106,22 @@ describe('shared/corpus', async () => {
     expect(adas.image.runs).toHaveLength(3);
     expect(adas.image.runs[0]!.workdir).toBe('/app');
     expect(get('simple_actors').artifacts[0]!.source).toBe('/app/actor.py');
+    const cook = get('multi-step');
+    expect(cook.steps[1]!.workdir).toMatch(/multi-step\/steps\/implement\/workdir$/);
+    expect(cook.steps[1]!.setup_script).toBe(true);
+    expect(cook.steps[1]!.healthcheck?.command).toBe('test -x /app/greet.sh');
+    expect(cook.steps[2]!.artifacts.map((a) => a.source)).toEqual(['/app/README.md']);
+    const mixed = get('separate-verifier-multi-step');
+    expect(mixed.steps.map((s) => s.verifier.mode)).toEqual(['shared', 'separate']);
+    expect(mixed.steps[1]!.verifier.environment!.workdir).toBe('/workspace');
+    const net = get('network-policy-dynamic-steps-mixed');
+    expect(net.steps.map((s) => [s.agent.network_mode, s.verifier.network_mode])).toEqual([['public', 'no-network'], ['no-network', 'public']]);
+    expect([get('anko-default-function-arguments').agent.network_mode, get('anko-default-function-arguments').environment.network_mode]).toEqual(['no-network', 'public']);
+  });
+
+  it('issue 14: no task of the corpus is refused for a multi-step or network reason', () => {
+    const reasons = loaded.refused.map((r) => r.code);
+    expect(reasons.filter((c) => !['compose_unsupported'].includes(c))).toEqual([]);
+    for (const r of loaded.refused) expect(r.message).not.toMatch(/network|step/i);
   });
 });

@@ -44,9 +44,9 @@ describe('multi-step tasks', () => {
     expect(t.multi_step).toBe(true);
     expect(t.steps.map((s) => s.name)).toEqual(['one', 'two']);
     expect(t.steps[0]!.instruction).toBe('Step one.');
-    expect(t.steps[0]!.agent).toEqual({ timeout_sec: 10, user: 'other' });
+    expect(t.steps[0]!.agent).toEqual({ timeout_sec: 10, user: 'other', network_mode: 'public', allowed_hosts: [] });
     // [steps.agent] falls back to [agent]
-    expect(t.steps[1]!.agent).toEqual({ timeout_sec: 100, user: 'agent' });
+    expect(t.steps[1]!.agent).toEqual({ timeout_sec: 100, user: 'agent', network_mode: 'public', allowed_hosts: [] });
   });
 
   it('DESIGN.md § 7: a step verifier timeout is its own, default 600, never [verifier]\'s; user and env layer over [verifier]', () => {
@@ -106,15 +106,79 @@ describe('multi-step tasks', () => {
     const t = build({ 'task.toml': 'steps = []\n' });
     expect(expectTask(t).multi_step).toBe(false);
   });
+});
 
-  it('multi-step-tasks.md § What is refused: names the step for separate verification even beside other features', () => {
-    const r = expectRefusal(
-      build({
-        ...FILES,
-        'task.toml': `${TWO_STEPS}\nartifacts = ["/x"]\n[steps.verifier]\nenvironment_mode = "separate"\n`,
-      }),
-    );
-    expect(r.code).toBe('multi_step_separate_verifier');
-    expect(r.message).toContain('"two"');
+describe('per-step workdir, setup.sh, healthcheck and artifacts (Harbor runs them: reference/harbor-behaviour.md § 2.6)', () => {
+  const toml = [
+    'artifacts = ["/app/task.txt"]',
+    '[[steps]]', 'name = "one"', 'artifacts = ["/app/one.txt", { source = "/app/d", destination = "dd", exclude = ["*.log"] }]',
+    '[steps.healthcheck]', 'command = "test -f /app/ready"', 'interval_sec = 1', 'retries = 2',
+    '[[steps]]', 'name = "two"',
+  ].join('\n');
+  const files = {
+    'task.toml': toml, 'tests/test.sh': 'x',
+    'steps/one/instruction.md': 'a', 'steps/one/workdir/config.txt': 'c', 'steps/one/workdir/setup.sh': 'true',
+    'steps/two/instruction.md': 'b', 'steps/two/setup.sh': 'outside workdir: Harbor never runs it',
+  };
+
+  it('steps/<name>/workdir/ and its setup.sh (only workdir/setup.sh is a setup script)', () => {
+    const t = expectTask(build(files));
+    expect(t.steps[0]!.workdir).toBe('/data/demo/steps/one/workdir');
+    expect(t.steps[0]!.setup_script).toBe(true);
+    expect(t.steps[1]!.workdir).toBeNull();
+    expect(t.steps[1]!.setup_script).toBe(false);
+  });
+
+  it('[steps.healthcheck] with the defaults of [environment.healthcheck]', () => {
+    const t = expectTask(build(files));
+    expect(t.steps[0]!.healthcheck).toEqual({ command: 'test -f /app/ready', interval_sec: 1, timeout_sec: 30, start_period_sec: 0, start_interval_sec: 5, retries: 2 });
+    expect(t.steps[1]!.healthcheck).toBeNull();
+  });
+
+  it('a step\'s own artifacts beside the task\'s, checked like them', () => {
+    const t = expectTask(build(files));
+    expect(t.artifacts.map((a) => a.source)).toEqual(['/app/task.txt']);
+    expect(t.steps[0]!.artifacts).toEqual([
+      { source: '/app/one.txt', destination: null, service: 'main', exclude: [] },
+      { source: '/app/d', destination: 'dd', service: 'main', exclude: ['*.log'] },
+    ]);
+    const r = expectRefusal(build({ ...files, 'task.toml': toml.replace('"/app/one.txt"', '"/tests/x"') }));
+    expect(r.code).toBe('invalid_artifact');
+    expect(r.message).toContain('steps[0]("one").artifacts[0]');
+  });
+
+  it('task-folder-verifiers.md § Shared and separate verification: separate_verifier_for_artifacts cannot force a multi-step task that declares artifacts', () => {
+    const r = expectRefusal(build(files, { separateVerifierForArtifacts: true, configFile: '/work/berth.toml' }));
+    expect(r.code).toBe('separate_verifier_for_artifacts');
+    expect(r.message).toContain('/work/berth.toml: episode.separate_verifier_for_artifacts');
+    const noArtifacts = { ...files, 'task.toml': '[[steps]]\nname = "one"\n[[steps]]\nname = "two"\n' };
+    expectTask(build(noArtifacts, { separateVerifierForArtifacts: true }));
+  });
+});
+
+describe('separate_verifier_for_artifacts (task-folder-verifiers.md § Shared and separate verification)', () => {
+  const single = (toml: string, extra: Record<string, string | undefined> = {}) => build({ 'task.toml': toml, ...extra }, { separateVerifierForArtifacts: true, configFile: '/w/berth.toml' });
+
+  it('a single-step task that declares artifacts verifies separately, in a copy of [environment] with its docker_image', () => {
+    const t = expectTask(single('artifacts = ["/app/out.txt"]\n[environment]\ndocker_image = "img:1"\n', { 'environment/Dockerfile': undefined }));
+    expect(t.verifier.mode).toBe('separate');
+    expect(t.verifier.environment!.docker_image).toBe('img:1');
+    expect(t.verifier.image).toEqual({ kind: 'prebuilt', ref: 'img:1' });
+  });
+
+  it('…or in an image built from tests/Dockerfile', () => {
+    const t = expectTask(single('artifacts = ["/app/out.txt"]\n', { 'tests/Dockerfile': 'FROM x\n' }));
+    expect(t.verifier.image).toEqual({ kind: 'build', context: 'tests', dockerfile: 'tests/Dockerfile', pinned_image: null });
+  });
+
+  it('with neither, the task is refused naming the option', () => {
+    const r = expectRefusal(single('artifacts = ["/app/out.txt"]\n'));
+    expect(r.code).toBe('separate_verifier_without_image');
+    expect(r.message).toContain('/w/berth.toml sets [episode].separate_verifier_for_artifacts');
+  });
+
+  it('a task without artifacts, and any task with the option off, keeps its own mode', () => {
+    expect(expectTask(single('')).verifier.mode).toBe('shared');
+    expect(expectTask(build({ 'task.toml': 'artifacts = ["/app/out.txt"]\n' })).verifier.mode).toBe('shared');
   });
 });

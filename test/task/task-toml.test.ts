@@ -44,13 +44,14 @@ const rows: Row[] = [
         mcp_servers: [],
         healthcheck: null,
         network_mode: 'public',
+        allowed_hosts: [],
       });
     },
   },
   {
     spec: 'task-folder-format.md § Agent: timeout_sec defaults to 28800 (DESIGN.md § 7)',
     toml: '',
-    check: (t) => expect(t.agent).toEqual({ timeout_sec: 28800, user: null, network_mode: 'public' }),
+    check: (t) => expect(t.agent).toEqual({ timeout_sec: 28800, user: null, network_mode: 'public', allowed_hosts: [] }),
   },
   {
     spec: 'task-folder-format.md § Verifier: defaults (600 s, shared, no user, no hooks)',
@@ -173,7 +174,7 @@ const rows: Row[] = [
   {
     spec: 'task-folder-format.md § Agent: timeout_sec and user (numeric kept as a number)',
     toml: '[agent]\ntimeout_sec = 99.5\nuser = 1000\n',
-    check: (t) => expect(t.agent).toEqual({ timeout_sec: 99.5, user: 1000, network_mode: 'public' }),
+    check: (t) => expect(t.agent).toEqual({ timeout_sec: 99.5, user: 1000, network_mode: 'public', allowed_hosts: [] }),
   },
   {
     spec: 'task-folder-format.md § Agent: a network_mode equal to the environment\'s is not switching',

@@ -1,28 +1,31 @@
 import { describe, expect, it } from 'vitest';
-import { ALL_FAILURE_KINDS, isFailureKind, isMasked, type FailureKind } from '../../src/verify/failure-kinds.ts';
+import { ALL_FAILURE_KINDS, isFailureKind, isMasked, isRetryable, type FailureKind } from '../../src/verify/failure-kinds.ts';
 
 describe('failure kinds (DESIGN.md §4 "Failure kinds")', () => {
-  const table: Array<[FailureKind, boolean]> = [
-    ['harbor:missing_reward', false],
-    ['harbor:invalid_reward', false],
-    ['harbor:verifier_timeout', false],
-    ['verifier_error', true],
-    ['provider_unavailable', true],
-    ['harbor:overlay_failed', true],
-    ['harbor:entrypoint_failed', true],
-    ['harbor:seed_failed', true],
-    ['harbor:episode_deadline', true],
+  const table: Array<[FailureKind, boolean, boolean]> = [
+    ['harbor:missing_reward', false, false],
+    ['harbor:invalid_reward', false, false],
+    ['harbor:verifier_timeout', false, false],
+    ['verifier_error', true, false],
+    ['provider_unavailable', true, true],
+    ['harbor:overlay_failed', true, true],
+    ['harbor:entrypoint_failed', true, true],
+    ['harbor:seed_failed', true, true],
+    ['harbor:episode_deadline', true, true],
+    // A step's setup.sh or healthcheck failing is the task's fault (issue 14): masked, and a retry changes nothing.
+    ['harbor:step_setup_failed', true, false],
     // Issue 16 (installed agents and the model gateway): the agent's own endings count; set-up failures mask.
-    ['agent:context_length', false],
-    ['agent:max_tokens', false],
-    ['agent:max_cost', false],
-    ['agent:install_failed', true],
-    ['agent:bad_credentials', true],
-    ['agent:unknown_model', true],
+    ['agent:context_length', false, false],
+    ['agent:max_tokens', false, false],
+    ['agent:max_cost', false, false],
+    ['agent:install_failed', true, false],
+    ['agent:bad_credentials', true, true],
+    ['agent:unknown_model', true, false],
   ];
 
-  it.each(table)('%s masked=%s', (kind, masked) => {
+  it.each(table)('%s masked=%s retryable=%s', (kind, masked, retryable) => {
     expect(isMasked(kind)).toBe(masked);
+    expect(isRetryable(kind)).toBe(retryable);
     expect(isFailureKind(kind)).toBe(true);
   });
 

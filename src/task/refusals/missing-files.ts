@@ -37,8 +37,11 @@ export function singleStepGrading(snap: TaskSnapshot, ctx: BuildContext): Single
   return { kind: 'python', path: ctx.datasetVerifier.path, datasetVerifier: true };
 }
 
-/** A step's folder and instruction.md, and a test.sh for it; returns the instruction file. */
-export function requireStepFiles(snap: TaskSnapshot, name: string): SnapshotFile {
+/**
+ * A step's folder and instruction.md, and a test.sh for it unless it verifies separately (its image may ship
+ * /tests/test.sh: Harbor never uploads one to a separate verifier); returns the instruction file.
+ */
+export function requireStepFiles(snap: TaskSnapshot, name: string, separate = false): SnapshotFile {
   const paths = stepLayout(name);
   if (!snap.dirs.has(paths.dir)) {
     refuse({ code: 'missing_step_folder', file: `${paths.dir}/`, key: '', problem: `step "${name}" has no folder`, fix: `add ${paths.dir}/ with instruction.md (and tests/test.sh unless the task's tests/ has one)` });
@@ -47,7 +50,7 @@ export function requireStepFiles(snap: TaskSnapshot, name: string): SnapshotFile
   if (instruction === undefined) {
     refuse({ code: 'missing_step_instruction', file: paths.instruction, key: '', problem: `step "${name}" has no instruction.md`, fix: `add ${paths.instruction} with the turn's prompt` });
   }
-  if (!snap.files.has(paths.testSh) && !snap.files.has(TASK_LAYOUT.testSh)) {
+  if (!separate && !snap.files.has(paths.testSh) && !snap.files.has(TASK_LAYOUT.testSh)) {
     refuse({ code: 'missing_step_test', file: paths.testSh, key: '', problem: `step "${name}" has no test.sh in ${paths.testsDir}/ or the task's tests/`, fix: `add ${paths.testSh}, or tests/test.sh for every step` });
   }
   return instruction;

@@ -26,16 +26,35 @@ export function refuseNoImage(): never {
   });
 }
 
-/** `declaredTable`: the task has a [verifier.environment] (else it reuses [environment]). */
-export function refuseSeparateVerifierWithoutImage(declaredTable: boolean): never {
+/** Where a separate verifier's settings come from, for the message: the table that declared its environment. */
+export interface VerifierSource {
+  /** `verifier.environment`, `steps[1]("x").verifier.environment`, or null when it copies [environment]. */
+  table: string | null;
+  /** The key that made it separate (for a copy of [environment]). */
+  modeKey: string;
+  /** The berth.toml whose separate_verifier_for_artifacts made it separate. */
+  forcedBy?: string;
+}
+
+/** No image: no docker_image in the verifier's environment and no Dockerfile in its build context. */
+export function refuseSeparateVerifierWithoutImage(source: VerifierSource, dockerfile: string): never {
+  const table = source.table;
+  const named = table === null ? '[environment]' : `[${table.startsWith('steps') ? 'steps.verifier.environment' : table}]`;
+  if (source.forcedBy !== undefined) {
+    return refuse({
+      code: 'separate_verifier_without_image',
+      file: TASK_LAYOUT.taskToml,
+      key: 'environment.docker_image',
+      problem: `${source.forcedBy} sets [episode].separate_verifier_for_artifacts, so this task (it declares artifacts) verifies separately, but it has no verifier image: [environment] names no docker_image and there is no ${dockerfile}`,
+      fix: `set [environment].docker_image or add ${dockerfile}, or turn separate_verifier_for_artifacts off`,
+    });
+  }
   return refuse({
     code: 'separate_verifier_without_image',
     file: TASK_LAYOUT.taskToml,
-    key: declaredTable ? 'verifier.environment.docker_image' : 'verifier.environment_mode',
-    value: declaredTable ? undefined : 'separate',
-    problem: declaredTable
-      ? 'the separate verifier has no image: [verifier.environment] names no docker_image and there is no tests/Dockerfile'
-      : 'the separate verifier has no image: [environment] names no docker_image and there is no tests/Dockerfile',
-    fix: 'set [verifier.environment].docker_image, or add tests/Dockerfile to build the verifier image',
+    key: table !== null ? `${table}.docker_image` : source.modeKey,
+    value: table !== null ? undefined : 'separate',
+    problem: `the separate verifier has no image: ${named} names no docker_image and there is no ${dockerfile}`,
+    fix: `set ${table !== null ? named : '[verifier.environment]'}.docker_image, or add ${dockerfile} to build the verifier image`,
   });
 }

@@ -1,0 +1,90 @@
+// The network per phase, seen from inside the sandbox (DESIGN.md section 7, Network; Harbor's phase policies,
+// reference/harbor-behaviour.md § 2.4): test servers on this engine, an agent phase cut off while its verifier
+// reaches them and the reverse, and an allowlist that admits one server through the egress proxy and refuses another.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import Docker from 'dockerode';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startBatch } from '../../src/client/batch.ts';
+import type { ResultRow } from '../../src/workflows/types.ts';
+import { noContainersLeft } from '../helpers/docker.ts';
+import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
+import { writeDataset } from '../helpers/tasks.ts';
+import { PROBE, startTestServers, type TestServers } from '../helpers/network.ts';
+
+interface StepSpec { name: string; toml?: string; agent: string; verify: string }
+
+/** A multi-step task whose solve.sh records probes and whose test.sh rewards 1 when every expectation holds. */
+const task = (id: string, environment: string, top: string, steps: StepSpec[]): Record<string, string> => ({
+  [`${id}/task.toml`]: `[environment]\ndocker_image = "berth-base:bookworm"\nworkdir = "/app"\n${environment}${top}` +
+    steps.map((s) => `[[steps]]\nname = "${s.name}"\n${s.toml ?? ''}`).join(''),
+  [`${id}/tests/probe.sh`]: PROBE,
+  ...Object.fromEntries(steps.flatMap((s) => [
+    [`${id}/steps/${s.name}/instruction.md`, `${s.name}\n`],
+    [`${id}/steps/${s.name}/solution/solve.sh`, `#!/bin/bash\n${PROBE}\n${s.agent}\n`],
+    [`${id}/steps/${s.name}/tests/test.sh`, `#!/bin/bash\nsource /tests/probe.sh\nok=1\nfail() { echo "FAILED: $*"; ok=0; }\n${s.verify}\necho $ok > /logs/verifier/reward.txt\n`],
+  ])),
+});
+
+describe('network per phase from inside the sandbox', () => {
+  let cluster: TestCluster;
+  let servers: TestServers;
+  const rows = new Map<string, ResultRow>();
+  beforeAll(async () => {
+    servers = await startTestServers(`t14-net-${randomBytes(3).toString('hex')}`);
+    const { a, b } = servers;
+    const expectLine = (file: string, want: string) => `[ "$(cat ${file})" = "${want}" ] || fail "${file}: $(cat ${file}), wanted ${want}"`;
+    const check = (url: string, mode: string, want: string) => `got=$(probe ${url} ${mode}); [ "$got" = "${want}" ] || fail "${url} ${mode}: $got, wanted ${want}"`;
+    const files = {
+      // Harbor's steps-mixed shape, against a server on this engine instead of example.com.
+      ...task('mixed', '', '', [
+        { name: 'offline-agent', toml: '[steps.agent]\nnetwork_mode = "no-network"\n',
+          agent: `probe ${a} direct > /app/agent1`, verify: `${expectLine('/app/agent1', 'blocked')}\n${check(a, 'direct', 'reach')}` },
+        { name: 'offline-verifier', toml: '[steps.verifier]\nnetwork_mode = "no-network"\n',
+          agent: `probe ${a} direct > /app/agent2`, verify: `${expectLine('/app/agent2', 'reach')}\n${check(a, 'direct', 'blocked')}` },
+      ]),
+      // The reverse baseline: an offline environment whose agent phase goes online (the sandbox starts cut off).
+      ...task('offline-env', 'network_mode = "no-network"\n', '[agent]\nnetwork_mode = "public"\n', [
+        { name: 'only', agent: `probe ${a} direct > /app/agent`, verify: `${expectLine('/app/agent', 'reach')}\n${check(a, 'direct', 'blocked')}` },
+      ]),
+      // An allowlist admits server a through the proxy, refuses b, and has no direct route; a public verifier
+      // phase of the same sandbox reaches b, directly and through the proxy settings it still carries.
+      ...task('allowlist', '', `[agent]\nnetwork_mode = "allowlist"\nallowed_hosts = ["${servers.aIp}"]\n[verifier]\nnetwork_mode = "public"\n`, [
+        { name: 'only', agent: `{ probe ${a} env; probe ${b} env; probe ${a} direct; } > /app/agent`,
+          verify: `${expectLine('/app/agent', 'reach\nrefused:403\nblocked')}\n${check(b, 'env', 'reach')}\n${check(b, 'direct', 'reach')}` },
+      ]),
+    };
+    cluster = await startTestWorkers('network-phases');
+    const handle = await startBatch({
+      dataset: writeDataset(files), resultsDir: mkdtempSync(join(tmpdir(), 'berth-net-')), taskQueue: cluster.taskQueue, client: cluster.client,
+      concurrency: 3, logger: { warn: () => undefined },
+    });
+    for (const row of (await handle.wait()).rows) rows.set(row.task_id, row);
+  }, 600_000);
+  afterAll(async () => {
+    await cluster?.stop();
+    await servers?.remove();
+  });
+
+  it('an agent phase marked no-network cannot reach the server while its public verifier can, and the reverse', () => {
+    const row = rows.get('mixed')!;
+    expect(row.failure_reason).toBeNull();
+    expect(row.turns.map((t) => [t.step, t.reward])).toEqual([['offline-agent', 1], ['offline-verifier', 1]]);
+  });
+
+  it('a no-network environment whose agent phase is public: online for the agent, offline again for the verifier', () => {
+    expect(rows.get('offline-env')).toMatchObject({ reward: 1, failure_reason: null });
+  });
+
+  it('an allowlist admits the listed server through the egress proxy, refuses another, and has no other route out', () => {
+    expect(rows.get('allowlist')).toMatchObject({ reward: 1, failure_reason: null });
+  });
+
+  it('the sandboxes are gone; the engine kept them off the test servers\' own network', async () => {
+    for (const row of rows.values()) await noContainersLeft(`berth.workflow=${row.workflow_id}`);
+    const net = await new Docker().getNetwork(servers.network).inspect();
+    expect(Object.keys(net.Containers ?? {})).toHaveLength(2);
+  });
+});
