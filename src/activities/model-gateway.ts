@@ -11,7 +11,6 @@ import {
 import { homePath } from '../server/paths.ts';
 import { loadBerthConfig } from '../task/berth-config.ts';
 import type { EpisodeInput, TokenUsage } from '../workflows/types.ts';
-import { turnLogsDir } from './logs.ts';
 import { sandboxProvider } from './runtime.ts';
 
 let started: Promise<ModelGateway> | undefined;
@@ -113,14 +112,16 @@ export interface TurnScope {
 
 /** Registers the turn's token: calls are appended to the turn's model-calls.jsonl as they end. */
 export async function openTurnScope(opts: {
-  input: EpisodeInput; agent: InstalledAgent; episodeLogsDir: string; turn: number; runKey: string;
+  input: EpisodeInput; agent: InstalledAgent; turn: number; runKey: string;
+  /** A turn's logs folder (turn-N/, or steps/<name>/ of a multi-step task). */
+  turnDir: (turn: number) => string;
 }): Promise<TurnScope> {
   const { provider, model } = modelOf(opts.input, opts.agent);
   const gateway = await workerGateway();
-  const dir = join(turnLogsDir(opts.episodeLogsDir, opts.turn), 'agent');
+  const dir = join(opts.turnDir(opts.turn), 'agent');
   mkdirSync(dir, { recursive: true });
   const file = join(dir, CALLS_FILE);
-  const earlier = Array.from({ length: opts.turn }, (_, t) => readCalls(join(turnLogsDir(opts.episodeLogsDir, t), 'agent', CALLS_FILE))).flat();
+  const earlier = Array.from({ length: opts.turn }, (_, t) => readCalls(join(opts.turnDir(t), 'agent', CALLS_FILE))).flat();
   const spent = usageOfCalls(earlier);
   let fire: () => void = () => undefined;
   const stop = new Promise<void>((resolve) => { fire = resolve; });

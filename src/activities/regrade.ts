@@ -15,6 +15,7 @@ import type { EpisodePlan, TurnOutcome } from '../workflows/types.ts';
 import { beating } from './beating.ts';
 import { typed } from './failures.ts';
 import { environmentOf } from './seed-agent.ts';
+import { agentSandboxNetwork } from './phase-network.ts';
 import { episodeLogsDir, turnLogsDir } from './logs.ts';
 import { loadEpisodeTask, sandboxProvider } from './runtime.ts';
 import { agentSandboxSpec } from './sandbox-spec.ts';
@@ -49,12 +50,12 @@ export async function regradeTurn(req: { input: RegradeInput; plan: EpisodePlan 
     if (!exec) throw new Error('regradeTurn runs only inside a regrade workflow');
     const { workflowId, runId } = exec;
     const task = await loadEpisodeTask({ ...input.episode, digest: plan.digest });
-    const source = turnLogsDir(input.from.logsDir, 0);
+    const source = turnLogsDir(input.from.logsDir, 0, null);
     if (!existsSync(join(source, 'agent', 'trajectory.json'))) {
       throw refused(`${source}/agent/trajectory.json is not on this host: the episode ${input.from.workflowId} has no agent turn to regrade (its seed failed, or its logs were removed)`);
     }
     const logsDir = episodeLogsDir(workflowId, runId);
-    const turnDir = turnLogsDir(logsDir, 0);
+    const turnDir = turnLogsDir(logsDir, 0, null);
     await rm(turnDir, { recursive: true, force: true });
     await mkdir(turnDir, { recursive: true });
     // The regrade's own logs folder holds what the agent did (for the viewer) and what the new verifier said.
@@ -96,6 +97,7 @@ async function regradeShared(base: Base, task: Task, input: RegradeInput, workfl
   const spec = agentSandboxSpec(task, { ref: image, name: image, config: null, built: false }, {
     name: containerName(workflowId, runId, 'agent'), taskEnv: environmentOf(task, process.env),
     labels: { batch: input.episode.batchId, workflowId, role: 'agent' },
+    network: await agentSandboxNetwork(task),
   });
   // The state already has the overlay's and the agent's work; the user and folder the episode resolved are on its labels.
   delete spec.overlay;

@@ -43,7 +43,9 @@ export async function seedComposeSandbox(task: Task, req: { input: EpisodeInput;
   // A Compose task's main runs its image's entrypoint and healthcheck even for a bare docker_image
   // (task-folder-verifiers.md § Image entrypoint: "from the record prepare makes of every service image").
   if (!prepared.config) prepared = { ...prepared, config: await provider.imageConfig(prepared.ref) };
-  const spec = agentSandboxSpec(task, prepared, { name: project, taskEnv, labels: o.labels });
+  // The group keeps one network for the episode (the loader refuses Compose tasks whose phases switch).
+  const network = { network: task.environment.network_mode === 'no-network' ? 'none' : 'bridge', env: {} };
+  const spec = agentSandboxSpec(task, prepared, { name: project, taskEnv, labels: o.labels, network });
   logDefaultSized(task);
   const r = await seedGroup(driver, spec, {
     project,

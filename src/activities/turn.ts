@@ -61,7 +61,7 @@ export async function agentTurn(req: TurnRequest): Promise<AgentTurnOutput> {
     const instruction = task.multi_step ? task.steps[req.turn]!.instruction : task.instruction ?? '';
     const installed = installedAgent(req.input.agent);
     const model = installed
-      ? await openTurnScope({ input: req.input, agent: installed, episodeLogsDir: req.sandbox.logsDir, turn: req.turn, runKey: runKey(req.turn) })
+      ? await openTurnScope({ input: req.input, agent: installed, turn: req.turn, runKey: runKey(req.turn), turnDir: (t) => turnDirOf({ ...req, turn: t }) })
       : undefined;
     let ended: ReturnType<NonNullable<typeof model>['close']> | undefined;
     // A Compose task's group is watched while the agent runs: a sidecar that dies masks the episode.

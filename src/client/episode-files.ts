@@ -68,10 +68,17 @@ function readTurn(dir: string, turn: number): TurnFiles {
   };
 }
 
-/** The turns found under an episode's logs folder (turn-1, turn-2, …), or why there are none here. */
-export function readEpisodeFiles(logsDir: string | null): EpisodeFiles {
+/**
+ * The turns found under an episode's logs folder: turn-1, turn-2, … of a single-step task, or steps/<name>/ of a
+ * multi-step one (in the order of `stepNames`, the row's turns), or why there are none here.
+ */
+export function readEpisodeFiles(logsDir: string | null, stepNames: readonly string[] = []): EpisodeFiles {
   if (!logsDir) return { logsDir, problem: 'the row names no logs folder (the episode stopped before its sandbox was seeded)', turns: [] };
   if (!existsSync(logsDir)) return { logsDir, problem: `${logsDir} is not on this machine: per-episode logs stay on the host that ran the episode`, turns: [] };
+  const stepTurns = stepNames
+    .map((name, i) => ({ dir: join(logsDir, 'steps', name), turn: i + 1 }))
+    .filter((s) => existsSync(s.dir));
+  if (stepTurns.length > 0) return { logsDir, problem: null, turns: stepTurns.map((s) => readTurn(s.dir, s.turn)) };
   const turns = readdirSync(logsDir)
     .map((n) => /^turn-(\d+)$/.exec(n))
     .filter((m): m is RegExpExecArray => m !== null)

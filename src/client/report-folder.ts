@@ -68,7 +68,7 @@ export function reportSite(opts: WriteReportOptions): ReportSite {
     generatedAt: opts.generatedAt,
     episodePages: true,
   });
-  const episodePage = (row: ResultRow) => renderEpisodePage(row, readEpisodeFiles(row.logs_dir), {
+  const episodePage = (row: ResultRow) => renderEpisodePage(row, readEpisodeFiles(row.logs_dir, row.turns.map((t) => t.step)), {
     batchId: opts.batchId,
     batchPage: `../${index}`,
     uiLink: workflowUiLink(row.workflow_id, row.run_id),

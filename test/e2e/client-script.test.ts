@@ -14,6 +14,8 @@ describe('examples/start-batch.ts (the client script in the README)', () => {
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^batch examples-\S+: http:\/\/localhost:8233\//m);
     expect(r.stdout).toMatch(/^ {2}hello #1: 1$/m);
-    expect(r.stdout).toMatch(/^mean reward 1 over 1 scored episodes \(0 masked\)$/m);
+    // examples/ holds hello and compose-hello (a two-service Compose task).
+    expect(r.stdout).toMatch(/^ {2}compose-hello #1: 1$/m);
+    expect(r.stdout).toMatch(/^mean reward 1 over 2 scored episodes \(0 masked\)$/m);
   });
 });

@@ -43,8 +43,9 @@ describe('berth tasks', () => {
     const { out, code } = await run([`${CORPUS}/harbor-examples`, '--json']);
     const parsed = JSON.parse(out) as { tasks: Array<{ task_id: string }>; refused: Array<{ task_id: string; reason: string }> };
     expect(parsed.tasks.map((t) => t.task_id)).toContain('hello-multi-step-simple');
-    expect(parsed.refused.map((r) => r.task_id)).toContain('separate-verifier-multi-step');
+    expect(parsed.tasks.map((t) => t.task_id)).toContain('separate-verifier-multi-step');
     expect(parsed.tasks.map((t) => t.task_id)).toContain('sidecar-artifacts');
+    expect(parsed.refused).toEqual([]);
     expect(code).toBe(0);
   });
 
@@ -53,7 +54,18 @@ describe('berth tasks', () => {
     const text = renderTasksReport(report);
     expect(text).toMatch(/hello-multi-step-simple\s+multi-step \(2\)\s+test_sh\s+shared\s+pull/);
     expect(text).toMatch(/separate-verifier-environment\s+single\s+test_sh\s+separate\s+pull/);
-    expect(text).toContain('separate-verifier-multi-step: ');
+    expect(text).toContain('12 loaded, 0 refused');
+    const t = tempTree({ ...taskFiles('good'), ...taskFiles('bad', { 'instruction.md': undefined }) });
+    cleanups.push(t.cleanup);
+    const mixed = renderTasksReport(await listTasks(t.root));
+    expect(mixed).toMatch(/good\s+single/);
+    expect(mixed).toMatch(/bad: .*instruction\.md/);
+  });
+
+  it('refuses none of the 27 corpus tasks (issues 13 and 14: Compose, multi-step and network tasks all load)', async () => {
+    const report = await listTasks(CORPUS);
+    expect(report.refused).toEqual([]);
+    expect(report.tasks).toHaveLength(27);
   });
 
   it('exit 2 when nothing loads', async () => {
