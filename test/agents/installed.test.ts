@@ -56,8 +56,10 @@ async function findInSandbox(batchId: string, needle: string): Promise<{ files: 
   if (!c) throw new Error(`no running sandbox of batch ${batchId}`);
   const changed = (await docker.getContainer(c.Id).changes() as Array<{ Path: string; Kind: number }> | null ?? [])
     .filter((ch) => ch.Kind !== 2).map((ch) => ch.Path);
+  // -D skip: a detached process's FIFOs are among the changed files, and reading one blocks until the agent ends,
+  // which waits for the model's answer, which waits for this check.
   const script = `k="$1"
-xargs -r -d '\\n' grep -lsF -- "$k" 2>/dev/null
+xargs -r -d '\\n' grep -lsF -D skip -- "$k" 2>/dev/null
 echo ---
 for e in /proc/[0-9]*/environ; do tr '\\0' '\\n' < "$e" 2>/dev/null | grep -F -- "$k"; done
 true`;
