@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { INSTALLED_AGENTS, ensureLayer, imageId, layerExists, layerTag } from '../src/agents/index.ts';
 import { ModelGateway, gatewayHost } from '../src/gateway/index.ts';
 import { DockerSandboxProvider, containerName } from '../src/sandbox/index.ts';
-import { homePath } from '../src/server/paths.ts';
+import { homePath } from '../src/config/paths.ts';
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
 const ms = (n: number) => `${n.toFixed(2)} ms`;

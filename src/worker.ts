@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import * as sharedActivities from './activities/shared.ts';
 import * as hostActivities from './activities/host-activities.ts';
 import { hostIdentity, setHostQueueSuffix } from './activities/host-identity.ts';
-import { homePath } from './server/paths.ts';
+import { homePath } from './config/paths.ts';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { sandboxProvider } from './activities/runtime.ts';
 import { reconcileSlots, runIsOpen, seedBoundMs } from './activities/slot-reconcile.ts';

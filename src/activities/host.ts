@@ -1,7 +1,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { mkdirSync } from 'node:fs';
 import { containerName, SeedFailed } from '../sandbox/index.ts';
-import { loadBerthConfig } from '../task/berth-config.ts';
+import { loadBerthConfig } from '../config/berth-config.ts';
 import { secretValues } from '../verify/index.ts';
 import type { EpisodeInput, EpisodePlan, SandboxRef } from '../workflows/types.ts';
 import { typed } from './failures.ts';

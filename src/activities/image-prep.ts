@@ -4,7 +4,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { homePath } from '../server/paths.ts';
+import { homePath } from '../config/paths.ts';
 import { pinnedAgentImage, prepareAgentImage, prepareVerifierImage, SeedFailed, type PreparedImage, type SandboxProvider } from '../sandbox/index.ts';
 import type { Task } from '../task/index.ts';
 import { verifierImagesOf } from '../verify/index.ts';

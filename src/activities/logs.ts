@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { homePath } from '../server/paths.ts';
+import { homePath } from '../config/paths.ts';
 import type { TurnRef } from '../workflows/types.ts';
 
 /** Per-episode logs live on the host that ran the episode, under BERTH_HOME. */

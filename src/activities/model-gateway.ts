@@ -8,8 +8,8 @@ import { AgentConfigError, type InstalledAgent, type ModelAccess } from '../agen
 import {
   gatewayHost, ModelGateway, splitModel, upstreamFor, type CallRecord, type Provider, type Scope, type Upstream,
 } from '../gateway/index.ts';
-import { homePath } from '../server/paths.ts';
-import { loadBerthConfig } from '../task/berth-config.ts';
+import { homePath } from '../config/paths.ts';
+import { loadBerthConfig } from '../config/berth-config.ts';
 import type { EpisodeInput, TokenUsage } from '../workflows/types.ts';
 import { sandboxProvider } from './runtime.ts';
 

@@ -8,7 +8,7 @@ import {
 import { clearTurnFiles } from '../verify/index.ts';
 import type { ModelLimits, OpenAiModelAnswer, OpenAiTurnSetup, TurnRef } from '../workflows/types.ts';
 import { upstreamFor } from '../gateway/index.ts';
-import { loadBerthConfig } from '../task/berth-config.ts';
+import { loadBerthConfig } from '../config/berth-config.ts';
 import { workerGateway } from './model-gateway.ts';
 import { typed } from './failures.ts';
 import { handleOf } from './handle.ts';

@@ -7,7 +7,7 @@ import {
   applyPhaseNetwork, ensureEgressNetwork, EgressPolicies, EgressProxy, holdsAddress,
   type EgressNetwork, type PhaseNetwork, type SandboxHandle, type SandboxSpec,
 } from '../sandbox/index.ts';
-import { homePath } from '../server/paths.ts';
+import { homePath } from '../config/paths.ts';
 import { agentSandboxNetworking, phasePolicy, type NetworkPolicy, type Phase, type Task } from '../task/index.ts';
 import type { VerifyNetwork } from '../verify/index.ts';
 import { sandboxProvider } from './runtime.ts';

@@ -1,5 +1,5 @@
 import { ApplicationFailure, heartbeat, log } from '@temporalio/activity';
-import { loadBerthConfig } from '../task/berth-config.ts';
+import { loadBerthConfig } from '../config/berth-config.ts';
 import { checkDigest, envTablesOf, firstUnsetVariable, unsetVariableMessage, type Task } from '../task/index.ts';
 import { episodeBudget, healthcheckWorstSec, verifyTimeLimitSec } from '../workflows/budget.ts';
 import type { EpisodeInput, EpisodePlan, EpisodeSettings, HostLease } from '../workflows/types.ts';

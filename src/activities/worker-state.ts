@@ -1,6 +1,6 @@
 import { cpus } from 'node:os';
-import { homePath } from '../server/paths.ts';
-import { loadBerthConfig } from '../task/berth-config.ts';
+import { homePath } from '../config/paths.ts';
+import { loadBerthConfig } from '../config/berth-config.ts';
 import { RemovalJournal } from './removal-journal.ts';
 import { Remover } from './remover.ts';
 import { sandboxDriver, sandboxProvider } from './runtime.ts';

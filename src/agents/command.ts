@@ -9,7 +9,7 @@
 // last bytes kept), else the last 64 KiB of its stdout. A non-zero exit is recorded, not an error.
 import { TASK_FILE, TASK_FILE_ENV, taskFileContent } from './task-file.ts';
 import { shellQuote } from '../sandbox/index.ts';
-import { agentStep, buildTrajectory, userStep } from '../verify/atif.ts';
+import { agentStep, buildTrajectory, userStep } from '../trajectory/atif.ts';
 import { runDetached } from './detached-run.ts';
 import { AgentConfigError } from './errors.ts';
 import { AGENT_LOGS, copyLogToHost, OUTPUT_TAIL_BYTES, secondsSince, writeTrajectory } from './logs.ts';

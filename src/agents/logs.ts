@@ -1,7 +1,7 @@
 // Host-side copies of a turn's agent logs: the transcript and the process output, under ctx.logsDir.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { buildTrajectory, userStep, type AtifTrajectory } from '../verify/atif.ts';
+import { buildTrajectory, userStep, type AtifTrajectory } from '../trajectory/atif.ts';
 import type { AgentTurnContext } from './types.ts';
 
 /** Where every harness's output lives inside the sandbox. */

@@ -2,7 +2,7 @@
 // the result (small: long output stays in files under logsDir and /logs/agent).
 import type { SandboxHandle, SandboxProvider } from '../sandbox/index.ts';
 import type { Task } from '../task/index.ts';
-import type { AtifTrajectory } from '../verify/atif.ts';
+import type { AtifTrajectory } from '../trajectory/atif.ts';
 import type { Provider } from '../gateway/index.ts';
 import type { InstalledAgentName } from './installed/types.ts';
 

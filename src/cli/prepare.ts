@@ -3,7 +3,7 @@ import { basename, resolve } from 'node:path';
 import { connect } from '../client/connect.ts';
 import { prepareTasks } from '../client/prepare.ts';
 import { ResultsFolder } from '../client/results.ts';
-import { loadBerthConfig, loaderOptions } from '../task/berth-config.ts';
+import { loadBerthConfig, loaderOptions } from '../config/berth-config.ts';
 import { loadDataset, toSkippedEntry } from '../task/index.ts';
 import { ensureCluster } from './ensure.ts';
 import { keyValue } from './options.ts';

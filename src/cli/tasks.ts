@@ -1,7 +1,7 @@
 // `berth tasks DATASET [--json]`: what loads (id, steps, verifier kind and mode, image mode) and what
 // is refused, with the reason. Exit 2 when nothing loads.
 import type { Command } from 'commander';
-import { loadBerthConfig, loaderOptions } from '../task/berth-config.ts';
+import { loadBerthConfig, loaderOptions } from '../config/berth-config.ts';
 import { DatasetRefusal, loadDataset, parseImageAliases, toSkippedEntry, type SkippedEntry, type Task } from '../task/index.ts';
 
 export interface TaskListing {

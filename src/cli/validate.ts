@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { solutionStatus } from '../agents/solution.ts';
 import { nothingLoaded, startBatch } from '../client/batch.ts';
 import { validateExitCode, validationOf, type ValidationRow } from '../client/validate.ts';
-import { loadBerthConfig, loaderOptions } from '../task/berth-config.ts';
+import { loadBerthConfig, loaderOptions } from '../config/berth-config.ts';
 import { DatasetRefusal, loadDataset, toSkippedEntry } from '../task/index.ts';
 import { ensureCluster } from './ensure.ts';
 import { keyValue, positiveInt } from './options.ts';

@@ -18,7 +18,7 @@ import { cancelEpisodes, type CancelledEpisodes, type EpisodeSelection } from '.
 import { BATCH_UPDATES } from '../workflows/batch-control.ts';
 import { prepareTasks } from './prepare.ts';
 import { loadDataset, toSkippedEntry } from '../task/index.ts';
-import { loadBerthConfig, loaderOptions } from '../task/berth-config.ts';
+import { loadBerthConfig, loaderOptions } from '../config/berth-config.ts';
 import { ResultsFolder, type Metrics, type SkippedEntry } from './results.ts';
 
 export interface StartBatchOptions {

@@ -2,7 +2,7 @@
 // per turn the ATIF trajectory, the verifier's output and reward files. Bounded: a page never holds a whole log.
 import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AtifTrajectory } from '../verify/atif-types.ts';
+import type { AtifTrajectory } from '../trajectory/atif-types.ts';
 
 /** A text file's last `cap` bytes (the end of a log is what explains it), and how much was left out. */
 export interface FileText { name: string; text: string; omittedBytes: number }

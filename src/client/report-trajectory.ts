@@ -1,6 +1,6 @@
 // An ATIF trajectory rendered step by step for the episode page: messages, tool calls with their outputs,
 // reasoning and per-step metrics. Everything is model or tool output: all of it goes through esc().
-import type { AtifContentPart, AtifObservationResult, AtifStep, AtifToolCall, AtifTrajectory } from '../verify/atif-types.ts';
+import type { AtifContentPart, AtifObservationResult, AtifStep, AtifToolCall, AtifTrajectory } from '../trajectory/atif-types.ts';
 import { esc, num } from './report-html.ts';
 
 /** Text past this many lines or characters is shown folded: its start, then the whole of it on demand. */

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { homePath } from './paths.ts';
+import { homePath } from '../config/paths.ts';
 
 export interface TemporalCli {
   path: string;

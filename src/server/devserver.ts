@@ -4,7 +4,7 @@ import { findTemporalCli } from './binary.ts';
 import { SEARCH_ATTRIBUTE_TYPES, RETENTION_DAYS, serverSettings, temporalAddress, uiUrl } from './config.ts';
 import { alive, readPid, spawnDetached, stopPid, tail, withLockFile } from './daemon.ts';
 import { temporalAnswers, waitFor } from './health.ts';
-import { homePath } from './paths.ts';
+import { homePath } from '../config/paths.ts';
 
 const run = promisify(execFile);
 

@@ -6,7 +6,7 @@ import { codeHash, projectRoot } from './code-hash.ts';
 import { alive, readPid, spawnDetached, stopPid, tail, withLockFile } from './daemon.ts';
 import { waitFor } from './health.ts';
 import { queuePollers } from './host-workers.ts';
-import { homePath } from './paths.ts';
+import { homePath } from '../config/paths.ts';
 
 const pidFile = () => homePath('worker.pid');
 const stampFile = () => homePath('worker.code');

@@ -1,7 +1,7 @@
 // The inputs and result of runVerification: what the verify activity hands over after each agent turn.
 import type { SandboxHandle, SandboxProvider, SandboxSpec } from '../sandbox/index.ts';
 import type { NetworkPolicy, Task } from '../task/index.ts';
-import type { AtifTrajectory } from './atif.ts';
+import type { AtifTrajectory } from '../trajectory/atif.ts';
 import type { CopiedArtifact } from './artifacts.ts';
 import type { RewardOutcome } from './reward.ts';
 

@@ -3,7 +3,7 @@
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { ENTRYPOINT_OUTPUT, type SandboxHandle, type SandboxProvider } from '../sandbox/index.ts';
-import { redactFile } from './redact.ts';
+import { redactFile } from '../trajectory/redact.ts';
 
 /** Copies the entrypoint's output to `target` on the host, redacted of `hidden`. */
 export async function copyEntrypointOutput(provider: SandboxProvider, handle: SandboxHandle, target: string, hidden: readonly string[]): Promise<void> {

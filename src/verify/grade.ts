@@ -6,9 +6,9 @@ import { Readable } from 'node:stream';
 import { join, posix } from 'node:path';
 import { extractTar, inlineWriteScript, type ExecResult, type SandboxHandle, type SandboxProvider, type UploadEntry } from '../sandbox/index.ts';
 import type { Task } from '../task/index.ts';
-import type { AtifTrajectory } from './atif.ts';
+import type { AtifTrajectory } from '../trajectory/atif.ts';
 import { VerificationMasked, transfer } from './masked.ts';
-import { redactTree } from './redact.ts';
+import { redactTree } from '../trajectory/redact.ts';
 import { responseFromText } from './response.ts';
 import { scoreVerifierOutput, verifierOutputFromFiles, type RewardOutcome } from './reward.ts';
 import {

@@ -1,17 +1,16 @@
 // The verify layer's public API: the orchestration entry point and the pure pieces it is built from.
 export { runVerification, WARNINGS_FILE } from './run-verification.ts';
+export type { AtifTrajectory } from '../trajectory/index.ts';
 export type { VerifyContext, VerifyNaming, VerifyNetwork, VerifyResult } from './context.ts';
 export { clearTurnFiles } from './clear-turn.ts';
-export { redact, redactFile, redactTree, secretValues, StreamRedactor, REDACTED } from './redact.ts';
 export { VerificationMasked } from './masked.ts';
 export { copyEntrypointOutput } from './entrypoint-output.ts';
+export { redact, redactFile, redactTree, secretValues, StreamRedactor, REDACTED } from '../trajectory/index.ts';
 export { resolveVerifierImage, verifierImagesOf } from './verifier-image.ts';
 export { resolveEnv, turnVerifier, MIN_REDACTED_HOST_VALUE } from './turn-settings.ts';
 export type { TurnVerifier, ResolvedEnv } from './turn-settings.ts';
 export { scoreVerifierOutput, verifierOutputFromFiles, TIMEOUT_EXIT_CODES } from './reward.ts';
 export type { RewardOutcome, VerifierOutput } from './reward.ts';
-export { FAILURE_KINDS, ALL_FAILURE_KINDS, isFailureKind, isMasked, isRetryable } from './failure-kinds.ts';
-export type { FailureKind } from './failure-kinds.ts';
 export { shimFiles, shimInputs, shimLayout } from './shim.ts';
 export { responseFromText, responseText } from './response.ts';
 export { copiedFromManifest, type CopiedArtifact } from './artifacts.ts';

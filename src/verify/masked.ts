@@ -1,6 +1,6 @@
 // A verification that cannot produce a verdict: the row is masked with a kind and a reason.
 import { isLossError } from '../sandbox/index.ts';
-import type { FailureKind } from './failure-kinds.ts';
+import type { FailureKind } from '../outcomes/failure-kinds.ts';
 
 export type MaskKind = Extract<FailureKind, 'verifier_error' | 'provider_unavailable' | 'harbor:seed_failed'>;
 

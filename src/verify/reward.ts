@@ -3,7 +3,7 @@
 // The exit code of test.sh is deliberately not an input: it never affects the score.
 
 import { failureReason } from './failure-reason.ts';
-import { isMasked, type FailureKind } from './failure-kinds.ts';
+import { isMasked, type FailureKind } from '../outcomes/failure-kinds.ts';
 import { parseRewardJson, parseRewardTxt, type RewardFileParse } from './reward-files.ts';
 
 /** What was found after test.sh ran (or failed to start). */

@@ -6,7 +6,7 @@ import { hostIdentity, setHostQueueSuffix } from '../../src/activities/host-iden
 import { hostRemover, hostSlots } from '../../src/activities/worker-state.ts';
 import { hostQueueName } from '../../src/workflows/types.ts';
 import { containerName } from '../../src/sandbox/names.ts';
-import { homePath } from '../../src/server/paths.ts';
+import { homePath } from '../../src/config/paths.ts';
 import { noContainersLeft } from '../helpers/docker.ts';
 import { startWorkerProcess, waitUntil, type WorkerProcess } from '../helpers/worker-process.ts';
 import { BASE_IMAGE, provider, teardownAll } from '../sandbox/helpers.ts';

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentConfigError, harnessFor } from '../../src/agents/index.ts';
 import type { SandboxHandle } from '../../src/sandbox/types.ts';
 import type { Task } from '../../src/task/index.ts';
-import { validateAtif } from '../../src/verify/atif.ts';
+import { validateAtif } from '../../src/trajectory/atif.ts';
 import { loadTestTask, makeCtx, seedAsAgentUser, sh, teardownAll, writeTask } from './helpers.ts';
 
 const made: string[] = [];

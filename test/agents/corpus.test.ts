@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { harnessFor, solutionStatus } from '../../src/agents/index.ts';
 import { loadDataset } from '../../src/task/index.ts';
-import { validateAtif } from '../../src/verify/atif.ts';
+import { validateAtif } from '../../src/trajectory/atif.ts';
 import { ALIASES, CORPUS, loadTestTask, makeCtx, seedTask, sh, teardownAll, verifyTurn } from './helpers.ts';
 
 const made: string[] = [];

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBatch } from '../../src/client/batch.ts';
 import { ModelProbeFailed } from '../../src/client/probe.ts';
 import { batchWorkflowId } from '../../src/client/episodes.ts';
-import { validateAtif } from '../../src/verify/atif.ts';
+import { validateAtif } from '../../src/trajectory/atif.ts';
 import { INSTALLED_AGENTS, imageId, layerExists, layerTag } from '../../src/agents/index.ts';
 import type { AgentName, ResultRow } from '../../src/workflows/types.ts';
 import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';

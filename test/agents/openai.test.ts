@@ -15,7 +15,7 @@ import {
 } from '../../src/agents/index.ts';
 import type { SandboxHandle } from '../../src/sandbox/types.ts';
 import type { Task } from '../../src/task/index.ts';
-import { validateAtif } from '../../src/verify/atif.ts';
+import { validateAtif } from '../../src/trajectory/atif.ts';
 import { loadTestTask, makeCtx, provider, seedAsAgentUser, sh, teardownAll, tempDir, writeTask } from './helpers.ts';
 import { bashCall, contextTooLong, contextTooLongVllm, finalMessage, rateLimited, startScriptedServer, type ScriptedServer } from './scripted-openai.ts';
 

@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { startBatch } from '../../src/client/batch.ts';
 import { hostPollers } from '../../src/server/host-workers.ts';
-import { homePath } from '../../src/server/paths.ts';
+import { homePath } from '../../src/config/paths.ts';
 import { repoRoot } from '../helpers/cli.ts';
 import { testHostQueue } from '../helpers/host-slots.ts';
 import { echoTask, writeDataset } from '../helpers/tasks.ts';

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBatch } from '../../src/client/batch.ts';
-import { validateAtif } from '../../src/verify/atif.ts';
+import { validateAtif } from '../../src/trajectory/atif.ts';
 import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
 import { echoTask, writeDataset } from '../helpers/tasks.ts';
 import { recordHistory } from '../helpers/histories.ts';

@@ -1,8 +1,8 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AtifTrajectory } from '../../src/verify/atif-types.ts';
-import { validateAtif } from '../../src/verify/atif.ts';
+import type { AtifTrajectory } from '../../src/trajectory/atif-types.ts';
+import { validateAtif } from '../../src/trajectory/atif.ts';
 
 export const TOOL_SCRIPT = '<script>window.__pwned = true</script><img src="http://example.invalid/x.png">';
 

@@ -8,7 +8,7 @@ import {
   userStep,
   validateAtif,
   type AtifTrajectory,
-} from '../../src/verify/atif.ts';
+} from '../../src/trajectory/atif.ts';
 
 const REF = 'harbor-behaviour.md §4';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ALL_FAILURE_KINDS, isFailureKind, isMasked, isRetryable, type FailureKind } from '../../src/verify/failure-kinds.ts';
+import { ALL_FAILURE_KINDS, isFailureKind, isMasked, isRetryable, type FailureKind } from '../../src/outcomes/failure-kinds.ts';
 
 describe('failure kinds (DESIGN.md §4 "Failure kinds")', () => {
   const table: Array<[FailureKind, boolean, boolean]> = [

@@ -9,7 +9,7 @@ import { DockerSandboxProvider } from '../../src/sandbox/docker-provider.ts';
 import { containerName } from '../../src/sandbox/names.ts';
 import type { SandboxHandle, SandboxSpec } from '../../src/sandbox/types.ts';
 import { loadTask, type Task } from '../../src/task/index.ts';
-import { oracleTrajectory } from '../../src/verify/atif.ts';
+import { oracleTrajectory } from '../../src/trajectory/atif.ts';
 import type { VerifyContext } from '../../src/verify/context.ts';
 
 export const BASE_IMAGE = 'berth-base:bookworm';

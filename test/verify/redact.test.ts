@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { redact, redactFile, StreamRedactor } from '../../src/verify/redact.ts';
+import { redact, redactFile, StreamRedactor } from '../../src/trajectory/redact.ts';
 import { resolveEnv } from '../../src/verify/turn-settings.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'berth-redact-'));

@@ -1,5 +1,5 @@
 // Pieces the installed agents' log converters share.
-import { agentStep, buildTrajectory, userStep, type AgentStepInput, type StepInput, type ToolCallInput } from '../../verify/atif.ts';
+import { agentStep, buildTrajectory, userStep, type AgentStepInput, type StepInput, type ToolCallInput } from '../../trajectory/atif.ts';
 import type { AgentTranscript } from './types.ts';
 
 export type Json = Record<string, unknown>;

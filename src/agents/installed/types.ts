@@ -2,7 +2,7 @@
 // version, how to run it on an instruction, which environment gives it its model and endpoint, and how its
 // own logs become an ATIF trajectory.
 import type { Provider, Protocol } from '../../gateway/index.ts';
-import type { AtifTrajectory } from '../../verify/atif.ts';
+import type { AtifTrajectory } from '../../trajectory/atif.ts';
 
 export type InstalledAgentName = 'claude-code' | 'codex' | 'mini-swe-agent';
 

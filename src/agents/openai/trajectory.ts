@@ -1,7 +1,7 @@
 // The ATIF transcript of an openai turn, built from its conversation file: the system prompt and the
 // instruction, then one agent step per model call with its tool calls, their results as observations, and
 // the call's token usage.
-import { agentStep, buildTrajectory, systemStep, userStep, type AtifTrajectory, type StepInput } from '../../verify/atif.ts';
+import { agentStep, buildTrajectory, systemStep, userStep, type AtifTrajectory, type StepInput } from '../../trajectory/atif.ts';
 import { BASH_TOOL } from './bash-tool.ts';
 import { readConversation, toolResultFor } from './conversation.ts';
 import type { ConversationRecord, ModelUsage } from './types.ts';

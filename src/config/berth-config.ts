@@ -1,9 +1,9 @@
 // berth.toml (current folder, else BERTH_HOME/config.toml): DESIGN.md section 7, Config file.
 import { existsSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse } from 'smol-toml';
 import { z } from 'zod';
+import { berthHomeDir } from './paths.ts';
 
 const schema = z.object({
   images: z.object({ aliases: z.record(z.string(), z.string()).default({}) }).strict().default({ aliases: {} }),
@@ -41,7 +41,7 @@ export interface LoadedConfig {
 export function configFilePath(cwd = process.cwd()): string | null {
   const local = resolve(cwd, 'berth.toml');
   if (existsSync(local)) return local;
-  const home = join(process.env.BERTH_HOME ?? join(homedir(), '.berth'), 'config.toml');
+  const home = join(berthHomeDir(), 'config.toml');
   return existsSync(home) ? home : null;
 }
 
