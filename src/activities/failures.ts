@@ -2,7 +2,16 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { ImageBuildFailed, ImageMissing, SandboxLost, SeedFailed, isLossError } from '../sandbox/index.ts';
 import { DatasetRefusal, TaskRefusal } from '../task/index.ts';
 import { VerificationMasked } from '../verify/index.ts';
-import { AgentConfigError, SolutionEnvUnset } from '../agents/index.ts';
+import { AgentConfigError, ModelRequestRejected, SolutionEnvUnset } from '../agents/index.ts';
+import { FINAL_ERROR_TYPES, modelStatusMeaning, type FailureKind, type TaskErrorType } from '../outcomes/index.ts';
+
+/**
+ * The failure the workflow branches on for a kind of src/outcomes: masking kinds and task errors are final
+ * (FINAL_ERROR_TYPES); only a kind the table lets a new attempt change is left to Temporal's retry.
+ */
+export function outcomeFailure(kind: FailureKind | TaskErrorType, message: string, ...details: unknown[]): ApplicationFailure {
+  return ApplicationFailure.create({ type: kind, message, nonRetryable: FINAL_ERROR_TYPES.includes(kind), details });
+}
 
 /**
  * Turns a layer's typed error into the failure the workflow branches on: masking kinds and task
@@ -10,14 +19,16 @@ import { AgentConfigError, SolutionEnvUnset } from '../agents/index.ts';
  */
 export function asActivityFailure(err: unknown): unknown {
   if (err instanceof ApplicationFailure) return err;
-  if (err instanceof VerificationMasked) return ApplicationFailure.nonRetryable(err.reason, err.kind);
-  if (err instanceof SolutionEnvUnset || err instanceof AgentConfigError) return ApplicationFailure.nonRetryable(err.message, 'harbor:seed_failed');
-  if (err instanceof SeedFailed) return ApplicationFailure.nonRetryable(err.message, err.kind, err.output);
-  if (err instanceof ImageMissing || err instanceof ImageBuildFailed) return ApplicationFailure.nonRetryable(err.message, 'harbor:seed_failed');
-  if (err instanceof SandboxLost || isLossError(err)) {
-    return ApplicationFailure.nonRetryable(`sandbox lost: ${(err as Error).message}`, 'provider_unavailable');
+  if (err instanceof VerificationMasked) return outcomeFailure(err.kind, err.reason);
+  if (err instanceof SolutionEnvUnset || err instanceof AgentConfigError) return outcomeFailure('harbor:seed_failed', err.message);
+  if (err instanceof SeedFailed) return outcomeFailure(err.kind, err.message, err.output);
+  if (err instanceof ImageMissing || err instanceof ImageBuildFailed) return outcomeFailure('harbor:seed_failed', err.message);
+  if (err instanceof SandboxLost || isLossError(err)) return outcomeFailure('provider_unavailable', `sandbox lost: ${(err as Error).message}`);
+  if (err instanceof TaskRefusal || err instanceof DatasetRefusal) return outcomeFailure('berth:task_refused', err.message);
+  if (err instanceof ModelRequestRejected) {
+    const meaning = modelStatusMeaning(err.status);
+    if (meaning !== 'transient') return outcomeFailure(meaning, err.message);
   }
-  if (err instanceof TaskRefusal || err instanceof DatasetRefusal) return ApplicationFailure.nonRetryable(err.message, 'berth:task_refused');
   return err;
 }
 

@@ -10,7 +10,7 @@ import type { ModelLimits, OpenAiModelAnswer, OpenAiTurnSetup, TurnRef } from '.
 import { upstreamFor } from '../gateway/index.ts';
 import { loadBerthConfig } from '../config/berth-config.ts';
 import { workerGateway } from './model-gateway.ts';
-import { typed } from './failures.ts';
+import { asActivityFailure, typed } from './failures.ts';
 import { handleOf } from './handle.ts';
 import { turnDirOf } from './logs.ts';
 import { enterPhase } from './phase-network.ts';
@@ -76,7 +76,7 @@ export async function openaiModelCall(s: OpenAiTurnSetup, spent?: { tokens: numb
     };
   } catch (err) {
     if (err instanceof ContextLengthExceeded) throw ApplicationFailure.nonRetryable(err.message, 'berth:context_length');
-    throw err;
+    throw asActivityFailure(err);
   } finally {
     gateway.revoke(scope.token);
   }

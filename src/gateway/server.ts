@@ -6,6 +6,7 @@ import { createServer, request as httpRequest, Agent as HttpAgent, type Incoming
 import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { isTransientModelStatus } from '../outcomes/index.ts';
 import { notLocalMessage } from './address.ts';
 import { costOf, priceOf } from './prices.ts';
 import { Scope, type ScopeOptions } from './scopes.ts';
@@ -23,7 +24,6 @@ export interface RetryPolicy {
 
 export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 5, baseMs: 1000, maxWaitMs: 30_000 };
 
-const RETRYABLE = new Set([429, 503, 529]);
 /** How providers word a request that no longer fits the context window. */
 const CONTEXT_TEXT = /context[_ ]length|context window|maximum context|prompt is too long|input is too long|too many (input )?tokens/i;
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'proxy-connection', 'upgrade', 'te', 'trailer']);
@@ -185,7 +185,7 @@ export class ModelGateway {
         continue;
       }
       const status = up.statusCode ?? 502;
-      if (!RETRYABLE.has(status) || attempts >= this.retry.maxAttempts) break;
+      if (!isTransientModelStatus(status) || attempts >= this.retry.maxAttempts) break;
       up.resume();
       const backoff = Math.min(this.retry.maxWaitMs, this.retry.baseMs * 2 ** (attempts - 1));
       const told = retryAfterMs(up.headers);

@@ -3,7 +3,7 @@
 // score, because the failure was Berth's, the sandbox's or the task's, not the agent's. `retryable` says whether a
 // new attempt of the episode (`berth retry`) can go differently: a transient failure, not a verdict or a task's own.
 //
-// This module has no imports so that workflow code and the client can use it freely.
+// This module has no imports so that workflow code, activities, the gateway and the client all read the same table.
 
 export interface FailureKindInfo {
   readonly masked: boolean;
@@ -87,6 +87,11 @@ export const FAILURE_KINDS = {
     retryable: false,
     meaning: 'the model provider does not know the model given with --model',
   },
+  'agent:model_rejected': {
+    masked: true,
+    retryable: false,
+    meaning: 'the model endpoint refused the request with an HTTP 4xx other than 401, 403, 404, 408, 429 or context length: a setting is wrong',
+  },
   'harbor:step_setup_failed': {
     masked: true,
     retryable: false,
@@ -108,4 +113,27 @@ export function isMasked(kind: FailureKind): boolean {
 
 export function isRetryable(kind: FailureKind): boolean {
   return FAILURE_KINDS[kind].retryable;
+}
+
+/** The kinds that mask a row: an activity raising one ends the episode masked, never retried by Temporal. */
+export const MASKING_KINDS: readonly FailureKind[] = ALL_FAILURE_KINDS.filter(isMasked);
+
+/** Kinds a new attempt cannot change (a verdict, or the task's or the settings' own fault). */
+export const NON_RETRYABLE_KINDS: readonly FailureKind[] = ALL_FAILURE_KINDS.filter((k) => !isRetryable(k));
+
+/** Errors that refuse a task rather than end a row (it goes to skipped.json): retrying changes nothing. */
+export const TASK_ERRORS = {
+  'berth:task_refused': 'the task folder breaks a rule of the spec or needs something Berth does not support yet',
+  'berth:digest_moved': 'the task folder changed since the batch started, so its episodes would not be comparable',
+} as const;
+
+export type TaskErrorType = keyof typeof TASK_ERRORS;
+
+export const TASK_ERROR_TYPES: readonly TaskErrorType[] = Object.keys(TASK_ERRORS) as TaskErrorType[];
+
+/** Error types no activity retry can change: every masking kind and every task error. */
+export const FINAL_ERROR_TYPES: readonly string[] = [...MASKING_KINDS, ...TASK_ERROR_TYPES];
+
+export function isMaskingKind(value: unknown): value is FailureKind {
+  return isFailureKind(value) && isMasked(value);
 }

@@ -1,7 +1,9 @@
+import type { FailureKind } from '../outcomes/index.ts';
+
 /** Stands in for a container name when the engine itself is lost during image work. */
 export const ENGINE = '(docker engine)';
 
-export type SeedFailureKind = 'harbor:overlay_failed' | 'harbor:entrypoint_failed' | 'harbor:seed_failed';
+export type SeedFailureKind = Extract<FailureKind, 'harbor:overlay_failed' | 'harbor:entrypoint_failed' | 'harbor:seed_failed'>;
 
 /** The container vanished, was stopped from outside, or the engine stopped answering. */
 export class SandboxLost extends Error {

@@ -4,7 +4,7 @@ import {
 import { episodeDoneSignal, type EpisodeDone } from './signals.ts';
 import type * as shared from '../activities/shared.ts';
 import type * as host from '../activities/host-activities.ts';
-import { MASKING_KINDS, TASK_ERROR_TYPES, maskedTurn, maskingFailure, plannedSeedFailure } from './failures.ts';
+import { FINAL_ERROR_TYPES, TASK_ERROR_TYPES, maskedTurn, maskingFailure, plannedSeedFailure } from './failures.ts';
 import { openaiTurnWorkflow } from './openai-turn.ts';
 import { rollUp, shouldStop } from './rollup.ts';
 import { buildRow } from './row.ts';
@@ -13,7 +13,7 @@ import type { EpisodeInput, EpisodePlan, HostLease, ResultRow, SandboxRef, TurnO
 
 const { planEpisode } = proxyActivities<typeof shared>({
   startToCloseTimeout: '2 minutes',
-  retry: { maximumAttempts: 3, nonRetryableErrorTypes: TASK_ERROR_TYPES },
+  retry: { maximumAttempts: 3, nonRetryableErrorTypes: [...TASK_ERROR_TYPES] },
 });
 const { pickHost } = proxyActivities<typeof shared>({
   startToCloseTimeout: '24 hours',
@@ -23,7 +23,7 @@ const { pickHost } = proxyActivities<typeof shared>({
 const { planAndPickHost } = proxyActivities<typeof shared>({
   startToCloseTimeout: '24 hours',
   heartbeatTimeout: '30 seconds',
-  retry: { maximumAttempts: 5, nonRetryableErrorTypes: TASK_ERROR_TYPES },
+  retry: { maximumAttempts: 5, nonRetryableErrorTypes: [...TASK_ERROR_TYPES] },
 });
 
 /**
@@ -62,7 +62,7 @@ const isLayerMissing = (err: unknown): boolean =>
 function hostActivities(lease: HostLease, plan: EpisodePlan) {
   const longest = Math.max(...plan.steps.map((s) => Math.max(s.agentTimeoutSec, s.verifierTimeoutSec)));
   const common = { taskQueue: lease.queue, scheduleToStartTimeout: `${plan.scheduleToStartSec} seconds` } as const;
-  const retry = { maximumAttempts: 3, initialInterval: '2 seconds', nonRetryableErrorTypes: [...MASKING_KINDS, ...TASK_ERROR_TYPES] };
+  const retry = { maximumAttempts: 3, initialInterval: '2 seconds', nonRetryableErrorTypes: [...FINAL_ERROR_TYPES] };
   const heartbeatTimeout = `${plan.heartbeatTimeoutSec} seconds`;
   const turn = proxyActivities<typeof host>({ ...common, startToCloseTimeout: `${longest + GRACE_SEC} seconds`, heartbeatTimeout, retry });
   const ownLimits = plan.steps.every((s) => s.verifyTimeoutSec !== undefined) && patched(EPISODE_V3);

@@ -1,14 +1,9 @@
 import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure, TimeoutFailure } from '@temporalio/workflow';
+import { isMaskingKind } from '../outcomes/index.ts';
 import type { TurnOutcome } from './types.ts';
 
-/** Failure types an activity raises for a sample that must be masked, never scored. */
-export const MASKING_KINDS = [
-  'provider_unavailable', 'verifier_error', 'harbor:overlay_failed', 'harbor:entrypoint_failed', 'harbor:seed_failed',
-  'harbor:episode_deadline', 'harbor:step_setup_failed', 'agent:install_failed', 'agent:bad_credentials', 'agent:unknown_model',
-];
-
-/** Task errors: the episode cannot run this task as it is; retrying changes nothing. */
-export const TASK_ERROR_TYPES = ['berth:task_refused', 'berth:digest_moved'];
+// The lists derive from the one table of src/outcomes (DESIGN.md section 4, Failure kinds).
+export { MASKING_KINDS, TASK_ERROR_TYPES, FINAL_ERROR_TYPES } from '../outcomes/index.ts';
 
 /**
  * The kind a failed activity stands for: typed failures keep theirs; a host that never picks up
@@ -18,7 +13,7 @@ export function maskingFailure(err: unknown): { kind: string; reason: string } {
   let cause: unknown = err;
   // A failed child (the openai turn) wraps the activity failure that ended it.
   while (cause instanceof ChildWorkflowFailure || cause instanceof ActivityFailure) cause = cause.cause;
-  if (cause instanceof ApplicationFailure && cause.type && MASKING_KINDS.includes(cause.type)) {
+  if (cause instanceof ApplicationFailure && isMaskingKind(cause.type)) {
     return { kind: cause.type, reason: cause.message };
   }
   if (cause instanceof TimeoutFailure) {

@@ -1,6 +1,7 @@
 import { ActivityFailure, ApplicationFailure, continueAsNew, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type * as host from '../activities/host-activities.ts';
 import type * as shared from '../activities/shared.ts';
+import { FINAL_ERROR_TYPES } from './failures.ts';
 import type { AgentTurnOutput, OpenAiTurnState, TurnRef } from './types.ts';
 
 const GRACE_SEC = 60;
@@ -9,9 +10,9 @@ const CALLS_PER_RUN = 25;
 
 function acts(ref: TurnRef) {
   const hostOpts = { taskQueue: ref.sandbox.queue, scheduleToStartTimeout: `${ref.plan.scheduleToStartSec} seconds` } as const;
-  const retry = { maximumAttempts: 3, nonRetryableErrorTypes: ['provider_unavailable', 'berth:conversation_lost', 'harbor:seed_failed'] };
+  const retry = { maximumAttempts: 3, nonRetryableErrorTypes: [...FINAL_ERROR_TYPES, 'berth:conversation_lost'] };
   return {
-    model: proxyActivities<typeof shared>({ startToCloseTimeout: '15 minutes', heartbeatTimeout: '2 minutes', retry: { maximumAttempts: 4, nonRetryableErrorTypes: ['berth:context_length', 'AgentConfigError'] } }),
+    model: proxyActivities<typeof shared>({ startToCloseTimeout: '15 minutes', heartbeatTimeout: '2 minutes', retry: { maximumAttempts: 4, nonRetryableErrorTypes: [...FINAL_ERROR_TYPES, 'berth:context_length', 'AgentConfigError'] } }),
     host: proxyActivities<typeof host>({ ...hostOpts, startToCloseTimeout: `${ref.plan.steps[ref.turn]!.agentTimeoutSec + GRACE_SEC} seconds`, heartbeatTimeout: `${ref.plan.heartbeatTimeoutSec} seconds`, retry }),
   };
 }

@@ -1,14 +1,14 @@
 import { proxyActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type * as shared from '../activities/shared.ts';
 import type * as host from '../activities/host-activities.ts';
-import { MASKING_KINDS, TASK_ERROR_TYPES, maskedTurn, maskingFailure } from './failures.ts';
+import { FINAL_ERROR_TYPES, maskedTurn, maskingFailure } from './failures.ts';
 import { REGRADE_REFUSED, type RegradeInput } from './regrade-input.ts';
 import { rollUp } from './rollup.ts';
 import { buildRow } from './row.ts';
 import { BERTH_FAILURE_KIND, BERTH_OUTCOME, BERTH_REWARD } from './search-attributes.ts';
 import type { ResultRow, TurnOutcome } from './types.ts';
 
-const NOT_RETRIED = [...MASKING_KINDS, ...TASK_ERROR_TYPES, REGRADE_REFUSED];
+const NOT_RETRIED = [...FINAL_ERROR_TYPES, REGRADE_REFUSED];
 
 const { planRegrade } = proxyActivities<typeof shared>({
   startToCloseTimeout: '2 minutes',

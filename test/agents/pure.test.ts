@@ -10,11 +10,11 @@ import {
   detachedKey,
   harnessFor,
   HARNESS_NAMES,
-  isRetryableStatus,
   nextActionOf,
   openAiOptionsFromArgs,
   parseRetryAfter,
 } from '../../src/agents/index.ts';
+import { isTransientModelStatus } from '../../src/outcomes/index.ts';
 
 describe('retry rules', () => {
   it.each([
@@ -51,7 +51,7 @@ describe('retry rules', () => {
     [401, false],
     [404, false],
   ])('HTTP %i retryable: %s', (status, retryable) => {
-    expect(isRetryableStatus(status)).toBe(retryable);
+    expect(isTransientModelStatus(status)).toBe(retryable);
   });
 });
 

@@ -9,7 +9,8 @@ import { AgentConfigError } from '../errors.ts';
 import { BASH_TOOL } from './bash-tool.ts';
 import { appendRecord, messagesOf, readConversation } from './conversation.ts';
 import { ContextLengthExceeded, ModelCallFailed, ModelRequestRejected } from './errors.ts';
-import { backoffMs, DEFAULT_RETRY, isRetryableStatus, parseRetryAfter, wait, type RetryOptions } from './retry.ts';
+import { isTransientModelStatus } from '../../outcomes/index.ts';
+import { backoffMs, DEFAULT_RETRY, parseRetryAfter, wait, type RetryOptions } from './retry.ts';
 import { toolCallsOf } from './tool-calls.ts';
 import type { ChatMessage, ChatToolCall, ConversationRecord, ModelUsage, ToolCall } from './types.ts';
 
@@ -164,7 +165,7 @@ export async function callModel(opts: CallModelOptions): Promise<CallModelResult
             (opts.maxTokens !== undefined ? ` or a smaller max_tokens (now ${opts.maxTokens})` : ''),
           res.status,
         );
-      } else if (isRetryableStatus(res.status)) {
+      } else if (isTransientModelStatus(res.status)) {
         retryAfter = parseRetryAfter(res.headers.get('retry-after'));
         lastProblem = `HTTP ${res.status}: ${redact(errorText(text).message).slice(0, 300)}`;
       } else {

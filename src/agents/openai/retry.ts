@@ -1,4 +1,5 @@
-// Backoff for a model endpoint: 429 and 5xx (and dropped connections) are retried, honouring Retry-After.
+// Backoff for a model endpoint: transient statuses (src/outcomes/model-status.ts) and dropped connections are
+// retried, honouring Retry-After.
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface RetryOptions {
@@ -18,10 +19,6 @@ export const DEFAULT_RETRY: Required<RetryOptions> = {
   maxDelayMs: 30_000,
   maxRetryAfterMs: 120_000,
 };
-
-export function isRetryableStatus(status: number): boolean {
-  return status === 429 || status === 408 || status >= 500;
-}
 
 /** Retry-After as milliseconds: delta-seconds or an HTTP date; null when absent or unreadable. */
 export function parseRetryAfter(value: string | null, now = Date.now()): number | null {

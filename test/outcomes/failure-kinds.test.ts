@@ -21,6 +21,8 @@ describe('failure kinds (DESIGN.md §4 "Failure kinds")', () => {
     ['agent:install_failed', true, false],
     ['agent:bad_credentials', true, true],
     ['agent:unknown_model', true, false],
+    // A model endpoint's other 4xx (src/outcomes/model-status.ts): a setting is wrong; asked again it says the same.
+    ['agent:model_rejected', true, false],
   ];
 
   it.each(table)('%s masked=%s retryable=%s', (kind, masked, retryable) => {
