@@ -3,7 +3,7 @@ import { BatchHandle } from '../client/batch.ts';
 import { batchWorkflowId, listEpisodes } from '../client/episodes.ts';
 import { connect } from '../client/connect.ts';
 import { slotWaits } from '../client/slot-waits.ts';
-import { batchUiLink } from '../server/config.ts';
+import { batchUiLink } from '../config/temporal.ts';
 import { ensureCluster } from './ensure.ts';
 import { collect, positiveInt } from './options.ts';
 import type { EpisodeSelection } from '../client/cancel-episodes.ts';

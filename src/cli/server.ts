@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { temporalAddress, uiUrl } from '../server/config.ts';
+import { temporalAddress, uiUrl } from '../config/temporal.ts';
 import { ensureServer, serverPid, stopServer } from '../server/devserver.ts';
 import { temporalAnswers } from '../server/health.ts';
 import { ensureWorker, stopWorker, workerPid, workerPolls } from '../server/worker-daemon.ts';

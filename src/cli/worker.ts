@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { temporalAddress } from '../server/config.ts';
+import { temporalAddress } from '../config/temporal.ts';
 import { ensureSearchAttributes } from '../server/search-attributes.ts';
 import { runWorkers } from '../worker.ts';
 

@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { basename, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { batchUiLink } from '../server/config.ts';
+import { batchUiLink } from '../config/temporal.ts';
 import type { AgentName, BatchInput, BatchProgress, ModelLimits, ResultRow } from '../workflows/types.ts';
 import { AGENT_NAMES, SHARED_QUEUE, episodeWorkflowId } from '../workflows/types.ts';
 import { probeBeforeBatch } from './probe.ts';

@@ -1,5 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
-import { temporalAddress, serverSettings } from '../server/config.ts';
+import { temporalAddress, serverSettings } from '../config/temporal.ts';
 
 export interface Connected { client: Client; connection: Connection; address: string; namespace: string }
 

@@ -1,7 +1,7 @@
 // Reads what `berth report` and `berth view` need from a results folder: the batch page and one page per episode.
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { workflowUiLink } from '../server/config.ts';
+import { workflowUiLink } from '../config/temporal.ts';
 import { readEpisodeFiles } from './episode-files.ts';
 import { ResultsFolder, type Metrics, type SkippedEntry } from './results.ts';
 import { renderReport, type ReportOptions } from './report.ts';

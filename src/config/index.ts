@@ -2,3 +2,4 @@
 // module, import-free of the rest of src).
 export { configFilePath, loadBerthConfig, loaderOptions, type BerthConfig, type LoadedConfig } from './berth-config.ts';
 export { berthHome, berthHomeDir, homePath } from './paths.ts';
+export * from './temporal.ts';

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { findTemporalCli } from './binary.ts';
-import { SEARCH_ATTRIBUTE_TYPES, RETENTION_DAYS, serverSettings, temporalAddress, uiUrl } from './config.ts';
+import { SEARCH_ATTRIBUTE_TYPES, RETENTION_DAYS, serverSettings, temporalAddress, uiUrl } from '../config/temporal.ts';
 import { alive, readPid, spawnDetached, stopPid, tail, withLockFile } from './daemon.ts';
 import { temporalAnswers, waitFor } from './health.ts';
 import { homePath } from '../config/paths.ts';

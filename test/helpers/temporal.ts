@@ -1,6 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
-import { temporalAddress } from '../../src/server/config.ts';
+import { temporalAddress } from '../../src/config/temporal.ts';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createWorkers, drainRemovals, installRuntime, workflowBundle } from '../../src/worker.ts';
 

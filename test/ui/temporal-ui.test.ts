@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startBatch } from '../../src/client/batch.ts';
-import { uiUrl } from '../../src/server/config.ts';
+import { uiUrl } from '../../src/config/temporal.ts';
 import type { ResultRow } from '../../src/workflows/types.ts';
 import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
 import { artifactPath, launchChromium, repoRoot } from './browser.ts';

@@ -1,3 +1,6 @@
+// Where Temporal is (TEMPORAL_ADDRESS, or the embedded dev server's BERTH_TEMPORAL_PORT, BERTH_UI_PORT,
+// TEMPORAL_NAMESPACE, BERTH_UI_URL) and what the dev server registers: read here for the CLI, client and server.
+
 /** Where the embedded dev server listens and what it registers. */
 export interface ServerSettings {
   host: string;
