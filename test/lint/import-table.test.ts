@@ -1,0 +1,74 @@
+// DESIGN.md section 2: each folder of src imports only what its "may import" column names (the berth/import-table
+// rule in eslint.config.js). Probe files are planted in the folders, linted with the project's own config, removed.
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ESLint } from 'eslint';
+
+const root = join(import.meta.dirname, '..', '..');
+const RULE = 'berth/import-table';
+
+const wrong: Array<[folder: string, source: string, names: string]> = [
+  ['task', "import { ensureImage } from '../sandbox/images.ts';\nexport const x = ensureImage;\n", 'task may not import src/sandbox/images.ts'],
+  ['task/refusals', "import { ensureImage } from '../../sandbox/images.ts';\nexport const x = ensureImage;\n", 'task may not import src/sandbox/images.ts'],
+  ['task', "export { ensureImage } from '../sandbox/images.ts';\n", 'task may not import src/sandbox'],
+  ['task', "export const x = () => import('../sandbox/images.ts');\n", 'task may not import src/sandbox'],
+  ['sandbox', "import { typed } from '../activities/failures.ts';\nexport const x = typed;\n", 'sandbox may not import src/activities'],
+  ['outcomes', "import { berthHomeDir } from '../config/index.ts';\nexport const x = berthHomeDir;\n", 'nothing of src (a bottom module)'],
+  ['outcomes', "import type { Task } from '../task/index.ts';\nexport type X = Task;\n", 'outcomes may not import src/task'],
+  ['trajectory', "import { isMasked } from '../outcomes/index.ts';\nexport const x = isMasked;\n", 'trajectory may not import src/outcomes'],
+  ['config', "import { FAILURE_KINDS } from '../outcomes/index.ts';\nexport const x = FAILURE_KINDS;\n", 'config may not import src/outcomes'],
+  ['agents', "import { runVerification } from '../verify/index.ts';\nexport const x = runVerification;\n", 'agents may not import src/verify'],
+  ['gateway', "import { loadDataset } from '../task/index.ts';\nexport const x = loadDataset;\n", 'gateway may not import src/task'],
+  ['workflows', "import { typed } from '../activities/failures.ts';\nexport const x = typed;\n", 'workflows may not import src/activities'],
+  ['verify', "import { harnessFor } from '../agents/index.ts';\nexport const x = harnessFor;\n", 'verify may not import src/agents'],
+];
+
+const right: Array<[folder: string, source: string]> = [
+  ['sandbox', "import type { Task } from '../task/index.ts';\nimport { isMasked } from '../outcomes/index.ts';\nexport type T = Task;\nexport const x = isMasked;\n"],
+  ['workflows', "import type * as acts from '../activities/shared.ts';\nimport { MASKING_KINDS } from '../outcomes/index.ts';\nexport type A = typeof acts;\nexport const x = MASKING_KINDS;\n"],
+  ['agents', "import { redact } from '../trajectory/index.ts';\nexport const x = redact;\n"],
+  ['activities', "import { homePath } from '../config/index.ts';\nimport { runVerification } from '../verify/index.ts';\nexport const x = [homePath, runVerification];\n"],
+  ['outcomes', "import { join } from 'node:path';\nexport const x = join;\n"],
+];
+
+const probes = [...wrong, ...right].map(([folder, source], i) => ({ file: join(root, 'src', folder, `lint-probe-${process.pid}-${i}.ts`), source }));
+let messages: string[][] = [];
+
+beforeAll(async () => {
+  for (const p of probes) {
+    mkdirSync(dirname(p.file), { recursive: true });
+    writeFileSync(p.file, p.source);
+  }
+  try {
+    // The project's own config; type information is not needed for this rule, and building it for each new file
+    // costs seconds, so the type-aware rules are left to test/lint/tree.test.ts.
+    const eslint = new ESLint({
+      cwd: root,
+      overrideConfig: {
+        languageOptions: { parserOptions: { projectService: false } },
+        rules: { '@typescript-eslint/no-floating-promises': 'off' },
+      },
+    });
+    const results = await eslint.lintFiles(probes.map((p) => p.file));
+    messages = probes.map((p) => (results.find((r) => r.filePath === p.file)?.messages ?? []).map((m) => `${m.ruleId}: ${m.message}`));
+  } finally {
+    for (const p of probes) rmSync(p.file, { force: true });
+  }
+}, 60_000);
+afterAll(() => {
+  for (const p of probes) rmSync(p.file, { force: true });
+});
+
+describe('the import table of DESIGN.md section 2', () => {
+  it.each(wrong.map((w, i) => [w[0], w[2], i] as const))('src/%s: a wrong-direction import fails naming the rule (%s)', (_folder, names, i) => {
+    const found = messages[i]!.filter((m) => m.startsWith(`${RULE}:`));
+    expect(found).toHaveLength(1);
+    expect(found[0]).toContain(names);
+    expect(found[0]).toContain('DESIGN.md section 2');
+  });
+
+  it.each(right.map((r, i) => [r[0], wrong.length + i] as const))('src/%s: a right-direction import passes', (_folder, i) => {
+    expect(messages[i]).toEqual([]);
+  });
+});
