@@ -22,7 +22,6 @@ export const workflowForbiddenModules = [
 export const importTableAllowlist = [
   // The activity contracts (inputs, outputs, TurnRef) are declared with the workflows that call them.
   { from: 'src/activities/', to: 'src/workflows/types.ts', typesOnly: true, why: 'activity inputs and outputs live in workflows/types.ts' },
-  { from: 'src/activities/host-identity.ts', to: 'src/workflows/types.ts', why: 'hostQueueName: queue naming is shared by workflows and activities' },
   { from: 'src/activities/', to: 'src/workflows/regrade-input.ts', why: 'pure regrade-input rules shared by the regrade workflow and its activities' },
   { from: 'src/activities/', to: 'src/workflows/budget.ts', why: 'the pure episode-budget rule shared by the episode workflow and its activities' },
   { from: 'src/activities/slots.ts', to: 'src/server/daemon.ts', why: 'withLockFile: one lock-file helper, not yet in a layer both may import' },
@@ -36,7 +35,7 @@ export const importTableAllowlist = [
   { from: 'src/cli/prepare.ts', to: 'src/agents/installed/registry.ts', why: 'agent names for --agent' },
   { from: 'src/cli/validate.ts', to: 'src/agents/solution.ts', why: '`berth validate` reports solution status' },
   { from: 'src/cli/', to: 'src/task/index.ts', why: 'prepare, tasks and validate load task folders' },
-  { from: 'src/cli/', to: 'src/workflows/types.ts', why: 'SHARED_QUEUE, AGENT_NAMES and the row type' },
+  { from: 'src/cli/', to: 'src/workflows/types.ts', why: 'AGENT_NAMES and the row and progress types' },
   { from: 'src/cli/worker.ts', to: 'src/worker.ts', why: '`berth worker` runs the worker in the foreground' },
   // The client starts workflows by name with values the workflows module defines.
   { from: 'src/client/', to: 'src/workflows/', why: 'queue names, workflow ids, start options, search attributes, the row helpers' },
@@ -45,9 +44,7 @@ export const importTableAllowlist = [
   { from: 'src/client/', to: 'src/trajectory/atif-types.ts', typesOnly: true, why: 'the viewer reads ATIF trajectories' },
   // The detached worker's status reads the slots and identity files the activities keep.
   { from: 'src/server/', to: 'src/activities/', why: 'host status reads the slot file and host identity the worker writes' },
-  { from: 'src/server/worker-daemon.ts', to: 'src/workflows/types.ts', why: 'SHARED_QUEUE' },
   { from: 'src/worker.ts', to: 'src/server/host-workers.ts', why: 'the worker records itself in the host worker list' },
-  { from: 'src/worker.ts', to: 'src/workflows/types.ts', why: 'SHARED_QUEUE' },
   // Workflow inputs carry a probe result and MCP tool descriptions (types only: no code runs in the sandbox).
   { from: 'src/workflows/probe.ts', to: 'src/gateway/probe.ts', typesOnly: true, why: 'the probe result type' },
   { from: 'src/workflows/types.ts', to: 'src/agents/openai/mcp.ts', typesOnly: true, why: 'the MCP tool description type' },

@@ -13,7 +13,7 @@ import { slotsFile } from '../src/activities/worker-state.ts';
 import { startBatch } from '../src/client/batch.ts';
 import { ensureServer } from '../src/server/devserver.ts';
 import { WORKER_NODE_FLAGS } from '../src/server/worker-daemon.ts';
-import { hostQueueName } from '../src/workflows/types.ts';
+import { hostQueueName } from '../src/config/index.ts';
 
 const docker = new Docker();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -14,7 +14,7 @@ import { freeing } from './activities/tear-down.ts';
 import { allRemovers, hostRemover, hostSlots, slotCapacity, slotsFile } from './activities/worker-state.ts';
 import { hostPollers } from './server/host-workers.ts';
 import { stopWorkerGateway } from './activities/model-gateway.ts';
-import { SHARED_QUEUE } from './workflows/types.ts';
+import { SHARED_QUEUE } from './config/index.ts';
 
 const workflowsDir = join(dirname(fileURLToPath(import.meta.url)), 'workflows');
 

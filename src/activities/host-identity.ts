@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
-import { hostQueueName } from '../workflows/types.ts';
 import { sandboxProvider } from './runtime.ts';
+import { hostQueueName } from '../config/index.ts';
 
 let cached: { host: string; queue: string } | undefined;
 let suffix = '';

@@ -1,8 +1,8 @@
 import { ensureServer, type ServerInfo } from '../server/devserver.ts';
 import { dockerAnswers, dockerEndpoint } from '../server/docker-check.ts';
 import { ensureWorker, workerPolls } from '../server/worker-daemon.ts';
-import { SHARED_QUEUE } from '../workflows/types.ts';
 import { UserError } from './output.ts';
+import { SHARED_QUEUE } from '../config/index.ts';
 
 /**
  * With no TEMPORAL_ADDRESS: start (or reuse) the embedded server and the detached worker.

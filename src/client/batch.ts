@@ -3,7 +3,7 @@ import { basename, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { batchUiLink } from '../config/temporal.ts';
 import type { AgentName, BatchInput, BatchProgress, ModelLimits, ResultRow } from '../workflows/types.ts';
-import { AGENT_NAMES, SHARED_QUEUE, episodeWorkflowId } from '../workflows/types.ts';
+import { AGENT_NAMES, episodeWorkflowId } from '../workflows/types.ts';
 import { probeBeforeBatch } from './probe.ts';
 import { isInstalledAgent } from '../agents/installed/registry.ts';
 import { episodesOf } from '../workflows/episodes.ts';
@@ -20,6 +20,7 @@ import { prepareTasks } from './prepare.ts';
 import { loadDataset, toSkippedEntry } from '../task/index.ts';
 import { loadBerthConfig, loaderOptions } from '../config/berth-config.ts';
 import { ResultsFolder, type Metrics, type SkippedEntry } from './results.ts';
+import { SHARED_QUEUE } from '../config/index.ts';
 
 export interface StartBatchOptions {
   dataset: string;

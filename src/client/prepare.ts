@@ -1,7 +1,8 @@
 import type { Client } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
-import { SHARED_QUEUE, type PrepareInput, type PrepareOutcome } from '../workflows/types.ts';
+import { type PrepareInput, type PrepareOutcome } from '../workflows/types.ts';
 import type { SkippedEntry } from './results.ts';
+import { SHARED_QUEUE } from '../config/index.ts';
 
 export interface PrepareResult {
   outcomes: PrepareOutcome[];

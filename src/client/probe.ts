@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
 import type { ProbeResult } from '../gateway/probe.ts';
 import { isInstalledAgent } from '../agents/installed/registry.ts';
-import { SHARED_QUEUE } from '../workflows/types.ts';
+import { SHARED_QUEUE } from '../config/index.ts';
 
 /** A batch whose model refuses the worker's key, or does not exist, never starts. */
 export class ModelProbeFailed extends Error {

@@ -3,3 +3,4 @@
 export { configFilePath, loadBerthConfig, loaderOptions, type BerthConfig, type LoadedConfig } from './berth-config.ts';
 export { berthHome, berthHomeDir, homePath } from './paths.ts';
 export * from './temporal.ts';
+export { SHARED_QUEUE, hostQueueName } from './queues.ts';

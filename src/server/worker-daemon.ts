@@ -1,12 +1,12 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SHARED_QUEUE } from '../workflows/types.ts';
 import { slotCapacity } from '../activities/worker-state.ts';
 import { codeHash, projectRoot } from './code-hash.ts';
 import { alive, readPid, spawnDetached, stopPid, tail, withLockFile } from './daemon.ts';
 import { waitFor } from './health.ts';
 import { queuePollers } from './host-workers.ts';
 import { homePath } from '../config/paths.ts';
+import { SHARED_QUEUE } from '../config/index.ts';
 
 const pidFile = () => homePath('worker.pid');
 const stampFile = () => homePath('worker.code');

@@ -190,13 +190,8 @@ export interface BatchProgress {
   concurrency?: number;
 }
 
-export const SHARED_QUEUE = 'berth';
-
 export const episodeWorkflowId = (batchId: string, taskId: string, repeat: number, attempt = 1): string =>
   `berth/${batchId}/${taskId}/${repeat}${attempt > 1 ? `~a${attempt}` : ''}`;
-
-export const hostQueueName = (engineId: string): string =>
-  `berth-host-${engineId.replace(/[^A-Za-z0-9_-]/g, '').toLowerCase()}`;
 
 export interface PrepareRequest {
   taskId: string;

@@ -4,12 +4,12 @@ import { teardown } from '../../src/activities/host.ts';
 import { RemovalJournal } from '../../src/activities/removal-journal.ts';
 import { hostIdentity, setHostQueueSuffix } from '../../src/activities/host-identity.ts';
 import { hostRemover, hostSlots } from '../../src/activities/worker-state.ts';
-import { hostQueueName } from '../../src/workflows/types.ts';
 import { containerName } from '../../src/sandbox/names.ts';
 import { homePath } from '../../src/config/paths.ts';
 import { noContainersLeft } from '../helpers/docker.ts';
 import { startWorkerProcess, waitUntil, type WorkerProcess } from '../helpers/worker-process.ts';
 import { BASE_IMAGE, provider, teardownAll } from '../sandbox/helpers.ts';
+import { hostQueueName } from '../../src/config/index.ts';
 
 const made: string[] = [];
 setHostQueueSuffix(`teardown-${randomBytes(3).toString('hex')}`);

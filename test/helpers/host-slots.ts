@@ -1,7 +1,7 @@
 import Docker from 'dockerode';
 import { readSlots } from '../../src/activities/slots.ts';
 import { slotsFile } from '../../src/activities/worker-state.ts';
-import { hostQueueName } from '../../src/workflows/types.ts';
+import { hostQueueName } from '../../src/config/index.ts';
 
 /** The sandbox queue a worker with this suffix polls on the engine at `docker` (the default engine if none). */
 export async function testHostQueue(suffix: string, docker = new Docker()): Promise<string> {
