@@ -1,5 +1,6 @@
 // One small call before a batch starts: bad credentials or an unknown model stop the batch there, instead of
 // failing every episode after its sandbox started.
+import { modelStatusMeaning } from '../outcomes/index.ts';
 import type { ModelGateway } from './server.ts';
 import type { Provider, Upstream } from './upstreams.ts';
 import type { Protocol } from './usage.ts';
@@ -40,10 +41,11 @@ export function classifyProbe(status: number, body: string, provider: Provider, 
   if (status < 400) return { ok: true, status };
   const message = messageOf(body).slice(0, 400);
   const where = `${upstream.baseUrl} (${provider}, model ${model})`;
-  if (status === 401 || status === 403) {
+  const meaning = modelStatusMeaning(status);
+  if (meaning === 'agent:bad_credentials') {
     return { ok: false, kind: 'agent:bad_credentials', status, reason: `${where} refused the key with HTTP ${status}: ${message}. Check ${provider === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY'} on the worker (or berth.toml [secrets]).` };
   }
-  if (status === 404 || ((status === 400 || status === 422) && MODEL_TEXT.test(message) && MISSING_TEXT.test(message))) {
+  if (meaning === 'agent:unknown_model' || ((status === 400 || status === 422) && MODEL_TEXT.test(message) && MISSING_TEXT.test(message))) {
     return { ok: false, kind: 'agent:unknown_model', status, reason: `${where} does not know the model: HTTP ${status}: ${message}. Check --model.` };
   }
   return { ok: true, status };
