@@ -37,15 +37,20 @@ export const importTableAllowlist = [
   { from: 'src/cli/', to: 'src/task/index.ts', why: 'prepare, tasks and validate load task folders' },
   { from: 'src/cli/', to: 'src/workflows/types.ts', why: 'AGENT_NAMES and the row and progress types' },
   { from: 'src/cli/worker.ts', to: 'src/worker.ts', why: '`berth worker` runs the worker in the foreground' },
-  // The client starts workflows by name with values the workflows module defines.
-  { from: 'src/client/', to: 'src/workflows/', why: 'queue names, workflow ids, start options, search attributes, the row helpers' },
+  // The client starts and queries workflows with names and ids the workflows module defines (values, not only types).
+  { from: 'src/client/', to: 'src/workflows/types.ts', why: 'AGENT_NAMES, episodeWorkflowId' },
+  { from: 'src/client/', to: 'src/workflows/start-options.ts', why: 'the start options of an episode (retry, regrade)' },
+  { from: 'src/client/', to: 'src/workflows/batch-control.ts', why: 'the signal and query names of a batch' },
+  { from: 'src/client/', to: 'src/workflows/episodes.ts', why: 'episode ids of a batch' },
+  { from: 'src/client/', to: 'src/workflows/search-attributes.ts', why: 'search attribute names for list queries' },
+  { from: 'src/client/', to: 'src/workflows/row.ts', why: 'the row helpers the usage report reads' },
   { from: 'src/client/', to: 'src/agents/installed/registry.ts', why: 'agent names checked before a batch starts' },
   { from: 'src/client/probe.ts', to: 'src/gateway/probe.ts', typesOnly: true, why: 'the probe result type' },
   { from: 'src/client/', to: 'src/trajectory/atif-types.ts', typesOnly: true, why: 'the viewer reads ATIF trajectories' },
   // The detached worker's status reads the slots and identity files the activities keep.
   { from: 'src/server/', to: 'src/activities/', why: 'host status reads the slot file and host identity the worker writes' },
   { from: 'src/worker.ts', to: 'src/server/host-workers.ts', why: 'the worker records itself in the host worker list' },
-  // Workflow inputs carry a probe result and MCP tool descriptions (types only: no code runs in the sandbox).
+  // Workflow inputs carry a probe result and MCP tool descriptions: their types only.
   { from: 'src/workflows/probe.ts', to: 'src/gateway/probe.ts', typesOnly: true, why: 'the probe result type' },
   { from: 'src/workflows/types.ts', to: 'src/agents/openai/mcp.ts', typesOnly: true, why: 'the MCP tool description type' },
 ];
