@@ -118,9 +118,6 @@ export function isRetryable(kind: FailureKind): boolean {
 /** The kinds that mask a row: an activity raising one ends the episode masked, never retried by Temporal. */
 export const MASKING_KINDS: readonly FailureKind[] = ALL_FAILURE_KINDS.filter(isMasked);
 
-/** Kinds a new attempt cannot change (a verdict, or the task's or the settings' own fault). */
-export const NON_RETRYABLE_KINDS: readonly FailureKind[] = ALL_FAILURE_KINDS.filter((k) => !isRetryable(k));
-
 /** Errors that refuse a task rather than end a row (it goes to skipped.json): retrying changes nothing. */
 export const TASK_ERRORS = {
   'berth:task_refused': 'the task folder breaks a rule of the spec or needs something Berth does not support yet',
