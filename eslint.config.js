@@ -45,6 +45,7 @@ export const importTableAllowlist = [
   { from: 'src/client/', to: 'src/workflows/search-attributes.ts', why: 'search attribute names for list queries' },
   { from: 'src/client/', to: 'src/workflows/row.ts', why: 'the row helpers the usage report reads' },
   { from: 'src/client/', to: 'src/agents/installed/registry.ts', why: 'agent names checked before a batch starts' },
+  { from: 'src/client/retry.ts', to: 'src/outcomes/index.ts', why: '`retry --masked` reads each kind\'s retryable flag (outcomes is a bottom module the table leaves out of the client row)' },
   { from: 'src/client/probe.ts', to: 'src/gateway/probe.ts', typesOnly: true, why: 'the probe result type' },
   { from: 'src/client/', to: 'src/trajectory/atif-types.ts', typesOnly: true, why: 'the viewer reads ATIF trajectories' },
   // The detached worker's status reads the slots and identity files the activities keep.

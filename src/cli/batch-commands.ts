@@ -7,7 +7,7 @@ import { batchUiLink } from '../config/temporal.ts';
 import { ensureCluster } from './ensure.ts';
 import { collect, positiveInt } from './options.ts';
 import type { EpisodeSelection } from '../client/cancel-episodes.ts';
-import { UserError, bold, dim, printJson, table } from './output.ts';
+import { UserError, bold, dim, printJson, table, yellow } from './output.ts';
 import { progressLine } from './progress.ts';
 import { printSummary } from './run.ts';
 
@@ -89,8 +89,11 @@ export function registerBatchCommands(program: Command): void {
       if (o.repeat !== undefined && !o.task) throw new UserError('--repeat N picks a repeat of the --task ID episodes: pass --task ID too');
       await withHandle(batchId, o.results, async (h) => {
         const s = await h.retry({ masked: o.masked, failed: o.failed, taskIds: o.task, repeat: o.repeat });
-        if (o.json) return printJson({ batch_id: batchId, retried: s.retried, metrics: s.metrics, rows: s.rows, results: s.resultsDir });
+        if (o.json) return printJson({ batch_id: batchId, retried: s.retried, not_retried: s.kept, metrics: s.metrics, rows: s.rows, results: s.resultsDir });
         console.log(s.retried.length ? `retried ${s.retried.length}: ${s.retried.join(', ')}` : 'nothing to retry');
+        for (const k of s.kept) {
+          console.log(yellow(`not retried ${k.workflowId}: ${k.failureKind} is the task's own failure, another attempt would end the same way (fix the task, then name it with --task to retry it)`));
+        }
         printSummary(s.rows, s.metrics.mean_reward, s.uiLink, s.resultsDir);
       });
     });

@@ -140,13 +140,16 @@ export class BatchHandle {
   }
 
   /** Starts new attempts of the chosen episodes, waits for them, and rewrites the results folder. */
-  async retry(selection: RetrySelection, onRow?: (row: ResultRow) => void): Promise<BatchSummary & { retried: string[] }> {
-    const started = await retryEpisodes(this.client, this.batchId, selection);
+  async retry(selection: RetrySelection, onRow?: (row: ResultRow) => void): Promise<BatchSummary & { retried: string[]; kept: Array<{ workflowId: string; failureKind: string }> }> {
+    const { started, kept } = await retryEpisodes(this.client, this.batchId, selection);
     await Promise.all(started.map(async (s) => {
       const row = await waitForEpisode(this.client, s.workflowId);
       if (row) onRow?.(row);
     }));
-    return { ...(await this.collect()), retried: started.map((s) => s.workflowId) };
+    return {
+      ...(await this.collect()), retried: started.map((s) => s.workflowId),
+      kept: kept.map((k) => ({ workflowId: k.from.workflowId, failureKind: k.failureKind })),
+    };
   }
 
   /**

@@ -116,6 +116,20 @@ describe('a failing step setup masks the episode (issue 14, harbor:step_setup_fa
     expect(readFileSync(join(row.logs_dir!, 'steps', 'second', 'setup-output.txt'), 'utf8')).toContain('cannot continue');
   });
 
+  it('retry --masked keeps it (harbor:step_setup_failed is not retryable: DESIGN.md section 2, outcomes); naming it retries it', async () => {
+    const handle = await startBatch({
+      dataset: setupTask('#!/bin/bash\nexit 4\n'), resultsDir: mkdtempSync(join(tmpdir(), 'berth-setup-')), taskQueue: cluster.taskQueue, client: cluster.client,
+    });
+    const [row] = (await handle.wait()).rows;
+    expect(row).toMatchObject({ mask_sample: true, failure_kind: 'harbor:step_setup_failed' });
+    const masked = await handle.retry({ masked: true });
+    expect(masked.retried).toEqual([]);
+    expect(masked.kept).toEqual([{ workflowId: row!.workflow_id, failureKind: 'harbor:step_setup_failed' }]);
+    const named = await handle.retry({ taskIds: [row!.task_id] });
+    expect(named.retried).toEqual([`${row!.workflow_id}~a2`]);
+    expect(named.rows[0]).toMatchObject({ attempt: 2, failure_kind: 'harbor:step_setup_failed' });
+  });
+
   it('a [steps.healthcheck] that never passes masks the episode the same way', async () => {
     const row = await run(setupTask('', '[steps.healthcheck]\ncommand = "test -f /app/never"\ninterval_sec = 0.2\ntimeout_sec = 2\nretries = 2\n'));
     expect(row).toMatchObject({ mask_sample: true, failure_kind: 'harbor:step_setup_failed' });
