@@ -1,5 +1,5 @@
 // berth.toml (current folder, else BERTH_HOME/config.toml): DESIGN.md section 7, Config file.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse } from 'smol-toml';
 import { z } from 'zod';
@@ -46,8 +46,24 @@ export function configFilePath(cwd = process.cwd()): string | null {
 }
 
 /** Reads berth.toml; a bad file is an error naming the file, the key and what is expected. */
+const readOnce = new Map<string, { stamp: string; loaded: LoadedConfig }>();
+
+/**
+ * berth.toml, read once per version of the file: activities ask for it on every call, so a file that has not changed
+ * (same size and modification time) is not read and validated again.
+ */
 export function loadBerthConfig(file = configFilePath()): LoadedConfig {
   if (!file) return { config: schema.parse({}), file: null };
+  const st = statSync(file, { throwIfNoEntry: false });
+  const stamp = st ? `${st.size}:${st.mtimeMs}:${st.ino}` : '';
+  const kept = readOnce.get(file);
+  if (kept && stamp && kept.stamp === stamp) return structuredClone(kept.loaded);
+  const loaded = readBerthConfig(file);
+  if (stamp) readOnce.set(file, { stamp, loaded: structuredClone(loaded) });
+  return loaded;
+}
+
+function readBerthConfig(file: string): LoadedConfig {
   let raw: unknown;
   try {
     raw = parse(readFileSync(file, 'utf8'));
