@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readSlots } from '../src/activities/slots.ts';
-import { slotsFile } from '../src/activities/worker-state.ts';
+import { slotsFile } from '../src/activities/slot-capacity.ts';
 import { startBatch } from '../src/client/batch.ts';
 import { ensureServer } from '../src/server/devserver.ts';
 import { WORKER_NODE_FLAGS } from '../src/server/worker-daemon.ts';

@@ -3,17 +3,16 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import * as sharedActivities from './activities/shared.ts';
-import * as hostActivities from './activities/host-activities.ts';
-import { hostIdentity, setHostQueueSuffix } from './activities/host-identity.ts';
+import type Docker from 'dockerode';
+import { createActivityDeps, releaseActivityDeps, type ActivityDeps } from './activities/deps.ts';
+import { createHostActivities } from './activities/host-activities.ts';
+import { createSharedActivities } from './activities/shared-activities.ts';
 import { homePath } from './config/paths.ts';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
-import { sandboxProvider } from './activities/runtime.ts';
 import { reconcileSlots, runIsOpen, seedBoundMs } from './activities/slot-reconcile.ts';
 import { freeing } from './activities/tear-down.ts';
-import { allRemovers, hostRemover, hostSlots, slotCapacity, slotsFile } from './activities/worker-state.ts';
+import { slotCapacity, slotsFile } from './activities/slot-capacity.ts';
 import { hostPollers } from './server/host-workers.ts';
-import { stopWorkerGateway } from './activities/model-gateway.ts';
 import { SHARED_QUEUE } from './config/index.ts';
 
 const workflowsDir = join(dirname(fileURLToPath(import.meta.url)), 'workflows');
@@ -53,49 +52,54 @@ export interface WorkerOptions {
   taskQueue?: string;
   /** Appended to this host's sandbox queue (tests isolate their workers with it). */
   hostQueueSuffix?: string;
+  /** The engine this worker's sandboxes run on; DOCKER_HOST's (or the local one) by default. */
+  docker?: Docker;
 }
 
 /** How often a worker looks for slots of its host that nobody else will free (src/activities/slot-reconcile.ts). */
 const RECONCILE_EVERY_MS = 30_000;
 
-/** This host's two workers: the shared queue (workflows, planning) and the sandbox queue named after the engine. */
-export async function createWorkers(opts: WorkerOptions): Promise<{ workers: Worker[]; connection: NativeConnection; hostQueue: string }> {
+/**
+ * This host's two workers: the shared queue (workflows, planning) and the sandbox queue named after the engine,
+ * with activities built from `deps` (built here from `opts` when not given). `deps` go to releaseActivityDeps once
+ * the workers have stopped.
+ */
+export async function createWorkers(opts: WorkerOptions, given?: ActivityDeps): Promise<{ workers: Worker[]; connection: NativeConnection; hostQueue: string; deps: ActivityDeps }> {
   installRuntime();
+  const deps = given ?? await createActivityDeps({ docker: opts.docker, hostQueueSuffix: opts.hostQueueSuffix });
   const connection = await NativeConnection.connect({ address: opts.address });
   const namespace = opts.namespace ?? 'default';
-  if (opts.hostQueueSuffix !== undefined) setHostQueueSuffix(opts.hostQueueSuffix);
-  const { queue } = await hostIdentity();
-  const slots = hostSlots(queue);
+  const { identity: { queue }, slots, remover } = deps;
   /** The SDK's default of 100 at once would cap a host with more slots. */
   const activityRoom = Math.max(100, slots.capacity + 16);
-  const resumed = hostRemover(queue).resume((key) => freeing(slots, key));
+  const resumed = remover.resume((key) => freeing(slots, key));
   if (resumed > 0) console.log(`berth worker: removing the sandboxes of ${resumed} torn-down episode(s) left in the removal journal`);
   const bundle = await workflowBundle();
   const shared = await Worker.create({
-    connection, namespace, taskQueue: opts.taskQueue ?? SHARED_QUEUE, workflowBundle: bundle, activities: sharedActivities,
+    connection, namespace, taskQueue: opts.taskQueue ?? SHARED_QUEUE, workflowBundle: bundle, activities: createSharedActivities(deps),
     // A waiting pickHost's heartbeat says which host is full; it reaches `berth status` within this.
     maxHeartbeatThrottleInterval: '3 seconds',
     maxConcurrentActivityTaskExecutions: activityRoom,
   });
   const host = await Worker.create({
-    connection, namespace, taskQueue: queue, activities: hostActivities,
+    connection, namespace, taskQueue: queue, activities: createHostActivities(deps),
     // Every slot's episode may be in a long activity here at once (its agent turn), and removals and preparing too.
     maxConcurrentActivityTaskExecutions: activityRoom,
   });
   const client = new Client({ connection, namespace });
   const timer = setInterval(() => {
-    reconcileSlots({ slots, remover: hostRemover(queue), isOpen: runIsOpen(client), seedBoundMs: seedBoundMs() })
+    reconcileSlots({ slots, remover, isOpen: runIsOpen(client), seedBoundMs: seedBoundMs() })
       .then((done) => { for (const line of done) console.log(`berth worker: slot ${line}`); })
       .catch(() => undefined);
   }, RECONCILE_EVERY_MS);
   // Unref'd: it never keeps a stopping process alive, and once the connection is closed its calls fail quietly.
   timer.unref();
-  return { workers: [shared, host], connection, hostQueue: queue };
+  return { workers: [shared, host], connection, hostQueue: queue, deps };
 }
 
 /** Tells the log what this worker serves, and which other workers already poll the same host (they share its slots). */
-async function announce(address: string, namespace: string): Promise<void> {
-  const { host, queue } = await hostIdentity();
+async function announce(deps: ActivityDeps, address: string, namespace: string): Promise<void> {
+  const { host, queue } = deps.identity;
   const { slots, from } = slotCapacity();
   console.log(`berth worker: host ${host}, sandbox queue ${queue}, ${slots} sandbox slots (${from})`);
   const others = await hostPollers(address, namespace, queue).catch(() => []);
@@ -106,11 +110,11 @@ async function announce(address: string, namespace: string): Promise<void> {
 }
 
 /** Removes sandboxes whose episode no longer runs, so a crash before this start never leaks containers. */
-async function janitorAtStart(address: string, namespace: string): Promise<void> {
+async function janitorAtStart(deps: ActivityDeps, address: string, namespace: string): Promise<void> {
   const connection = await Connection.connect({ address });
   try {
     const client = new Client({ connection, namespace });
-    const report = await sandboxProvider().janitor({
+    const report = await deps.provider.janitor({
       isLive: async (workflowId) => {
         try {
           return (await client.workflow.getHandle(workflowId).describe()).status.name === 'RUNNING';
@@ -126,26 +130,16 @@ async function janitorAtStart(address: string, namespace: string): Promise<void>
   }
 }
 
-/** How long a worker that is shutting down waits for the sandbox removals it has pending. */
-const REMOVAL_DRAIN_MS = 30_000;
-
-/** Waits (bounded) for this worker's pending sandbox removals; what is left, the next start removes. */
-export async function drainRemovals(): Promise<void> {
-  const left = (await Promise.all(allRemovers().map((r) => r.drain(REMOVAL_DRAIN_MS)))).reduce((a, b) => a + b, 0);
-  if (left > 0) console.warn(`berth worker: ${left} sandbox removal(s) still pending after ${REMOVAL_DRAIN_MS / 1000} s; the next worker start removes them`);
-}
-
 export async function runWorkers(opts: WorkerOptions & { janitor?: boolean }): Promise<void> {
   const namespace = opts.namespace ?? 'default';
-  if (opts.janitor) await janitorAtStart(opts.address, namespace);
-  if (opts.hostQueueSuffix !== undefined) setHostQueueSuffix(opts.hostQueueSuffix);
-  await announce(opts.address, namespace);
-  const { workers, connection } = await createWorkers(opts);
+  const deps = await createActivityDeps({ docker: opts.docker, hostQueueSuffix: opts.hostQueueSuffix });
+  if (opts.janitor) await janitorAtStart(deps, opts.address, namespace);
+  await announce(deps, opts.address, namespace);
+  const { workers, connection } = await createWorkers(opts, deps);
   try {
     await Promise.all(workers.map((w) => w.run()));
   } finally {
-    await drainRemovals();
-    await stopWorkerGateway();
+    await releaseActivityDeps(deps);
     await connection.close();
   }
 }

@@ -3,12 +3,12 @@
 // episode on a host that has the layer shows no install at all.
 import { ApplicationFailure, heartbeat } from '@temporalio/activity';
 import { AgentInstallFailed, ensureLayer, installedAgent, layerExists, layerTag, imageId, type LayerResult } from '../agents/index.ts';
-import { ImageBuildFailed, type PreparedImage } from '../sandbox/index.ts';
+import { ImageBuildFailed, type DockerSandboxProvider, type PreparedImage } from '../sandbox/index.ts';
 import { homePath } from '../config/paths.ts';
 import type { EpisodeInput, EpisodePlan } from '../workflows/types.ts';
 import { typed } from './failures.ts';
 import { agentImageForSeed } from './image-prep.ts';
-import { loadEpisodeTask, sandboxProvider } from './runtime.ts';
+import type { ActivityDeps } from './deps.ts';
 
 export const LAYER_MISSING = 'berth:agent_layer_missing';
 
@@ -18,10 +18,10 @@ export const agentPackagesDir = (): string => homePath('agent-packages');
  * The image an episode's sandbox starts from: the task's, or for an installed agent its layer over it (same
  * configuration on record: the layer only adds files and labels).
  */
-export async function episodeImage(prepared: PreparedImage, agentName: string | undefined): Promise<PreparedImage> {
+export async function episodeImage(provider: DockerSandboxProvider, prepared: PreparedImage, agentName: string | undefined): Promise<PreparedImage> {
   const agent = agentName ? installedAgent(agentName) : undefined;
   if (!agent) return prepared;
-  const docker = sandboxProvider().docker;
+  const { docker } = provider;
   const tag = layerTag(await imageId(docker, prepared.ref), agent);
   if (!(await layerExists(docker, tag))) {
     throw ApplicationFailure.nonRetryable(`${agent.name} ${agent.version} is not installed over ${prepared.name} on this host yet (${tag})`, LAYER_MISSING);
@@ -30,10 +30,9 @@ export async function episodeImage(prepared: PreparedImage, agentName: string | 
 }
 
 /** Builds the agent's layer over an image on this host (once per tag; concurrent callers share the build). */
-export async function buildLayerFor(baseRef: string, agentName: string): Promise<LayerResult> {
+export async function buildLayerFor(provider: DockerSandboxProvider, baseRef: string, agentName: string): Promise<LayerResult> {
   const agent = installedAgent(agentName);
   if (!agent) throw new AgentInstallFailed(`"${agentName}" is not an installed agent`);
-  const provider = sandboxProvider();
   try {
     return await ensureLayer(provider.docker, provider, agent, baseRef, agentPackagesDir());
   } catch (err) {
@@ -43,13 +42,13 @@ export async function buildLayerFor(baseRef: string, agentName: string): Promise
 }
 
 /** Host queue: installs the episode's agent into a layer over its task's image. */
-export async function installAgentLayer(req: { input: EpisodeInput; plan: EpisodePlan }): Promise<LayerResult> {
+export async function installAgentLayer(deps: ActivityDeps, req: { input: EpisodeInput; plan: EpisodePlan }): Promise<LayerResult> {
   const timer = setInterval(() => heartbeat({ installing: req.input.agent }), 5000);
   try {
     return await typed(async () => {
       try {
-        const image = await agentImageForSeed(sandboxProvider(), await loadEpisodeTask(req.input), req.input.imageAliases);
-        return await buildLayerFor(image.ref, req.input.agent);
+        const image = await agentImageForSeed(deps.provider, await deps.loadEpisodeTask(req.input), req.input.imageAliases);
+        return await buildLayerFor(deps.provider, image.ref, req.input.agent);
       } catch (err) {
         if (err instanceof AgentInstallFailed) throw ApplicationFailure.nonRetryable(err.message, 'agent:install_failed');
         throw err;

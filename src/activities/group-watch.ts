@@ -1,15 +1,13 @@
 // A sidecar that dies during the rollout masks the episode (issue 13; DESIGN.md section 3, sandbox loss):
 // the agent's turn watches the group while it runs, and verification looks once more before grading.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SandboxLost } from '../sandbox/index.ts';
+import { SandboxLost, type SandboxProvider } from '../sandbox/index.ts';
 import type { SandboxRef } from '../workflows/types.ts';
-import { sandboxProvider } from './runtime.ts';
 
 const WATCH_MS = 5_000;
 
 /** Why the group is no longer whole (a sidecar gone, or stopped though it ran at seed), or null. */
-export async function groupProblem(ref: SandboxRef): Promise<string | null> {
-  const provider = sandboxProvider();
+export async function groupProblem(provider: SandboxProvider, ref: SandboxRef): Promise<string | null> {
   for (const [name, s] of Object.entries(ref.group?.services ?? {})) {
     if (name === 'main' || s.exited) continue;
     try {
@@ -23,15 +21,15 @@ export async function groupProblem(ref: SandboxRef): Promise<string | null> {
   return null;
 }
 
-export async function assertGroupWhole(ref: SandboxRef): Promise<void> {
-  const problem = await groupProblem(ref);
+export async function assertGroupWhole(provider: SandboxProvider, ref: SandboxRef): Promise<void> {
+  const problem = await groupProblem(provider, ref);
   if (problem) throw new SandboxLost(ref.group!.project, new Error(problem));
 }
 
 /** Rejects with SandboxLost as soon as the group is no longer whole; resolves never (until aborted). */
-export async function watchGroup(ref: SandboxRef, signal: AbortSignal): Promise<never> {
+export async function watchGroup(provider: SandboxProvider, ref: SandboxRef, signal: AbortSignal): Promise<never> {
   for (;;) {
     await sleep(WATCH_MS, undefined, { signal });
-    await assertGroupWhole(ref);
+    await assertGroupWhole(provider, ref);
   }
 }

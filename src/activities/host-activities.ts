@@ -1,8 +1,18 @@
-// Everything that runs on this host's sandbox queue (DESIGN.md section 3, Affinity).
-export { seed, teardown } from './host.ts';
-export { agentTurn, verifyTurn } from './turn.ts';
-export { stepSetup } from './step-setup.ts';
-export { prepareTask } from './prepare.ts';
-export { openaiStart, openaiToolCall, openaiFinish } from './openai.ts';
-export { regradeTurn } from './regrade.ts';
-export { installAgentLayer } from './agent-layer.ts';
+// Everything that runs on this host's sandbox queue (DESIGN.md section 3, Affinity), by the names workflows call.
+import { installAgentLayer } from './agent-layer.ts';
+import { withDeps, type ActivityDeps } from './deps.ts';
+import { seed, teardown } from './host.ts';
+import { openaiFinish, openaiStart, openaiToolCall } from './openai.ts';
+import { prepareTask } from './prepare.ts';
+import { regradeTurn } from './regrade.ts';
+import { stepSetup } from './step-setup.ts';
+import { agentTurn, verifyTurn } from './turn.ts';
+
+export function createHostActivities(deps: ActivityDeps) {
+  return {
+    ...withDeps(deps, { seed, teardown, agentTurn, verifyTurn, stepSetup, prepareTask, openaiStart, openaiToolCall, regradeTurn, installAgentLayer }),
+    openaiFinish,
+  };
+}
+
+export type HostActivities = ReturnType<typeof createHostActivities>;

@@ -5,13 +5,11 @@ import { loadBerthConfig } from '../config/berth-config.ts';
 import { secretValues } from '../verify/index.ts';
 import type { EpisodeInput, EpisodePlan, SandboxRef } from '../workflows/types.ts';
 import { typed } from './failures.ts';
-import { hostIdentity } from './host-identity.ts';
+import type { ActivityDeps } from './deps.ts';
 import { episodeLogsDir } from './logs.ts';
-import { loadEpisodeTask, sandboxProvider } from './runtime.ts';
 import { seedAgentSandbox } from './seed-agent.ts';
 import { seedComposeSandbox } from './seed-compose.ts';
 import { tearDownEpisode } from './tear-down.ts';
-import { hostSlots } from './worker-state.ts';
 import { beating } from './beating.ts';
 
 /**
@@ -27,18 +25,18 @@ function retryWhileAttemptsLeft(err: unknown): unknown {
 }
 
 /** Create-or-adopt the agent's sandbox: image ready, container started, overlay, entrypoint, healthchecks. */
-export async function seed(req: { input: EpisodeInput; plan: EpisodePlan; workflowId: string; runId: string }): Promise<SandboxRef> {
+export async function seed(deps: ActivityDeps, req: { input: EpisodeInput; plan: EpisodePlan; workflowId: string; runId: string }): Promise<SandboxRef> {
   return typed(() => beating(async () => {
-    const { host, queue } = await hostIdentity();
-    await hostSlots(queue).seeded(req.workflowId, req.runId);
-    const task = await loadEpisodeTask(req.input);
+    const { host, queue } = deps.identity;
+    await deps.slots.seeded(req.workflowId, req.runId);
+    const task = await deps.loadEpisodeTask(req.input);
     const logsDir = episodeLogsDir(req.workflowId, req.runId);
     mkdirSync(logsDir, { recursive: true });
     const labels = { batch: req.input.batchId, workflowId: req.workflowId, role: 'agent' } as const;
     if (task.compose) {
-      return seedComposeSandbox(task, req, { host, queue, logsDir, labels, hostEnv: process.env }).catch((err: unknown) => { throw retryWhileAttemptsLeft(err); });
+      return seedComposeSandbox(deps, task, req, { host, queue, logsDir, labels, hostEnv: process.env }).catch((err: unknown) => { throw retryWhileAttemptsLeft(err); });
     }
-    const { handle, spec } = await seedAgentSandbox(sandboxProvider(), task, {
+    const { handle, spec } = await seedAgentSandbox(deps, task, {
       name: containerName(req.workflowId, req.runId, 'agent'),
       labels,
       imageAliases: req.input.imageAliases, hostEnv: process.env, logsDir, hidden: () => secretValues(loadBerthConfig().config.secrets),
@@ -60,6 +58,6 @@ export async function seed(req: { input: EpisodeInput; plan: EpisodePlan; workfl
  * janitor alone would not: at that start the episode is usually still RUNNING (closing it takes a
  * workflow task that only a live worker runs), and the janitor keeps a running episode's containers.
  */
-export async function teardown(req: { episodeId: string; runId: string }): Promise<void> {
-  await tearDownEpisode(req.episodeId, req.runId);
+export async function teardown(deps: ActivityDeps, req: { episodeId: string; runId: string }): Promise<void> {
+  await tearDownEpisode(deps, req.episodeId, req.runId);
 }

@@ -3,14 +3,14 @@
 import { listMcpTools, type McpToolBinding } from '../agents/index.ts';
 import type { Task } from '../task/index.ts';
 import type { SandboxRef } from '../workflows/types.ts';
-import { sandboxDriver } from './runtime.ts';
+import type Docker from 'dockerode';
 
 /** The URL the worker uses: the service's container address in place of its service name. */
-async function reachable(url: string, sandbox: SandboxRef): Promise<string> {
+async function reachable(docker: Docker, url: string, sandbox: SandboxRef): Promise<string> {
   const u = new URL(url);
   const service = sandbox.group?.services[u.hostname];
   if (!service) return url;
-  const info = await sandboxDriver().docker.getContainer(service.containerId).inspect();
+  const info = await docker.getContainer(service.containerId).inspect();
   const ip = Object.values(info.NetworkSettings.Networks ?? {}).map((n) => n.IPAddress).find((a) => a);
   if (!ip) throw new Error(`service ${u.hostname} has no network address`);
   u.hostname = ip;
@@ -18,7 +18,7 @@ async function reachable(url: string, sandbox: SandboxRef): Promise<string> {
 }
 
 /** Bindings for every server that answered; `notes` says which did not, and why (written with the turn's logs). */
-export async function mcpToolsFor(task: Task, sandbox: SandboxRef, signal?: AbortSignal): Promise<{ tools: McpToolBinding[]; notes: string[] }> {
+export async function mcpToolsFor(docker: Docker, task: Task, sandbox: SandboxRef, signal?: AbortSignal): Promise<{ tools: McpToolBinding[]; notes: string[] }> {
   const tools: McpToolBinding[] = [];
   const notes: string[] = [];
   for (const s of task.environment.mcp_servers) {
@@ -27,7 +27,7 @@ export async function mcpToolsFor(task: Task, sandbox: SandboxRef, signal?: Abor
       continue;
     }
     try {
-      tools.push(...await listMcpTools(s.name, await reachable(s.url, sandbox), signal));
+      tools.push(...await listMcpTools(s.name, await reachable(docker, s.url, sandbox), signal));
     } catch (err) {
       notes.push(`MCP server ${s.name} at ${s.url} did not list its tools: ${(err as Error).message}`);
     }

@@ -1,5 +1,6 @@
 // This worker's model gateway (DESIGN.md section 5): started on first use on the engine's bridge gateway
 // address, and the per-turn scope an agent's calls are counted in.
+import type Docker from 'dockerode';
 import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { appendFile } from 'node:fs/promises';
@@ -11,9 +12,7 @@ import {
 import { homePath } from '../config/paths.ts';
 import { loadBerthConfig } from '../config/berth-config.ts';
 import type { EpisodeInput, TokenUsage } from '../workflows/types.ts';
-import { sandboxProvider } from './runtime.ts';
-
-let started: Promise<ModelGateway> | undefined;
+import { OnDemand } from './on-demand.ts';
 
 /** A port kept from the last start, so an agent still running from before a worker restart reaches it again. */
 function rememberedPort(host: string): number {
@@ -24,8 +23,8 @@ function rememberedPort(host: string): number {
   }
 }
 
-async function start(): Promise<ModelGateway> {
-  const host = await gatewayHost(sandboxProvider().docker);
+async function start(docker: Docker): Promise<ModelGateway> {
+  const host = await gatewayHost(docker);
   const retry = process.env.BERTH_GATEWAY_RETRY_BASE_MS ? { baseMs: Number(process.env.BERTH_GATEWAY_RETRY_BASE_MS) } : {};
   let gateway = new ModelGateway({ host, port: rememberedPort(host), retry });
   try {
@@ -40,15 +39,14 @@ async function start(): Promise<ModelGateway> {
   return gateway;
 }
 
-export function workerGateway(): Promise<ModelGateway> {
-  if (!started) started = start().catch((err: unknown) => { started = undefined; throw err; });
-  return started;
+/** A worker's gateway, started on first use on its engine's bridge gateway address. */
+export function workerGateway(docker: Docker): OnDemand<ModelGateway> {
+  return new OnDemand(() => start(docker));
 }
 
-export async function stopWorkerGateway(): Promise<void> {
-  const g = started;
-  started = undefined;
-  if (g) await (await g).stop().catch(() => undefined);
+export async function stopWorkerGateway(gateway: OnDemand<ModelGateway>): Promise<void> {
+  const g = gateway.take();
+  if (g) await (await g.catch(() => undefined))?.stop().catch(() => undefined);
 }
 
 /** Tokens are derived from the turn's key and a secret of this host: a re-attached turn gets the same one. */
@@ -111,13 +109,13 @@ export interface TurnScope {
 }
 
 /** Registers the turn's token: calls are appended to the turn's model-calls.jsonl as they end. */
-export async function openTurnScope(opts: {
+export async function openTurnScope(gateways: OnDemand<ModelGateway>, opts: {
   input: EpisodeInput; agent: InstalledAgent; turn: number; runKey: string;
   /** A turn's logs folder (turn-N/, or steps/<name>/ of a multi-step task). */
   turnDir: (turn: number) => string;
 }): Promise<TurnScope> {
   const { provider, model } = modelOf(opts.input, opts.agent);
-  const gateway = await workerGateway();
+  const gateway = await gateways.get();
   const dir = join(opts.turnDir(opts.turn), 'agent');
   mkdirSync(dir, { recursive: true });
   const file = join(dir, CALLS_FILE);

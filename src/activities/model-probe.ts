@@ -1,12 +1,13 @@
 import { installedAgent } from '../agents/index.ts';
 import { probeModel, type ProbeResult } from '../gateway/index.ts';
-import { modelOf, upstreamOf, workerGateway } from './model-gateway.ts';
+import type { ActivityDeps } from './deps.ts';
+import { modelOf, upstreamOf } from './model-gateway.ts';
 
 /**
  * Shared queue, before a batch starts: one small call through this worker's gateway with the key it holds, so a
  * bad key or an unknown model stops the batch before any sandbox starts. Rate limits are retried by the gateway.
  */
-export async function probeAgentModel(req: { agent: string; model?: string; agentArgs?: Record<string, string> }): Promise<ProbeResult> {
+export async function probeAgentModel(deps: ActivityDeps, req: { agent: string; model?: string; agentArgs?: Record<string, string> }): Promise<ProbeResult> {
   const agent = installedAgent(req.agent);
   if (!agent) return { ok: true, status: 0 };
   let m;
@@ -15,5 +16,5 @@ export async function probeAgentModel(req: { agent: string; model?: string; agen
   } catch (err) {
     return { ok: false, kind: 'agent:unknown_model', status: 0, reason: (err as Error).message };
   }
-  return probeModel(await workerGateway(), { provider: m.provider, protocol: agent.protocol(m.provider), model: m.model, upstream: upstreamOf(m.provider) });
+  return probeModel(await deps.gateway.get(), { provider: m.provider, protocol: agent.protocol(m.provider), model: m.model, upstream: upstreamOf(m.provider) });
 }

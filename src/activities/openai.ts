@@ -9,12 +9,11 @@ import { clearTurnFiles } from '../verify/index.ts';
 import type { ModelLimits, OpenAiModelAnswer, OpenAiTurnSetup, TurnRef } from '../workflows/types.ts';
 import { upstreamFor } from '../gateway/index.ts';
 import { loadBerthConfig } from '../config/berth-config.ts';
-import { workerGateway } from './model-gateway.ts';
 import { asActivityFailure, typed } from './failures.ts';
 import { handleOf } from './handle.ts';
 import { turnDirOf } from './logs.ts';
 import { enterPhase } from './phase-network.ts';
-import { loadEpisodeTask, sandboxProvider } from './runtime.ts';
+import type { ActivityDeps } from './deps.ts';
 import { beating } from './beating.ts';
 import { mcpToolsFor } from './mcp-tools.ts';
 import { agentUserFor } from './turn.ts';
@@ -22,21 +21,21 @@ import { agentUserFor } from './turn.ts';
 const agentDir = (ref: TurnRef) => join(turnDirOf(ref), 'agent');
 
 /** Host queue: clears the previous turn's files, switches the agent user, and opens the conversation file. */
-export async function openaiStart(ref: TurnRef): Promise<OpenAiTurnSetup> {
+export async function openaiStart(deps: ActivityDeps, ref: TurnRef): Promise<OpenAiTurnSetup> {
   return typed(async () => {
-    const task = await loadEpisodeTask(ref.input);
+    const task = await deps.loadEpisodeTask(ref.input);
     const opts = openAiOptionsFromArgs(ref.input.agentArgs);
-    const provider = sandboxProvider();
+    const { provider } = deps;
     const handle = handleOf(ref.sandbox);
     if (ref.turn > 0) await clearTurnFiles(provider, handle, task.verifier.inputs);
-    const user = await agentUserFor(task, ref);
-    await enterPhase(task, handle, ref.turn, 'agent');
+    const user = await agentUserFor(provider, task, ref);
+    await enterPhase(deps, task, handle, ref.turn, 'agent');
     const dir = agentDir(ref);
     mkdirSync(dir, { recursive: true });
     const conversationPath = join(dir, CONVERSATION_FILE);
     const instruction = task.multi_step ? task.steps[ref.turn]!.instruction : task.instruction ?? '';
     await startConversation(conversationPath, { system: opts.systemPrompt ?? defaultSystemPrompt(handle.workdir), instruction });
-    const mcp = task.environment.mcp_servers.length > 0 ? await mcpToolsFor(task, ref.sandbox, Context.current().cancellationSignal) : null;
+    const mcp = task.environment.mcp_servers.length > 0 ? await mcpToolsFor(provider.docker, task, ref.sandbox, Context.current().cancellationSignal) : null;
     if (mcp && mcp.notes.length > 0) writeFileSync(join(dir, 'mcp.txt'), `${mcp.notes.join('\n')}\n`);
     return {
       ...(mcp && mcp.tools.length > 0 ? { mcpTools: mcp.tools } : {}),
@@ -53,8 +52,8 @@ export async function openaiStart(ref: TurnRef): Promise<OpenAiTurnSetup> {
  * retried with backoff. `spentTokens`/`spentCostUsd` are what the turn used before: passing --max-tokens or
  * --max-cost is reported as `limit`.
  */
-export async function openaiModelCall(s: OpenAiTurnSetup, spent?: { tokens: number; costUsd: number; limits?: ModelLimits }): Promise<OpenAiModelAnswer> {
-  const gateway = await workerGateway();
+export async function openaiModelCall(deps: ActivityDeps, s: OpenAiTurnSetup, spent?: { tokens: number; costUsd: number; limits?: ModelLimits }): Promise<OpenAiModelAnswer> {
+  const gateway = await deps.gateway.get();
   const scope = gateway.register({
     label: 'openai',
     upstreams: { openai: upstreamFor('openai', process.env, loadBerthConfig().config.secrets, { baseUrl: s.baseUrl, keyVar: s.apiKeyEnv ?? DEFAULT_API_KEY_ENV }) },
@@ -83,7 +82,7 @@ export async function openaiModelCall(s: OpenAiTurnSetup, spent?: { tokens: numb
 }
 
 /** Host queue: one bash tool call in the sandbox, as the agent user; idempotent by tool call id. */
-export async function openaiToolCall(req: { ref: TurnRef; setup: OpenAiTurnSetup; toolCallId: string; timeoutSec: number }): Promise<{ exitCode: number | null }> {
+export async function openaiToolCall(deps: ActivityDeps, req: { ref: TurnRef; setup: OpenAiTurnSetup; toolCallId: string; timeoutSec: number }): Promise<{ exitCode: number | null }> {
   return typed(() => beating(async () => {
     const records = await readConversation(req.setup.conversationPath);
     const assistant = lastAssistant(records);
@@ -95,9 +94,9 @@ export async function openaiToolCall(req: { ref: TurnRef; setup: OpenAiTurnSetup
       return { exitCode: null };
     }
     // Each call is the agent phase: a worker restarted since the turn started puts the sandbox back on its network.
-    await enterPhase(await loadEpisodeTask(req.ref.input), handleOf(req.ref.sandbox), req.ref.turn, 'agent');
+    await enterPhase(deps, await deps.loadEpisodeTask(req.ref.input), handleOf(req.ref.sandbox), req.ref.turn, 'agent');
     const r = await runBashTool({
-      provider: sandboxProvider(), handle: { ...handleOf(req.ref.sandbox), user: req.setup.user }, user: req.setup.user,
+      provider: deps.provider, handle: { ...handleOf(req.ref.sandbox), user: req.setup.user }, user: req.setup.user,
       workdir: req.setup.workdir, env: {}, call, timeoutSec: req.timeoutSec, conversationPath: req.setup.conversationPath,
     });
     return { exitCode: r.exitCode };

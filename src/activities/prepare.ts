@@ -4,13 +4,13 @@ import { isLossError } from '../sandbox/index.ts';
 import { prepareAndRecord } from './image-prep.ts';
 import { buildLayerFor } from './agent-layer.ts';
 import { installedAgent } from '../agents/index.ts';
-import { loadEpisodeTask, sandboxProvider } from './runtime.ts';
+import type { ActivityDeps } from './deps.ts';
 
 /** Makes one task's image ready on this host and records it; a failure is an outcome, not an error. */
-export async function prepareTask(req: PrepareRequest): Promise<PrepareOutcome> {
+export async function prepareTask(deps: ActivityDeps, req: PrepareRequest): Promise<PrepareOutcome> {
   const timer = setInterval(() => heartbeat(), 5000);
   try {
-    return await prepareOne(req);
+    return await prepareOne(deps, req);
   } finally {
     clearInterval(timer);
   }
@@ -20,12 +20,12 @@ export async function prepareTask(req: PrepareRequest): Promise<PrepareOutcome> 
  * Every task of a batch, one at a time (builds are CPU-heavy), on the host whose worker took the activity: one
  * activity instead of one per task. Progress goes in the heartbeat, so a retried attempt goes on from there.
  */
-export async function prepareTasksHere(input: PrepareInput): Promise<PrepareOutcome[]> {
+export async function prepareTasksHere(deps: ActivityDeps, input: PrepareInput): Promise<PrepareOutcome[]> {
   const done = ((Context.current().info.heartbeatDetails as { outcomes?: PrepareOutcome[] } | undefined)?.outcomes ?? []).slice();
   const timer = setInterval(() => heartbeat({ outcomes: done }), 5000);
   try {
     for (const t of input.tasks.slice(done.length)) {
-      done.push(await prepareOne({
+      done.push(await prepareOne(deps, {
         ...t, datasetPath: input.datasetPath, imageAliases: input.imageAliases,
         ...(input.separateVerifierForArtifacts ? { separateVerifierForArtifacts: true } : {}),
       }, input.agent));
@@ -37,14 +37,14 @@ export async function prepareTasksHere(input: PrepareInput): Promise<PrepareOutc
   }
 }
 
-async function prepareOne(req: PrepareRequest, agent?: string): Promise<PrepareOutcome> {
+async function prepareOne(deps: ActivityDeps, req: PrepareRequest, agent?: string): Promise<PrepareOutcome> {
   try {
-    const task = await loadEpisodeTask({ ...req, batchId: '', datasetName: '', repeat: 1, attempt: 1, agent: 'oracle', agentArgs: {},
+    const task = await deps.loadEpisodeTask({ ...req, batchId: '', datasetName: '', repeat: 1, attempt: 1, agent: 'oracle', agentArgs: {},
       episodeSettings: { defaultTimeoutSec: 0, enforceTaskTimeouts: true, sandboxReadyTimeoutSec: 0, separateVerifierForArtifacts: req.separateVerifierForArtifacts === true } });
     // The agent's image and a separate verifier's, made ready and recorded: what this task's episodes start from here.
-    const { agent: image } = await prepareAndRecord(sandboxProvider(), task, req.imageAliases);
+    const { agent: image } = await prepareAndRecord(deps.provider, task, req.imageAliases);
     // berth prepare --agent: the agent's layer over the task's image, so no episode waits for the install.
-    const layer = agent && installedAgent(agent) ? await buildLayerFor(image.ref, agent) : undefined;
+    const layer = agent && installedAgent(agent) ? await buildLayerFor(deps.provider, image.ref, agent) : undefined;
     return { taskId: task.id, ok: true, image: image.name, mode: task.image.mode, built: image.built, ...(layer ? { layer: { tag: layer.tag, built: layer.built } } : {}) };
   } catch (err) {
     // An engine that stopped answering is retried; anything else is this task's outcome.

@@ -2,21 +2,21 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { REGRADE_REFUSED, type RegradeInput } from '../workflows/regrade-input.ts';
 import type { EpisodePlan } from '../workflows/types.ts';
 import { typed } from './failures.ts';
-import { loadEpisodeTask } from './runtime.ts';
+import type { ActivityDeps } from './deps.ts';
 import { planEpisode } from './shared.ts';
 
 /**
  * The regrade's plan from the task as it is now: its tests/ may have changed since the batch started (that is the
  * point of a regrade), so the plan takes the current digest instead of refusing a moved one.
  */
-export async function planRegrade(input: RegradeInput): Promise<EpisodePlan> {
+export async function planRegrade(deps: ActivityDeps, input: RegradeInput): Promise<EpisodePlan> {
   return typed(async () => {
-    const task = await loadEpisodeTask(input.episode, { fresh: true });
+    const task = await deps.loadEpisodeTask(input.episode, { fresh: true });
     if (task.multi_step) {
       throw ApplicationFailure.nonRetryable(
         `${task.path}: a multi-step task cannot be regraded: each step's verifier graded the state after its own step, and Berth keeps only the state after the last one. Retry the episode instead (berth retry BATCH --task ${task.id}).`,
         REGRADE_REFUSED);
     }
-    return planEpisode({ ...input.episode, digest: task.digest });
+    return planEpisode(deps, { ...input.episode, digest: task.digest });
   });
 }

@@ -17,18 +17,15 @@ import { typed } from './failures.ts';
 import { environmentOf } from './seed-agent.ts';
 import { agentSandboxNetwork } from './phase-network.ts';
 import { episodeLogsDir, turnLogsDir } from './logs.ts';
-import { loadEpisodeTask, sandboxProvider } from './runtime.ts';
+import type { ActivityDeps } from './deps.ts';
 import { agentSandboxSpec } from './sandbox-spec.ts';
 import { turnOutcomeOf } from './turn.ts';
-import { hostIdentity } from './host-identity.ts';
-import { hostSlots } from './worker-state.ts';
 
 const refused = (message: string) => ApplicationFailure.nonRetryable(message, REGRADE_REFUSED);
 
 /** A slot of this host, as an episode takes one: a regrade of a whole batch runs as many at once as episodes do. */
-async function withSlot<T>(workflowId: string, runId: string, fn: () => Promise<T>): Promise<T> {
-  const { host, queue } = await hostIdentity();
-  const slots = hostSlots(queue);
+async function withSlot<T>(deps: ActivityDeps, workflowId: string, runId: string, fn: () => Promise<T>): Promise<T> {
+  const { identity: { host }, slots } = deps;
   while (!(await slots.tryReserve(workflowId, runId))) {
     heartbeat({ waiting: { host, inUse: slots.inUse, capacity: slots.capacity } });
     await Promise.race([sleep(1000), slots.changed(1000)]);
@@ -43,13 +40,13 @@ async function withSlot<T>(workflowId: string, runId: string, fn: () => Promise<
   }
 }
 
-export async function regradeTurn(req: { input: RegradeInput; plan: EpisodePlan }): Promise<TurnOutcome & { logsDir: string }> {
+export async function regradeTurn(deps: ActivityDeps, req: { input: RegradeInput; plan: EpisodePlan }): Promise<TurnOutcome & { logsDir: string }> {
   return typed(() => beating(async () => {
     const { input, plan } = req;
     const exec = Context.current().info.workflowExecution;
     if (!exec) throw new Error('regradeTurn runs only inside a regrade workflow');
     const { workflowId, runId } = exec;
-    const task = await loadEpisodeTask({ ...input.episode, digest: plan.digest });
+    const task = await deps.loadEpisodeTask({ ...input.episode, digest: plan.digest });
     const source = turnLogsDir(input.from.logsDir, 0, null);
     if (!existsSync(join(source, 'agent', 'trajectory.json'))) {
       throw refused(`${source}/agent/trajectory.json is not on this host: the episode ${input.from.workflowId} has no agent turn to regrade (its seed failed, or its logs were removed)`);
@@ -64,13 +61,13 @@ export async function regradeTurn(req: { input: RegradeInput; plan: EpisodePlan 
     const responseText = existsSync(join(turnDir, 'agent', 'response.txt')) ? await readFile(join(turnDir, 'agent', 'response.txt'), 'utf8') : input.from.responseText;
     const secrets = loadBerthConfig().config.secrets;
     const base = {
-      provider: sandboxProvider(), task, stepIndex: null, logsDir: turnDir, trajectory, responseText,
+      provider: deps.provider, task, stepIndex: null, logsDir: turnDir, trajectory, responseText,
       naming: { workflowId, runId, batchId: input.episode.batchId }, hostEnv: process.env, secrets, imageAliases: input.episode.imageAliases,
       heartbeat: () => heartbeat(), signal: Context.current().cancellationSignal,
     };
-    const out = await withSlot(workflowId, runId, () => (plan.verifierMode === 'separate'
+    const out = await withSlot(deps, workflowId, runId, () => (plan.verifierMode === 'separate'
       ? regradeSeparate(base, source, input)
-      : regradeShared(base, task, input, workflowId, runId)));
+      : regradeShared(deps, base, task, input, workflowId, runId)));
     const { verify: _old, ...agentTimings } = input.from.timings;
     return { ...turnOutcomeOf(out, { step: plan.steps[0]!.name, responseText, agentTimings, usage: input.from.usage, secrets }), logsDir };
   }));
@@ -87,8 +84,8 @@ async function regradeSeparate(base: Base, source: string, input: RegradeInput):
   return runVerification({ ...base, agent: gone, collected });
 }
 
-async function regradeShared(base: Base, task: Task, input: RegradeInput, workflowId: string, runId: string): Promise<VerifyResult> {
-  const provider = sandboxProvider();
+async function regradeShared(deps: ActivityDeps, base: Base, task: Task, input: RegradeInput, workflowId: string, runId: string): Promise<VerifyResult> {
+  const { provider } = deps;
   const image = finalStateImage(input.stateOf.workflowId, input.stateOf.runId);
   if (!(await imageExists(provider.docker, image))) {
     throw refused(`no final state of ${input.stateOf.workflowId} is kept on this host (image ${image}): a shared-mode regrade needs the batch run with --keep-final-state, and the image not yet removed (berth gc, or ${retentionDays()} days of retention)`);
@@ -97,7 +94,7 @@ async function regradeShared(base: Base, task: Task, input: RegradeInput, workfl
   const spec = agentSandboxSpec(task, { ref: image, name: image, config: null, built: false }, {
     name: containerName(workflowId, runId, 'agent'), taskEnv: environmentOf(task, process.env),
     labels: { batch: input.episode.batchId, workflowId, role: 'agent' },
-    network: await agentSandboxNetwork(task),
+    network: await agentSandboxNetwork(deps, task),
   });
   // The state already has the overlay's and the agent's work; the user and folder the episode resolved are on its labels.
   delete spec.overlay;

@@ -8,7 +8,7 @@ import { keepEntrypointOutput } from './entrypoint-output.ts';
 import { agentImageForSeed } from './image-prep.ts';
 import { episodeImage } from './agent-layer.ts';
 import { turnLogsDir } from './logs.ts';
-import { agentSandboxNetwork, enterPhase } from './phase-network.ts';
+import { agentSandboxNetwork, enterPhase, type NetworkDeps } from './phase-network.ts';
 import { agentSandboxSpec } from './sandbox-spec.ts';
 import { seedFailure } from './seed-failure.ts';
 import { deliverTaskExtras } from './task-extras.ts';
@@ -34,10 +34,11 @@ export function environmentOf(task: Task, hostEnv: AgentSeedRequest['hostEnv']):
   return result.values;
 }
 
-export async function seedAgentSandbox(provider: SandboxProvider, task: Task, req: AgentSeedRequest): Promise<{ handle: SandboxHandle; spec: SandboxSpec }> {
+export async function seedAgentSandbox(deps: NetworkDeps, task: Task, req: AgentSeedRequest): Promise<{ handle: SandboxHandle; spec: SandboxSpec }> {
+  const { provider } = deps;
   const taskEnv = environmentOf(task, req.hostEnv);
-  const prepared = await episodeImage(await agentImageForSeed(provider, task, req.imageAliases), req.agent);
-  const spec = agentSandboxSpec(task, prepared, { name: req.name, taskEnv, labels: req.labels, network: await agentSandboxNetwork(task) });
+  const prepared = await episodeImage(provider, await agentImageForSeed(provider, task, req.imageAliases), req.agent);
+  const spec = agentSandboxSpec(task, prepared, { name: req.name, taskEnv, labels: req.labels, network: await agentSandboxNetwork(deps, task) });
   let handle: SandboxHandle;
   try {
     ({ handle } = await provider.seed(spec));
@@ -45,7 +46,7 @@ export async function seedAgentSandbox(provider: SandboxProvider, task: Task, re
     if (err instanceof SeedFailed && err.kind === 'harbor:entrypoint_failed') throw await withKeptOutput(provider, task, spec.name, err, req);
     throw err;
   }
-  await enterPhase(task, handle, 0, 'baseline');
+  await enterPhase(deps, task, handle, 0, 'baseline');
   const environmentDir = inTask(task.path, TASK_LAYOUT.environmentDir);
   if (task.image.upload_environment_files && existsSync(environmentDir)) {
     await provider.upload(handle, environmentDir, handle.workdir, { owner: handle.user });

@@ -1,6 +1,5 @@
 // The seed of a Compose task (DESIGN.md section 7, Compose groups): main's image prepared as for a
 // single sandbox, every sidecar's image built or aliased, then the group made and main seeded.
-import { log } from '@temporalio/activity';
 import { join } from 'node:path';
 import { groupProjectName } from '../sandbox/docker/group-names.ts';
 import { seedGroup } from '../sandbox/group-seed.ts';
@@ -10,19 +9,16 @@ import type { Task } from '../task/index.ts';
 import type { EpisodeInput, SandboxRef, ServiceRef } from '../workflows/types.ts';
 import { agentImageForSeed } from './image-prep.ts';
 import { environmentOf } from './seed-agent.ts';
-import { sandboxDriver, sandboxProvider } from './runtime.ts';
+import type { ActivityDeps } from './deps.ts';
 import { agentSandboxSpec } from './sandbox-spec.ts';
 import { deliverTaskExtras } from './task-extras.ts';
 
-const warned = new Set<string>();
-
 /** multi-step-tasks.md § Compose sidecar sizing: once per task, which sidecars run at the default size. */
-function logDefaultSized(task: Task): void {
+function logDefaultSized(deps: ActivityDeps, task: Task): void {
   const plain = task.compose!.sidecars.filter((s) => !s.sized).map((s) => s.name);
-  const key = `${task.path}\0${task.digest}`;
-  if (plain.length === 0 || warned.has(key)) return;
-  warned.add(key);
-  log.warn(
+  if (plain.length === 0) return;
+  deps.warnOnce(
+    `sidecar sizes\0${task.path}\0${task.digest}`,
     `${task.id}: sidecar(s) ${plain.join(', ')} of ${task.compose!.file} run at the engine's default size (no deploy.resources). ` +
     'Size a sidecar with deploy.resources.limits (cpus, memory) in the compose file.',
   );
@@ -32,11 +28,10 @@ function logDefaultSized(task: Task): void {
 export const GROUP_PREFIX = 'group:';
 export const groupRemovalName = (project: string): string => `${GROUP_PREFIX}${project}`;
 
-export async function seedComposeSandbox(task: Task, req: { input: EpisodeInput; workflowId: string; runId: string }, o: {
+export async function seedComposeSandbox(deps: ActivityDeps, task: Task, req: { input: EpisodeInput; workflowId: string; runId: string }, o: {
   host: string; queue: string; logsDir: string; labels: SandboxLabels; hostEnv: Readonly<Record<string, string | undefined>>;
 }): Promise<SandboxRef> {
-  const provider = sandboxProvider();
-  const driver = sandboxDriver();
+  const { provider, driver } = deps;
   const project = groupProjectName(req.workflowId, req.runId, 'agent');
   const taskEnv = environmentOf(task, o.hostEnv);
   let prepared = await agentImageForSeed(provider, task, req.input.imageAliases);
@@ -46,7 +41,7 @@ export async function seedComposeSandbox(task: Task, req: { input: EpisodeInput;
   // The group keeps one network for the episode (the loader refuses Compose tasks whose phases switch).
   const network = { network: task.environment.network_mode === 'no-network' ? 'none' : 'bridge', env: {} };
   const spec = agentSandboxSpec(task, prepared, { name: project, taskEnv, labels: o.labels, network });
-  logDefaultSized(task);
+  logDefaultSized(deps, task);
   const r = await seedGroup(driver, spec, {
     project,
     composeFile: join(task.path, task.compose!.file),

@@ -1,18 +1,13 @@
-import { ApplicationFailure, heartbeat, log } from '@temporalio/activity';
+import { ApplicationFailure, heartbeat } from '@temporalio/activity';
 import { loadBerthConfig } from '../config/berth-config.ts';
 import { checkDigest, envTablesOf, firstUnsetVariable, unsetVariableMessage, type Task } from '../task/index.ts';
 import { episodeBudget, healthcheckWorstSec, verifyTimeLimitSec } from '../workflows/budget.ts';
 import type { EpisodeInput, EpisodePlan, EpisodeSettings, HostLease } from '../workflows/types.ts';
 import { typed } from './failures.ts';
-import { hostIdentity } from './host-identity.ts';
-import { loadEpisodeTask } from './runtime.ts';
+import type { ActivityDeps } from './deps.ts';
 import { beating } from './beating.ts';
 import { pickHost } from './pick-host.ts';
 import { stepNeedsSetup, stepSetupBudgetSec } from './step-setup.ts';
-export { openaiModelCall } from './openai.ts';
-export { pickHost } from './pick-host.ts';
-export { prepareTasksHere } from './prepare.ts';
-export { probeAgentModel } from './model-probe.ts';
 
 const SETUP_PER_TURN_SEC = 60;
 const READY_GRACE_SEC = 60;
@@ -59,19 +54,10 @@ function checkVariables(task: Task, input: EpisodeInput, firstStep: string): voi
   });
 }
 
-const warned = new Set<string>();
-
-/** A task's budget warning goes to this worker's log once, not once per episode. */
-function warnOnce(key: string, message: string): void {
-  if (warned.has(key)) return;
-  warned.add(key);
-  log.warn(message);
-}
-
 /** Loads the task (refusing one whose digest moved) and returns the small plan the workflow follows. */
-export async function planEpisode(input: EpisodeInput): Promise<EpisodePlan> {
+export async function planEpisode(deps: ActivityDeps, input: EpisodeInput): Promise<EpisodePlan> {
   return typed(async () => {
-    const task = await loadEpisodeTask(input, { fresh: true });
+    const task = await deps.loadEpisodeTask(input, { fresh: true });
     const digest = checkDigest(input.digest, task);
     if (!digest.ok) throw ApplicationFailure.nonRetryable(digest.reason, 'berth:digest_moved');
     const settings = input.episodeSettings;
@@ -94,7 +80,7 @@ export async function planEpisode(input: EpisodeInput): Promise<EpisodePlan> {
       enforceTaskTimeouts: settings.enforceTaskTimeouts,
     });
     if (!budget.ok) throw ApplicationFailure.nonRetryable(`${task.path}: ${budget.reason}`, 'berth:task_refused');
-    if (budget.warning) warnOnce(`${task.path}\0${task.digest}`, `${task.id}: ${budget.warning}`);
+    if (budget.warning) deps.warnOnce(`budget\0${task.path}\0${task.digest}`, `${task.id}: ${budget.warning}`);
     heartbeat();
     return {
       taskId: task.id,
@@ -119,13 +105,12 @@ export async function planEpisode(input: EpisodeInput): Promise<EpisodePlan> {
  * planEpisode then pickHost in one activity: a round trip and three history events fewer per episode. The load
  * heartbeats, since this activity has pickHost's heartbeat timeout.
  */
-export async function planAndPickHost(req: { input: EpisodeInput; episodeId: string }): Promise<{ plan: EpisodePlan; lease: HostLease }> {
-  const plan = await beating(() => planEpisode(req.input));
-  return { plan, lease: await pickHost({ episodeId: req.episodeId }) };
+export async function planAndPickHost(deps: ActivityDeps, req: { input: EpisodeInput; episodeId: string }): Promise<{ plan: EpisodePlan; lease: HostLease }> {
+  const plan = await beating(() => planEpisode(deps, req.input));
+  return { plan, lease: await pickHost(deps, { episodeId: req.episodeId }) };
 }
 
 /** This host's sandbox queue, without reserving a slot (preparing images). */
-export async function hostLease(): Promise<HostLease> {
-  return hostIdentity();
+export async function hostLease(deps: ActivityDeps): Promise<HostLease> {
+  return deps.identity;
 }
-export { planRegrade } from './regrade-plan.ts';

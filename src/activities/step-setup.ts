@@ -14,7 +14,7 @@ import { typed } from './failures.ts';
 import { handleOf } from './handle.ts';
 import { turnDirOf } from './logs.ts';
 import { enterPhase } from './phase-network.ts';
-import { loadEpisodeTask, sandboxProvider } from './runtime.ts';
+import type { ActivityDeps } from './deps.ts';
 import { agentUserFor } from './turn.ts';
 
 const OUTPUT_CHARS = 4000;
@@ -38,22 +38,22 @@ export function stepSetupBudgetSec(task: Task, step: Step): number {
   return (step.setup_script ? task.environment.build_timeout_sec + EXEC_OVERHEAD_SEC : 0) + hcSec + EXEC_OVERHEAD_SEC;
 }
 
-export async function stepSetup(req: TurnRef): Promise<void> {
+export async function stepSetup(deps: ActivityDeps, req: TurnRef): Promise<void> {
   return typed(() => beating(async () => {
-    const task = await loadEpisodeTask(req.input);
+    const task = await deps.loadEpisodeTask(req.input);
     const step = task.steps[req.turn];
     if (!step || !stepNeedsSetup(step)) return;
-    const provider = sandboxProvider();
+    const { provider } = deps;
     const handle = handleOf(req.sandbox);
     // Once per turn: a retried attempt after a finished setup does not run setup.sh a second time.
     const { runId } = Context.current().info.workflowExecution ?? { runId: 'local' };
     const done = shellQuote(`${DETACHED_BASE}/step-setup-${runId}-t${req.turn + 1}`);
     if ((await provider.exec(handle, { command: `test -e ${done}`, user: 'root', workdir: '/' })).exitCode === 0) return;
 
-    const user = await agentUserFor(task, req);
+    const user = await agentUserFor(provider, task, req);
     const as = { ...handle, user };
     // Harbor prepares a step outside its agent phase's network policy: on the environment's baseline.
-    await enterPhase(task, handle, req.turn, 'baseline');
+    await enterPhase(deps, task, handle, req.turn, 'baseline');
     if (step.workdir !== null) await provider.upload(as, step.workdir, handle.workdir, { owner: user });
     if (step.setup_script) {
       const script = `${handle.workdir.replace(/\/+$/, '')}/setup.sh`;

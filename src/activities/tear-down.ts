@@ -1,9 +1,8 @@
 import { groupProjectName } from '../sandbox/docker/group-names.ts';
 import { containerName } from '../sandbox/index.ts';
 import { groupRemovalName } from './seed-compose.ts';
-import { hostIdentity } from './host-identity.ts';
+import type { ActivityDeps } from './deps.ts';
 import type { HostSlots } from './slots.ts';
-import { hostRemover, hostSlots } from './worker-state.ts';
 
 /** The sandboxes an episode run may have on its host: its containers, and its Compose group (every container, network and volume of it). */
 export const episodeSandboxNames = (episodeId: string, runId: string): string[] => [
@@ -17,10 +16,9 @@ export const freeing = (slots: HostSlots, key: string) => (): void => {
 };
 
 /** Hands the episode run's sandboxes to this host's remover; its slot is freed once they are gone. Idempotent. */
-export async function tearDownEpisode(episodeId: string, runId: string): Promise<void> {
-  const { queue } = await hostIdentity();
+export async function tearDownEpisode(deps: Pick<ActivityDeps, 'slots' | 'remover'>, episodeId: string, runId: string): Promise<void> {
   const names = episodeSandboxNames(episodeId, runId);
-  const slots = hostSlots(queue);
+  const { slots } = deps;
   const key = await slots.vacate(episodeId, runId, names);
-  hostRemover(queue).schedule(`${episodeId}/${runId}`, names, key ? freeing(slots, key) : undefined);
+  deps.remover.schedule(`${episodeId}/${runId}`, names, key ? freeing(slots, key) : undefined);
 }

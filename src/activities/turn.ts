@@ -6,7 +6,7 @@ import { openTurnScope } from './model-gateway.ts';
 import { loadBerthConfig } from '../config/berth-config.ts';
 import type { Task } from '../task/index.ts';
 import { clearTurnFiles, redact, runVerification, secretValues, type VerifyResult } from '../verify/index.ts';
-import { keepFinalState } from '../sandbox/index.ts';
+import { keepFinalState, type SandboxProvider } from '../sandbox/index.ts';
 import type { AtifTrajectory } from '../verify/index.ts';
 import type { AgentTurnOutput, SandboxRef, TokenUsage, TurnOutcome, TurnRef } from '../workflows/types.ts';
 import { beating } from './beating.ts';
@@ -17,8 +17,8 @@ import { handleOf, servicesOf } from './handle.ts';
 import { verifyThenTearDown } from './final-verify.ts';
 import { turnDirOf } from './logs.ts';
 import { enterPhase, verifyNetwork } from './phase-network.ts';
-import { loadEpisodeTask, sandboxProvider } from './runtime.ts';
 import { tearDownEpisode } from './tear-down.ts';
+import type { ActivityDeps } from './deps.ts';
 
 export type TurnRequest = TurnRef;
 
@@ -37,31 +37,31 @@ function agentUser(task: Task, turn: number, sandbox: SandboxRef): string {
 }
 
 /** The turn's agent user, made the working directory's owner (multi-step-tasks.md § Per-step agent user). */
-export async function agentUserFor(task: Task, ref: TurnRef): Promise<string> {
+export async function agentUserFor(provider: SandboxProvider, task: Task, ref: TurnRef): Promise<string> {
   const user = agentUser(task, ref.turn, ref.sandbox);
   // Steps that set their own user switch the owner each turn, and back for a step that sets none.
   const perStep = task.multi_step && task.steps.some((s) => s.agent.user !== null);
   if (user !== ref.sandbox.user || perStep) {
-    await sandboxProvider().exec(handleOf(ref.sandbox), { command: `chown ${user} "${ref.sandbox.workdir}"`, user: 'root' });
+    await provider.exec(handleOf(ref.sandbox), { command: `chown ${user} "${ref.sandbox.workdir}"`, user: 'root' });
   }
   return user;
 }
 
 /** One agent turn: the harness runs inside the sandbox; its transcript and full response go to the turn's logs. */
-export async function agentTurn(req: TurnRequest): Promise<AgentTurnOutput> {
+export async function agentTurn(deps: ActivityDeps, req: TurnRequest): Promise<AgentTurnOutput> {
   return typed(() => beating(async () => {
-    const task = await loadEpisodeTask(req.input);
-    const provider = sandboxProvider();
+    const task = await deps.loadEpisodeTask(req.input);
+    const { provider } = deps;
     const handle = handleOf(req.sandbox);
     const logsDir = join(turnDirOf(req), 'agent');
     mkdirSync(logsDir, { recursive: true });
     if (req.turn > 0) await clearTurnFiles(provider, handle, task.verifier.inputs);
-    const user = await agentUserFor(task, req);
-    await enterPhase(task, handle, req.turn, 'agent');
+    const user = await agentUserFor(provider, task, req);
+    await enterPhase(deps, task, handle, req.turn, 'agent');
     const instruction = task.multi_step ? task.steps[req.turn]!.instruction : task.instruction ?? '';
     const installed = installedAgent(req.input.agent);
     const model = installed
-      ? await openTurnScope({ input: req.input, agent: installed, turn: req.turn, runKey: runKey(req.turn), turnDir: (t) => turnDirOf({ ...req, turn: t }) })
+      ? await openTurnScope(deps.gateway, { input: req.input, agent: installed, turn: req.turn, runKey: runKey(req.turn), turnDir: (t) => turnDirOf({ ...req, turn: t }) })
       : undefined;
     let ended: ReturnType<NonNullable<typeof model>['close']> | undefined;
     // A Compose task's group is watched while the agent runs: a sidecar that dies masks the episode.
@@ -76,7 +76,7 @@ export async function agentTurn(req: TurnRequest): Promise<AgentTurnOutput> {
         ...(model ? { model: model.access, stop: model.stop } : {}),
       });
       run.catch(() => undefined);
-      result = req.sandbox.group ? await Promise.race([run, watchGroup(req.sandbox, watching.signal)]) : await run;
+      result = req.sandbox.group ? await Promise.race([run, watchGroup(provider, req.sandbox, watching.signal)]) : await run;
     } finally {
       watching.abort();
       ended = model?.close();
@@ -97,26 +97,26 @@ export async function agentTurn(req: TurnRequest): Promise<AgentTurnOutput> {
  */
 type VerifyRequest = TurnRequest & { agentTimings: Record<string, number>; usage?: TokenUsage; agentOutcome?: { kind: string; reason: string } };
 
-export async function verifyTurn(req: VerifyRequest & { teardownAfter?: boolean }): Promise<TurnOutcome & { tornDown?: true }> {
+export async function verifyTurn(deps: ActivityDeps, req: VerifyRequest & { teardownAfter?: boolean }): Promise<TurnOutcome & { tornDown?: true }> {
   return typed(() => beating(async () => {
     const turnDir = turnDirOf(req);
-    if (!req.teardownAfter) return verifyHere(req, turnDir);
+    if (!req.teardownAfter) return verifyHere(deps, req, turnDir);
     const { workflowId, runId } = execution();
     const keep = req.input.keepFinalState && req.plan.verifierMode === 'shared'
-      ? async () => { await keepFinalState(sandboxProvider().docker, req.sandbox.container, { batch: req.input.batchId, workflowId, runId }); }
+      ? async () => { await keepFinalState(deps.provider.docker, req.sandbox.container, { batch: req.input.batchId, workflowId, runId }); }
       : undefined;
-    const outcome = await verifyThenTearDown(turnDir, () => verifyHere(req, turnDir), () => tearDownEpisode(workflowId, runId), keep);
+    const outcome = await verifyThenTearDown(turnDir, () => verifyHere(deps, req, turnDir), () => tearDownEpisode(deps, workflowId, runId), keep);
     return { ...outcome, tornDown: true };
   }));
 }
 
-async function verifyHere(req: VerifyRequest, turnDir: string): Promise<TurnOutcome> {
-  const task = await loadEpisodeTask(req.input);
-  const provider = sandboxProvider();
+async function verifyHere(deps: ActivityDeps, req: VerifyRequest, turnDir: string): Promise<TurnOutcome> {
+  const task = await deps.loadEpisodeTask(req.input);
+  const { provider } = deps;
   const handle = handleOf(req.sandbox);
   const secrets = loadBerthConfig().config.secrets;
   if (req.sandbox.entrypoint) await failIfEntrypointDied(provider, handle, turnDir, secretValues(secrets));
-  if (req.sandbox.group) await assertGroupWhole(req.sandbox);
+  if (req.sandbox.group) await assertGroupWhole(provider, req.sandbox);
   const trajectory = JSON.parse(readFileSync(join(turnDir, 'agent', 'trajectory.json'), 'utf8')) as AtifTrajectory;
   const responseText = readFileSync(join(turnDir, 'agent', 'response.txt'), 'utf8');
   const { workflowId, runId } = execution();
@@ -126,7 +126,7 @@ async function verifyHere(req: VerifyRequest, turnDir: string): Promise<TurnOutc
     logsDir: turnDir, trajectory, responseText, naming: { workflowId, runId, batchId: req.input.batchId },
     hostEnv: process.env, secrets, imageAliases: req.input.imageAliases, heartbeat: () => heartbeat(),
     agentNeededAfter: req.turn < req.plan.steps.length - 1,
-    network: verifyNetwork(task, handleOf(req.sandbox), req.turn),
+    network: verifyNetwork(deps, task, handleOf(req.sandbox), req.turn),
     signal: Context.current().cancellationSignal,
   });
   // The image entrypoint's output goes with this turn's verifier logs (after they landed there).

@@ -1,6 +1,6 @@
-import { hostIdentity, setHostQueueSuffix } from '../activities/host-identity.ts';
+import { hostIdentity } from '../activities/host-identity.ts';
 import { readSlots } from '../activities/slots.ts';
-import { slotCapacity, slotsFile } from '../activities/worker-state.ts';
+import { slotCapacity, slotsFile } from '../activities/slot-capacity.ts';
 import { hostPollers } from './host-workers.ts';
 
 export interface HostStatus {
@@ -16,8 +16,7 @@ export interface HostStatus {
  * BERTH_HOST_QUEUE_SUFFIX names a test worker's queue, as for `berth worker`.
  */
 export async function hostStatus(address: string | undefined, namespace = 'default'): Promise<HostStatus> {
-  if (process.env.BERTH_HOST_QUEUE_SUFFIX !== undefined) setHostQueueSuffix(process.env.BERTH_HOST_QUEUE_SUFFIX);
-  const { host, queue } = await hostIdentity();
+  const { host, queue } = await hostIdentity({ suffix: process.env.BERTH_HOST_QUEUE_SUFFIX });
   const file = slotsFile(queue);
   const view = readSlots(file);
   const workers = address ? await hostPollers(address, namespace, queue).catch(() => []) : [];

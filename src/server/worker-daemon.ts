@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { slotCapacity } from '../activities/worker-state.ts';
+import { slotCapacity } from '../activities/slot-capacity.ts';
 import { codeHash, projectRoot } from './code-hash.ts';
 import { alive, readPid, spawnDetached, stopPid, tail, withLockFile } from './daemon.ts';
 import { waitFor } from './health.ts';

@@ -2,8 +2,8 @@ import {
   ActivityCancellationType, ActivityFailure, ApplicationFailure, CancellationScope, executeChild, getExternalWorkflowHandle, isCancellation, patched, proxyActivities, sleep, upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
 import { episodeDoneSignal, type EpisodeDone } from './signals.ts';
-import type * as shared from '../activities/shared.ts';
-import type * as host from '../activities/host-activities.ts';
+import type { SharedActivities } from '../activities/shared-activities.ts';
+import type { HostActivities } from '../activities/host-activities.ts';
 import { FINAL_ERROR_TYPES, TASK_ERROR_TYPES, maskedTurn, maskingFailure, plannedSeedFailure } from './failures.ts';
 import { openaiTurnWorkflow } from './openai-turn.ts';
 import { rollUp, shouldStop } from './rollup.ts';
@@ -11,16 +11,16 @@ import { buildRow } from './row.ts';
 import { BERTH_FAILURE_KIND, BERTH_OUTCOME, BERTH_REWARD, BERTH_TURN } from './search-attributes.ts';
 import type { EpisodeInput, EpisodePlan, HostLease, ResultRow, SandboxRef, TurnOutcome } from './types.ts';
 
-const { planEpisode } = proxyActivities<typeof shared>({
+const { planEpisode } = proxyActivities<SharedActivities>({
   startToCloseTimeout: '2 minutes',
   retry: { maximumAttempts: 3, nonRetryableErrorTypes: [...TASK_ERROR_TYPES] },
 });
-const { pickHost } = proxyActivities<typeof shared>({
+const { pickHost } = proxyActivities<SharedActivities>({
   startToCloseTimeout: '24 hours',
   heartbeatTimeout: '30 seconds',
   retry: { maximumAttempts: 5 },
 });
-const { planAndPickHost } = proxyActivities<typeof shared>({
+const { planAndPickHost } = proxyActivities<SharedActivities>({
   startToCloseTimeout: '24 hours',
   heartbeatTimeout: '30 seconds',
   retry: { maximumAttempts: 5, nonRetryableErrorTypes: [...TASK_ERROR_TYPES] },
@@ -64,25 +64,25 @@ function hostActivities(lease: HostLease, plan: EpisodePlan) {
   const common = { taskQueue: lease.queue, scheduleToStartTimeout: `${plan.scheduleToStartSec} seconds` } as const;
   const retry = { maximumAttempts: 3, initialInterval: '2 seconds', nonRetryableErrorTypes: [...FINAL_ERROR_TYPES] };
   const heartbeatTimeout = `${plan.heartbeatTimeoutSec} seconds`;
-  const turn = proxyActivities<typeof host>({ ...common, startToCloseTimeout: `${longest + GRACE_SEC} seconds`, heartbeatTimeout, retry });
+  const turn = proxyActivities<HostActivities>({ ...common, startToCloseTimeout: `${longest + GRACE_SEC} seconds`, heartbeatTimeout, retry });
   const ownLimits = plan.steps.every((s) => s.verifyTimeoutSec !== undefined) && patched(EPISODE_V3);
   return {
     // Installing an agent into a layer is long (a build); it runs only on a host that lacks the layer.
-    install: proxyActivities<typeof host>({
+    install: proxyActivities<HostActivities>({
       ...common, startToCloseTimeout: '2 hours', heartbeatTimeout, retry: { ...retry, maximumAttempts: 2 },
     }).installAgentLayer,
     // A cancelled episode waits for its seed to finish, so teardown never races a container being created.
-    seed: proxyActivities<typeof host>({
+    seed: proxyActivities<HostActivities>({
       ...common, startToCloseTimeout: `${plan.seedTimeoutSec} seconds`, heartbeatTimeout, retry,
       cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     }).seed,
     turn,
     /** The verification of turn `i`, under its own limit (plans made before it had none: the turn's). */
     verify: (i: number) => ownLimits
-      ? proxyActivities<typeof host>({ ...common, startToCloseTimeout: `${plan.steps[i]!.verifyTimeoutSec!} seconds`, heartbeatTimeout, retry }).verifyTurn
+      ? proxyActivities<HostActivities>({ ...common, startToCloseTimeout: `${plan.steps[i]!.verifyTimeoutSec!} seconds`, heartbeatTimeout, retry }).verifyTurn
       : turn.verifyTurn,
-    teardown: proxyActivities<typeof host>({ ...common, startToCloseTimeout: '2 minutes', retry: { maximumAttempts: 5 } }).teardown,
-    stepSetup: proxyActivities<typeof host>({
+    teardown: proxyActivities<HostActivities>({ ...common, startToCloseTimeout: '2 minutes', retry: { maximumAttempts: 5 } }).teardown,
+    stepSetup: proxyActivities<HostActivities>({
       ...common, startToCloseTimeout: `${Math.max(0, ...plan.steps.map((s) => s.setupSec ?? 0)) + GRACE_SEC} seconds`, heartbeatTimeout, retry,
     }).stepSetup,
   };

@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure, continueAsNew, proxyActivities, workflowInfo } from '@temporalio/workflow';
-import type * as host from '../activities/host-activities.ts';
-import type * as shared from '../activities/shared.ts';
+import type { HostActivities } from '../activities/host-activities.ts';
+import type { SharedActivities } from '../activities/shared-activities.ts';
 import { FINAL_ERROR_TYPES } from './failures.ts';
 import type { AgentTurnOutput, OpenAiTurnState, TurnRef } from './types.ts';
 
@@ -12,8 +12,8 @@ function acts(ref: TurnRef) {
   const hostOpts = { taskQueue: ref.sandbox.queue, scheduleToStartTimeout: `${ref.plan.scheduleToStartSec} seconds` } as const;
   const retry = { maximumAttempts: 3, nonRetryableErrorTypes: [...FINAL_ERROR_TYPES, 'berth:conversation_lost'] };
   return {
-    model: proxyActivities<typeof shared>({ startToCloseTimeout: '15 minutes', heartbeatTimeout: '2 minutes', retry: { maximumAttempts: 4, nonRetryableErrorTypes: [...FINAL_ERROR_TYPES, 'berth:context_length', 'AgentConfigError'] } }),
-    host: proxyActivities<typeof host>({ ...hostOpts, startToCloseTimeout: `${ref.plan.steps[ref.turn]!.agentTimeoutSec + GRACE_SEC} seconds`, heartbeatTimeout: `${ref.plan.heartbeatTimeoutSec} seconds`, retry }),
+    model: proxyActivities<SharedActivities>({ startToCloseTimeout: '15 minutes', heartbeatTimeout: '2 minutes', retry: { maximumAttempts: 4, nonRetryableErrorTypes: [...FINAL_ERROR_TYPES, 'berth:context_length', 'AgentConfigError'] } }),
+    host: proxyActivities<HostActivities>({ ...hostOpts, startToCloseTimeout: `${ref.plan.steps[ref.turn]!.agentTimeoutSec + GRACE_SEC} seconds`, heartbeatTimeout: `${ref.plan.heartbeatTimeoutSec} seconds`, retry }),
   };
 }
 

@@ -1,8 +1,8 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type * as shared from '../activities/shared.ts';
+import type { SharedActivities } from '../activities/shared-activities.ts';
 import type { ProbeResult } from '../gateway/probe.ts';
 
-const { probeAgentModel } = proxyActivities<typeof shared>({ startToCloseTimeout: '5 minutes', retry: { maximumAttempts: 3 } });
+const { probeAgentModel } = proxyActivities<SharedActivities>({ startToCloseTimeout: '5 minutes', retry: { maximumAttempts: 3 } });
 
 /** One probe call through a worker's gateway (the worker holds the keys, not the client). */
 export async function modelProbeWorkflow(req: { agent: string; model?: string; agentArgs?: Record<string, string> }): Promise<ProbeResult> {

@@ -1,6 +1,6 @@
 import { proxyActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import type * as shared from '../activities/shared.ts';
-import type * as host from '../activities/host-activities.ts';
+import type { SharedActivities } from '../activities/shared-activities.ts';
+import type { HostActivities } from '../activities/host-activities.ts';
 import { FINAL_ERROR_TYPES, maskedTurn, maskingFailure } from './failures.ts';
 import { REGRADE_REFUSED, type RegradeInput } from './regrade-input.ts';
 import { rollUp } from './rollup.ts';
@@ -10,7 +10,7 @@ import type { ResultRow, TurnOutcome } from './types.ts';
 
 const NOT_RETRIED = [...FINAL_ERROR_TYPES, REGRADE_REFUSED];
 
-const { planRegrade } = proxyActivities<typeof shared>({
+const { planRegrade } = proxyActivities<SharedActivities>({
   startToCloseTimeout: '2 minutes',
   retry: { maximumAttempts: 3, nonRetryableErrorTypes: NOT_RETRIED },
 });
@@ -24,7 +24,7 @@ export async function regradeWorkflow(input: RegradeInput): Promise<ResultRow> {
   const info = workflowInfo();
   try {
     const plan = await planRegrade.executeWithOptions({ summary: `plan the regrade of ${input.episode.taskId}` }, [input]);
-    const { regradeTurn } = proxyActivities<typeof host>({
+    const { regradeTurn } = proxyActivities<HostActivities>({
       taskQueue: input.from.queue,
       scheduleToStartTimeout: `${plan.scheduleToStartSec} seconds`,
       // It may wait for a sandbox slot first; the heartbeat says it is alive.

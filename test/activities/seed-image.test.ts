@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { prepareAndRecord } from '../../src/activities/image-prep.ts';
+import { sandboxDeps } from '../../src/activities/deps.ts';
 import { seedAgentSandbox } from '../../src/activities/seed-agent.ts';
 import { SeedFailed } from '../../src/sandbox/errors.ts';
 import { prepareAgentImage } from '../../src/sandbox/image-prep.ts';
@@ -39,7 +40,7 @@ async function seed(task: Task, aliases: Record<string, string> = {}, hostEnv: R
   const name = containerName(workflowId, 'run', 'agent');
   made.push(name);
   const logsDir = mkdtempSync(join(tmpdir(), 'berth-seed-image-'));
-  return (await seedAgentSandbox(provider, task, { name, labels: { batch: 'vitest-seed-image', workflowId, role: 'agent' }, imageAliases: aliases, hostEnv, logsDir, hidden: () => [] })).handle;
+  return (await seedAgentSandbox(sandboxDeps(provider), task, { name, labels: { batch: 'vitest-seed-image', workflowId, role: 'agent' }, imageAliases: aliases, hostEnv, logsDir, hidden: () => [] })).handle;
 }
 
 const builtTag = async (task: Task): Promise<string> => {

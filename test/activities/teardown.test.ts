@@ -1,22 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createActivityDeps, releaseActivityDeps } from '../../src/activities/deps.ts';
 import { teardown } from '../../src/activities/host.ts';
 import { RemovalJournal } from '../../src/activities/removal-journal.ts';
-import { hostIdentity, setHostQueueSuffix } from '../../src/activities/host-identity.ts';
-import { hostRemover, hostSlots } from '../../src/activities/worker-state.ts';
 import { containerName } from '../../src/sandbox/names.ts';
 import { homePath } from '../../src/config/paths.ts';
 import { noContainersLeft } from '../helpers/docker.ts';
 import { startWorkerProcess, waitUntil, type WorkerProcess } from '../helpers/worker-process.ts';
 import { BASE_IMAGE, provider, teardownAll } from '../sandbox/helpers.ts';
-import { hostQueueName } from '../../src/config/index.ts';
 
 const made: string[] = [];
-setHostQueueSuffix(`teardown-${randomBytes(3).toString('hex')}`);
-const here = async () => { const { queue } = await hostIdentity(); return { slots: hostSlots(queue), remover: hostRemover(queue) }; };
+// This file's own sandbox queue, so no other worker on this engine shares its slots or its removal journal.
+const deps = await createActivityDeps({ docker: provider.docker, hostQueueSuffix: `teardown-${randomBytes(3).toString('hex')}` });
 const workers: WorkerProcess[] = [];
 afterAll(async () => {
   for (const w of workers) await w.stop();
+  await releaseActivityDeps(deps);
   await teardownAll(made);
 });
 
@@ -34,11 +33,11 @@ const exists = (name: string) => provider.docker.getContainer(name).inspect().th
 describe('the teardown activity (real Docker)', () => {
   it('returns before the removal, the container is gone soon after, and the slot is freed only then', async () => {
     const ep = await seededEpisode();
-    const { slots, remover } = await here();
+    const { slots, remover } = deps;
     const before = slots.inUse;
     expect(await slots.tryReserve(ep.episodeId, ep.runId)).toBe(true);
 
-    await teardown(ep);
+    await teardown(deps, ep);
     expect(slots.inUse).toBe(before + 1);
     expect(remover.size).toBeGreaterThan(0);
 
@@ -53,20 +52,20 @@ describe('the teardown activity (real Docker)', () => {
 
   it('a second teardown while the first removal is pending neither fails nor frees a slot twice', async () => {
     const [one, two] = [await seededEpisode(), await seededEpisode()];
-    const { slots, remover } = await here();
+    const { slots, remover } = deps;
     const before = slots.inUse;
     await slots.tryReserve(one.episodeId, one.runId);
     await slots.tryReserve(two.episodeId, two.runId);
 
-    await teardown(one);
-    await teardown(one);
+    await teardown(deps, one);
+    await teardown(deps, one);
     expect(await remover.drain(15_000)).toBe(0);
     expect(slots.inUse).toBe(before + 1);
     expect(await exists(one.name)).toBe(false);
     expect(await exists(two.name)).toBe(true);
 
-    await teardown(two);
-    await teardown(two);
+    await teardown(deps, two);
+    await teardown(deps, two);
     expect(await remover.drain(15_000)).toBe(0);
     expect(slots.inUse).toBe(before);
     expect(await exists(two.name)).toBe(false);
@@ -75,9 +74,8 @@ describe('the teardown activity (real Docker)', () => {
   it('a worker that starts removes what a worker that died had journaled, and frees its slot', async () => {
     const ep = await seededEpisode();
     const suffix = `resume-${randomBytes(3).toString('hex')}`;
-    const queue = `${hostQueueName(String((await provider.docker.info()).ID))}-${suffix}`;
     // What teardown leaves before it returns; the worker that wrote it died before removing.
-    const slots = hostSlots(queue);
+    const { identity: { queue }, slots } = await createActivityDeps({ docker: provider.docker, hostQueueSuffix: suffix });
     await slots.tryReserve(ep.episodeId, ep.runId);
     await slots.vacate(ep.episodeId, ep.runId, [ep.name]);
     new RemovalJournal(homePath('removals', queue)).add(`${ep.episodeId}/${ep.runId}`, [ep.name]);

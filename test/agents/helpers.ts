@@ -5,6 +5,7 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { AgentTurnContext } from '../../src/agents/index.ts';
+import { sandboxDeps } from '../../src/activities/deps.ts';
 import { seedAgentSandbox } from '../../src/activities/seed-agent.ts';
 import { DockerSandboxProvider } from '../../src/sandbox/docker-provider.ts';
 import { containerName } from '../../src/sandbox/names.ts';
@@ -48,7 +49,7 @@ export function seedAsAgentUser(made: string[]): Promise<SandboxHandle> {
 export async function seedTask(made: string[], task: Task): Promise<SandboxHandle> {
   const { name, labels } = baseSpec(made);
   const logsDir = await mkdtemp(join(tmpdir(), 'berth-agents-logs-'));
-  const { handle } = await seedAgentSandbox(provider, task, { name, labels, imageAliases: ALIASES, hostEnv: process.env, logsDir, hidden: () => [] });
+  const { handle } = await seedAgentSandbox(sandboxDeps(provider), task, { name, labels, imageAliases: ALIASES, hostEnv: process.env, logsDir, hidden: () => [] });
   return handle;
 }
 

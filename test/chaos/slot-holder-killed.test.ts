@@ -5,7 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readSlots } from '../../src/activities/slots.ts';
-import { slotsFile } from '../../src/activities/worker-state.ts';
+import { slotsFile } from '../../src/activities/slot-capacity.ts';
 import { startBatch } from '../../src/client/batch.ts';
 import { testHostQueue } from '../helpers/host-slots.ts';
 import { sleepyTasks, writeDataset } from '../helpers/tasks.ts';

@@ -2,7 +2,8 @@ import { Client, Connection } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
 import { temporalAddress } from '../../src/config/temporal.ts';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { createWorkers, drainRemovals, installRuntime, workflowBundle } from '../../src/worker.ts';
+import { releaseActivityDeps } from '../../src/activities/deps.ts';
+import { createWorkers, installRuntime, workflowBundle } from '../../src/worker.ts';
 
 export interface TestCluster {
   client: Client;
@@ -17,7 +18,7 @@ export async function startTestWorkers(name: string): Promise<TestCluster> {
   const { address } = temporalAddress();
   const suffix = `${name}-${randomBytes(3).toString('hex')}`;
   const taskQueue = `test-${suffix}`;
-  const { workers, connection: native, hostQueue } = await createWorkers({ address, taskQueue, hostQueueSuffix: suffix });
+  const { workers, connection: native, hostQueue, deps } = await createWorkers({ address, taskQueue, hostQueueSuffix: suffix });
   const running = workers.map((w) => w.run());
   const connection = await Connection.connect({ address });
   const client = new Client({ connection });
@@ -26,7 +27,7 @@ export async function startTestWorkers(name: string): Promise<TestCluster> {
     async stop() {
       for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
       await Promise.allSettled(running);
-      await drainRemovals();
+      await releaseActivityDeps(deps);
       await native.close();
       await connection.close();
     },

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sandboxDeps } from '../../src/activities/deps.ts';
 import { seedAgentSandbox } from '../../src/activities/seed-agent.ts';
 import { extractTar } from '../../src/sandbox/files.ts';
 import { containerName } from '../../src/sandbox/names.ts';
@@ -113,7 +114,7 @@ async function berthSandbox(dockerfile: string, i: number): Promise<{ env: Recor
   const workflowId = `berth/vitest-envcases/${randomBytes(4).toString('hex')}/0`;
   const name = containerName(workflowId, 'run', 'agent');
   made.push(name);
-  const { handle } = await seedAgentSandbox(provider, task, {
+  const { handle } = await seedAgentSandbox(sandboxDeps(provider), task, {
     name, labels: { batch: 'vitest-envcases', workflowId, role: 'agent' }, imageAliases: {}, hostEnv: {}, logsDir: join(work, `logs-${i}`), hidden: () => [],
   });
   const env = await provider.exec(handle, { command: 'env -0', user: 'root', workdir: '/' });

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { sandboxDeps } from '../../src/activities/deps.ts';
 import { seedAgentSandbox } from '../../src/activities/seed-agent.ts';
 import { DockerSandboxProvider } from '../../src/sandbox/docker-provider.ts';
 import { containerName } from '../../src/sandbox/names.ts';
@@ -54,7 +55,7 @@ export class Fixture {
   /** The agent sandbox for a loaded task, seeded as the seed activity seeds it. */
   async seedTask(task: Task): Promise<SandboxHandle> {
     const { name, labels } = this.spec();
-    const { handle } = await seedAgentSandbox(provider, task, { name, labels, imageAliases: {}, hostEnv: process.env, logsDir: this.tmp('berth-verify-logs-'), hidden: () => [] });
+    const { handle } = await seedAgentSandbox(sandboxDeps(provider), task, { name, labels, imageAliases: {}, hostEnv: process.env, logsDir: this.tmp('berth-verify-logs-'), hidden: () => [] });
     return handle;
   }
 

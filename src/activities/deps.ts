@@ -1,0 +1,92 @@
+// What the activities work with (DESIGN.md section 6: made by a factory from their dependencies): built once per
+// worker by src/worker.ts, so two workers in one process (other engines, other queues) share nothing.
+import type Docker from 'dockerode';
+import { log } from '@temporalio/activity';
+import { DockerSandboxProvider, dockerFromEnv } from '../sandbox/index.ts';
+import { DockerDriver } from '../sandbox/docker/driver.ts';
+import type { ModelGateway } from '../gateway/index.ts';
+import { homePath } from '../config/paths.ts';
+import type { HostLease } from '../workflows/types.ts';
+import { hostIdentity } from './host-identity.ts';
+import { stopWorkerGateway, workerGateway } from './model-gateway.ts';
+import type { OnDemand } from './on-demand.ts';
+import { workerEgress, type NetworkDeps } from './phase-network.ts';
+import { RemovalJournal } from './removal-journal.ts';
+import { Remover } from './remover.ts';
+import { GROUP_PREFIX } from './seed-compose.ts';
+import { slotCapacity, slotsFile } from './slot-capacity.ts';
+import { HostSlots } from './slots.ts';
+import { episodeTaskLoader, type EpisodeTaskLoader } from './task-loader.ts';
+
+/** How often one waiting process looks for slots nobody else will free. */
+const RECONCILE_EVERY_MS = 10_000;
+
+export interface ActivityDeps extends NetworkDeps {
+  /** This host's engine: every host activity talks to it through the provider. */
+  provider: DockerSandboxProvider;
+  /** The driver under the provider (groups: Compose tasks), on the same engine connection. */
+  driver: DockerDriver;
+  /** This host's name and sandbox queue. */
+  identity: HostLease;
+  /** The host queue's slots, shared with every worker process polling it (under BERTH_HOME/slots). */
+  slots: HostSlots;
+  /** The host queue's background remover; its journal is the queue's own, so a worker on another engine never resumes it. */
+  remover: Remover;
+  loadEpisodeTask: EpisodeTaskLoader;
+  gateway: OnDemand<ModelGateway>;
+  /** Whether a waiting pickHost should reconcile the slots now: once per RECONCILE_EVERY_MS for all of this worker's waiters. */
+  reconcileDue(): boolean;
+  /** A warning (keyed by what it is about) goes to this worker's log once, not once per episode. */
+  warnOnce(key: string, message: string): void;
+}
+
+/** The engine and its egress: all seeding an agent's sandbox needs besides the task (tests use it on its own). */
+export function sandboxDeps(provider: DockerSandboxProvider): NetworkDeps {
+  return { provider, egress: workerEgress(provider.docker) };
+}
+
+export async function createActivityDeps(opts: { docker?: Docker; hostQueueSuffix?: string } = {}): Promise<ActivityDeps> {
+  const provider = new DockerSandboxProvider(opts.docker ?? dockerFromEnv());
+  const driver = new DockerDriver({ docker: provider.docker });
+  const identity = await hostIdentity({ docker: provider.docker, suffix: opts.hostQueueSuffix });
+  const remover = new Remover({
+    remove: (name) => (name.startsWith(GROUP_PREFIX) ? driver.remove({ name: name.slice(GROUP_PREFIX.length), kind: 'group' }) : provider.teardown(name)),
+    journal: new RemovalJournal(homePath('removals', identity.queue)),
+  });
+  let reconciledAt = 0;
+  const warned = new Set<string>();
+  return {
+    ...sandboxDeps(provider),
+    provider, driver, identity, remover,
+    slots: new HostSlots(slotsFile(identity.queue), slotCapacity().slots),
+    loadEpisodeTask: episodeTaskLoader(),
+    gateway: workerGateway(provider.docker),
+    reconcileDue: () => {
+      if (Date.now() - reconciledAt <= RECONCILE_EVERY_MS) return false;
+      reconciledAt = Date.now();
+      return true;
+    },
+    warnOnce: (key, message) => {
+      if (warned.has(key)) return;
+      warned.add(key);
+      log.warn(message);
+    },
+  };
+}
+
+/** How long a worker that is shutting down waits for the sandbox removals it has pending. */
+const REMOVAL_DRAIN_MS = 30_000;
+
+/** A stopping worker's last words: its pending removals waited for (bounded; the next start removes the rest), its gateway stopped. */
+export async function releaseActivityDeps(deps: ActivityDeps): Promise<void> {
+  const left = await deps.remover.drain(REMOVAL_DRAIN_MS);
+  if (left > 0) console.warn(`berth worker: ${left} sandbox removal(s) still pending after ${REMOVAL_DRAIN_MS / 1000} s; the next worker start removes them`);
+  await stopWorkerGateway(deps.gateway);
+}
+
+type Bound<F> = F extends (deps: ActivityDeps, ...args: infer A) => infer R ? (...args: A) => R : never;
+
+/** The activities as Temporal registers them (by these names): each with `deps` given. */
+export function withDeps<T extends Record<string, (deps: ActivityDeps, ...args: never[]) => unknown>>(deps: ActivityDeps, fns: T): { [K in keyof T]: Bound<T[K]> } {
+  return Object.fromEntries(Object.entries(fns).map(([name, fn]) => [name, (...args: never[]) => fn(deps, ...args)])) as { [K in keyof T]: Bound<T[K]> };
+}
