@@ -3,14 +3,14 @@ import type { EpisodeInput } from '../workflows/types.ts';
 
 const LOADED_MAX = 256;
 
-/**
- * The task as this episode sees it: the batch's aliases and dataset settings applied (effective values). A task
- * read once at the episode's digest is kept (a copy handed out each time), so seed, turns and verification do not
- * read and hash the folder again. `fresh` always reads the folder: planning must see a task that moved.
- */
+/** The task as this episode sees it: the batch's aliases and dataset settings applied (effective values). */
 export type EpisodeTaskLoader = (input: EpisodeInput, opts?: { fresh?: boolean }) => Promise<Task>;
 
-/** A loader with its own cache (one per worker's activities). */
+/**
+ * A loader with its own cache (one per worker's activities). A task read once at the episode's digest is kept (a
+ * copy handed out each time), so seed, turns and verification do not read and hash the folder again. `fresh`
+ * always reads the folder: planning must see a task that moved.
+ */
 export function episodeTaskLoader(): EpisodeTaskLoader {
   const loaded = new Map<string, Task>();
   return async (input, { fresh = false } = {}) => {
