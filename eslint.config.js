@@ -78,6 +78,14 @@ export default tseslint.config(
     },
   },
   {
+    // DESIGN.md section 2: the engine is the sandbox layer's alone; everything above it goes through the provider.
+    files: ['src/**/*.ts'],
+    ignores: ['src/sandbox/**'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [{ name: 'dockerode', message: 'Only src/sandbox/ talks to the engine: use a SandboxProvider method.' }] }],
+    },
+  },
+  {
     files: ['src/workflows/**/*.ts'],
     rules: {
       'no-restricted-imports': [

@@ -53,7 +53,7 @@ async function timedCall(url: string, token: string, stream: boolean): Promise<n
 async function gatewayOverhead(calls: number): Promise<void> {
   const upstream = await fakeUpstream();
   const provider = new DockerSandboxProvider();
-  const gateway = new ModelGateway({ host: await gatewayHost(provider.docker) });
+  const gateway = new ModelGateway({ host: await gatewayHost(() => provider.defaultNetworkRanges()) });
   await gateway.start();
   const scope = gateway.register({ label: 'bench', upstreams: { openai: { provider: 'openai', baseUrl: upstream.url, apiKey: 'sk-bench' } }, prices: {} });
   for (const stream of [false, true]) {
@@ -78,18 +78,17 @@ async function gatewayOverhead(calls: number): Promise<void> {
 
 async function layerStart(pairs: number): Promise<void> {
   const provider = new DockerSandboxProvider();
-  const docker = provider.docker;
   const base = 'berth-base:bookworm';
   const agent = INSTALLED_AGENTS['claude-code'];
-  const layer = await ensureLayer(docker, provider, agent, base, homePath('agent-packages'));
+  const layer = await ensureLayer(provider, agent, base, homePath('agent-packages'));
   console.log(`layer ${layer.tag} ${layer.built ? `built in ${layer.seconds} s` : 'already on this host'}`);
   const start = async (layered: boolean): Promise<number> => {
     const t = performance.now();
     let image = base;
     if (layered) {
       // What the seed adds for an installed agent: the task image's id, the tag, one look-up.
-      const tag = layerTag(await imageId(docker, base), agent);
-      if (!(await layerExists(docker, tag))) throw new Error(`no layer ${tag}`);
+      const tag = layerTag(await imageId(provider, base), agent);
+      if (!(await layerExists(provider, tag))) throw new Error(`no layer ${tag}`);
       image = tag;
     }
     const id = `berth/bench-agents/${randomBytes(3).toString('hex')}/1`;

@@ -3,7 +3,6 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type Docker from 'dockerode';
 import { createActivityDeps, releaseActivityDeps, type ActivityDeps } from './activities/deps.ts';
 import { createHostActivities } from './activities/host-activities.ts';
 import { createSharedActivities } from './activities/shared-activities.ts';
@@ -52,8 +51,6 @@ export interface WorkerOptions {
   taskQueue?: string;
   /** Appended to this host's sandbox queue (tests isolate their workers with it). */
   hostQueueSuffix?: string;
-  /** The engine this worker's sandboxes run on; DOCKER_HOST's (or the local one) by default. */
-  docker?: Docker;
 }
 
 /** How often a worker looks for slots of its host that nobody else will free (src/activities/slot-reconcile.ts). */
@@ -66,7 +63,7 @@ const RECONCILE_EVERY_MS = 30_000;
  */
 export async function createWorkers(opts: WorkerOptions, given?: ActivityDeps): Promise<{ workers: Worker[]; connection: NativeConnection; hostQueue: string; deps: ActivityDeps }> {
   installRuntime();
-  const deps = given ?? await createActivityDeps({ docker: opts.docker, hostQueueSuffix: opts.hostQueueSuffix });
+  const deps = given ?? await createActivityDeps({ hostQueueSuffix: opts.hostQueueSuffix });
   const connection = await NativeConnection.connect({ address: opts.address });
   const namespace = opts.namespace ?? 'default';
   const { identity: { queue }, slots, remover } = deps;
@@ -132,7 +129,7 @@ async function janitorAtStart(deps: ActivityDeps, address: string, namespace: st
 
 export async function runWorkers(opts: WorkerOptions & { janitor?: boolean }): Promise<void> {
   const namespace = opts.namespace ?? 'default';
-  const deps = await createActivityDeps({ docker: opts.docker, hostQueueSuffix: opts.hostQueueSuffix });
+  const deps = await createActivityDeps({ hostQueueSuffix: opts.hostQueueSuffix });
   if (opts.janitor) await janitorAtStart(deps, opts.address, namespace);
   await announce(deps, opts.address, namespace);
   const { workers, connection } = await createWorkers(opts, deps);

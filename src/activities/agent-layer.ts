@@ -21,9 +21,8 @@ export const agentPackagesDir = (): string => homePath('agent-packages');
 export async function episodeImage(provider: DockerSandboxProvider, prepared: PreparedImage, agentName: string | undefined): Promise<PreparedImage> {
   const agent = agentName ? installedAgent(agentName) : undefined;
   if (!agent) return prepared;
-  const { docker } = provider;
-  const tag = layerTag(await imageId(docker, prepared.ref), agent);
-  if (!(await layerExists(docker, tag))) {
+  const tag = layerTag(await imageId(provider, prepared.ref), agent);
+  if (!(await layerExists(provider, tag))) {
     throw ApplicationFailure.nonRetryable(`${agent.name} ${agent.version} is not installed over ${prepared.name} on this host yet (${tag})`, LAYER_MISSING);
   }
   return { ...prepared, ref: tag };
@@ -34,7 +33,7 @@ export async function buildLayerFor(provider: DockerSandboxProvider, baseRef: st
   const agent = installedAgent(agentName);
   if (!agent) throw new AgentInstallFailed(`"${agentName}" is not an installed agent`);
   try {
-    return await ensureLayer(provider.docker, provider, agent, baseRef, agentPackagesDir());
+    return await ensureLayer(provider, agent, baseRef, agentPackagesDir());
   } catch (err) {
     if (err instanceof ImageBuildFailed) throw new AgentInstallFailed(`installing ${agent.name} ${agent.version} over ${baseRef} failed: ${err.message}`);
     throw err;

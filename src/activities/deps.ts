@@ -1,9 +1,8 @@
 // What the activities work with (DESIGN.md section 6: made by a factory from their dependencies): built once per
 // worker by src/worker.ts, so two workers in one process (other engines, other queues) share nothing.
-import type Docker from 'dockerode';
 import { log } from '@temporalio/activity';
-import { DockerSandboxProvider, dockerFromEnv } from '../sandbox/index.ts';
-import { DockerDriver } from '../sandbox/docker/driver.ts';
+import { DockerSandboxProvider } from '../sandbox/index.ts';
+import type { DockerDriver } from '../sandbox/docker/driver.ts';
 import type { ModelGateway } from '../gateway/index.ts';
 import { homePath } from '../config/paths.ts';
 import type { HostLease } from '../workflows/types.ts';
@@ -42,13 +41,14 @@ export interface ActivityDeps extends NetworkDeps {
 
 /** The engine and its egress: all seeding an agent's sandbox needs besides the task (tests use it on its own). */
 export function sandboxDeps(provider: DockerSandboxProvider): NetworkDeps {
-  return { provider, egress: workerEgress(provider.docker) };
+  return { provider, egress: workerEgress(provider) };
 }
 
-export async function createActivityDeps(opts: { docker?: Docker; hostQueueSuffix?: string } = {}): Promise<ActivityDeps> {
-  const provider = new DockerSandboxProvider(opts.docker ?? dockerFromEnv());
-  const driver = new DockerDriver({ docker: provider.docker });
-  const identity = await hostIdentity({ docker: provider.docker, suffix: opts.hostQueueSuffix });
+/** `provider`: the engine to work on (tests hand in their own); by default this host's, keeping its state under BERTH_HOME. */
+export async function createActivityDeps(opts: { provider?: DockerSandboxProvider; hostQueueSuffix?: string } = {}): Promise<ActivityDeps> {
+  const provider = opts.provider ?? new DockerSandboxProvider(undefined, homePath());
+  const driver = provider.groupDriver({ groupsDir: homePath('groups') });
+  const identity = await hostIdentity({ provider, suffix: opts.hostQueueSuffix });
   const remover = new Remover({
     remove: (name) => (name.startsWith(GROUP_PREFIX) ? driver.remove({ name: name.slice(GROUP_PREFIX.length), kind: 'group' }) : provider.teardown(name)),
     journal: new RemovalJournal(homePath('removals', identity.queue)),
@@ -60,7 +60,7 @@ export async function createActivityDeps(opts: { docker?: Docker; hostQueueSuffi
     provider, driver, identity, remover,
     slots: new HostSlots(slotsFile(identity.queue), slotCapacity().slots),
     loadEpisodeTask: episodeTaskLoader(),
-    gateway: workerGateway(provider.docker),
+    gateway: workerGateway(provider),
     reconcileDue: () => {
       if (Date.now() - reconciledAt <= RECONCILE_EVERY_MS) return false;
       reconciledAt = Date.now();

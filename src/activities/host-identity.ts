@@ -1,7 +1,6 @@
-import type Docker from 'dockerode';
 import { hostname } from 'node:os';
 import { hostQueueName } from '../config/index.ts';
-import { dockerFromEnv } from '../sandbox/index.ts';
+import { DockerSandboxProvider, type SandboxProvider } from '../sandbox/index.ts';
 import type { HostLease } from '../workflows/types.ts';
 
 /**
@@ -10,8 +9,8 @@ import type { HostLease } from '../workflows/types.ts';
  * name (in rows and status) is BERTH_HOST_NAME, else the name the engine reports (its machine's, also for a
  * worker in a container), else this machine's.
  */
-export async function hostIdentity(opts: { docker?: Docker; suffix?: string } = {}): Promise<HostLease> {
-  const info = await (opts.docker ?? dockerFromEnv()).info();
+export async function hostIdentity(opts: { provider?: SandboxProvider; suffix?: string } = {}): Promise<HostLease> {
+  const engine = await (opts.provider ?? new DockerSandboxProvider()).engineInfo();
   const suffix = opts.suffix ? `-${opts.suffix}` : '';
-  return { host: process.env.BERTH_HOST_NAME || String(info.Name || hostname()), queue: hostQueueName(String(info.ID)) + suffix };
+  return { host: process.env.BERTH_HOST_NAME || engine.name || hostname(), queue: hostQueueName(engine.id) + suffix };
 }

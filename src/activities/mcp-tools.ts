@@ -3,22 +3,21 @@
 import { listMcpTools, type McpToolBinding } from '../agents/index.ts';
 import type { Task } from '../task/index.ts';
 import type { SandboxRef } from '../workflows/types.ts';
-import type Docker from 'dockerode';
+import type { SandboxProvider } from '../sandbox/index.ts';
 
 /** The URL the worker uses: the service's container address in place of its service name. */
-async function reachable(docker: Docker, url: string, sandbox: SandboxRef): Promise<string> {
+async function reachable(provider: SandboxProvider, url: string, sandbox: SandboxRef): Promise<string> {
   const u = new URL(url);
   const service = sandbox.group?.services[u.hostname];
   if (!service) return url;
-  const info = await docker.getContainer(service.containerId).inspect();
-  const ip = Object.values(info.NetworkSettings.Networks ?? {}).map((n) => n.IPAddress).find((a) => a);
+  const ip = await provider.addressOf(service.containerId);
   if (!ip) throw new Error(`service ${u.hostname} has no network address`);
   u.hostname = ip;
   return u.toString();
 }
 
 /** Bindings for every server that answered; `notes` says which did not, and why (written with the turn's logs). */
-export async function mcpToolsFor(docker: Docker, task: Task, sandbox: SandboxRef, signal?: AbortSignal): Promise<{ tools: McpToolBinding[]; notes: string[] }> {
+export async function mcpToolsFor(provider: SandboxProvider, task: Task, sandbox: SandboxRef, signal?: AbortSignal): Promise<{ tools: McpToolBinding[]; notes: string[] }> {
   const tools: McpToolBinding[] = [];
   const notes: string[] = [];
   for (const s of task.environment.mcp_servers) {
@@ -27,7 +26,7 @@ export async function mcpToolsFor(docker: Docker, task: Task, sandbox: SandboxRe
       continue;
     }
     try {
-      tools.push(...await listMcpTools(s.name, await reachable(docker, s.url, sandbox), signal));
+      tools.push(...await listMcpTools(s.name, await reachable(provider, s.url, sandbox), signal));
     } catch (err) {
       notes.push(`MCP server ${s.name} at ${s.url} did not list its tools: ${(err as Error).message}`);
     }

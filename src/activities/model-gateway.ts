@@ -1,6 +1,6 @@
 // This worker's model gateway (DESIGN.md section 5): started on first use on the engine's bridge gateway
 // address, and the per-turn scope an agent's calls are counted in.
-import type Docker from 'dockerode';
+import type { SandboxProvider } from '../sandbox/index.ts';
 import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { appendFile } from 'node:fs/promises';
@@ -23,8 +23,8 @@ function rememberedPort(host: string): number {
   }
 }
 
-async function start(docker: Docker): Promise<ModelGateway> {
-  const host = await gatewayHost(docker);
+async function start(provider: SandboxProvider): Promise<ModelGateway> {
+  const host = await gatewayHost(() => provider.defaultNetworkRanges());
   const retry = process.env.BERTH_GATEWAY_RETRY_BASE_MS ? { baseMs: Number(process.env.BERTH_GATEWAY_RETRY_BASE_MS) } : {};
   let gateway = new ModelGateway({ host, port: rememberedPort(host), retry });
   try {
@@ -40,8 +40,8 @@ async function start(docker: Docker): Promise<ModelGateway> {
 }
 
 /** A worker's gateway, started on first use on its engine's bridge gateway address. */
-export function workerGateway(docker: Docker): OnDemand<ModelGateway> {
-  return new OnDemand(() => start(docker));
+export function workerGateway(provider: SandboxProvider): OnDemand<ModelGateway> {
+  return new OnDemand(() => start(provider));
 }
 
 export async function stopWorkerGateway(gateway: OnDemand<ModelGateway>): Promise<void> {

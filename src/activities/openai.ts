@@ -35,7 +35,7 @@ export async function openaiStart(deps: ActivityDeps, ref: TurnRef): Promise<Ope
     const conversationPath = join(dir, CONVERSATION_FILE);
     const instruction = task.multi_step ? task.steps[ref.turn]!.instruction : task.instruction ?? '';
     await startConversation(conversationPath, { system: opts.systemPrompt ?? defaultSystemPrompt(handle.workdir), instruction });
-    const mcp = task.environment.mcp_servers.length > 0 ? await mcpToolsFor(provider.docker, task, ref.sandbox, Context.current().cancellationSignal) : null;
+    const mcp = task.environment.mcp_servers.length > 0 ? await mcpToolsFor(provider, task, ref.sandbox, Context.current().cancellationSignal) : null;
     if (mcp && mcp.notes.length > 0) writeFileSync(join(dir, 'mcp.txt'), `${mcp.notes.join('\n')}\n`);
     return {
       ...(mcp && mcp.tools.length > 0 ? { mcpTools: mcp.tools } : {}),

@@ -2,10 +2,9 @@
 // network of the phase it is about to run (the step's setup and collect hooks: the environment's baseline; the agent:
 // the agent phase's; a shared test.sh: the verifier phase's), reading nothing from earlier attempts, so a worker
 // restarted between phases applies the right one. Tasks whose phases all share one policy never switch.
-import type Docker from 'dockerode';
 import { join } from 'node:path';
 import {
-  applyPhaseNetwork, ensureEgressNetwork, EgressPolicies, EgressProxy, holdsAddress,
+  EgressPolicies, EgressProxy,
   type EgressNetwork, type PhaseNetwork, type DockerSandboxProvider, type SandboxHandle, type SandboxSpec,
 } from '../sandbox/index.ts';
 import { homePath } from '../config/paths.ts';
@@ -26,12 +25,12 @@ export interface NetworkDeps {
 }
 
 /** A worker's view of its engine's egress network and proxy (the proxy is served once per host, see egress-proxy.ts). */
-export function workerEgress(docker: Docker): OnDemand<Egress> {
+export function workerEgress(provider: DockerSandboxProvider): OnDemand<Egress> {
   return new OnDemand(async () => {
-    const network = await ensureEgressNetwork(docker);
+    const network = await provider.ensureEgressNetwork();
     const dir = homePath('egress', network.id.slice(0, 12));
     const policies = new EgressPolicies(join(dir, 'policies'));
-    const proxy = new EgressProxy({ host: network.gateway, portFile: join(dir, 'port'), policies, owns: (ip, c) => holdsAddress(docker, network.name, ip, c) });
+    const proxy = new EgressProxy({ host: network.gateway, portFile: join(dir, 'port'), policies, owns: (ip, c) => provider.holdsAddress(network.name, ip, c) });
     return { network, policies, proxy };
   });
 }
@@ -70,7 +69,7 @@ export async function enterPhase(deps: NetworkDeps, task: Task, handle: SandboxH
     await e.proxy.start();
     opts = { egress: { network: e.network, policies: e.policies } };
   }
-  await applyPhaseNetwork(deps.provider.docker, handle, toPhase(phasePolicy(task, turn, phase)), opts);
+  await deps.provider.applyPhaseNetwork(handle, toPhase(phasePolicy(task, turn, phase)), opts);
 }
 
 /** The network hooks verification calls for `turn` (src/verify/context.ts). */
@@ -85,7 +84,7 @@ export function verifyNetwork(deps: NetworkDeps, task: Task, handle: SandboxHand
         env: start.env,
         started: async (verifier) => {
           if (start.egress) {
-            await applyPhaseNetwork(deps.provider.docker, verifier, toPhase(policy), { egress: { network: start.egress.network, policies: start.egress.policies } });
+            await deps.provider.applyPhaseNetwork(verifier, toPhase(policy), { egress: { network: start.egress.network, policies: start.egress.policies } });
           }
         },
       };

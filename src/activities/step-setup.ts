@@ -5,7 +5,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DETACHED_BASE, pollHealthcheck, SeedFailed, shellQuote, type ExecResult } from '../sandbox/index.ts';
+import { DETACHED_BASE, SeedFailed, shellQuote, type ExecResult } from '../sandbox/index.ts';
 import type { Step, Task } from '../task/index.ts';
 import { EXEC_OVERHEAD_SEC, healthcheckWorstSec } from '../workflows/budget.ts';
 import type { TurnRef } from '../workflows/types.ts';
@@ -68,7 +68,7 @@ export async function stepSetup(deps: ActivityDeps, req: TurnRef): Promise<void>
     if (step.healthcheck !== null) {
       const hc = step.healthcheck;
       try {
-        await pollHealthcheck(provider.docker, as, {
+        await provider.pollHealthcheck(as, {
           command: hc.command, intervalSec: hc.interval_sec, timeoutSec: hc.timeout_sec,
           startPeriodSec: hc.start_period_sec, startIntervalSec: hc.start_interval_sec, retries: hc.retries,
         }, Boolean(req.sandbox.entrypoint), user);

@@ -6,7 +6,7 @@ import { openTurnScope } from './model-gateway.ts';
 import { loadBerthConfig } from '../config/berth-config.ts';
 import type { Task } from '../task/index.ts';
 import { clearTurnFiles, redact, runVerification, secretValues, type VerifyResult } from '../verify/index.ts';
-import { keepFinalState, type SandboxProvider } from '../sandbox/index.ts';
+import type { SandboxProvider } from '../sandbox/index.ts';
 import type { AtifTrajectory } from '../verify/index.ts';
 import type { AgentTurnOutput, SandboxRef, TokenUsage, TurnOutcome, TurnRef } from '../workflows/types.ts';
 import { beating } from './beating.ts';
@@ -103,7 +103,7 @@ export async function verifyTurn(deps: ActivityDeps, req: VerifyRequest & { tear
     if (!req.teardownAfter) return verifyHere(deps, req, turnDir);
     const { workflowId, runId } = execution();
     const keep = req.input.keepFinalState && req.plan.verifierMode === 'shared'
-      ? async () => { await keepFinalState(deps.provider.docker, req.sandbox.container, { batch: req.input.batchId, workflowId, runId }); }
+      ? async () => { await deps.provider.keepFinalState(req.sandbox.container, { batch: req.input.batchId, workflowId, runId }); }
       : undefined;
     const outcome = await verifyThenTearDown(turnDir, () => verifyHere(deps, req, turnDir), () => tearDownEpisode(deps, workflowId, runId), keep);
     return { ...outcome, tornDown: true };

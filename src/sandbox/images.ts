@@ -1,7 +1,7 @@
 import type Docker from 'dockerode';
 import { createWriteStream } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describeCause, ImageBuildFailed, ImageMissing } from './errors.ts';
 import { acquireFileLock } from './file-lock.ts';
@@ -14,9 +14,11 @@ export interface EnsureImageOptions {
   pullTimeoutMs?: number;
 }
 
-export function berthHome(): string {
-  return process.env.BERTH_HOME ?? join(homedir(), '.berth');
-}
+/**
+ * Where the sandbox layer keeps build logs, locks and group files when its caller names no folder (the worker names
+ * BERTH_HOME, src/config): a folder of this machine's temporary directory, shared by every process that uses it.
+ */
+export const DEFAULT_STATE_DIR = join(tmpdir(), 'berth-sandbox');
 
 export async function imageExists(docker: Docker, ref: string): Promise<boolean> {
   return (await readImageConfig(docker, ref)) !== null;
@@ -58,10 +60,12 @@ export interface BuildImageOptions {
   /** Relative to contextDir. Default "Dockerfile". */
   dockerfile?: string;
   tag: string;
-  /** Default BERTH_HOME/build-logs/<tag>.log. */
+  /** Default <state folder>/build-logs/<tag>.log. */
   logPath?: string;
-  /** Default BERTH_HOME/locks. */
+  /** Default <state folder>/locks. */
   lockDir?: string;
+  /** The provider's state folder (build logs, locks); default DEFAULT_STATE_DIR. */
+  stateDir?: string;
   buildArgs?: Record<string, string>;
 }
 
@@ -87,8 +91,9 @@ export function buildImage(docker: Docker, options: BuildImageOptions): Promise<
 }
 
 async function buildUnderFileLock(docker: Docker, o: BuildImageOptions): Promise<BuildImageResult> {
-  const logPath = o.logPath ?? join(berthHome(), 'build-logs', `${o.tag.replace(/[^A-Za-z0-9_.-]/g, '_')}.log`);
-  const lockPath = join(o.lockDir ?? join(berthHome(), 'locks'), `build-${o.tag.replace(/[^A-Za-z0-9_.-]/g, '_')}.lock`);
+  const stateDir = o.stateDir ?? DEFAULT_STATE_DIR;
+  const logPath = o.logPath ?? join(stateDir, 'build-logs', `${o.tag.replace(/[^A-Za-z0-9_.-]/g, '_')}.log`);
+  const lockPath = join(o.lockDir ?? join(stateDir, 'locks'), `build-${o.tag.replace(/[^A-Za-z0-9_.-]/g, '_')}.lock`);
   const release = await acquireFileLock(lockPath);
   try {
     if (await imageExists(docker, o.tag)) return { tag: o.tag, built: false, logPath };

@@ -1,5 +1,6 @@
 export type * from './types.ts';
 export { DockerSandboxProvider } from './docker-provider.ts';
+export type { EngineImage } from './engine-images.ts';
 export { dockerFromEnv } from './docker-client.ts';
 export { containerName, shellQuote, LABEL_BATCH, LABEL_ROLE, LABEL_USER, LABEL_WORKDIR, LABEL_WORKFLOW } from './names.ts';
 export {

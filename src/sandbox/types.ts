@@ -1,4 +1,7 @@
 /** Plain-data inputs and results of the sandbox layer. Nothing here imports src/task. */
+import type { EngineImage } from './engine-images.ts';
+import type { GcSelection, KeptState } from './final-state.ts';
+import type { ApplyNetworkOptions, EgressNetwork, PhaseNetwork } from './network-phase.ts';
 import type { ImageConfig } from './image-config.ts';
 import type { BuildImageOptions, BuildImageResult, EnsureImageOptions } from './images.ts';
 import type { EntrypointState } from './seed-phases.ts';
@@ -220,4 +223,32 @@ export interface SandboxProvider {
   buildImage(options: BuildImageOptions): Promise<BuildImageResult>;
   /** Whether sandboxes on this engine can be given GPUs, and why not (asked once, with a local image to try). */
   gpuSupport(probeImage: string): Promise<GpuSupport>;
+  /** The address ranges of the network sandboxes start on by default (Docker: the bridge), each with its gateway when listed. */
+  defaultNetworkRanges(): Promise<Array<{ gateway: string | null; subnet: string | null }>>;
+  /** An image's id (`sha256:…`). */
+  imageId(ref: string): Promise<string>;
+  /** An image's labels, or null when the engine does not have it. */
+  imageLabels(ref: string): Promise<Record<string, string> | null>;
+  /** Gives an image a second name. */
+  tagImage(ref: string, repo: string, tag: string): Promise<void>;
+  /** Runs a command once in a throwaway container of the image, with no network. */
+  runOnce(image: string, argv: string[], o?: { user?: string; labels?: Record<string, string> }): Promise<{ exitCode: number; stdout: string }>;
+  /** The images carrying a label (`key=value`). */
+  imagesLabelled(label: string): Promise<EngineImage[]>;
+  /** The engine's id (what a host's sandbox queue is named after) and its machine's name. */
+  engineInfo(): Promise<{ id: string; name: string | null }>;
+  /** A running service's network address, or null. */
+  addressOf(container: string): Promise<string | null>;
+  /** Waits for a healthcheck to pass (the spec's start period, interval and retries); throws when it never does. */
+  pollHealthcheck(handle: SandboxHandle, hc: HealthcheckSpec, watchEntrypoint: boolean, user?: string): Promise<void>;
+  /** The host's internal network for allowlist sandboxes (created or adopted). */
+  ensureEgressNetwork(): Promise<EgressNetwork>;
+  /** Whether `container` still holds `ip` on `network` (an address a newer sandbox may have taken). */
+  holdsAddress(network: string, ip: string, container: string): Promise<boolean>;
+  /** Puts the sandbox on the networks of a phase, and on no other. */
+  applyPhaseNetwork(handle: SandboxHandle, want: PhaseNetwork, opts?: ApplyNetworkOptions): Promise<void>;
+  /** Keeps a sandbox's final state as an image (regrade in shared mode), and lists or removes kept ones. */
+  keepFinalState(container: string, ids: { batch: string; workflowId: string; runId: string }): Promise<string>;
+  listFinalStates(): Promise<KeptState[]>;
+  removeFinalStates(sel: GcSelection): Promise<{ removed: KeptState[]; kept: Array<KeptState & { reason: string }> }>;
 }

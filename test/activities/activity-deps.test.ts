@@ -10,8 +10,8 @@ import { readSlots } from '../../src/activities/slots.ts';
 import { provider } from '../sandbox/helpers.ts';
 
 const tag = randomBytes(3).toString('hex');
-const a = await createActivityDeps({ docker: provider.docker, hostQueueSuffix: `deps-a-${tag}` });
-const b = await createActivityDeps({ docker: provider.docker, hostQueueSuffix: `deps-b-${tag}` });
+const a = await createActivityDeps({ provider, hostQueueSuffix: `deps-a-${tag}` });
+const b = await createActivityDeps({ provider, hostQueueSuffix: `deps-b-${tag}` });
 const released = new Set<ActivityDeps>();
 afterAll(async () => {
   for (const d of [a, b]) if (!released.has(d)) await releaseActivityDeps(d);

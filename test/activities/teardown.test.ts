@@ -11,7 +11,7 @@ import { BASE_IMAGE, provider, teardownAll } from '../sandbox/helpers.ts';
 
 const made: string[] = [];
 // This file's own sandbox queue, so no other worker on this engine shares its slots or its removal journal.
-const deps = await createActivityDeps({ docker: provider.docker, hostQueueSuffix: `teardown-${randomBytes(3).toString('hex')}` });
+const deps = await createActivityDeps({ provider, hostQueueSuffix: `teardown-${randomBytes(3).toString('hex')}` });
 const workers: WorkerProcess[] = [];
 afterAll(async () => {
   for (const w of workers) await w.stop();
@@ -75,7 +75,7 @@ describe('the teardown activity (real Docker)', () => {
     const ep = await seededEpisode();
     const suffix = `resume-${randomBytes(3).toString('hex')}`;
     // What teardown leaves before it returns; the worker that wrote it died before removing.
-    const { identity: { queue }, slots } = await createActivityDeps({ docker: provider.docker, hostQueueSuffix: suffix });
+    const { identity: { queue }, slots } = await createActivityDeps({ provider, hostQueueSuffix: suffix });
     await slots.tryReserve(ep.episodeId, ep.runId);
     await slots.vacate(ep.episodeId, ep.runId, [ep.name]);
     new RemovalJournal(homePath('removals', queue)).add(`${ep.episodeId}/${ep.runId}`, [ep.name]);

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBatch } from '../../src/client/batch.ts';
+import { DockerSandboxProvider } from '../../src/sandbox/index.ts';
 import { ModelProbeFailed } from '../../src/client/probe.ts';
 import { batchWorkflowId } from '../../src/client/episodes.ts';
 import { validateAtif } from '../../src/trajectory/atif.ts';
@@ -28,6 +29,7 @@ cpSync(examplesHello, join(hello, 'hello'), { recursive: true });
 writeFileSync(join(hello, 'dataset.toml'), '[gym.defaults]\ntimeout_multiplier = 5\n');
 const REAL_KEY = 'sk-berth-test-REAL-7f3c9e1a5b2d8c4f';
 const docker = new Docker();
+const provider = new DockerSandboxProvider(docker);
 const INSTALL_TIMEOUT = 900_000;
 
 let cluster: TestCluster;
@@ -118,8 +120,8 @@ describe.each([
   { agent: 'mini-swe-agent' as const, model: 'openai/gpt-4.1-mini', path: '/v1/chat/completions', prepare: false },
 ])('$agent installed into a layer, on examples/hello', ({ agent, model, path, prepare }) => {
   it('scores 1 with a valid ATIF trajectory, the usage the model reported, and no key in the sandbox', async () => {
-    const tag = layerTag(await imageId(docker, 'berth-base:bookworm'), INSTALLED_AGENTS[agent]);
-    const hadLayer = await layerExists(docker, tag);
+    const tag = layerTag(await imageId(provider, 'berth-base:bookworm'), INSTALLED_AGENTS[agent]);
+    const hadLayer = await layerExists(provider, tag);
     const from = fake.reported.length;
     let batchId = '';
     const batchIdFor = `installed-${agent}-${Date.now().toString(36)}`;
@@ -142,7 +144,7 @@ describe.each([
     expect(seen.token.environ.length).toBeGreaterThan(0);
     fake.beforeFinish = undefined;
     // A host without the layer installs it once: in the episode (an activity of its own), or in the batch's prepare.
-    expect(await layerExists(docker, tag)).toBe(true);
+    expect(await layerExists(provider, tag)).toBe(true);
     if (!hadLayer && !prepare) expect(await activityTypes(row.workflow_id)).toContain('installAgentLayer');
     if (hadLayer || prepare) expect(await activityTypes(row.workflow_id)).not.toContain('installAgentLayer');
     // Nor in the episode's history, its row, or its logs on the host.

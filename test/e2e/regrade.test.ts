@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBatch } from '../../src/client/batch.ts';
-import { finalStateImage, listFinalStates } from '../../src/sandbox/index.ts';
+import { DockerSandboxProvider, finalStateImage } from '../../src/sandbox/index.ts';
 import { berth } from '../helpers/cli.ts';
 import { noContainersLeft } from '../helpers/docker.ts';
 import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
@@ -45,7 +45,7 @@ describe('berth regrade: verification again without the agent (issue 17)', () =>
     const shared1 = first.rows.find((r) => r.task_id === 'shared')!;
     // The shared episode's sandbox was kept as an image; the separate one needs none (its artifacts were collected).
     const docker = new Docker();
-    const kept = (await listFinalStates(docker)).filter((k) => k.batch === handle.batchId);
+    const kept = (await new DockerSandboxProvider(docker).listFinalStates()).filter((k) => k.batch === handle.batchId);
     expect(kept.map((k) => k.image)).toEqual([finalStateImage(shared1.workflow_id, shared1.run_id)]);
 
     // A verifier bug fixed: new test.sh files that also check the agent ran once.

@@ -1,12 +1,10 @@
 // The derived image an installed agent runs from: the task's image plus the agent at its pinned version, built
 // once per host per (task image id, agent, version) under a content-addressed tag, and labelled so `berth
 // agents`, `berth prepare` and the janitor know it. Every episode after the first starts from it.
-import type Docker from 'dockerode';
 import { createHash } from 'node:crypto';
 import { chmod, copyFile, link, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SandboxProvider } from '../../sandbox/index.ts';
-import { imageExists } from '../../sandbox/images.ts';
 import { AgentInstallFailed } from './errors.ts';
 import { fetchNpm, fetchWheels, PIP_VERSION, type PythonTarget } from './packages.ts';
 import { agentDir, type InstalledAgent } from './types.ts';
@@ -26,29 +24,17 @@ export function layerTag(baseImageId: string, agent: InstalledAgent): string {
   return `berth-agent-${agent.name}:${hash}`;
 }
 
-export async function imageId(docker: Docker, ref: string): Promise<string> {
-  return String((await docker.getImage(ref).inspect()).Id);
-}
+export const imageId = (provider: SandboxProvider, ref: string): Promise<string> => provider.imageId(ref);
 
 const PY_PROBE = "import sys, platform; l = platform.libc_ver(); print(sys.version_info[0], sys.version_info[1], platform.machine(), l[0], l[1])";
 
 /** Runs the image's python3 once (no sandbox: a throwaway container) to learn which wheels it takes. */
-export async function probePython(docker: Docker, image: string): Promise<PythonTarget | null> {
-  const container = await docker.createContainer({
-    Image: image, Entrypoint: ['python3'], Cmd: ['-c', PY_PROBE], User: '0', NetworkDisabled: true,
-    Labels: { [LAYER_LABEL]: 'probe' }, HostConfig: { AutoRemove: false },
-  });
-  try {
-    await container.start().catch(() => undefined);
-    const { StatusCode } = (await container.wait()) as { StatusCode: number };
-    const out = (await container.logs({ stdout: true, stderr: false })).toString('utf8').replace(/[\x00-\x08]/g, ' ');
-    if (StatusCode !== 0) return null;
-    const m = /(\d+) (\d+) (\S+) (\S*) 2\.(\d+)/.exec(out);
-    if (!m) return null;
-    return { major: Number(m[1]), minor: Number(m[2]), machine: m[3]!, glibcMinor: Number(m[5]) };
-  } finally {
-    await container.remove({ force: true }).catch(() => undefined);
-  }
+export async function probePython(provider: SandboxProvider, image: string): Promise<PythonTarget | null> {
+  const r = await provider.runOnce(image, ['python3', '-c', PY_PROBE], { user: '0', labels: { [LAYER_LABEL]: 'probe' } });
+  if (r.exitCode !== 0) return null;
+  const m = /(\d+) (\d+) (\S+) (\S*) 2\.(\d+)/.exec(r.stdout);
+  if (!m) return null;
+  return { major: Number(m[1]), minor: Number(m[2]), machine: m[3]!, glibcMinor: Number(m[5]) };
 }
 
 async function linkOrCopy(from: string, to: string): Promise<void> {
@@ -63,12 +49,11 @@ function labels(agent: InstalledAgent, baseId: string): string {
 }
 
 /** The build context: the agent's files and a Dockerfile over the base image (its USER restored at the end). */
-export async function layerContext(docker: Docker, agent: InstalledAgent, baseId: string, cacheDir: string): Promise<string> {
-  const info = await docker.getImage(baseId).inspect();
-  const user = info.Config?.User ?? '';
+export async function layerContext(provider: SandboxProvider, agent: InstalledAgent, baseId: string, cacheDir: string): Promise<string> {
+  const user = (await provider.imageConfig(baseId))?.user ?? '';
   // BuildKit takes FROM a tag, not an image id: a tag naming exactly that id.
   const baseTag = { repo: 'berth-agent-base', tag: baseId.replace(/^sha256:/, '').slice(0, 20) };
-  await docker.getImage(baseId).tag(baseTag);
+  await provider.tagImage(baseId, baseTag.repo, baseTag.tag);
   const ctx = await mkdtemp(join(cacheDir, 'layer-ctx-'));
   const lines = [`FROM ${baseTag.repo}:${baseTag.tag}`, 'USER root'];
   const dir = agentDir(agent.name);
@@ -82,7 +67,7 @@ export async function layerContext(docker: Docker, agent: InstalledAgent, baseId
     await chmod(join(ctx, 'bin', bin), 0o755);
     lines.push(`COPY bin/ ${dir}/bin/`);
   } else {
-    const py = await probePython(docker, baseId);
+    const py = await probePython(provider, baseId);
     const [wantMajor, wantMinor] = agent.install.minPython;
     if (!py || py.major < wantMajor || (py.major === wantMajor && py.minor < wantMinor)) {
       await rm(ctx, { recursive: true, force: true });
@@ -113,13 +98,13 @@ export interface LayerResult {
 }
 
 /** Builds the layer unless this host has it; one build per tag (the build lock), so concurrent episodes share it. */
-export async function ensureLayer(docker: Docker, provider: SandboxProvider, agent: InstalledAgent, baseImage: string, cacheDir: string): Promise<LayerResult> {
+export async function ensureLayer(provider: SandboxProvider, agent: InstalledAgent, baseImage: string, cacheDir: string): Promise<LayerResult> {
   const started = Date.now();
-  const baseId = await imageId(docker, baseImage);
+  const baseId = await provider.imageId(baseImage);
   const tag = layerTag(baseId, agent);
-  if (await layerExists(docker, tag)) return { tag, built: false, seconds: 0 };
+  if (await layerExists(provider, tag)) return { tag, built: false, seconds: 0 };
   await mkdir(cacheDir, { recursive: true });
-  const ctx = await layerContext(docker, agent, baseId, cacheDir);
+  const ctx = await layerContext(provider, agent, baseId, cacheDir);
   try {
     const r = await provider.buildImage({ contextDir: ctx, tag });
     return { tag, built: r.built, seconds: Math.round((Date.now() - started) / 100) / 10 };
@@ -129,7 +114,7 @@ export async function ensureLayer(docker: Docker, provider: SandboxProvider, age
 }
 
 /** Whether this host's engine has the layer. */
-export const layerExists = imageExists;
+export const layerExists = async (provider: SandboxProvider, tag: string): Promise<boolean> => (await provider.imageConfig(tag)) !== null;
 
 export interface LayerInfo {
   tag: string;
@@ -141,14 +126,14 @@ export interface LayerInfo {
 }
 
 /** The agent layers this host's engine holds. */
-export async function listLayers(docker: Docker): Promise<LayerInfo[]> {
-  const images = await docker.listImages({ filters: { label: [`${LAYER_LABEL}=1`] } });
-  return images.flatMap((i) => (i.RepoTags ?? []).filter((t) => t !== '<none>:<none>').map((tag) => ({
+export async function listLayers(provider: SandboxProvider): Promise<LayerInfo[]> {
+  const images = await provider.imagesLabelled(`${LAYER_LABEL}=1`);
+  return images.flatMap((i) => i.tags.map((tag) => ({
     tag,
-    agent: i.Labels?.[LAYER_AGENT_LABEL] ?? '?',
-    version: i.Labels?.[LAYER_VERSION_LABEL] ?? '?',
-    base: i.Labels?.[LAYER_BASE_LABEL] ?? '?',
-    sizeMb: Math.round(i.Size / 1e6),
-    created: new Date(i.Created * 1000).toISOString(),
+    agent: i.labels[LAYER_AGENT_LABEL] ?? '?',
+    version: i.labels[LAYER_VERSION_LABEL] ?? '?',
+    base: i.labels[LAYER_BASE_LABEL] ?? '?',
+    sizeMb: Math.round(i.sizeBytes / 1e6),
+    created: i.created,
   })));
 }

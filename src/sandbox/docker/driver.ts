@@ -9,7 +9,7 @@ import type {
 } from '../driver.ts';
 import { asSandboxError } from '../errors.ts';
 import { runExec, type RawExecOptions } from '../exec.ts';
-import { berthHome } from '../images.ts';
+import { DEFAULT_STATE_DIR } from '../images.ts';
 import { readImageConfig, type ImageConfig } from '../image-config.ts';
 import { resumeSandbox, stopSandbox, teardownSandbox } from '../lifecycle.ts';
 import { LABEL_WORKFLOW } from '../names.ts';
@@ -23,7 +23,7 @@ const ENGINE = '(docker engine)';
 export interface DockerDriverOptions {
   docker?: Docker;
   subnets?: SubnetSource;
-  /** Where each group's project files go; default BERTH_HOME/groups. */
+  /** Where each group's project files go; default <DEFAULT_STATE_DIR>/groups (the worker gives BERTH_HOME/groups). */
   groupsDir?: string;
 }
 
@@ -38,7 +38,7 @@ export class DockerDriver implements SandboxDriver {
   constructor(options: DockerDriverOptions = {}) {
     this.docker = options.docker ?? dockerFromEnv();
     this.subnets = options.subnets ?? subnetSourceFromEnv();
-    this.groupsDir = options.groupsDir ?? join(berthHome(), 'groups');
+    this.groupsDir = options.groupsDir ?? join(DEFAULT_STATE_DIR, 'groups');
   }
 
   async engineIdentity(): Promise<EngineIdentity> {
