@@ -3,6 +3,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SandboxLost, type SandboxProvider } from '../sandbox/index.ts';
 import type { SandboxRef } from '../workflows/types.ts';
+import { serviceHandle } from './handle.ts';
 
 const WATCH_MS = 5_000;
 
@@ -11,7 +12,7 @@ export async function groupProblem(provider: SandboxProvider, ref: SandboxRef): 
   for (const [name, s] of Object.entries(ref.group?.services ?? {})) {
     if (name === 'main' || s.exited) continue;
     try {
-      const info = await provider.inspect({ name: s.container, containerId: s.containerId, user: s.user, workdir: s.workdir });
+      const info = await provider.inspect(serviceHandle(s));
       if (!info.running) return `sidecar "${name}" stopped during the rollout (exit code ${info.exitCode}${info.oomKilled ? ', out of memory' : ''})`;
     } catch (err) {
       if (err instanceof SandboxLost) return `sidecar "${name}" was removed during the rollout`;

@@ -1,12 +1,16 @@
 import type { SandboxHandle } from '../sandbox/index.ts';
-import type { SandboxRef } from '../workflows/types.ts';
+import type { SandboxRef, ServiceRef } from '../workflows/types.ts';
 
-/** The provider's handle, rebuilt from the plain data kept in workflow history. */
-export const handleOf = (ref: SandboxRef): SandboxHandle =>
-  ({ name: ref.container, containerId: ref.containerId, user: ref.user, workdir: ref.workdir });
+/** A sandbox or service as histories written before the rename kept it (`container`, `containerId`). */
+type Named = Pick<ServiceRef, 'user' | 'workdir'> & ({ name: string; id: string } | { container: string; containerId: string });
+
+/** The provider's handle for a sandbox or service, from the plain data kept in workflow history (either shape). */
+export const serviceHandle = (ref: Named): SandboxHandle => ('name' in ref
+  ? { name: ref.name, containerId: ref.id, user: ref.user, workdir: ref.workdir }
+  : { name: ref.container, containerId: ref.containerId, user: ref.user, workdir: ref.workdir });
+
+export const handleOf = (ref: SandboxRef): SandboxHandle => serviceHandle(ref);
 
 /** A group's services as handles (main included), from the plain data kept in workflow history. */
 export const servicesOf = (ref: SandboxRef): Record<string, SandboxHandle> =>
-  Object.fromEntries(Object.entries(ref.group?.services ?? {}).map(([name, s]) => [
-    name, { name: s.container, containerId: s.containerId, user: s.user, workdir: s.workdir },
-  ]));
+  Object.fromEntries(Object.entries(ref.group?.services ?? {}).map(([name, s]) => [name, serviceHandle(s)]));

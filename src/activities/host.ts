@@ -43,7 +43,7 @@ export async function seed(deps: ActivityDeps, req: { input: EpisodeInput; plan:
       agent: req.input.agent,
     }).catch((err: unknown) => { throw retryWhileAttemptsLeft(err); });
     return {
-      queue, container: handle.name, containerId: handle.containerId, host, user: handle.user, workdir: handle.workdir, logsDir,
+      queue, name: handle.name, id: handle.containerId, host, user: handle.user, workdir: handle.workdir, logsDir,
       ...(spec.entrypoint ? { entrypoint: true } : {}),
     };
   }));

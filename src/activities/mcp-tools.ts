@@ -4,13 +4,14 @@ import { listMcpTools, type McpToolBinding } from '../agents/index.ts';
 import type { Task } from '../task/index.ts';
 import type { SandboxRef } from '../workflows/types.ts';
 import type { SandboxProvider } from '../sandbox/index.ts';
+import { serviceHandle } from './handle.ts';
 
 /** The URL the worker uses: the service's container address in place of its service name. */
 async function reachable(provider: SandboxProvider, url: string, sandbox: SandboxRef): Promise<string> {
   const u = new URL(url);
   const service = sandbox.group?.services[u.hostname];
   if (!service) return url;
-  const ip = await provider.addressOf(service.containerId);
+  const ip = await provider.addressOf(serviceHandle(service).containerId);
   if (!ip) throw new Error(`service ${u.hostname} has no network address`);
   u.hostname = ip;
   return u.toString();

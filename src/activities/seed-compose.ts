@@ -55,10 +55,10 @@ export async function seedComposeSandbox(deps: ActivityDeps, task: Task, req: { 
   const services: Record<string, ServiceRef> = {};
   for (const [name, h] of Object.entries(r.group.services)) {
     const exited = name !== 'main' && r.group.stopped.includes(name);
-    services[name] = { container: h.name, containerId: h.containerId, user: h.user, workdir: h.workdir, ...(exited ? { exited: true as const } : {}) };
+    services[name] = { name: h.name, id: h.containerId, user: h.user, workdir: h.workdir, ...(exited ? { exited: true as const } : {}) };
   }
   return {
-    queue: o.queue, container: r.main.name, containerId: r.main.containerId, host: o.host, user: r.main.user, workdir: r.main.workdir,
+    queue: o.queue, name: r.main.name, id: r.main.containerId, host: o.host, user: r.main.user, workdir: r.main.workdir,
     logsDir: o.logsDir, ...(r.entrypoint ? { entrypoint: true } : {}), group: { project, services },
   };
 }

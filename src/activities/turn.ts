@@ -103,7 +103,7 @@ export async function verifyTurn(deps: ActivityDeps, req: VerifyRequest & { tear
     if (!req.teardownAfter) return verifyHere(deps, req, turnDir);
     const { workflowId, runId } = execution();
     const keep = req.input.keepFinalState && req.plan.verifierMode === 'shared'
-      ? async () => { await deps.provider.keepFinalState(req.sandbox.container, { batch: req.input.batchId, workflowId, runId }); }
+      ? async () => { await deps.provider.keepFinalState(handleOf(req.sandbox).name, { batch: req.input.batchId, workflowId, runId }); }
       : undefined;
     const outcome = await verifyThenTearDown(turnDir, () => verifyHere(deps, req, turnDir), () => tearDownEpisode(deps, workflowId, runId), keep);
     return { ...outcome, tornDown: true };

@@ -84,13 +84,14 @@ export interface HostLease {
 export interface SandboxRef {
   /** The host's sandbox queue: every activity on this sandbox goes there. */
   queue: string;
-  container: string;
-  containerId: string;
+  /** The sandbox's name on its host, and the engine's id for it. */
+  name: string;
+  id: string;
   host: string;
   /** The sandbox's resolved default user and working directory. */
   user: string;
   workdir: string;
-  /** Per-episode logs folder on the host that owns the container. */
+  /** Per-episode logs folder on the host that owns the sandbox. */
   logsDir: string;
   /** Berth runs the image's entrypoint beside the keep-alive; its death during the rollout masks the episode. */
   entrypoint?: boolean;
@@ -100,8 +101,9 @@ export interface SandboxRef {
 
 /** One service of a group, as the sandbox's activities reach it. */
 export interface ServiceRef {
-  container: string;
-  containerId: string;
+  /** The service's sandbox name, and the engine's id for it. */
+  name: string;
+  id: string;
   user: string;
   workdir: string;
   /** Not running when the seed ended (a one-shot service that completed): never watched. */

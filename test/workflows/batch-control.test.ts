@@ -28,7 +28,7 @@ const activities = {
       lease: { host: 'test-host', queue },
     };
   },
-  async seed() { return { queue, container: 'c', containerId: 'c', host: 'test-host', user: 'root', workdir: '/', logsDir: '/tmp/x' }; },
+  async seed() { return { queue, name: 'c', id: 'c', host: 'test-host', user: 'root', workdir: '/', logsDir: '/tmp/x' }; },
   async agentTurn(req: { input: EpisodeInput }) {
     while (!released.has(req.input.taskId)) { Context.current().heartbeat(); await Context.current().sleep(100); }
     return { responseText: 'done', exitCode: 0, timings: { agent: 1 } };
