@@ -1,3 +1,4 @@
+import { logLevel } from './config/env.ts';
 import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode, type LogLevel, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -40,7 +41,7 @@ let runtimeInstalled = false;
 export function installRuntime(): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
-  const level = (process.env.BERTH_LOG_LEVEL ?? 'WARN').toUpperCase() as LogLevel;
+  const level = logLevel() as LogLevel;
   Runtime.install({ logger: new DefaultLogger(level) });
 }
 

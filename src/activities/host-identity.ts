@@ -1,3 +1,4 @@
+import { hostNameOverride } from '../config/env.ts';
 import { hostname } from 'node:os';
 import { hostQueueName } from '../config/index.ts';
 import { DockerSandboxProvider, type SandboxProvider } from '../sandbox/index.ts';
@@ -12,5 +13,5 @@ import type { HostLease } from '../workflows/types.ts';
 export async function hostIdentity(opts: { provider?: SandboxProvider; suffix?: string } = {}): Promise<HostLease> {
   const engine = await (opts.provider ?? new DockerSandboxProvider()).engineInfo();
   const suffix = opts.suffix ? `-${opts.suffix}` : '';
-  return { host: process.env.BERTH_HOST_NAME || engine.name || hostname(), queue: hostQueueName(engine.id) + suffix };
+  return { host: hostNameOverride() || engine.name || hostname(), queue: hostQueueName(engine.id) + suffix };
 }

@@ -1,5 +1,6 @@
 // This worker's model gateway (DESIGN.md section 5): started on first use on the engine's bridge gateway
 // address, and the per-turn scope an agent's calls are counted in.
+import { gatewayRetryBaseMs } from '../config/env.ts';
 import type { SandboxProvider } from '../sandbox/index.ts';
 import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -25,7 +26,8 @@ function rememberedPort(host: string): number {
 
 async function start(provider: SandboxProvider): Promise<ModelGateway> {
   const host = await gatewayHost(() => provider.defaultNetworkRanges());
-  const retry = process.env.BERTH_GATEWAY_RETRY_BASE_MS ? { baseMs: Number(process.env.BERTH_GATEWAY_RETRY_BASE_MS) } : {};
+  const baseMs = gatewayRetryBaseMs();
+  const retry = baseMs ? { baseMs } : {};
   let gateway = new ModelGateway({ host, port: rememberedPort(host), retry });
   try {
     await gateway.start();

@@ -1,3 +1,4 @@
+import { heartbeatTimeoutSec, scheduleToStartSec } from '../config/env.ts';
 import { ApplicationFailure, heartbeat } from '@temporalio/activity';
 import { loadBerthConfig } from '../config/berth-config.ts';
 import { checkDigest, envTablesOf, firstUnsetVariable, unsetVariableMessage, type Task } from '../task/index.ts';
@@ -95,8 +96,8 @@ export async function planEpisode(deps: ActivityDeps, input: EpisodeInput): Prom
         (task.image.mode === 'overlay' ? task.environment.build_timeout_sec : task.image.mode === 'build' ? BUILD_ALLOWANCE_SEC : 0) +
         // A Compose task may build its sidecars at seed, then waits for them to be healthy.
         (task.compose ? BUILD_ALLOWANCE_SEC + settings.sandboxReadyTimeoutSec : 0),
-      heartbeatTimeoutSec: Number(process.env.BERTH_HEARTBEAT_TIMEOUT_SEC ?? 45),
-      scheduleToStartSec: Number(process.env.BERTH_SCHEDULE_TO_START_SEC ?? 300),
+      heartbeatTimeoutSec: heartbeatTimeoutSec(),
+      scheduleToStartSec: scheduleToStartSec(),
     };
   });
 }

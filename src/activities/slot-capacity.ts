@@ -1,10 +1,11 @@
+import { workerSlotsSetting } from '../config/env.ts';
 import { cpus } from 'node:os';
 import { homePath } from '../config/paths.ts';
 import { loadBerthConfig } from '../config/berth-config.ts';
 
 /** Sandbox slots per host: BERTH_WORKER_SLOTS, else berth.toml's [worker].slots, else cores × 4 (docs/configuration.md). */
 export function slotCapacity(): { slots: number; from: string } {
-  const env = process.env.BERTH_WORKER_SLOTS;
+  const env = workerSlotsSetting();
   if (env !== undefined && env !== '') {
     const n = Number(env);
     if (!Number.isInteger(n) || n < 1) throw new Error(`BERTH_WORKER_SLOTS=${env} is not a whole number of at least 1; set it to the sandboxes this host runs at once, e.g. 16, or unset it`);

@@ -1,3 +1,4 @@
+import { scheduleToStartSec } from '../config/env.ts';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Remover } from './remover.ts';
 import type { HostSlots } from './slots.ts';
@@ -68,5 +69,5 @@ export function runIsOpen(client: Client): ReconcileDeps['isOpen'] {
 
 /** How long a reserved slot may wait for its seed: the seed's schedule-to-start timeout twice, and a minute. */
 export function seedBoundMs(): number {
-  return (2 * Number(process.env.BERTH_SCHEDULE_TO_START_SEC ?? 300) + 60) * 1000;
+  return (2 * scheduleToStartSec() + 60) * 1000;
 }

@@ -1,3 +1,4 @@
+import { taskQueueOverride } from '../config/env.ts';
 import { ensureServer, type ServerInfo } from '../server/devserver.ts';
 import { dockerAnswers, dockerEndpoint } from '../server/docker-check.ts';
 import { ensureWorker, workerPolls } from '../server/worker-daemon.ts';
@@ -17,7 +18,7 @@ export async function ensureCluster(): Promise<ServerInfo> {
     await ensureWorker(server.address);
   } else {
     // BERTH_TASK_QUEUE: the shared queue of a cluster's own workers (tests, multi-tenant clusters), as for `berth worker`.
-    const queue = process.env.BERTH_TASK_QUEUE || SHARED_QUEUE;
+    const queue = taskQueueOverride() ?? SHARED_QUEUE;
     if (!(await workerPolls(server.address, undefined, queue))) {
       throw new UserError(`No Berth worker polls task queue "${queue}" on ${server.address}. Start one with: npx berth worker`);
     }

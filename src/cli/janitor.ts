@@ -1,13 +1,11 @@
 // `berth janitor [--json]`: removes sandboxes whose episode workflow is no longer running.
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import type { Command } from 'commander';
+import { serverSettings, temporalAddress } from '../config/index.ts';
 import { DockerSandboxProvider } from '../sandbox/docker-provider.ts';
 import type { JanitorReport } from '../sandbox/types.ts';
 import { printJson, UserError } from './output.ts';
 
-export function temporalAddress(): string {
-  return process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
-}
 
 /** isLive backed by Temporal: live means the workflow's latest run is RUNNING. */
 export function temporalLiveness(client: Client): (workflowId: string) => Promise<boolean> {
@@ -23,7 +21,7 @@ export function temporalLiveness(client: Client): (workflowId: string) => Promis
 }
 
 export async function runJanitorCommand(opts: { json?: boolean }): Promise<JanitorReport> {
-  const address = temporalAddress();
+  const { address } = temporalAddress();
   let connection: Connection;
   try {
     connection = await Connection.connect({ address, connectTimeout: '5s' });
@@ -35,7 +33,7 @@ export async function runJanitorCommand(opts: { json?: boolean }): Promise<Janit
     );
   }
   try {
-    const client = new Client({ connection, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default' });
+    const client = new Client({ connection, namespace: serverSettings().namespace });
     const report = await new DockerSandboxProvider().janitor({ isLive: temporalLiveness(client) });
     if (opts.json) {
       printJson(report);

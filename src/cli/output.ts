@@ -1,4 +1,6 @@
-const tty = process.stdout.isTTY === true && !process.env.NO_COLOR;
+import { noColor } from '../config/index.ts';
+
+const tty = process.stdout.isTTY === true && !noColor();
 
 const paint = (code: number) => (s: string): string => (tty ? `\x1b[${code}m${s}\x1b[0m` : s);
 export const bold = paint(1);

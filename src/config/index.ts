@@ -4,3 +4,4 @@ export { configFilePath, loadBerthConfig, loaderOptions, type BerthConfig, type 
 export { berthHome, berthHomeDir, homePath } from './paths.ts';
 export * from './temporal.ts';
 export { SHARED_QUEUE, hostQueueName } from './queues.ts';
+export * from './env.ts';

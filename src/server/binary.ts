@@ -1,3 +1,4 @@
+import { temporalCliOverride } from '../config/env.ts';
 import { existsSync, readFileSync, accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { homePath } from '../config/paths.ts';
@@ -18,7 +19,7 @@ function executable(path: string): boolean {
 
 /** Same order as scripts/setup.sh: TEMPORAL_CLI, PATH, then what the setup installed. */
 export function findTemporalCli(): TemporalCli {
-  const fromEnv = process.env.TEMPORAL_CLI;
+  const fromEnv = temporalCliOverride();
   if (fromEnv) {
     if (!executable(fromEnv)) throw new Error(`TEMPORAL_CLI=${fromEnv} is not an executable file; fix the path or unset it`);
     return { path: fromEnv, source: 'TEMPORAL_CLI' };

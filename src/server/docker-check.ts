@@ -1,8 +1,9 @@
+import { dockerHost } from '../config/env.ts';
 import { request } from 'node:http';
 
 /** Where the engine is: DOCKER_HOST (unix:// or tcp://) or the default socket. */
 export function dockerEndpoint(): { socketPath?: string; host?: string; port?: number; label: string } {
-  const h = process.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock';
+  const h = dockerHost();
   if (h.startsWith('unix://')) return { socketPath: h.slice('unix://'.length), label: h };
   const url = new URL(h.replace(/^tcp:/, 'http:'));
   return { host: url.hostname, port: Number(url.port || 2375), label: h };

@@ -1,3 +1,4 @@
+import { hostQueueSuffix } from '../config/env.ts';
 import { hostIdentity } from '../activities/host-identity.ts';
 import { readSlots } from '../activities/slots.ts';
 import { slotCapacity, slotsFile } from '../activities/slot-capacity.ts';
@@ -16,7 +17,7 @@ export interface HostStatus {
  * BERTH_HOST_QUEUE_SUFFIX names a test worker's queue, as for `berth worker`.
  */
 export async function hostStatus(address: string | undefined, namespace = 'default'): Promise<HostStatus> {
-  const { host, queue } = await hostIdentity({ suffix: process.env.BERTH_HOST_QUEUE_SUFFIX });
+  const { host, queue } = await hostIdentity({ suffix: hostQueueSuffix() });
   const file = slotsFile(queue);
   const view = readSlots(file);
   const workers = address ? await hostPollers(address, namespace, queue).catch(() => []) : [];
