@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { ResultRow } from '../workflows/types.ts';
-import { listEpisodes, newestEpisodes, waitForEpisode } from './episodes.ts';
+import { listEpisodes, newestEpisodes, waitForEpisode, type EpisodeRef } from './episodes.ts';
 import type { BatchLabels, ResultsFolder, Metrics } from './results.ts';
 
 export interface Collected { rows: ResultRow[]; failed: number; metrics: Metrics }
@@ -9,12 +9,21 @@ export interface Collected { rows: ResultRow[]; failed: number; metrics: Metrics
 export async function collectRows(
   client: Client, batchId: string, results: ResultsFolder, onRow?: (row: ResultRow) => void, labels: BatchLabels = {}, known: ResultRow[] = [],
 ): Promise<Collected> {
-  const newest = newestEpisodes(await listEpisodes(client, batchId));
+  const all = await listEpisodes(client, batchId);
   const have = new Map(known.map((r) => [r.workflow_id, r]));
   const rows: ResultRow[] = [];
   let failed = 0;
-  await Promise.all(newest.map(async (e) => {
+  // A regrade that failed leaves the attempt before it reported; the listing may not say it closed yet, so its
+  // result is what tells.
+  const rowOf = async (e: EpisodeRef): Promise<ResultRow | undefined> => {
     const row = have.get(e.workflowId) ?? await waitForEpisode(client, e.workflowId);
+    if (row || !e.regrade) return row;
+    const before = newestEpisodes(all.filter((x) => x.taskId !== e.taskId || x.repeat !== e.repeat || x.attempt < e.attempt))
+      .find((x) => x.taskId === e.taskId && x.repeat === e.repeat);
+    return before ? rowOf(before) : undefined;
+  };
+  await Promise.all(newestEpisodes(all).map(async (e) => {
+    const row = await rowOf(e);
     if (!row) failed++;
     else {
       rows.push(row);

@@ -46,7 +46,11 @@ describe('seed with the image configuration on record', () => {
         solve: 'echo ok > out.txt',
       }),
       ...task('entry-steady', { dockerfile: withEntry(''), entry: 'echo steady-up\nexec "$@"', solve: 'echo ok > out.txt' }),
-      ...task('entry-dies', { dockerfile: withEntry(''), entry: 'echo going-down; sleep 1; exit 3', solve: 'sleep 3; echo ok > out.txt' }),
+      // It dies once the agent has started (not on a clock: a loaded machine's seed can outlast any fixed delay).
+      ...task('entry-dies', {
+        dockerfile: withEntry(''), entry: 'echo going-down; while [ ! -e /tmp/agent-started ]; do sleep 0.2; done; exit 3',
+        solve: 'touch /tmp/agent-started; sleep 3; echo ok > out.txt',
+      }),
       ...task('entry-broken', { dockerfile: withEntry(''), entry: 'echo cannot-start >&2; exit 5', solve: 'echo ok > out.txt' }),
       ...task('cpu-hints', {
         toml: `[environment]\ndocker_image = "berth-base:bookworm"\nworkdir = "/app"\ncpus = 1\n[agent]\ntimeout_sec = 60\n[verifier]\ntimeout_sec = 60\n[verifier.env]\nOMP_NUM_THREADS = "3"\n`,

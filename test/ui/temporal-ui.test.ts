@@ -40,7 +40,8 @@ async function pageText(page: Page): Promise<string> {
 
 /**
  * The page's text once `want` shows up. With `reloadEveryMs`, reloads when that long passed
- * without it (a list does not refresh by itself, and visibility may lag a closed workflow).
+ * without it (a list does not refresh by itself, visibility may lag a closed workflow, and on a loaded
+ * machine the UI's own call to the server can time out into its 500 page).
  */
 async function untilText(page: Page, want: RegExp, opts: { reloadEveryMs?: number } = {}): Promise<string> {
   let text = '';
@@ -124,7 +125,7 @@ describe('Temporal Web UI shows a real batch', () => {
 
     await page.getByRole('link', { name: `berth/${batchId}`, exact: true }).first().click();
     try {
-      const text = await untilText(page, allOf('hello · repeat 1 · oracle', 'hello · repeat 2 · oracle'));
+      const text = await untilText(page, allOf('hello · repeat 1 · oracle', 'hello · repeat 2 · oracle'), { reloadEveryMs: 8000 });
       expect(text).toContain(`berth/${batchId}`);
     } finally {
       await page.screenshot({ path: artifactPath('ui-batch-timeline.png'), fullPage: true });
@@ -135,7 +136,7 @@ describe('Temporal Web UI shows a real batch', () => {
     const id = `berth/${batchId}/hello/1`;
     await open(page, `${uiUrl()}/namespaces/default/workflows/${encodeURIComponent(id)}`);
     try {
-      await untilText(page, new RegExp(escapeRe(id)));
+      await untilText(page, new RegExp(escapeRe(id)), { reloadEveryMs: 8000 });
 
       await page.getByRole('tab', { name: 'User Metadata' }).click();
       const meta = await untilText(page, /Summary[\s\S]*hello · repeat 1 · oracle/);
