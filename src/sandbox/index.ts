@@ -19,7 +19,6 @@ export { aliasFromLines, pinnedAgentImage, prepareAgentImage, prepareVerifierIma
 export { taskHealthcheck, withImageRuntime, type ImageRuntimeInput } from './image-runtime.ts';
 export { cpuHints, CPU_HINT_VARIABLES } from './cpu-hints.ts';
 export { gpuDeviceRequests, type DeviceRequest } from './gpus.ts';
-export { imageExists } from './images.ts';
 export { ENTRYPOINT_OUTPUT, type EntrypointState } from './seed-phases.ts';
 export { CLAIMS_DIR, DETACHED_BASE } from './detached.ts';
 export { extractTar, inlineWriteScript } from './files.ts';
