@@ -10,7 +10,7 @@ import type { ModelLimits, OpenAiModelAnswer, OpenAiTurnSetup, TurnRef } from '.
 import { upstreamFor } from '../gateway/index.ts';
 import { loadBerthConfig } from '../config/berth-config.ts';
 import { asActivityFailure, typed } from './failures.ts';
-import { handleOf } from './handle.ts';
+import { handleOf, phaseTargets } from './handle.ts';
 import { turnDirOf } from './logs.ts';
 import { enterPhase } from './phase-network.ts';
 import type { ActivityDeps } from './deps.ts';
@@ -29,7 +29,7 @@ export async function openaiStart(deps: ActivityDeps, ref: TurnRef): Promise<Ope
     const handle = handleOf(ref.sandbox);
     if (ref.turn > 0) await clearTurnFiles(provider, handle, task.verifier.inputs);
     const user = await agentUserFor(provider, task, ref);
-    await enterPhase(deps, task, handle, ref.turn, 'agent');
+    await enterPhase(deps, task, phaseTargets(ref.sandbox), ref.turn, 'agent');
     const dir = agentDir(ref);
     mkdirSync(dir, { recursive: true });
     const conversationPath = join(dir, CONVERSATION_FILE);
@@ -94,7 +94,7 @@ export async function openaiToolCall(deps: ActivityDeps, req: { ref: TurnRef; se
       return { exitCode: null };
     }
     // Each call is the agent phase: a worker restarted since the turn started puts the sandbox back on its network.
-    await enterPhase(deps, await deps.loadEpisodeTask(req.ref.input), handleOf(req.ref.sandbox), req.ref.turn, 'agent');
+    await enterPhase(deps, await deps.loadEpisodeTask(req.ref.input), phaseTargets(req.ref.sandbox), req.ref.turn, 'agent');
     const r = await runBashTool({
       provider: deps.provider, handle: { ...handleOf(req.ref.sandbox), user: req.setup.user }, user: req.setup.user,
       workdir: req.setup.workdir, env: {}, call, timeoutSec: req.timeoutSec, conversationPath: req.setup.conversationPath,

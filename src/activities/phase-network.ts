@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import {
   EgressPolicies, EgressProxy,
-  type EgressNetwork, type PhaseNetwork, type DockerSandboxProvider, type SandboxHandle, type SandboxSpec,
+  type ApplyNetworkOptions, type EgressNetwork, type PhaseNetwork, type DockerSandboxProvider, type SandboxHandle, type SandboxSpec,
 } from '../sandbox/index.ts';
 import { homePath } from '../config/paths.ts';
 import { agentSandboxNetworking, phasePolicy, type NetworkPolicy, type Phase, type Task } from '../task/index.ts';
@@ -35,9 +35,12 @@ export function workerEgress(provider: DockerSandboxProvider): OnDemand<Egress> 
   });
 }
 
-/** What a sandbox with allowlist phases carries in its environment: the proxy for HTTP(S), nothing for loopback. */
-export function proxyEnv(url: string): Record<string, string> {
-  const none = 'localhost,127.0.0.1,::1';
+/**
+ * What a sandbox with allowlist phases carries in its environment: the proxy for HTTP(S), nothing for loopback (nor,
+ * in a group, for the services' names: they are reached on the group's own network).
+ */
+export function proxyEnv(url: string, direct: readonly string[] = []): Record<string, string> {
+  const none = ['localhost', '127.0.0.1', '::1', ...direct].join(',');
   return { HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url, NO_PROXY: none, no_proxy: none };
 }
 
@@ -59,23 +62,50 @@ export async function agentSandboxNetwork(deps: NetworkDeps, task: Task): Promis
   return { network, env };
 }
 
+/**
+ * A Compose task's group when its network switches by phase: its own networks internal, every service on its
+ * baseline's way out from the start (the bridge, or the egress network with nothing admitted yet), and the proxy
+ * settings in every service when some phase is an allowlist. Undefined for a group that keeps one network.
+ */
+export async function groupPhaseNetwork(deps: NetworkDeps, task: Task): Promise<{
+  phases: { attachFirst: string[]; sidecarEnv: Record<string, string> };
+  mainEnv: Record<string, string>;
+} | undefined> {
+  const how = agentSandboxNetworking(task);
+  if (!how.switching) return undefined;
+  const base = phasePolicy(task, 0, 'baseline').network_mode;
+  const e = how.egress || base === 'allowlist' ? await deps.egress.get() : undefined;
+  const env = how.egress && e ? proxyEnv(await e.proxy.start(), task.compose?.services ?? []) : {};
+  const attachFirst = base === 'public' ? ['bridge'] : base === 'allowlist' && e ? [e.network.name] : [];
+  return { phases: { attachFirst, sidecarEnv: env }, mainEnv: env };
+}
+
+/** The services a phase switch moves: a single sandbox, or every running service of a group. */
+export interface PhaseTargets {
+  handles: readonly SandboxHandle[];
+  inGroup: boolean;
+}
+
+export const singleSandbox = (handle: SandboxHandle): PhaseTargets => ({ handles: [handle], inGroup: false });
+
 /** Puts the agent's sandbox on the network of `phase` of `turn` (a no-op for a task that never switches). */
-export async function enterPhase(deps: NetworkDeps, task: Task, handle: SandboxHandle, turn: number, phase: Phase): Promise<void> {
+export async function enterPhase(deps: NetworkDeps, task: Task, targets: PhaseTargets, turn: number, phase: Phase): Promise<void> {
   const how = agentSandboxNetworking(task);
   if (!how.switching) return;
-  let opts = {};
+  let opts: ApplyNetworkOptions = { inGroup: targets.inGroup };
   if (how.egress) {
     const e = await deps.egress.get();
     await e.proxy.start();
-    opts = { egress: { network: e.network, policies: e.policies } };
+    opts = { ...opts, egress: { network: e.network, policies: e.policies } };
   }
-  await deps.provider.applyPhaseNetwork(handle, toPhase(phasePolicy(task, turn, phase)), opts);
+  const want = toPhase(phasePolicy(task, turn, phase));
+  await Promise.all(targets.handles.map((h) => deps.provider.applyPhaseNetwork(h, want, opts)));
 }
 
 /** The network hooks verification calls for `turn` (src/verify/context.ts). */
-export function verifyNetwork(deps: NetworkDeps, task: Task, handle: SandboxHandle, turn: number): VerifyNetwork {
+export function verifyNetwork(deps: NetworkDeps, task: Task, targets: PhaseTargets, turn: number): VerifyNetwork {
   return {
-    agentPhase: (phase) => enterPhase(deps, task, handle, turn, phase === 'collect' ? 'baseline' : 'verifier'),
+    agentPhase: (phase) => enterPhase(deps, task, targets, turn, phase === 'collect' ? 'baseline' : 'verifier'),
     separate: async (policy) => {
       const allowlist = policy.network_mode === 'allowlist';
       const start = await startingNetwork(deps, policy, allowlist, allowlist);

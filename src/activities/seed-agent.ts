@@ -8,7 +8,7 @@ import { keepEntrypointOutput } from './entrypoint-output.ts';
 import { agentImageForSeed } from './image-prep.ts';
 import { episodeImage } from './agent-layer.ts';
 import { turnLogsDir } from './logs.ts';
-import { agentSandboxNetwork, enterPhase, type NetworkDeps } from './phase-network.ts';
+import { agentSandboxNetwork, enterPhase, singleSandbox, type NetworkDeps } from './phase-network.ts';
 import { agentSandboxSpec } from './sandbox-spec.ts';
 import { seedFailure } from './seed-failure.ts';
 import { deliverTaskExtras } from './task-extras.ts';
@@ -46,7 +46,7 @@ export async function seedAgentSandbox(deps: NetworkDeps, task: Task, req: Agent
     if (err instanceof SeedFailed && err.kind === 'harbor:entrypoint_failed') throw await withKeptOutput(provider, task, spec.name, err, req);
     throw err;
   }
-  await enterPhase(deps, task, handle, 0, 'baseline');
+  await enterPhase(deps, task, singleSandbox(handle), 0, 'baseline');
   const environmentDir = inTask(task.path, TASK_LAYOUT.environmentDir);
   if (task.image.upload_environment_files && existsSync(environmentDir)) {
     await provider.upload(handle, environmentDir, handle.workdir, { owner: handle.user });

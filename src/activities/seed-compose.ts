@@ -10,6 +10,8 @@ import type { EpisodeInput, SandboxRef, ServiceRef } from '../workflows/types.ts
 import { agentImageForSeed } from './image-prep.ts';
 import { environmentOf } from './seed-agent.ts';
 import type { ActivityDeps } from './deps.ts';
+import { phaseTargets } from './handle.ts';
+import { enterPhase, groupPhaseNetwork } from './phase-network.ts';
 import { agentSandboxSpec } from './sandbox-spec.ts';
 import { deliverTaskExtras } from './task-extras.ts';
 
@@ -38,8 +40,9 @@ export async function seedComposeSandbox(deps: ActivityDeps, task: Task, req: { 
   // A Compose task's main runs its image's entrypoint and healthcheck even for a bare docker_image
   // (task-folder-verifiers.md § Image entrypoint: "from the record prepare makes of every service image").
   if (!prepared.config) prepared = { ...prepared, config: await provider.imageConfig(prepared.ref) };
-  // The group keeps one network for the episode (the loader refuses Compose tasks whose phases switch).
-  const network = { network: task.environment.network_mode === 'no-network' ? 'none' : 'bridge', env: {} };
+  // A group either keeps one network for the episode or has internal networks and switches its way out by phase.
+  const phased = await groupPhaseNetwork(deps, task);
+  const network = { network: task.environment.network_mode === 'no-network' ? 'none' : 'bridge', env: phased?.mainEnv ?? {} };
   const spec = agentSandboxSpec(task, prepared, { name: project, taskEnv, labels: o.labels, network });
   logDefaultSized(deps, task);
   const r = await seedGroup(driver, spec, {
@@ -50,15 +53,18 @@ export async function seedComposeSandbox(deps: ActivityDeps, task: Task, req: { 
     interpolationEnv: { ...o.hostEnv, ...taskEnv },
     prepareImages: (resolved) => prepareServiceImages(provider, resolved, req.input.imageAliases),
     waitTimeoutSec: req.input.episodeSettings.sandboxReadyTimeoutSec,
+    ...(phased ? { phases: phased.phases } : {}),
   });
-  await deliverTaskExtras(provider, r.main, task);
   const services: Record<string, ServiceRef> = {};
   for (const [name, h] of Object.entries(r.group.services)) {
     const exited = name !== 'main' && r.group.stopped.includes(name);
     services[name] = { name: h.name, id: h.containerId, user: h.user, workdir: h.workdir, ...(exited ? { exited: true as const } : {}) };
   }
-  return {
+  const ref: SandboxRef = {
     queue: o.queue, name: r.main.name, id: r.main.containerId, host: o.host, user: r.main.user, workdir: r.main.workdir,
     logsDir: o.logsDir, ...(r.entrypoint ? { entrypoint: true } : {}), group: { project, services },
   };
+  await enterPhase(deps, task, phaseTargets(ref), 0, 'baseline');
+  await deliverTaskExtras(provider, r.main, task);
+  return ref;
 }

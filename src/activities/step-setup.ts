@@ -11,7 +11,7 @@ import { EXEC_OVERHEAD_SEC, healthcheckWorstSec } from '../workflows/budget.ts';
 import type { TurnRef } from '../workflows/types.ts';
 import { beating } from './beating.ts';
 import { typed } from './failures.ts';
-import { handleOf } from './handle.ts';
+import { handleOf, phaseTargets } from './handle.ts';
 import { turnDirOf } from './logs.ts';
 import { enterPhase } from './phase-network.ts';
 import type { ActivityDeps } from './deps.ts';
@@ -53,7 +53,7 @@ export async function stepSetup(deps: ActivityDeps, req: TurnRef): Promise<void>
     const user = await agentUserFor(provider, task, req);
     const as = { ...handle, user };
     // Harbor prepares a step outside its agent phase's network policy: on the environment's baseline.
-    await enterPhase(deps, task, handle, req.turn, 'baseline');
+    await enterPhase(deps, task, phaseTargets(req.sandbox), req.turn, 'baseline');
     if (step.workdir !== null) await provider.upload(as, step.workdir, handle.workdir, { owner: user });
     if (step.setup_script) {
       const script = `${handle.workdir.replace(/\/+$/, '')}/setup.sh`;

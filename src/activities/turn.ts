@@ -13,7 +13,7 @@ import { beating } from './beating.ts';
 import { failIfEntrypointDied, keepEntrypointOutput } from './entrypoint-output.ts';
 import { typed } from './failures.ts';
 import { assertGroupWhole, watchGroup } from './group-watch.ts';
-import { handleOf, servicesOf } from './handle.ts';
+import { handleOf, phaseTargets, servicesOf } from './handle.ts';
 import { verifyThenTearDown } from './final-verify.ts';
 import { turnDirOf } from './logs.ts';
 import { enterPhase, verifyNetwork } from './phase-network.ts';
@@ -57,7 +57,7 @@ export async function agentTurn(deps: ActivityDeps, req: TurnRequest): Promise<A
     mkdirSync(logsDir, { recursive: true });
     if (req.turn > 0) await clearTurnFiles(provider, handle, task.verifier.inputs);
     const user = await agentUserFor(provider, task, req);
-    await enterPhase(deps, task, handle, req.turn, 'agent');
+    await enterPhase(deps, task, phaseTargets(req.sandbox), req.turn, 'agent');
     const instruction = task.multi_step ? task.steps[req.turn]!.instruction : task.instruction ?? '';
     const installed = installedAgent(req.input.agent);
     const model = installed
@@ -126,7 +126,7 @@ async function verifyHere(deps: ActivityDeps, req: VerifyRequest, turnDir: strin
     logsDir: turnDir, trajectory, responseText, naming: { workflowId, runId, batchId: req.input.batchId },
     hostEnv: process.env, secrets, imageAliases: req.input.imageAliases, heartbeat: () => heartbeat(),
     agentNeededAfter: req.turn < req.plan.steps.length - 1,
-    network: verifyNetwork(deps, task, handleOf(req.sandbox), req.turn),
+    network: verifyNetwork(deps, task, phaseTargets(req.sandbox), req.turn),
     signal: Context.current().cancellationSignal,
   });
   // The image entrypoint's output goes with this turn's verifier logs (after they landed there).

@@ -76,6 +76,13 @@ export interface GroupSpec {
   prepareImages(resolved: ResolvedGroup): Promise<Record<string, string>>;
   /** No route out of the group's network. */
   readonly internal: boolean;
+  /**
+   * Engine networks outside the group that every service joins before it starts (a task whose network switches by
+   * phase: its group networks are internal, and the way out of its baseline is joined here and switched later).
+   */
+  readonly attachFirst?: readonly string[];
+  /** Berth's variables for every sidecar (main's are in `main.env`). */
+  readonly sidecarEnv?: Readonly<Record<string, string>>;
   /** Budget for every service to be running, or healthy where it has a healthcheck. */
   readonly waitTimeoutSec: number;
 }

@@ -16,6 +16,8 @@ export interface GroupSeedOptions {
   interpolationEnv: NodeJS.ProcessEnv;
   prepareImages: GroupSpec['prepareImages'];
   waitTimeoutSec: number;
+  /** The group's network in a task whose network switches by phase (network-phase.ts); default: one for the episode. */
+  phases?: { attachFirst: readonly string[]; sidecarEnv: Readonly<Record<string, string>> };
 }
 
 export interface GroupSeedResult {
@@ -70,7 +72,9 @@ export async function seedGroup(driver: DockerDriver, spec: SandboxSpec, o: Grou
       return mainSettings(mainSpec, plan);
     },
     prepareImages: o.prepareImages,
-    internal: spec.network === 'none',
+    // A task that switches keeps its group networks internal: the way out is joined and left per phase.
+    internal: spec.network === 'none' || o.phases !== undefined,
+    ...(o.phases ? { attachFirst: o.phases.attachFirst, sidecarEnv: o.phases.sidecarEnv } : {}),
     waitTimeoutSec: o.waitTimeoutSec,
   });
   const main = result.group.services.main!;

@@ -55,7 +55,12 @@ export async function ensureEgressNetwork(docker: Docker): Promise<EgressNetwork
 export interface ApplyNetworkOptions {
   /** Present when the sandbox may use the egress proxy (some phase of it is an allowlist). */
   egress?: { network: EgressNetwork; policies: EgressPolicies };
+  /** A service of a group: its group networks (internal) stay; only the way out (bridge, egress network) changes. */
+  inGroup?: boolean;
 }
+
+/** The networks a phase switch joins and leaves: the way out of a group, everything of a single sandbox. */
+const switched = (name: string, inGroup: boolean): boolean => !inGroup || name === BRIDGE || name === EGRESS_NETWORK;
 
 type Attached = Record<string, { IPAddress?: string } | undefined>;
 
@@ -77,6 +82,7 @@ const ignorable = (err: unknown, ...texts: string[]): boolean => {
  * Puts the sandbox on `want`'s networks, leaving it on no other. An allowlist sandbox (and a public phase of one
  * that also has allowlist phases, whose proxy settings stay in its environment) is on the egress network with its
  * phase's allowlist registered under its address there; the narrower rule is always in place before the wider one.
+ * A group's service keeps its group networks (internal: the services still reach each other by name in every phase).
  */
 export async function applyPhaseNetwork(docker: Docker, handle: SandboxHandle, want: PhaseNetwork, opts: ApplyNetworkOptions = {}): Promise<void> {
   const egress = opts.egress;
@@ -93,7 +99,7 @@ export async function applyPhaseNetwork(docker: Docker, handle: SandboxHandle, w
   };
   if (egress && wanted.has(egress.network.name)) register(now);
   for (const name of Object.keys(now)) {
-    if (wanted.has(name)) continue;
+    if (wanted.has(name) || !switched(name, opts.inGroup ?? false)) continue;
     const ip = now[name]?.IPAddress;
     if (egress && name === egress.network.name && ip) egress.policies.remove(ip);
     await docker.getNetwork(name).disconnect({ Container: handle.containerId, Force: true }).catch((err: unknown) => {

@@ -12,9 +12,9 @@ import { stripCanary } from './instruction.ts';
 import { DATASET_LAYOUT, inTask, TASK_LAYOUT } from './layout.ts';
 import { normaliseLegacy } from './legacy.ts';
 import type { Task } from './model.ts';
-import { agentSandboxNetworking, policyAt } from './network.ts';
+import { policyAt } from './network.ts';
 import { mergeOverride } from './overrides.ts';
-import { refuseComposeNetworkSwitching, refuseParameterized, refuseTranscriptPairing } from './refusals/current-limitations.ts';
+import { refuseParameterized, refuseTranscriptPairing } from './refusals/current-limitations.ts';
 import { checkArtifact, checkInput, parseTaskToml, readTaskData, validateTaskToml } from './refusals/invalid-values.ts';
 import { requireInstruction, requireTaskToml, singleStepGrading } from './refusals/missing-files.ts';
 import { checkMultiStep } from './refusals/multi-step.ts';
@@ -147,7 +147,6 @@ export function buildTask(snap: TaskSnapshot, ctx: BuildContext): Task {
     settings: { ...ctx.defaults },
     warnings,
   };
-  refuseComposeNetworkSwitching(compose?.file ?? null, agentSandboxNetworking(task).switching);
   return deepFreeze(task);
 }
 

@@ -115,3 +115,15 @@ describe('a corpus Compose task merged over main, as Harbor merges it', () => {
     expect(JSON.stringify(berth)).not.toContain('must-not-appear');
   });
 });
+
+describe('Berth\'s variables for every sidecar (a task whose network switches by phase; issue 14)', () => {
+  it('reach each sidecar over its own environment, escaped for Compose, and never main through this path', () => {
+    const model = groupModel({ services: { main: { image: 'm' }, db: { image: 'd', environment: { OWN: '1', HTTP_PROXY: 'theirs' } } } }, {
+      project: 'p', labels: {}, networks: {}, images: {},
+      main: { image: 'm', keepAlive: ['sleep'], env: { MAIN_ONLY: '1' }, labels: {} },
+      sidecarEnv: { HTTP_PROXY: 'http://10.0.0.1:3128', NO_PROXY: 'main,db,$x' },
+    });
+    expect(model.services.db!.environment).toEqual({ OWN: '1', HTTP_PROXY: 'http://10.0.0.1:3128', NO_PROXY: 'main,db,$$x' });
+    expect(model.services.main!.environment).toEqual({ MAIN_ONLY: '1' });
+  });
+});

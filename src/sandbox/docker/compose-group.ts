@@ -171,12 +171,13 @@ export async function createOrAdoptGroup(docker: Docker, spec: GroupSpec, option
   if (!(DEFAULT_NETWORK in networks)) await removeNetwork(docker, (await made).id);
   const main = spec.mainFor?.(resolved) ?? spec.main;
   const model = groupModel(resolved, {
-    project: spec.project, labels, networks, images,
+    project: spec.project, labels, networks, images, ...(spec.sidecarEnv ? { sidecarEnv: spec.sidecarEnv } : {}),
     main: { ...main, keepAlive: [...main.keepAlive], labels: { [LABEL_USER]: main.user, [LABEL_WORKDIR]: main.workdir } },
   });
   const projectFile = join(stateDir, 'project.json');
   await writeFile(projectFile, JSON.stringify(model, null, 2));
 
+  if (spec.attachFirst?.length) await createAttached(docker, spec, { projectFile, stateDir }, model, spec.attachFirst);
   const up = await runCompose(
     [...projectArgs(spec.project, [projectFile], spec.projectDir), 'up', '--detach', '--no-build', '--pull', 'never', '--quiet-pull', '--no-color'],
     { env: spec.interpolationEnv, timeoutMs: spec.waitTimeoutSec * 1000 + UP_GRACE_MS, pidFile: join(stateDir, PID_FILE) },
@@ -184,6 +185,25 @@ export async function createOrAdoptGroup(docker: Docker, spec: GroupSpec, option
   if (up.code !== 0) throw await startFailure(docker, spec.project, up, spec.waitTimeoutSec);
   const group = await waitForServices(docker, spec.project, Object.keys(model.services), Object.values(networks), spec.waitTimeoutSec);
   return { group, adopted: false, defaultSized: defaultSizedSidecars(resolved), model };
+}
+
+/**
+ * `create`, then every service (but one with its own network_mode) joined to `extra` before `up` starts it: Compose
+ * cannot put a service on the engine's bridge beside its own networks, and `up` keeps a joined network.
+ */
+async function createAttached(docker: Docker, spec: GroupSpec, at: { projectFile: string; stateDir: string }, model: ComposeModel, extra: readonly string[]): Promise<void> {
+  const created = await runCompose(
+    [...projectArgs(spec.project, [at.projectFile], spec.projectDir), 'create', '--no-build', '--pull', 'never', '--quiet-pull'],
+    { env: spec.interpolationEnv, timeoutMs: CONFIG_TIMEOUT_MS, pidFile: join(at.stateDir, PID_FILE) },
+  );
+  if (created.code !== 0) throw new SeedFailed('harbor:seed_failed', composeFailure('docker compose create', created, CONFIG_TIMEOUT_MS / 1000));
+  for (const info of await projectContainers(docker, spec.project)) {
+    if (model.services[serviceOf(info)]?.network_mode !== undefined) continue;
+    for (const network of extra) {
+      if (network in (info.NetworkSettings.Networks ?? {})) continue;
+      await docker.getNetwork(network).connect({ Container: info.Id }).catch((err: unknown) => { throw asSandboxError(spec.project, err); });
+    }
+  }
 }
 
 type ServiceState = 'ready' | 'waiting' | 'failed';

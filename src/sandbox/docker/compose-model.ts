@@ -64,6 +64,8 @@ export interface GroupModelSettings {
   /** Service → the image it runs (built or aliased by Berth); its `build` section is dropped. */
   images: Readonly<Record<string, string>>;
   main: MainSettings;
+  /** Berth's variables for every sidecar (the egress proxy of a task with allowlist phases); main's are in `main.env`. */
+  sidecarEnv?: Readonly<Record<string, string>>;
 }
 
 /** Every network key the resolved model uses (Compose adds `default` when a service names none). */
@@ -115,6 +117,9 @@ export function groupModel(resolved: ComposeModel, s: GroupModelSettings): Compo
   const services: Record<string, ComposeService> = {};
   for (const [name, svc] of Object.entries(resolved.services)) {
     const next: ComposeService = { ...svc, labels: { ...(svc.labels ?? {}), ...escapeAll(s.labels) } };
+    if (name !== MAIN_SERVICE && s.sidecarEnv && Object.keys(s.sidecarEnv).length > 0) {
+      next.environment = { ...(svc.environment ?? {}), ...escapeAll(s.sidecarEnv) };
+    }
     const image = s.images[name];
     if (image !== undefined) {
       next.image = image;

@@ -40,19 +40,3 @@ export function refuseTranscriptPairing(seedTrajectory: string | null, root: str
     fix: 'run the task with --agent oracle, or remove the trajectory.json',
   });
 }
-
-/**
- * A Compose task whose phases need different networks: the group's network is Compose's, so Berth cannot switch
- * its main service between networks phase by phase (or route it through the allowlist proxy) yet.
- */
-export function refuseComposeNetworkSwitching(composeFile: string | null, switching: boolean): void {
-  if (composeFile === null || !switching) return;
-  refuse({
-    code: 'compose_unsupported',
-    file: TASK_LAYOUT.taskToml,
-    key: 'network_mode',
-    value: composeFile,
-    problem: `a Compose task (${composeFile}) whose phases need different networks, or an allowlist, is not run yet: the group keeps one network for the whole episode`,
-    fix: 'give [environment], [agent], [verifier] and every step the same network_mode (public or no-network), or drop the docker-compose file',
-  });
-}

@@ -1,0 +1,152 @@
+// The network per phase of a Compose task, seen from main and from a sidecar (issue 14, "every service of a group";
+// DESIGN.md section 7, Network; docs/departures.md): the group's own network stays up in every phase, so main
+// reaches its sidecar by name throughout, while every service's way out (the engine's bridge, or the egress proxy
+// of an allowlist) is joined and left phase by phase.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startBatch } from '../../src/client/batch.ts';
+import type { ResultRow } from '../../src/workflows/types.ts';
+import { noContainersLeft } from '../helpers/docker.ts';
+import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
+import { writeDataset } from '../helpers/tasks.ts';
+import { PROBE, startTestServers, type TestServers } from '../helpers/network.ts';
+
+/** A sidecar that answers `/?url=U&mode=direct|env` with what it sees probing U itself (reach, refused:N, blocked). */
+const SIDE_SERVER = `import http.server, urllib.request, urllib.error, urllib.parse
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        q = urllib.parse.parse_qs(urllib.parse.urlparse(self.path).query)
+        url, mode = q.get('url', [''])[0], q.get('mode', ['env'])[0]
+        out = 'ok'
+        if url:
+            opener = urllib.request.build_opener(*([urllib.request.ProxyHandler({})] if mode == 'direct' else []))
+            try:
+                opener.open(url, timeout=4).read()
+                out = 'reach'
+            except urllib.error.HTTPError as e:
+                out = 'refused:%d' % e.code
+            except Exception:
+                out = 'blocked'
+        body = out.encode()
+        self.send_response(200)
+        self.send_header('Content-Length', str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+http.server.ThreadingHTTPServer(('', 8080), H).serve_forever()
+`;
+
+const COMPOSE = `services:
+  main:
+    depends_on:
+      side:
+        condition: service_healthy
+  side:
+    image: berth-base:bookworm
+    command:
+      - python3
+      - -c
+      - |
+${SIDE_SERVER.split('\n').map((l) => `        ${l}`).join('\n')}
+    healthcheck:
+      test: ["CMD", "python3", "-c", "import urllib.request; urllib.request.urlopen('http://localhost:8080/', timeout=2)"]
+      interval: 1s
+      retries: 30
+    deploy:
+      resources:
+        limits:
+          cpus: "0.25"
+          memory: 96M
+`;
+
+/** `side U MODE`: what the sidecar sees probing U (asked directly on the group's network, never through a proxy). */
+const SIDE = `side() { python3 -c 'import sys, urllib.request, urllib.parse; q = urllib.parse.urlencode({"url": sys.argv[1], "mode": sys.argv[2]}); print(urllib.request.build_opener(urllib.request.ProxyHandler({})).open("http://side:8080/?" + q, timeout=20).read().decode())' "$1" "$2"; }`;
+
+interface StepSpec { name: string; toml?: string; agent: string; verify: string }
+
+const HEAD = `${PROBE}\n${SIDE}\nok=1\nfail() { echo "FAILED: $*"; ok=0; }\nis() { [ "$(cat $1)" = "$2" ] || fail "$1: $(cat $1), wanted $2"; }\n`;
+
+const task = (id: string, top: string, steps: StepSpec[]): Record<string, string> => ({
+  [`${id}/task.toml`]: `[environment]\ndocker_image = "berth-base:bookworm"\nworkdir = "/app"\n${top}` +
+    steps.map((s) => `[[steps]]\nname = "${s.name}"\n${s.toml ?? ''}`).join(''),
+  [`${id}/environment/docker-compose.yaml`]: COMPOSE,
+  ...Object.fromEntries(steps.flatMap((s) => [
+    [`${id}/steps/${s.name}/instruction.md`, `${s.name}\n`],
+    [`${id}/steps/${s.name}/solution/solve.sh`, `#!/bin/bash\n${HEAD}\nmkdir -p /app\n${s.agent}\n`],
+    [`${id}/steps/${s.name}/tests/test.sh`, `#!/bin/bash\n${HEAD}\n${s.verify}\necho $ok > /logs/verifier/reward.txt\n`],
+  ])),
+});
+
+/** `expect CMD... = WANT` in a test.sh: what the verifier phase sees now. */
+const sees = (cmd: string, want: string) => `got=$(${cmd}); [ "$got" = "${want}" ] || fail "${cmd}: $got, wanted ${want}"`;
+
+describe('network per phase of a Compose group (every service switched)', () => {
+  let cluster: TestCluster;
+  let servers: TestServers;
+  const rows = new Map<string, ResultRow>();
+  beforeAll(async () => {
+    servers = await startTestServers(`t14-cnet-${randomBytes(3).toString('hex')}`);
+    const { a, b } = servers;
+    const files = {
+      ...task('mixed', '', [
+        {
+          name: 'offline-agent', toml: '[steps.agent]\nnetwork_mode = "no-network"\n',
+          agent: `probe ${a} direct > /app/a1\nprobe http://side:8080/ direct > /app/s1\nside ${a} direct > /app/sa1`,
+          verify: `is /app/a1 blocked\nis /app/s1 reach\nis /app/sa1 blocked\n${sees(`probe ${a} direct`, 'reach')}\n${sees(`side ${a} direct`, 'reach')}`,
+        },
+        {
+          name: 'offline-verifier', toml: '[steps.verifier]\nnetwork_mode = "no-network"\n',
+          agent: `probe ${a} direct > /app/a2\nside ${a} direct > /app/sa2`,
+          verify: `is /app/a2 reach\nis /app/sa2 reach\n${sees(`probe ${a} direct`, 'blocked')}\n${sees('probe http://side:8080/ direct', 'reach')}\n${sees(`side ${a} direct`, 'blocked')}`,
+        },
+      ]),
+      // The reverse baseline: an offline group whose agent phase goes online (its services start cut off).
+      ...task('offline-env', 'network_mode = "no-network"\n[agent]\nnetwork_mode = "public"\n', [
+        {
+          name: 'only',
+          agent: `probe ${a} direct > /app/a\nside ${a} direct > /app/sa`,
+          verify: `is /app/a reach\nis /app/sa reach\n${sees(`probe ${a} direct`, 'blocked')}\n${sees(`side ${a} direct`, 'blocked')}\n${sees('probe http://side:8080/ direct', 'reach')}`,
+        },
+      ]),
+      // An allowlist for the agent phase of every service, through the egress proxy each one carries; main still
+      // reaches its sidecar by name (NO_PROXY); the public verifier phase reaches everything again.
+      ...task('allowlist', `[agent]\nnetwork_mode = "allowlist"\nallowed_hosts = ["${servers.aIp}"]\n[verifier]\nnetwork_mode = "public"\n`, [
+        {
+          name: 'only',
+          agent: `{ probe ${a} env; probe ${b} env; probe ${a} direct; probe http://side:8080/ env; side ${a} env; side ${b} env; side ${a} direct; } > /app/agent`,
+          verify: `is /app/agent "$(printf 'reach\\nrefused:403\\nblocked\\nreach\\nreach\\nrefused:403\\nblocked')"\n${sees(`probe ${b} direct`, 'reach')}\n${sees(`side ${b} direct`, 'reach')}`,
+        },
+      ]),
+    };
+    cluster = await startTestWorkers('compose-network-phases');
+    const handle = await startBatch({
+      dataset: writeDataset(files), resultsDir: mkdtempSync(join(tmpdir(), 'berth-cnet-')), taskQueue: cluster.taskQueue, client: cluster.client,
+      concurrency: 3, logger: { warn: () => undefined },
+    });
+    for (const row of (await handle.wait()).rows) rows.set(row.task_id, row);
+  }, 600_000);
+  afterAll(async () => {
+    await cluster?.stop();
+    await servers?.remove();
+  });
+
+  it('no-network agent phase: main and its sidecar are cut off from outside but see each other; the public verifier reaches out, and the reverse', () => {
+    const row = rows.get('mixed')!;
+    expect(row.failure_reason).toBeNull();
+    expect(row.turns.map((t) => [t.step, t.reward])).toEqual([['offline-agent', 1], ['offline-verifier', 1]]);
+  });
+
+  it('a no-network group whose agent phase is public: every service online for the agent, offline again for the verifier', () => {
+    expect(rows.get('offline-env')).toMatchObject({ reward: 1, failure_reason: null });
+  });
+
+  it('an allowlist phase holds for every service of the group, through the proxy only, with the sidecar reached directly', () => {
+    expect(rows.get('allowlist')).toMatchObject({ reward: 1, failure_reason: null });
+  });
+
+  it('the groups are gone', async () => {
+    for (const row of rows.values()) await noContainersLeft(`berth.workflow=${row.workflow_id}`);
+  });
+});
