@@ -31,8 +31,14 @@ export function envTablesOf(task: Task, opts: { solution: boolean }): EnvTable[]
     const own = Object.fromEntries(Object.entries(s.verifier.env).filter(([k, v]) => task.verifier.env[k] !== v));
     tables.push({ table: `[steps.verifier].env of step "${s.name}"`, env: own, secrets: true });
   }
-  if (task.verifier.mode === 'separate' && task.verifier.environment) {
-    tables.push({ table: '[verifier.environment].env', env: task.verifier.environment.env, secrets: false });
+  // Each separate verifier's own sandbox env (a copy of [environment] is checked above already), once per table.
+  const separate = [
+    ...(task.verifier.mode === 'separate' ? [task.verifier] : []),
+    ...task.steps.map((s) => s.verifier).filter((v) => v.mode === 'separate'),
+  ];
+  for (const v of separate) {
+    if (!v.environment || !v.env_table || v.env_table === '[environment].env' || tables.some((t) => t.table === v.env_table)) continue;
+    tables.push({ table: v.env_table, env: v.environment.env, secrets: false });
   }
   if (opts.solution) tables.push({ table: '[solution].env', env: task.solution.env, secrets: false });
   return tables;

@@ -125,6 +125,8 @@ export interface Verifier {
   readonly allowed_hosts: readonly string[];
   /** Separate mode: the effective verifier environment ([verifier.environment], else a copy of [environment]). */
   readonly environment: Environment | null;
+  /** Separate mode: how task.toml names the table `environment.env` comes from, for messages. */
+  readonly env_table: string | null;
   /** Separate mode: the verifier's image. */
   readonly image: VerifierImage | null;
 }
@@ -163,6 +165,8 @@ export interface Step {
     readonly mode: VerifierMode;
     /** Separate mode: step_verifier_environment; null in shared mode. */
     readonly environment: Environment | null;
+    /** Separate mode: how task.toml names the table `environment.env` comes from, for messages. */
+    readonly env_table: string | null;
     /** Separate mode: the image ([steps.verifier.environment] or inherited docker_image, else a build of step_verifier_build_context). */
     readonly image: VerifierImage | null;
   } & NetworkPolicy;

@@ -78,6 +78,7 @@ export function buildSteps(doc: TaskToml, snap: TaskSnapshot, solution: Solution
         script: hasScript ? inTask(root, own ? paths.testSh : TASK_LAYOUT.testSh) : null,
         mode: stepVerifierMode(doc.verifier, s.verifier),
         environment: separate?.environment ?? null,
+        env_table: separate?.envTable ?? null,
         image: separate?.image ?? null,
         network_mode: verifierNet.network_mode,
         allowed_hosts: verifierNet.allowed_hosts,

@@ -37,6 +37,8 @@ function resolveVerifierImage(verifierEnv: Environment, source: VerifierSource, 
 export interface SeparateVerifier {
   environment: Environment;
   image: VerifierImage;
+  /** How task.toml names the table its env comes from, for messages. */
+  envTable: string;
 }
 
 /**
@@ -57,7 +59,8 @@ export function separateVerifierOf(
   const modeKey = step !== null && step.toml.verifier.environment_mode !== undefined ? `${key}.environment_mode` : 'verifier.environment_mode';
   const image = resolveVerifierImage(env, { table, modeKey, ...(forced ? { forcedBy: ctx.configFile ?? 'berth.toml' } : {}) }, snap, context);
   if (image.kind === 'build') checkRecorded(ctx, { kind: 'build', context: inTask(snap.root, image.context), dockerfile: image.dockerfile }, image.dockerfile, '');
-  return { environment: env, image };
+  const envTable = resolved.source === 'step' ? `[steps.verifier.environment].env of step "${step!.toml.name}"` : resolved.source === 'verifier' ? '[verifier.environment].env' : '[environment].env';
+  return { environment: env, image, envTable };
 }
 
 /** What grades the task (single-step: from the files; multi-step: the task's tests/test.sh for every step). */
@@ -84,6 +87,7 @@ export function buildVerifier(doc: TaskToml, mode: VerifierMode, grading: Gradin
     network_mode: net.network_mode,
     allowed_hosts: net.allowed_hosts,
     environment: separate?.environment ?? null,
+    env_table: separate?.envTable ?? null,
     image: separate?.image ?? null,
   };
 }

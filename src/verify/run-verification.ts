@@ -187,7 +187,7 @@ async function verifySeparate(s: Shared): Promise<RewardOutcome> {
   if (!environment || !verifierImage) throw new Error(`task ${task.id} verifies separately but has no verifier environment or image; the loader should have refused it`);
   const sandboxEnv = resolveEnv(environment.env, ctx.hostEnv);
   if (!sandboxEnv.ok) {
-    throw new VerificationMasked('harbor:seed_failed', unsetVariableMessage({ table: '[verifier.environment].env', key: sandboxEnv.key, variable: sandboxEnv.variable, secrets: false }));
+    throw new VerificationMasked('harbor:seed_failed', unsetVariableMessage({ table: turn.environmentEnvTable ?? '[verifier.environment].env', key: sandboxEnv.key, variable: sandboxEnv.variable, secrets: false }));
   }
   s.hidden = secretValues([...s.hidden, ...sandboxEnv.sensitive]);
 

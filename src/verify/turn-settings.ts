@@ -19,6 +19,8 @@ export interface TurnVerifier {
   mode: VerifierMode;
   /** Separate mode: the environment test.sh's sandbox starts from, and its image. */
   environment: Environment | null;
+  /** Separate mode: how task.toml names the table `environment.env` comes from, for messages. */
+  environmentEnvTable: string | null;
   image: VerifierImage | null;
   /** What is collected after the turn: the task's artifacts, then the step's own. */
   artifacts: readonly Artifact[];
@@ -42,6 +44,7 @@ export function turnVerifier(task: Task, stepIndex: number | null): TurnVerifier
       inputs: v.inputs,
       mode: step.verifier.mode,
       environment: step.verifier.environment,
+      environmentEnvTable: step.verifier.env_table,
       image: step.verifier.image,
       artifacts: [...task.artifacts, ...step.artifacts],
       network: { network_mode: step.verifier.network_mode, allowed_hosts: step.verifier.allowed_hosts },
@@ -58,6 +61,7 @@ export function turnVerifier(task: Task, stepIndex: number | null): TurnVerifier
     inputs: v.inputs,
     mode: v.mode,
     environment: v.environment,
+    environmentEnvTable: v.env_table,
     image: v.image,
     artifacts: task.artifacts,
     network: { network_mode: v.network_mode, allowed_hosts: v.allowed_hosts },

@@ -43,6 +43,22 @@ describe('the first unset variable of a task, by table, key and variable', () =>
     expect(unset(MULTI, {}, { SHARED_VAR: '1', STEP_VAR: '2' }, undefined, multiFiles)).toBeNull();
   });
 
+  // issue 12 × issue 14: a separate step's own verifier environment, and the task's [verifier.environment] the
+  // steps of a multi-step task inherit (separate-verifier-environment.md, step_verifier_environment).
+  it('a separate step\'s [steps.verifier.environment].env, and an inherited [verifier.environment].env, named as task.toml names them', () => {
+    const stepOwn = [
+      '[[steps]]', 'name = "one"', '[[steps]]', 'name = "two"',
+      '[steps.verifier.environment]', 'docker_image = "v:1"', '[steps.verifier.environment.env]', 'JUDGE = "${STEP_JUDGE}"',
+    ].join('\n');
+    expect(unset(stepOwn, {}, { STEP_JUDGE: 's' }, undefined, multiFiles))
+      .toMatchObject({ table: '[steps.verifier.environment].env of step "two"', key: 'JUDGE', variable: 'STEP_JUDGE', secrets: false });
+    expect(unset(stepOwn, { STEP_JUDGE: 'h' }, {}, undefined, multiFiles)).toBeNull();
+    const inherited = [
+      SEPARATE, '[[steps]]', 'name = "one"', '[[steps]]', 'name = "two"',
+    ].join('\n');
+    expect(unset(inherited, {}, {}, undefined, multiFiles)).toMatchObject({ table: '[verifier.environment].env', key: 'VE', variable: 'VE_VAR' });
+  });
+
   it('[solution].env only when the oracle runs', () => {
     const toml = '[solution.env]\nS = "${SOLUTION_VAR}"\n';
     expect(unset(toml, {}, {}, { solution: false })).toBeNull();
