@@ -46,7 +46,7 @@ export async function installAgentLayer(deps: ActivityDeps, req: { input: Episod
   try {
     return await typed(async () => {
       try {
-        const image = await agentImageForSeed(deps.provider, await deps.loadEpisodeTask(req.input), req.input.imageAliases);
+        const image = await agentImageForSeed(deps.provider, await deps.loadEpisodeTask(req.input), req.input.imageAliases, req.input.baseImageId);
         return await buildLayerFor(deps.provider, image.ref, req.input.agent);
       } catch (err) {
         if (err instanceof AgentInstallFailed) throw ApplicationFailure.nonRetryable(err.message, 'agent:install_failed');

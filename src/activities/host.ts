@@ -39,7 +39,7 @@ export async function seed(deps: ActivityDeps, req: { input: EpisodeInput; plan:
     const { handle, spec } = await seedAgentSandbox(deps, task, {
       name: containerName(req.workflowId, req.runId, 'agent'),
       labels,
-      imageAliases: req.input.imageAliases, hostEnv: process.env, logsDir, hidden: () => secretValues(loadBerthConfig().config.secrets),
+      imageAliases: req.input.imageAliases, ...(req.input.baseImageId ? { baseImageId: req.input.baseImageId } : {}), hostEnv: process.env, logsDir, hidden: () => secretValues(loadBerthConfig().config.secrets),
       agent: req.input.agent,
     }).catch((err: unknown) => { throw retryWhileAttemptsLeft(err); });
     return {

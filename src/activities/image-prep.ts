@@ -64,11 +64,29 @@ export async function prepareAndRecord(provider: SandboxProvider, task: Task, al
 }
 
 /**
+ * The base the batch's prepare pinned, on whichever host the episode runs: this host's tag may name another image
+ * (or none), and the episode still starts from the pinned one, or fails its seed saying how to get it here.
+ */
+async function batchPinnedBase(provider: SandboxProvider, task: Task, aliases: Aliases, id: string): Promise<PreparedImage> {
+  const name = task.image.image!;
+  const config = await provider.imageConfig(id);
+  if (config) return pinnedAgentImage(task, name, config, false);
+  const here = await provider.imageConfig(name);
+  throw new SeedFailed(
+    'harbor:seed_failed',
+    `the base image ${name} was pinned when the batch was prepared to ${id}, which this host does not have ` +
+    `(${here ? `its ${name} is ${here.id}` : `it has no ${name}`}); give every host the same image ` +
+    `(docker save ${name} | docker -H <this host> load), then retry the episode (berth retry --masked)`,
+  );
+}
+
+/**
  * Seed: the agent image prepare recorded on this host, by its id. Without a record (another host prepared the
  * batch) it is prepared and recorded now. A pinned base that is gone fails the seed rather than start from
  * whatever the tag names today; a built image that is gone is built again (its tag is its content hash).
  */
-export async function agentImageForSeed(provider: SandboxProvider, task: Task, aliases: Aliases): Promise<PreparedImage> {
+export async function agentImageForSeed(provider: SandboxProvider, task: Task, aliases: Aliases, baseImageId?: string): Promise<PreparedImage> {
+  if (baseImageId !== undefined && (task.image.mode === 'pull' || task.image.mode === 'overlay')) return batchPinnedBase(provider, task, aliases, baseImageId);
   const record = task.image.mode === 'prebuilt' ? null : readRecord(task, aliases);
   if (record?.image_id) {
     const config = await provider.imageConfig(record.image_id);

@@ -45,7 +45,8 @@ async function prepareOne(deps: ActivityDeps, req: PrepareRequest, agent?: strin
     const { agent: image } = await prepareAndRecord(deps.provider, task, req.imageAliases);
     // berth prepare --agent: the agent's layer over the task's image, so no episode waits for the install.
     const layer = agent && installedAgent(agent) ? await buildLayerFor(deps.provider, image.ref, agent) : undefined;
-    return { taskId: task.id, ok: true, image: image.name, mode: task.image.mode, built: image.built, ...(layer ? { layer: { tag: layer.tag, built: layer.built } } : {}) };
+    const pinned = (task.image.mode === 'pull' || task.image.mode === 'overlay') && image.config ? { baseImageId: image.config.id } : {};
+    return { taskId: task.id, ok: true, image: image.name, mode: task.image.mode, built: image.built, ...(layer ? { layer: { tag: layer.tag, built: layer.built } } : {}), ...pinned };
   } catch (err) {
     // An engine that stopped answering is retried; anything else is this task's outcome.
     if (isLossError(err)) throw err;

@@ -17,6 +17,8 @@ export interface AgentSeedRequest {
   name: string;
   labels: SandboxLabels;
   imageAliases: Readonly<Record<string, string>>;
+  /** The base the batch's prepare pinned (pull and overlay modes), whichever host runs the episode. */
+  baseImageId?: string;
   hostEnv: Readonly<Record<string, string | undefined>>;
   /** The episode's logs folder on this host: an entrypoint that fails at seed leaves its output there. */
   logsDir: string;
@@ -37,7 +39,7 @@ export function environmentOf(task: Task, hostEnv: AgentSeedRequest['hostEnv']):
 export async function seedAgentSandbox(deps: NetworkDeps, task: Task, req: AgentSeedRequest): Promise<{ handle: SandboxHandle; spec: SandboxSpec }> {
   const { provider } = deps;
   const taskEnv = environmentOf(task, req.hostEnv);
-  const prepared = await episodeImage(provider, await agentImageForSeed(provider, task, req.imageAliases), req.agent);
+  const prepared = await episodeImage(provider, await agentImageForSeed(provider, task, req.imageAliases, req.baseImageId), req.agent);
   const spec = agentSandboxSpec(task, prepared, { name: req.name, taskEnv, labels: req.labels, network: await agentSandboxNetwork(deps, task) });
   let handle: SandboxHandle;
   try {

@@ -36,7 +36,7 @@ export async function seedComposeSandbox(deps: ActivityDeps, task: Task, req: { 
   const { provider, driver } = deps;
   const project = groupProjectName(req.workflowId, req.runId, 'agent');
   const taskEnv = environmentOf(task, o.hostEnv);
-  let prepared = await agentImageForSeed(provider, task, req.input.imageAliases);
+  let prepared = await agentImageForSeed(provider, task, req.input.imageAliases, req.input.baseImageId);
   // A Compose task's main runs its image's entrypoint and healthcheck even for a bare docker_image
   // (task-folder-verifiers.md § Image entrypoint: "from the record prepare makes of every service image").
   if (!prepared.config) prepared = { ...prepared, config: await provider.imageConfig(prepared.ref) };

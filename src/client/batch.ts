@@ -234,7 +234,8 @@ export async function startBatch(opts: StartBatchOptions): Promise<BatchHandle> 
     }, opts.taskQueue);
     skipped.push(...prepared.skipped);
     const failed = new Set(prepared.skipped.map((s) => s.task_id));
-    tasks = tasks.filter((t) => !failed.has(t.taskId));
+    const pins = new Map(prepared.outcomes.flatMap((o) => (o.ok && o.baseImageId ? [[o.taskId, o.baseImageId] as const] : [])));
+    tasks = tasks.filter((t) => !failed.has(t.taskId)).map((t) => (pins.has(t.taskId) ? { ...t, baseImageId: pins.get(t.taskId)! } : t));
     if (tasks.length === 0) {
       await owned?.connection.close();
       throw new Error(`No task of ${opts.dataset} has an image ready:\n${prepared.skipped.map((s) => `  ${s.task_id}: ${s.reason}`).join('\n')}`);

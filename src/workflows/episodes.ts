@@ -10,6 +10,7 @@ export function episodesOf(batch: BatchInput): EpisodeInput[] {
       taskId: t.taskId,
       taskPath: t.taskPath,
       digest: t.digest,
+      ...(t.baseImageId !== undefined ? { baseImageId: t.baseImageId } : {}),
       repeat: i + 1,
       attempt: 1,
       agent: batch.agent,

@@ -19,6 +19,8 @@ export interface EpisodeInput {
   taskPath: string;
   /** Digest recorded when the batch started; the plan refuses a task whose digest moved. */
   digest: string;
+  /** A pull- or overlay-mode base as prepare pinned it (its image id): every host seeds from exactly this image. */
+  baseImageId?: string;
   repeat: number;
   attempt: number;
   agent: AgentName;
@@ -165,7 +167,7 @@ export interface BatchInput {
   batchId: string;
   datasetName: string;
   datasetPath: string;
-  tasks: Array<{ taskId: string; taskPath: string; digest: string }>;
+  tasks: Array<{ taskId: string; taskPath: string; digest: string; baseImageId?: string }>;
   repeats: number;
   concurrency: number;
   agent: AgentName;
@@ -205,7 +207,7 @@ export interface PrepareRequest {
 }
 
 export type PrepareOutcome =
-  | { taskId: string; ok: true; image: string; mode: string; built: boolean; layer?: { tag: string; built: boolean } }
+  | { taskId: string; ok: true; image: string; mode: string; built: boolean; layer?: { tag: string; built: boolean }; baseImageId?: string }
   | { taskId: string; ok: false; reason: string };
 
 export interface PrepareInput {

@@ -89,4 +89,49 @@ describe('three Docker engines, one worker each', () => {
     startWorker(victim, { BERTH_JANITOR_AT_START: '1' });
     await waitUntil(async () => (await batchContainers(victim.docker, handle.batchId)) === 0, 120_000, `no sandbox of the batch left on ${victim.name}`);
   }, 900_000);
+
+  // issue 12, "Base images pinned at prepare" (task-folder-format.md § Dockerfile modes: pinned to its digest at
+  // prepare): the same base tag names a different image on every host (each imported there on its own). The batch
+  // is pinned to the image of the host that prepared it: episodes there score, and on a host without that image the
+  // seed fails saying so, instead of scoring the episode on whatever the tag names there.
+  it('a pull-mode base is pinned for the batch: a host whose tag names another image never runs the episode on it', async () => {
+    const engines = cluster!.engines;
+    const repo = `berth-pin-${randomBytes(3).toString('hex')}`;
+    const tag = `${repo}:1`;
+    for (const e of engines) {
+      const c = await e.docker.createContainer({ Image: 'berth-base:bookworm', Cmd: ['true'] });
+      const imported = await e.docker.importImage(await c.export() as unknown as string, { repo, tag: '1' });
+      await new Promise((done, fail) => e.docker.modem.followProgress(imported, (err: Error | null) => (err ? fail(err) : done(null))));
+      await c.remove();
+    }
+    const ids = new Map(await Promise.all(engines.map(async (e) => [e.name, (await e.docker.getImage(tag).inspect()).Id] as const)));
+    expect(new Set(ids.values()).size, 'a different image behind the tag on every host').toBe(engines.length);
+    for (const e of engines) if (workers.get(e)?.child.exitCode !== null) startWorker(e);
+
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 12; i++) {
+      files[`p${i}/task.toml`] = '[environment]\nworkdir = "/app"\n[agent]\ntimeout_sec = 60\n[verifier]\ntimeout_sec = 60\n';
+      files[`p${i}/environment/Dockerfile`] = `FROM ${tag}\n`;
+      files[`p${i}/instruction.md`] = 'Say which image you run on\n';
+      files[`p${i}/solution/solve.sh`] = '#!/bin/bash\nsleep 3\n';
+      files[`p${i}/tests/test.sh`] = '#!/bin/bash\necho 1 > /logs/verifier/reward.txt\n';
+    }
+    const client = new Client({ connection });
+    const handle = await startBatch({ dataset: writeDataset(files), concurrency: 12, resultsDir: mkdtempSync(join(tmpdir(), 'berth-pin-')), taskQueue: env.BERTH_TASK_QUEUE, client });
+    const pin = handle.input!.tasks[0]!.baseImageId;
+    expect([...ids.values()]).toContain(pin);
+    const rows = (await handle.wait()).rows;
+    expect(rows).toHaveLength(12);
+    const hosts = new Set(rows.map((r) => r.host));
+    expect(hosts.size, 'episodes on more than one host').toBeGreaterThan(1);
+    for (const r of rows) {
+      if (ids.get(r.host!) === pin) {
+        expect(r, r.task_id).toMatchObject({ reward: 1, failure_reason: null });
+      } else {
+        expect(r, r.task_id).toMatchObject({ reward: null, mask_sample: true, failure_kind: 'harbor:seed_failed' });
+        expect(r.failure_reason).toContain(`pinned when the batch was prepared to ${pin}`);
+      }
+    }
+    expect(rows.some((r) => ids.get(r.host!) !== pin), 'some episode landed on a host without the pinned image').toBe(true);
+  }, 600_000);
 });
