@@ -91,7 +91,7 @@ describe('a worker killed with -9 during a Compose seed', () => {
   }, 300_000);
 });
 
-describe('a sidecar removed from outside mid-turn', () => {
+describe('a sidecar removed or killed from outside mid-turn', () => {
   let cluster: TestCluster;
   let batchId: string | undefined;
   beforeAll(async () => { cluster = await startTestWorkers('sidecar-loss'); });
@@ -100,26 +100,33 @@ describe('a sidecar removed from outside mid-turn', () => {
     await cluster?.stop();
   });
 
-  it('masks the row as provider_unavailable within 30 s and leaves nothing behind', async () => {
-    const dataset = writeDataset(composeTask('longturn', 'touch /app/started\nsleep 240', 0));
-    const handle = await startBatch({ dataset, resultsDir: mkdtempSync(join(tmpdir(), 'berth-sloss-')), taskQueue: cluster.taskQueue, client: cluster.client });
+  it('masks each row as provider_unavailable within 30 s, saying which sidecar went and how, and leaves nothing behind', async () => {
+    const dataset = writeDataset({
+      ...composeTask('removed', 'touch /app/started\nsleep 240', 0),
+      ...composeTask('killed', 'touch /app/started\nsleep 240', 0),
+    });
+    const handle = await startBatch({ dataset, resultsDir: mkdtempSync(join(tmpdir(), 'berth-sloss-')), taskQueue: cluster.taskQueue, client: cluster.client, concurrency: 2 });
     batchId = handle.batchId;
-    const workflowId = `berth/${handle.batchId}/longturn/1`;
-    let sidecar: string | undefined;
-    await waitUntil(async () => {
-      const cs = await episodeContainers(workflowId);
+    const sidecarOf = async (task: string): Promise<string | undefined> => {
+      const cs = await episodeContainers(`berth/${handle.batchId}/${task}/1`);
       const main = cs.find((c) => c.Labels['com.docker.compose.service'] === 'main');
-      sidecar = cs.find((c) => c.Labels['com.docker.compose.service'] === 'side')?.Id;
-      if (!main || !sidecar) return false;
-      return execOk(main.Id, ['test', '-f', '/app/started']);
-    }, 90_000, 'the agent process');
-    const removedAt = Date.now();
-    await docker.getContainer(sidecar!).remove({ force: true });
-    const row = (await handle.wait()).rows[0]!;
-    expect((Date.now() - removedAt) / 1000).toBeLessThan(30);
-    expect(row).toMatchObject({ mask_sample: true, reward: null, failure_kind: 'provider_unavailable' });
-    expect(row.failure_reason).toContain('sidecar "side" was removed during the rollout');
-    await groupLeftovers(`berth.workflow=${workflowId}`);
+      const side = cs.find((c) => c.Labels['com.docker.compose.service'] === 'side')?.Id;
+      return main && side && (await execOk(main.Id, ['test', '-f', '/app/started'])) ? side : undefined;
+    };
+    const sidecars: Record<string, string> = {};
+    await waitUntil(async () => {
+      for (const t of ['removed', 'killed']) sidecars[t] ??= (await sidecarOf(t))!;
+      return Boolean(sidecars.removed && sidecars.killed);
+    }, 120_000, 'both agent processes');
+    const goneAt = Date.now();
+    await docker.getContainer(sidecars.removed!).remove({ force: true });
+    await docker.getContainer(sidecars.killed!).kill();
+    const rows = new Map((await handle.wait()).rows.map((r) => [r.task_id, r]));
+    expect((Date.now() - goneAt) / 1000).toBeLessThan(30);
+    for (const row of rows.values()) expect(row).toMatchObject({ mask_sample: true, reward: null, failure_kind: 'provider_unavailable' });
+    expect(rows.get('removed')!.failure_reason).toContain('sidecar "side" was removed during the rollout');
+    expect(rows.get('killed')!.failure_reason).toContain('sidecar "side" stopped during the rollout (exit code 137');
+    for (const t of rows.keys()) await groupLeftovers(`berth.workflow=berth/${handle.batchId}/${t}/1`);
   });
 });
 
