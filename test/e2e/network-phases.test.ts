@@ -55,11 +55,17 @@ describe('network per phase from inside the sandbox', () => {
         { name: 'only', agent: `{ probe ${a} env; probe ${b} env; probe ${a} direct; } > /app/agent`,
           verify: `${expectLine('/app/agent', 'reach\nrefused:403\nblocked')}\n${check(b, 'env', 'reach')}\n${check(b, 'direct', 'reach')}` },
       ]),
+      // A single-step task switches too: [agent] offline under a public environment, its verifier online.
+      'single/task.toml': '[environment]\ndocker_image = "berth-base:bookworm"\nworkdir = "/app"\n[agent]\nnetwork_mode = "no-network"\n',
+      'single/instruction.md': 'probe\n',
+      'single/tests/probe.sh': PROBE,
+      'single/solution/solve.sh': `#!/bin/bash\n${PROBE}\nprobe ${a} direct > /app/agent\n`,
+      'single/tests/test.sh': `#!/bin/bash\nsource /tests/probe.sh\nok=1\nfail() { echo "FAILED: $*"; ok=0; }\n${expectLine('/app/agent', 'blocked')}\n${check(a, 'direct', 'reach')}\necho $ok > /logs/verifier/reward.txt\n`,
     };
     cluster = await startTestWorkers('network-phases');
     const handle = await startBatch({
       dataset: writeDataset(files), resultsDir: mkdtempSync(join(tmpdir(), 'berth-net-')), taskQueue: cluster.taskQueue, client: cluster.client,
-      concurrency: 3, logger: { warn: () => undefined },
+      concurrency: 4, logger: { warn: () => undefined },
     });
     for (const row of (await handle.wait()).rows) rows.set(row.task_id, row);
   }, 600_000);
@@ -76,6 +82,10 @@ describe('network per phase from inside the sandbox', () => {
 
   it('a no-network environment whose agent phase is public: online for the agent, offline again for the verifier', () => {
     expect(rows.get('offline-env')).toMatchObject({ reward: 1, failure_reason: null });
+  });
+
+  it('a single-step task: its [agent] phase offline under a public environment, its verifier online', () => {
+    expect(rows.get('single')).toMatchObject({ reward: 1, failure_reason: null });
   });
 
   it('an allowlist admits the listed server through the egress proxy, refuses another, and has no other route out', () => {
