@@ -78,6 +78,6 @@ export async function stepSetup(deps: ActivityDeps, req: TurnRef): Promise<void>
         throw err;
       }
     }
-    await provider.exec(handle, { command: `mkdir -p ${shellQuote(DETACHED_BASE)} && touch ${done}`, user: 'root', workdir: '/' });
+    await provider.exec(handle, { command: `mkdir -p -m 1777 ${shellQuote(DETACHED_BASE)} && touch ${done}`, user: 'root', workdir: '/' });
   }));
 }

@@ -136,6 +136,19 @@ describe('a failing step setup masks the episode (issue 14, harbor:step_setup_fa
     expect(row.failure_reason).toMatch(/step "second": \[steps\.healthcheck\] healthcheck `test -f \/app\/never` failed 2 times/);
   });
 
+  it('as a non-root agent user: setup.sh runs as that user in a working directory it owns, and the step healthcheck sees its file', async () => {
+    const dataset = writeDataset({
+      'u/task.toml': '[environment]\ndocker_image = "berth-base:bookworm"\nworkdir = "/app"\n[agent]\nuser = "nobody"\n' +
+        '[[steps]]\nname = "only"\n[steps.healthcheck]\ncommand = "[ \\"$(stat -c %U /app/ready)\\" = nobody ]"\ninterval_sec = 0.2\nretries = 3\n',
+      'u/tests/test.sh': '#!/bin/bash\n[ "$(cat /app/setup-user)" = nobody ] && [ -f /app/agent-ran ] && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n',
+      'u/steps/only/instruction.md': 'only\n',
+      'u/steps/only/solution/solve.sh': '#!/bin/bash\ntouch /app/agent-ran\n',
+      'u/steps/only/workdir/setup.sh': '#!/bin/bash\nwhoami > /app/setup-user\ntouch /app/ready\n',
+    });
+    const row = await run(dataset);
+    expect(row, row.failure_reason ?? '').toMatchObject({ reward: 1, mask_sample: false, failure_kind: null });
+  });
+
   it('a passing setup and healthcheck leave the step to its agent', async () => {
     const row = await run(setupTask('#!/bin/bash\ntouch /app/ready\n', '[steps.healthcheck]\ncommand = "test -f /app/ready"\ninterval_sec = 0.2\n'));
     expect(row).toMatchObject({ reward: 1, mask_sample: false });
