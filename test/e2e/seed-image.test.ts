@@ -35,11 +35,12 @@ describe('seed with the image configuration on record', () => {
   beforeAll(async () => {
     cluster = await startTestWorkers('seed-image');
     const dataset = writeDataset({
-      // Healthy 3 s after start: the agent (solve.sh) only writes ok when it finds the file the check waits on.
+      // Healthy on its third probe, not on a clock: only the check makes /tmp/ready (Docker's own runner is off in the
+      // sandbox), so the agent (solve.sh) finds it only when the seed ran the check until it passed before starting it.
       ...task('health-late', {
-        dockerfile: withEntry('HEALTHCHECK --interval=1s --timeout=2s --retries=20 CMD test -f /tmp/ready\n'),
-        entry: '(sleep 3; touch /tmp/ready) &\nexec "$@"',
-        solve: 'test -f /tmp/ready && echo ok > out.txt',
+        dockerfile: withEntry('HEALTHCHECK --interval=1s --timeout=2s --retries=20 CMD n=$(($(cat /tmp/n 2>/dev/null || echo 0) + 1)); echo $n > /tmp/n; [ $n -ge 3 ] && touch /tmp/ready\n'),
+        entry: 'exec "$@"',
+        solve: 'test -f /tmp/ready && [ "$(cat /tmp/n)" -ge 3 ] && echo ok > out.txt',
       }),
       ...task('health-never', {
         dockerfile: 'FROM berth-base:bookworm\nHEALTHCHECK --interval=1s --timeout=2s --retries=2 CMD echo not-ready-yet; exit 1\n',
