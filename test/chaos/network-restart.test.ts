@@ -9,8 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBatch } from '../../src/client/batch.ts';
 import { writeDataset } from '../helpers/tasks.ts';
+import Docker from 'dockerode';
 import { noContainersLeft, waitForFileInEpisode } from '../helpers/docker.ts';
-import { PROBE, startTestServers, type TestServers } from '../helpers/network.ts';
+import { waitUntil } from '../helpers/worker-process.ts';
+import { PROBE, PROBING_SIDECAR_COMPOSE, SIDE, startTestServers, type TestServers } from '../helpers/network.ts';
 import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-process.ts';
 
 describe('kill -9 of the worker between network phases (issue 14)', () => {
@@ -53,6 +55,53 @@ describe('kill -9 of the worker between network phases (issue 14)', () => {
     const row = (await handle.wait()).rows[0]!;
     expect(row.failure_reason).toBeNull();
     expect(row.turns.map((t) => [t.step, t.reward])).toEqual([['allowlisted', 1], ['offline', 1]]);
+    await noContainersLeft(`berth.workflow=${workflowId}`);
+  }, 300_000);
+
+  // The same for a Compose group (issue 14, "every service of a group"): killed during an offline agent phase, the
+  // restarted worker's verifier phase has main and its sidecar online again, and the next step's agent offline.
+  it('a Compose group: every service gets the right network in the phases after the restart', async () => {
+    servers ??= await startTestServers(`t14-crash-${randomBytes(3).toString('hex')}`);
+    const { a } = servers;
+    const head = `${PROBE}\n${SIDE}\nok=1\nfail() { echo "FAILED: $*"; ok=0; }\nis() { [ "$(cat $1)" = "$2" ] || fail "$1: $(cat $1), wanted $2"; }\nnow() { got=$("$@"); [ "$got" = "$WANT" ] || fail "$*: $got, wanted $WANT"; }\n`;
+    const test = (body: string) => `#!/bin/bash\n${head}${body}\necho $ok > /logs/verifier/reward.txt\n`;
+    const dataset = writeDataset({
+      'g/task.toml': '[environment]\ndocker_image = "berth-base:bookworm"\nworkdir = "/app"\n' +
+        '[[steps]]\nname = "offline"\n[steps.agent]\nnetwork_mode = "no-network"\ntimeout_sec = 120\n' +
+        '[[steps]]\nname = "offline-again"\n[steps.agent]\nnetwork_mode = "no-network"\n',
+      'g/environment/docker-compose.yaml': PROBING_SIDECAR_COMPOSE,
+      'g/steps/offline/instruction.md': 'one\n',
+      'g/steps/offline/solution/solve.sh': `#!/bin/bash\n${head}touch /app/started\nsleep 12\nprobe ${a} direct > /app/a1\nside ${a} direct > /app/s1\n`,
+      'g/steps/offline/tests/test.sh': test(`is /app/a1 blocked\nis /app/s1 blocked\nWANT=reach now probe ${a} direct\nWANT=reach now side ${a} direct`),
+      'g/steps/offline-again/instruction.md': 'two\n',
+      'g/steps/offline-again/solution/solve.sh': `#!/bin/bash\n${head}probe ${a} direct > /app/a2\nside ${a} direct > /app/s2\nprobe http://side:8080/ direct > /app/n2\n`,
+      'g/steps/offline-again/tests/test.sh': test(`is /app/a2 blocked\nis /app/s2 blocked\nis /app/n2 reach\nWANT=reach now side ${a} direct`),
+    });
+    connection ??= await Connection.connect({ address: '127.0.0.1:7233' });
+    const client = new Client({ connection });
+    for (const w of workers.splice(0)) await w.stop();
+    workers.push(startWorkerProcess(env));
+    const handle = await startBatch({ dataset, resultsDir: mkdtempSync(join(tmpdir(), 'berth-netcrash-')), taskQueue: env.BERTH_TASK_QUEUE, client });
+    const workflowId = `berth/${handle.batchId}/g/1`;
+    const docker = new Docker();
+    await waitUntil(async () => {
+      const [main] = await docker.listContainers({ filters: { label: [`berth.workflow=${workflowId}`, 'com.docker.compose.service=main'] } });
+      if (!main) return false;
+      const ex = await docker.getContainer(main.Id).exec({ Cmd: ['test', '-f', '/app/started'] });
+      await ex.start({ Detach: true });
+      for (let i = 0; i < 50; i++) {
+        const st = await ex.inspect();
+        if (!st.Running) return st.ExitCode === 0;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      return false;
+    }, 120_000, "step 1's agent process in main");
+    workers[workers.length - 1]!.kill9();
+    workers.push(startWorkerProcess(env));
+
+    const row = (await handle.wait()).rows[0]!;
+    expect(row.failure_reason).toBeNull();
+    expect(row.turns.map((t) => [t.step, t.reward])).toEqual([['offline', 1], ['offline-again', 1]]);
     await noContainersLeft(`berth.workflow=${workflowId}`);
   }, 300_000);
 });

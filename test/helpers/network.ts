@@ -59,3 +59,54 @@ export async function startTestServers(prefix: string): Promise<TestServers> {
     },
   };
 }
+
+/** A sidecar that answers `/?url=U&mode=direct|env` with what it sees probing U itself (reach, refused:N, blocked). */
+const SIDE_SERVER = `import http.server, urllib.request, urllib.error, urllib.parse
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        q = urllib.parse.parse_qs(urllib.parse.urlparse(self.path).query)
+        url, mode = q.get('url', [''])[0], q.get('mode', ['env'])[0]
+        out = 'ok'
+        if url:
+            opener = urllib.request.build_opener(*([urllib.request.ProxyHandler({})] if mode == 'direct' else []))
+            try:
+                opener.open(url, timeout=4).read()
+                out = 'reach'
+            except urllib.error.HTTPError as e:
+                out = 'refused:%d' % e.code
+            except Exception:
+                out = 'blocked'
+        body = out.encode()
+        self.send_response(200)
+        self.send_header('Content-Length', str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+http.server.ThreadingHTTPServer(('', 8080), H).serve_forever()
+`;
+
+/** A Compose file whose sidecar `side` (port 8080) probes for main: healthy once it answers. */
+export const PROBING_SIDECAR_COMPOSE = `services:
+  main:
+    depends_on:
+      side:
+        condition: service_healthy
+  side:
+    image: berth-base:bookworm
+    command:
+      - python3
+      - -c
+      - |
+${SIDE_SERVER.split('\n').map((l) => `        ${l}`).join('\n')}
+    healthcheck:
+      test: ["CMD", "python3", "-c", "import urllib.request; urllib.request.urlopen('http://localhost:8080/', timeout=2)"]
+      interval: 1s
+      retries: 30
+    deploy:
+      resources:
+        limits:
+          cpus: "0.25"
+          memory: 96M
+`;
+
+/** `side U MODE`: what the sidecar sees probing U (asked directly on the group's network, never through a proxy). */
+export const SIDE = `side() { python3 -c 'import sys, urllib.request, urllib.parse; q = urllib.parse.urlencode({"url": sys.argv[1], "mode": sys.argv[2]}); print(urllib.request.build_opener(urllib.request.ProxyHandler({})).open("http://side:8080/?" + q, timeout=20).read().decode())' "$1" "$2"; }`;
