@@ -1,9 +1,8 @@
-import { taskQueueOverride } from '../config/env.ts';
 import { ensureServer, type ServerInfo } from '../server/devserver.ts';
 import { dockerAnswers, dockerEndpoint } from '../server/docker-check.ts';
 import { ensureWorker, workerPolls } from '../server/worker-daemon.ts';
 import { UserError } from './output.ts';
-import { SHARED_QUEUE } from '../config/index.ts';
+import { sharedQueue } from '../config/index.ts';
 
 /**
  * With no TEMPORAL_ADDRESS: start (or reuse) the embedded server and the detached worker.
@@ -18,7 +17,7 @@ export async function ensureCluster(): Promise<ServerInfo> {
     await ensureWorker(server.address);
   } else {
     // BERTH_TASK_QUEUE: the shared queue of a cluster's own workers (tests, multi-tenant clusters), as for `berth worker`.
-    const queue = taskQueueOverride() ?? SHARED_QUEUE;
+    const queue = sharedQueue();
     if (!(await workerPolls(server.address, undefined, queue))) {
       throw new UserError(`No Berth worker polls task queue "${queue}" on ${server.address}. Start one with: npx berth worker`);
     }

@@ -20,7 +20,7 @@ import { prepareTasks } from './prepare.ts';
 import { loadDataset, toSkippedEntry } from '../task/index.ts';
 import { loadBerthConfig, loaderOptions } from '../config/berth-config.ts';
 import { ResultsFolder, type Metrics, type SkippedEntry } from './results.ts';
-import { SHARED_QUEUE } from '../config/index.ts';
+import { sharedQueue } from '../config/index.ts';
 
 export interface StartBatchOptions {
   dataset: string;
@@ -265,7 +265,7 @@ export async function startBatch(opts: StartBatchOptions): Promise<BatchHandle> 
   const results = new ResultsFolder(resolve(opts.resultsDir ?? `results/${batchId}`));
   results.writeSkipped(skipped);
   await client.workflow.start('batchWorkflow', {
-    taskQueue: opts.taskQueue ?? SHARED_QUEUE,
+    taskQueue: opts.taskQueue ?? sharedQueue(),
     workflowId: batchWorkflowId(batchId),
     args: [input],
     staticSummary: `batch ${batchId} · ${input.tasks.length} tasks × ${input.repeats} · ${input.agent}`,

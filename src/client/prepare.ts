@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
 import { type PrepareInput, type PrepareOutcome } from '../workflows/types.ts';
 import type { SkippedEntry } from './results.ts';
-import { SHARED_QUEUE } from '../config/index.ts';
+import { sharedQueue } from '../config/index.ts';
 
 export interface PrepareResult {
   outcomes: PrepareOutcome[];
@@ -11,7 +11,7 @@ export interface PrepareResult {
 }
 
 /** Builds or checks every task's image on a worker's host (DESIGN.md section 7: run and validate prepare first). */
-export async function prepareTasks(client: Client, input: PrepareInput, taskQueue = SHARED_QUEUE): Promise<PrepareResult> {
+export async function prepareTasks(client: Client, input: PrepareInput, taskQueue = sharedQueue()): Promise<PrepareResult> {
   const outcomes = await client.workflow.execute('prepareWorkflow', {
     taskQueue, workflowId: `berth-prepare/${randomBytes(4).toString('hex')}`, args: [input],
     staticSummary: `prepare ${input.tasks.length} task image(s) of ${input.datasetPath}`,

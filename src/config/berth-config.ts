@@ -3,6 +3,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse } from 'smol-toml';
 import { z } from 'zod';
+import { configFileOverride } from './env.ts';
 import { berthHomeDir } from './paths.ts';
 
 const schema = z.object({
@@ -39,6 +40,8 @@ export interface LoadedConfig {
 }
 
 export function configFilePath(cwd = process.cwd()): string | null {
+  const named = configFileOverride();
+  if (named) return resolve(named);
   const local = resolve(cwd, 'berth.toml');
   if (existsSync(local)) return local;
   const home = join(berthHomeDir(), 'config.toml');

@@ -50,3 +50,6 @@ export const dockerHost = (): string => env().DOCKER_HOST ?? 'unix:///var/run/do
 
 /** NO_COLOR: plain output. */
 export const noColor = (): boolean => Boolean(env().NO_COLOR);
+
+/** BERTH_CONFIG: the berth.toml a process reads (the detached worker is handed the one of the folder `berth` ran in). */
+export const configFileOverride = (): string | undefined => env().BERTH_CONFIG || undefined;

@@ -6,14 +6,14 @@ import { alive, readPid, spawnDetached, stopPid, tail, withLockFile } from './da
 import { waitFor } from './health.ts';
 import { queuePollers } from './host-workers.ts';
 import { homePath } from '../config/paths.ts';
-import { SHARED_QUEUE } from '../config/index.ts';
+import { configFilePath, sharedQueue } from '../config/index.ts';
 
 const pidFile = () => homePath('worker.pid');
 const stampFile = () => homePath('worker.code');
 const logFile = () => homePath('logs', 'worker.log');
 
 /** Whether any worker polls the shared queue (workflow pollers). */
-export async function workerPolls(address: string, namespace = 'default', taskQueue = SHARED_QUEUE): Promise<boolean> {
+export async function workerPolls(address: string, namespace = 'default', taskQueue = sharedQueue()): Promise<boolean> {
   return (await queuePollers(address, namespace, taskQueue, 'workflow')).length > 0;
 }
 
@@ -37,17 +37,18 @@ export const WORKER_NODE_FLAGS = ['--max-semi-space-size=4'];
 const WORKER_STOP_GRACE_MS = 35_000;
 
 async function startOrReuse(address: string): Promise<WorkerInfo> {
-  // The worker runs in the project's folder: it gets the slots of the berth.toml found here, and a change of them
-  // replaces it as a change of code does.
+  // The worker runs in Berth's folder but reads the berth.toml `berth` found here ([secrets], [worker]): a change of
+  // that file's path or of its slots replaces it as a change of code does.
   const slots = slotCapacity().slots;
-  const hash = `${codeHash()} slots=${slots}`;
+  const config = configFilePath();
+  const hash = `${codeHash()} slots=${slots} config=${config ?? '-'}`;
   const pid = readPid(pidFile());
   const stamp = existsSync(stampFile()) ? readFileSync(stampFile(), 'utf8').trim() : '';
   if (alive(pid) && stamp === hash) return { pid, started: false, log: logFile() };
   if (alive(pid)) await stopPid(pidFile(), WORKER_STOP_GRACE_MS);
   const started = spawnDetached(process.execPath, [...WORKER_NODE_FLAGS, join(projectRoot, 'bin', 'berth.mjs'), 'worker'], {
     log: logFile(), pidFile: pidFile(), cwd: projectRoot,
-    env: { ...process.env, TEMPORAL_ADDRESS: address, BERTH_DETACHED_WORKER: '1', BERTH_WORKER_SLOTS: String(slots) },
+    env: { ...process.env, TEMPORAL_ADDRESS: address, BERTH_DETACHED_WORKER: '1', BERTH_WORKER_SLOTS: String(slots), ...(config ? { BERTH_CONFIG: config } : {}) },
   });
   writeFileSync(stampFile(), `${hash}\n`);
   const polling = await waitFor(async () => alive(started) && (await workerPolls(address).catch(() => false)), 90_000, 500);

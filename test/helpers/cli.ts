@@ -6,10 +6,10 @@ export const repoRoot = join(import.meta.dirname, '..', '..');
 export interface CliResult { code: number; stdout: string; stderr: string }
 
 /** Runs the real `berth` bin in a child process. */
-export function berth(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 180_000): Promise<CliResult> {
+export function berth(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 180_000, cwd = repoRoot): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(repoRoot, 'bin', 'berth.mjs'), ...args], {
-      cwd: repoRoot, env: { ...process.env, ...env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd, env: { ...process.env, ...env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
     let stderr = '';
