@@ -176,7 +176,7 @@ export async function createOrAdoptGroup(docker: Docker, spec: GroupSpec, option
   const projectFile = join(stateDir, 'project.json');
   await writeFile(projectFile, JSON.stringify(model, null, 2));
 
-  if (spec.attachFirst?.length) await createAttached(docker, spec, { projectFile, stateDir }, model, spec.attachFirst);
+  if (spec.attachFirst?.length) await createAttached(docker, spec, { projectFile, stateDir, compose: options.compose }, model, spec.attachFirst);
   const up = await runCompose(
     [...projectArgs(spec.project, [projectFile], spec.projectDir), 'up', '--detach', '--no-build', '--pull', 'never', '--quiet-pull', '--no-color'],
     { env: spec.interpolationEnv, timeoutMs: spec.waitTimeoutSec * 1000 + UP_GRACE_MS, pidFile: join(stateDir, PID_FILE), settings: options.compose },
@@ -192,10 +192,10 @@ export async function createOrAdoptGroup(docker: Docker, spec: GroupSpec, option
  * `create`, then every service (but one with its own network_mode) joined to `extra` before `up` starts it: Compose
  * cannot put a service on the engine's bridge beside its own networks, and `up` keeps a joined network.
  */
-async function createAttached(docker: Docker, spec: GroupSpec, at: { projectFile: string; stateDir: string }, model: ComposeModel, extra: readonly string[]): Promise<void> {
+async function createAttached(docker: Docker, spec: GroupSpec, at: { projectFile: string; stateDir: string; compose: ComposeCliSettings | undefined }, model: ComposeModel, extra: readonly string[]): Promise<void> {
   const created = await runCompose(
     [...projectArgs(spec.project, [at.projectFile], spec.projectDir), 'create', '--no-build', '--pull', 'never', '--quiet-pull'],
-    { env: spec.interpolationEnv, timeoutMs: CONFIG_TIMEOUT_MS, pidFile: join(at.stateDir, PID_FILE) },
+    { env: spec.interpolationEnv, timeoutMs: CONFIG_TIMEOUT_MS, pidFile: join(at.stateDir, PID_FILE), settings: at.compose },
   );
   if (created.code !== 0) throw new SeedFailed('harbor:seed_failed', composeFailure('docker compose create', created, CONFIG_TIMEOUT_MS / 1000));
   for (const info of await projectContainers(docker, spec.project)) {
