@@ -2,7 +2,7 @@
 // steps on plain dockerode (the raw floor), alternating in one run so both see the same machine.
 import Docker from 'dockerode';
 import { randomBytes } from 'node:crypto';
-import { DockerSandboxProvider } from '../src/sandbox/docker-provider.ts';
+import { DockerSandboxProvider } from '../src/sandbox/docker/provider.ts';
 import { containerName } from '../src/sandbox/names.ts';
 
 const IMAGE = 'berth-base:bookworm';

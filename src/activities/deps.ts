@@ -4,6 +4,7 @@ import { log } from '@temporalio/activity';
 import { DockerSandboxProvider } from '../sandbox/index.ts';
 import type { DockerDriver } from '../sandbox/docker/driver.ts';
 import type { ModelGateway } from '../gateway/index.ts';
+import { composeSettings, finalStateRetentionDays, subnetSettings } from '../config/env.ts';
 import { homePath } from '../config/paths.ts';
 import type { HostLease } from '../workflows/types.ts';
 import { hostIdentity } from './host-identity.ts';
@@ -46,8 +47,10 @@ export function sandboxDeps(provider: DockerSandboxProvider): NetworkDeps {
 
 /** `provider`: the engine to work on (tests hand in their own); by default this host's, keeping its state under BERTH_HOME. */
 export async function createActivityDeps(opts: { provider?: DockerSandboxProvider; hostQueueSuffix?: string } = {}): Promise<ActivityDeps> {
-  const provider = opts.provider ?? new DockerSandboxProvider(undefined, homePath());
-  const driver = provider.groupDriver({ groupsDir: homePath('groups') });
+  const provider = opts.provider ?? new DockerSandboxProvider(undefined, {
+    stateDir: homePath(), subnets: subnetSettings(), compose: composeSettings(), finalStateRetentionDays: finalStateRetentionDays(),
+  });
+  const { driver } = provider;
   const identity = await hostIdentity({ provider, suffix: opts.hostQueueSuffix });
   const remover = new Remover({
     remove: (name) => (name.startsWith(GROUP_PREFIX) ? driver.remove({ name: name.slice(GROUP_PREFIX.length), kind: 'group' }) : provider.teardown(name)),

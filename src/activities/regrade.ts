@@ -5,7 +5,7 @@ import { ApplicationFailure, Context, heartbeat, sleep } from '@temporalio/activ
 import { existsSync } from 'node:fs';
 import { cp, mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { containerName, finalStateImage, LABEL_USER, LABEL_WORKDIR, retentionDays, type SandboxHandle } from '../sandbox/index.ts';
+import { containerName, finalStateImage, LABEL_USER, LABEL_WORKDIR, type SandboxHandle } from '../sandbox/index.ts';
 import { loadBerthConfig } from '../config/berth-config.ts';
 import type { Task } from '../task/index.ts';
 import { copiedFromManifest, runVerification, type VerifyContext, type VerifyResult } from '../verify/index.ts';
@@ -89,7 +89,7 @@ async function regradeShared(deps: ActivityDeps, base: Base, task: Task, input: 
   const image = finalStateImage(input.stateOf.workflowId, input.stateOf.runId);
   const labels = await provider.imageLabels(image);
   if (labels === null) {
-    throw refused(`no final state of ${input.stateOf.workflowId} is kept on this host (image ${image}): a shared-mode regrade needs the batch run with --keep-final-state, and the image not yet removed (berth gc, or ${retentionDays()} days of retention)`);
+    throw refused(`no final state of ${input.stateOf.workflowId} is kept on this host (image ${image}): a shared-mode regrade needs the batch run with --keep-final-state, and the image not yet removed (berth gc, or ${provider.finalStateRetentionDays} days of retention)`);
   }
   const spec = agentSandboxSpec(task, { ref: image, name: image, config: null, built: false }, {
     name: containerName(workflowId, runId, 'agent'), taskEnv: environmentOf(task, process.env),

@@ -2,7 +2,7 @@
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import type { Command } from 'commander';
 import { serverSettings, temporalAddress } from '../config/index.ts';
-import { DockerSandboxProvider } from '../sandbox/docker-provider.ts';
+import { DockerSandboxProvider } from '../sandbox/index.ts';
 import type { JanitorReport } from '../sandbox/types.ts';
 import { printJson, UserError } from './output.ts';
 

@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import { BatchHandle } from '../client/batch.ts';
 import { DockerSandboxProvider, retentionDays } from '../sandbox/index.ts';
+import { finalStateRetentionDays } from '../config/env.ts';
 import { ensureCluster } from './ensure.ts';
 import { collect, positiveInt } from './options.ts';
 import { UserError, dim, printJson, yellow } from './output.ts';
@@ -32,13 +33,13 @@ export function registerRegrade(program: Command): void {
       }
     });
 
-  program.command('gc').description(`remove kept final states (berth run --keep-final-state): by default those older than ${retentionDays()} days`)
+  program.command('gc').description(`remove kept final states (berth run --keep-final-state): by default those older than ${retentionDays(finalStateRetentionDays())} days`)
     .option('--batch <id>', "this batch's, whatever their age")
     .option('--all', 'every one on this host')
     .option('--older-than <days>', 'those kept more than this many days ago', positiveInt('--older-than'))
     .option('--json', 'print JSON')
     .action(async (o: { batch?: string; all?: boolean; olderThan?: number; json?: boolean }) => {
-      const r = await new DockerSandboxProvider().removeFinalStates({ batch: o.batch, all: o.all, olderThanDays: o.olderThan });
+      const r = await new DockerSandboxProvider(undefined, { finalStateRetentionDays: finalStateRetentionDays() }).removeFinalStates({ batch: o.batch, all: o.all, olderThanDays: o.olderThan });
       if (o.json) return printJson(r);
       for (const k of r.removed) console.log(`removed ${k.image} (${k.workflowId}, kept ${k.keptAt})`);
       for (const k of r.kept) console.log(yellow(`kept    ${k.image} (${k.workflowId}): ${k.reason}`));

@@ -53,3 +53,16 @@ export const noColor = (): boolean => Boolean(env().NO_COLOR);
 
 /** BERTH_CONFIG: the berth.toml a process reads (the detached worker is handed the one of the folder `berth` ran in). */
 export const configFileOverride = (): string | undefined => env().BERTH_CONFIG || undefined;
+
+/** BERTH_SUBNET_POOL and BERTH_SUBNET_SIZE: where episode networks' subnets come from (src/sandbox/docker/group-network.ts checks them). */
+export const subnetSettings = (): { pool?: string; size?: string } => ({ pool: env().BERTH_SUBNET_POOL, size: env().BERTH_SUBNET_SIZE });
+
+/** BERTH_COMPOSE_CLI (a docker-compose v2 binary) and DOCKER_CONFIG (the docker CLI's folder, whose cli-plugins/ the setup installs Compose in). */
+export const composeSettings = (): { cli?: string; dockerConfig?: string } => ({ cli: env().BERTH_COMPOSE_CLI || undefined, dockerConfig: env().DOCKER_CONFIG });
+
+/** BERTH_FINAL_STATE_RETENTION_DAYS: days a kept final state lives; unset or not a positive number, the sandbox's default. */
+export const finalStateRetentionDays = (): number | undefined => {
+  const v = env().BERTH_FINAL_STATE_RETENTION_DAYS;
+  const days = Number(v);
+  return v !== undefined && Number.isFinite(days) && days > 0 ? days : undefined;
+};

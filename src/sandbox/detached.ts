@@ -1,6 +1,6 @@
-import type Docker from 'dockerode';
 import { DetachedProcessLost, isLossError } from './errors.ts';
-import { assertRunning, KILL_GRACE_SEC, runExec } from './exec.ts';
+import type { ExecPort } from './driver.ts';
+import { KILL_GRACE_SEC } from './exec.ts';
 import type {
   DetachedLaunchOptions,
   DetachedLaunchResult,
@@ -70,7 +70,7 @@ export function detachedDir(key: string): string {
 }
 
 export async function startDetached(
-  docker: Docker,
+  driver: ExecPort,
   handle: SandboxHandle,
   opts: DetachedStartOptions,
 ): Promise<DetachedStartResult> {
@@ -79,7 +79,7 @@ export async function startDetached(
     opts.timeoutSec !== undefined && opts.timeoutSec > 0
       ? ['timeout', '-k', String(KILL_GRACE_SEC), String(opts.timeoutSec)]
       : [];
-  const res = await runExec(docker, handle, {
+  const res = await driver.exec(handle, {
     argv: ['sh', '-c', START_SCRIPT, 'berth-start', dir, opts.outputPath ?? `${dir}/output`, ...timeout],
     user: opts.user,
     workdir: opts.workdir,
@@ -99,8 +99,8 @@ type PollState =
   | { state: 'exit'; exitCode: number; timedOut: boolean }
   | { state: 'missing' | 'starting' | 'running' | 'dead' };
 
-export async function pollDetached(docker: Docker, handle: SandboxHandle, key: string): Promise<PollState> {
-  const res = await runExec(docker, handle, {
+export async function pollDetached(driver: ExecPort, handle: SandboxHandle, key: string): Promise<PollState> {
+  const res = await driver.exec(handle, {
     argv: ['sh', '-c', POLL_SCRIPT, 'berth-poll', detachedDir(key)],
     user: 'root',
     workdir: '/',
@@ -199,7 +199,7 @@ interface LaunchAnswer {
 }
 
 async function launchExec(
-  docker: Docker,
+  driver: ExecPort,
   handle: SandboxHandle,
   mode: string,
   opts: Partial<DetachedLaunchOptions> & { key: string; user: string; round?: number; capMs?: number; signal?: AbortSignal },
@@ -214,7 +214,7 @@ async function launchExec(
   const env: Record<string, string> = { ...(mode.includes('s') ? opts.env : {}) };
   if (mode.includes('s')) env['BERTH_DETACHED_CMD'] = opts.command ?? '';
   if (mode.includes('p') && opts.prepareScript) env['BERTH_PREPARE'] = opts.prepareScript;
-  const res = await runExec(docker, handle, {
+  const res = await driver.exec(handle, {
     argv: [
       'sh', '-c', LAUNCH_SCRIPT, 'berth-launch', mode, dir, opts.outputPath ?? `${dir}/output`,
       `${CLAIMS_DIR}/${opts.key}`, opts.stageDir ?? '', String(mode.includes('w') ? polls : 0), every, String(tailBytes), ...timeout,
@@ -266,7 +266,7 @@ function resultOf(key: string, w: { exitCode: number; timedOut: boolean }, outpu
  * the process runs as root, else a root exec to claim and prepare and one as the user to start and wait.
  */
 export async function launchDetached(
-  docker: Docker,
+  driver: ExecPort,
   handle: SandboxHandle,
   opts: DetachedLaunchOptions,
 ): Promise<DetachedLaunchResult> {
@@ -275,12 +275,12 @@ export async function launchDetached(
   const claim = opts.claim !== false;
   const prepareMode = opts.prepareScript ? 'p' : '';
   const first = isRootUser(user) ? `${claim ? 'c' : ''}${prepareMode}sw` : `${claim ? 'c' : ''}${prepareMode}`;
-  let r = first === '' ? undefined : await launchExec(docker, handle, first, { ...opts, user: isRootUser(user) ? user : 'root' });
+  let r = first === '' ? undefined : await launchExec(driver, handle, first, { ...opts, user: isRootUser(user) ? user : 'root' });
   if (r) {
     if (claim && !r.answer.claim) throw unexpected('claim', opts.key, handle, r);
     if (r.answer.claim === 'claimed_by_other') return { state: 'claimed_by_other', dir };
     if (r.answer.prepareFailed !== undefined) {
-      if (r.answer.claim === 'claimed') await releaseClaim(docker, handle, opts.key).catch(() => undefined);
+      if (r.answer.claim === 'claimed') await releaseClaim(driver, handle, opts.key).catch(() => undefined);
       throw new Error(`preparing the detached process "${opts.key}" in ${handle.name} failed (${r.answer.prepareFailed}): ${r.stderr.trim()}`);
     }
   }
@@ -289,11 +289,11 @@ export async function launchDetached(
     if (r && first.includes('s')) throw unexpected('start', opts.key, handle, r);
     const claimed = r?.answer.claim === 'claimed';
     try {
-      r = await launchExec(docker, handle, 'sw', { ...opts, user });
+      r = await launchExec(driver, handle, 'sw', { ...opts, user });
       if (!r.answer.start) throw unexpected('start', opts.key, handle, r);
     } catch (err) {
       // Nothing started: give the claim back, so a retried attempt prepares and starts instead of waiting for a start.
-      if (claimed && !isLossError(err)) await releaseClaim(docker, handle, opts.key).catch(() => undefined);
+      if (claimed && !isLossError(err)) await releaseClaim(driver, handle, opts.key).catch(() => undefined);
       throw err;
     }
   }
@@ -306,12 +306,17 @@ export async function launchDetached(
   return { state, dir };
 }
 
-async function releaseClaim(docker: Docker, handle: SandboxHandle, key: string): Promise<void> {
-  await runExec(docker, handle, {
+async function releaseClaim(driver: ExecPort, handle: SandboxHandle, key: string): Promise<void> {
+  await driver.exec(handle, {
     argv: ['sh', '-c', 'if [ ! -d "$1" ]; then rmdir "$2"; fi', 'berth-release', detachedDir(key), `${CLAIMS_DIR}/${key}`],
     user: 'root',
     workdir: '/',
   });
+}
+
+/** SandboxLost when the sandbox no longer runs: the driver refuses an exec into a stopped or removed one as lost. */
+async function assertReachable(driver: ExecPort, handle: SandboxHandle): Promise<void> {
+  await driver.exec(handle, { argv: ['true'], user: 'root', workdir: '/', outputCapBytes: 1024 });
 }
 
 function lostError(key: string, handle: SandboxHandle): DetachedProcessLost {
@@ -365,7 +370,7 @@ const WAIT_GRACE_MS = 60_000;
  * stays silent past its bound is dropped, and the wait goes on after checking that the sandbox still runs.
  */
 export async function waitDetached(
-  docker: Docker,
+  driver: ExecPort,
   handle: SandboxHandle,
   key: string,
   opts: DetachedWaitOptions = {},
@@ -385,7 +390,7 @@ export async function waitDetached(
     const watchdog = setTimeout(() => { late = true; stop.abort(); }, WAIT_TICK_SEC * WAIT_ROUNDS * 1000 + WAIT_GRACE_MS);
     let r: { answer: LaunchAnswer; stderr: string } | undefined;
     try {
-      const res = await runExec(docker, handle, {
+      const res = await driver.exec(handle, {
         argv: ['bash', '-c', WAIT_SCRIPT, 'berth-wait', detachedDir(key), String(WAIT_TICK_SEC), String(WAIT_ROUNDS),
           String(opts.tailBytes ?? 0), opts.outputPath ?? `${detachedDir(key)}/output`],
         user: 'root',
@@ -405,7 +410,7 @@ export async function waitDetached(
     }
     if (pollFailed) throw pollFailed.err;
     if (!r) {
-      await assertRunning(docker, handle);
+      await assertReachable(driver, handle);
       continue;
     }
     const s = r.answer.wait;

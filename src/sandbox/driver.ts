@@ -48,7 +48,7 @@ export interface GroupHandle {
 /** Berth's `main` of a group; the task's compose file is laid over it. */
 export interface GroupMainSpec {
   readonly image: string;
-  /** The keep-alive that runs as main's entrypoint (its command is cleared). */
+  /** The root setup, then `exec sleep infinity`: main's entrypoint (its command cleared); a new group is returned once main reached the sleep. */
   readonly keepAlive: readonly string[];
   /** main's environment over the file's ([environment].env and the Dockerfile's ENV); sidecars get none of it. */
   readonly env: Readonly<Record<string, string>>;
@@ -58,6 +58,16 @@ export interface GroupMainSpec {
   readonly cpus?: number;
   readonly memoryMb?: number;
   readonly imageHasHealthcheck?: boolean;
+}
+
+/** One sandbox of its own (not a group): Berth's keep-alive on the image, as a group's main has it; created once it reached `sleep infinity`. */
+export interface SingleSandboxSpec extends Omit<GroupMainSpec, 'imageHasHealthcheck'> {
+  /** Deterministic per episode and role, so a retried create adopts instead of making a second. */
+  readonly name: string;
+  readonly labels: SandboxLabels;
+  readonly gpus?: number;
+  /** The engine's bridge, none, or a network by name. */
+  readonly network: string;
 }
 
 export interface GroupSpec {
@@ -115,6 +125,8 @@ export interface LabelledSandbox {
 export interface SandboxDriver {
   readonly capabilities: DriverCapabilities;
   engineIdentity(): Promise<EngineIdentity>;
+  /** A single sandbox: created, or adopted when one of that name finished its seed (the seeded marker). */
+  createOrAdoptSandbox(spec: SingleSandboxSpec): Promise<{ handle: ServiceHandle; adopted: boolean }>;
   createOrAdoptGroup(spec: GroupSpec): Promise<GroupCreateResult>;
   /** The group as the engine has it now (a new worker rebuilding handles); SandboxLost when main is gone. */
   inspectGroup(project: string): Promise<GroupHandle>;
@@ -134,3 +146,9 @@ export interface SandboxDriver {
   /** null when the engine has no such image. */
   imageConfiguration(ref: string): Promise<ImageConfig | null>;
 }
+
+/** What the behaviour written once on exec needs of a driver (detached processes, seed phases, markers, healthchecks). */
+export type ExecPort = Pick<SandboxDriver, 'exec'>;
+
+/** What moving files in and out of a sandbox needs: the archive primitives, and exec to set the owner. */
+export type FilesPort = Pick<SandboxDriver, 'exec' | 'putArchive' | 'getArchive'>;

@@ -1,14 +1,8 @@
-import type Docker from 'dockerode';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { asSandboxError, SandboxLost } from './errors.ts';
-import { closeSink, demuxToSinks, openSink, TailBuffer } from './output-capture.ts';
-import type { ExecOptions, ExecResult, SandboxHandle } from './types.ts';
+import type { ExecOptions } from './types.ts';
 
 export const DEFAULT_OUTPUT_CAP = 1024 * 1024;
 /** Seconds between `timeout`'s TERM and its KILL. */
 export const KILL_GRACE_SEC = 5;
-/** Extra host-side patience beyond the in-container budget before giving up on the stream. */
-const HOST_GUARD_SEC = 20;
 
 /** ExecOptions with an argv instead of a bash command. */
 export interface RawExecOptions extends Omit<ExecOptions, 'command'> {
@@ -27,108 +21,4 @@ export function envList(env: Record<string, string> | undefined): string[] | und
 export function withTimeout(argv: string[], timeoutSec: number | undefined): string[] {
   if (timeoutSec === undefined || timeoutSec <= 0) return argv;
   return ['timeout', '-k', String(KILL_GRACE_SEC), String(timeoutSec), ...argv];
-}
-
-/** One docker exec: create, start, drain the output, read the exit code. */
-export async function runExec(docker: Docker, handle: SandboxHandle, opts: RawExecOptions): Promise<ExecResult> {
-  const container = docker.getContainer(handle.containerId);
-  const stdout = new TailBuffer(opts.outputCapBytes ?? DEFAULT_OUTPUT_CAP);
-  const stderr = new TailBuffer(opts.outputCapBytes ?? DEFAULT_OUTPUT_CAP);
-  const started = Date.now();
-  let exec: Docker.Exec;
-  let stream: NodeJS.ReadableStream;
-  try {
-    exec = await container.exec({
-      Cmd: withTimeout(opts.argv, opts.timeoutSec),
-      AttachStdout: true,
-      AttachStderr: true,
-      Tty: false,
-      User: opts.user ?? handle.user,
-      WorkingDir: opts.workdir ?? handle.workdir,
-      Env: envList(opts.env),
-    });
-    stream = await exec.start({ hijack: true, stdin: false });
-  } catch (err) {
-    throw asSandboxError(handle.name, err);
-  }
-
-  const file = await openSink(opts.streamToFile);
-  let guardFired = false;
-  const onAbort = () => (stream as NodeJS.ReadableStream & { destroy(): void }).destroy();
-  opts.signal?.addEventListener('abort', onAbort, { once: true });
-  const guard =
-    opts.timeoutSec !== undefined && opts.timeoutSec > 0
-      ? setTimeout(
-          () => {
-            guardFired = true;
-            (stream as NodeJS.ReadableStream & { destroy(): void }).destroy();
-          },
-          (opts.timeoutSec + KILL_GRACE_SEC + HOST_GUARD_SEC) * 1000,
-        )
-      : undefined;
-  try {
-    await demuxToSinks(stream, stdout, stderr, file);
-  } catch (err) {
-    opts.signal?.throwIfAborted();
-    if (!guardFired) throw asSandboxError(handle.name, err);
-  } finally {
-    if (guard) clearTimeout(guard);
-    opts.signal?.removeEventListener('abort', onAbort);
-    await closeSink(file);
-  }
-  opts.signal?.throwIfAborted();
-
-  const elapsedSec = (Date.now() - started) / 1000;
-  const exitCode = guardFired ? 124 : await readExitCode(docker, handle, exec);
-  const timedOut =
-    guardFired ||
-    (opts.timeoutSec !== undefined && (exitCode === 124 || (exitCode === 137 && elapsedSec >= opts.timeoutSec)));
-  return {
-    exitCode,
-    stdout: stdout.toString(),
-    stderr: stderr.toString(),
-    stdoutTruncated: stdout.truncated,
-    stderrTruncated: stderr.truncated,
-    timedOut,
-  };
-}
-
-async function readExitCode(docker: Docker, handle: SandboxHandle, exec: Docker.Exec): Promise<number> {
-  for (let attempt = 0; ; attempt++) {
-    let info: Docker.ExecInspectInfo;
-    try {
-      info = await exec.inspect();
-    } catch (err) {
-      throw asSandboxError(handle.name, err);
-    }
-    if (!info.Running && info.ExitCode !== null && info.ExitCode !== undefined) {
-      // A killed container ends its execs with 137 (or leaves no code): tell that apart from the command's own.
-      if (info.ExitCode === 137 || info.ExitCode === 143) await assertStillRunning(docker, handle);
-      return info.ExitCode;
-    }
-    if (attempt >= 50) {
-      await assertRunning(docker, handle);
-      throw new Error(`exec in ${handle.name} ended its output but reports no exit code`);
-    }
-    await sleep(Math.min(5 * (attempt + 1), 100));
-  }
-}
-
-/** A forced removal ends execs before the container's state changes: look twice. */
-async function assertStillRunning(docker: Docker, handle: SandboxHandle): Promise<void> {
-  await assertRunning(docker, handle);
-  await sleep(300);
-  await assertRunning(docker, handle);
-}
-
-export async function assertRunning(docker: Docker, handle: SandboxHandle): Promise<void> {
-  let state: Docker.ContainerInspectInfo['State'];
-  try {
-    state = (await docker.getContainer(handle.containerId).inspect()).State;
-  } catch (err) {
-    throw asSandboxError(handle.name, err);
-  }
-  if (!state.Running || state.Paused || state.Restarting || state.Status === 'removing') {
-    throw new SandboxLost(handle.name, new Error(`container is ${state.Status}`));
-  }
 }

@@ -1,12 +1,10 @@
-import type Docker from 'dockerode';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { lstat, mkdir, readdir, readFile, readlink, chmod, symlink, unlink, utimes } from 'node:fs/promises';
 import path from 'node:path/posix';
 import { join as hostJoin, resolve as hostResolve, sep as hostSep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import * as tar from 'tar-stream';
-import { asSandboxError } from './errors.ts';
-import { runExec } from './exec.ts';
+import type { FilesPort } from './driver.ts';
 import { shellQuote } from './names.ts';
 import type { SandboxHandle, UploadEntry, UploadOptions } from './types.ts';
 
@@ -55,7 +53,7 @@ function tarPrefix(containerDir: string): string {
 }
 
 export async function uploadPath(
-  docker: Docker,
+  driver: FilesPort,
   handle: SandboxHandle,
   source: string | UploadEntry[],
   containerDir: string,
@@ -79,14 +77,10 @@ export async function uploadPath(
     pack.finalize();
   })();
   filling.catch((err: unknown) => pack.destroy(err as Error));
-  try {
-    await Promise.all([docker.getContainer(handle.containerId).putArchive(pack as unknown as NodeJS.ReadableStream, { path: '/' }), filling]);
-  } catch (err) {
-    throw asSandboxError(handle.name, err);
-  }
+  await Promise.all([driver.putArchive(handle, '/', pack as unknown as NodeJS.ReadableStream), filling]);
   if (options.owner && topNames!.length > 0) {
     const targets = topNames!.map((n) => shellQuote(`/${prefix}${n}`)).join(' ');
-    const res = await runExec(docker, handle, {
+    const res = await driver.exec(handle, {
       argv: ['/bin/sh', '-c', `chown -R ${shellQuote(options.owner)} -- ${targets}`],
       user: 'root',
       workdir: '/',
@@ -100,26 +94,12 @@ export async function uploadPath(
  * Modes are kept; entries escaping hostDir are refused.
  */
 export async function downloadPath(
-  docker: Docker,
+  driver: FilesPort,
   handle: SandboxHandle,
   containerPath: string,
   hostDir: string,
 ): Promise<void> {
-  let stream: NodeJS.ReadableStream;
-  try {
-    stream = await docker.getContainer(handle.containerId).getArchive({ path: containerPath });
-  } catch (err) {
-    const mapped = asSandboxError(handle.name, err);
-    if (mapped === err && (err as { statusCode?: number }).statusCode === 404) {
-      throw new Error(`${containerPath} does not exist in sandbox ${handle.name}`);
-    }
-    throw mapped;
-  }
-  try {
-    await extractTar(stream, hostDir);
-  } catch (err) {
-    throw asSandboxError(handle.name, err);
-  }
+  await extractTar(await driver.getArchive(handle, containerPath), hostDir);
 }
 
 /**

@@ -1,11 +1,6 @@
 // GPUs for a sandbox (task-folder-format.md § Environment: `gpus`): Docker device requests, as `docker run --gpus N`
 // sends them. Docker cannot choose a GPU model, so `gpu_types` is not sent (the spec sends a type only when the
 // server asks for it); an engine without GPUs refuses the task at prepare.
-import type Docker from 'dockerode';
-import { randomBytes } from 'node:crypto';
-import { asSandboxError, describeCause, ENGINE } from './errors.ts';
-import { LABEL_ROLE, LABEL_WORKFLOW } from './names.ts';
-import type { GpuSupport } from './types.ts';
 
 export interface DeviceRequest {
   Driver: string;
@@ -19,49 +14,4 @@ export interface DeviceRequest {
 export function gpuDeviceRequests(gpus: number | null | undefined): DeviceRequest[] | undefined {
   if (!gpus || gpus <= 0) return undefined;
   return [{ Driver: '', Count: gpus, DeviceIDs: [], Capabilities: [['gpu']], Options: {} }];
-}
-
-/** What the engine says when no device driver can give GPUs (no NVIDIA container toolkit). */
-const NO_GPU_DRIVER = /could not select device driver|no gpu|nvidia-container|unknown or invalid runtime/i;
-
-const probes = new WeakMap<Docker, Promise<GpuSupport>>();
-
-/**
- * Asks the engine itself: a container given one GPU is started once (image `probeImage`, which must be present).
- * The answer is kept for the engine.
- */
-export function gpuSupport(docker: Docker, probeImage: string): Promise<GpuSupport> {
-  let probe = probes.get(docker);
-  if (!probe) {
-    probe = probeGpus(docker, probeImage);
-    probes.set(docker, probe);
-    probe.catch(() => probes.delete(docker));
-  }
-  return probe;
-}
-
-async function probeGpus(docker: Docker, image: string): Promise<GpuSupport> {
-  let container: Docker.Container;
-  try {
-    container = await docker.createContainer({
-      name: `berth-gpu-probe-${randomBytes(4).toString('hex')}`,
-      Image: image,
-      Entrypoint: ['/bin/sh', '-c', 'true'],
-      Cmd: [],
-      Labels: { [LABEL_WORKFLOW]: 'berth-gpu-probe', [LABEL_ROLE]: 'agent' },
-      HostConfig: { NetworkMode: 'none', DeviceRequests: gpuDeviceRequests(1) },
-    });
-  } catch (err) {
-    throw asSandboxError(ENGINE, err);
-  }
-  try {
-    await container.start();
-    return { ok: true };
-  } catch (err) {
-    const why = describeCause(err);
-    if (NO_GPU_DRIVER.test(why)) return { ok: false, reason: `this Docker engine cannot give containers GPUs (${why.replace(/^\(HTTP code \d+\) [^-]+- /, '')})` };
-    throw asSandboxError(ENGINE, err);
-  } finally {
-    await container.remove({ force: true }).catch(() => undefined);
-  }
 }

@@ -2,9 +2,8 @@
 // sandbox is (the same keep-alive setup, overlay RUN lines, entrypoint, healthcheck and seeded
 // marker, all on exec). A retried seed adopts a group whose main finished its seed.
 import { DETACHED_BASE } from './detached.ts';
-import type { DockerDriver } from './docker/driver.ts';
 import { mainLaunchOverride, type ComposeModel } from './docker/compose-model.ts';
-import type { GroupHandle, GroupMainSpec, GroupSpec } from './driver.ts';
+import type { GroupHandle, GroupMainSpec, GroupSpec, SandboxDriver } from './driver.ts';
 import { ENTRYPOINT_KEY } from './seed-phases.ts';
 import { finishSeed, keepAliveCommand, resolveUserAndWorkdir, seedPlan, type SeedPlan } from './seed.ts';
 import type { SandboxHandle, SandboxSpec } from './types.ts';
@@ -45,9 +44,8 @@ export function mainEntrypoint(
 }
 
 /** `spec` is main's, as for a single sandbox (its name is unused: Compose names the containers). */
-export async function seedGroup(driver: DockerDriver, spec: SandboxSpec, o: GroupSeedOptions): Promise<GroupSeedResult> {
-  const docker = driver.docker;
-  const resolvedUser = await resolveUserAndWorkdir(docker, spec);
+export async function seedGroup(driver: SandboxDriver, spec: SandboxSpec, o: GroupSeedOptions): Promise<GroupSeedResult> {
+  const resolvedUser = await resolveUserAndWorkdir(driver, spec);
   const image = await driver.imageConfiguration(spec.image);
   const mainSettings = (s: SandboxSpec, plan: SeedPlan): GroupMainSpec => ({
     image: s.image, keepAlive: keepAliveCommand(plan), env: s.env, user: plan.resolved.user, workdir: plan.resolved.workdir,
@@ -82,6 +80,6 @@ export async function seedGroup(driver: DockerDriver, spec: SandboxSpec, o: Grou
     const entrypoint = await driver.exec(main, { argv: ['test', '-d', `${DETACHED_BASE}/${ENTRYPOINT_KEY}`], user: 'root', workdir: '/' });
     return { group: result.group, main, adopted: true, entrypoint: entrypoint.exitCode === 0 };
   }
-  await finishSeed(docker, docker.getContainer(main.containerId), main, mainSpec, plan);
+  await finishSeed(driver, main, mainSpec, plan);
   return { group: result.group, main, adopted: false, entrypoint: Boolean(mainSpec.entrypoint?.command.length) };
 }

@@ -1,7 +1,5 @@
 // The one reader of an image's configuration (DESIGN.md section 6: one home for each rule). Everything Berth
 // takes from an image (its id, USER, WORKDIR, ENV, ENTRYPOINT, CMD, HEALTHCHECK) comes through here.
-import type Docker from 'dockerode';
-import { asSandboxError, ENGINE } from './errors.ts';
 import { shellQuote } from './names.ts';
 import type { HealthcheckSpec } from './types.ts';
 
@@ -17,7 +15,7 @@ export interface ImageConfig {
   healthcheck: HealthcheckSpec | null;
 }
 
-interface DockerHealthcheck {
+export interface DockerHealthcheck {
   Test?: string[];
   Interval?: number;
   Timeout?: number;
@@ -55,7 +53,7 @@ export function keepAliveEntrypoint(entrypoint: readonly string[] | string | nul
   return list.length > 0 ? [...list, 'sh', '-c', 'sleep infinity'] : null;
 }
 
-function envMap(list: readonly string[] | null | undefined): Record<string, string> {
+export function envMap(list: readonly string[] | null | undefined): Record<string, string> {
   const env: Record<string, string> = {};
   for (const kv of list ?? []) {
     const at = kv.indexOf('=');
@@ -63,40 +61,4 @@ function envMap(list: readonly string[] | null | undefined): Record<string, stri
     else if (at < 0 && kv !== '') env[kv] = '';
   }
   return env;
-}
-
-const list = (v: string | string[] | null | undefined): string[] | null => (v == null ? null : Array.isArray(v) ? v : [v]);
-
-export function imageConfigFromInspect(info: Docker.ImageInspectInfo): ImageConfig {
-  const c = (info.Config ?? {}) as Docker.ImageInspectInfo['Config'] & { Healthcheck?: DockerHealthcheck };
-  return {
-    id: String(info.Id),
-    user: c.User || null,
-    workdir: c.WorkingDir || null,
-    env: envMap(c.Env),
-    entrypoint: list(c.Entrypoint as string | string[] | null | undefined),
-    cmd: list(c.Cmd as string | string[] | null | undefined),
-    healthcheck: healthcheckFromImage(c.Healthcheck),
-  };
-}
-
-/** An image id names one configuration forever, so what was read by id is kept. */
-const byId = new Map<string, ImageConfig>();
-const BY_ID_MAX = 512;
-
-/** The image's configuration, or null when the engine has no such image. */
-export async function readImageConfig(docker: Docker, ref: string): Promise<ImageConfig | null> {
-  const kept = byId.get(ref);
-  if (kept) return kept;
-  let info: Docker.ImageInspectInfo;
-  try {
-    info = await docker.getImage(ref).inspect();
-  } catch (err) {
-    if ((err as { statusCode?: number }).statusCode === 404) return null;
-    throw asSandboxError(ENGINE, err);
-  }
-  const config = imageConfigFromInspect(info);
-  if (byId.size >= BY_ID_MAX) byId.delete(byId.keys().next().value!);
-  byId.set(config.id, config);
-  return config;
 }

@@ -1,7 +1,7 @@
 export type * from './types.ts';
-export { DockerSandboxProvider } from './docker-provider.ts';
-export type { EngineImage } from './engine-images.ts';
-export { dockerFromEnv } from './docker-client.ts';
+export { DockerSandboxProvider } from './docker/provider.ts';
+export type { EngineImage } from './docker/engine-images.ts';
+export { dockerFromEnv } from './docker/client.ts';
 export { containerName, shellQuote, LABEL_BATCH, LABEL_ROLE, LABEL_USER, LABEL_WORKDIR, LABEL_WORKFLOW } from './names.ts';
 export {
   SandboxLost,
@@ -13,7 +13,7 @@ export {
   type SeedFailureKind,
 } from './errors.ts';
 export { imageContentHash, imageTagForHash, readContextFiles, type ContextFile, type ImageHashInput } from './image-hash.ts';
-export type { BuildImageOptions, BuildImageResult, EnsureImageOptions } from './images.ts';
+export type { BuildImageOptions, BuildImageResult, EnsureImageOptions } from './docker/images.ts';
 export { healthcheckFromImage, keepAliveEntrypoint, type ImageConfig } from './image-config.ts';
 export { aliasFromLines, pinnedAgentImage, prepareAgentImage, prepareVerifierImage, type PreparedImage } from './image-prep.ts';
 export { taskHealthcheck, withImageRuntime, type ImageRuntimeInput } from './image-runtime.ts';
@@ -22,7 +22,7 @@ export { gpuDeviceRequests, type DeviceRequest } from './gpus.ts';
 export { ENTRYPOINT_OUTPUT, type EntrypointState } from './seed-phases.ts';
 export { CLAIMS_DIR, DETACHED_BASE } from './detached.ts';
 export { extractTar, inlineWriteScript } from './files.ts';
-export { finalStateImage, keepFinalState, listFinalStates, removeFinalStates, retentionDays, type GcSelection, type KeptState } from './final-state.ts';
+export { finalStateImage, keepFinalState, listFinalStates, removeFinalStates, retentionDays, type GcSelection, type KeptState } from './docker/final-state.ts';
 export { pollHealthcheck } from './seed-phases.ts';
 export { applyPhaseNetwork, ensureEgressNetwork, holdsAddress, EGRESS_NETWORK, type ApplyNetworkOptions, type EgressNetwork, type PhaseNetwork } from './network-phase.ts';
 export { EgressPolicies, EgressProxy, type EgressPolicy } from './egress-proxy.ts';

@@ -1,8 +1,7 @@
-import type Docker from 'dockerode';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startDetached, pollDetached } from './detached.ts';
 import { SeedFailed } from './errors.ts';
-import { runExec } from './exec.ts';
+import type { ExecPort } from './driver.ts';
 import { shellQuote } from './names.ts';
 import type { ExecResult, HealthcheckSpec, OverlayRun, SandboxHandle } from './types.ts';
 
@@ -25,7 +24,7 @@ export function overlayArgv(run: OverlayRun): string[] {
 
 /** Dockerfile RUN lines in order, with the shell Docker uses for them (`/bin/sh -c`). */
 export async function runOverlay(
-  docker: Docker,
+  driver: ExecPort,
   handle: SandboxHandle,
   runs: OverlayRun[],
   timeoutSec: number,
@@ -37,7 +36,7 @@ export async function runOverlay(
     if (remaining <= 0) {
       throw new SeedFailed('harbor:overlay_failed', `${label} did not start: build_timeout_sec (${timeoutSec} s) spent`);
     }
-    const res = await runExec(docker, handle, {
+    const res = await driver.exec(handle, {
       argv: overlayArgv(run),
       user: run.user || 'root',
       workdir: run.workdir || '/',
@@ -66,18 +65,18 @@ export const ENTRYPOINT_OUTPUT = '/logs/agent/entrypoint-stdout.txt';
 const ENTRYPOINT_SETTLE_MS = 300;
 
 export async function startEntrypoint(
-  docker: Docker,
+  driver: ExecPort,
   handle: SandboxHandle,
   entrypoint: { command: string[]; env: Record<string, string> },
 ): Promise<void> {
-  await startDetached(docker, handle, {
+  await startDetached(driver, handle, {
     key: ENTRYPOINT_KEY,
     command: `exec ${entrypoint.command.map(shellQuote).join(' ')}`,
     env: entrypoint.env,
     outputPath: ENTRYPOINT_OUTPUT,
   });
   await sleep(ENTRYPOINT_SETTLE_MS);
-  await assertEntrypointAlive(docker, handle);
+  await assertEntrypointAlive(driver, handle);
 }
 
 export type EntrypointState =
@@ -87,8 +86,8 @@ export type EntrypointState =
   | { state: 'lost' };
 
 /** Where the image's entrypoint stands; an activity masks a rollout whose entrypoint died. */
-export async function entrypointState(docker: Docker, handle: SandboxHandle): Promise<EntrypointState> {
-  const s = await pollDetached(docker, handle, ENTRYPOINT_KEY);
+export async function entrypointState(driver: ExecPort, handle: SandboxHandle): Promise<EntrypointState> {
+  const s = await pollDetached(driver, handle, ENTRYPOINT_KEY);
   if (s.state === 'missing') return { state: 'none' };
   if (s.state === 'exit') return { state: 'exited', exitCode: s.exitCode };
   if (s.state === 'dead') return { state: 'lost' };
@@ -96,10 +95,10 @@ export async function entrypointState(docker: Docker, handle: SandboxHandle): Pr
 }
 
 /** Throws entrypoint_failed when the entrypoint exited non-zero; exiting 0 (a setup script) is fine. */
-export async function assertEntrypointAlive(docker: Docker, handle: SandboxHandle): Promise<void> {
-  const s = await pollDetached(docker, handle, ENTRYPOINT_KEY);
+export async function assertEntrypointAlive(driver: ExecPort, handle: SandboxHandle): Promise<void> {
+  const s = await pollDetached(driver, handle, ENTRYPOINT_KEY);
   if (s.state === 'exit' && s.exitCode !== 0) {
-    const tail = await runExec(docker, handle, {
+    const tail = await driver.exec(handle, {
       argv: ['tail', '-c', '4000', ENTRYPOINT_OUTPUT],
       user: 'root',
       workdir: '/',
@@ -120,7 +119,7 @@ export async function assertEntrypointAlive(docker: Docker, handle: SandboxHandl
  * after it, `retries` consecutive failures interval_sec apart fail the seed. The first attempt is immediate.
  */
 export async function pollHealthcheck(
-  docker: Docker,
+  driver: ExecPort,
   handle: SandboxHandle,
   hc: HealthcheckSpec,
   watchEntrypoint: boolean,
@@ -132,14 +131,14 @@ export async function pollHealthcheck(
   let last: ExecResult | undefined;
   for (;;) {
     const inStartPeriod = Date.now() - started < hc.startPeriodSec * 1000;
-    last = await runExec(docker, handle, {
+    last = await driver.exec(handle, {
       argv: ['/bin/sh', '-c', hc.command],
       ...(user !== undefined ? { user } : {}),
       timeoutSec: hc.timeoutSec,
       outputCapBytes: 64 * 1024,
     });
     if (last.exitCode === 0 && !last.timedOut) return;
-    if (watchEntrypoint) await assertEntrypointAlive(docker, handle);
+    if (watchEntrypoint) await assertEntrypointAlive(driver, handle);
     if (!inStartPeriod) {
       failures++;
       if (failures >= hc.retries) {

@@ -1,4 +1,6 @@
+import type { ExecPort } from './driver.ts';
 import { shellQuote } from './names.ts';
+import type { SandboxHandle } from './types.ts';
 
 export const SEEDED_MARKER = '/logs/.berth-seeded';
 export const LOG_DIRS = ['/logs/agent', '/logs/verifier', '/logs/artifacts'];
@@ -44,3 +46,9 @@ export function userCheckScript(user: string): string {
 }
 
 export const MARK_SEEDED = `touch ${SEEDED_MARKER}`;
+
+/** Whether the sandbox finished its seed: a retried seed adopts it then, instead of seeding it again. */
+export async function isSeeded(driver: ExecPort, handle: SandboxHandle): Promise<boolean> {
+  const check = await driver.exec(handle, { argv: ['test', '-e', SEEDED_MARKER], user: 'root', workdir: '/' });
+  return check.exitCode === 0;
+}

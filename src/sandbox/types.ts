@@ -1,9 +1,9 @@
 /** Plain-data inputs and results of the sandbox layer. Nothing here imports src/task. */
-import type { EngineImage } from './engine-images.ts';
-import type { GcSelection, KeptState } from './final-state.ts';
+import type { EngineImage } from './docker/engine-images.ts';
+import type { GcSelection, KeptState } from './docker/final-state.ts';
 import type { ApplyNetworkOptions, EgressNetwork, PhaseNetwork } from './network-phase.ts';
 import type { ImageConfig } from './image-config.ts';
-import type { BuildImageOptions, BuildImageResult, EnsureImageOptions } from './images.ts';
+import type { BuildImageOptions, BuildImageResult, EnsureImageOptions } from './docker/images.ts';
 import type { EntrypointState } from './seed-phases.ts';
 
 export type SandboxRole = 'agent' | 'verifier';

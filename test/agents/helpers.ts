@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import type { AgentTurnContext } from '../../src/agents/index.ts';
 import { sandboxDeps } from '../../src/activities/deps.ts';
 import { seedAgentSandbox } from '../../src/activities/seed-agent.ts';
-import { DockerSandboxProvider } from '../../src/sandbox/docker-provider.ts';
+import { DockerSandboxProvider } from '../../src/sandbox/docker/provider.ts';
 import { containerName } from '../../src/sandbox/names.ts';
 import type { SandboxHandle, SandboxSpec } from '../../src/sandbox/types.ts';
 import { loadTask, type Task } from '../../src/task/index.ts';

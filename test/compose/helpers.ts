@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { GroupSpec } from '../../src/sandbox/driver.ts';
 import { DockerDriver } from '../../src/sandbox/docker/driver.ts';
 import { parseCidr } from '../../src/sandbox/docker/subnets.ts';
-import { runExec } from '../../src/sandbox/exec.ts';
+import { runExec } from '../../src/sandbox/docker/exec.ts';
 import type { SandboxHandle } from '../../src/sandbox/types.ts';
 import { writeDataset } from '../helpers/tasks.ts';
 

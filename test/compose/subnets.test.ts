@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   enginePoolNetworks, formatCidr, gatewayOf, overlaps, parseCidr, parseProcRoutes, pickSubnet, poolCapacity, startIndexFor,
 } from '../../src/sandbox/docker/subnets.ts';
-import { subnetSourceFromEnv } from '../../src/sandbox/docker/group-network.ts';
+import { subnetSource } from '../../src/sandbox/docker/group-network.ts';
 
 const c = parseCidr;
 
@@ -108,13 +108,16 @@ describe('parseProcRoutes', () => {
   });
 });
 
-describe('subnetSourceFromEnv', () => {
+// The variables as src/config/env.ts reads them (subnetSettings), checked by the sandbox.
+const fromEnv = (env: Record<string, string>) => subnetSource({ pool: env['BERTH_SUBNET_POOL'], size: env['BERTH_SUBNET_SIZE'] });
+
+describe('subnetSource', () => {
   it.each([
     [{}, { kind: 'auto', pool: '10.213.0.0/16', size: 24 }],
     [{ BERTH_SUBNET_POOL: 'engine' }, { kind: 'engine' }],
     [{ BERTH_SUBNET_POOL: '10.50.0.0/16', BERTH_SUBNET_SIZE: '26' }, { kind: 'range', pool: '10.50.0.0/16', size: 26 }],
   ])('%j', (env, want) => {
-    const s = subnetSourceFromEnv(env);
+    const s = fromEnv(env);
     expect(s.kind === 'engine' ? s : { ...s, pool: formatCidr(s.pool) }).toEqual(want);
   });
 
@@ -123,6 +126,6 @@ describe('subnetSourceFromEnv', () => {
     [{ BERTH_SUBNET_SIZE: '30' }, 'BERTH_SUBNET_SIZE="30": expected a prefix length from 8 to 29'],
     [{ BERTH_SUBNET_POOL: '10.50.0.0/24', BERTH_SUBNET_SIZE: '16' }, 'cannot hold a /16 subnet: widen the range or raise BERTH_SUBNET_SIZE'],
   ])('%j is refused with the fix', (env, message) => {
-    expect(() => subnetSourceFromEnv(env)).toThrow(message);
+    expect(() => fromEnv(env)).toThrow(message);
   });
 });

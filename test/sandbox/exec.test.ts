@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DockerSandboxProvider } from '../../src/sandbox/docker-provider.ts';
+import { DockerSandboxProvider } from '../../src/sandbox/docker/provider.ts';
 import { SandboxLost } from '../../src/sandbox/errors.ts';
 import type { SandboxHandle } from '../../src/sandbox/types.ts';
 import { makeSpec, provider, sh, teardownAll } from './helpers.ts';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { DockerSandboxProvider } from '../../src/sandbox/docker-provider.ts';
+import { DockerSandboxProvider } from '../../src/sandbox/docker/provider.ts';
 import { containerName } from '../../src/sandbox/names.ts';
 import type { SandboxHandle, SandboxSpec } from '../../src/sandbox/types.ts';
 

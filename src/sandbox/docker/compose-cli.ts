@@ -8,11 +8,19 @@ import { join } from 'node:path';
 const OUTPUT_CAP = 256 * 1024;
 const KILL_GRACE_MS = 5_000;
 
-/** BERTH_COMPOSE_CLI, else the plugin under DOCKER_CONFIG (default ~/.docker)/cli-plugins. */
-export function composeBinary(env: NodeJS.ProcessEnv = process.env): string {
-  const candidates = env.BERTH_COMPOSE_CLI
-    ? [env.BERTH_COMPOSE_CLI]
-    : [join(env.DOCKER_CONFIG ?? join(homedir(), '.docker'), 'cli-plugins', 'docker-compose')];
+/** Where Compose is, as the worker read it (BERTH_COMPOSE_CLI, DOCKER_CONFIG: src/config/env.ts). */
+export interface ComposeCliSettings {
+  /** A docker-compose v2 binary to use instead of the plugin. */
+  cli?: string;
+  /** The docker CLI's config folder, whose cli-plugins/ holds the plugin the setup installs (default ~/.docker). */
+  dockerConfig?: string;
+}
+
+/** The `cli` setting, else the plugin under the docker CLI's config folder. */
+export function composeBinary(settings: ComposeCliSettings = {}): string {
+  const candidates = settings.cli
+    ? [settings.cli]
+    : [join(settings.dockerConfig ?? join(homedir(), '.docker'), 'cli-plugins', 'docker-compose')];
   for (const c of candidates) {
     try {
       accessSync(c, constants.X_OK);
@@ -41,6 +49,8 @@ export interface ComposeRunOptions {
   signal?: AbortSignal;
   /** Where the child's pid is written while it runs (a later worker finds a run its predecessor left). */
   pidFile?: string;
+  /** Where the binary is (default the setup's plugin). */
+  settings?: ComposeCliSettings;
 }
 
 /** Keeps the last OUTPUT_CAP characters of a stream. */
@@ -57,7 +67,7 @@ function tailCollector(): { push(chunk: Buffer): void; text(): string } {
 
 /** Runs `docker-compose <args>`; a run past its budget (or aborted) is terminated, then killed. */
 export function runCompose(args: string[], options: ComposeRunOptions): Promise<ComposeRun> {
-  const bin = composeBinary(options.env);
+  const bin = composeBinary(options.settings);
   return new Promise((resolve, reject) => {
     const child = spawn(bin, args, { env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
     if (options.pidFile && child.pid) writeFileSync(options.pidFile, String(child.pid));

@@ -5,14 +5,13 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { asSandboxError, SandboxLost, SeedFailed } from '../errors.ts';
-import { runExec } from '../exec.ts';
-import { stripFrames } from '../keep-alive.ts';
-import { resumeSandbox, stopSandbox, teardownSandbox } from '../lifecycle.ts';
+import { stripFrames, waitForKeepAlive } from './keep-alive.ts';
+import { resumeSandbox, stopSandbox, teardownSandbox } from './lifecycle.ts';
 import { LABEL_BATCH, LABEL_ROLE, LABEL_USER, LABEL_WORKDIR, LABEL_WORKFLOW } from '../names.ts';
-import { SEEDED_MARKER } from '../seed-scripts.ts';
-import type { GroupCreateResult, GroupHandle, GroupSpec } from '../driver.ts';
+import { isSeeded } from '../seed-scripts.ts';
+import type { ExecPort, GroupCreateResult, GroupHandle, GroupSpec } from '../driver.ts';
 import type { JanitorOptions, JanitorReport, SandboxHandle, SandboxLabels } from '../types.ts';
-import { projectArgs, runCompose } from './compose-cli.ts';
+import { projectArgs, runCompose, type ComposeCliSettings } from './compose-cli.ts';
 import { baseMainFile, defaultSizedSidecars, groupModel, MAIN_SERVICE, networkKeys, type ComposeModel } from './compose-model.ts';
 import { ensureGroupNetwork, removeNetwork, type SubnetSource } from './group-network.ts';
 import { COMPOSE_PROJECT_LABEL, COMPOSE_SERVICE_LABEL, groupNetworkName, LABEL_GROUP } from './group-names.ts';
@@ -30,6 +29,9 @@ export interface DockerGroupOptions {
   subnets: SubnetSource;
   /** One folder per project. */
   stateDir: string;
+  /** Whose exec reads main's seeded marker when a group is adopted. */
+  markers: ExecPort;
+  compose?: ComposeCliSettings;
 }
 
 export function groupLabels(project: string, labels: SandboxLabels): Record<string, string> {
@@ -83,7 +85,7 @@ function handleOfGroup(project: string, infos: Docker.ContainerInspectInfo[], ne
 }
 
 /** A group is adopted when every container runs and main finished its seed; otherwise it is replaced. */
-async function tryAdopt(docker: Docker, project: string, stateDir: string): Promise<GroupHandle | undefined> {
+async function tryAdopt(docker: Docker, markers: ExecPort, project: string, stateDir: string): Promise<GroupHandle | undefined> {
   const infos = await projectContainers(docker, project);
   const stray = await strayComposeProcesses(project, stateDir);
   if (infos.length === 0 && stray.length === 0) return undefined;
@@ -92,10 +94,7 @@ async function tryAdopt(docker: Docker, project: string, stateDir: string): Prom
   // A one-shot service that exited 0 counts as up (service_completed_successfully).
   const up = (i: Docker.ContainerInspectInfo) => i.State.Running || (i.State.Status === 'exited' && i.State.ExitCode === 0);
   const allUp = infos.every(up) && (expected === null || expected.every((s) => infos.some((i) => serviceOf(i) === s)));
-  if (main && allUp && stray.length === 0) {
-    const check = await runExec(docker, handleOf(main), { argv: ['test', '-e', SEEDED_MARKER], user: 'root', workdir: '/' });
-    if (check.exitCode === 0) return inspectGroup(docker, project);
-  }
+  if (main && allUp && stray.length === 0 && (await isSeeded(markers, handleOf(main)))) return inspectGroup(docker, project);
   // Half made (a worker died during the seed): RUN lines are not idempotent, so start over.
   for (const pid of stray) killQuietly(pid);
   await removeGroup(docker, project);
@@ -139,13 +138,13 @@ function composeFailure(what: string, run: { stdout: string; stderr: string; tim
  * Compose's own reading of the task's file over Berth's `main` (as Harbor stacks its template and the
  * task's file): interpolation, `$$`, merging and relative paths, from `config --format json`.
  */
-export async function resolveComposeModel(spec: Pick<GroupSpec, 'project' | 'composeFile' | 'projectDir' | 'interpolationEnv' | 'main'>, stateDir: string): Promise<ComposeModel> {
+export async function resolveComposeModel(spec: Pick<GroupSpec, 'project' | 'composeFile' | 'projectDir' | 'interpolationEnv' | 'main'>, stateDir: string, compose?: ComposeCliSettings): Promise<ComposeModel> {
   await mkdir(stateDir, { recursive: true });
   const baseFile = join(stateDir, 'main.json');
   await writeFile(baseFile, JSON.stringify(baseMainFile(spec.main.image)));
   const config = await runCompose(
     [...projectArgs(spec.project, [baseFile, spec.composeFile], spec.projectDir), 'config', '--format', 'json'],
-    { env: spec.interpolationEnv, timeoutMs: CONFIG_TIMEOUT_MS },
+    { env: spec.interpolationEnv, timeoutMs: CONFIG_TIMEOUT_MS, settings: compose },
   );
   if (config.code !== 0) {
     throw new SeedFailed('harbor:seed_failed', composeFailure(`docker compose config of ${spec.composeFile}`, config, CONFIG_TIMEOUT_MS / 1000));
@@ -156,7 +155,7 @@ export async function resolveComposeModel(spec: Pick<GroupSpec, 'project' | 'com
 /** Create-or-adopt the group: network(s), Compose `up --wait`, then a handle per service. */
 export async function createOrAdoptGroup(docker: Docker, spec: GroupSpec, options: DockerGroupOptions): Promise<GroupCreateResult & { model?: ComposeModel }> {
   const stateDir = options.stateDir;
-  const adopted = await tryAdopt(docker, spec.project, stateDir);
+  const adopted = await tryAdopt(docker, options.markers, spec.project, stateDir);
   if (adopted) return { group: adopted, adopted: true, defaultSized: [] };
 
   const labels = groupLabels(spec.project, spec.labels);
@@ -164,7 +163,7 @@ export async function createOrAdoptGroup(docker: Docker, spec: GroupSpec, option
   // Nearly every group uses only Compose's `default` network: make it while Compose reads the file.
   const made = network(DEFAULT_NETWORK);
   made.catch(() => undefined);
-  const resolved = await resolveComposeModel(spec, stateDir);
+  const resolved = await resolveComposeModel(spec, stateDir, options.compose);
   const images = await spec.prepareImages(resolved);
   const networks: Record<string, string> = {};
   for (const key of networkKeys(resolved)) networks[key] = (key === DEFAULT_NETWORK ? await made : await network(key)).name;
@@ -177,13 +176,15 @@ export async function createOrAdoptGroup(docker: Docker, spec: GroupSpec, option
   const projectFile = join(stateDir, 'project.json');
   await writeFile(projectFile, JSON.stringify(model, null, 2));
 
-  if (spec.attachFirst?.length) await createAttached(docker, spec, { projectFile, stateDir }, model, spec.attachFirst);
+  if (spec.attachFirst?.length) await createAttached(docker, spec, { projectFile, stateDir, compose: options.compose }, model, spec.attachFirst);
   const up = await runCompose(
     [...projectArgs(spec.project, [projectFile], spec.projectDir), 'up', '--detach', '--no-build', '--pull', 'never', '--quiet-pull', '--no-color'],
-    { env: spec.interpolationEnv, timeoutMs: spec.waitTimeoutSec * 1000 + UP_GRACE_MS, pidFile: join(stateDir, PID_FILE) },
+    { env: spec.interpolationEnv, timeoutMs: spec.waitTimeoutSec * 1000 + UP_GRACE_MS, pidFile: join(stateDir, PID_FILE), settings: options.compose },
   );
   if (up.code !== 0) throw await startFailure(docker, spec.project, up, spec.waitTimeoutSec);
   const group = await waitForServices(docker, spec.project, Object.keys(model.services), Object.values(networks), spec.waitTimeoutSec);
+  const mainHandle = group.services[MAIN_SERVICE]!;
+  await waitForKeepAlive(docker.getContainer(mainHandle.containerId), mainHandle.name);
   return { group, adopted: false, defaultSized: defaultSizedSidecars(resolved), model };
 }
 
@@ -191,10 +192,10 @@ export async function createOrAdoptGroup(docker: Docker, spec: GroupSpec, option
  * `create`, then every service (but one with its own network_mode) joined to `extra` before `up` starts it: Compose
  * cannot put a service on the engine's bridge beside its own networks, and `up` keeps a joined network.
  */
-async function createAttached(docker: Docker, spec: GroupSpec, at: { projectFile: string; stateDir: string }, model: ComposeModel, extra: readonly string[]): Promise<void> {
+async function createAttached(docker: Docker, spec: GroupSpec, at: { projectFile: string; stateDir: string; compose: ComposeCliSettings | undefined }, model: ComposeModel, extra: readonly string[]): Promise<void> {
   const created = await runCompose(
     [...projectArgs(spec.project, [at.projectFile], spec.projectDir), 'create', '--no-build', '--pull', 'never', '--quiet-pull'],
-    { env: spec.interpolationEnv, timeoutMs: CONFIG_TIMEOUT_MS, pidFile: join(at.stateDir, PID_FILE) },
+    { env: spec.interpolationEnv, timeoutMs: CONFIG_TIMEOUT_MS, pidFile: join(at.stateDir, PID_FILE), settings: at.compose },
   );
   if (created.code !== 0) throw new SeedFailed('harbor:seed_failed', composeFailure('docker compose create', created, CONFIG_TIMEOUT_MS / 1000));
   for (const info of await projectContainers(docker, spec.project)) {

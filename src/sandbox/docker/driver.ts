@@ -2,27 +2,34 @@
 // config and up. Engine errors become SandboxLost (or stay as they are) here and nowhere above.
 import type Docker from 'dockerode';
 import { join } from 'node:path';
-import { dockerFromEnv } from '../docker-client.ts';
+import { PassThrough } from 'node:stream';
+import { dockerFromEnv } from './client.ts';
 import type {
   DriverCapabilities, EngineIdentity, GroupCreateResult, GroupHandle, GroupSpec, LabelledSandbox,
-  SandboxDriver, ServiceHandle,
+  SandboxDriver, ServiceHandle, SingleSandboxSpec,
 } from '../driver.ts';
 import { asSandboxError } from '../errors.ts';
-import { runExec, type RawExecOptions } from '../exec.ts';
-import { DEFAULT_STATE_DIR } from '../images.ts';
-import { readImageConfig, type ImageConfig } from '../image-config.ts';
-import { resumeSandbox, stopSandbox, teardownSandbox } from '../lifecycle.ts';
+import type { RawExecOptions } from '../exec.ts';
+import { runExec } from './exec.ts';
+import { DEFAULT_STATE_DIR } from './images.ts';
+import type { ImageConfig } from '../image-config.ts';
+import { readImageConfig } from './image-inspect.ts';
+import { resumeSandbox, stopSandbox, teardownSandbox } from './lifecycle.ts';
 import { LABEL_WORKFLOW } from '../names.ts';
 import type { ExecResult } from '../types.ts';
 import { createOrAdoptGroup, inspectGroup, listGroups, removeGroup } from './compose-group.ts';
-import { subnetSourceFromEnv, type SubnetSource } from './group-network.ts';
+import type { ComposeCliSettings } from './compose-cli.ts';
+import { subnetSource, type SubnetSource } from './group-network.ts';
 import { LABEL_GROUP } from './group-names.ts';
+import { createOrAdoptSingle } from './single.ts';
 
 const ENGINE = '(docker engine)';
 
 export interface DockerDriverOptions {
   docker?: Docker;
+  /** Where episode networks' subnets come from; default auto (the engine's pools when large enough, else Berth's range). */
   subnets?: SubnetSource;
+  compose?: ComposeCliSettings;
   /** Where each group's project files go; default <DEFAULT_STATE_DIR>/groups (the worker gives BERTH_HOME/groups). */
   groupsDir?: string;
 }
@@ -33,11 +40,13 @@ export class DockerDriver implements SandboxDriver {
     groups: true, internalNetworks: true, networkSwitching: true, userWithGroup: true, gpus: false,
   };
   private readonly subnets: SubnetSource;
+  private readonly compose: ComposeCliSettings;
   private readonly groupsDir: string;
 
   constructor(options: DockerDriverOptions = {}) {
     this.docker = options.docker ?? dockerFromEnv();
-    this.subnets = options.subnets ?? subnetSourceFromEnv();
+    this.subnets = options.subnets ?? subnetSource();
+    this.compose = options.compose ?? {};
     this.groupsDir = options.groupsDir ?? join(DEFAULT_STATE_DIR, 'groups');
   }
 
@@ -50,8 +59,12 @@ export class DockerDriver implements SandboxDriver {
     }
   }
 
+  createOrAdoptSandbox(spec: SingleSandboxSpec): Promise<{ handle: ServiceHandle; adopted: boolean }> {
+    return createOrAdoptSingle(this.docker, this, spec);
+  }
+
   createOrAdoptGroup(spec: GroupSpec): Promise<GroupCreateResult> {
-    return createOrAdoptGroup(this.docker, spec, { subnets: this.subnets, stateDir: join(this.groupsDir, spec.project) });
+    return createOrAdoptGroup(this.docker, spec, { subnets: this.subnets, stateDir: join(this.groupsDir, spec.project), markers: this, compose: this.compose });
   }
 
   inspectGroup(project: string): Promise<GroupHandle> {
@@ -71,11 +84,21 @@ export class DockerDriver implements SandboxDriver {
   }
 
   async getArchive(target: ServiceHandle, containerPath: string): Promise<NodeJS.ReadableStream> {
+    let stream: NodeJS.ReadableStream;
     try {
-      return await this.docker.getContainer(target.containerId).getArchive({ path: containerPath });
+      stream = await this.docker.getContainer(target.containerId).getArchive({ path: containerPath });
     } catch (err) {
-      throw asSandboxError(target.name, err);
+      const mapped = asSandboxError(target.name, err);
+      if (mapped === err && (err as { statusCode?: number }).statusCode === 404) {
+        throw new Error(`${containerPath} does not exist in sandbox ${target.name}`);
+      }
+      throw mapped;
     }
+    // A transfer that breaks half way is a lost sandbox too.
+    const out = new PassThrough();
+    stream.on('error', (err: unknown) => out.destroy(asSandboxError(target.name, err) as Error));
+    stream.pipe(out);
+    return out;
   }
 
   stop(target: ServiceHandle): Promise<void> {

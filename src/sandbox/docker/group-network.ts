@@ -28,14 +28,17 @@ function oneAtATime<T>(docker: Docker, work: () => Promise<T>): Promise<T> {
   return next;
 }
 
-/**
- * BERTH_SUBNET_POOL: a CIDR range (Berth allocates from it), `engine` (the engine's pools), or unset
- * (auto: the engine's pools when they hold at least 256 networks, else 10.213.0.0/16).
- * BERTH_SUBNET_SIZE: the prefix length of each episode's subnet (default 24).
- */
-export function subnetSourceFromEnv(env: NodeJS.ProcessEnv = process.env): SubnetSource {
-  const raw = env.BERTH_SUBNET_POOL?.trim();
-  const sizeText = env.BERTH_SUBNET_SIZE?.trim();
+/** BERTH_SUBNET_POOL and BERTH_SUBNET_SIZE as the worker read them (src/config/env.ts); checked here. */
+export interface SubnetSettings {
+  /** A CIDR range (Berth allocates from it), `engine` (the engine's pools), or unset (auto: the engine's pools when they hold at least 256 networks, else 10.213.0.0/16). */
+  pool?: string;
+  /** The prefix length of each episode's subnet (default 24). */
+  size?: string;
+}
+
+export function subnetSource(settings: SubnetSettings = {}): SubnetSource {
+  const raw = settings.pool?.trim();
+  const sizeText = settings.size?.trim();
   const size = sizeText ? Number(sizeText) : DEFAULT_SUBNET_SIZE;
   if (!Number.isInteger(size) || size < 8 || size > 29) {
     throw new Error(`BERTH_SUBNET_SIZE=${JSON.stringify(sizeText)}: expected a prefix length from 8 to 29, for example 24`);

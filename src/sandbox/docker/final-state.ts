@@ -3,8 +3,8 @@
 // the retention period (swept whenever a new one is kept).
 import { createHash } from 'node:crypto';
 import type Docker from 'dockerode';
-import { asSandboxError } from './errors.ts';
-import { LABEL_BATCH, LABEL_WORKFLOW } from './names.ts';
+import { asSandboxError } from '../errors.ts';
+import { LABEL_BATCH, LABEL_WORKFLOW } from '../names.ts';
 
 export const LABEL_FINAL_STATE = 'berth.final-state';
 const LABEL_RUN = 'berth.run';
@@ -13,9 +13,9 @@ const REPO = 'berth-final-state';
 
 export const DEFAULT_RETENTION_DAYS = 7;
 
-export function retentionDays(env: NodeJS.ProcessEnv = process.env): number {
-  const days = Number(env.BERTH_FINAL_STATE_RETENTION_DAYS ?? DEFAULT_RETENTION_DAYS);
-  return Number.isFinite(days) && days > 0 ? days : DEFAULT_RETENTION_DAYS;
+/** The retention period: the setting (BERTH_FINAL_STATE_RETENTION_DAYS, read by src/config/env.ts), else the default. */
+export function retentionDays(setting: number | undefined): number {
+  return setting ?? DEFAULT_RETENTION_DAYS;
 }
 
 /** The image an episode run's final state is kept as: deterministic, so a retried commit replaces its own. */
@@ -26,7 +26,7 @@ export function finalStateImage(workflowId: string, runId: string): string {
 export interface KeptState { image: string; batch: string; workflowId: string; runId: string; keptAt: string }
 
 /** Commits the container (paused while it is copied) to the run's final-state image. */
-export async function keepFinalState(docker: Docker, container: string, ids: { batch: string; workflowId: string; runId: string }): Promise<string> {
+export async function keepFinalState(docker: Docker, container: string, ids: { batch: string; workflowId: string; runId: string }, retention: number): Promise<string> {
   const image = finalStateImage(ids.workflowId, ids.runId);
   const [repo, tag] = image.split(':') as [string, string];
   try {
@@ -42,7 +42,7 @@ export async function keepFinalState(docker: Docker, container: string, ids: { b
     throw asSandboxError(container, err);
   }
   // Images past the retention period go whenever a new one is kept (best effort; `berth gc` does it on demand).
-  void removeFinalStates(docker, {}).catch(() => undefined);
+  void removeFinalStates(docker, {}, retention).catch(() => undefined);
   return image;
 }
 
@@ -66,8 +66,9 @@ export interface GcSelection {
 }
 
 /** Removes the chosen final-state images; returns them. An image a running container still uses is left (and listed in `kept`). */
-export async function removeFinalStates(docker: Docker, sel: GcSelection, now = Date.now()): Promise<{ removed: KeptState[]; kept: Array<KeptState & { reason: string }> }> {
-  const olderThan = sel.olderThanDays ?? (sel.all || sel.batch ? undefined : retentionDays());
+/** `retention`: the retention period in days, what a selection without batch, all or olderThanDays removes. */
+export async function removeFinalStates(docker: Docker, sel: GcSelection, retention: number, now = Date.now()): Promise<{ removed: KeptState[]; kept: Array<KeptState & { reason: string }> }> {
+  const olderThan = sel.olderThanDays ?? (sel.all || sel.batch ? undefined : retention);
   const chosen = (await listFinalStates(docker)).filter((k) =>
     (sel.batch === undefined || k.batch === sel.batch) &&
     (olderThan === undefined || !(Date.parse(k.keptAt) > now - olderThan * 86_400_000)));

@@ -1,20 +1,27 @@
+// The provider on Docker: a single sandbox's seed, exec, detached processes, files, stop, start and removal go
+// through its driver (the behaviour on exec is written once, for any driver); images, inspection, the janitor,
+// networks and kept final states are Docker's own.
 import type Docker from 'dockerode';
-import { launchDetached, startDetached, waitDetached } from './detached.ts';
-import { dockerFromEnv } from './docker-client.ts';
-import { janitorGroups } from './docker/compose-group.ts';
-import { DockerDriver } from './docker/driver.ts';
-import { asSandboxError, SandboxLost } from './errors.ts';
-import { runExec } from './exec.ts';
-import { downloadPath, uploadPath } from './files.ts';
-import { gpuSupport } from './gpus.ts';
-import { readImageConfig, type ImageConfig } from './image-config.ts';
-import { buildImage, ensureImage, type BuildImageOptions, type BuildImageResult, type EnsureImageOptions } from './images.ts';
-import { inspectSandbox, resumeSandbox, runJanitor, stopSandbox, teardownSandbox } from './lifecycle.ts';
-import { handleFromInspect, seedSandbox } from './seed.ts';
-import { entrypointState, pollHealthcheck, type EntrypointState } from './seed-phases.ts';
+import { join } from 'node:path';
+import { launchDetached, startDetached, waitDetached } from '../detached.ts';
+import { downloadPath, uploadPath } from '../files.ts';
+import type { ImageConfig } from '../image-config.ts';
+import { applyPhaseNetwork, ensureEgressNetwork, holdsAddress, type ApplyNetworkOptions, type EgressNetwork, type PhaseNetwork } from '../network-phase.ts';
+import { seedSandbox } from '../seed.ts';
+import { entrypointState, pollHealthcheck, type EntrypointState } from '../seed-phases.ts';
+import { asSandboxError, SandboxLost } from '../errors.ts';
+import { dockerFromEnv } from './client.ts';
+import type { ComposeCliSettings } from './compose-cli.ts';
+import { janitorGroups } from './compose-group.ts';
+import { DockerDriver } from './driver.ts';
 import { addressOf, engineInfo, imageIdOf, imageLabels, imagesLabelled, runOnce, tagImage, type EngineImage } from './engine-images.ts';
-import { keepFinalState, listFinalStates, removeFinalStates, type GcSelection, type KeptState } from './final-state.ts';
-import { applyPhaseNetwork, ensureEgressNetwork, holdsAddress, type ApplyNetworkOptions, type EgressNetwork, type PhaseNetwork } from './network-phase.ts';
+import { keepFinalState, listFinalStates, removeFinalStates, retentionDays, type GcSelection, type KeptState } from './final-state.ts';
+import { gpuSupport } from './gpu-probe.ts';
+import { subnetSource, type SubnetSettings } from './group-network.ts';
+import { readImageConfig } from './image-inspect.ts';
+import { buildImage, DEFAULT_STATE_DIR, ensureImage, type BuildImageOptions, type BuildImageResult, type EnsureImageOptions } from './images.ts';
+import { inspectSandbox, runJanitor } from './lifecycle.ts';
+import { handleFromInspect } from './single.ts';
 import type {
   DetachedLaunchOptions,
   DetachedLaunchResult,
@@ -35,14 +42,37 @@ import type {
   SeedResult,
   UploadEntry,
   UploadOptions,
-} from './types.ts';
+} from '../types.ts';
+
+/** What the worker hands the sandbox (src/activities/deps.ts); tests and the CLI leave out what they do not need. */
+export interface DockerProviderOptions {
+  /** Where image builds keep their logs and locks and groups their project files (`groups/`); the worker gives BERTH_HOME. */
+  stateDir?: string;
+  /** Where episode networks' subnets come from (BERTH_SUBNET_POOL, BERTH_SUBNET_SIZE), checked here. */
+  subnets?: SubnetSettings;
+  /** Where Docker Compose is (BERTH_COMPOSE_CLI, DOCKER_CONFIG). */
+  compose?: ComposeCliSettings;
+  /** Days a kept final state lives (BERTH_FINAL_STATE_RETENTION_DAYS); default 7. */
+  finalStateRetentionDays?: number;
+}
 
 export class DockerSandboxProvider implements SandboxProvider {
-  /** `stateDir`: where image builds keep their logs and locks (the worker gives BERTH_HOME). */
-  constructor(readonly docker: Docker = dockerFromEnv(), readonly stateDir?: string) {}
+  /** The driver every sandbox of this provider is reached through (single sandboxes and groups alike). */
+  readonly driver: DockerDriver;
+  readonly stateDir: string | undefined;
+  readonly finalStateRetentionDays: number;
+
+  constructor(readonly docker: Docker = dockerFromEnv(), options: DockerProviderOptions = {}) {
+    this.stateDir = options.stateDir;
+    this.finalStateRetentionDays = retentionDays(options.finalStateRetentionDays);
+    this.driver = new DockerDriver({
+      docker, groupsDir: join(options.stateDir ?? DEFAULT_STATE_DIR, 'groups'),
+      subnets: subnetSource(options.subnets), ...(options.compose ? { compose: options.compose } : {}),
+    });
+  }
 
   seed(spec: SandboxSpec): Promise<SeedResult> {
-    return seedSandbox(this.docker, spec);
+    return seedSandbox(this.driver, spec);
   }
 
   async attach(name: string): Promise<SandboxHandle> {
@@ -55,7 +85,7 @@ export class DockerSandboxProvider implements SandboxProvider {
 
   /** Runs `bash -c <command>` (not -l: a login shell would reset the image's PATH from /etc/profile). */
   exec(handle: SandboxHandle, o: ExecOptions): Promise<ExecResult> {
-    return runExec(this.docker, handle, {
+    return this.driver.exec(handle, {
       argv: ['bash', '-c', o.command],
       user: o.user,
       workdir: o.workdir,
@@ -67,23 +97,23 @@ export class DockerSandboxProvider implements SandboxProvider {
   }
 
   startDetached(handle: SandboxHandle, options: DetachedStartOptions): Promise<DetachedStartResult> {
-    return startDetached(this.docker, handle, options);
+    return startDetached(this.driver, handle, options);
   }
 
   waitDetached(handle: SandboxHandle, key: string, options?: DetachedWaitOptions): Promise<DetachedResult> {
-    return waitDetached(this.docker, handle, key, options);
+    return waitDetached(this.driver, handle, key, options);
   }
 
   launchDetached(handle: SandboxHandle, options: DetachedLaunchOptions): Promise<DetachedLaunchResult> {
-    return launchDetached(this.docker, handle, options);
+    return launchDetached(this.driver, handle, options);
   }
 
   upload(handle: SandboxHandle, source: string | UploadEntry[], containerDir: string, options?: UploadOptions): Promise<void> {
-    return uploadPath(this.docker, handle, source, containerDir, options);
+    return uploadPath(this.driver, handle, source, containerDir, options);
   }
 
   download(handle: SandboxHandle, containerPath: string, hostDir: string): Promise<void> {
-    return downloadPath(this.docker, handle, containerPath, hostDir);
+    return downloadPath(this.driver, handle, containerPath, hostDir);
   }
 
   inspect(handle: SandboxHandle): Promise<SandboxInfo> {
@@ -91,19 +121,20 @@ export class DockerSandboxProvider implements SandboxProvider {
   }
 
   entrypointState(handle: SandboxHandle): Promise<EntrypointState> {
-    return entrypointState(this.docker, handle);
+    return entrypointState(this.driver, handle);
   }
 
   stop(handle: SandboxHandle): Promise<void> {
-    return stopSandbox(this.docker, handle);
+    return this.driver.stop(handle);
   }
 
   resume(handle: SandboxHandle): Promise<void> {
-    return resumeSandbox(this.docker, handle);
+    return this.driver.start(handle);
   }
 
+  /** By handle, the very container (its id), never a newer one that took the name. */
   teardown(nameOrHandle: string | SandboxHandle): Promise<{ removed: boolean }> {
-    return teardownSandbox(this.docker, nameOrHandle);
+    return this.driver.remove({ name: typeof nameOrHandle === 'string' ? nameOrHandle : nameOrHandle.containerId, kind: 'single' });
   }
 
   /** Groups first (whole: containers, networks, volumes), then single sandboxes. */
@@ -124,11 +155,6 @@ export class DockerSandboxProvider implements SandboxProvider {
 
   gpuSupport(probeImage: string): Promise<GpuSupport> {
     return gpuSupport(this.docker, probeImage);
-  }
-
-  /** The group driver (Compose tasks) on this provider's engine connection; its project files go under `groupsDir`. */
-  groupDriver(o: { groupsDir: string }): DockerDriver {
-    return new DockerDriver({ docker: this.docker, groupsDir: o.groupsDir });
   }
 
   imageId(ref: string): Promise<string> {
@@ -160,7 +186,7 @@ export class DockerSandboxProvider implements SandboxProvider {
   }
 
   pollHealthcheck(handle: SandboxHandle, hc: HealthcheckSpec, watchEntrypoint: boolean, user?: string): Promise<void> {
-    return pollHealthcheck(this.docker, handle, hc, watchEntrypoint, user);
+    return pollHealthcheck(this.driver, handle, hc, watchEntrypoint, user);
   }
 
   ensureEgressNetwork(): Promise<EgressNetwork> {
@@ -176,7 +202,7 @@ export class DockerSandboxProvider implements SandboxProvider {
   }
 
   keepFinalState(container: string, ids: { batch: string; workflowId: string; runId: string }): Promise<string> {
-    return keepFinalState(this.docker, container, ids);
+    return keepFinalState(this.docker, container, ids, this.finalStateRetentionDays);
   }
 
   listFinalStates(): Promise<KeptState[]> {
@@ -184,7 +210,7 @@ export class DockerSandboxProvider implements SandboxProvider {
   }
 
   removeFinalStates(sel: GcSelection): Promise<{ removed: KeptState[]; kept: Array<KeptState & { reason: string }> }> {
-    return removeFinalStates(this.docker, sel);
+    return removeFinalStates(this.docker, sel, this.finalStateRetentionDays);
   }
 
   async defaultNetworkRanges(): Promise<Array<{ gateway: string | null; subnet: string | null }>> {

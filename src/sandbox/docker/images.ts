@@ -3,10 +3,11 @@ import { createWriteStream } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { describeCause, ImageBuildFailed, ImageMissing } from './errors.ts';
-import { acquireFileLock } from './file-lock.ts';
-import { readImageConfig, type ImageConfig } from './image-config.ts';
-import { readContextFiles } from './image-hash.ts';
+import { describeCause, ImageBuildFailed, ImageMissing } from '../errors.ts';
+import { acquireFileLock } from '../file-lock.ts';
+import type { ImageConfig } from '../image-config.ts';
+import { readImageConfig } from './image-inspect.ts';
+import { readContextFiles } from '../image-hash.ts';
 
 export interface EnsureImageOptions {
   /** The local image suggested in the error message, e.g. berth-base:bookworm. */

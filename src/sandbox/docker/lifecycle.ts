@@ -1,8 +1,8 @@
 import type Docker from 'dockerode';
-import { asSandboxError, SandboxLost } from './errors.ts';
-import { LABEL_GROUP } from './docker/group-names.ts';
-import { LABEL_WORKFLOW } from './names.ts';
-import type { JanitorOptions, JanitorReport, SandboxHandle, SandboxInfo } from './types.ts';
+import { asSandboxError, SandboxLost } from '../errors.ts';
+import { LABEL_GROUP } from './group-names.ts';
+import { LABEL_WORKFLOW } from '../names.ts';
+import type { JanitorOptions, JanitorReport, SandboxHandle, SandboxInfo } from '../types.ts';
 
 export async function inspectSandbox(docker: Docker, handle: SandboxHandle): Promise<SandboxInfo> {
   let info: Docker.ContainerInspectInfo;

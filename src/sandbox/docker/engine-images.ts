@@ -1,7 +1,7 @@
 // Image primitives the layers above the sandbox need besides building (installed agents' layers): an image's id,
 // a second tag, a one-shot command in a throwaway container, and the images carrying a label.
 import type Docker from 'dockerode';
-import { asSandboxError, ENGINE } from './errors.ts';
+import { asSandboxError, ENGINE } from '../errors.ts';
 
 export interface EngineImage {
   tags: string[];

@@ -1,6 +1,6 @@
 import type Docker from 'dockerode';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { asSandboxError, SandboxLost, SeedFailed } from './errors.ts';
+import { asSandboxError, SandboxLost, SeedFailed } from '../errors.ts';
 
 const READY_TIMEOUT_MS = 60_000;
 

@@ -1,0 +1,40 @@
+// Reads an image's configuration from the engine into the one ImageConfig (image-config.ts holds its rules).
+import type Docker from 'dockerode';
+import { asSandboxError, ENGINE } from '../errors.ts';
+import { envMap, healthcheckFromImage, type DockerHealthcheck, type ImageConfig } from '../image-config.ts';
+
+const list = (v: string | string[] | null | undefined): string[] | null => (v == null ? null : Array.isArray(v) ? v : [v]);
+
+export function imageConfigFromInspect(info: Docker.ImageInspectInfo): ImageConfig {
+  const c = (info.Config ?? {}) as Docker.ImageInspectInfo['Config'] & { Healthcheck?: DockerHealthcheck };
+  return {
+    id: String(info.Id),
+    user: c.User || null,
+    workdir: c.WorkingDir || null,
+    env: envMap(c.Env),
+    entrypoint: list(c.Entrypoint as string | string[] | null | undefined),
+    cmd: list(c.Cmd as string | string[] | null | undefined),
+    healthcheck: healthcheckFromImage(c.Healthcheck),
+  };
+}
+
+/** An image id names one configuration forever, so what was read by id is kept. */
+const byId = new Map<string, ImageConfig>();
+const BY_ID_MAX = 512;
+
+/** The image's configuration, or null when the engine has no such image. */
+export async function readImageConfig(docker: Docker, ref: string): Promise<ImageConfig | null> {
+  const kept = byId.get(ref);
+  if (kept) return kept;
+  let info: Docker.ImageInspectInfo;
+  try {
+    info = await docker.getImage(ref).inspect();
+  } catch (err) {
+    if ((err as { statusCode?: number }).statusCode === 404) return null;
+    throw asSandboxError(ENGINE, err);
+  }
+  const config = imageConfigFromInspect(info);
+  if (byId.size >= BY_ID_MAX) byId.delete(byId.keys().next().value!);
+  byId.set(config.id, config);
+  return config;
+}

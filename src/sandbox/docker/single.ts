@@ -1,0 +1,102 @@
+// A single sandbox on Docker: one container, created with Berth's labels and its keep-alive, or adopted when a
+// container of that name already finished its seed (the seeded marker, read on exec like every driver reads it).
+import type Docker from 'dockerode';
+import type { ExecPort, SingleSandboxSpec } from '../driver.ts';
+import { asSandboxError, ImageMissing, SeedFailed } from '../errors.ts';
+import { envList } from '../exec.ts';
+import { gpuDeviceRequests } from '../gpus.ts';
+import { LABEL_BATCH, LABEL_ROLE, LABEL_USER, LABEL_WORKDIR, LABEL_WORKFLOW } from '../names.ts';
+import { isSeeded } from '../seed-scripts.ts';
+import type { SandboxHandle } from '../types.ts';
+import { waitForKeepAlive } from './keep-alive.ts';
+
+function createOptions(spec: SingleSandboxSpec): Docker.ContainerCreateOptions {
+  const memory = spec.memoryMb ? spec.memoryMb * 1024 * 1024 : undefined;
+  return {
+    name: spec.name,
+    Image: spec.image,
+    // Keep-alive under docker-init (Init: true reaps orphans). It first runs the root setup, so seed
+    // needs no exec for it; waitForKeepAlive sees it reach `sleep infinity`.
+    Entrypoint: [...spec.keepAlive],
+    Cmd: [],
+    User: '0:0',
+    Env: envList(spec.env),
+    Labels: {
+      [LABEL_BATCH]: spec.labels.batch,
+      [LABEL_WORKFLOW]: spec.labels.workflowId,
+      [LABEL_ROLE]: spec.labels.role,
+      [LABEL_USER]: spec.user,
+      [LABEL_WORKDIR]: spec.workdir,
+    },
+    Healthcheck: { Test: ['NONE'] },
+    HostConfig: {
+      Init: true,
+      NanoCpus: spec.cpus ? Math.round(spec.cpus * 1e9) : undefined,
+      DeviceRequests: gpuDeviceRequests(spec.gpus),
+      Memory: memory,
+      MemorySwap: memory,
+      NetworkMode: spec.network,
+    },
+  };
+}
+
+export function handleFromInspect(info: Docker.ContainerInspectInfo): SandboxHandle {
+  const labels = info.Config.Labels ?? {};
+  return {
+    name: info.Name.replace(/^\//, ''),
+    containerId: info.Id,
+    user: labels[LABEL_USER] ?? 'root',
+    workdir: labels[LABEL_WORKDIR] ?? '/',
+  };
+}
+
+/** An existing container is adopted when it is running and finished its seed; otherwise it is replaced. */
+async function tryAdopt(docker: Docker, markers: ExecPort, name: string): Promise<SandboxHandle | undefined> {
+  let info: Docker.ContainerInspectInfo;
+  try {
+    info = await docker.getContainer(name).inspect();
+  } catch (err) {
+    if ((err as { statusCode?: number }).statusCode === 404) return undefined;
+    throw asSandboxError(name, err);
+  }
+  const handle = handleFromInspect(info);
+  if (info.State.Running && (await isSeeded(markers, handle))) return handle;
+  // Half-seeded (a crash between create and the end of seed): RUN lines are not idempotent, so start over.
+  await docker
+    .getContainer(info.Id)
+    .remove({ force: true, v: true })
+    .catch((err: unknown) => {
+      if ((err as { statusCode?: number }).statusCode !== 404) throw asSandboxError(name, err);
+    });
+  return undefined;
+}
+
+/** The container made, started and its keep-alive's setup done; or the seeded one of that name adopted. */
+export async function createOrAdoptSingle(docker: Docker, markers: ExecPort, spec: SingleSandboxSpec): Promise<{ handle: SandboxHandle; adopted: boolean }> {
+  let container: Docker.Container | undefined;
+  for (let attempt = 0; !container; attempt++) {
+    try {
+      container = await docker.createContainer(createOptions(spec));
+    } catch (err) {
+      const e = err as { statusCode?: number };
+      if (e.statusCode === 409 && attempt === 0) {
+        const adopted = await tryAdopt(docker, markers, spec.name);
+        if (adopted) return { handle: adopted, adopted: true };
+        continue; // tryAdopt removed a half-seeded container: create a fresh one
+      }
+      if (e.statusCode === 409) {
+        throw new SeedFailed('harbor:seed_failed', `container ${spec.name} is being created by another attempt; retry`);
+      }
+      if (e.statusCode === 404) throw new SeedFailed('harbor:seed_failed', new ImageMissing(spec.image, err).message);
+      throw asSandboxError(spec.name, err);
+    }
+  }
+  const handle: SandboxHandle = { name: spec.name, containerId: container.id, user: spec.user, workdir: spec.workdir };
+  try {
+    await container.start();
+  } catch (err) {
+    throw asSandboxError(spec.name, err);
+  }
+  await waitForKeepAlive(container, handle.name);
+  return { handle, adopted: false };
+}
