@@ -89,11 +89,7 @@ export default tseslint.config(
     // Issue 13 / DESIGN.md section 6: inside the sandbox too, only the Docker driver (src/sandbox/docker/) talks to the
     // engine; the behaviour on exec (detached processes, seed phases, markers, files) works through SandboxDriver.
     files: ['src/sandbox/**/*.ts'],
-    ignores: [
-      'src/sandbox/docker/**',
-      // The phase network switch (disconnect/connect on the engine) is still written on dockerode; the lead owns it now.
-      'src/sandbox/network-phase.ts',
-    ],
+    ignores: ['src/sandbox/docker/**'],
     rules: {
       'no-restricted-imports': ['error', { paths: [{ name: 'dockerode', message: 'Only src/sandbox/docker/ talks to the engine: use a SandboxDriver primitive (src/sandbox/driver.ts).' }] }],
     },

@@ -24,5 +24,6 @@ export { CLAIMS_DIR, DETACHED_BASE } from './detached.ts';
 export { extractTar, inlineWriteScript } from './files.ts';
 export { finalStateImage, keepFinalState, listFinalStates, removeFinalStates, retentionDays, type GcSelection, type KeptState } from './docker/final-state.ts';
 export { pollHealthcheck } from './seed-phases.ts';
-export { applyPhaseNetwork, ensureEgressNetwork, holdsAddress, EGRESS_NETWORK, type ApplyNetworkOptions, type EgressNetwork, type PhaseNetwork } from './network-phase.ts';
+export { EGRESS_NETWORK, type ApplyNetworkOptions, type EgressNetwork, type PhaseNetwork } from './network-phase.ts';
+export { applyPhaseNetwork, ensureEgressNetwork, holdsAddress } from './docker/phase-network.ts';
 export { EgressPolicies, EgressProxy, type EgressPolicy } from './egress-proxy.ts';
