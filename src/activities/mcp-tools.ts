@@ -1,10 +1,11 @@
-// The openai agent's MCP tools for one turn: each streamable-http server of the task, reached from the worker
-// (a server named by its Compose service goes to that container's address on the group's network).
-import { listMcpTools, type McpToolBinding } from '../agents/index.ts';
-import type { Task } from '../task/index.ts';
+// The openai agent's MCP tools for one turn: each MCP server of the task. An http server (streamable-http or
+// sse) is reached from the worker (a server named by its Compose service goes to that container's address on the
+// group's network); a stdio server's command runs in the agent's sandbox as the agent user, once per session.
+import { listMcpTools, type McpEndpoint, type McpToolBinding, type StdioStarter } from '../agents/index.ts';
+import type { McpServer, Task } from '../task/index.ts';
 import type { SandboxRef } from '../workflows/types.ts';
 import type { SandboxProvider } from '../sandbox/index.ts';
-import { serviceHandle } from './handle.ts';
+import { handleOf, serviceHandle } from './handle.ts';
 
 /** The URL the worker uses: the service's container address in place of its service name. */
 async function reachable(provider: SandboxProvider, url: string, sandbox: SandboxRef): Promise<string> {
@@ -17,19 +18,31 @@ async function reachable(provider: SandboxProvider, url: string, sandbox: Sandbo
   return u.toString();
 }
 
+async function endpointFor(provider: SandboxProvider, s: McpServer, sandbox: SandboxRef): Promise<McpEndpoint> {
+  if (s.transport === 'stdio') return { transport: 'stdio', command: s.command ?? '', args: [...s.args] };
+  return { transport: s.transport, url: await reachable(provider, s.url ?? '', sandbox) };
+}
+
+/**
+ * A stdio server's process, in main as `user`, bounded by `timeoutSec` inside the sandbox. A process per session
+ * (one to list the tools, one per call) rather than one kept for the turn: a tool call is its own activity, so a
+ * kept process would have to outlive it and be found again by a worker that may have restarted; a server that
+ * keeps state across calls in memory loses it (one that keeps it in the sandbox's files does not).
+ */
+export function stdioStarter(provider: SandboxProvider, sandbox: SandboxRef, user: string, timeoutSec: number): StdioStarter {
+  return (argv) => provider.execWithStdin(handleOf(sandbox), { argv, user, timeoutSec });
+}
+
 /** Bindings for every server that answered; `notes` says which did not, and why (written with the turn's logs). */
-export async function mcpToolsFor(provider: SandboxProvider, task: Task, sandbox: SandboxRef, signal?: AbortSignal): Promise<{ tools: McpToolBinding[]; notes: string[] }> {
+export async function mcpToolsFor(provider: SandboxProvider, task: Task, sandbox: SandboxRef, startStdio: StdioStarter, signal?: AbortSignal): Promise<{ tools: McpToolBinding[]; notes: string[] }> {
   const tools: McpToolBinding[] = [];
   const notes: string[] = [];
   for (const s of task.environment.mcp_servers) {
-    if (s.transport !== 'streamable-http' || !s.url) {
-      notes.push(`MCP server ${s.name} (${s.transport}) is not connected: the openai agent speaks streamable-http; it is listed in the task file`);
-      continue;
-    }
+    const where = s.transport === 'stdio' ? [s.command, ...s.args].join(' ') : s.url;
     try {
-      tools.push(...await listMcpTools(s.name, await reachable(provider, s.url, sandbox), signal));
+      tools.push(...await listMcpTools(s.name, await endpointFor(provider, s, sandbox), startStdio, signal));
     } catch (err) {
-      notes.push(`MCP server ${s.name} at ${s.url} did not list its tools: ${(err as Error).message}`);
+      notes.push(`MCP server ${s.name} (${s.transport}) at ${where} did not list its tools: ${(err as Error).message}`);
     }
   }
   return { tools, notes };

@@ -15,7 +15,7 @@ import { turnDirOf } from './logs.ts';
 import { enterPhase } from './phase-network.ts';
 import type { ActivityDeps } from './deps.ts';
 import { beating } from './beating.ts';
-import { mcpToolsFor } from './mcp-tools.ts';
+import { mcpToolsFor, stdioStarter } from './mcp-tools.ts';
 import { agentUserFor } from './turn.ts';
 
 const agentDir = (ref: TurnRef) => join(turnDirOf(ref), 'agent');
@@ -35,13 +35,16 @@ export async function openaiStart(deps: ActivityDeps, ref: TurnRef): Promise<Ope
     const conversationPath = join(dir, CONVERSATION_FILE);
     const instruction = task.multi_step ? task.steps[ref.turn]!.instruction : task.instruction ?? '';
     await startConversation(conversationPath, { system: opts.systemPrompt ?? defaultSystemPrompt(handle.workdir), instruction });
-    const mcp = task.environment.mcp_servers.length > 0 ? await mcpToolsFor(provider, task, ref.sandbox, Context.current().cancellationSignal) : null;
+    const toolTimeoutSec = opts.toolTimeoutSec ?? 600;
+    const mcp = task.environment.mcp_servers.length > 0
+      ? await mcpToolsFor(provider, task, ref.sandbox, stdioStarter(provider, ref.sandbox, user, toolTimeoutSec), Context.current().cancellationSignal)
+      : null;
     if (mcp && mcp.notes.length > 0) writeFileSync(join(dir, 'mcp.txt'), `${mcp.notes.join('\n')}\n`);
     return {
       ...(mcp && mcp.tools.length > 0 ? { mcpTools: mcp.tools } : {}),
       conversationPath, user, workdir: handle.workdir, baseUrl: opts.baseUrl, model: opts.model,
       apiKeyEnv: opts.apiKeyEnv ?? null, maxCalls: opts.maxCalls ?? 50, maxTokens: opts.maxTokens ?? null,
-      toolTimeoutSec: opts.toolTimeoutSec ?? 600,
+      toolTimeoutSec,
     };
   });
 }
@@ -88,13 +91,15 @@ export async function openaiToolCall(deps: ActivityDeps, req: { ref: TurnRef; se
     const assistant = lastAssistant(records);
     const call = assistant ? toolCallsOf(assistant.message).find((c) => c.id === req.toolCallId) : undefined;
     if (!call) throw ApplicationFailure.nonRetryable(`tool call ${req.toolCallId} is not in ${req.setup.conversationPath}`, 'berth:conversation_lost');
+    // Each call is the agent phase: a worker restarted since the turn started puts the sandbox back on its network
+    // (a stdio MCP server runs there too).
+    await enterPhase(deps, await deps.loadEpisodeTask(req.ref.input), phaseTargets(req.ref.sandbox), req.ref.turn, 'agent');
     const mcp = req.setup.mcpTools?.find((t) => t.name === call.name);
     if (mcp) {
-      await runMcpTool(mcp, call, req.setup.conversationPath, Context.current().cancellationSignal);
+      const startStdio = stdioStarter(deps.provider, req.ref.sandbox, req.setup.user, req.timeoutSec);
+      await runMcpTool(mcp, call, req.setup.conversationPath, startStdio, Context.current().cancellationSignal);
       return { exitCode: null };
     }
-    // Each call is the agent phase: a worker restarted since the turn started puts the sandbox back on its network.
-    await enterPhase(deps, await deps.loadEpisodeTask(req.ref.input), phaseTargets(req.ref.sandbox), req.ref.turn, 'agent');
     const r = await runBashTool({
       provider: deps.provider, handle: { ...handleOf(req.ref.sandbox), user: req.setup.user }, user: req.setup.user,
       workdir: req.setup.workdir, env: {}, call, timeoutSec: req.timeoutSec, conversationPath: req.setup.conversationPath,

@@ -96,6 +96,27 @@ export interface ExecResult {
   timedOut: boolean;
 }
 
+/** A process whose stdin stays open (execWithStdin): argv as is, no shell. */
+export interface StdinExecOptions {
+  argv: string[];
+  user?: string;
+  workdir?: string;
+  env?: Record<string, string>;
+  /** Enforced inside the container with `timeout -k <grace> <secs>`: the process never outlives it. */
+  timeoutSec?: number;
+}
+
+/** The running process: write its stdin, read its stdout and stderr; ending stdin lets it finish. */
+export interface StdinProcess {
+  stdin: NodeJS.WritableStream;
+  stdout: NodeJS.ReadableStream;
+  stderr: NodeJS.ReadableStream;
+  /** Its exit code once its output ended (null when the engine has none to give). */
+  exited: Promise<number | null>;
+  /** Drops the attachment: the process reads end of input and its next write fails. */
+  detach(): void;
+}
+
 export interface DetachedStartOptions {
   /** Marker key, e.g. `<runId>-turn1`; [A-Za-z0-9_.-] only. */
   key: string;
@@ -197,6 +218,8 @@ export interface SandboxProvider {
   /** Rebuild a handle from an existing container's name (e.g. in a new worker process). */
   attach(name: string): Promise<SandboxHandle>;
   exec(handle: SandboxHandle, options: ExecOptions): Promise<ExecResult>;
+  /** A process talked to over its stdin and stdout while it runs (an MCP stdio server). */
+  execWithStdin(handle: SandboxHandle, options: StdinExecOptions): Promise<StdinProcess>;
   startDetached(handle: SandboxHandle, options: DetachedStartOptions): Promise<DetachedStartResult>;
   waitDetached(handle: SandboxHandle, key: string, options?: DetachedWaitOptions): Promise<DetachedResult>;
   launchDetached(handle: SandboxHandle, options: DetachedLaunchOptions): Promise<DetachedLaunchResult>;

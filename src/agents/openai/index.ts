@@ -18,4 +18,4 @@ export {
   CONVERSATION_FILE,
   type OpenAiTurnOptions,
 } from './local-loop.ts';
-export { listMcpTools, mcpFunctionName, mcpFunctionTools, McpSession, runMcpTool, type McpToolBinding } from './mcp.ts';
+export { describeEndpoint, listMcpTools, mcpFunctionName, mcpFunctionTools, runMcpTool, type McpEndpoint, type McpToolBinding, type StdioStarter } from './mcp.ts';

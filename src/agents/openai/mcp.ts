@@ -1,80 +1,73 @@
 // The task's MCP servers as tools of the openai agent (task-folder-format.md § [environment], mcp_servers):
-// a small client of MCP's streamable-http transport (JSON-RPC 2.0 over POST, answered as JSON or as an SSE
-// stream; the server's Mcp-Session-Id echoed back). Each server's tools are offered to the model beside bash
-// as `<server>__<tool>`; a call runs on the worker and its result joins the conversation like a bash result.
+// small clients of MCP's three transports (mcp-http.ts, mcp-sse.ts, mcp-stdio.ts) over one JSON-RPC layer
+// (mcp-rpc.ts). Each server's tools are offered to the model beside bash as `<server>__<tool>`; a call runs from
+// the worker and its result joins the conversation like a bash result. Every call opens its own session (for a
+// stdio server, its own process): nothing outlives an activity, so a worker restarted mid-turn loses nothing.
 import { appendRecord, readConversation, toolResultFor } from './conversation.ts';
+import { initializeSession, type McpConnection } from './mcp-rpc.ts';
+import { StreamableHttpConnection, STREAMABLE_HTTP_VERSION } from './mcp-http.ts';
+import { SseConnection, SSE_VERSION } from './mcp-sse.ts';
+import { StdioConnection, STDIO_VERSION } from './mcp-stdio.ts';
+import type { StdinProcess } from '../../sandbox/index.ts';
 import type { ToolCall } from './types.ts';
 
-const PROTOCOL_VERSION = '2025-03-26';
-const REQUEST_TIMEOUT_MS = 60_000;
 const RESULT_CAP = 16 * 1024;
+
+/** Where one server is reached: a URL from the worker, or a command run in the agent's sandbox. Plain data. */
+export type McpEndpoint =
+  | { transport: 'streamable-http' | 'sse'; url: string }
+  | { transport: 'stdio'; command: string; args: string[] };
 
 /** One MCP tool as the model sees it (a function tool) and as the agent calls it. Plain data. */
 export interface McpToolBinding {
   /** The function name offered to the model. */
   name: string;
   server: string;
-  /** The URL the worker reaches the server at. */
-  url: string;
+  /** Absent in bindings written before sse and stdio: streamable-http. */
+  transport?: McpEndpoint['transport'];
+  /** The URL the worker reaches an http server at. */
+  url?: string;
+  /** A stdio server's command and arguments. */
+  command?: string;
+  args?: string[];
   tool: string;
   description: string;
   parameters: Record<string, unknown>;
 }
 
-interface RpcResponse {
-  result?: Record<string, unknown>;
-  error?: { code?: number; message?: string };
+/** Starts a stdio server's process in the agent's sandbox (the activity knows which sandbox, and as whom). */
+export type StdioStarter = (argv: string[], signal?: AbortSignal) => Promise<StdinProcess>;
+
+export function endpointOf(b: McpToolBinding): McpEndpoint {
+  if (b.transport === 'stdio') return { transport: 'stdio', command: b.command ?? '', args: b.args ?? [] };
+  return { transport: b.transport ?? 'streamable-http', url: b.url ?? '' };
 }
 
-class McpError extends Error {
-  override readonly name = 'McpError';
+/** Where a server is, as a note names it. */
+export function describeEndpoint(e: McpEndpoint): string {
+  return e.transport === 'stdio' ? [e.command, ...e.args].join(' ') : e.url;
 }
 
-function parseBody(contentType: string, text: string, id: number): RpcResponse {
-  if (contentType.includes('text/event-stream')) {
-    for (const event of text.split(/\r?\n\r?\n/)) {
-      const data = event.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n');
-      if (!data) continue;
-      const msg = JSON.parse(data) as RpcResponse & { id?: number };
-      if (msg.id === id) return msg;
-    }
-    throw new McpError('the server\'s event stream ended without the answer');
+/** A connection with its session opened, on the endpoint's transport. */
+export async function connectMcp(endpoint: McpEndpoint, startStdio: StdioStarter, signal?: AbortSignal): Promise<McpConnection> {
+  let conn: McpConnection;
+  let version: string;
+  if (endpoint.transport === 'stdio') {
+    conn = new StdioConnection(await startStdio([endpoint.command, ...endpoint.args], signal), `the stdio server ${describeEndpoint(endpoint)}`);
+    version = STDIO_VERSION;
+  } else if (endpoint.transport === 'sse') {
+    conn = await SseConnection.open(endpoint.url, signal);
+    version = SSE_VERSION;
+  } else {
+    conn = new StreamableHttpConnection(endpoint.url);
+    version = STREAMABLE_HTTP_VERSION;
   }
-  return JSON.parse(text) as RpcResponse;
-}
-
-/** One session with one server: initialize, then requests carrying its session id. */
-export class McpSession {
-  private sessionId: string | undefined;
-  private nextId = 1;
-
-  constructor(readonly url: string) {}
-
-  private async post(body: Record<string, unknown>, signal?: AbortSignal): Promise<Response> {
-    const headers: Record<string, string> = {
-      'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': PROTOCOL_VERSION,
-    };
-    if (this.sessionId) headers['mcp-session-id'] = this.sessionId;
-    const timeout = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
-    const res = await fetch(this.url, { method: 'POST', headers, body: JSON.stringify(body), signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
-    this.sessionId = res.headers.get('mcp-session-id') ?? this.sessionId;
-    return res;
-  }
-
-  async request(method: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>> {
-    const id = this.nextId++;
-    const res = await this.post({ jsonrpc: '2.0', id, method, params }, signal);
-    const text = await res.text();
-    if (!res.ok) throw new McpError(`${method} answered HTTP ${res.status}: ${text.slice(0, 300)}`);
-    const msg = parseBody(res.headers.get('content-type') ?? '', text, id);
-    if (msg.error) throw new McpError(`${method} failed: ${msg.error.message ?? JSON.stringify(msg.error)}`);
-    return msg.result ?? {};
-  }
-
-  async initialize(signal?: AbortSignal): Promise<void> {
-    await this.request('initialize', { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'berth', version: '0.1.0' } }, signal);
-    const res = await this.post({ jsonrpc: '2.0', method: 'notifications/initialized' }, signal);
-    await res.text();
+  try {
+    await initializeSession(conn, version, signal);
+    return conn;
+  } catch (err) {
+    await conn.close();
+    throw err;
   }
 }
 
@@ -83,19 +76,25 @@ export function mcpFunctionName(server: string, tool: string): string {
   return `${server}__${tool}`.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
 }
 
-/** Every tool of one streamable-http server, bound for the model. */
-export async function listMcpTools(server: string, url: string, signal?: AbortSignal): Promise<McpToolBinding[]> {
-  const session = new McpSession(url);
-  await session.initialize(signal);
+/** Every tool of one server, bound for the model. */
+export async function listMcpTools(server: string, endpoint: McpEndpoint, startStdio: StdioStarter, signal?: AbortSignal): Promise<McpToolBinding[]> {
+  const session = await connectMcp(endpoint, startStdio, signal);
   const out: McpToolBinding[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await session.request('tools/list', cursor ? { cursor } : {}, signal);
-    for (const t of (page.tools as { name: string; description?: string; inputSchema?: Record<string, unknown> }[] | undefined) ?? []) {
-      out.push({ name: mcpFunctionName(server, t.name), server, url, tool: t.name, description: t.description ?? `${t.name} from MCP server ${server}`, parameters: t.inputSchema ?? { type: 'object', properties: {} } });
-    }
-    cursor = typeof page.nextCursor === 'string' ? page.nextCursor : undefined;
-  } while (cursor);
+  try {
+    let cursor: string | undefined;
+    do {
+      const page = await session.request('tools/list', cursor ? { cursor } : {}, signal);
+      for (const t of (page.tools as { name: string; description?: string; inputSchema?: Record<string, unknown> }[] | undefined) ?? []) {
+        out.push({
+          name: mcpFunctionName(server, t.name), server, ...endpoint, tool: t.name,
+          description: t.description ?? `${t.name} from MCP server ${server}`, parameters: t.inputSchema ?? { type: 'object', properties: {} },
+        });
+      }
+      cursor = typeof page.nextCursor === 'string' ? page.nextCursor : undefined;
+    } while (cursor);
+  } finally {
+    await session.close();
+  }
   return out;
 }
 
@@ -112,19 +111,23 @@ function resultText(result: Record<string, unknown>): string {
 }
 
 /** Runs one MCP tool call and appends its result to the conversation; idempotent by tool call id. */
-export async function runMcpTool(binding: McpToolBinding, call: ToolCall, conversationPath: string, signal?: AbortSignal): Promise<{ content: string; reused: boolean }> {
+export async function runMcpTool(binding: McpToolBinding, call: ToolCall, conversationPath: string, startStdio: StdioStarter, signal?: AbortSignal): Promise<{ content: string; reused: boolean }> {
   const existing = toolResultFor(await readConversation(conversationPath), call.id);
   if (existing && existing.message.role === 'tool') return { content: existing.message.content, reused: true };
   let content: string;
   if (call.argumentsError) {
     content = `error: ${call.argumentsError}; call ${binding.name} with a JSON object of its parameters`;
   } else {
+    const endpoint = endpointOf(binding);
     try {
-      const session = new McpSession(binding.url);
-      await session.initialize(signal);
-      content = resultText(await session.request('tools/call', { name: binding.tool, arguments: call.arguments }, signal));
+      const session = await connectMcp(endpoint, startStdio, signal);
+      try {
+        content = resultText(await session.request('tools/call', { name: binding.tool, arguments: call.arguments }, signal));
+      } finally {
+        await session.close();
+      }
     } catch (err) {
-      content = `error: MCP server ${binding.server} (${binding.url}) could not run ${binding.tool}: ${(err as Error).message}`;
+      content = `error: MCP server ${binding.server} (${describeEndpoint(endpoint)}) could not run ${binding.tool}: ${(err as Error).message}`;
     }
   }
   await appendRecord(conversationPath, { message: { role: 'tool', tool_call_id: call.id, content } });

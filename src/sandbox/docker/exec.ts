@@ -1,11 +1,12 @@
 // One exec on Docker: create, start, drain the output (streamed to a file when asked), read the exit code; an exec
 // ended by the container's death is told apart from the command's own exit and becomes SandboxLost.
 import type Docker from 'dockerode';
+import { PassThrough } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { asSandboxError, SandboxLost } from '../errors.ts';
 import { DEFAULT_OUTPUT_CAP, envList, KILL_GRACE_SEC, withTimeout, type RawExecOptions } from '../exec.ts';
 import { closeSink, demuxToSinks, openSink, TailBuffer } from '../output-capture.ts';
-import type { ExecResult, SandboxHandle } from '../types.ts';
+import type { ExecResult, SandboxHandle, StdinExecOptions, StdinProcess } from '../types.ts';
 
 /** Extra host-side patience beyond the in-container budget before giving up on the stream. */
 const HOST_GUARD_SEC = 20;
@@ -111,5 +112,33 @@ export async function assertRunning(docker: Docker, handle: SandboxHandle): Prom
   }
   if (!state.Running || state.Paused || state.Restarting || state.Status === 'removing') {
     throw new SandboxLost(handle.name, new Error(`container is ${state.Status}`));
+  }
+}
+
+/** One docker exec with its stdin attached: the caller talks to the process while it runs (execWithStdin). */
+export async function startStdinExec(docker: Docker, handle: SandboxHandle, o: StdinExecOptions): Promise<StdinProcess> {
+  try {
+    const exec = await docker.getContainer(handle.containerId).exec({
+      Cmd: withTimeout(o.argv, o.timeoutSec), AttachStdin: true, AttachStdout: true, AttachStderr: true, Tty: false,
+      User: o.user ?? handle.user, WorkingDir: o.workdir ?? handle.workdir, Env: envList(o.env),
+    });
+    const stream = (await exec.start({ hijack: true, stdin: true })) as NodeJS.ReadWriteStream & { destroy(): void };
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    docker.modem.demuxStream(stream, stdout, stderr);
+    const ended = new Promise<void>((resolve) => { for (const e of ['end', 'close', 'error']) stream.on(e, () => resolve()); });
+    const exited = ended.then(async () => {
+      stdout.end();
+      stderr.end();
+      for (let i = 0; i < 20; i++) { // the engine records the exit a moment after the output ends
+        const info = await exec.inspect().catch(() => null);
+        if (!info || !info.Running) return info?.ExitCode ?? null;
+        await sleep(25);
+      }
+      return null;
+    });
+    return { stdin: stream, stdout, stderr, exited, detach: () => stream.destroy() };
+  } catch (err) {
+    throw asSandboxError(handle.name, err);
   }
 }

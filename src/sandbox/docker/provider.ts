@@ -15,6 +15,7 @@ import { dockerFromEnv } from './client.ts';
 import type { ComposeCliSettings } from './compose-cli.ts';
 import { janitorGroups } from './compose-group.ts';
 import { DockerDriver } from './driver.ts';
+import { startStdinExec } from './exec.ts';
 import { addressOf, engineInfo, imageIdOf, imageLabels, imagesLabelled, runOnce, tagImage, type EngineImage } from './engine-images.ts';
 import { keepFinalState, listFinalStates, removeFinalStates, retentionDays, type GcSelection, type KeptState } from './final-state.ts';
 import { gpuSupport } from './gpu-probe.ts';
@@ -41,6 +42,8 @@ import type {
   SandboxProvider,
   SandboxSpec,
   SeedResult,
+  StdinExecOptions,
+  StdinProcess,
   UploadEntry,
   UploadOptions,
 } from '../types.ts';
@@ -95,6 +98,10 @@ export class DockerSandboxProvider implements SandboxProvider {
       outputCapBytes: o.outputCapBytes,
       streamToFile: o.streamToFile,
     });
+  }
+
+  execWithStdin(handle: SandboxHandle, o: StdinExecOptions): Promise<StdinProcess> {
+    return startStdinExec(this.docker, handle, o);
   }
 
   startDetached(handle: SandboxHandle, options: DetachedStartOptions): Promise<DetachedStartResult> {

@@ -1,0 +1,192 @@
+// A task's sse and stdio MCP servers reach the openai agent (issue 13; task-folder-format.md § [environment]
+// mcp_servers; Harbor's `{name, transport sse(default)|streamable-http|stdio, url, command, args}`): an sse
+// server sidecar given only a `url` (sse is the default transport) and a stdio server started in main as the
+// agent user, each of whose tools the scripted openai agent calls to solve its task. A server that cannot start
+// is a note in the turn's logs, never a masked row.
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBatch } from '../../src/client/batch.ts';
+import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
+import { writeDataset } from '../helpers/tasks.ts';
+import { bashCall, finalMessage, startScriptedServer, type RecordedRequest, type Reply } from '../agents/scripted-openai.ts';
+import { BASE_IMAGE, groupLeftovers } from './helpers.ts';
+
+const SECRET = 'berth-sse-secret-3';
+const STDIO_SECRET = 'berth-stdio-secret-5';
+
+// MCP's HTTP+SSE transport (2024-11-05), just enough of it: GET /sse opens a stream whose endpoint event names
+// the server by its service name; POSTs answer 202 and the answers come on the stream. Before answering
+// tools/call it pings the client and waits for the pong, so the client's answers to the server are exercised.
+const SSE_SERVER = `
+import json, queue, uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlparse, parse_qs
+SESSIONS = {}
+class H(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.0"
+    def do_GET(self):
+        path = urlparse(self.path).path
+        if path == "/health":
+            self.send_response(200); self.end_headers(); return
+        if path != "/sse":
+            self.send_response(404); self.end_headers(); return
+        sid = uuid.uuid4().hex
+        q = queue.Queue()
+        SESSIONS[sid] = {"q": q, "init": False, "call": None}
+        self.send_response(200); self.send_header("Content-Type", "text/event-stream"); self.send_header("Cache-Control", "no-cache"); self.end_headers()
+        self.wfile.write(("event: endpoint\\r\\ndata: http://mcp:8000/messages/?session_id=" + sid + "\\r\\n\\r\\n").encode()); self.wfile.flush()
+        try:
+            while True:
+                try:
+                    msg = q.get(timeout=2)
+                except queue.Empty:
+                    self.wfile.write(b": keep-alive\\n\\n"); self.wfile.flush(); continue
+                self.wfile.write(("event: message\\ndata: " + json.dumps(msg) + "\\n\\n").encode()); self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        finally:
+            SESSIONS.pop(sid, None)
+    def do_POST(self):
+        u = urlparse(self.path)
+        s = SESSIONS.get(parse_qs(u.query).get("session_id", [""])[0])
+        if u.path != "/messages/" or s is None:
+            self.send_response(404); self.end_headers(); return
+        msg = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        self.send_response(202); self.send_header("Content-Length", "8"); self.end_headers(); self.wfile.write(b"Accepted")
+        q = s["q"]
+        if "method" not in msg:
+            if msg.get("id") == "ping-1" and s["call"] is not None:
+                q.put({"jsonrpc": "2.0", "id": s["call"], "result": {"content": [{"type": "text", "text": "${SECRET}"}]}})
+            return
+        if "id" not in msg:
+            if msg["method"] == "notifications/initialized": s["init"] = True
+            return
+        if msg["method"] == "initialize":
+            q.put({"jsonrpc": "2.0", "id": msg["id"], "result": {"protocolVersion": "2024-11-05", "capabilities": {"tools": {}}, "serverInfo": {"name": "secrets", "version": "1"}}})
+        elif not s["init"]:
+            q.put({"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32002, "message": "not initialized"}})
+        elif msg["method"] == "tools/list":
+            q.put({"jsonrpc": "2.0", "id": msg["id"], "result": {"tools": [{"name": "get_secret", "description": "Returns the secret.", "inputSchema": {"type": "object", "properties": {}}}]}})
+        elif msg["method"] == "tools/call" and msg["params"]["name"] == "get_secret":
+            s["call"] = msg["id"]
+            q.put({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "looking"}})
+            q.put({"jsonrpc": "2.0", "id": "ping-1", "method": "ping"})
+        else:
+            q.put({"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32601, "message": "no such method"}})
+    def log_message(self, *a): pass
+ThreadingHTTPServer(("0.0.0.0", 8000), H).serve_forever()
+`;
+
+// MCP's stdio transport: lines of JSON on stdin and stdout. Its tool reads a file only main has and says who it
+// runs as, so the answer proves where and as whom the server ran.
+const STDIO_SERVER = `
+import json, os, pwd, sys
+initialized = False
+print("secret-mcp starting", file=sys.stderr, flush=True)
+for line in sys.stdin:
+    msg = json.loads(line)
+    if "id" not in msg:
+        initialized = initialized or msg.get("method") == "notifications/initialized"
+        continue
+    m = msg["method"]
+    if m == "initialize":
+        out = {"result": {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}}, "serverInfo": {"name": "vault", "version": "1"}}}
+    elif not initialized:
+        out = {"error": {"code": -32002, "message": "not initialized"}}
+    elif m == "tools/list":
+        out = {"result": {"tools": [{"name": "read_secret", "description": "Reads the vault.", "inputSchema": {"type": "object", "properties": {"suffix": {"type": "string"}}}}]}}
+    elif m == "tools/call" and msg["params"]["name"] == "read_secret":
+        text = open("/opt/vault/secret").read().strip() + "@" + pwd.getpwuid(os.getuid()).pw_name + msg["params"]["arguments"].get("suffix", "")
+        out = {"result": {"content": [{"type": "text", "text": text}]}}
+    else:
+        out = {"error": {"code": -32601, "message": "no such method"}}
+    print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], **out}), flush=True)
+`;
+
+const answerCheck = (want: string) => `#!/bin/bash
+ok=1
+[ "$(cat /app/answer.txt 2>/dev/null)" = "${want}" ] || { echo "answer: $(cat /app/answer.txt 2>&1)"; ok=0; }
+if pgrep -x python3 >/dev/null; then echo "a stdio server outlived its call: $(ps -ef)"; ok=0; fi
+echo $ok > /logs/verifier/reward.txt
+`;
+
+const sseDataset = () => writeDataset({
+  // No transport: sse is the default, as in Harbor.
+  'sse/task.toml': `[environment]\nworkdir = "/app"\n[[environment.mcp_servers]]\nname = "secrets"\nurl = "http://mcp:8000/sse"\n[agent]\ntimeout_sec = 120\n[verifier]\ntimeout_sec = 60\n`,
+  'sse/instruction.md': 'Get the secret from the secrets MCP server and write it to /app/answer.txt.\n',
+  'sse/environment/Dockerfile': `FROM ${BASE_IMAGE}\nWORKDIR /app\n`,
+  'sse/environment/docker-compose.yaml': `services:\n  main:\n    depends_on:\n      mcp:\n        condition: service_healthy\n  mcp:\n    build: ./mcp\n    healthcheck:\n      test: ["CMD", "python3", "-c", "import urllib.request; urllib.request.urlopen('http://localhost:8000/health')"]\n      interval: 1s\n      retries: 30\n`,
+  'sse/environment/mcp/Dockerfile': `FROM ${BASE_IMAGE}\nCOPY server.py /srv/server.py\nCMD ["python3", "/srv/server.py"]\n`,
+  'sse/environment/mcp/server.py': SSE_SERVER,
+  'sse/tests/test.sh': answerCheck(SECRET),
+});
+
+const stdioDataset = () => writeDataset({
+  'stdio/task.toml': [
+    '[environment]', 'workdir = "/app"',
+    '[[environment.mcp_servers]]', 'name = "vault"', 'transport = "stdio"', 'command = "python3"', 'args = ["/usr/local/bin/secret-mcp.py"]',
+    '[[environment.mcp_servers]]', 'name = "broken"', 'transport = "stdio"', 'command = "no-such-mcp-server"',
+    '[agent]', 'timeout_sec = 120', 'user = "agent"', '[verifier]', 'timeout_sec = 60', '',
+  ].join('\n'),
+  'stdio/instruction.md': 'Read the secret from the vault MCP server and write it to /app/answer.txt.\n',
+  'stdio/environment/Dockerfile': [
+    `FROM ${BASE_IMAGE}`, 'RUN useradd -m agent && mkdir -p /opt/vault /app && chown agent /app',
+    `RUN echo ${STDIO_SECRET} > /opt/vault/secret && chmod 644 /opt/vault/secret`, 'COPY secret-mcp.py /usr/local/bin/secret-mcp.py', 'WORKDIR /app', '',
+  ].join('\n'),
+  'stdio/environment/secret-mcp.py': STDIO_SERVER,
+  'stdio/tests/test.sh': answerCheck(`${STDIO_SECRET}@agent!`),
+});
+
+/** Calls `tool` first (when the model is offered it and bash), writes its result with bash, then stops. */
+const script = (tool: string, args: Record<string, unknown>) => (n: number, req: RecordedRequest): Reply => {
+  if (n === 0) {
+    const names = ((req.body.tools ?? []) as { function: { name: string } }[]).map((t) => t.function.name);
+    if (!names.includes(tool) || !names.includes('bash')) return finalMessage(`tools offered: ${names.join(',')}`);
+    return { body: { id: 'c0', object: 'chat.completion', created: 1, model: 'scripted-model', choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_mcp', type: 'function', function: { name: tool, arguments: JSON.stringify(args) } }] }, finish_reason: 'tool_calls' }], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } } };
+  }
+  if (n === 1) {
+    const result = String(req.body.messages[req.body.messages.length - 1]!.content);
+    return bashCall('call_write', `printf %s '${result.replace(/'/g, '')}' > /app/answer.txt`);
+  }
+  return finalMessage('wrote the secret');
+};
+
+describe('MCP servers over sse and stdio', () => {
+  let cluster: TestCluster;
+  beforeAll(async () => { cluster = await startTestWorkers('compose-mcp-transports'); });
+  afterAll(async () => { await cluster?.stop(); });
+
+  const run = async (dataset: string, tool: string, args: Record<string, unknown>) => {
+    const server = await startScriptedServer(script(tool, args));
+    try {
+      const handle = await startBatch({
+        dataset, agent: 'openai', resultsDir: mkdtempSync(join(tmpdir(), 'berth-mcp-')),
+        agentArgs: { base_url: server.baseUrl, model: 'scripted-model' }, taskQueue: cluster.taskQueue, client: cluster.client,
+      });
+      const row = (await handle.wait()).rows[0]!;
+      const log = readFileSync(join(row.logs_dir!, 'turn-1', 'verifier', 'test-stdout.txt'), 'utf8');
+      expect(row, `${row.failure_reason ?? ''}\n${log}`).toMatchObject({ reward: 1, mask_sample: false, response_text: 'wrote the secret' });
+      return { row, requests: server.requests };
+    } finally {
+      await server.close();
+    }
+  };
+
+  it('an sse server sidecar given only a url: the agent calls its tool and solves the task', async () => {
+    const { row, requests } = await run(sseDataset(), 'secrets__get_secret', {});
+    expect(requests[1]!.body.messages.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_mcp', content: SECRET });
+    await groupLeftovers(`berth.workflow=${row.workflow_id}`);
+  });
+
+  it('a stdio server runs in main as the agent user, once per call; one whose command is missing is a note', async () => {
+    const { row, requests } = await run(stdioDataset(), 'vault__read_secret', { suffix: '!' });
+    expect(requests[1]!.body.messages.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_mcp', content: `${STDIO_SECRET}@agent!` });
+    const offered = ((requests[0]!.body.tools ?? []) as { function: { name: string } }[]).map((t) => t.function.name);
+    expect(offered.sort()).toEqual(['bash', 'vault__read_secret']);
+    const notes = readFileSync(join(row.logs_dir!, 'turn-1', 'agent', 'mcp.txt'), 'utf8');
+    expect(notes).toMatch(/MCP server broken \(stdio\) at no-such-mcp-server did not list its tools: .*exited with code 127.*no-such-mcp-server/);
+    expect(notes).not.toMatch(/vault/);
+  });
+});
