@@ -4,7 +4,7 @@
 import { listMcpTools, type McpEndpoint, type McpToolBinding, type StdioStarter } from '../agents/index.ts';
 import type { McpServer, Task } from '../task/index.ts';
 import type { SandboxRef } from '../workflows/types.ts';
-import type { SandboxProvider } from '../sandbox/index.ts';
+import { SandboxLost, type SandboxProvider } from '../sandbox/index.ts';
 import { handleOf, serviceHandle } from './handle.ts';
 
 /** The URL the worker uses: the service's container address in place of its service name. */
@@ -42,6 +42,7 @@ export async function mcpToolsFor(provider: SandboxProvider, task: Task, sandbox
     try {
       tools.push(...await listMcpTools(s.name, await endpointFor(provider, s, sandbox), startStdio, signal));
     } catch (err) {
+      if (err instanceof SandboxLost) throw err;
       notes.push(`MCP server ${s.name} (${s.transport}) at ${where} did not list its tools: ${(err as Error).message}`);
     }
   }

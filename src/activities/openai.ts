@@ -96,8 +96,9 @@ export async function openaiToolCall(deps: ActivityDeps, req: { ref: TurnRef; se
     await enterPhase(deps, await deps.loadEpisodeTask(req.ref.input), phaseTargets(req.ref.sandbox), req.ref.turn, 'agent');
     const mcp = req.setup.mcpTools?.find((t) => t.name === call.name);
     if (mcp) {
-      const startStdio = stdioStarter(deps.provider, req.ref.sandbox, req.setup.user, req.timeoutSec);
-      await runMcpTool(mcp, call, req.setup.conversationPath, startStdio, Context.current().cancellationSignal);
+      // The stdio server's process may live a little past the call's budget: its answer is bounded by the budget.
+      const startStdio = stdioStarter(deps.provider, req.ref.sandbox, req.setup.user, req.timeoutSec + 30);
+      await runMcpTool(mcp, call, req.setup.conversationPath, { startStdio, timeoutSec: req.timeoutSec, signal: Context.current().cancellationSignal });
       return { exitCode: null };
     }
     const r = await runBashTool({

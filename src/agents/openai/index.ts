@@ -18,4 +18,4 @@ export {
   CONVERSATION_FILE,
   type OpenAiTurnOptions,
 } from './local-loop.ts';
-export { describeEndpoint, listMcpTools, mcpFunctionName, mcpFunctionTools, runMcpTool, type McpEndpoint, type McpToolBinding, type StdioStarter } from './mcp.ts';
+export { describeEndpoint, listMcpTools, mcpFunctionName, mcpFunctionTools, runMcpTool, type McpCallOptions, type McpEndpoint, type McpToolBinding, type StdioStarter } from './mcp.ts';

@@ -22,19 +22,19 @@ export class StreamableHttpConnection implements McpConnection {
 
   constructor(readonly url: string) {}
 
-  private async post(body: RpcMessage, signal?: AbortSignal): Promise<Response> {
+  private async post(body: RpcMessage, signal?: AbortSignal, timeoutMs?: number): Promise<Response> {
     const headers: Record<string, string> = {
       'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': STREAMABLE_HTTP_VERSION,
     };
     if (this.sessionId) headers['mcp-session-id'] = this.sessionId;
-    const res = await fetch(this.url, { method: 'POST', headers, body: JSON.stringify(body), signal: requestSignal(signal) });
+    const res = await fetch(this.url, { method: 'POST', headers, body: JSON.stringify(body), signal: requestSignal(signal, timeoutMs) });
     this.sessionId = res.headers.get('mcp-session-id') ?? this.sessionId;
     return res;
   }
 
-  async request(method: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>> {
+  async request(method: string, params: Record<string, unknown>, signal?: AbortSignal, timeoutMs?: number): Promise<Record<string, unknown>> {
     const id = this.nextId++;
-    const res = await this.post({ jsonrpc: '2.0', id, method, params }, signal);
+    const res = await this.post({ jsonrpc: '2.0', id, method, params }, signal, timeoutMs);
     const text = await res.text();
     if (!res.ok) throw new McpError(`${method} answered HTTP ${res.status}: ${text.slice(0, 300)}`);
     return resultOf(method, answerInBody(res.headers.get('content-type') ?? '', text, id));

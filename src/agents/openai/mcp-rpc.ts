@@ -20,7 +20,8 @@ export class McpError extends Error {
 
 /** One open connection to one MCP server, whatever carries it. */
 export interface McpConnection {
-  request(method: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>>;
+  /** `timeoutMs`: how long the answer may take (default REQUEST_TIMEOUT_MS; a tool call gets the tool's budget). */
+  request(method: string, params: Record<string, unknown>, signal?: AbortSignal, timeoutMs?: number): Promise<Record<string, unknown>>;
   notify(method: string, signal?: AbortSignal): Promise<void>;
   close(): Promise<void>;
 }
@@ -38,8 +39,8 @@ export async function initializeSession(conn: McpConnection, protocolVersion: st
 }
 
 /** A request's own deadline, joined with the caller's cancellation. */
-export function requestSignal(signal?: AbortSignal): AbortSignal {
-  const timeout = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
+export function requestSignal(signal?: AbortSignal, timeoutMs = REQUEST_TIMEOUT_MS): AbortSignal {
+  const timeout = AbortSignal.timeout(timeoutMs);
   return signal ? AbortSignal.any([signal, timeout]) : timeout;
 }
 
@@ -68,10 +69,10 @@ export class PendingRequests {
   /**
    * Sends one request with `send` and waits for its answer. `send` failing fails the request.
    */
-  async call(method: string, params: Record<string, unknown>, send: (msg: RpcMessage) => Promise<void>, signal?: AbortSignal): Promise<Record<string, unknown>> {
+  async call(method: string, params: Record<string, unknown>, send: (msg: RpcMessage) => Promise<void>, signal?: AbortSignal, timeoutMs?: number): Promise<Record<string, unknown>> {
     if (this.ended) throw this.ended;
     const id = this.nextId++;
-    const deadline = requestSignal(signal);
+    const deadline = requestSignal(signal, timeoutMs);
     const answer = new Promise<Record<string, unknown>>((resolve, reject) => {
       this.waiting.set(id, { method, resolve, reject });
     });

@@ -81,8 +81,8 @@ export class SseConnection implements McpConnection {
     if (!res.ok) throw new McpError(`${msg.method ?? 'an answer'} POSTed to ${this.endpoint} answered HTTP ${res.status}: ${text.slice(0, 300)}`);
   }
 
-  request(method: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>> {
-    return this.pending.call(method, params, (msg) => this.post(msg, signal), signal);
+  request(method: string, params: Record<string, unknown>, signal?: AbortSignal, timeoutMs?: number): Promise<Record<string, unknown>> {
+    return this.pending.call(method, params, (msg) => this.post(msg, signal), signal, timeoutMs);
   }
 
   notify(method: string, signal?: AbortSignal): Promise<void> {

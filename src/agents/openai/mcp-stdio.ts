@@ -50,8 +50,8 @@ export class StdioConnection implements McpConnection {
     this.proc.stdin.write(`${JSON.stringify(msg)}\n`);
   }
 
-  request(method: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>> {
-    return this.pending.call(method, params, async (msg) => this.write(msg), signal);
+  request(method: string, params: Record<string, unknown>, signal?: AbortSignal, timeoutMs?: number): Promise<Record<string, unknown>> {
+    return this.pending.call(method, params, async (msg) => this.write(msg), signal, timeoutMs);
   }
 
   async notify(method: string): Promise<void> {

@@ -8,7 +8,7 @@ import { initializeSession, type McpConnection } from './mcp-rpc.ts';
 import { StreamableHttpConnection, STREAMABLE_HTTP_VERSION } from './mcp-http.ts';
 import { SseConnection, SSE_VERSION } from './mcp-sse.ts';
 import { StdioConnection, STDIO_VERSION } from './mcp-stdio.ts';
-import type { StdinProcess } from '../../sandbox/index.ts';
+import { SandboxLost, type StdinProcess } from '../../sandbox/index.ts';
 import type { ToolCall } from './types.ts';
 
 const RESULT_CAP = 16 * 1024;
@@ -110,8 +110,15 @@ function resultText(result: Record<string, unknown>): string {
   return result.isError ? `the tool reported an error:\n${body}` : body;
 }
 
+export interface McpCallOptions {
+  startStdio: StdioStarter;
+  /** The tool's budget: how long its answer may take. */
+  timeoutSec: number;
+  signal?: AbortSignal;
+}
+
 /** Runs one MCP tool call and appends its result to the conversation; idempotent by tool call id. */
-export async function runMcpTool(binding: McpToolBinding, call: ToolCall, conversationPath: string, startStdio: StdioStarter, signal?: AbortSignal): Promise<{ content: string; reused: boolean }> {
+export async function runMcpTool(binding: McpToolBinding, call: ToolCall, conversationPath: string, o: McpCallOptions): Promise<{ content: string; reused: boolean }> {
   const existing = toolResultFor(await readConversation(conversationPath), call.id);
   if (existing && existing.message.role === 'tool') return { content: existing.message.content, reused: true };
   let content: string;
@@ -120,13 +127,14 @@ export async function runMcpTool(binding: McpToolBinding, call: ToolCall, conver
   } else {
     const endpoint = endpointOf(binding);
     try {
-      const session = await connectMcp(endpoint, startStdio, signal);
+      const session = await connectMcp(endpoint, o.startStdio, o.signal);
       try {
-        content = resultText(await session.request('tools/call', { name: binding.tool, arguments: call.arguments }, signal));
+        content = resultText(await session.request('tools/call', { name: binding.tool, arguments: call.arguments }, o.signal, o.timeoutSec * 1000));
       } finally {
         await session.close();
       }
     } catch (err) {
+      if (err instanceof SandboxLost) throw err; // the sandbox is gone: the episode is masked, not told of a tool error
       content = `error: MCP server ${binding.server} (${describeEndpoint(endpoint)}) could not run ${binding.tool}: ${(err as Error).message}`;
     }
   }
