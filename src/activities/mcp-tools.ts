@@ -1,7 +1,7 @@
 // The openai agent's MCP tools for one turn: each MCP server of the task. An http server (streamable-http or
 // sse) is reached from the worker (a server named by its Compose service goes to that container's address on the
 // group's network); a stdio server's command runs in the agent's sandbox as the agent user, once per session.
-import { listMcpTools, type McpEndpoint, type McpToolBinding, type StdioStarter } from '../agents/index.ts';
+import { describeEndpoint, listMcpTools, type McpEndpoint, type McpToolBinding, type StdioStarter } from '../agents/index.ts';
 import type { McpServer, Task } from '../task/index.ts';
 import type { SandboxRef } from '../workflows/types.ts';
 import { SandboxLost, type SandboxProvider } from '../sandbox/index.ts';
@@ -18,10 +18,9 @@ async function reachable(provider: SandboxProvider, url: string, sandbox: Sandbo
   return u.toString();
 }
 
-async function endpointFor(provider: SandboxProvider, s: McpServer, sandbox: SandboxRef): Promise<McpEndpoint> {
-  if (s.transport === 'stdio') return { transport: 'stdio', command: s.command ?? '', args: [...s.args] };
-  return { transport: s.transport, url: await reachable(provider, s.url ?? '', sandbox) };
-}
+const declaredEndpoint = (s: McpServer): McpEndpoint => (s.transport === 'stdio'
+  ? { transport: 'stdio', command: s.command ?? '', args: [...s.args] }
+  : { transport: s.transport, url: s.url ?? '' });
 
 /**
  * A stdio server's process, in main as `user`, bounded by `timeoutSec` inside the sandbox. A process per session
@@ -38,12 +37,13 @@ export async function mcpToolsFor(provider: SandboxProvider, task: Task, sandbox
   const tools: McpToolBinding[] = [];
   const notes: string[] = [];
   for (const s of task.environment.mcp_servers) {
-    const where = s.transport === 'stdio' ? [s.command, ...s.args].join(' ') : s.url;
+    const declared = declaredEndpoint(s);
     try {
-      tools.push(...await listMcpTools(s.name, await endpointFor(provider, s, sandbox), startStdio, signal));
+      const endpoint = declared.transport === 'stdio' ? declared : { ...declared, url: await reachable(provider, declared.url, sandbox) };
+      tools.push(...await listMcpTools(s.name, endpoint, startStdio, signal));
     } catch (err) {
       if (err instanceof SandboxLost) throw err;
-      notes.push(`MCP server ${s.name} (${s.transport}) at ${where} did not list its tools: ${(err as Error).message}`);
+      notes.push(`MCP server ${s.name} (${s.transport}) at ${describeEndpoint(declared)} did not list its tools: ${(err as Error).message}`);
     }
   }
   return { tools, notes };

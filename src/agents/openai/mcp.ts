@@ -1,8 +1,9 @@
 // The task's MCP servers as tools of the openai agent (task-folder-format.md § [environment], mcp_servers):
 // small clients of MCP's three transports (mcp-http.ts, mcp-sse.ts, mcp-stdio.ts) over one JSON-RPC layer
-// (mcp-rpc.ts). Each server's tools are offered to the model beside bash as `<server>__<tool>`; a call runs from
-// the worker and its result joins the conversation like a bash result. Every call opens its own session (for a
-// stdio server, its own process): nothing outlives an activity, so a worker restarted mid-turn loses nothing.
+// (mcp-rpc.ts). Each server's tools are offered to the model beside bash as `<server>__<tool>`; a call is made
+// by the worker (an http server reached from it, a stdio server run in the agent's sandbox) and its result joins
+// the conversation like a bash result. Every call opens its own session (for a stdio server, its own process):
+// nothing outlives an activity, so a worker restarted mid-turn loses nothing.
 import { appendRecord, readConversation, toolResultFor } from './conversation.ts';
 import { initializeSession, type McpConnection } from './mcp-rpc.ts';
 import { StreamableHttpConnection, STREAMABLE_HTTP_VERSION } from './mcp-http.ts';
