@@ -24,7 +24,6 @@ export const importTableAllowlist = [
   { from: 'src/activities/', to: 'src/workflows/types.ts', typesOnly: true, why: 'activity inputs and outputs live in workflows/types.ts' },
   { from: 'src/activities/', to: 'src/workflows/regrade-input.ts', why: 'pure regrade-input rules shared by the regrade workflow and its activities' },
   { from: 'src/activities/', to: 'src/workflows/budget.ts', why: 'the pure episode-budget rule shared by the episode workflow and its activities' },
-  { from: 'src/activities/slots.ts', to: 'src/server/daemon.ts', why: 'withLockFile: one lock-file helper, not yet in a layer both may import' },
   // agents name the gateway's types for the scope a harness gets (installed agents call the model through it).
   { from: 'src/agents/', to: 'src/gateway/index.ts', typesOnly: true, why: 'the gateway scope types a harness is handed' },
   // The CLI drives layers below the client directly for commands the client has no API for yet.
@@ -36,7 +35,7 @@ export const importTableAllowlist = [
   { from: 'src/cli/validate.ts', to: 'src/agents/solution.ts', why: '`berth validate` reports solution status' },
   { from: 'src/cli/', to: 'src/task/index.ts', why: 'prepare, tasks and validate load task folders' },
   { from: 'src/cli/', to: 'src/workflows/types.ts', why: 'AGENT_NAMES and the row and progress types' },
-  { from: 'src/cli/worker.ts', to: 'src/worker.ts', why: '`berth worker` runs the worker in the foreground' },
+  { from: 'src/cli/', to: 'src/worker.ts', why: 'commands that act on this host\'s engine (`berth worker`, the host line of `berth server status`) go through the worker layer' },
   // The client starts and queries workflows with names and ids the workflows module defines (values, not only types).
   { from: 'src/client/', to: 'src/workflows/types.ts', why: 'AGENT_NAMES, episodeWorkflowId' },
   { from: 'src/client/', to: 'src/workflows/start-options.ts', why: 'the start options of an episode (retry, regrade)' },
@@ -48,9 +47,6 @@ export const importTableAllowlist = [
   { from: 'src/client/retry.ts', to: 'src/outcomes/index.ts', why: '`retry --masked` reads each kind\'s retryable flag (outcomes is a bottom module the table leaves out of the client row)' },
   { from: 'src/client/probe.ts', to: 'src/gateway/probe.ts', typesOnly: true, why: 'the probe result type' },
   { from: 'src/client/', to: 'src/trajectory/atif-types.ts', typesOnly: true, why: 'the viewer reads ATIF trajectories' },
-  // The detached worker's status reads the slots and identity files the activities keep.
-  { from: 'src/server/', to: 'src/activities/', why: 'host status reads the slot file and host identity the worker writes' },
-  { from: 'src/worker.ts', to: 'src/server/host-workers.ts', why: 'the worker records itself in the host worker list' },
   // Workflow inputs carry a probe result and MCP tool descriptions: their types only.
   { from: 'src/workflows/probe.ts', to: 'src/gateway/probe.ts', typesOnly: true, why: 'the probe result type' },
   { from: 'src/workflows/types.ts', to: 'src/agents/openai/mcp.ts', typesOnly: true, why: 'the MCP tool description type' },

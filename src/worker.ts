@@ -11,9 +11,12 @@ import { homePath } from './config/paths.ts';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { reconcileSlots, runIsOpen, seedBoundMs } from './activities/slot-reconcile.ts';
 import { freeing } from './activities/tear-down.ts';
-import { slotCapacity, slotsFile } from './activities/slot-capacity.ts';
-import { hostPollers } from './server/host-workers.ts';
+import { slotCapacity, slotsFile } from './config/slots.ts';
+import { hostPollers } from './config/pollers.ts';
 import { SHARED_QUEUE } from './config/index.ts';
+
+/** This host's name and sandbox queue as its workers name them (also for `berth server status`). */
+export { hostIdentity } from './activities/host-identity.ts';
 
 const workflowsDir = join(dirname(fileURLToPath(import.meta.url)), 'workflows');
 

@@ -13,7 +13,7 @@ import { workerEgress, type NetworkDeps } from './phase-network.ts';
 import { RemovalJournal } from './removal-journal.ts';
 import { Remover } from './remover.ts';
 import { GROUP_PREFIX } from './seed-compose.ts';
-import { slotCapacity, slotsFile } from './slot-capacity.ts';
+import { slotCapacity, slotsFile } from '../config/slots.ts';
 import { HostSlots } from './slots.ts';
 import { episodeTaskLoader, type EpisodeTaskLoader } from './task-loader.ts';
 
