@@ -5,7 +5,7 @@ import { DockerSandboxProvider } from '../sandbox/index.ts';
 import type { DockerDriver } from '../sandbox/docker/driver.ts';
 import type { ModelGateway } from '../gateway/index.ts';
 import { homePath } from '../config/paths.ts';
-import type { HostLease } from '../workflows/types.ts';
+import type { HostLease } from './types.ts';
 import { hostIdentity } from './host-identity.ts';
 import { stopWorkerGateway, workerGateway } from './model-gateway.ts';
 import type { OnDemand } from './on-demand.ts';

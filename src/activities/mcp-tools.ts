@@ -2,7 +2,7 @@
 // (a server named by its Compose service goes to that container's address on the group's network).
 import { listMcpTools, type McpToolBinding } from '../agents/index.ts';
 import type { Task } from '../task/index.ts';
-import type { SandboxRef } from '../workflows/types.ts';
+import type { SandboxRef } from './types.ts';
 import type { SandboxProvider } from '../sandbox/index.ts';
 import { serviceHandle } from './handle.ts';
 

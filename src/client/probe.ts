@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
-import type { ProbeResult } from '../gateway/probe.ts';
+import type { ProbeResult } from '../workflows/types.ts';
 import { isInstalledAgent } from '../agents/installed/registry.ts';
 import { SHARED_QUEUE } from '../config/index.ts';
 
