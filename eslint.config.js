@@ -34,14 +34,10 @@ export const importTableAllowlist = [
   { from: 'src/cli/', to: 'src/task/index.ts', why: 'prepare, tasks and validate load task folders' },
   { from: 'src/cli/', to: 'src/workflows/types.ts', why: 'AGENT_NAMES and the row and progress types' },
   { from: 'src/cli/', to: 'src/worker.ts', why: 'commands that act on this host\'s engine (`berth worker`, the host line of `berth server status`) go through the worker layer' },
-  // The client starts and queries workflows with names and ids the workflows module defines (values, not only types).
-  { from: 'src/client/', to: 'src/workflows/types.ts', why: 'AGENT_NAMES, episodeWorkflowId' },
-  { from: 'src/client/', to: 'src/workflows/start-options.ts', why: 'the start options of an episode (retry, regrade)' },
-  { from: 'src/client/', to: 'src/workflows/batch-control.ts', why: 'the signal and query names of a batch' },
-  { from: 'src/client/', to: 'src/workflows/episodes.ts', why: 'episode ids of a batch' },
-  { from: 'src/client/', to: 'src/workflows/search-attributes.ts', why: 'search attribute names for list queries' },
-  { from: 'src/client/', to: 'src/workflows/row.ts', why: 'the row helpers the usage report reads' },
-  { from: 'src/client/', to: 'src/agents/installed/registry.ts', why: 'agent names checked before a batch starts' },
+  // No module both the client and workflow code may import holds values (DESIGN.md section 2: the client imports config
+  // and task, workflows only outcomes): the shared rules are defined once, each on one side, and imported across.
+  { from: 'src/client/', to: 'src/workflows/public.ts', why: 'episode ids, start options and batch expansion, the batch\'s update names and concurrency rule, the usage sum: the workflows\' rules the client applies too' },
+  { from: 'src/workflows/', to: 'src/config/search-attributes.ts', why: 'the search attribute keys the workflows set, defined once with the list the server registers and the client queries' },
   { from: 'src/client/retry.ts', to: 'src/outcomes/index.ts', why: '`retry --masked` reads each kind\'s retryable flag (outcomes is a bottom module the table leaves out of the client row)' },
   { from: 'src/client/', to: 'src/trajectory/atif-types.ts', typesOnly: true, why: 'the viewer reads ATIF trajectories' },
 ];

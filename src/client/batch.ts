@@ -3,12 +3,10 @@ import { basename, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { batchUiLink } from '../config/temporal.ts';
 import type { AgentName, BatchInput, BatchProgress, ModelLimits, ResultRow } from '../workflows/types.ts';
-import { episodeWorkflowId } from '../workflows/types.ts';
-import { AGENT_NAMES } from '../config/agents.ts';
+import { AGENT_NAMES, isInstalledAgentName } from '../config/agents.ts';
 import { probeBeforeBatch } from './probe.ts';
-import { isInstalledAgent } from '../agents/installed/registry.ts';
-import { episodesOf } from '../workflows/episodes.ts';
-import { BERTH_AGENT, BERTH_BATCH, BERTH_DATASET } from '../workflows/search-attributes.ts';
+import { BATCH_UPDATES, episodesOf, episodeWorkflowId } from '../workflows/public.ts';
+import { BERTH_AGENT, BERTH_BATCH, BERTH_DATASET } from '../config/search-attributes.ts';
 import { connect, type Connected } from './connect.ts';
 import { collectRows } from './collect.ts';
 import { batchWorkflowId, listEpisodes, NEVER_STARTED, waitForEpisode } from './episodes.ts';
@@ -16,7 +14,6 @@ import { retryEpisodes, type RetrySelection } from './retry.ts';
 import { steerBatch } from './steer.ts';
 import { regradeEpisodes, regradeResult, type RegradeSelection, type RegradesStarted } from './regrade.ts';
 import { cancelEpisodes, type CancelledEpisodes, type EpisodeSelection } from './cancel-episodes.ts';
-import { BATCH_UPDATES } from '../workflows/batch-control.ts';
 import { prepareTasks } from './prepare.ts';
 import { loadDataset, toSkippedEntry } from '../task/index.ts';
 import { loadBerthConfig, loaderOptions } from '../config/berth-config.ts';
@@ -230,7 +227,7 @@ export async function startBatch(opts: StartBatchOptions): Promise<BatchHandle> 
   const skipped = dataset.refused.map(toSkippedEntry);
   if (opts.prepare !== false) {
     const prepared = await prepareTasks(client, {
-      datasetPath: dataset.root, tasks, imageAliases, ...(isInstalledAgent(agent) ? { agent } : {}),
+      datasetPath: dataset.root, tasks, imageAliases, ...(isInstalledAgentName(agent) ? { agent } : {}),
       ...(loader.separateVerifierForArtifacts ? { separateVerifierForArtifacts: true } : {}),
     }, opts.taskQueue);
     skipped.push(...prepared.skipped);

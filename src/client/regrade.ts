@@ -1,5 +1,5 @@
 import { WorkflowFailedError, type Client } from '@temporalio/client';
-import { episodeStartOptions } from '../workflows/start-options.ts';
+import { episodeStartOptions } from '../workflows/public.ts';
 import type { EpisodeInput, RegradeInput, ResultRow } from '../workflows/types.ts';
 import { listEpisodes, newestEpisodes, nextAttempt, waitForEpisode, type EpisodeRef } from './episodes.ts';
 import { named } from './retry.ts';

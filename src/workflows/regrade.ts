@@ -4,7 +4,7 @@ import type { HostActivities } from '../activities/host-activities.ts';
 import { FINAL_ERROR_TYPES, maskedTurn, maskingFailure } from './failures.ts';
 import { rollUp } from './rollup.ts';
 import { buildRow } from './row.ts';
-import { BERTH_FAILURE_KIND, BERTH_OUTCOME, BERTH_REWARD } from './search-attributes.ts';
+import { BERTH_FAILURE_KIND, BERTH_OUTCOME, BERTH_REWARD } from '../config/search-attributes.ts';
 import { REGRADE_REFUSED } from '../outcomes/index.ts';
 import type { RegradeInput, ResultRow, TurnOutcome } from './types.ts';
 

@@ -1,5 +1,5 @@
 // The workflows' inputs, results and progress, and (re-exported) the activity contracts they carry: the types the
-// client starts and reads workflows with. No imports with side effects.
+// client starts and reads workflows with. Types only.
 import type { AgentName, EpisodeSettings, ModelLimits, OpenAiTurnSetup, TokenUsage, TurnOutcome } from '../activities/types.ts';
 
 export type {
@@ -69,9 +69,6 @@ export interface BatchProgress {
   paused?: boolean;
   concurrency?: number;
 }
-
-export const episodeWorkflowId = (batchId: string, taskId: string, repeat: number, attempt = 1): string =>
-  `berth/${batchId}/${taskId}/${repeat}${attempt > 1 ? `~a${attempt}` : ''}`;
 
 export interface OpenAiTurnState {
   setup: OpenAiTurnSetup;
