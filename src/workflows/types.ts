@@ -1,6 +1,6 @@
 // The workflows' inputs, results and progress, and (re-exported) the activity contracts they carry: the types the
 // client starts and reads workflows with. Types only.
-import type { AgentName, EpisodeSettings, ModelLimits, OpenAiTurnSetup, TokenUsage, TurnOutcome } from '../activities/types.ts';
+import type { EpisodeInput, OpenAiTurnSetup, TokenUsage, TurnOutcome } from '../activities/types.ts';
 
 export type {
   AgentName, AgentTurnOutput, EpisodeInput, EpisodePlan, EpisodeSettings, HostLease, ModelLimits, OpenAiModelAnswer, OpenAiTurnSetup, PrepareInput, PrepareOutcome, PrepareRequest, ProbeResult, RegradeInput, SandboxGroupRef, SandboxRef, ServiceRef, StepPlan, TokenUsage, TurnOutcome, TurnRef,
@@ -39,22 +39,14 @@ export interface ResultRow {
   regraded_from?: string;
 }
 
-export interface BatchInput {
-  batchId: string;
-  datasetName: string;
-  datasetPath: string;
+/** A batch: what every episode of it shares, its tasks, and how many repeats run how many at once. */
+export interface BatchInput extends Pick<EpisodeInput,
+  'batchId' | 'datasetName' | 'datasetPath' | 'agent' | 'agentArgs' | 'imageAliases' | 'episodeSettings' | 'model' | 'limits' | 'keepFinalState'> {
   tasks: Array<{ taskId: string; taskPath: string; digest: string; baseImageId?: string }>;
   repeats: number;
   concurrency: number;
-  agent: AgentName;
-  agentArgs: Record<string, string>;
-  imageAliases: Record<string, string>;
-  episodeSettings: EpisodeSettings;
-  model?: string;
-  limits?: ModelLimits;
   /** Children started per run before the batch continues as new (tests lower it). */
   continueAsNewAfter?: number;
-  keepFinalState?: boolean;
 }
 
 export interface BatchProgress {
