@@ -20,40 +20,16 @@ export const workflowForbiddenModules = [
 // a debt to pay by moving the helper to the layer that may own it, never a rule to widen: a new import against the
 // table fails the lint (test/lint/import-table.test.ts).
 export const importTableAllowlist = [
-  // The activity contracts (inputs, outputs, TurnRef) are declared with the workflows that call them.
-  { from: 'src/activities/', to: 'src/workflows/types.ts', typesOnly: true, why: 'activity inputs and outputs live in workflows/types.ts' },
-  { from: 'src/activities/', to: 'src/workflows/regrade-input.ts', why: 'pure regrade-input rules shared by the regrade workflow and its activities' },
-  { from: 'src/activities/', to: 'src/workflows/budget.ts', why: 'the pure episode-budget rule shared by the episode workflow and its activities' },
-  { from: 'src/activities/slots.ts', to: 'src/server/daemon.ts', why: 'withLockFile: one lock-file helper, not yet in a layer both may import' },
   // agents name the gateway's types for the scope a harness gets (installed agents call the model through it).
   { from: 'src/agents/', to: 'src/gateway/index.ts', typesOnly: true, why: 'the gateway scope types a harness is handed' },
-  // The CLI drives layers below the client directly for commands the client has no API for yet.
-  { from: 'src/cli/agents.ts', to: 'src/agents/installed/', why: '`berth agents` lists and installs agent layers' },
-  { from: 'src/cli/agents.ts', to: 'src/sandbox/', why: '`berth agents install` builds the agent layer on the engine' },
-  { from: 'src/cli/janitor.ts', to: 'src/sandbox/', why: '`berth janitor` removes leftover sandboxes' },
-  { from: 'src/cli/regrade.ts', to: 'src/sandbox/', why: '`berth regrade` opens the engine for the verifier image' },
-  { from: 'src/cli/prepare.ts', to: 'src/agents/installed/registry.ts', why: 'agent names for --agent' },
-  { from: 'src/cli/validate.ts', to: 'src/agents/solution.ts', why: '`berth validate` reports solution status' },
-  { from: 'src/cli/', to: 'src/task/index.ts', why: 'prepare, tasks and validate load task folders' },
-  { from: 'src/cli/', to: 'src/workflows/types.ts', why: 'AGENT_NAMES and the row and progress types' },
-  { from: 'src/cli/worker.ts', to: 'src/worker.ts', why: '`berth worker` runs the worker in the foreground' },
-  // The client starts and queries workflows with names and ids the workflows module defines (values, not only types).
-  { from: 'src/client/', to: 'src/workflows/types.ts', why: 'AGENT_NAMES, episodeWorkflowId' },
-  { from: 'src/client/', to: 'src/workflows/start-options.ts', why: 'the start options of an episode (retry, regrade)' },
-  { from: 'src/client/', to: 'src/workflows/batch-control.ts', why: 'the signal and query names of a batch' },
-  { from: 'src/client/', to: 'src/workflows/episodes.ts', why: 'episode ids of a batch' },
-  { from: 'src/client/', to: 'src/workflows/search-attributes.ts', why: 'search attribute names for list queries' },
-  { from: 'src/client/', to: 'src/workflows/row.ts', why: 'the row helpers the usage report reads' },
-  { from: 'src/client/', to: 'src/agents/installed/registry.ts', why: 'agent names checked before a batch starts' },
+  // The CLI may import the client, config and server; none of them may reach the engine.
+  { from: 'src/cli/', to: 'src/worker.ts', why: 'commands that act on this host\'s engine (`berth worker`, `janitor`, `gc`, `agents`, the host line of `server status`) go through the worker layer' },
+  // No module both the client and workflow code may import holds values (DESIGN.md section 2: the client imports config
+  // and task, workflows only outcomes): the shared rules are defined once, each on one side, and imported across.
+  { from: 'src/client/', to: 'src/workflows/public.ts', why: 'episode ids, start options and batch expansion, the batch\'s update names and concurrency rule, the usage sum: the workflows\' rules the client applies too' },
+  { from: 'src/workflows/', to: 'src/config/search-attributes.ts', why: 'the search attribute keys the workflows set, defined once with the list the server registers and the client queries' },
   { from: 'src/client/retry.ts', to: 'src/outcomes/index.ts', why: '`retry --masked` reads each kind\'s retryable flag (outcomes is a bottom module the table leaves out of the client row)' },
-  { from: 'src/client/probe.ts', to: 'src/gateway/probe.ts', typesOnly: true, why: 'the probe result type' },
   { from: 'src/client/', to: 'src/trajectory/atif-types.ts', typesOnly: true, why: 'the viewer reads ATIF trajectories' },
-  // The detached worker's status reads the slots and identity files the activities keep.
-  { from: 'src/server/', to: 'src/activities/', why: 'host status reads the slot file and host identity the worker writes' },
-  { from: 'src/worker.ts', to: 'src/server/host-workers.ts', why: 'the worker records itself in the host worker list' },
-  // Workflow inputs carry a probe result and MCP tool descriptions: their types only.
-  { from: 'src/workflows/probe.ts', to: 'src/gateway/probe.ts', typesOnly: true, why: 'the probe result type' },
-  { from: 'src/workflows/types.ts', to: 'src/agents/openai/mcp.ts', typesOnly: true, why: 'the MCP tool description type' },
 ];
 
 export default tseslint.config(

@@ -11,9 +11,15 @@ import { homePath } from './config/paths.ts';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { reconcileSlots, runIsOpen, seedBoundMs } from './activities/slot-reconcile.ts';
 import { freeing } from './activities/tear-down.ts';
-import { slotCapacity, slotsFile } from './activities/slot-capacity.ts';
-import { hostPollers } from './server/host-workers.ts';
+import { removeOrphanSandboxes, type JanitorReport } from './activities/host-upkeep.ts';
+import { slotCapacity, slotsFile } from './config/slots.ts';
+import { hostPollers } from './config/pollers.ts';
 import { SHARED_QUEUE } from './config/index.ts';
+
+// The CLI's commands that act on this host's engine reach it here (it may not import the sandbox): its identity for
+// `berth server status`, `berth gc`, `berth agents`, and the janitor below.
+export { hostIdentity } from './activities/host-identity.ts';
+export { installedAgentListing, removeKeptStates, retentionDays, type InstalledAgentListing, type JanitorReport } from './activities/host-upkeep.ts';
 
 const workflowsDir = join(dirname(fileURLToPath(import.meta.url)), 'workflows');
 
@@ -107,21 +113,28 @@ async function announce(deps: ActivityDeps, address: string, namespace: string):
   }
 }
 
+/** isLive backed by Temporal: live means the workflow's latest run is RUNNING. */
+export function temporalLiveness(client: Client): (workflowId: string) => Promise<boolean> {
+  return async (workflowId) => {
+    try {
+      return (await client.workflow.getHandle(workflowId).describe()).status.name === 'RUNNING';
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return false;
+      throw err;
+    }
+  };
+}
+
+/** The janitor: removes this host's sandboxes whose episode workflow no longer runs, as Temporal tells (`berth janitor`). */
+export function removeOrphans(client: Client, provider?: ActivityDeps['provider']): Promise<JanitorReport> {
+  return removeOrphanSandboxes(temporalLiveness(client), provider);
+}
+
 /** Removes sandboxes whose episode no longer runs, so a crash before this start never leaks containers. */
 async function janitorAtStart(deps: ActivityDeps, address: string, namespace: string): Promise<void> {
   const connection = await Connection.connect({ address });
   try {
-    const client = new Client({ connection, namespace });
-    const report = await deps.provider.janitor({
-      isLive: async (workflowId) => {
-        try {
-          return (await client.workflow.getHandle(workflowId).describe()).status.name === 'RUNNING';
-        } catch (err) {
-          if (err instanceof WorkflowNotFoundError) return false;
-          throw err;
-        }
-      },
-    });
+    const report = await removeOrphans(new Client({ connection, namespace }), deps.provider);
     if (report.removed.length > 0) console.log(`berth worker: janitor removed ${report.removed.length} orphaned sandbox(es)`);
   } finally {
     await connection.close();

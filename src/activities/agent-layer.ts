@@ -5,7 +5,7 @@ import { ApplicationFailure, heartbeat } from '@temporalio/activity';
 import { AgentInstallFailed, ensureLayer, installedAgent, layerExists, layerTag, imageId, type LayerResult } from '../agents/index.ts';
 import { ImageBuildFailed, type DockerSandboxProvider, type PreparedImage } from '../sandbox/index.ts';
 import { homePath } from '../config/paths.ts';
-import type { EpisodeInput, EpisodePlan } from '../workflows/types.ts';
+import type { EpisodeInput, EpisodePlan } from './types.ts';
 import { typed } from './failures.ts';
 import { agentImageForSeed } from './image-prep.ts';
 import type { ActivityDeps } from './deps.ts';

@@ -6,7 +6,7 @@ import type { DockerDriver } from '../sandbox/docker/driver.ts';
 import type { ModelGateway } from '../gateway/index.ts';
 import { composeSettings, finalStateRetentionDays, subnetSettings } from '../config/env.ts';
 import { homePath } from '../config/paths.ts';
-import type { HostLease } from '../workflows/types.ts';
+import type { HostLease } from './types.ts';
 import { hostIdentity } from './host-identity.ts';
 import { stopWorkerGateway, workerGateway } from './model-gateway.ts';
 import type { OnDemand } from './on-demand.ts';
@@ -14,7 +14,7 @@ import { workerEgress, type NetworkDeps } from './phase-network.ts';
 import { RemovalJournal } from './removal-journal.ts';
 import { Remover } from './remover.ts';
 import { GROUP_PREFIX } from './seed-compose.ts';
-import { slotCapacity, slotsFile } from './slot-capacity.ts';
+import { slotCapacity, slotsFile } from '../config/slots.ts';
 import { HostSlots } from './slots.ts';
 import { episodeTaskLoader, type EpisodeTaskLoader } from './task-loader.ts';
 
@@ -45,11 +45,16 @@ export function sandboxDeps(provider: DockerSandboxProvider): NetworkDeps {
   return { provider, egress: workerEgress(provider) };
 }
 
-/** `provider`: the engine to work on (tests hand in their own); by default this host's, keeping its state under BERTH_HOME. */
-export async function createActivityDeps(opts: { provider?: DockerSandboxProvider; hostQueueSuffix?: string } = {}): Promise<ActivityDeps> {
-  const provider = opts.provider ?? new DockerSandboxProvider(undefined, {
+/** This host's engine, keeping its state under BERTH_HOME, with the sandbox settings of src/config/env.ts. */
+export function hostProvider(): DockerSandboxProvider {
+  return new DockerSandboxProvider(undefined, {
     stateDir: homePath(), subnets: subnetSettings(), compose: composeSettings(), finalStateRetentionDays: finalStateRetentionDays(),
   });
+}
+
+/** `provider`: the engine to work on (tests hand in their own); by default this host's. */
+export async function createActivityDeps(opts: { provider?: DockerSandboxProvider; hostQueueSuffix?: string } = {}): Promise<ActivityDeps> {
+  const provider = opts.provider ?? hostProvider();
   const { driver } = provider;
   const identity = await hostIdentity({ provider, suffix: opts.hostQueueSuffix });
   const remover = new Remover({

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { TurnOutcome } from '../workflows/types.ts';
+import type { TurnOutcome } from './types.ts';
 
 const RECORD = 'verify-outcome.json';
 

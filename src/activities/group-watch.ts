@@ -2,7 +2,7 @@
 // the agent's turn watches the group while it runs, and verification looks once more before grading.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SandboxLost, type SandboxProvider } from '../sandbox/index.ts';
-import type { SandboxRef } from '../workflows/types.ts';
+import type { SandboxRef } from './types.ts';
 import { serviceHandle } from './handle.ts';
 
 const WATCH_MS = 5_000;

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { containerName, SeedFailed } from '../sandbox/index.ts';
 import { loadBerthConfig } from '../config/berth-config.ts';
 import { secretValues } from '../verify/index.ts';
-import type { EpisodeInput, EpisodePlan, SandboxRef } from '../workflows/types.ts';
+import type { EpisodeInput, EpisodePlan, SandboxRef } from './types.ts';
 import { typed } from './failures.ts';
 import type { ActivityDeps } from './deps.ts';
 import { episodeLogsDir } from './logs.ts';

@@ -3,7 +3,7 @@
 // group's network); a stdio server's command runs in the agent's sandbox as the agent user, once per session.
 import { describeEndpoint, listMcpTools, type McpEndpoint, type McpToolBinding, type StdioStarter } from '../agents/index.ts';
 import type { McpServer, Task } from '../task/index.ts';
-import type { SandboxRef } from '../workflows/types.ts';
+import type { SandboxRef } from './types.ts';
 import { SandboxLost, type SandboxProvider } from '../sandbox/index.ts';
 import { handleOf, serviceHandle } from './handle.ts';
 

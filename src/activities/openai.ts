@@ -6,7 +6,7 @@ import {
   mcpFunctionTools, readConversation, runBashTool, runMcpTool, startConversation, toolCallsOf,
 } from '../agents/index.ts';
 import { clearTurnFiles } from '../verify/index.ts';
-import type { ModelLimits, OpenAiModelAnswer, OpenAiTurnSetup, TurnRef } from '../workflows/types.ts';
+import type { ModelLimits, OpenAiModelAnswer, OpenAiTurnSetup, TurnRef } from './types.ts';
 import { upstreamFor } from '../gateway/index.ts';
 import { loadBerthConfig } from '../config/berth-config.ts';
 import { asActivityFailure, typed } from './failures.ts';

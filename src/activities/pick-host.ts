@@ -1,5 +1,5 @@
 import { Context, heartbeat, log, sleep } from '@temporalio/activity';
-import type { HostLease } from '../workflows/types.ts';
+import type { HostLease } from './types.ts';
 import type { ActivityDeps } from './deps.ts';
 import { reconcileSlots, runIsOpen, seedBoundMs } from './slot-reconcile.ts';
 

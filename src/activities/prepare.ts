@@ -1,5 +1,5 @@
 import { Context, heartbeat } from '@temporalio/activity';
-import type { PrepareInput, PrepareRequest, PrepareOutcome } from '../workflows/types.ts';
+import type { PrepareInput, PrepareRequest, PrepareOutcome } from './types.ts';
 import { isLossError } from '../sandbox/index.ts';
 import { prepareAndRecord } from './image-prep.ts';
 import { buildLayerFor } from './agent-layer.ts';

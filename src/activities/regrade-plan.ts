@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { REGRADE_REFUSED, type RegradeInput } from '../workflows/regrade-input.ts';
-import type { EpisodePlan } from '../workflows/types.ts';
+import { REGRADE_REFUSED } from '../outcomes/index.ts';
+import type { RegradeInput } from './types.ts';
+import type { EpisodePlan } from './types.ts';
 import { typed } from './failures.ts';
 import type { ActivityDeps } from './deps.ts';
 import { planEpisode } from './shared.ts';

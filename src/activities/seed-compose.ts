@@ -6,7 +6,7 @@ import { seedGroup } from '../sandbox/group-seed.ts';
 import { prepareServiceImages } from '../sandbox/image-prep.ts';
 import type { SandboxLabels } from '../sandbox/index.ts';
 import type { Task } from '../task/index.ts';
-import type { EpisodeInput, SandboxRef, ServiceRef } from '../workflows/types.ts';
+import type { EpisodeInput, SandboxRef, ServiceRef } from './types.ts';
 import { agentImageForSeed } from './image-prep.ts';
 import { environmentOf } from './seed-agent.ts';
 import type { ActivityDeps } from './deps.ts';

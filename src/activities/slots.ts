@@ -1,41 +1,9 @@
-import { watch, type FSWatcher, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { watch, type FSWatcher, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname } from 'node:path';
-import { withLockFile } from '../server/daemon.ts';
+import { withLockFile } from '../config/lock-file.ts';
+import { readSlots, type Lease, type SlotsView } from '../config/slots.ts';
 
-/**
- * One sandbox slot taken on a host. Held by a running episode (key: its workflow id), or leaving: its episode
- * was torn down and its sandboxes are being removed (key: `<workflow id>/<run id>`).
- */
-export interface Lease {
-  key: string;
-  workflowId: string;
-  runId: string;
-  /** When it was reserved (ms since the epoch). */
-  at: number;
-  /** The worker process that reserved it (`<hostname>:<pid>`), for status and logs. */
-  by: string;
-  /** When the episode's seed started on this host. */
-  seeded?: number;
-  /** When it was torn down; the slot is freed once its sandboxes `names` are gone. */
-  leaving?: number;
-  names?: string[];
-}
-
-export interface SlotsView {
-  /** The capacity the last worker process that changed the file was configured with. */
-  capacity?: number;
-  leases: Lease[];
-}
-
-/** A host's slots file as it is now; no file is no slot in use. */
-export function readSlots(file: string): SlotsView {
-  try {
-    return JSON.parse(readFileSync(file, 'utf8')) as SlotsView;
-  } catch {
-    return { leases: [] };
-  }
-}
 
 const LOCK = { staleMs: 10_000, pollMs: 5 };
 

@@ -8,7 +8,7 @@ import type { Task } from '../task/index.ts';
 import { clearTurnFiles, redact, runVerification, secretValues, type VerifyResult } from '../verify/index.ts';
 import type { SandboxProvider } from '../sandbox/index.ts';
 import type { AtifTrajectory } from '../verify/index.ts';
-import type { AgentTurnOutput, SandboxRef, TokenUsage, TurnOutcome, TurnRef } from '../workflows/types.ts';
+import type { AgentTurnOutput, SandboxRef, TokenUsage, TurnOutcome, TurnRef } from './types.ts';
 import { beating } from './beating.ts';
 import { failIfEntrypointDied, keepEntrypointOutput } from './entrypoint-output.ts';
 import { typed } from './failures.ts';

@@ -29,7 +29,6 @@ export function harnessFor(name: string): AgentHarness {
 
 export type * from './types.ts';
 export { AgentConfigError, SolutionEnvUnset } from './errors.ts';
-export { solutionForTurn, solutionStatus, type SolutionStatus, type TurnSolution } from './solution.ts';
 export { oracleHarness, runOracleTurn, solutionEnv, ORACLE_COMMAND, ORACLE_OUTPUT, SOLUTION_DIR } from './oracle.ts';
 export { nopHarness, runNopTurn } from './nop.ts';
 export { commandHarness, runCommandTurn, COMMAND_STDOUT, COMMAND_STDERR, INSTRUCTION_FILE, RESPONSE_FILE } from './command.ts';

@@ -9,7 +9,7 @@ import { redact, redactFile } from '../trajectory/redact.ts';
 import { runDetached, readTail } from './detached-run.ts';
 import { SolutionEnvUnset } from './errors.ts';
 import { AGENT_LOGS, copyLogToHost, OUTPUT_TAIL_BYTES, secondsSince, userOnlyTrajectory, writeTrajectory } from './logs.ts';
-import { solutionForTurn } from './solution.ts';
+import { solutionForTurn } from '../task/index.ts';
 import type { AgentHarness, AgentTurnContext, AgentTurnResult } from './types.ts';
 
 export const SOLUTION_DIR = '/solution';

@@ -1,7 +1,5 @@
 import type { Command } from 'commander';
-import { INSTALLED_AGENTS } from '../agents/installed/registry.ts';
-import { listLayers } from '../agents/installed/layer.ts';
-import { DockerSandboxProvider } from '../sandbox/index.ts';
+import { installedAgentListing } from '../worker.ts';
 import { bold, dim, printJson, table } from './output.ts';
 
 const BUILT_IN = [
@@ -16,12 +14,7 @@ export function registerAgents(program: Command): void {
   program.command('agents').description('list the agents, their pinned versions, and the agent layers this host has')
     .option('--json', 'print JSON')
     .action(async (o: { json?: boolean }) => {
-      const layers = await listLayers(new DockerSandboxProvider());
-      const installed = Object.values(INSTALLED_AGENTS).map((a) => ({
-        name: a.name, version: a.version, providers: a.providers,
-        install: `${a.install.kind === 'pypi' ? 'PyPI' : 'npm'} ${a.install.package}@${a.install.version}`,
-        layers: layers.filter((l) => l.agent === a.name),
-      }));
+      const { agents: installed, layers } = await installedAgentListing();
       if (o.json) return printJson({ agents: installed, built_in: BUILT_IN.map(([name, , what]) => ({ name, what })) });
       console.log(table(['agent', 'version', 'model providers', 'install', 'layers here'], [
         ...installed.map((a) => [a.name, a.version, a.providers.join(', '), a.install, String(a.layers.length)]),

@@ -1,24 +1,9 @@
 // `berth janitor [--json]`: removes sandboxes whose episode workflow is no longer running.
-import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import type { Command } from 'commander';
 import { serverSettings, temporalAddress } from '../config/index.ts';
-import { DockerSandboxProvider } from '../sandbox/index.ts';
-import type { JanitorReport } from '../sandbox/types.ts';
+import { removeOrphans, type JanitorReport } from '../worker.ts';
 import { printJson, UserError } from './output.ts';
-
-
-/** isLive backed by Temporal: live means the workflow's latest run is RUNNING. */
-export function temporalLiveness(client: Client): (workflowId: string) => Promise<boolean> {
-  return async (workflowId) => {
-    try {
-      const d = await client.workflow.getHandle(workflowId).describe();
-      return d.status.name === 'RUNNING';
-    } catch (err) {
-      if (err instanceof WorkflowNotFoundError) return false;
-      throw err;
-    }
-  };
-}
 
 export async function runJanitorCommand(opts: { json?: boolean }): Promise<JanitorReport> {
   const { address } = temporalAddress();
@@ -33,8 +18,7 @@ export async function runJanitorCommand(opts: { json?: boolean }): Promise<Janit
     );
   }
   try {
-    const client = new Client({ connection, namespace: serverSettings().namespace });
-    const report = await new DockerSandboxProvider().janitor({ isLive: temporalLiveness(client) });
+    const report = await removeOrphans(new Client({ connection, namespace: serverSettings().namespace }));
     if (opts.json) {
       printJson(report);
     } else {

@@ -1,7 +1,7 @@
 import { SingleBar } from 'cli-progress';
 import type { BatchHandle } from '../client/batch.ts';
 import { slotWaits, slotWaitText, type SlotWait } from '../client/slot-waits.ts';
-import type { BatchProgress } from '../workflows/types.ts';
+import type { BatchProgress } from '../client/index.ts';
 
 export function progressLine(p: BatchProgress, waits: SlotWait[] = []): string {
   const mean = p.scored > 0 ? (p.rewardSum / p.scored).toFixed(3) : '-';

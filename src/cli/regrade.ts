@@ -2,8 +2,8 @@
 // `berth gc [--batch B | --all] [--older-than DAYS]`: removes the final-state images --keep-final-state kept.
 import type { Command } from 'commander';
 import { BatchHandle } from '../client/batch.ts';
-import { DockerSandboxProvider, retentionDays } from '../sandbox/index.ts';
-import { finalStateRetentionDays } from '../config/env.ts';
+import { removeKeptStates, retentionDays } from '../worker.ts';
+import { finalStateRetentionDays } from '../config/index.ts';
 import { ensureCluster } from './ensure.ts';
 import { collect, positiveInt } from './options.ts';
 import { UserError, dim, printJson, yellow } from './output.ts';
@@ -39,7 +39,7 @@ export function registerRegrade(program: Command): void {
     .option('--older-than <days>', 'those kept more than this many days ago', positiveInt('--older-than'))
     .option('--json', 'print JSON')
     .action(async (o: { batch?: string; all?: boolean; olderThan?: number; json?: boolean }) => {
-      const r = await new DockerSandboxProvider(undefined, { finalStateRetentionDays: finalStateRetentionDays() }).removeFinalStates({ batch: o.batch, all: o.all, olderThanDays: o.olderThan });
+      const r = await removeKeptStates({ batch: o.batch, all: o.all, olderThanDays: o.olderThan });
       if (o.json) return printJson(r);
       for (const k of r.removed) console.log(`removed ${k.image} (${k.workflowId}, kept ${k.keptAt})`);
       for (const k of r.kept) console.log(yellow(`kept    ${k.image} (${k.workflowId}): ${k.reason}`));

@@ -1,7 +1,8 @@
 import { Option, type Command } from 'commander';
 import { existsSync, statSync } from 'node:fs';
 import { startBatch } from '../client/batch.ts';
-import { AGENT_NAMES, type AgentName, type ResultRow } from '../workflows/types.ts';
+import { AGENT_NAMES, type AgentName } from '../config/agents.ts';
+import type { ResultRow } from '../client/index.ts';
 import { usageMetrics } from '../client/usage-stats.ts';
 import { ensureCluster } from './ensure.ts';
 import { liveProgress } from './progress.ts';

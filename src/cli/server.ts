@@ -4,13 +4,18 @@ import { ensureServer, serverPid, stopServer } from '../server/devserver.ts';
 import { temporalAnswers } from '../server/health.ts';
 import { ensureWorker, stopWorker, workerPid, workerPolls } from '../server/worker-daemon.ts';
 import { hostStatus, type HostStatus } from '../server/host-status.ts';
+import { hostQueueSuffix } from '../config/env.ts';
+import { hostIdentity } from '../worker.ts';
 import { bold, dim, green, printJson, red, yellow } from './output.ts';
 
 async function status(json: boolean): Promise<void> {
   const { address, embedded } = temporalAddress();
   const up = await temporalAnswers(address);
   const polls = up ? await workerPolls(address).catch(() => false) : false;
-  const host = await hostStatus(up ? address : undefined).catch((err: Error) => ({ error: err.message }));
+  // BERTH_HOST_QUEUE_SUFFIX names a test worker's queue, as for `berth worker`.
+  const host = await hostIdentity({ suffix: hostQueueSuffix() })
+    .then((identity) => hostStatus(identity, up ? address : undefined))
+    .catch((err: Error) => ({ error: err.message }));
   const info = { address, ui: uiUrl(), embedded, running: up, server_pid: serverPid() ?? null, worker_pid: workerPid() ?? null, worker_polling: polls, host };
   if (json) return printJson(info);
   console.log(`${bold('Temporal')}  ${up ? green('running') : red('not running')}  grpc ${address}  ${embedded ? '(embedded dev server)' : '(TEMPORAL_ADDRESS)'}`);

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { BatchHandle } from '../client/batch.ts';
 import { BatchControlError } from '../client/steer.ts';
-import type { BatchProgress } from '../workflows/types.ts';
+import type { BatchProgress } from '../client/index.ts';
 import { positiveInt } from './options.ts';
 import { UserError, bold, printJson } from './output.ts';
 import { progressLine } from './progress.ts';

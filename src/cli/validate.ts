@@ -1,10 +1,7 @@
 import type { Command } from 'commander';
-import { resolve } from 'node:path';
-import { solutionStatus } from '../agents/solution.ts';
 import { nothingLoaded, startBatch } from '../client/batch.ts';
-import { validateExitCode, validationOf, type ValidationRow } from '../client/validate.ts';
-import { loadBerthConfig, loaderOptions } from '../config/berth-config.ts';
-import { DatasetRefusal, loadDataset, toSkippedEntry } from '../task/index.ts';
+import { DatasetRefusal } from '../client/datasets.ts';
+import { validateExitCode, validationOf, validationPlan, type ValidationPlan, type ValidationRow } from '../client/validate.ts';
 import { ensureCluster } from './ensure.ts';
 import { keyValue, positiveInt } from './options.ts';
 import { UserError, green, printJson, red, table, yellow } from './output.ts';
@@ -19,34 +16,26 @@ export function registerValidate(program: Command): void {
     .option('--results <dir>', 'results folder (default results/<batch id>)')
     .option('--json', 'print JSON')
     .action(async (datasetArg: string, o: { imageAlias?: Record<string, string>; concurrency: number; results?: string; json?: boolean }) => {
-      const config = loadBerthConfig();
-      const imageAliases = { ...config.config.images.aliases, ...(o.imageAlias ?? {}) };
-      let dataset;
+      let plan: ValidationPlan;
       try {
-        dataset = await loadDataset(resolve(datasetArg), { agent: 'oracle', imageAliases, ...loaderOptions(config), logger: { warn: () => undefined } });
+        plan = await validationPlan(datasetArg, o.imageAlias);
       } catch (err) {
         if (err instanceof DatasetRefusal) throw new UserError(err.message, 2);
         throw err;
       }
-      const refused = dataset.refused.map(toSkippedEntry);
+      const { refused, runnable } = plan;
       // task-folder-format.md § What the loader refuses: when no task loads, the error instead of a table, exit 2.
-      if (dataset.tasks.length === 0) {
+      if (runnable.length + plan.unvalidated.length === 0) {
         const error = nothingLoaded(datasetArg, refused);
         if (!o.json) throw new UserError(error, 2);
         process.exitCode = 2;
         return printJson({ error, tasks: [], refused });
       }
-      const rows: ValidationRow[] = [];
-      const runnable: string[] = [];
-      for (const task of dataset.tasks) {
-        const s = solutionStatus(task);
-        if (s === 'solvable') runnable.push(task.id);
-        else rows.push({ task_id: task.id, status: 'unvalidated', reward: null, failure_kind: null, reason: s.unvalidated });
-      }
+      const rows: ValidationRow[] = [...plan.unvalidated];
       if (runnable.length > 0) {
         await ensureCluster();
         const handle = await startBatch({
-          dataset: datasetArg, agent: 'oracle', imageAliases, concurrency: o.concurrency, resultsDir: o.results,
+          dataset: datasetArg, agent: 'oracle', imageAliases: o.imageAlias, concurrency: o.concurrency, resultsDir: o.results,
           taskFilter: (id) => runnable.includes(id), logger: { warn: () => undefined },
         });
         try {

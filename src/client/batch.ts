@@ -3,11 +3,10 @@ import { basename, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { batchUiLink } from '../config/temporal.ts';
 import type { AgentName, BatchInput, BatchProgress, ModelLimits, ResultRow } from '../workflows/types.ts';
-import { AGENT_NAMES, episodeWorkflowId } from '../workflows/types.ts';
+import { AGENT_NAMES } from '../config/agents.ts';
 import { probeBeforeBatch } from './probe.ts';
-import { isInstalledAgent } from '../agents/installed/registry.ts';
-import { episodesOf } from '../workflows/episodes.ts';
-import { BERTH_AGENT, BERTH_BATCH, BERTH_DATASET } from '../workflows/search-attributes.ts';
+import { BATCH_UPDATES, episodesOf, episodeWorkflowId } from '../workflows/public.ts';
+import { BERTH_AGENT, BERTH_BATCH, BERTH_DATASET } from '../config/search-attributes.ts';
 import { connect, type Connected } from './connect.ts';
 import { collectRows } from './collect.ts';
 import { batchWorkflowId, listEpisodes, NEVER_STARTED, waitForEpisode } from './episodes.ts';
@@ -15,8 +14,7 @@ import { retryEpisodes, type RetrySelection } from './retry.ts';
 import { steerBatch } from './steer.ts';
 import { regradeEpisodes, regradeResult, type RegradeSelection, type RegradesStarted } from './regrade.ts';
 import { cancelEpisodes, type CancelledEpisodes, type EpisodeSelection } from './cancel-episodes.ts';
-import { BATCH_UPDATES } from '../workflows/batch-control.ts';
-import { prepareTasks } from './prepare.ts';
+import { prepareInput, prepareTasks } from './prepare.ts';
 import { loadDataset, toSkippedEntry } from '../task/index.ts';
 import { loadBerthConfig, loaderOptions } from '../config/berth-config.ts';
 import { ResultsFolder, type Metrics, type SkippedEntry } from './results.ts';
@@ -228,10 +226,8 @@ export async function startBatch(opts: StartBatchOptions): Promise<BatchHandle> 
   let tasks = dataset.tasks.map((t) => ({ taskId: t.id, taskPath: t.path, digest: t.digest }));
   const skipped = dataset.refused.map(toSkippedEntry);
   if (opts.prepare !== false) {
-    const prepared = await prepareTasks(client, {
-      datasetPath: dataset.root, tasks, imageAliases, ...(isInstalledAgent(agent) ? { agent } : {}),
-      ...(loader.separateVerifierForArtifacts ? { separateVerifierForArtifacts: true } : {}),
-    }, opts.taskQueue);
+    const toPrepare = { root: dataset.root, imageAliases, separateVerifierForArtifacts: loader.separateVerifierForArtifacts === true };
+    const prepared = await prepareTasks(client, prepareInput(toPrepare, tasks, agent), opts.taskQueue);
     skipped.push(...prepared.skipped);
     const failed = new Set(prepared.skipped.map((s) => s.task_id));
     const pins = new Map(prepared.outcomes.flatMap((o) => (o.ok && o.baseImageId ? [[o.taskId, o.baseImageId] as const] : [])));

@@ -1,6 +1,5 @@
 import { WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { RegradeInput } from '../workflows/regrade-input.ts';
-import type { EpisodeInput, ResultRow } from '../workflows/types.ts';
+import type { EpisodeInput, RegradeInput, ResultRow } from '../workflows/types.ts';
 import { newestOf } from './newest.ts';
 
 export const batchWorkflowId = (batchId: string): string => `berth/${batchId}`;

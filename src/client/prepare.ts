@@ -1,6 +1,8 @@
 import type { Client } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
-import { type PrepareInput, type PrepareOutcome } from '../workflows/types.ts';
+import type { PrepareInput, PrepareOutcome } from '../workflows/types.ts';
+import { isInstalledAgentName } from '../config/agents.ts';
+import type { DatasetToRun } from './datasets.ts';
 import type { SkippedEntry } from './results.ts';
 import { sharedQueue } from '../config/index.ts';
 
@@ -8,6 +10,14 @@ export interface PrepareResult {
   outcomes: PrepareOutcome[];
   /** Tasks whose image could not be made ready: skipped.json entries with stage `prepare`. */
   skipped: SkippedEntry[];
+}
+
+/** What prepare builds for a dataset's tasks: their images, an installed agent's layer over each, verifier images. */
+export function prepareInput(dataset: Pick<DatasetToRun, 'root' | 'imageAliases' | 'separateVerifierForArtifacts'>, tasks: PrepareInput['tasks'], agent?: string): PrepareInput {
+  return {
+    datasetPath: dataset.root, tasks, imageAliases: dataset.imageAliases, ...(agent !== undefined && isInstalledAgentName(agent) ? { agent } : {}),
+    ...(dataset.separateVerifierForArtifacts ? { separateVerifierForArtifacts: true } : {}),
+  };
 }
 
 /** Builds or checks every task's image on a worker's host (DESIGN.md section 7: run and validate prepare first). */

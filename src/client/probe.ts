@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
-import type { ProbeResult } from '../gateway/probe.ts';
-import { isInstalledAgent } from '../agents/installed/registry.ts';
+import type { ProbeResult } from '../workflows/types.ts';
+import { isInstalledAgentName } from '../config/agents.ts';
 import { sharedQueue } from '../config/index.ts';
 
 /** A batch whose model refuses the worker's key, or does not exist, never starts. */
@@ -14,7 +14,7 @@ export class ModelProbeFailed extends Error {
 
 /** One probe call through a worker's gateway for an installed agent; other agents need none. */
 export async function probeBeforeBatch(client: Client, req: { agent: string; model?: string; agentArgs?: Record<string, string> }, taskQueue = sharedQueue()): Promise<void> {
-  if (!isInstalledAgent(req.agent)) return;
+  if (!isInstalledAgentName(req.agent)) return;
   const result = await client.workflow.execute('modelProbeWorkflow', {
     taskQueue, workflowId: `berth-probe/${randomBytes(4).toString('hex')}`, args: [req],
     staticSummary: `probe ${req.model ?? '(no model)'} for ${req.agent}`,

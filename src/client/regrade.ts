@@ -1,7 +1,6 @@
 import { WorkflowFailedError, type Client } from '@temporalio/client';
-import type { RegradeInput } from '../workflows/regrade-input.ts';
-import { episodeStartOptions } from '../workflows/start-options.ts';
-import type { EpisodeInput, ResultRow } from '../workflows/types.ts';
+import { episodeStartOptions } from '../workflows/public.ts';
+import type { EpisodeInput, RegradeInput, ResultRow } from '../workflows/types.ts';
 import { listEpisodes, newestEpisodes, nextAttempt, waitForEpisode, type EpisodeRef } from './episodes.ts';
 import { named } from './retry.ts';
 

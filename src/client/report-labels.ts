@@ -1,7 +1,7 @@
 // The report header's dataset and agent: rows do not carry them, the batch workflow does.
 import { Client, Connection } from '@temporalio/client';
 import { serverSettings, temporalAddress } from '../config/temporal.ts';
-import { BERTH_AGENT, BERTH_DATASET } from '../workflows/search-attributes.ts';
+import { BERTH_AGENT, BERTH_DATASET } from '../config/search-attributes.ts';
 import { batchWorkflowId } from './episodes.ts';
 
 export interface BatchLabels { dataset?: string; agent?: string }

@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { isFailureKind, isRetryable } from '../outcomes/index.ts';
-import { episodeStartOptions } from '../workflows/start-options.ts';
+import { episodeStartOptions } from '../workflows/public.ts';
 import type { ResultRow } from '../workflows/types.ts';
 import { episodeInput, listEpisodes, newestEpisodes, nextAttempt, waitForEpisode, type EpisodeRef } from './episodes.ts';
 

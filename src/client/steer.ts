@@ -1,5 +1,5 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
-import { BATCH_UPDATES, concurrencyProblem } from '../workflows/batch-control.ts';
+import { BATCH_UPDATES, concurrencyProblem } from '../workflows/public.ts';
 import type { BatchProgress } from '../workflows/types.ts';
 import { batchWorkflowId } from './episodes.ts';
 

@@ -1,5 +1,5 @@
 // Model usage over a batch's rows (the gateway's counts): totals, and per task the mean over its episodes.
-import { sumUsage } from '../workflows/row.ts';
+import { sumUsage } from '../workflows/public.ts';
 import type { ResultRow, TokenUsage } from '../workflows/types.ts';
 
 export interface UsageMetrics {

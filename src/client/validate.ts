@@ -1,4 +1,7 @@
 import type { ResultRow } from '../workflows/types.ts';
+import { solutionStatus } from '../task/index.ts';
+import { loadDatasetToRun } from './datasets.ts';
+import type { SkippedEntry } from './results.ts';
 
 export type ValidationStatus = 'solved' | 'solved-but-scored-0' | 'unvalidated' | 'failed' | 'masked';
 
@@ -9,6 +12,26 @@ export interface ValidationRow {
   failure_kind: string | null;
   /** Why a task is unvalidated or failed. */
   reason?: string;
+}
+
+export interface ValidationPlan {
+  /** Tasks whose every turn has a reference solution: the oracle runs them. */
+  runnable: string[];
+  /** Tasks it cannot validate, with the reason. */
+  unvalidated: ValidationRow[];
+  refused: SkippedEntry[];
+}
+
+/** Loads the dataset for the oracle and sorts its tasks into those it can validate and those it cannot. */
+export async function validationPlan(dataset: string, imageAliases?: Record<string, string>): Promise<ValidationPlan> {
+  const loaded = await loadDatasetToRun(dataset, { agent: 'oracle', imageAliases });
+  const plan: ValidationPlan = { runnable: [], unvalidated: [], refused: loaded.refused };
+  for (const task of loaded.tasks) {
+    const s = solutionStatus(task);
+    if (s === 'solvable') plan.runnable.push(task.id);
+    else plan.unvalidated.push({ task_id: task.id, status: 'unvalidated', reward: null, failure_kind: null, reason: s.unvalidated });
+  }
+  return plan;
 }
 
 /** What the oracle's run says about a task's reference solution. */

@@ -27,7 +27,7 @@ export const janitorAtStart = (): boolean => env().BERTH_JANITOR_AT_START !== '0
 /** BERTH_HOST_NAME: the host's name in rows and status (default: the engine's machine name). */
 export const hostNameOverride = (): string | undefined => env().BERTH_HOST_NAME || undefined;
 
-/** BERTH_WORKER_SLOTS: sandbox slots per host (src/activities/slot-capacity.ts checks the value). */
+/** BERTH_WORKER_SLOTS: sandbox slots per host (src/config/slots.ts checks the value). */
 export const workerSlotsSetting = (): string | undefined => env().BERTH_WORKER_SLOTS;
 
 /** BERTH_HEARTBEAT_TIMEOUT_SEC: how long a silent host activity may go before it is lost (default 45). */

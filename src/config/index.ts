@@ -3,5 +3,6 @@
 export { configFilePath, loadBerthConfig, loaderOptions, type BerthConfig, type LoadedConfig } from './berth-config.ts';
 export { berthHome, berthHomeDir, homePath } from './paths.ts';
 export * from './temporal.ts';
+export * from './search-attributes.ts';
 export { SHARED_QUEUE, hostQueueName, sharedQueue } from './queues.ts';
 export * from './env.ts';

@@ -1,5 +1,6 @@
 // Where Temporal is (TEMPORAL_ADDRESS, or the embedded dev server's BERTH_TEMPORAL_PORT, BERTH_UI_PORT,
-// TEMPORAL_NAMESPACE, BERTH_UI_URL) and what the dev server registers: read here for the CLI, client and server.
+// TEMPORAL_NAMESPACE, BERTH_UI_URL) and how long it keeps histories: read here for the CLI, client and server. The
+// search attributes it registers are in search-attributes.ts.
 
 /** Where the embedded dev server listens and what it registers. */
 export interface ServerSettings {
@@ -17,18 +18,6 @@ export function serverSettings(): ServerSettings {
     namespace: process.env.TEMPORAL_NAMESPACE ?? 'default',
   };
 }
-
-/** DESIGN.md section 4: search attributes, within the dev server's SQLite slots. */
-export const SEARCH_ATTRIBUTE_TYPES: Record<string, 'Keyword' | 'Double' | 'Int'> = {
-  BerthBatch: 'Keyword',
-  BerthTask: 'Keyword',
-  BerthDataset: 'Keyword',
-  BerthAgent: 'Keyword',
-  BerthOutcome: 'Keyword',
-  BerthFailureKind: 'Keyword',
-  BerthReward: 'Double',
-  BerthTurn: 'Int',
-};
 
 export const RETENTION_DAYS = 30;
 

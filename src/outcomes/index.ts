@@ -5,4 +5,5 @@ export {
   isFailureKind, isMasked, isMaskingKind, isRetryable,
 } from './failure-kinds.ts';
 export type { FailureKind, FailureKindInfo, TaskErrorType } from './failure-kinds.ts';
+export { REGRADE_REFUSED } from './regrade.ts';
 export { modelStatusMeaning, isTransientModelStatus, type ModelStatusMeaning } from './model-status.ts';

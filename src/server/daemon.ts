@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { openSync, closeSync, readFileSync, writeFileSync, existsSync, rmSync, statSync } from 'node:fs';
+import { openSync, closeSync, readFileSync, writeFileSync, existsSync, rmSync } from 'node:fs';
 
 /**
  * Starts a daemon in its own session with no inherited descriptors (DESIGN.md section 5, Daemons),
@@ -64,29 +64,4 @@ export async function stopPid(pidFile: string, graceMs = 10_000): Promise<boolea
 export function tail(file: string, lines = 20): string {
   if (!existsSync(file)) return '(no log)';
   return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
-}
-
-/**
- * Only one process at a time runs fn: the others wait on the lock file, looking every pollMs (a lock older
- * than staleMs is broken: its holder died).
- */
-export async function withLockFile<T>(lock: string, fn: () => T | Promise<T>, { staleMs = 120_000, pollMs = 200 } = {}): Promise<T> {
-  const deadline = Date.now() + staleMs;
-  for (;;) {
-    try {
-      closeSync(openSync(lock, 'wx'));
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw err;
-      const stale = (() => { try { return Date.now() - statSync(lock).mtimeMs > staleMs; } catch { return false; } })();
-      if (stale) rmSync(lock, { force: true });
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${lock}; remove it if no berth process holds it`);
-      await new Promise((r) => setTimeout(r, pollMs * (0.5 + Math.random())));
-    }
-  }
-  try {
-    return await fn();
-  } finally {
-    rmSync(lock, { force: true });
-  }
 }

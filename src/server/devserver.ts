@@ -1,8 +1,10 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { findTemporalCli } from './binary.ts';
-import { SEARCH_ATTRIBUTE_TYPES, RETENTION_DAYS, serverSettings, temporalAddress, uiUrl } from '../config/temporal.ts';
-import { alive, readPid, spawnDetached, stopPid, tail, withLockFile } from './daemon.ts';
+import { RETENTION_DAYS, serverSettings, temporalAddress, uiUrl } from '../config/temporal.ts';
+import { SEARCH_ATTRIBUTE_TYPES } from '../config/search-attributes.ts';
+import { alive, readPid, spawnDetached, stopPid, tail } from './daemon.ts';
+import { withLockFile } from '../config/lock-file.ts';
 import { temporalAnswers, waitFor } from './health.ts';
 import { homePath } from '../config/paths.ts';
 

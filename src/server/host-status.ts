@@ -1,8 +1,5 @@
-import { hostQueueSuffix } from '../config/env.ts';
-import { hostIdentity } from '../activities/host-identity.ts';
-import { readSlots } from '../activities/slots.ts';
-import { slotCapacity, slotsFile } from '../activities/slot-capacity.ts';
-import { hostPollers } from './host-workers.ts';
+import { readSlots, slotCapacity, slotsFile } from '../config/slots.ts';
+import { hostPollers } from '../config/pollers.ts';
 
 export interface HostStatus {
   host: string;
@@ -14,10 +11,10 @@ export interface HostStatus {
 
 /**
  * This host as `berth server status` shows it: its sandbox queue, the workers polling it and its slots in use.
- * BERTH_HOST_QUEUE_SUFFIX names a test worker's queue, as for `berth worker`.
+ * `identity` is the host's name and sandbox queue as its worker names them (src/worker.ts, hostIdentity).
  */
-export async function hostStatus(address: string | undefined, namespace = 'default'): Promise<HostStatus> {
-  const { host, queue } = await hostIdentity({ suffix: hostQueueSuffix() });
+export async function hostStatus(identity: { host: string; queue: string }, address: string | undefined, namespace = 'default'): Promise<HostStatus> {
+  const { host, queue } = identity;
   const file = slotsFile(queue);
   const view = readSlots(file);
   const workers = address ? await hostPollers(address, namespace, queue).catch(() => []) : [];

@@ -1,5 +1,5 @@
 import { Connection } from '@temporalio/client';
-import { SEARCH_ATTRIBUTE_TYPES } from '../config/temporal.ts';
+import { SEARCH_ATTRIBUTE_TYPES } from '../config/search-attributes.ts';
 
 const TYPE_CODES = { Keyword: 2, Int: 3, Double: 4 } as const;
 

@@ -1,10 +1,11 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { slotCapacity } from '../activities/slot-capacity.ts';
+import { slotCapacity } from '../config/slots.ts';
 import { codeHash, projectRoot } from './code-hash.ts';
-import { alive, readPid, spawnDetached, stopPid, tail, withLockFile } from './daemon.ts';
+import { alive, readPid, spawnDetached, stopPid, tail } from './daemon.ts';
+import { withLockFile } from '../config/lock-file.ts';
 import { waitFor } from './health.ts';
-import { queuePollers } from './host-workers.ts';
+import { queuePollers } from '../config/pollers.ts';
 import { homePath } from '../config/paths.ts';
 import { configFilePath, sharedQueue } from '../config/index.ts';
 

@@ -1,10 +1,8 @@
 import {
   ParentClosePolicy, allHandlersFinished, condition, continueAsNew, setHandler, startChild, workflowInfo,
 } from '@temporalio/workflow';
-import { concurrencyProblem, type BatchControl } from './batch-control.ts';
 import { episodeWorkflow } from './episode.ts';
-import { episodesOf } from './episodes.ts';
-import { episodeStartOptions } from './start-options.ts';
+import { concurrencyProblem, episodeStartOptions, episodesOf, type BatchControl } from './public.ts';
 import { episodeDoneSignal, pauseUpdate, progressQuery, resizeUpdate, resumeUpdate, type EpisodeDone } from './signals.ts';
 import type { BatchInput, BatchProgress } from './types.ts';
 

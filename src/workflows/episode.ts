@@ -8,7 +8,7 @@ import { FINAL_ERROR_TYPES, TASK_ERROR_TYPES, maskedTurn, maskingFailure, planne
 import { openaiTurnWorkflow } from './openai-turn.ts';
 import { rollUp, shouldStop } from './rollup.ts';
 import { buildRow } from './row.ts';
-import { BERTH_FAILURE_KIND, BERTH_OUTCOME, BERTH_REWARD, BERTH_TURN } from './search-attributes.ts';
+import { BERTH_FAILURE_KIND, BERTH_OUTCOME, BERTH_REWARD, BERTH_TURN } from '../config/search-attributes.ts';
 import type { EpisodeInput, EpisodePlan, HostLease, ResultRow, SandboxRef, TurnOutcome } from './types.ts';
 
 const { planEpisode } = proxyActivities<SharedActivities>({

@@ -1,6 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { SharedActivities } from '../activities/shared-activities.ts';
-import type { ProbeResult } from '../gateway/probe.ts';
+import type { ProbeResult } from './types.ts';
 
 const { probeAgentModel } = proxyActivities<SharedActivities>({ startToCloseTimeout: '5 minutes', retry: { maximumAttempts: 3 } });
 

@@ -2,11 +2,11 @@ import { proxyActivities, upsertSearchAttributes, workflowInfo } from '@temporal
 import type { SharedActivities } from '../activities/shared-activities.ts';
 import type { HostActivities } from '../activities/host-activities.ts';
 import { FINAL_ERROR_TYPES, maskedTurn, maskingFailure } from './failures.ts';
-import { REGRADE_REFUSED, type RegradeInput } from './regrade-input.ts';
 import { rollUp } from './rollup.ts';
 import { buildRow } from './row.ts';
-import { BERTH_FAILURE_KIND, BERTH_OUTCOME, BERTH_REWARD } from './search-attributes.ts';
-import type { ResultRow, TurnOutcome } from './types.ts';
+import { BERTH_FAILURE_KIND, BERTH_OUTCOME, BERTH_REWARD } from '../config/search-attributes.ts';
+import { REGRADE_REFUSED } from '../outcomes/index.ts';
+import type { RegradeInput, ResultRow, TurnOutcome } from './types.ts';
 
 const NOT_RETRIED = [...FINAL_ERROR_TYPES, REGRADE_REFUSED];
 

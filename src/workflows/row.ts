@@ -1,5 +1,6 @@
+import { sumUsage } from './public.ts';
 import type { Rollup } from './rollup.ts';
-import type { EpisodeInput, EpisodePlan, ResultRow, SandboxRef, TokenUsage, TurnOutcome } from './types.ts';
+import type { EpisodeInput, EpisodePlan, ResultRow, SandboxRef, TurnOutcome } from './types.ts';
 
 /** DESIGN.md section 4: the episode's row, from its turns and roll-up. */
 export function buildRow(args: {
@@ -35,18 +36,4 @@ export function buildRow(args: {
     logs_dir: args.sandbox?.logsDir ?? null,
     ...(usage ? { usage } : {}),
   };
-}
-
-/** The turns' usage added up; cached tokens and cost appear when some turn reported them. */
-export function sumUsage(list: readonly TokenUsage[]): TokenUsage | undefined {
-  if (list.length === 0) return undefined;
-  const total: TokenUsage = { promptTokens: 0, completionTokens: 0, calls: 0 };
-  for (const u of list) {
-    total.promptTokens += u.promptTokens;
-    total.completionTokens += u.completionTokens;
-    total.calls += u.calls;
-    if (u.cachedTokens !== undefined) total.cachedTokens = (total.cachedTokens ?? 0) + u.cachedTokens;
-    if (u.costUsd !== undefined) total.costUsd = Math.round(((total.costUsd ?? 0) + u.costUsd) * 1e8) / 1e8;
-  }
-  return total;
 }

@@ -1,5 +1,5 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import { BATCH_UPDATES } from './batch-control.ts';
+import { BATCH_UPDATES } from './public.ts';
 import type { BatchProgress } from './types.ts';
 
 export interface EpisodeDone {

@@ -5,8 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createActivityDeps, releaseActivityDeps, type ActivityDeps } from '../../src/activities/deps.ts';
 import { createHostActivities } from '../../src/activities/host-activities.ts';
 import { createSharedActivities } from '../../src/activities/shared-activities.ts';
-import { slotsFile } from '../../src/activities/slot-capacity.ts';
-import { readSlots } from '../../src/activities/slots.ts';
+import { readSlots, slotsFile } from '../../src/config/slots.ts';
 import { provider } from '../sandbox/helpers.ts';
 
 const tag = randomBytes(3).toString('hex');

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { slotCapacity } from '../../src/activities/slot-capacity.ts';
+import { slotCapacity } from '../../src/config/slots.ts';
 
 // DESIGN.md section 7 (Config file: [worker] slots; Workers and hosts: default cores × 4); docs/configuration.md.
 describe('a host\'s sandbox slots', () => {

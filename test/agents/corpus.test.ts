@@ -2,7 +2,8 @@
 // build-mode image): the oracle scores 1 on each turn, nop scores 0.
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { harnessFor, solutionStatus } from '../../src/agents/index.ts';
+import { harnessFor } from '../../src/agents/index.ts';
+import { solutionStatus } from '../../src/task/index.ts';
 import { loadDataset } from '../../src/task/index.ts';
 import { validateAtif } from '../../src/trajectory/atif.ts';
 import { ALIASES, CORPUS, loadTestTask, makeCtx, seedTask, sh, teardownAll, verifyTurn } from './helpers.ts';

@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { harnessFor, SolutionEnvUnset, solutionStatus } from '../../src/agents/index.ts';
+import { harnessFor, SolutionEnvUnset } from '../../src/agents/index.ts';
+import { solutionStatus } from '../../src/task/index.ts';
 import { validateAtif } from '../../src/trajectory/atif.ts';
 import { loadTestTask, makeCtx, seedTask, sh, teardownAll, writeTask } from './helpers.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage, ConversationRecord } from '../../src/agents/index.ts';
-import { AGENT_NAMES } from '../../src/workflows/types.ts';
+import { AGENT_NAMES } from '../../src/config/agents.ts';
 import {
   AgentConfigError,
   apiKeyEnvOf,

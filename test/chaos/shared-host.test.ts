@@ -5,7 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBatch } from '../../src/client/batch.ts';
-import { hostPollers } from '../../src/server/host-workers.ts';
+import { hostPollers } from '../../src/config/pollers.ts';
 import { berth } from '../helpers/cli.ts';
 import { slotsInUse, testHostQueue } from '../helpers/host-slots.ts';
 import { sleepyTasks, writeDataset } from '../helpers/tasks.ts';

@@ -3,7 +3,8 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkAgentName, startBatch } from '../../src/client/batch.ts';
-import { AGENT_NAMES, type AgentName } from '../../src/workflows/types.ts';
+import { AGENT_NAMES, INSTALLED_AGENT_NAMES, isInstalledAgentName, type AgentName } from '../../src/config/agents.ts';
+import { INSTALLED_AGENTS } from '../../src/agents/installed/registry.ts';
 import { berth } from '../helpers/cli.ts';
 
 // Issue 12, bad input before work: an unknown --agent is refused before a batch starts, listing the agents.
@@ -24,4 +25,12 @@ describe('an unknown agent name', () => {
   });
 
   it.each(AGENT_NAMES)('%s is accepted', (name) => expect(() => checkAgentName(name)).not.toThrow());
+});
+
+describe('the agent names the CLI and the client accept', () => {
+  it('name exactly the installed agents of src/agents (INSTALLED_AGENT_NAMES)', () => {
+    expect([...INSTALLED_AGENT_NAMES].sort()).toEqual(Object.keys(INSTALLED_AGENTS).sort());
+    for (const name of INSTALLED_AGENT_NAMES) expect(isInstalledAgentName(name)).toBe(true);
+    expect(isInstalledAgentName('oracle')).toBe(false);
+  });
 });

@@ -6,7 +6,7 @@ import { newestEpisodes, nextAttempt, type EpisodeRef } from '../../src/client/e
 import { named } from '../../src/client/retry.ts';
 import { progressLine } from '../../src/cli/progress.ts';
 import { copiedFromManifest } from '../../src/verify/artifacts.ts';
-import { concurrencyProblem } from '../../src/workflows/batch-control.ts';
+import { concurrencyProblem } from '../../src/workflows/public.ts';
 
 describe('the concurrency window rule (berth resize, the batch update validator)', () => {
   it.each([[1, null], [6, null], [500, null]])('%j is a window', (n, expected) => {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { startBatch } from '../../src/client/batch.ts';
-import { hostPollers } from '../../src/server/host-workers.ts';
+import { hostPollers } from '../../src/config/pollers.ts';
 import { homePath } from '../../src/config/paths.ts';
 import { repoRoot } from '../helpers/cli.ts';
 import { testHostQueue } from '../helpers/host-slots.ts';

@@ -1,6 +1,5 @@
 import Docker from 'dockerode';
-import { readSlots } from '../../src/activities/slots.ts';
-import { slotsFile } from '../../src/activities/slot-capacity.ts';
+import { readSlots, slotsFile } from '../../src/config/slots.ts';
 import { hostQueueName } from '../../src/config/index.ts';
 
 /** The sandbox queue a worker with this suffix polls on the engine at `docker` (the default engine if none). */

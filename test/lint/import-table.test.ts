@@ -22,6 +22,16 @@ const wrong: Array<[folder: string, source: string, names: string]> = [
   ['gateway', "import { loadDataset } from '../task/index.ts';\nexport const x = loadDataset;\n", 'gateway may not import src/task'],
   ['workflows', "import { typed } from '../activities/failures.ts';\nexport const x = typed;\n", 'workflows may not import src/activities'],
   ['verify', "import { harnessFor } from '../agents/index.ts';\nexport const x = harnessFor;\n", 'verify may not import src/agents'],
+  // The edges issue 12 removed stay removed: the CLI reaches the engine only through the worker layer, the client
+  // takes workflow types only (and agent names from config), the server and the activities stay below their callers.
+  ['cli', "import { DockerSandboxProvider } from '../sandbox/index.ts';\nexport const x = DockerSandboxProvider;\n", 'cli may not import src/sandbox'],
+  ['cli', "import { loadDataset } from '../task/index.ts';\nexport const x = loadDataset;\n", 'cli may not import src/task'],
+  ['cli', "import type { ResultRow } from '../workflows/types.ts';\nexport type X = ResultRow;\n", 'cli may not import src/workflows'],
+  ['client', "import { episodeWorkflow } from '../workflows/episode.ts';\nexport const x = episodeWorkflow;\n", 'client may not import src/workflows/episode.ts'],
+  ['client', "import { INSTALLED_AGENTS } from '../agents/installed/registry.ts';\nexport const x = INSTALLED_AGENTS;\n", 'client may not import src/agents'],
+  ['server', "import { HostSlots } from '../activities/slots.ts';\nexport const x = HostSlots;\n", 'server may not import src/activities'],
+  ['activities', "import type { ResultRow } from '../workflows/types.ts';\nexport type X = ResultRow;\n", 'activities may not import src/workflows'],
+  ['activities', "import { ensureWorker } from '../server/worker-daemon.ts';\nexport const x = ensureWorker;\n", 'activities may not import src/server'],
 ];
 
 const right: Array<[folder: string, source: string]> = [
@@ -30,6 +40,9 @@ const right: Array<[folder: string, source: string]> = [
   ['agents', "import { redact } from '../trajectory/index.ts';\nexport const x = redact;\n"],
   ['activities', "import { homePath } from '../config/index.ts';\nimport { runVerification } from '../verify/index.ts';\nexport const x = [homePath, runVerification];\n"],
   ['outcomes', "import { join } from 'node:path';\nexport const x = join;\n"],
+  ['cli', "import { startBatch } from '../client/index.ts';\nimport { AGENT_NAMES } from '../config/agents.ts';\nimport { ensureServer } from '../server/devserver.ts';\nexport const x = [startBatch, AGENT_NAMES, ensureServer];\n"],
+  ['client', "import type { ResultRow } from '../workflows/types.ts';\nimport { loadDataset } from '../task/index.ts';\nimport { slotsFile } from '../config/slots.ts';\nexport type X = ResultRow;\nexport const x = [loadDataset, slotsFile];\n"],
+  ['server', "import { withLockFile } from '../config/lock-file.ts';\nimport { readSlots } from '../config/slots.ts';\nexport const x = [withLockFile, readSlots];\n"],
 ];
 
 const probes = [...wrong, ...right].map(([folder, source], i) => ({ file: join(root, 'src', folder, `lint-probe-${process.pid}-${i}.ts`), source }));

@@ -1,6 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runJanitorCommand, temporalLiveness } from '../../src/cli/janitor.ts';
+import { runJanitorCommand } from '../../src/cli/janitor.ts';
+import { temporalLiveness } from '../../src/worker.ts';
 import { makeSpec, provider, teardownAll } from './helpers.ts';
 
 const made: string[] = [];

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Connection } from '@temporalio/client';
-import { SEARCH_ATTRIBUTE_TYPES, RETENTION_DAYS } from '../../src/config/temporal.ts';
+import { RETENTION_DAYS } from '../../src/config/temporal.ts';
+import { SEARCH_ATTRIBUTE_TYPES } from '../../src/config/search-attributes.ts';
 import { ensureServer } from '../../src/server/devserver.ts';
 import { berth } from '../helpers/cli.ts';
 

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Connection } from '@temporalio/client';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { findTemporalCli } from '../../src/server/binary.ts';
-import { SEARCH_ATTRIBUTE_TYPES } from '../../src/config/temporal.ts';
+import { SEARCH_ATTRIBUTE_TYPES } from '../../src/config/search-attributes.ts';
 import { temporalAnswers, waitFor } from '../../src/server/health.ts';
 import { ensureSearchAttributes } from '../../src/server/search-attributes.ts';
 

@@ -1,7 +1,8 @@
 // `berth tasks DATASET [--json]` (issue 3, CLI; skipped.json entry shape of DESIGN.md § 7).
 import { Command } from 'commander';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { listTasks, registerTasks, renderTasksReport } from '../../src/cli/tasks.ts';
+import { listTasks } from '../../src/client/tasks.ts';
+import { registerTasks, renderTasksReport } from '../../src/cli/tasks.ts';
 import { CORPUS, taskFiles, tempTree } from './helpers.ts';
 
 const cleanups: Array<() => void> = [];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EXEC_OVERHEAD_SEC, VERIFY_PHASES_SEC, episodeBudget, healthcheckWorstSec, verifyTimeLimitSec, type BudgetInput, type VerifyTimeInput } from '../../src/workflows/budget.ts';
+import { EXEC_OVERHEAD_SEC, VERIFY_PHASES_SEC, episodeBudget, healthcheckWorstSec, verifyTimeLimitSec, type BudgetInput, type VerifyTimeInput } from '../../src/activities/budget.ts';
 
 const base: BudgetInput = {
   turns: [{ agentSec: 1000, verifierSec: 200, collectSec: 0 }],

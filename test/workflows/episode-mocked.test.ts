@@ -4,7 +4,8 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { randomBytes } from 'node:crypto';
 import { startScriptedWorker } from '../helpers/temporal.ts';
 import { recordHistory } from '../helpers/histories.ts';
-import { DEFAULT_EPISODE_SETTINGS, type EpisodeInput, type EpisodePlan, type ResultRow, type TurnOutcome } from '../../src/workflows/types.ts';
+import { DEFAULT_EPISODE_SETTINGS } from '../../src/activities/types.ts';
+import type { EpisodeInput, EpisodePlan, ResultRow, TurnOutcome } from '../../src/workflows/types.ts';
 
 // Workflow logic with mocked activities (real Temporal server, real worker, scripted activities).
 const queue = `test-mocked-${randomBytes(3).toString('hex')}`;

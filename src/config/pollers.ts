@@ -1,3 +1,5 @@
+// Which workers poll a queue, per Temporal: the worker tells its log who shares its host, the server whether a
+// worker is up.
 import { Connection } from '@temporalio/client';
 
 export interface Poller { identity: string; lastAccess: Date }

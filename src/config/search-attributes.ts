@@ -1,3 +1,5 @@
+// DESIGN.md section 4: Berth's search attributes, defined once. The workflows set them, the client lists by them and
+// the server registers them (within the dev server's SQLite slots). Pure: workflow code imports this file too.
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 
 export const BERTH_BATCH = defineSearchAttributeKey('BerthBatch', SearchAttributeType.KEYWORD);
@@ -10,3 +12,11 @@ export const BERTH_REWARD = defineSearchAttributeKey('BerthReward', SearchAttrib
 export const BERTH_TURN = defineSearchAttributeKey('BerthTurn', SearchAttributeType.INT);
 
 export type Outcome = 'running' | 'scored' | 'masked' | 'failed';
+
+const KEYS = [BERTH_BATCH, BERTH_TASK, BERTH_DATASET, BERTH_AGENT, BERTH_OUTCOME, BERTH_FAILURE_KIND, BERTH_REWARD, BERTH_TURN];
+const TYPE_NAMES = { [SearchAttributeType.KEYWORD]: 'Keyword', [SearchAttributeType.DOUBLE]: 'Double', [SearchAttributeType.INT]: 'Int' } as const;
+
+/** Each attribute's name and type as the Temporal CLI and operator service name them. */
+export const SEARCH_ATTRIBUTE_TYPES: Record<string, 'Keyword' | 'Double' | 'Int'> = Object.fromEntries(
+  KEYS.map((k) => [k.name, TYPE_NAMES[k.type as keyof typeof TYPE_NAMES]]),
+);

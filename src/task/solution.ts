@@ -1,6 +1,7 @@
 // Which reference solution the oracle runs for a turn (spec/multi-step-tasks.md, Per-step reference
 // solutions), and whether `berth validate` can validate a task at all.
-import { stepLayout, type Task } from '../task/index.ts';
+import { stepLayout } from './layout.ts';
+import type { Task } from './model.ts';
 
 export type TurnSolution =
   | { kind: 'solve_sh' | 'answer_md'; dir: string; from: 'task' | 'step' }

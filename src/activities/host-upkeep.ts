@@ -1,0 +1,39 @@
+// What the CLI does on this host's engine outside any episode: remove sandboxes no running episode owns (`berth
+// janitor`, and every worker at start), remove kept final states (`berth gc`), list the installed agents and their
+// layers (`berth agents`). src/worker.ts hands these to the CLI, which may not reach the sandbox itself.
+import { INSTALLED_AGENTS, listLayers, type LayerInfo } from '../agents/installed/index.ts';
+import { hostProvider } from './deps.ts';
+import { retentionDays, type GcSelection, type JanitorReport, type SandboxProvider } from '../sandbox/index.ts';
+
+export { retentionDays, type GcSelection, type JanitorReport };
+
+/** Removes the sandboxes whose episode workflow `isLive` says no longer runs. */
+export function removeOrphanSandboxes(isLive: (workflowId: string) => Promise<boolean>, provider: SandboxProvider = hostProvider()): Promise<JanitorReport> {
+  return provider.janitor({ isLive });
+}
+
+/** Removes the final states `berth run --keep-final-state` kept, as `sel` picks them. */
+export function removeKeptStates(sel: GcSelection, provider: SandboxProvider = hostProvider()) {
+  return provider.removeFinalStates(sel);
+}
+
+export interface InstalledAgentListing {
+  name: string;
+  version: string;
+  providers: readonly string[];
+  /** Where it installs from: `PyPI <package>@<version>` or `npm <package>@<version>`. */
+  install: string;
+  /** Its layers on this host's engine. */
+  layers: LayerInfo[];
+}
+
+/** The installed agents with their pinned versions, and every agent layer this host's engine holds. */
+export async function installedAgentListing(provider: SandboxProvider = hostProvider()): Promise<{ agents: InstalledAgentListing[]; layers: LayerInfo[] }> {
+  const layers = await listLayers(provider);
+  const agents = Object.values(INSTALLED_AGENTS).map((a) => ({
+    name: a.name, version: a.version, providers: a.providers,
+    install: `${a.install.kind === 'pypi' ? 'PyPI' : 'npm'} ${a.install.package}@${a.install.version}`,
+    layers: layers.filter((l) => l.agent === a.name),
+  }));
+  return { agents, layers };
+}

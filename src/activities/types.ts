@@ -1,0 +1,223 @@
+// The activity contracts: what the workflows hand activities and what they answer (the workflows import these as
+// types; DESIGN.md section 2). Plain data, no imports with side effects.
+import type { AgentName } from '../config/agents.ts';
+import type { McpToolBinding } from '../agents/openai/mcp.ts';
+
+export type { AgentName };
+export type { ProbeResult } from '../gateway/probe.ts';
+
+/** Per episode, enforced by the worker's model gateway (--max-tokens, --max-cost). */
+export interface ModelLimits {
+  maxTokens?: number;
+  maxCostUsd?: number;
+}
+
+export interface EpisodeInput {
+  batchId: string;
+  datasetName: string;
+  datasetPath: string;
+  taskId: string;
+  taskPath: string;
+  /** Digest recorded when the batch started; the plan refuses a task whose digest moved. */
+  digest: string;
+  /** A pull- or overlay-mode base as prepare pinned it (its image id): every host seeds from exactly this image. */
+  baseImageId?: string;
+  repeat: number;
+  attempt: number;
+  agent: AgentName;
+  agentArgs: Record<string, string>;
+  imageAliases: Record<string, string>;
+  episodeSettings: EpisodeSettings;
+  /** berth run --keep-final-state: the sandbox is committed to an image after the last agent turn (shared mode). */
+  keepFinalState?: boolean;
+  /** `provider/model` for agents that call a model (--model). */
+  model?: string;
+  limits?: ModelLimits;
+}
+
+/** berth.toml [episode] (and [resources]), as the client read it when the batch started. */
+export interface EpisodeSettings {
+  defaultTimeoutSec: number;
+  enforceTaskTimeouts: boolean;
+  sandboxReadyTimeoutSec: number;
+  /** [resources]: replaces the task's effective cpus / memory_mb; absent when berth.toml names none. */
+  resourceOverride?: { cpus?: number; memory_mb?: number };
+  /** berth.toml [episode].separate_verifier_for_artifacts (unset in batches started before it). */
+  separateVerifierForArtifacts?: boolean;
+}
+
+export const DEFAULT_EPISODE_SETTINGS: EpisodeSettings = { defaultTimeoutSec: 21600, enforceTaskTimeouts: true, sandboxReadyTimeoutSec: 900 };
+
+export interface StepPlan {
+  name: string;
+  agentTimeoutSec: number;
+  /** test.sh's budget. */
+  verifierTimeoutSec: number;
+  /** The verify activity's limit: collect hooks, a separate verifier's start, test.sh (absent in older plans). */
+  verifyTimeoutSec?: number;
+  /** Gate: a number gates `reward`, a table gates each named key. */
+  minReward?: number | Record<string, number>;
+  /** Set when the step has a workdir/ or a healthcheck to prepare before its agent: that preparation's budget. */
+  setupSec?: number;
+}
+
+export interface EpisodePlan {
+  taskId: string;
+  digest: string;
+  image: string;
+  multiStep: boolean;
+  steps: StepPlan[];
+  strategy: 'mean' | 'final';
+  verifierMode: 'shared' | 'separate';
+  /** Seconds: the whole episode's budget, enforced by a workflow timer. */
+  episodeBudgetSec: number;
+  /** Seconds a seed may take (image preparation, overlay RUN lines, healthcheck). */
+  seedTimeoutSec: number;
+  /** Long host activities heartbeat; a silent host is lost after this many seconds. */
+  heartbeatTimeoutSec: number;
+  /** A host that does not pick up a sandbox activity within this many seconds is lost. */
+  scheduleToStartSec: number;
+}
+
+export interface HostLease {
+  host: string;
+  queue: string;
+}
+
+export interface SandboxRef {
+  /** The host's sandbox queue: every activity on this sandbox goes there. */
+  queue: string;
+  /** The sandbox's name on its host, and the engine's id for it. */
+  name: string;
+  id: string;
+  host: string;
+  /** The sandbox's resolved default user and working directory. */
+  user: string;
+  workdir: string;
+  /** Per-episode logs folder on the host that owns the sandbox. */
+  logsDir: string;
+  /** Berth runs the image's entrypoint beside the keep-alive; its death during the rollout masks the episode. */
+  entrypoint?: boolean;
+  /** A Compose task's group: main is the sandbox above; every service (main too) by name. */
+  group?: SandboxGroupRef;
+}
+
+/** One service of a group, as the sandbox's activities reach it. */
+export interface ServiceRef {
+  /** The service's sandbox name, and the engine's id for it. */
+  name: string;
+  id: string;
+  user: string;
+  workdir: string;
+  /** Not running when the seed ended (a one-shot service that completed): never watched. */
+  exited?: true;
+}
+
+export interface SandboxGroupRef {
+  project: string;
+  services: Record<string, ServiceRef>;
+}
+
+export interface TurnOutcome {
+  step: string;
+  reward: number | null;
+  verifier_rewards: Record<string, number>;
+  reward_components?: Record<string, number>;
+  failure_kind: string | null;
+  failure_reason: string | null;
+  masked: boolean;
+  response_text: string;
+  timings: Record<string, number>;
+  usage?: TokenUsage;
+}
+
+export interface PrepareRequest {
+  taskId: string;
+  taskPath: string;
+  datasetPath: string;
+  digest: string;
+  imageAliases: Record<string, string>;
+  separateVerifierForArtifacts?: boolean;
+}
+
+export type PrepareOutcome =
+  | { taskId: string; ok: true; image: string; mode: string; built: boolean; layer?: { tag: string; built: boolean }; baseImageId?: string }
+  | { taskId: string; ok: false; reason: string };
+
+export interface PrepareInput {
+  datasetPath: string;
+  tasks: Array<{ taskId: string; taskPath: string; digest: string }>;
+  imageAliases: Record<string, string>;
+  /** An installed agent whose layer is built for every task too (berth prepare --agent). */
+  agent?: string;
+  /** Tasks forced into separate verification need their verifier images too. */
+  separateVerifierForArtifacts?: boolean;
+}
+
+/** One turn of an episode, as the turn activities see it. */
+export interface TurnRef {
+  input: EpisodeInput;
+  plan: EpisodePlan;
+  sandbox: SandboxRef;
+  turn: number;
+}
+
+/** What the openai turn workflow carries: paths and settings, never the key or the conversation. */
+export interface OpenAiTurnSetup {
+  conversationPath: string;
+  user: string;
+  workdir: string;
+  baseUrl: string;
+  model: string;
+  /** The NAME of the variable holding the key on the worker. */
+  apiKeyEnv: string | null;
+  maxCalls: number;
+  maxTokens: number | null;
+  toolTimeoutSec: number;
+  /** The task's MCP servers' tools, offered beside bash (absent: none). */
+  mcpTools?: McpToolBinding[];
+}
+
+/** One openai model call as history keeps it. */
+export interface OpenAiModelAnswer {
+  toolCallIds: string[];
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens?: number;
+  costUsd?: number;
+  /** The episode passed --max-tokens or --max-cost with this call. */
+  limit?: { kind: string; reason: string };
+}
+
+export interface AgentTurnOutput {
+  /** Bounded: the full text is in the turn's logs folder. */
+  responseText: string;
+  exitCode: number | null;
+  timings: Record<string, number>;
+  usage?: TokenUsage;
+  /** The agent's own ending of the turn (context window, a token or cost limit): a failure kind and why. */
+  agentOutcome?: { kind: string; reason: string };
+}
+
+/** Model usage as the gateway counted it. `promptTokens` includes cached input tokens. */
+export interface TokenUsage { promptTokens: number; completionTokens: number; calls: number; cachedTokens?: number; costUsd?: number }
+
+/** What a regrade carries (the regrade workflow's input, its activities' too). */
+export interface RegradeInput {
+  /** The new attempt (attempt k+1) of the episode; the plan records the task's digest as it is now. */
+  episode: EpisodeInput;
+  /** The attempt regraded: the row's `regraded_from`, and where its logs are. */
+  from: {
+    workflowId: string;
+    runId: string;
+    /** The sandbox queue of the host that ran it: its logs and kept state are there. */
+    queue: string;
+    host: string | null;
+    logsDir: string;
+    responseText: string;
+    timings: Record<string, number>;
+    usage?: TokenUsage;
+  };
+  /** The run whose final state was kept (the agent's run, also when a regrade is regraded). */
+  stateOf: { workflowId: string; runId: string };
+}
