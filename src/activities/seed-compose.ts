@@ -5,7 +5,7 @@ import { groupProjectName } from '../sandbox/docker/group-names.ts';
 import { seedGroup } from '../sandbox/group-seed.ts';
 import { prepareServiceImages } from '../sandbox/image-prep.ts';
 import type { SandboxLabels } from '../sandbox/index.ts';
-import type { Task } from '../task/index.ts';
+import { inTask, TASK_LAYOUT, type Task } from '../task/index.ts';
 import type { EpisodeInput, SandboxRef, ServiceRef } from './types.ts';
 import { agentImageForSeed } from './image-prep.ts';
 import { environmentOf } from './seed-agent.ts';
@@ -48,7 +48,7 @@ export async function seedComposeSandbox(deps: ActivityDeps, task: Task, req: { 
   const r = await seedGroup(driver, spec, {
     project,
     composeFile: join(task.path, task.compose!.file),
-    projectDir: join(task.path, 'environment'),
+    projectDir: inTask(task.path, TASK_LAYOUT.environmentDir),
     // As Harbor runs Compose: the worker's environment and the task's [environment].env for interpolation.
     interpolationEnv: { ...o.hostEnv, ...taskEnv },
     prepareImages: (resolved) => prepareServiceImages(provider, resolved, req.input.imageAliases),

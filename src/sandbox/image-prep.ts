@@ -5,7 +5,7 @@
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { applyImageAlias, type Task, type VerifierImage } from '../task/index.ts';
+import { applyImageAlias, inTask, TASK_LAYOUT, type Task, type VerifierImage } from '../task/index.ts';
 import { SeedFailed } from './errors.ts';
 import type { ImageConfig } from './image-config.ts';
 import { imageContentHash, imageTagForHash, readContextFiles } from './image-hash.ts';
@@ -115,7 +115,7 @@ export async function prepareAgentImage(provider: SandboxProvider, task: Task, a
   let prepared: PreparedImage;
   if (plan.mode === 'build') {
     const { tag, built } = await buildContext(provider, {
-      contextDir: join(task.path, 'environment'), dockerfilePath: join(task.path, plan.dockerfile ?? 'environment/Dockerfile'), aliases, suffix: '',
+      contextDir: inTask(task.path, TASK_LAYOUT.environmentDir), dockerfilePath: join(task.path, plan.dockerfile ?? TASK_LAYOUT.dockerfile), aliases, suffix: '',
     });
     prepared = pinnedAgentImage(task, tag, await configOf(provider, tag), built);
   } else {

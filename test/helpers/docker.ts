@@ -18,13 +18,14 @@ export async function noContainersLeft(label: string, timeoutMs = 15_000): Promi
 
 /**
  * Waits (bounded) until the episode's sandbox holds `path` (a file its agent writes when it has started), and
- * returns that container's id.
+ * returns that container's id. In a Compose group, `service` names the service to look in.
  */
-export async function waitForFileInEpisode(workflowId: string, path: string, timeoutMs: number, what: string): Promise<string> {
+export async function waitForFileInEpisode(workflowId: string, path: string, timeoutMs: number, what: string, service?: string): Promise<string> {
   const docker = new Docker();
   let containerId = '';
+  const label = [`berth.workflow=${workflowId}`, ...(service ? [`com.docker.compose.service=${service}`] : [])];
   await waitUntil(async () => {
-    const [c] = await docker.listContainers({ filters: { label: [`berth.workflow=${workflowId}`] } });
+    const [c] = await docker.listContainers({ filters: { label } });
     if (!c) return false;
     const ex = await docker.getContainer(c.Id).exec({ Cmd: ['test', '-f', path] });
     await ex.start({ Detach: true });
