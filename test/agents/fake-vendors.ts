@@ -33,7 +33,7 @@ export interface FakeVendors {
   beforeFinish?: () => Promise<void>;
   /** The shell command the first answer runs (default WRITE_HELLO). */
   command?: string;
-  /** Anthropic only: a tool (an MCP server's, as the agent lists it) called once before the command, when offered. */
+  /** Anthropic only: a tool (an MCP server's, as the agent names it) called once before the command. */
   firstTool?: string;
   close(): Promise<void>;
 }
@@ -72,7 +72,8 @@ function anthropic(res: ServerResponse, body: Json, n: number, command: string, 
   const hasBash = tools.includes('Bash');
   // The offered first tool is called while no answer mentions a tool result yet (the first turn of the conversation).
   const results = (JSON.stringify(messages).match(/"tool_result"/g) ?? []).length;
-  const offered = firstTool !== undefined && tools.includes(firstTool);
+  // Claude Code defers MCP tools behind its ToolSearch tool (not in the request's list): called by name all the same.
+  const offered = firstTool !== undefined && (tools.includes(firstTool) || tools.includes('ToolSearch'));
   const callFirst = offered && results === 0;
   const toolTurn = callFirst || (hasBash && (offered ? results < 2 : !answered));
   const output = toolTurn ? 20 : 5;

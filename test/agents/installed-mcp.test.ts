@@ -112,10 +112,10 @@ describe('MCP servers and skills in the installed agents\' own configuration', (
     fake.firstTool = 'mcp__vault__lookup';
     try {
       const { row, seen } = await runWatching('claude-code', 'anthropic/claude-sonnet-4-5', 'mcp-stdio',
-        'cat /logs/agent/home/.claude/berth-mcp.json; echo; echo ---; cat /logs/agent/home/.claude/skills/greeting/SKILL.md; echo ---; ' +
-        'for p in /proc/[0-9]*; do tr "\\0" " " < $p/cmdline 2>/dev/null | grep -o -- "--mcp-config [^ ]*"; done | sort -u');
+        'cat /logs/agent/home/.claude/berth-mcp.json; echo; echo =====; cat /logs/agent/home/.claude/skills/greeting/SKILL.md; echo =====; ' +
+        'for p in /proc/[0-9]*; do tr "\\0" " " < $p/cmdline 2>/dev/null | grep -o -- "--mcp-confi[g] [^ ]*"; done | sort -u');
       expect(row, row.failure_reason ?? '').toMatchObject({ reward: 1, failure_kind: null });
-      const [config, skill, flag] = seen.split('---\n');
+      const [config, skill, flag] = seen.split('=====\n');
       expect(JSON.parse(config!)).toEqual({ mcpServers: { vault: { type: 'stdio', command: 'python3', args: ['/app/mcp_server.py'] } } });
       expect(skill).toContain('Say hello.');
       expect(flag!.trim()).toBe('--mcp-config /logs/agent/home/.claude/berth-mcp.json');
@@ -133,9 +133,9 @@ describe('MCP servers and skills in the installed agents\' own configuration', (
   it('codex: [mcp_servers.*] in $CODEX_HOME/config.toml (stdio and streamable HTTP; no client for sse) and skills in $CODEX_HOME/skills', async () => {
     fake.command = WRITE_HELLO;
     const { row, seen } = await runWatching('codex', 'openai/gpt-5-codex', 'mcp-all',
-      'cat /logs/agent/home/.codex/config.toml; echo ---; cat /logs/agent/home/.codex/skills/greeting/SKILL.md');
+      'cat /logs/agent/home/.codex/config.toml; echo =====; cat /logs/agent/home/.codex/skills/greeting/SKILL.md');
     expect(row, row.failure_reason ?? '').toMatchObject({ reward: 1, failure_kind: null });
-    const [config, skill] = seen.split('---\n');
+    const [config, skill] = seen.split('=====\n');
     expect(config).toBe('[mcp_servers."vault"]\ncommand = "python3"\nargs = ["/app/mcp_server.py"]\n\n[mcp_servers."remote"]\nurl = "http://localhost:8765/mcp"\n');
     expect(skill).toContain('Say hello.');
   }, INSTALL_TIMEOUT);
