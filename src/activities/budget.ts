@@ -84,3 +84,24 @@ export function verifyTimeLimitSec(v: VerifyTimeInput): number {
 export function healthcheckWorstSec(hc: { interval_sec: number; timeout_sec: number; start_period_sec: number; retries: number }): number {
   return hc.start_period_sec + hc.timeout_sec + Math.max(1, hc.retries) * (hc.timeout_sec + hc.interval_sec);
 }
+
+type HealthcheckTimes = Parameters<typeof healthcheckWorstSec>[0];
+
+/** What one seed may spend, all in seconds (the seed activity's time limit). */
+export interface SeedTimeInput {
+  /** The sandbox's ready timeout with its grace (twice for a Compose group: main, then its services). */
+  readySec: number;
+  /** An overlay's build_timeout_sec, a build not prepared ahead, a Compose group's builds. */
+  buildSec: number;
+  /** The healthchecks the seed polls ([environment].healthcheck), each to its worst case. */
+  healthchecks: readonly HealthcheckTimes[];
+}
+
+/**
+ * The seed activity's start-to-close limit. Shorter than a healthcheck's worst case, a slow service would end the
+ * activity (a retried, then masked "the host did not answer") before the check fails as harbor:seed_failed with
+ * its own message.
+ */
+export function seedTimeLimitSec(s: SeedTimeInput): number {
+  return Math.ceil(s.readySec + s.buildSec + s.healthchecks.reduce((sum, hc) => sum + healthcheckWorstSec(hc) + EXEC_OVERHEAD_SEC, 0));
+}

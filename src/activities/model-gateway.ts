@@ -24,6 +24,12 @@ function rememberedPort(host: string): number {
   }
 }
 
+function rememberPort(host: string, port: number): void {
+  const file = homePath('gateway-port.json');
+  const ports = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, number>) : {};
+  writeFileSync(file, JSON.stringify({ ...ports, [host]: port }));
+}
+
 async function start(provider: SandboxProvider): Promise<ModelGateway> {
   const host = await gatewayHost(() => provider.defaultNetworkRanges());
   const baseMs = gatewayRetryBaseMs();
@@ -35,10 +41,18 @@ async function start(provider: SandboxProvider): Promise<ModelGateway> {
     gateway = new ModelGateway({ host, port: 0, retry });
     await gateway.start();
   }
-  const file = homePath('gateway-port.json');
-  const ports = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, number>) : {};
-  writeFileSync(file, JSON.stringify({ ...ports, [host]: gateway.port }));
+  rememberPort(host, gateway.port);
   return gateway;
+}
+
+/**
+ * The gateway's URL for a sandbox on the egress network alone (an installed agent's no-network or allowlist phase):
+ * the same gateway served on the host's address there, the one address such a sandbox reaches besides the proxy.
+ */
+export async function egressGatewayUrl(gateways: OnDemand<ModelGateway>, egressHost: string): Promise<string> {
+  const url = await (await gateways.get()).alsoOn(egressHost, rememberedPort(egressHost));
+  rememberPort(egressHost, Number(new URL(url).port));
+  return url;
 }
 
 /** A worker's gateway, started on first use on its engine's bridge gateway address. */
@@ -115,6 +129,8 @@ export async function openTurnScope(gateways: OnDemand<ModelGateway>, opts: {
   input: EpisodeInput; agent: InstalledAgent; turn: number; runKey: string;
   /** A turn's logs folder (turn-N/, or steps/<name>/ of a multi-step task). */
   turnDir: (turn: number) => string;
+  /** Where the sandbox reaches the gateway in this phase; default: its address on the engine's bridge. */
+  gatewayUrl?: string;
 }): Promise<TurnScope> {
   const { provider, model } = modelOf(opts.input, opts.agent);
   const gateway = await gateways.get();
@@ -138,7 +154,7 @@ export async function openTurnScope(gateways: OnDemand<ModelGateway>, opts: {
   }, tokenFor(opts.runKey));
   if (scope.stopped) fire();
   return {
-    access: { gatewayUrl: gateway.url, token: scope.token, model, provider },
+    access: { gatewayUrl: opts.gatewayUrl ?? gateway.url, token: scope.token, model, provider },
     scope,
     stop,
     close: () => {

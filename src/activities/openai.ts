@@ -29,7 +29,7 @@ export async function openaiStart(deps: ActivityDeps, ref: TurnRef): Promise<Ope
     const handle = handleOf(ref.sandbox);
     if (ref.turn > 0) await clearTurnFiles(provider, handle, task.verifier.inputs);
     const user = await agentUserFor(provider, task, ref);
-    await enterPhase(deps, task, phaseTargets(ref.sandbox), ref.turn, 'agent');
+    await enterPhase(deps, task, phaseTargets(ref.sandbox), ref.turn, 'agent', ref.input.agent);
     const dir = agentDir(ref);
     mkdirSync(dir, { recursive: true });
     const conversationPath = join(dir, CONVERSATION_FILE);
@@ -93,7 +93,7 @@ export async function openaiToolCall(deps: ActivityDeps, req: { ref: TurnRef; se
     if (!call) throw ApplicationFailure.nonRetryable(`tool call ${req.toolCallId} is not in ${req.setup.conversationPath}`, 'berth:conversation_lost');
     // Each call is the agent phase: a worker restarted since the turn started puts the sandbox back on its network
     // (a stdio MCP server runs there too).
-    await enterPhase(deps, await deps.loadEpisodeTask(req.ref.input), phaseTargets(req.ref.sandbox), req.ref.turn, 'agent');
+    await enterPhase(deps, await deps.loadEpisodeTask(req.ref.input), phaseTargets(req.ref.sandbox), req.ref.turn, 'agent', req.ref.input.agent);
     const mcp = req.setup.mcpTools?.find((t) => t.name === call.name);
     if (mcp) {
       // The stdio server's process may live a little past the call's budget: its answer is bounded by the budget.

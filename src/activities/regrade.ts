@@ -95,7 +95,7 @@ async function regradeShared(deps: ActivityDeps, base: Base, task: Task, input: 
   const spec = agentSandboxSpec(task, { ref: image, name: image, config: null, built: false }, {
     name: containerName(workflowId, runId, 'agent'), taskEnv: environmentOf(task, process.env),
     labels: { batch: input.episode.batchId, workflowId, role: 'agent' },
-    network: await agentSandboxNetwork(deps, task),
+    network: await agentSandboxNetwork(deps, task, undefined),
   });
   // The state already has the overlay's and the agent's work; the user and folder the episode resolved are on its labels.
   delete spec.overlay;

@@ -40,7 +40,12 @@ export async function seedAgentSandbox(deps: NetworkDeps, task: Task, req: Agent
   const { provider } = deps;
   const taskEnv = environmentOf(task, req.hostEnv);
   const prepared = await episodeImage(provider, await agentImageForSeed(provider, task, req.imageAliases, req.baseImageId), req.agent);
-  const spec = agentSandboxSpec(task, prepared, { name: req.name, taskEnv, labels: req.labels, network: await agentSandboxNetwork(deps, task) });
+  const spec = agentSandboxSpec(task, prepared, { name: req.name, taskEnv, labels: req.labels, network: await agentSandboxNetwork(deps, task, req.agent) });
+  // Before the entrypoint and any healthcheck (DESIGN.md section 7, Images): a healthcheck may look for these files.
+  const environmentDir = inTask(task.path, TASK_LAYOUT.environmentDir);
+  if (task.image.upload_environment_files && existsSync(environmentDir)) {
+    spec.uploadDirs = [...(spec.uploadDirs ?? []), { hostDir: environmentDir }];
+  }
   let handle: SandboxHandle;
   try {
     ({ handle } = await provider.seed(spec));
@@ -48,11 +53,7 @@ export async function seedAgentSandbox(deps: NetworkDeps, task: Task, req: Agent
     if (err instanceof SeedFailed && err.kind === 'harbor:entrypoint_failed') throw await withKeptOutput(provider, task, spec.name, err, req);
     throw err;
   }
-  await enterPhase(deps, task, singleSandbox(handle), 0, 'baseline');
-  const environmentDir = inTask(task.path, TASK_LAYOUT.environmentDir);
-  if (task.image.upload_environment_files && existsSync(environmentDir)) {
-    await provider.upload(handle, environmentDir, handle.workdir, { owner: handle.user });
-  }
+  await enterPhase(deps, task, singleSandbox(handle), 0, 'baseline', req.agent);
   await deliverTaskExtras(provider, handle, task);
   return { handle, spec };
 }

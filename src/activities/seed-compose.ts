@@ -41,7 +41,7 @@ export async function seedComposeSandbox(deps: ActivityDeps, task: Task, req: { 
   // (task-folder-verifiers.md § Image entrypoint: "from the record prepare makes of every service image").
   if (!prepared.config) prepared = { ...prepared, config: await provider.imageConfig(prepared.ref) };
   // A group either keeps one network for the episode or has internal networks and switches its way out by phase.
-  const phased = await groupPhaseNetwork(deps, task);
+  const phased = await groupPhaseNetwork(deps, task, req.input.agent);
   const network = { network: task.environment.network_mode === 'no-network' ? 'none' : 'bridge', env: phased?.mainEnv ?? {} };
   const spec = agentSandboxSpec(task, prepared, { name: project, taskEnv, labels: o.labels, network });
   logDefaultSized(deps, task);
@@ -64,7 +64,7 @@ export async function seedComposeSandbox(deps: ActivityDeps, task: Task, req: { 
     queue: o.queue, name: r.main.name, id: r.main.containerId, host: o.host, user: r.main.user, workdir: r.main.workdir,
     logsDir: o.logsDir, ...(r.entrypoint ? { entrypoint: true } : {}), group: { project, services },
   };
-  await enterPhase(deps, task, phaseTargets(ref), 0, 'baseline');
+  await enterPhase(deps, task, phaseTargets(ref), 0, 'baseline', req.input.agent);
   await deliverTaskExtras(provider, r.main, task);
   return ref;
 }

@@ -2,7 +2,7 @@ import { heartbeatTimeoutSec, scheduleToStartSec } from '../config/env.ts';
 import { ApplicationFailure, heartbeat } from '@temporalio/activity';
 import { loadBerthConfig } from '../config/berth-config.ts';
 import { checkDigest, envTablesOf, firstUnsetVariable, unsetVariableMessage, type Task } from '../task/index.ts';
-import { episodeBudget, healthcheckWorstSec, verifyTimeLimitSec } from './budget.ts';
+import { episodeBudget, healthcheckWorstSec, seedTimeLimitSec, verifyTimeLimitSec } from './budget.ts';
 import type { EpisodeInput, EpisodePlan, EpisodeSettings, HostLease } from './types.ts';
 import { typed } from './failures.ts';
 import type { ActivityDeps } from './deps.ts';
@@ -70,10 +70,11 @@ export async function planEpisode(deps: ActivityDeps, input: EpisodeInput): Prom
       const start = separateVerifierStart(v, settings);
       return start ? start.startSec + start.healthcheckSec : 0;
     });
+    const seedHealthchecks = task.environment.healthcheck ? [task.environment.healthcheck] : [];
     const budget = episodeBudget({
       turns: steps.map((s, i) => ({ agentSec: s.agentTimeoutSec + (s.setupSec ?? 0), verifierSec: s.verifierTimeoutSec + separateSec[i]!, collectSec })),
       setupPerTurnSec: SETUP_PER_TURN_SEC,
-      sandboxReadySec: settings.sandboxReadyTimeoutSec,
+      sandboxReadySec: settings.sandboxReadyTimeoutSec + seedHealthchecks.reduce((sum, hc) => sum + healthcheckWorstSec(hc), 0),
       buildTimeoutSec: task.image.mode === 'overlay' ? task.environment.build_timeout_sec : 0,
       pullAttempts: 1,
       readyGraceSec: READY_GRACE_SEC,
@@ -92,10 +93,13 @@ export async function planEpisode(deps: ActivityDeps, input: EpisodeInput): Prom
       strategy: task.multi_step_reward_strategy,
       verifierMode: task.verifier.mode,
       episodeBudgetSec: budget.deadlineSec,
-      seedTimeoutSec: settings.sandboxReadyTimeoutSec + READY_GRACE_SEC +
-        (task.image.mode === 'overlay' ? task.environment.build_timeout_sec : task.image.mode === 'build' ? BUILD_ALLOWANCE_SEC : 0) +
+      seedTimeoutSec: seedTimeLimitSec({
         // A Compose task may build its sidecars at seed, then waits for them to be healthy.
-        (task.compose ? BUILD_ALLOWANCE_SEC + settings.sandboxReadyTimeoutSec : 0),
+        readySec: settings.sandboxReadyTimeoutSec + READY_GRACE_SEC + (task.compose ? settings.sandboxReadyTimeoutSec : 0),
+        buildSec: (task.image.mode === 'overlay' ? task.environment.build_timeout_sec : task.image.mode === 'build' ? BUILD_ALLOWANCE_SEC : 0) +
+          (task.compose ? BUILD_ALLOWANCE_SEC : 0),
+        healthchecks: seedHealthchecks,
+      }),
       heartbeatTimeoutSec: heartbeatTimeoutSec(),
       scheduleToStartSec: scheduleToStartSec(),
     };

@@ -53,7 +53,7 @@ export async function stepSetup(deps: ActivityDeps, req: TurnRef): Promise<void>
     const user = await agentUserFor(provider, task, req);
     const as = { ...handle, user };
     // Harbor prepares a step outside its agent phase's network policy: on the environment's baseline.
-    await enterPhase(deps, task, phaseTargets(req.sandbox), req.turn, 'baseline');
+    await enterPhase(deps, task, phaseTargets(req.sandbox), req.turn, 'baseline', req.input.agent);
     if (step.workdir !== null) await provider.upload(as, step.workdir, handle.workdir, { owner: user });
     if (step.setup_script) {
       const script = `${handle.workdir.replace(/\/+$/, '')}/setup.sh`;

@@ -2,7 +2,7 @@ import { Context, heartbeat } from '@temporalio/activity';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { harnessFor, installedAgent } from '../agents/index.ts';
-import { openTurnScope } from './model-gateway.ts';
+import { egressGatewayUrl, openTurnScope } from './model-gateway.ts';
 import { loadBerthConfig } from '../config/berth-config.ts';
 import type { Task } from '../task/index.ts';
 import { clearTurnFiles, redact, runVerification, secretValues, type VerifyResult } from '../verify/index.ts';
@@ -16,7 +16,7 @@ import { assertGroupWhole, watchGroup } from './group-watch.ts';
 import { handleOf, phaseTargets, servicesOf } from './handle.ts';
 import { verifyThenTearDown } from './final-verify.ts';
 import { turnDirOf } from './logs.ts';
-import { enterPhase, verifyNetwork } from './phase-network.ts';
+import { agentGatewayHost, enterPhase, verifyNetwork } from './phase-network.ts';
 import { tearDownEpisode } from './tear-down.ts';
 import type { ActivityDeps } from './deps.ts';
 
@@ -57,11 +57,15 @@ export async function agentTurn(deps: ActivityDeps, req: TurnRequest): Promise<A
     mkdirSync(logsDir, { recursive: true });
     if (req.turn > 0) await clearTurnFiles(provider, handle, task.verifier.inputs);
     const user = await agentUserFor(provider, task, req);
-    await enterPhase(deps, task, phaseTargets(req.sandbox), req.turn, 'agent');
+    await enterPhase(deps, task, phaseTargets(req.sandbox), req.turn, 'agent', req.input.agent);
     const instruction = task.multi_step ? task.steps[req.turn]!.instruction : task.instruction ?? '';
     const installed = installedAgent(req.input.agent);
+    const egressHost = installed ? await agentGatewayHost(deps, task, req.turn, req.input.agent) : undefined;
     const model = installed
-      ? await openTurnScope(deps.gateway, { input: req.input, agent: installed, turn: req.turn, runKey: runKey(req.turn), turnDir: (t) => turnDirOf({ ...req, turn: t }) })
+      ? await openTurnScope(deps.gateway, {
+        input: req.input, agent: installed, turn: req.turn, runKey: runKey(req.turn), turnDir: (t) => turnDirOf({ ...req, turn: t }),
+        ...(egressHost ? { gatewayUrl: await egressGatewayUrl(deps.gateway, egressHost) } : {}),
+      })
       : undefined;
     let ended: ReturnType<NonNullable<typeof model>['close']> | undefined;
     // A Compose task's group is watched while the agent runs: a sidecar that dies masks the episode.
@@ -126,7 +130,7 @@ async function verifyHere(deps: ActivityDeps, req: VerifyRequest, turnDir: strin
     logsDir: turnDir, trajectory, responseText, naming: { workflowId, runId, batchId: req.input.batchId },
     hostEnv: process.env, secrets, imageAliases: req.input.imageAliases, heartbeat: () => heartbeat(),
     agentNeededAfter: req.turn < req.plan.steps.length - 1,
-    network: verifyNetwork(deps, task, phaseTargets(req.sandbox), req.turn),
+    network: verifyNetwork(deps, task, phaseTargets(req.sandbox), req.turn, req.input.agent),
     signal: Context.current().cancellationSignal,
   });
   // The image entrypoint's output goes with this turn's verifier logs (after they landed there).

@@ -77,8 +77,11 @@ export interface GatewayOptions {
   retry?: Partial<RetryPolicy>;
 }
 
+const baseUrl = (host: string, port: number): string => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
 export class ModelGateway {
   private server: Server | undefined;
+  private readonly extra = new Map<string, { server: Server; port: number }>();
   private readonly scopes = new Map<string, Scope>();
   private readonly retry: RetryPolicy;
   private readonly agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
@@ -91,11 +94,18 @@ export class ModelGateway {
 
   /** The base URL sandboxes use (no /v1). */
   get url(): string {
-    return `http://${this.host.includes(':') ? `[${this.host}]` : this.host}:${this.port}`;
+    return baseUrl(this.host, this.port);
   }
 
   async start(): Promise<void> {
     if (this.server) return;
+    const { server, port } = await this.listen(this.opts.host, this.opts.port ?? 0);
+    this.server = server;
+    this.host = this.opts.host;
+    this.port = port;
+  }
+
+  private async listen(host: string, port: number): Promise<{ server: Server; port: number }> {
     const server = createServer((req, res) => {
       this.handle(req, res).catch((err: unknown) => {
         if (!res.headersSent) sendError(res, req.url ?? '', 502, 'api_error', `berth gateway: ${(err as Error).message}`);
@@ -104,20 +114,32 @@ export class ModelGateway {
     });
     server.keepAliveTimeout = 65_000;
     await new Promise<void>((resolve, reject) => {
-      server.once('error', (err: NodeJS.ErrnoException) => reject(err.code === 'EADDRNOTAVAIL' ? new Error(notLocalMessage(this.opts.host)) : err));
-      server.listen(this.opts.port ?? 0, this.opts.host, () => resolve());
+      server.once('error', (err: NodeJS.ErrnoException) => reject(err.code === 'EADDRNOTAVAIL' ? new Error(notLocalMessage(host)) : err));
+      server.listen(port, host, () => resolve());
     });
-    this.server = server;
-    this.host = this.opts.host;
-    this.port = (server.address() as AddressInfo).port;
+    return { server, port: (server.address() as AddressInfo).port };
+  }
+
+  /**
+   * The same gateway (same tokens) also served on `host`, another address of this machine that some sandboxes reach
+   * instead (the egress network's gateway); `port` is tried first, then any. Returns the base URL there.
+   */
+  async alsoOn(host: string, port = 0): Promise<string> {
+    let extra = this.extra.get(host);
+    if (!extra) {
+      extra = await this.listen(host, port).catch(() => this.listen(host, 0));
+      this.extra.set(host, extra);
+    }
+    return baseUrl(host, extra.port);
   }
 
   async stop(): Promise<void> {
-    const s = this.server;
+    const all = [this.server, ...[...this.extra.values()].map((e) => e.server)];
     this.server = undefined;
+    this.extra.clear();
     this.agents.http.destroy();
     this.agents.https.destroy();
-    if (s) await new Promise<void>((resolve) => { s.closeAllConnections(); s.close(() => resolve()); });
+    await Promise.all(all.map((s) => (s ? new Promise<void>((resolve) => { s.closeAllConnections(); s.close(() => resolve()); }) : undefined)));
   }
 
   /** A fresh token for one scope (an agent turn); `token` reuses a known one (a re-attached turn). */

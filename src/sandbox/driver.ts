@@ -145,6 +145,8 @@ export interface SandboxDriver {
   listByLabel(labels: readonly string[]): Promise<LabelledSandbox[]>;
   /** null when the engine has no such image. */
   imageConfiguration(ref: string): Promise<ImageConfig | null>;
+  /** Leaves a single sandbox on `network` alone ('none': on no network), as a create on it would have. */
+  putOnNetwork(target: ServiceHandle, network: string): Promise<void>;
 }
 
 /** What the behaviour written once on exec needs of a driver (detached processes, seed phases, markers, healthchecks). */

@@ -50,28 +50,35 @@ export function keepAliveCommand(plan: SeedPlan): string[] {
 export async function seedSandbox(driver: SandboxDriver, spec: SandboxSpec): Promise<SeedResult> {
   const plan = seedPlan(spec, await resolveUserAndWorkdir(driver, spec));
   const { resolved } = plan;
+  // Overlay RUN lines are build steps (Harbor builds them, with network): the sandbox's own network comes after them.
+  const overlayOnline = plan.overlay !== undefined && spec.network !== 'bridge';
   const made = await driver.createOrAdoptSandbox({
     name: spec.name, labels: spec.labels, image: spec.image, keepAlive: keepAliveCommand(plan), env: spec.env,
-    user: resolved.user, workdir: resolved.workdir, network: spec.network,
+    user: resolved.user, workdir: resolved.workdir, network: overlayOnline ? 'bridge' : spec.network,
     ...(spec.cpus !== undefined ? { cpus: spec.cpus } : {}),
     ...(spec.memoryMb !== undefined ? { memoryMb: spec.memoryMb } : {}),
     ...(spec.gpus !== undefined ? { gpus: spec.gpus } : {}),
   });
   if (made.adopted) return made;
-  await finishSeed(driver, made.handle, spec, plan);
+  await finishSeed(driver, made.handle, spec, plan, overlayOnline ? () => driver.putOnNetwork(made.handle, spec.network) : undefined);
   return { handle: made.handle, adopted: false };
 }
 
 /** Once the keep-alive's setup is done: overlay RUN lines, uploads, entrypoint, healthchecks, the seeded marker. */
-export async function finishSeed(driver: FilesPort, handle: SandboxHandle, spec: SandboxSpec, plan: SeedPlan): Promise<void> {
+export async function finishSeed(
+  driver: FilesPort, handle: SandboxHandle, spec: SandboxSpec, plan: SeedPlan,
+  /** Run once the RUN lines are done (the sandbox's own network replacing the build's). */
+  afterOverlay?: () => Promise<void>,
+): Promise<void> {
   const { overlay, workdirStep, laterSteps, resolved } = plan;
   if (overlay) {
     await runOverlay(driver, handle, overlay.runs, overlay.timeoutSec);
+    await afterOverlay?.();
     // The agent user may have been created by a RUN line, so the working directory comes after.
     await setupExec(driver, handle, [...workdirStep, ...(laterSteps ? [] : [MARK_SEEDED])].join('\n'));
   }
   for (const u of spec.uploadDirs ?? []) {
-    await uploadPath(driver, handle, u.hostDir, u.containerDir, { owner: resolved.user });
+    await uploadPath(driver, handle, u.hostDir, u.containerDir ?? resolved.workdir, { owner: resolved.user });
   }
   if (spec.entrypoint && spec.entrypoint.command.length > 0) await startEntrypoint(driver, handle, spec.entrypoint);
   for (const hc of spec.healthchecks ?? []) await pollHealthcheck(driver, handle, hc, Boolean(spec.entrypoint?.command.length));

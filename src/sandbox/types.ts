@@ -54,7 +54,8 @@ export interface SandboxSpec {
   /** Awaited in order after the entrypoint starts: the image's HEALTHCHECK (on record), then the task's. */
   healthchecks?: HealthcheckSpec[];
   overlay?: { runs: OverlayRun[]; timeoutSec: number };
-  uploadDirs?: { hostDir: string; containerDir: string }[];
+  /** Host folders uploaded before the entrypoint and healthchecks; no `containerDir`: the working directory. */
+  uploadDirs?: { hostDir: string; containerDir?: string }[];
 }
 
 /** What later calls need to reach a seeded sandbox. Plain data: safe to keep in workflow history. */

@@ -33,5 +33,5 @@ export { readTaskFolder, snapshotFromFiles } from './snapshot.ts';
 export type { TaskSnapshot, SnapshotFile } from './snapshot.ts';
 export { parseSizeToMb } from './legacy.ts';
 export type * from './model.ts';
-export { agentSandboxNetworking, phasePolicy, samePolicy, type Phase } from './network.ts';
+export { agentSandboxNetworking, phasePolicy, phasePolicyFor, samePolicy, type Phase } from './network.ts';
 export { solutionForTurn, solutionStatus, type SolutionStatus, type TurnSolution } from './solution.ts';

@@ -123,6 +123,18 @@ export function phasePolicy(task: PolicyTask, turn: number, phase: Phase): Netwo
   return policy(step ? step.verifier : task.verifier);
 }
 
+/**
+ * The policy a phase gets when the agent's model calls leave from inside the sandbox (an installed agent, through the
+ * worker's model gateway): its no-network agent phase becomes an allowlist that admits nothing, so the sandbox is on
+ * the egress network, where the gateway is also served, and reaches nothing else (after Harbor's
+ * `--allow-agent-host`, which adds the model's host to the agent phase's allowlist). Every other phase is as declared.
+ */
+export function phasePolicyFor(task: PolicyTask, turn: number, phase: Phase, modelInSandbox: boolean): NetworkPolicy {
+  const declared = phasePolicy(task, turn, phase);
+  if (!modelInSandbox || phase !== 'agent' || declared.network_mode !== 'no-network') return declared;
+  return { network_mode: 'allowlist', allowed_hosts: [] };
+}
+
 /** Whether `turn`'s verifier runs in the agent's sandbox. */
 function sharedVerifier(task: PolicyTask, turn: number): boolean {
   return (task.multi_step ? task.steps[turn]!.verifier.mode : task.verifier.mode) === 'shared';
@@ -131,14 +143,14 @@ function sharedVerifier(task: PolicyTask, turn: number): boolean {
 /**
  * How the agent's sandbox is networked over the episode: `switching` when its phases do not all share the
  * baseline's policy (the sandbox is then moved between networks before each phase), `egress` when some phase is an
- * allowlist (the sandbox carries the proxy settings).
+ * allowlist (the sandbox carries the proxy settings). `modelInSandbox`: see phasePolicyFor.
  */
-export function agentSandboxNetworking(task: PolicyTask): { switching: boolean; egress: boolean } {
+export function agentSandboxNetworking(task: PolicyTask, modelInSandbox: boolean): { switching: boolean; egress: boolean } {
   const base = phasePolicy(task, 0, 'baseline');
   const all = [base];
   const turns = task.multi_step ? task.steps.length : 1;
   for (let t = 0; t < turns; t++) {
-    all.push(phasePolicy(task, t, 'agent'));
+    all.push(phasePolicyFor(task, t, 'agent', modelInSandbox));
     if (sharedVerifier(task, t)) all.push(phasePolicy(task, t, 'verifier'));
   }
   const egress = all.some((p) => p.network_mode === 'allowlist');

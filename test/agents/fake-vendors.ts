@@ -31,6 +31,10 @@ export interface FakeVendors {
   rateLimitNext(): void;
   /** Called before the finishing answer (the agent already ran its command): e.g. look inside the sandbox. */
   beforeFinish?: () => Promise<void>;
+  /** The shell command the first answer runs (default WRITE_HELLO). */
+  command?: string;
+  /** Anthropic only: a tool (an MCP server's, as the agent names it) called once before the command. */
+  firstTool?: string;
   close(): Promise<void>;
 }
 
@@ -60,12 +64,18 @@ function sse(res: ServerResponse, events: Array<{ event?: string; data: unknown 
 // Anthropic: input_tokens excludes cache reads; Berth counts input = 100 + 7 + 3.
 const ANTHROPIC_USAGE = { input_tokens: 100, cache_read_input_tokens: 7, cache_creation_input_tokens: 3 };
 
-function anthropic(res: ServerResponse, body: Json, n: number): Omit<Reported, 'path' | 'probe'> {
+function anthropic(res: ServerResponse, body: Json, n: number, command: string, firstTool?: string): Omit<Reported, 'path' | 'probe'> {
   const messages = (body['messages'] as Json[] | undefined) ?? [];
   const last = messages[messages.length - 1];
   const answered = Array.isArray(last?.['content']) && (last['content'] as Json[]).some((c) => c['type'] === 'tool_result');
-  const hasBash = ((body['tools'] as Json[] | undefined) ?? []).some((t) => t['name'] === 'Bash');
-  const toolTurn = hasBash && !answered;
+  const tools = ((body['tools'] as Json[] | undefined) ?? []).map((t) => String(t['name']));
+  const hasBash = tools.includes('Bash');
+  // The offered first tool is called while no answer mentions a tool result yet (the first turn of the conversation).
+  const results = (JSON.stringify(messages).match(/"tool_result"/g) ?? []).length;
+  // Claude Code defers MCP tools behind its ToolSearch tool (not in the request's list): called by name all the same.
+  const offered = firstTool !== undefined && (tools.includes(firstTool) || tools.includes('ToolSearch'));
+  const callFirst = offered && results === 0;
+  const toolTurn = callFirst || (hasBash && (offered ? results < 2 : !answered));
   const output = toolTurn ? 20 : 5;
   const reported = { input: 110, cached: 7, output };
   if (body['stream'] !== true) {
@@ -77,8 +87,8 @@ function anthropic(res: ServerResponse, body: Json, n: number): Omit<Reported, '
   }
   const block = toolTurn
     ? [
-        { event: 'content_block_start', data: { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: `toolu_${n}`, name: 'Bash', input: {} } } },
-        { event: 'content_block_delta', data: { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: JSON.stringify({ command: WRITE_HELLO, description: 'write the greeting' }) } } },
+        { event: 'content_block_start', data: { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: `toolu_${n}`, name: callFirst ? firstTool : 'Bash', input: {} } } },
+        { event: 'content_block_delta', data: { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: JSON.stringify(callFirst ? {} : { command, description: 'write the greeting' }) } } },
       ]
     : [
         { event: 'content_block_start', data: { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } } },
@@ -94,7 +104,7 @@ function anthropic(res: ServerResponse, body: Json, n: number): Omit<Reported, '
   return reported;
 }
 
-function responses(res: ServerResponse, body: Json, n: number): Omit<Reported, 'path' | 'probe'> {
+function responses(res: ServerResponse, body: Json, n: number, command: string): Omit<Reported, 'path' | 'probe'> {
   const input = Array.isArray(body['input']) ? (body['input'] as Json[]) : [];
   const answered = input.some((i) => i['type'] === 'function_call_output');
   const tools = (body['tools'] as Json[] | undefined) ?? [];
@@ -107,7 +117,7 @@ function responses(res: ServerResponse, body: Json, n: number): Omit<Reported, '
     return reported;
   }
   const name = String(tool?.['name'] ?? 'shell');
-  const args = name === 'exec_command' ? { cmd: WRITE_HELLO } : name === 'shell' ? { command: ['bash', '-lc', WRITE_HELLO] } : { command: WRITE_HELLO };
+  const args = name === 'exec_command' ? { cmd: command } : name === 'shell' ? { command: ['bash', '-lc', command] } : { command };
   const item = !answered && tool
     ? { type: 'function_call', id: `fc_${n}`, call_id: `call_${n}`, name, arguments: JSON.stringify(args), status: 'completed' }
     : { type: 'message', id: `msg_${n}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'hello.txt is written.', annotations: [] }] };
@@ -121,12 +131,12 @@ function responses(res: ServerResponse, body: Json, n: number): Omit<Reported, '
   return reported;
 }
 
-function chat(res: ServerResponse, body: Json, n: number): Omit<Reported, 'path' | 'probe'> {
+function chat(res: ServerResponse, body: Json, n: number, first: string): Omit<Reported, 'path' | 'probe'> {
   const messages = (body['messages'] as Json[] | undefined) ?? [];
   const ran = messages.filter((m) => m['role'] === 'tool').length;
   const usage = { prompt_tokens: 50 + 10 * ran, completion_tokens: 10, total_tokens: 60 + 10 * ran, prompt_tokens_details: { cached_tokens: 5 } };
   const hasTools = Array.isArray(body['tools']) && (body['tools'] as unknown[]).length > 0;
-  const command = ran === 0 ? WRITE_HELLO : 'echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT';
+  const command = ran === 0 ? first : 'echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT';
   const message = hasTools
     ? { role: 'assistant', content: ran === 0 ? 'Writing the greeting.' : 'Done: submitting.', tool_calls: [{ id: `call_${n}`, type: 'function', function: { name: 'bash', arguments: JSON.stringify({ command }) } }] }
     : { role: 'assistant', content: 'OK' };
@@ -176,9 +186,10 @@ export async function startFakeVendors(key: string): Promise<FakeVendors> {
       if (finishing && fake.beforeFinish) await fake.beforeFinish();
       n++;
       let r: Omit<Reported, 'path' | 'probe'>;
-      if (path === '/v1/messages') r = anthropic(res, body, n);
-      else if (path === '/v1/responses') r = responses(res, body, n);
-      else if (path === '/v1/chat/completions') r = chat(res, body, n);
+      const command = fake.command ?? WRITE_HELLO;
+      if (path === '/v1/messages') r = anthropic(res, body, n, command, fake.firstTool);
+      else if (path === '/v1/responses') r = responses(res, body, n, command);
+      else if (path === '/v1/chat/completions') r = chat(res, body, n, command);
       else return json(res, 404, { error: { message: `no route ${path}`, type: 'not_found' } });
       fake.reported.push({ path, probe, ...r });
     })().catch((err: unknown) => {

@@ -61,6 +61,14 @@ describe('network per phase from inside the sandbox', () => {
       'single/tests/probe.sh': PROBE,
       'single/solution/solve.sh': `#!/bin/bash\n${PROBE}\nprobe ${a} direct > /app/agent\n`,
       'single/tests/test.sh': `#!/bin/bash\nsource /tests/probe.sh\nok=1\nfail() { echo "FAILED: $*"; ok=0; }\n${expectLine('/app/agent', 'blocked')}\n${check(a, 'direct', 'reach')}\necho $ok > /logs/verifier/reward.txt\n`,
+      // Overlay RUN lines are build steps: Harbor runs them in `docker build`, which has the build's network whatever
+      // the task's network_mode; the no-network policy applies to the container after them (agent and verifier).
+      'overlay-online/task.toml': '[environment]\nworkdir = "/app"\nnetwork_mode = "no-network"\n',
+      'overlay-online/environment/Dockerfile': `FROM berth-base:bookworm\nRUN python3 -c "import urllib.request; urllib.request.urlopen('${a}', timeout=10).read(); open('/overlay-probe', 'w').write('reach')"\n`,
+      'overlay-online/instruction.md': 'probe\n',
+      'overlay-online/tests/probe.sh': PROBE,
+      'overlay-online/solution/solve.sh': `#!/bin/bash\n${PROBE}\nprobe ${a} direct > /app/agent\n`,
+      'overlay-online/tests/test.sh': `#!/bin/bash\nsource /tests/probe.sh\nok=1\nfail() { echo "FAILED: $*"; ok=0; }\n${expectLine('/overlay-probe', 'reach')}\n${expectLine('/app/agent', 'blocked')}\n${check(a, 'direct', 'blocked')}\necho $ok > /logs/verifier/reward.txt\n`,
     };
     cluster = await startTestWorkers('network-phases');
     const handle = await startBatch({
@@ -90,6 +98,11 @@ describe('network per phase from inside the sandbox', () => {
 
   it('an allowlist admits the listed server through the egress proxy, refuses another, and has no other route out', () => {
     expect(rows.get('allowlist')).toMatchObject({ reward: 1, failure_reason: null });
+  });
+
+  it('a no-network task\'s overlay RUN line reaches the server (a build step), its agent and verifier cannot', () => {
+    const row = rows.get('overlay-online')!;
+    expect(row, row.failure_reason ?? '').toMatchObject({ reward: 1, failure_reason: null });
   });
 
   it('the sandboxes are gone; the engine kept them off the test servers\' own network', async () => {

@@ -74,6 +74,24 @@ describe('tokens and keys', () => {
     expect(JSON.stringify([a!.headers, o!.headers])).not.toContain(s.token);
     gateway.revoke(s.token);
   });
+
+  // The egress network's sandboxes reach the gateway on another host address (docs/departures.md, Network).
+  it('serves the same tokens on a second address, and stops serving there on stop', async () => {
+    handler = (_req, _b, res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(JSON.stringify({ usage: {} })); };
+    const other = new ModelGateway({ host: '127.0.0.1' });
+    await other.start();
+    const url = await other.alsoOn('127.0.0.2');
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.2:\d+$/);
+    expect(await other.alsoOn('127.0.0.2')).toBe(url);
+    const s = other.register({ label: 'second', upstreams: { openai: up('openai') }, prices: {} });
+    for (const base of [other.url, url]) {
+      const r = await fetch(`${base}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${s.token}` }, body: '{"model":"m"}' });
+      expect(r.status).toBe(200);
+    }
+    expect(s.calls).toHaveLength(2);
+    await other.stop();
+    expect(await fetch(`${url}/v1/chat/completions`, { method: 'POST', body: '{}' }).then(() => 'answered', () => 'closed')).toBe('closed');
+  });
 });
 
 describe('usage per call', () => {

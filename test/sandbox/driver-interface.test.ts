@@ -40,6 +40,7 @@ function recordingDriver(inner: SandboxDriver): { driver: SandboxDriver; execs: 
     remove: (sandbox) => inner.remove(sandbox),
     listByLabel: (labels) => inner.listByLabel(labels),
     imageConfiguration: (ref) => inner.imageConfiguration(ref),
+    putOnNetwork: (target, network) => inner.putOnNetwork(target, network),
   };
   return { driver, execs };
 }

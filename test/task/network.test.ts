@@ -1,7 +1,7 @@
 // Network policies per phase, as Harbor resolves them (reference/harbor-behaviour.md § 1 and § 2.4, Network
 // policy; Harbor's trial/network_policy.py): the loader hands out each phase's effective policy.
 import { describe, expect, it } from 'vitest';
-import { normaliseAllowedHost } from '../../src/task/network.ts';
+import { agentSandboxNetworking, normaliseAllowedHost, phasePolicyFor } from '../../src/task/network.ts';
 import { build, expectTask } from './helpers.ts';
 
 describe('allowed_hosts entries (harbor-behaviour.md § 1: host, *.host, IP, CIDR; no URLs or ports)', () => {
@@ -77,5 +77,31 @@ describe('step phases: the step\'s table, else the task\'s phase table, else the
       'steps/x/instruction.md': 'x', 'steps/x/tests/test.sh': 'x', 'steps/y/instruction.md': 'y', 'steps/y/tests/test.sh': 'y',
     }));
     expect(t.steps.map((s) => [s.agent.network_mode, s.verifier.network_mode])).toEqual([['public', 'no-network'], ['no-network', 'public']]);
+  });
+});
+
+// docs/departures.md, Network (installed agents keep their model gateway; after Harbor's --allow-agent-host).
+describe('the phases of an agent that calls its model from inside the sandbox', () => {
+  const rows: Array<[string, string, boolean, { agent: string; verifier: string; switching: boolean; egress: boolean }]> = [
+    ['a no-network agent phase admits nothing on the egress network', '[agent]\nnetwork_mode = "no-network"\n', true,
+      { agent: 'allowlist', verifier: 'public', switching: true, egress: true }],
+    ['the same phase for an agent whose model calls leave from the worker stays no-network', '[agent]\nnetwork_mode = "no-network"\n', false,
+      { agent: 'no-network', verifier: 'public', switching: true, egress: false }],
+    ['an offline environment: only the agent phase changes, so the sandbox switches', '[environment]\nnetwork_mode = "no-network"\n', true,
+      { agent: 'allowlist', verifier: 'no-network', switching: true, egress: true }],
+    ['an offline environment never switches for the other agents', '[environment]\nnetwork_mode = "no-network"\n', false,
+      { agent: 'no-network', verifier: 'no-network', switching: false, egress: false }],
+    ['a public task is unchanged', '', true, { agent: 'public', verifier: 'public', switching: false, egress: false }],
+  ];
+  it.each(rows)('%s', (_name, toml, inSandbox, want) => {
+    const t = expectTask(build({ 'task.toml': toml, 'tests/Dockerfile': 'FROM v' }));
+    const agent = phasePolicyFor(t, 0, 'agent', inSandbox);
+    expect({ agent: agent.network_mode, verifier: phasePolicyFor(t, 0, 'verifier', inSandbox).network_mode, ...agentSandboxNetworking(t, inSandbox) }).toEqual(want);
+    if (agent.network_mode === 'allowlist' && want.agent !== t.agent.network_mode) expect(agent.allowed_hosts).toEqual([]);
+  });
+
+  it('an allowlist agent phase keeps its own hosts', () => {
+    const t = expectTask(build({ 'task.toml': '[agent]\nnetwork_mode = "allowlist"\nallowed_hosts = ["a.com"]\n', 'tests/Dockerfile': 'FROM v' }));
+    expect(phasePolicyFor(t, 0, 'agent', true)).toEqual({ network_mode: 'allowlist', allowed_hosts: ['a.com'] });
   });
 });

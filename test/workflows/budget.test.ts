@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EXEC_OVERHEAD_SEC, VERIFY_PHASES_SEC, episodeBudget, healthcheckWorstSec, verifyTimeLimitSec, type BudgetInput, type VerifyTimeInput } from '../../src/activities/budget.ts';
+import { EXEC_OVERHEAD_SEC, VERIFY_PHASES_SEC, episodeBudget, healthcheckWorstSec, seedTimeLimitSec, verifyTimeLimitSec, type BudgetInput, type VerifyTimeInput } from '../../src/activities/budget.ts';
 
 const base: BudgetInput = {
   turns: [{ agentSec: 1000, verifierSec: 200, collectSec: 0 }],
@@ -75,4 +75,24 @@ describe('verify activity time limit', () => {
     ['a start period', { interval_sec: 1, timeout_sec: 2, start_period_sec: 60, retries: 2 }, 60 + 2 + 2 * 3],
     ['retries = 0 still makes one failing check', { interval_sec: 5, timeout_sec: 10, start_period_sec: 0, retries: 0 }, 10 + 15],
   ])('healthcheck worst case: %s', (_name, hc, want) => expect(healthcheckWorstSec(hc)).toBe(want));
+});
+
+// task-folder-format.md § [environment], healthcheck (polled at seed): the seed activity's limit covers the check's
+// worst case, so a slow service fails the seed as harbor:seed_failed with the check's message, never by a timeout.
+describe('seed time limit', () => {
+  const slow = { interval_sec: 1, timeout_sec: 2, start_period_sec: 64, retries: 1 };
+  it.each([
+    ['no healthcheck: the ready timeout with its grace and the build', { readySec: 960, buildSec: 300, healthchecks: [] }, 1260],
+    ['a healthcheck adds its worst case and one exec overhead', { readySec: 61, buildSec: 0, healthchecks: [slow] }, 61 + (64 + 2 + 3) + EXEC_OVERHEAD_SEC],
+    ['the defaults (5 s apart, 30 s each, 3 retries)', { readySec: 960, buildSec: 0, healthchecks: [{ interval_sec: 5, timeout_sec: 30, start_period_sec: 0, retries: 3 }] }, 960 + 135 + EXEC_OVERHEAD_SEC],
+  ])('%s', (_name, input, want) => expect(seedTimeLimitSec(input)).toBe(want));
+
+  it('is always past the ready timeout plus every healthcheck\'s start period and retries', () => {
+    for (const start of [0, 60, 3600]) {
+      for (const retries of [0, 1, 10]) {
+        const hc = { interval_sec: 5, timeout_sec: 10, start_period_sec: start, retries };
+        expect(seedTimeLimitSec({ readySec: 61, buildSec: 0, healthchecks: [hc] })).toBeGreaterThan(61 + start + retries * 15);
+      }
+    }
+  });
 });

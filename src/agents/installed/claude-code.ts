@@ -3,10 +3,19 @@
 // It runs headless (`-p`, the instruction on stdin) and prints stream-json, which is what becomes ATIF.
 import { shellQuote } from '../../sandbox/index.ts';
 import { arr, jsonLines, obj, str, transcriptOf, type AnswerStep } from './transcript-parts.ts';
-import { agentDir, type InstalledAgent } from './types.ts';
+import { agentDir, type AgentRun, type InstalledAgent } from './types.ts';
 
 const VERSION = '2.1.328';
 const BIN = `${agentDir('claude-code')}/bin/claude`;
+const mcpConfigPath = (run: AgentRun): string => `${run.home}/.claude/berth-mcp.json`;
+
+/** `--mcp-config`'s file: each server as Claude Code names its transports (stdio, sse, http). */
+function mcpConfig(run: AgentRun): string {
+  const servers = Object.fromEntries(run.mcpServers.map((s) => [s.name, s.transport === 'stdio'
+    ? { type: 'stdio', command: s.command, args: [...s.args] }
+    : { type: s.transport === 'sse' ? 'sse' : 'http', url: s.url }]));
+  return JSON.stringify({ mcpServers: servers }, null, 2);
+}
 
 function toolOutput(content: unknown): string {
   if (typeof content === 'string') return content;
@@ -33,8 +42,12 @@ export const claudeCode: InstalledAgent = {
     // --dangerously-skip-permissions is refused as root unless the process is told it is sandboxed.
     IS_SANDBOX: '1',
   }),
+  configFiles: (run) => (run.mcpServers.length > 0 ? [{ path: mcpConfigPath(run), content: mcpConfig(run) }] : []),
+  // User skills: ~/.claude/skills/<name>/SKILL.md.
+  skillsHome: (run) => `${run.home}/.claude/skills`,
   command: (run) =>
-    `${BIN} -p --output-format stream-json --verbose --dangerously-skip-permissions --model ${shellQuote(run.model)} < ${shellQuote(run.instructionFile)}`,
+    `${BIN} -p --output-format stream-json --verbose --dangerously-skip-permissions --model ${shellQuote(run.model)}` +
+    `${run.mcpServers.length > 0 ? ` --mcp-config ${shellQuote(mcpConfigPath(run))}` : ''} < ${shellQuote(run.instructionFile)}`,
   transcript: ({ stdout, sessionId, instruction, model }) => {
     const answers: AnswerStep[] = [];
     const byId = new Map<string, AnswerStep>();

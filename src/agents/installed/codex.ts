@@ -3,11 +3,26 @@
 // pointing at the gateway (Responses API, streamed), and its JSON events become ATIF.
 import { shellQuote } from '../../sandbox/index.ts';
 import { jsonLines, obj, str, transcriptOf, type AnswerStep } from './transcript-parts.ts';
-import { agentDir, type InstalledAgent } from './types.ts';
+import { agentDir, type AgentRun, type InstalledAgent } from './types.ts';
 
 const VERSION = '0.169.0';
 const BIN = `${agentDir('codex')}/bin/codex`;
 const KEY_VAR = 'BERTH_GATEWAY_TOKEN';
+const codexHome = (run: AgentRun): string => `${run.home}/.codex`;
+
+/**
+ * config.toml's `[mcp_servers.<name>]` tables: a command and its args (stdio) or a url (streamable HTTP). Codex has no
+ * client for the older HTTP+SSE transport, so an `sse` server is left out (docs/departures.md). JSON strings are valid
+ * TOML basic strings.
+ */
+export function codexMcpConfig(run: AgentRun): string {
+  return run.mcpServers.filter((s) => s.transport !== 'sse').map((s) => {
+    const body = s.transport === 'stdio'
+      ? [`command = ${JSON.stringify(s.command)}`, `args = [${s.args.map((a) => JSON.stringify(a)).join(', ')}]`]
+      : [`url = ${JSON.stringify(s.url)}`];
+    return [`[mcp_servers.${JSON.stringify(s.name)}]`, ...body].join('\n');
+  }).join('\n\n');
+}
 
 export const codex: InstalledAgent = {
   name: 'codex',
@@ -17,7 +32,13 @@ export const codex: InstalledAgent = {
   install: { kind: 'npm-binary', package: '@openai/codex', version: `${VERSION}-linux-x64`, file: 'vendor/x86_64-unknown-linux-musl/bin/codex' },
   versionCommand: `${BIN} --version`,
   output: '/logs/agent/codex.jsonl',
-  env: (run) => ({ [KEY_VAR]: run.token, CODEX_HOME: `${run.home}/.codex`, HOME: run.home }),
+  env: (run) => ({ [KEY_VAR]: run.token, CODEX_HOME: codexHome(run), HOME: run.home }),
+  configFiles: (run) => {
+    const toml = codexMcpConfig(run);
+    return toml ? [{ path: `${codexHome(run)}/config.toml`, content: `${toml}\n` }] : [];
+  },
+  // Codex reads skills from $CODEX_HOME/skills/<name>/SKILL.md.
+  skillsHome: (run) => `${codexHome(run)}/skills`,
   command: (run) => {
     const provider = `model_providers.berth={name="berth",base_url="${run.gatewayUrl}/v1",env_key="${KEY_VAR}",wire_api="responses"}`;
     return `mkdir -p "$CODEX_HOME" && ${BIN} exec --json --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox ` +

@@ -1,6 +1,7 @@
 // mini-SWE-agent (PyPI mini-swe-agent, Python >= 3.10): wheels fetched on the host for the image's Python and
 // installed offline into the layer with pip run from its own wheel. It calls Chat Completions through litellm
-// (one `bash` tool) and writes its trajectory file, which becomes ATIF.
+// (one `bash` tool) and writes its trajectory file, which becomes ATIF. It has no MCP client and no skills folder, so
+// it takes neither configFiles nor skillsHome: the task's servers and skills stay in /tmp/.berth/task.json.
 import { shellQuote } from '../../sandbox/index.ts';
 import { arr, obj, str, transcriptOf, type AnswerStep } from './transcript-parts.ts';
 import { agentDir, type InstalledAgent } from './types.ts';

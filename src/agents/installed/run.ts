@@ -8,6 +8,7 @@ import { runDetached, detachedKey } from '../detached-run.ts';
 import { AgentConfigError } from '../errors.ts';
 import { AGENT_LOGS, copyLogToHost, secondsSince, writeTrajectory } from '../logs.ts';
 import type { AgentHarness, AgentTurnContext, AgentTurnResult } from '../types.ts';
+import { skillsDirIn } from '../task-file.ts';
 import type { AgentRun, InstalledAgent } from './types.ts';
 
 const INSTRUCTION = `${AGENT_LOGS}/instruction.md`;
@@ -16,16 +17,30 @@ const HOME = `${AGENT_LOGS}/home`;
 export function agentRunOf(ctx: AgentTurnContext): AgentRun {
   const m = ctx.model;
   if (!m) throw new AgentConfigError('an installed agent needs the model gateway: run it through a Berth worker (berth run --agent NAME --model provider/model)');
-  return { gatewayUrl: m.gatewayUrl, token: m.token, model: m.model, provider: m.provider, instructionFile: INSTRUCTION, home: HOME, workdir: ctx.workdir };
+  return {
+    gatewayUrl: m.gatewayUrl, token: m.token, model: m.model, provider: m.provider, instructionFile: INSTRUCTION, home: HOME, workdir: ctx.workdir,
+    mcpServers: ctx.task.environment.mcp_servers, skillsDir: skillsDirIn(ctx.task, ctx.workdir),
+  };
 }
 
+const configName = (i: number): string => `config-${i}`;
+
+/** The turn's fresh home: the instruction, the harness's own configuration files and the task's skills, all the agent user's. */
 function prepareScript(agent: InstalledAgent, run: AgentRun, user: string): string {
   const stale = [agent.output, ...(agent.extraLogs?.(run) ?? []), INSTRUCTION].map(shellQuote).join(' ');
+  const configs = (agent.configFiles?.(run) ?? []).map((f, i) =>
+    `mkdir -p "$(dirname ${shellQuote(f.path)})" && mv "$BERTH_STAGE/${configName(i)}" ${shellQuote(f.path)}`);
+  const skills = run.skillsDir !== null && agent.skillsHome
+    ? [`if [ -d ${shellQuote(run.skillsDir)} ]; then mkdir -p ${shellQuote(agent.skillsHome(run))} && cp -R ${shellQuote(`${run.skillsDir}/.`)} ${shellQuote(agent.skillsHome(run))}; fi`]
+    : [];
   return [
     `rm -rf ${stale} ${shellQuote(HOME)}`,
-    `mv "$BERTH_STAGE/instruction.md" ${shellQuote(INSTRUCTION)} && rm -rf "$BERTH_STAGE"`,
     `mkdir -p ${shellQuote(HOME)}`,
-    `chown ${shellQuote(user)} -- ${shellQuote(INSTRUCTION)} ${shellQuote(HOME)}`,
+    `mv "$BERTH_STAGE/instruction.md" ${shellQuote(INSTRUCTION)}`,
+    ...configs,
+    ...skills,
+    'rm -rf "$BERTH_STAGE"',
+    `chown -R ${shellQuote(user)} -- ${shellQuote(INSTRUCTION)} ${shellQuote(HOME)}`,
   ].join('\n');
 }
 
@@ -60,7 +75,10 @@ export async function runInstalledTurn(agent: InstalledAgent, ctx: AgentTurnCont
     command: agent.command(run),
     env: { ...ctx.env, ...agent.env(run) },
     outputPath: agent.output,
-    stage: [{ name: 'instruction.md', content: ctx.instruction, mode: 0o644 }],
+    stage: [
+      { name: 'instruction.md', content: ctx.instruction, mode: 0o644 },
+      ...(agent.configFiles?.(run) ?? []).map((f, i) => ({ name: configName(i), content: f.content, mode: 0o600 })),
+    ],
     prepare: prepareScript(agent, run, ctx.user),
   });
   const files: Record<string, string> = {};

@@ -2,6 +2,7 @@
 // version, how to run it on an instruction, which environment gives it its model and endpoint, and how its
 // own logs become an ATIF trajectory.
 import type { Provider, Protocol } from '../../gateway/index.ts';
+import type { McpServer } from '../../task/index.ts';
 import type { AtifTrajectory } from '../../trajectory/atif.ts';
 
 export type InstalledAgentName = 'claude-code' | 'codex' | 'mini-swe-agent';
@@ -25,6 +26,17 @@ export interface AgentRun {
   /** A writable home for the agent's own files (config, sessions) under /logs/agent. */
   home: string;
   workdir: string;
+  /** The task's MCP servers ([[environment.mcp_servers]]), for the harness's own configuration. */
+  mcpServers: readonly McpServer[];
+  /** The task's skills folder in the sandbox (skills_dir), or null. */
+  skillsDir: string | null;
+}
+
+/** A file the harness reads when it starts (its MCP configuration), written before each turn. */
+export interface ConfigFile {
+  /** Inside the sandbox, under the run's home. */
+  path: string;
+  content: string;
 }
 
 export interface AgentTranscript {
@@ -48,6 +60,10 @@ export interface InstalledAgent {
   command: (run: AgentRun) => string;
   /** Inside the sandbox: where its stdout goes (and what `transcript` reads). */
   output: string;
+  /** Its own configuration files for this run (the task's MCP servers, where the harness has a way to take them). */
+  configFiles?: (run: AgentRun) => ConfigFile[];
+  /** The folder the harness reads skills from; the task's skills folder is copied there before each turn. */
+  skillsHome?: (run: AgentRun) => string;
   /** More files to copy to the host logs after the turn (inside the sandbox). */
   extraLogs?: (run: AgentRun) => string[];
   /** Its logs (stdout, and the extra files by container path) as ATIF. */

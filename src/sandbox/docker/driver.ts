@@ -20,6 +20,7 @@ import type { ExecResult } from '../types.ts';
 import { createOrAdoptGroup, inspectGroup, listGroups, removeGroup } from './compose-group.ts';
 import type { ComposeCliSettings } from './compose-cli.ts';
 import { subnetSource, type SubnetSource } from './group-network.ts';
+import { putOnNetwork } from './phase-network.ts';
 import { LABEL_GROUP } from './group-names.ts';
 import { createOrAdoptSingle } from './single.ts';
 
@@ -73,6 +74,10 @@ export class DockerDriver implements SandboxDriver {
 
   exec(target: ServiceHandle, options: RawExecOptions): Promise<ExecResult> {
     return runExec(this.docker, target, options);
+  }
+
+  putOnNetwork(target: ServiceHandle, network: string): Promise<void> {
+    return putOnNetwork(this.docker, target, network);
   }
 
   async putArchive(target: ServiceHandle, containerDir: string, archive: Buffer | NodeJS.ReadableStream): Promise<void> {

@@ -100,3 +100,18 @@ export async function holdsAddress(docker: Docker, network: string, ip: string, 
   const nets = (await docker.getContainer(container).inspect()).NetworkSettings.Networks as Attached;
   return nets[network]?.IPAddress === ip;
 }
+
+/** Leaves the container on `network` alone ('none': on none), as if it had been created there. Idempotent. */
+export async function putOnNetwork(docker: Docker, handle: SandboxHandle, network: string): Promise<void> {
+  const now = await attached(docker, handle);
+  for (const name of Object.keys(now)) {
+    if (name === network) continue;
+    await docker.getNetwork(name).disconnect({ Container: handle.containerId, Force: true }).catch((err: unknown) => {
+      if (!ignorable(err, 'is not connected')) throw asSandboxError(handle.name, err);
+    });
+  }
+  if (network === 'none' || network in now) return;
+  await docker.getNetwork(network).connect({ Container: handle.containerId }).catch((err: unknown) => {
+    if (!ignorable(err, 'already exists in network', 'already attached')) throw asSandboxError(handle.name, err);
+  });
+}

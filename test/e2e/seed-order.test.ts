@@ -1,0 +1,61 @@
+// The seed's order and its time limit on the real engine and Temporal (DESIGN.md section 7, Images; task-folder-format.md
+// § [environment], healthcheck): a prebuilt `docker_image` gets environment/'s files in its working directory before
+// any healthcheck runs, and a healthcheck slower than the ready timeout fails the seed with its own message instead of
+// ending the seed activity by its time limit.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBatch } from '../../src/client/batch.ts';
+import type { ResultRow } from '../../src/workflows/types.ts';
+import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
+import { writeDataset } from '../helpers/tasks.ts';
+
+const READY_SEC = 1;
+
+function task(id: string, healthcheck: string, files: Record<string, string> = {}): Record<string, string> {
+  return {
+    [`${id}/task.toml`]: `[environment]\ndocker_image = "berth-base:bookworm"\nworkdir = "/app"\n[environment.healthcheck]\n${healthcheck}\n` +
+      '[agent]\ntimeout_sec = 60\n[verifier]\ntimeout_sec = 60\n',
+    [`${id}/instruction.md`]: 'do it\n',
+    [`${id}/solution/solve.sh`]: '#!/bin/bash\ncat /app/data.txt > /app/out.txt\n',
+    [`${id}/tests/test.sh`]: '#!/bin/bash\n[ "$(cat /app/out.txt 2>/dev/null)" = uploaded ] && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n',
+    ...Object.fromEntries(Object.entries(files).map(([k, v]) => [`${id}/${k}`, v])),
+  };
+}
+
+describe('seed order and seed time limit', () => {
+  let cluster: TestCluster;
+  let rows: Record<string, ResultRow>;
+  beforeAll(async () => {
+    cluster = await startTestWorkers('seed-order');
+    const dataset = writeDataset({
+      // Prebuilt mode (no Dockerfile, no compose file): environment/ is uploaded to the working directory.
+      ...task('prebuilt-upload', 'command = "test -f /app/data.txt"\ninterval_sec = 1\ntimeout_sec = 5\nretries = 2', { 'environment/data.txt': 'uploaded\n' }),
+      // Failing only after a start period longer than the seed's old limit (ready timeout + 60 s grace).
+      ...task('slow-unhealthy', `command = "echo still-warming-up; exit 1"\nstart_period_sec = ${READY_SEC + 63}\nstart_interval_sec = 5\ninterval_sec = 1\ntimeout_sec = 2\nretries = 1`,
+        { 'environment/data.txt': 'uploaded\n' }),
+    });
+    const config = join(mkdtempSync(join(tmpdir(), 'berth-seed-order-conf-')), 'berth.toml');
+    writeFileSync(config, `[episode]\nsandbox_ready_timeout_s = ${READY_SEC}\n`);
+    const handle = await startBatch({
+      dataset, concurrency: 2, configFile: config, resultsDir: mkdtempSync(join(tmpdir(), 'berth-seed-order-')), taskQueue: cluster.taskQueue, client: cluster.client,
+    });
+    rows = Object.fromEntries((await handle.wait()).rows.map((r) => [r.task_id, r]));
+  }, 600_000);
+  afterAll(async () => { await cluster?.stop(); });
+
+  it("a prebuilt image's environment/ files are in the working directory before [environment.healthcheck] runs", () => {
+    expect(rows['prebuilt-upload'], rows['prebuilt-upload']?.failure_reason ?? '').toMatchObject({ reward: 1, failure_kind: null, mask_sample: false });
+  });
+
+  it("a healthcheck slower than the ready timeout fails the seed with the check's message, not by the activity's time limit", async () => {
+    const row = rows['slow-unhealthy']!;
+    expect(row).toMatchObject({ mask_sample: true, failure_kind: 'harbor:seed_failed' });
+    expect(row.failure_reason).toContain('still-warming-up');
+    expect(row.failure_reason).toMatch(/failed 1 times in a row/);
+    const history = await cluster.client.workflow.getHandle(row.workflow_id).fetchHistory();
+    const timedOut = (history.events ?? []).filter((e) => e.activityTaskTimedOutEventAttributes);
+    expect(timedOut).toEqual([]);
+  });
+});
