@@ -258,6 +258,24 @@ describe('effective values (DESIGN.md § 7; task-folder-format.md § [gym.defaul
     expect(d.tasks[0]!.verifier.environment).toMatchObject({ cpus: 5, memory_mb: 1500 });
     expect(d.tasks[1]!.verifier.environment).toMatchObject({ cpus: 2 });
   });
+
+  // task-folder-format.md § [gym.defaults], resource_multiplier row; DESIGN.md §7 "Effective values": not scaled.
+  it('[steps.verifier.environment] resources do not scale; a step inheriting [verifier.environment] gets its scaled values', async () => {
+    const d = await dataset({
+      ...taskFiles('t', {
+        'task.toml': '[verifier.environment]\ndocker_image = "v"\ncpus = 2\nmemory_mb = 1000\nstorage_mb = 3000\n' +
+          '[[steps]]\nname = "own"\n[steps.verifier.environment]\ndocker_image = "w"\ncpus = 3\nmemory_mb = 1000\nstorage_mb = 2000\n' +
+          '[[steps]]\nname = "inherits"\n',
+        'steps/own/instruction.md': 'x',
+        'steps/inherits/instruction.md': 'y',
+      }),
+      'dataset.toml': '[gym.defaults]\nresource_multiplier = 1.5\n',
+    });
+    expect(d.refused).toEqual([]);
+    const [own, inherits] = d.tasks[0]!.steps;
+    expect(own!.verifier.environment).toMatchObject({ cpus: 3, memory_mb: 1000, storage_mb: 2000 });
+    expect(inherits!.verifier.environment).toMatchObject({ cpus: 3, memory_mb: 1500, storage_mb: 4500 });
+  });
 });
 
 describe('override artifacts are told apart from the task\'s own in messages', () => {
