@@ -42,6 +42,28 @@ describe('[gym] table (task-folder-format.md § [gym])', () => {
     ['an unknown type', '[gym]\ntype = "dev"\n', 'dataset_invalid_value', 'gym.type'],
     ['malformed TOML', '[gym\n', 'dataset_malformed', 'line'],
   ];
+
+  // task-folder-format.md § [gym]: license and domain take only Gym's value lists; the message lists them.
+  it.each([
+    ['a license outside Gym\'s list', '[gym]\nlicense = "Apache-2.0"\n', 'gym.license', ['"Apache 2.0"', '"MIT"', '"Creative Commons Attribution 4.0 International"', '"TBD"', '"GNU General Public License v3.0"']],
+    ['a domain outside Gym\'s list', '[gym]\ndomain = "programming"\n', 'gym.domain', ['"math"', '"coding"', '"agent"', '"instruction_following"', '"rlhf"', '"other"']],
+  ])('%s is refused, naming the key, the value and every allowed value', (_name, text, key, values) => {
+    let refusal: DatasetRefusal | undefined;
+    try { gym(text); } catch (e) { refusal = e as DatasetRefusal; }
+    expect(refusal).toBeInstanceOf(DatasetRefusal);
+    expect(refusal!.code).toBe('dataset_invalid_value');
+    expect(refusal!.message).toContain(key);
+    expect(refusal!.message).toContain('/d/dataset.toml');
+    expect(refusal!.message).toMatch(/"Apache-2\.0"|"programming"/);
+    for (const v of values) expect(refusal!.message).toContain(v);
+  });
+
+  it.each([
+    ...['Apache 2.0', 'MIT', 'Creative Commons Attribution-ShareAlike 4.0 International', 'CC BY-NC 3.0', 'NVIDIA Evaluation Dataset License Agreement', 'TBD'].map((v) => ['license', v]),
+    ...['math', 'coding', 'agent', 'knowledge', 'long_context', 'safety', 'games', 'translation', 'e2e', 'other'].map((v) => ['domain', v]),
+  ])('[gym] %s = %j is one of Gym\'s values', (key, value) => {
+    expect(gym(`[gym]\n${key} = ${JSON.stringify(value)}\n`)).toMatchObject({ [key]: value });
+  });
   for (const [name, text, code, key] of refusals) {
     it(name, () => {
       try {
