@@ -26,8 +26,8 @@ function rememberedPort(host: string): number {
 
 async function start(provider: SandboxProvider): Promise<ModelGateway> {
   const host = await gatewayHost(() => provider.defaultNetworkRanges());
-  const baseMs = gatewayRetryBaseMs();
-  const retry = baseMs ? { baseMs } : {};
+  const baseDelayMs = gatewayRetryBaseMs();
+  const retry = baseDelayMs ? { baseDelayMs } : {};
   let gateway = new ModelGateway({ host, port: rememberedPort(host), retry });
   try {
     await gateway.start();

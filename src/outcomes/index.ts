@@ -7,3 +7,4 @@ export {
 export type { FailureKind, FailureKindInfo, TaskErrorType } from './failure-kinds.ts';
 export { REGRADE_REFUSED } from './regrade.ts';
 export { modelStatusMeaning, isTransientModelStatus, type ModelStatusMeaning } from './model-status.ts';
+export { MODEL_RETRY, parseRetryAfter, retriesAfter, retryDelayMs, type ModelRetryPolicy } from './model-retry.ts';
