@@ -2,37 +2,15 @@
 // the same container steps done directly with dockerode, measured in the same run.
 import Docker from 'dockerode';
 import { Client, Connection } from '@temporalio/client';
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pack } from 'tar-stream';
 import { startBatch } from '../src/client/batch.ts';
 import { ensureServer } from '../src/server/devserver.ts';
-import { WORKER_NODE_FLAGS } from '../src/server/worker-daemon.ts';
+import { median, startWorker, trivialDataset } from './common.ts';
 
 const docker = new Docker();
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
-function trivialDataset(count: number, steps = 1): string {
-  const root = mkdtempSync(join(tmpdir(), 'berth-bench-'));
-  for (let i = 0; i < count; i++) {
-    const dir = join(root, `t${i}`);
-    const toml = ['[environment]', 'docker_image = "berth-base:bookworm"', 'workdir = "/app"'];
-    if (steps > 1) for (let s = 1; s <= steps; s++) toml.push('[[steps]]', `name = "s${s}"`);
-    mkdirSync(join(dir, 'solution'), { recursive: true });
-    mkdirSync(join(dir, 'tests'), { recursive: true });
-    writeFileSync(join(dir, 'task.toml'), `${toml.join('\n')}\n`);
-    writeFileSync(join(dir, 'instruction.md'), 'Write ok to out.txt\n');
-    writeFileSync(join(dir, 'solution', 'solve.sh'), 'echo ok > out.txt\n');
-    writeFileSync(join(dir, 'tests', 'test.sh'), 'grep -q ok /app/out.txt && echo 1 > /logs/verifier/reward.txt\n');
-    for (let s = 1; steps > 1 && s <= steps; s++) {
-      mkdirSync(join(dir, 'steps', `s${s}`), { recursive: true });
-      writeFileSync(join(dir, 'steps', `s${s}`, 'instruction.md'), 'Write ok to out.txt\n');
-    }
-  }
-  return root;
-}
 
 async function rawExec(c: Docker.Container, cmd: string): Promise<void> {
   const ex = await c.exec({ Cmd: ['bash', '-c', cmd], AttachStdout: true, AttachStderr: true });
@@ -68,19 +46,6 @@ async function rawMany(n: number, concurrency: number): Promise<number> {
   let next = 0;
   await Promise.all(Array.from({ length: concurrency }, async () => { while (next < n) await rawEpisode(next++); }));
   return (Date.now() - t) / 1000;
-}
-
-function startWorker(queue: string) {
-  const child = spawn(process.execPath, [...WORKER_NODE_FLAGS, join(import.meta.dirname, '..', 'bin', 'berth.mjs'), 'worker'], {
-    // No janitor: other runs on this machine may have sandboxes of their own.
-    env: { ...process.env, BERTH_DETACHED_WORKER: '1', BERTH_TASK_QUEUE: queue, BERTH_HOST_QUEUE_SUFFIX: queue, BERTH_WORKER_SLOTS: '64', BERTH_JANITOR_AT_START: '0' },
-    stdio: 'ignore',
-  });
-  const peakRssMb = () => {
-    const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
-    return Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
-  };
-  return { child, peakRssMb };
 }
 
 export default async function bench(args: string[]): Promise<void> {

@@ -1,0 +1,30 @@
+// An episode's timeline from its Temporal history: when it ran, and each activity from scheduled to closed.
+import type { Client } from '@temporalio/client';
+import { phaseOf, type EpisodeTimeline, type Interval } from './attribution.ts';
+
+type Ts = { seconds?: { toNumber(): number } | number | null; nanos?: number | null } | null | undefined;
+const ms = (t: Ts): number => (t ? Number(typeof t.seconds === 'number' ? t.seconds : t.seconds?.toNumber() ?? 0) * 1000 + (t.nanos ?? 0) / 1e6 : 0);
+
+export interface EpisodeHistory { timeline: EpisodeTimeline; activities: Record<string, number>; events: number }
+
+export async function episodeHistory(client: Client, workflowId: string, runId?: string): Promise<EpisodeHistory> {
+  const events = (await client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [];
+  const scheduled = new Map<string, { type: string; at: number }>();
+  const intervals: Interval[] = [];
+  const activities: Record<string, number> = {};
+  for (const e of events) {
+    const at = ms(e.eventTime as Ts);
+    const s = e.activityTaskScheduledEventAttributes;
+    if (s) {
+      const type = s.activityType?.name ?? '?';
+      scheduled.set(String(e.eventId), { type, at });
+      activities[type] = (activities[type] ?? 0) + 1;
+    }
+    const closed = e.activityTaskCompletedEventAttributes ?? e.activityTaskFailedEventAttributes ?? e.activityTaskTimedOutEventAttributes ?? e.activityTaskCanceledEventAttributes;
+    const from = closed && scheduled.get(String(closed.scheduledEventId));
+    if (from) intervals.push({ phase: phaseOf(from.type), start: from.at, end: at });
+  }
+  const start = ms(events[0]?.eventTime as Ts);
+  const end = ms(events[events.length - 1]?.eventTime as Ts);
+  return { timeline: { start, end, activities: intervals }, activities, events: events.length };
+}
