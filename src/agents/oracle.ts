@@ -3,7 +3,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DetachedOutput } from '../sandbox/index.ts';
-import { resolveTemplates, SOLUTION_FILES, type Task } from '../task/index.ts';
+import { resolveTemplates, SANDBOX_LAYOUT, SOLUTION_FILES, type Task } from '../task/index.ts';
 import { agentStep, buildTrajectory, oracleTrajectory, userStep } from '../trajectory/atif.ts';
 import { redact, redactFile } from '../trajectory/redact.ts';
 import { runDetached, readTail } from './detached-run.ts';
@@ -12,7 +12,7 @@ import { AGENT_LOGS, copyLogToHost, OUTPUT_TAIL_BYTES, secondsSince, userOnlyTra
 import { solutionForTurn } from '../task/index.ts';
 import type { AgentHarness, AgentTurnContext, AgentTurnResult } from './types.ts';
 
-export const SOLUTION_DIR = '/solution';
+export const SOLUTION_DIR = SANDBOX_LAYOUT.solutionDir;
 export const ORACLE_COMMAND = `bash ${SOLUTION_DIR}/solve.sh`;
 export const ORACLE_OUTPUT = `${AGENT_LOGS}/oracle.txt`;
 

@@ -12,7 +12,7 @@
 export { loadDataset, loadDatasetSync, loadTask, loadTaskSync, buildTaskOrRefusal } from './load.ts';
 export type { LoadOptions, LoadTaskOptions, LoadedDataset, Logger } from './load.ts';
 export type { BuildContext, DatasetDefaults, ImageNeed, ResourceOverride } from './build-context.ts';
-export { TASK_LAYOUT, SOLUTION_FILES, DATASET_LAYOUT, stepLayout, inTask } from './layout.ts';
+export { TASK_LAYOUT, SANDBOX_LAYOUT, SOLUTION_FILES, DATASET_LAYOUT, stepLayout, inTask } from './layout.ts';
 export { parseDatasetToml, digestSettingsFor, checkAgentAllowed, checkOverridesNameTasks } from './dataset-config.ts';
 export type { DatasetSettings, GymType } from './dataset-config.ts';
 export { discoverTaskFolders, MAX_DEPTH } from './discovery.ts';
