@@ -70,7 +70,7 @@ export async function prepareAndRecord(provider: SandboxProvider, task: Task, al
 async function batchPinnedBase(provider: SandboxProvider, task: Task, aliases: Aliases, id: string): Promise<PreparedImage> {
   const name = task.image.image!;
   const config = await provider.imageConfig(id);
-  if (config) return pinnedAgentImage(task, name, config, false);
+  if (config) return pinnedAgentImage(provider, task, name, config, false);
   const here = await provider.imageConfig(name);
   throw new SeedFailed(
     'harbor:seed_failed',
@@ -90,7 +90,7 @@ export async function agentImageForSeed(provider: SandboxProvider, task: Task, a
   const record = task.image.mode === 'prebuilt' ? null : readRecord(task, aliases);
   if (record?.image_id) {
     const config = await provider.imageConfig(record.image_id);
-    if (config) return pinnedAgentImage(task, record.image, config, false);
+    if (config) return pinnedAgentImage(provider, task, record.image, config, false);
     if (task.image.mode !== 'build') {
       throw new SeedFailed(
         'harbor:seed_failed',

@@ -32,8 +32,8 @@ function rememberPort(host: string, port: number): void {
 
 async function start(provider: SandboxProvider): Promise<ModelGateway> {
   const host = await gatewayHost(() => provider.defaultNetworkRanges());
-  const baseMs = gatewayRetryBaseMs();
-  const retry = baseMs ? { baseMs } : {};
+  const baseDelayMs = gatewayRetryBaseMs();
+  const retry = baseDelayMs ? { baseDelayMs } : {};
   let gateway = new ModelGateway({ host, port: rememberedPort(host), retry });
   try {
     await gateway.start();

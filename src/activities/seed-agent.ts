@@ -3,7 +3,7 @@
 // drive it on the real engine without an activity around it.
 import { existsSync, mkdirSync } from 'node:fs';
 import { SeedFailed, type SandboxHandle, type SandboxLabels, type SandboxProvider, type SandboxSpec } from '../sandbox/index.ts';
-import { inTask, TASK_LAYOUT, templateEnv, unsetVariableMessage, type Task } from '../task/index.ts';
+import { inTask, resolveTemplates, TASK_LAYOUT, unsetVariableMessage, type Task } from '../task/index.ts';
 import { keepEntrypointOutput } from './entrypoint-output.ts';
 import { agentImageForSeed } from './image-prep.ts';
 import { episodeImage } from './agent-layer.ts';
@@ -29,9 +29,9 @@ export interface AgentSeedRequest {
 }
 
 export function environmentOf(task: Task, hostEnv: AgentSeedRequest['hostEnv']): Record<string, string> {
-  const result = templateEnv(task.environment.env, hostEnv);
-  if ('missing' in result) {
-    throw seedFailure(`${task.path}/task.toml: ${unsetVariableMessage({ table: '[environment].env', key: result.key, variable: result.missing, secrets: false })}`);
+  const result = resolveTemplates(task.environment.env, hostEnv);
+  if (!result.ok) {
+    throw seedFailure(`${task.path}/task.toml: ${unsetVariableMessage({ table: '[environment].env', key: result.key, variable: result.variable, secrets: false })}`);
   }
   return result.values;
 }

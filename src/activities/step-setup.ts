@@ -1,7 +1,7 @@
 // A step's own preparation, before its agent (reference/harbor-behaviour.md § 2.6, Harbor's _prepare_step): as the
 // step's agent user, steps/<name>/workdir/* is uploaded into the working directory and `bash <workdir>/setup.sh` runs
 // there when the folder has one; then [steps.healthcheck] is polled with [environment.healthcheck]'s semantics. A
-// failure is the task's fault: the episode is masked as harbor:step_setup_failed and no later step runs.
+// failure ends the episode as harbor:step_setup_failed (masked on the first step, scored 0 on a later one: src/outcomes).
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DETACHED_BASE, inlineWriteScript, shellQuote, type DetachedOutput, type DetachedResult, type UploadEntry } from '../sandbox/index.ts';
 import type { AgentTurnContext } from './types.ts';
+import { SANDBOX_LAYOUT } from '../task/index.ts';
 
 export interface DetachedRunOptions {
   /** Namespaces the marker, e.g. 'oracle' → `oracle-<runKey>`. */
@@ -35,7 +36,7 @@ export interface DetachedRunResult {
 const POLL_MS = 500;
 /** Longest wait without a heartbeat with details. */
 const WAIT_CAP_MS = 10_000;
-const STAGING = '/logs/.berth-stage';
+const STAGING = `${SANDBOX_LAYOUT.logsDir}/.berth-stage`;
 /** How long an attempt waits for another attempt's start before taking the turn over (that one died mid-prepare). */
 export const CLAIM_PATIENCE_MS = 120_000;
 

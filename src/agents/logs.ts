@@ -3,9 +3,10 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { buildTrajectory, userStep, type AtifTrajectory } from '../trajectory/atif.ts';
 import type { AgentTurnContext } from './types.ts';
+import { SANDBOX_LAYOUT } from '../task/index.ts';
 
 /** Where every harness's output lives inside the sandbox. */
-export const AGENT_LOGS = '/logs/agent';
+export const AGENT_LOGS = SANDBOX_LAYOUT.agentLogs;
 /** How much of an output file goes into a transcript or a response. */
 export const OUTPUT_TAIL_BYTES = 64 * 1024;
 

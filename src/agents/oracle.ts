@@ -3,7 +3,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DetachedOutput } from '../sandbox/index.ts';
-import { SOLUTION_FILES, templateEnv, templateVariable, type Task } from '../task/index.ts';
+import { resolveTemplates, SANDBOX_LAYOUT, SOLUTION_FILES, type Task } from '../task/index.ts';
 import { agentStep, buildTrajectory, oracleTrajectory, userStep } from '../trajectory/atif.ts';
 import { redact, redactFile } from '../trajectory/redact.ts';
 import { runDetached, readTail } from './detached-run.ts';
@@ -12,26 +12,15 @@ import { AGENT_LOGS, copyLogToHost, OUTPUT_TAIL_BYTES, secondsSince, userOnlyTra
 import { solutionForTurn } from '../task/index.ts';
 import type { AgentHarness, AgentTurnContext, AgentTurnResult } from './types.ts';
 
-export const SOLUTION_DIR = '/solution';
+export const SOLUTION_DIR = SANDBOX_LAYOUT.solutionDir;
 export const ORACLE_COMMAND = `bash ${SOLUTION_DIR}/solve.sh`;
 export const ORACLE_OUTPUT = `${AGENT_LOGS}/oracle.txt`;
 
-/** `[solution].env` resolved from this worker's environment; an unset `${VAR}` is a SolutionEnvUnset. */
-export function solutionEnv(task: Task, hostEnv: Readonly<Record<string, string | undefined>> = process.env): Record<string, string> {
-  const res = templateEnv(task.solution.env, hostEnv);
-  if ('missing' in res) throw new SolutionEnvUnset(res.missing, task.path);
-  return res.values;
-}
-
-/** The [solution].env values read from this worker's environment: kept out of transcripts and host logs. */
-export function solutionSecrets(task: Task, hostEnv: Readonly<Record<string, string | undefined>> = process.env): string[] {
-  const out: string[] = [];
-  for (const raw of Object.values(task.solution.env)) {
-    const t = templateVariable(raw);
-    const v = t ? hostEnv[t.name] : undefined;
-    if (v) out.push(v);
-  }
-  return out;
+/** `[solution].env` resolved from this worker's environment (and the values to keep out of transcripts and host logs); an unset `${VAR}` is a SolutionEnvUnset. */
+export function solutionEnv(task: Task, hostEnv: Readonly<Record<string, string | undefined>> = process.env): { values: Record<string, string>; sensitive: string[] } {
+  const res = resolveTemplates(task.solution.env, hostEnv);
+  if (!res.ok) throw new SolutionEnvUnset(res.variable, task.path);
+  return { values: res.values, sensitive: res.sensitive };
 }
 
 /** Empties /solution (what an earlier turn left) and, given a folder, places its contents there. */
@@ -71,19 +60,19 @@ async function keepOutput(ctx: AgentTurnContext, output: DetachedOutput | undefi
   if (await copyLogToHost(ctx, ORACLE_OUTPUT)) await redactFile(host, secrets);
 }
 
-async function runSolveSh(ctx: AgentTurnContext, dir: string, env: Record<string, string>): Promise<AgentTurnResult> {
+async function runSolveSh(ctx: AgentTurnContext, dir: string, env: ReturnType<typeof solutionEnv>): Promise<AgentTurnResult> {
   const started = Date.now();
   const startedAt = new Date(started);
   const run = await runDetached(ctx, {
     prefix: 'oracle',
     command: ORACLE_COMMAND,
-    env: { ...ctx.env, DEBIAN_FRONTEND: 'noninteractive', ...env },
+    env: { ...ctx.env, DEBIAN_FRONTEND: 'noninteractive', ...env.values },
     outputPath: ORACLE_OUTPUT,
     stage: dir,
     prepare: placeStagedSolution(),
     tailBytes: OUTPUT_TAIL_BYTES,
   });
-  const secrets = solutionSecrets(ctx.task);
+  const secrets = env.sensitive;
   const tail = typeof run.output === 'object' ? run.output.tail : run.output === 'none' ? '' : await readTail(ctx, ORACLE_OUTPUT, OUTPUT_TAIL_BYTES);
   const output = redact(tail, secrets);
   await keepOutput(ctx, run.output, secrets);

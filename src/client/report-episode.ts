@@ -7,6 +7,7 @@ import { episodePagePath } from './report-paths.ts';
 import { isSuccess } from './report-stats.ts';
 import { REPORT_CSS } from './report-style.ts';
 import { folded, trajectoryHtml } from './report-trajectory.ts';
+import { SANDBOX_LAYOUT } from '../task/index.ts';
 
 export interface EpisodePageOptions {
   batchId: string;
@@ -95,7 +96,7 @@ function turnSection(turn: TurnFiles, row: ResultRow): string {
   const trajectory = turn.trajectory ? trajectoryHtml(turn.trajectory) : `<p class="empty">${esc(turn.trajectoryProblem ?? 'no trajectory')}</p>`;
   const output = turn.verifierOutput.length ? turn.verifierOutput.map(fileBlock).join('') : '<p class="empty">The verifier left no test-stdout.txt.</p>';
   const rewards = turn.rewardFiles.length ? turn.rewardFiles.map(fileBlock).join('') : '<p class="empty">No reward file.</p>';
-  const others = turn.otherVerifierFiles.length ? `<p class="note">also in /logs/verifier: ${turn.otherVerifierFiles.map((n) => `<code>${esc(n)}</code>`).join(' ')}</p>` : '';
+  const others = turn.otherVerifierFiles.length ? `<p class="note">also in ${SANDBOX_LAYOUT.verifierLogs}: ${turn.otherVerifierFiles.map((n) => `<code>${esc(n)}</code>`).join(' ')}</p>` : '';
   return `<section class="turn" id="turn-${turn.turn}"><h2>Turn ${turn.turn}${head}</h2>
 <h3>Trajectory</h3>${trajectory}
 <h3>Verifier output</h3><div class="verifier-output">${output}</div>

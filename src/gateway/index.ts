@@ -1,5 +1,5 @@
 // The model gateway (DESIGN.md section 5): keys stay on the worker, sandboxes get a per-episode token.
-export { ModelGateway, DEFAULT_RETRY, type GatewayOptions, type RetryPolicy } from './server.ts';
+export { ModelGateway, type GatewayOptions } from './server.ts';
 export { Scope, type CallRecord, type LimitKind, type ScopeLimits, type ScopeOptions } from './scopes.ts';
 export { upstreamFor, splitModel, normaliseBase, keyVariableOf, PROVIDERS, type Provider, type Upstream } from './upstreams.ts';
 export { costOf, priceOf, type Price, type PriceTable } from './prices.ts';

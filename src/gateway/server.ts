@@ -6,7 +6,7 @@ import { createServer, request as httpRequest, Agent as HttpAgent, type Incoming
 import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isTransientModelStatus } from '../outcomes/index.ts';
+import { MODEL_RETRY, parseRetryAfter, retriesAfter, retryDelayMs, type ModelRetryPolicy } from '../outcomes/index.ts';
 import { notLocalMessage } from './address.ts';
 import { costOf, priceOf } from './prices.ts';
 import { Scope, type ScopeOptions } from './scopes.ts';
@@ -14,15 +14,6 @@ import { SseTap } from './sse.ts';
 import type { Provider, Upstream } from './upstreams.ts';
 import { StreamUsage, usageOfBody, NO_USAGE, type Protocol } from './usage.ts';
 
-export interface RetryPolicy {
-  /** Upstream attempts for one call when it answers 429, 503 or 529 (default 5). */
-  maxAttempts: number;
-  /** First wait; doubles each time, at most maxWaitMs. Retry-After wins when it is shorter than maxWaitMs. */
-  baseMs: number;
-  maxWaitMs: number;
-}
-
-export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 5, baseMs: 1000, maxWaitMs: 30_000 };
 
 /** How providers word a request that no longer fits the context window. */
 const CONTEXT_TEXT = /context[_ ]length|context window|maximum context|prompt is too long|input is too long|too many (input )?tokens/i;
@@ -60,21 +51,13 @@ function sendError(res: ServerResponse, path: string, status: number, type: stri
   res.end(JSON.stringify(body));
 }
 
-function retryAfterMs(headers: IncomingHttpHeaders): number | null {
-  const v = headers['retry-after'];
-  if (typeof v !== 'string') return null;
-  const sec = Number(v);
-  if (Number.isFinite(sec) && sec >= 0) return sec * 1000;
-  const at = Date.parse(v);
-  return Number.isFinite(at) ? Math.max(0, at - Date.now()) : null;
-}
-
 export interface GatewayOptions {
   /** An address of this machine: the engine's bridge gateway, so sandboxes reach it. */
   host: string;
   /** 0 picks a free port. */
   port?: number;
-  retry?: Partial<RetryPolicy>;
+  /** The upstream retry policy (src/outcomes/model-retry.ts), shared with the openai harness; tests shorten it. */
+  retry?: Partial<ModelRetryPolicy>;
 }
 
 const baseUrl = (host: string, port: number): string => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
@@ -83,13 +66,13 @@ export class ModelGateway {
   private server: Server | undefined;
   private readonly extra = new Map<string, { server: Server; port: number }>();
   private readonly scopes = new Map<string, Scope>();
-  private readonly retry: RetryPolicy;
+  private readonly retry: ModelRetryPolicy;
   private readonly agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
   host = '';
   port = 0;
 
   constructor(private readonly opts: GatewayOptions) {
-    this.retry = { ...DEFAULT_RETRY, ...opts.retry };
+    this.retry = { ...MODEL_RETRY, ...opts.retry };
   }
 
   /** The base URL sandboxes use (no /v1). */
@@ -202,16 +185,15 @@ export class ModelGateway {
         up = await this.send(target, req.method ?? 'POST', headers, body);
       } catch (err) {
         // A refused or dropped connection before any answer: retried like a rate limit.
-        if (attempts >= this.retry.maxAttempts) throw new Error(`the upstream ${target.origin} did not answer: ${(err as Error).message}`);
-        await sleep(Math.min(this.retry.maxWaitMs, this.retry.baseMs * 2 ** (attempts - 1)));
+        if (!retriesAfter(attempts, null, this.retry)) throw new Error(`the upstream ${target.origin} did not answer: ${(err as Error).message}`);
+        await sleep(retryDelayMs(attempts, null, this.retry));
         continue;
       }
       const status = up.statusCode ?? 502;
-      if (!isTransientModelStatus(status) || attempts >= this.retry.maxAttempts) break;
+      if (!retriesAfter(attempts, status, this.retry)) break;
       up.resume();
-      const backoff = Math.min(this.retry.maxWaitMs, this.retry.baseMs * 2 ** (attempts - 1));
-      const told = retryAfterMs(up.headers);
-      await sleep(told !== null && told <= this.retry.maxWaitMs ? told : backoff);
+      const told = up.headers['retry-after'];
+      await sleep(retryDelayMs(attempts, parseRetryAfter(typeof told === 'string' ? told : null), this.retry));
     }
 
     if (!up) throw new Error('no upstream answer');

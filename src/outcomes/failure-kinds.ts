@@ -6,8 +6,14 @@
 // This module has no imports so that workflow code, activities, the gateway and the client all read the same table.
 
 export interface FailureKindInfo {
-  readonly masked: boolean;
+  /**
+   * `'first-turn'`: masked when it ends the episode's first turn (no agent has run yet, so it is the task's own fault),
+   * scored 0 on a later turn (an earlier agent may have caused it: masking would let it escape its score).
+   */
+  readonly masked: boolean | 'first-turn';
   readonly retryable: boolean;
+  /** The agent's turn ended this way and its verifier then ran: the verifier's reward stands (multi-step-tasks.md § Reward roll-up). */
+  readonly rewardStands?: true;
   readonly meaning: string;
 }
 
@@ -60,16 +66,19 @@ export const FAILURE_KINDS = {
   'agent:context_length': {
     masked: false,
     retryable: false,
+    rewardStands: true,
     meaning: "the conversation outgrew the model's context window; the turn ended there and was verified as it stood",
   },
   'agent:max_tokens': {
     masked: false,
     retryable: false,
+    rewardStands: true,
     meaning: 'the episode used more model tokens than --max-tokens; the turn was ended and verified as it stood',
   },
   'agent:max_cost': {
     masked: false,
     retryable: false,
+    rewardStands: true,
     meaning: 'the episode\'s model calls cost more than --max-cost; the turn was ended and verified as it stood',
   },
   'agent:install_failed': {
@@ -93,9 +102,10 @@ export const FAILURE_KINDS = {
     meaning: 'the model endpoint refused the request with an HTTP 4xx other than 401, 403, 404, 408, 429 or context length: a setting is wrong',
   },
   'harbor:step_setup_failed': {
-    masked: true,
+    masked: 'first-turn',
     retryable: false,
-    meaning: "a step's workdir/setup.sh exited non-zero or its [steps.healthcheck] never passed: the task's fault; no later step runs",
+    meaning: "a step's workdir/setup.sh exited non-zero or its [steps.healthcheck] never passed; no later step runs. On the first " +
+      "step it is the task's fault (masked); on a later one the earlier agents may have caused it, so the turn scores 0",
   },
 } as const satisfies Record<string, FailureKindInfo>;
 
@@ -107,16 +117,29 @@ export function isFailureKind(value: unknown): value is FailureKind {
   return typeof value === 'string' && Object.prototype.hasOwnProperty.call(FAILURE_KINDS, value);
 }
 
-export function isMasked(kind: FailureKind): boolean {
-  return FAILURE_KINDS[kind].masked;
+/** Whether `kind` masks the row when it ends turn `turn` (0-based; the flag of most kinds does not depend on it). */
+export function isMasked(kind: FailureKind, turn = 0): boolean {
+  const masked: FailureKindInfo['masked'] = FAILURE_KINDS[kind].masked;
+  return masked === 'first-turn' ? turn === 0 : masked;
+}
+
+/** Whether a turn that carries `kind` (null: none) keeps its verifier's reward: no kind, or the agent's own ending. */
+export function keepsVerifierReward(kind: string | null): boolean {
+  if (kind === null) return true;
+  if (!isFailureKind(kind)) return false;
+  const info: FailureKindInfo = FAILURE_KINDS[kind];
+  return info.rewardStands === true;
 }
 
 export function isRetryable(kind: FailureKind): boolean {
   return FAILURE_KINDS[kind].retryable;
 }
 
-/** The kinds that mask a row: an activity raising one ends the episode masked, never retried by Temporal. */
-export const MASKING_KINDS: readonly FailureKind[] = ALL_FAILURE_KINDS.filter(isMasked);
+/**
+ * The kinds that may mask a row (on some turn): an activity raising one ends its turn (masked, or scored 0 where the
+ * flag says so for a later turn), never retried by Temporal.
+ */
+export const MASKING_KINDS: readonly FailureKind[] = ALL_FAILURE_KINDS.filter((k) => FAILURE_KINDS[k].masked !== false);
 
 /** Errors that refuse a task rather than end a row (it goes to skipped.json): retrying changes nothing. */
 export const TASK_ERRORS = {
@@ -131,6 +154,7 @@ export const TASK_ERROR_TYPES: readonly TaskErrorType[] = Object.keys(TASK_ERROR
 /** Error types no activity retry can change: every masking kind and every task error. */
 export const FINAL_ERROR_TYPES: readonly string[] = [...MASKING_KINDS, ...TASK_ERROR_TYPES];
 
+/** A kind that may mask (MASKING_KINDS): whether it does on the turn it ended is isMasked(kind, turn). */
 export function isMaskingKind(value: unknown): value is FailureKind {
-  return isFailureKind(value) && isMasked(value);
+  return isFailureKind(value) && MASKING_KINDS.includes(value);
 }

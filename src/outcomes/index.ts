@@ -2,8 +2,9 @@
 // Import-free of the rest of src (DESIGN.md section 2): workflow code, activities, the gateway and the client use it.
 export {
   FAILURE_KINDS, ALL_FAILURE_KINDS, MASKING_KINDS, TASK_ERRORS, TASK_ERROR_TYPES, FINAL_ERROR_TYPES,
-  isFailureKind, isMasked, isMaskingKind, isRetryable,
+  isFailureKind, isMasked, isMaskingKind, isRetryable, keepsVerifierReward,
 } from './failure-kinds.ts';
 export type { FailureKind, FailureKindInfo, TaskErrorType } from './failure-kinds.ts';
 export { REGRADE_REFUSED } from './regrade.ts';
 export { modelStatusMeaning, isTransientModelStatus, type ModelStatusMeaning } from './model-status.ts';
+export { MODEL_RETRY, parseRetryAfter, retriesAfter, retryDelayMs, type ModelRetryPolicy } from './model-retry.ts';

@@ -11,10 +11,11 @@ import type {
   DetachedWaitOptions,
   SandboxHandle,
 } from './types.ts';
+import { SANDBOX_LAYOUT } from '../task/index.ts';
 
-export const DETACHED_BASE = '/logs/agent/.berth';
+export const DETACHED_BASE = `${SANDBOX_LAYOUT.agentLogs}/.berth`;
 /** Claims of detached keys: whoever makes `<key>` here prepares and starts the process. */
-export const CLAIMS_DIR = '/logs/agent/.berth-claims';
+export const CLAIMS_DIR = `${SANDBOX_LAYOUT.agentLogs}/.berth-claims`;
 
 /*
  * The marker directory is created with an atomic `mkdir`: whoever creates it launches the process,

@@ -102,11 +102,18 @@ async function checkGpus(provider: SandboxProvider, gpus: number | null, key: st
 
 /**
  * The agent image of a pull-, overlay- or build-mode task from its configuration: pinned to its id, on record
- * (`ENTRYPOINT []` in a pull or overlay Dockerfile turns the entrypoint off).
+ * (`ENTRYPOINT []` in a pull or overlay Dockerfile turns the entrypoint off). Beside a `docker_image`, a pull-mode
+ * Dockerfile's FROM image gives the ENTRYPOINT and HEALTHCHECK that run (task-folder-format.md, `docker_image` row).
  */
-export function pinnedAgentImage(task: Task, name: string, config: ImageConfig, built: boolean): PreparedImage {
-  const cleared = task.image.mode !== 'build' && task.image.entrypoint_cleared;
-  return { ref: config.id, name, config: cleared ? { ...config, entrypoint: null } : config, built };
+export async function pinnedAgentImage(provider: SandboxProvider, task: Task, name: string, config: ImageConfig, built: boolean): Promise<PreparedImage> {
+  const plan = task.image;
+  let runtime = config;
+  if (plan.mode === 'pull' && plan.docker_image !== null && plan.from !== null && plan.from !== plan.docker_image) {
+    const from = await provider.ensureImage(plan.from, { aliasHint: BASE_HINT });
+    runtime = { ...config, entrypoint: from.entrypoint, healthcheck: from.healthcheck };
+  }
+  const cleared = plan.mode !== 'build' && plan.entrypoint_cleared;
+  return { ref: config.id, name, config: cleared ? { ...runtime, entrypoint: null } : runtime, built };
 }
 
 /** The agent sandbox's image, ready on this engine. */
@@ -117,11 +124,11 @@ export async function prepareAgentImage(provider: SandboxProvider, task: Task, a
     const { tag, built } = await buildContext(provider, {
       contextDir: inTask(task.path, TASK_LAYOUT.environmentDir), dockerfilePath: join(task.path, plan.dockerfile ?? TASK_LAYOUT.dockerfile), aliases, suffix: '',
     });
-    prepared = pinnedAgentImage(task, tag, await configOf(provider, tag), built);
+    prepared = await pinnedAgentImage(provider, task, tag, await configOf(provider, tag), built);
   } else {
     const name = plan.image!;
     const config = await provider.ensureImage(name, { aliasHint: BASE_HINT });
-    prepared = plan.mode === 'prebuilt' ? { ref: name, name, config: null, built: false } : pinnedAgentImage(task, name, config, false);
+    prepared = plan.mode === 'prebuilt' ? { ref: name, name, config: null, built: false } : await pinnedAgentImage(provider, task, name, config, false);
   }
   await checkGpus(provider, task.environment.gpus, '[environment].gpus', task, prepared.ref);
   return prepared;

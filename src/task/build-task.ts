@@ -9,7 +9,7 @@ import { refuse } from './errors.ts';
 import { toEnvironment } from './environment.ts';
 import { checkImageRecorded, resolveImage } from './image-plan.ts';
 import { stripCanary } from './instruction.ts';
-import { DATASET_LAYOUT, inTask, TASK_LAYOUT } from './layout.ts';
+import { DATASET_LAYOUT, inTask, SANDBOX_LAYOUT, TASK_LAYOUT } from './layout.ts';
 import { normaliseLegacy } from './legacy.ts';
 import type { Task } from './model.ts';
 import { policyAt } from './network.ts';
@@ -88,7 +88,7 @@ export function buildTask(snap: TaskSnapshot, ctx: BuildContext): Task {
     if (!services.includes(a.service)) warn(`task.toml: artifacts[${i}].service = "${a.service}" names no service ${what}; the artifact is skipped.`);
   }
   if (mode === 'separate' && doc.verifier.inputs.length > 0) {
-    warn(`${datasetFile}: gym.tasks."${ctx.id}".verifier.inputs is ignored: the task verifies in a separate sandbox, where /logs/verifier starts empty.`);
+    warn(`${datasetFile}: gym.tasks."${ctx.id}".verifier.inputs is ignored: the task verifies in a separate sandbox, where ${SANDBOX_LAYOUT.verifierLogs} starts empty.`);
   }
 
   const root = snap.root;

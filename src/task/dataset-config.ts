@@ -100,8 +100,10 @@ export function parseDatasetToml(
       file: f,
       key: `gym.${path.join('.')}`,
       value,
-      problem: issue.message.replace(/^Invalid input: /, ''),
-      fix: 'correct the value (see spec/task-folder-format.md § Dataset settings)',
+      problem: issue.code === 'invalid_value' ? `${JSON.stringify(value)} is not one of Gym's values for it` : issue.message.replace(/^Invalid input: /, ''),
+      fix: issue.code === 'invalid_value'
+        ? `use one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')} (see spec/task-folder-format.md § Dataset settings)`
+        : 'correct the value (see spec/task-folder-format.md § Dataset settings)',
     });
   }
   const gym = parsed.data;

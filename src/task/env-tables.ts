@@ -3,7 +3,7 @@
 // DESIGN.md section 7, Secrets: [secrets] fill `${NAME}` in [verifier].env and [steps.verifier].env only).
 // Only names leave here: never a value.
 import type { Task } from './model.ts';
-import { templateVariable } from './template.ts';
+import { resolveTemplates } from './template.ts';
 
 export interface EnvTable {
   /** How the table is named in task.toml, e.g. `[verifier].env`. */
@@ -51,13 +51,8 @@ export function firstUnsetVariable(
   secrets: Readonly<Record<string, string>>,
 ): UnsetVariable | null {
   for (const t of tables) {
-    for (const [key, raw] of Object.entries(t.env)) {
-      const v = templateVariable(raw);
-      if (v === null || v.fallback !== null) continue;
-      const found = (t.secrets ? secrets[v.name] : undefined) ?? hostEnv[v.name];
-      if (found !== undefined) continue;
-      return { table: t.table, key, variable: v.name, secrets: t.secrets };
-    }
+    const res = resolveTemplates(t.env, hostEnv, t.secrets ? secrets : {});
+    if (!res.ok) return { table: t.table, key: res.key, variable: res.variable, secrets: t.secrets };
   }
   return null;
 }

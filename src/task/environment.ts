@@ -1,6 +1,7 @@
-// An [environment] table (or [verifier.environment]) as its effective value: aliases applied to docker_image,
-// resources scaled by resource_multiplier, rounded up (spec/task-folder-format.md § [gym.defaults]), then the
-// operator's override (berth.toml [resources]) in place of each value it names.
+// An [environment] table (or [verifier.environment], a step's [steps.verifier.environment]) as its effective value:
+// aliases applied to docker_image, resources scaled by resource_multiplier, rounded up (spec/task-folder-format.md
+// § [gym.defaults]; a step's verifier environment is not scaled: DESIGN.md §7 "Effective values"), then the operator's
+// override (berth.toml [resources]) in place of each value it names.
 import type { BuildContext } from './build-context.ts';
 import { applyImageAlias } from './image-alias.ts';
 import type { Environment } from './model.ts';
@@ -12,10 +13,12 @@ function scaleResource(v: number | undefined, m: number): number | null {
   return m === 1 ? v : Math.ceil(v * m);
 }
 
-/** `key` names the table in refusals (`environment`, `verifier.environment`, a step's). */
-export function toEnvironment(e: EnvironmentToml, ctx: Pick<BuildContext, 'defaults' | 'imageAliases' | 'resourceOverride'>, key = 'environment'): Environment {
+/** `key` names the table in refusals (`environment`, `verifier.environment`, a step's); `scaled` false for a step's. */
+export function toEnvironment(
+  e: EnvironmentToml, ctx: Pick<BuildContext, 'defaults' | 'imageAliases' | 'resourceOverride'>, key = 'environment', scaled = true,
+): Environment {
   const net = policyAt(e, true, key);
-  const resource = ctx.defaults.resource_multiplier;
+  const resource = scaled ? ctx.defaults.resource_multiplier : 1;
   const aliases = ctx.imageAliases;
   const override = ctx.resourceOverride ?? {};
   return {

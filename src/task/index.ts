@@ -6,13 +6,13 @@
 //   checkDigest(expected, task) → { ok: true } | DigestMoved, for an episode whose batch recorded a digest.
 //   task.image is the Dockerfile plan (prebuilt | pull | overlay | build, RUN lines with their settings).
 //   Values are effective: overrides and multipliers are applied once, here; nothing downstream scales again.
-//   Env tables stay raw: templateEnv resolves `${VAR}` at seed; resolveDockerfileEnv resolves Dockerfile ENV against the base image;
+//   Env tables stay raw: resolveTemplates resolves `${VAR}` at seed; resolveDockerfileEnv resolves Dockerfile ENV against the base image;
 //   envTablesOf + firstUnsetVariable find an unset `${VAR}` before any sandbox starts.
 //   TASK_LAYOUT / stepLayout / inTask: the one home of a task folder's paths (layout.ts).
 export { loadDataset, loadDatasetSync, loadTask, loadTaskSync, buildTaskOrRefusal } from './load.ts';
 export type { LoadOptions, LoadTaskOptions, LoadedDataset, Logger } from './load.ts';
 export type { BuildContext, DatasetDefaults, ImageNeed, ResourceOverride } from './build-context.ts';
-export { TASK_LAYOUT, SOLUTION_FILES, DATASET_LAYOUT, stepLayout, inTask } from './layout.ts';
+export { TASK_LAYOUT, SANDBOX_LAYOUT, SOLUTION_FILES, DATASET_LAYOUT, stepLayout, inTask } from './layout.ts';
 export { parseDatasetToml, digestSettingsFor, checkAgentAllowed, checkOverridesNameTasks } from './dataset-config.ts';
 export type { DatasetSettings, GymType } from './dataset-config.ts';
 export { discoverTaskFolders, MAX_DEPTH } from './discovery.ts';
@@ -24,8 +24,7 @@ export type { DigestCheck, DigestMoved, DigestExtras } from './digest.ts';
 export { TaskRefusal, DatasetRefusal, toSkippedEntry, formatDetail } from './errors.ts';
 export type { Refusal, RefusalCode, RefusalDetail, DatasetRefusalCode, SkippedEntry } from './errors.ts';
 export { applyImageAlias, normaliseImageRef, parseImageAliases } from './image-alias.ts';
-export { templateEnv, templateVariable, templateNames } from './template.ts';
-export type { TemplateResult } from './template.ts';
+export { resolveTemplates, templateVariable, MIN_REDACTED_HOST_VALUE, type ResolvedTemplates } from './template.ts';
 export { envTablesOf, firstUnsetVariable, unsetVariableMessage } from './env-tables.ts';
 export type { EnvTable, UnsetVariable } from './env-tables.ts';
 export { stripCanary } from './instruction.ts';

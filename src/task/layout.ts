@@ -22,6 +22,22 @@ export const TASK_LAYOUT = {
   stepsDir: 'steps',
 } as const;
 
+/**
+ * The paths inside every sandbox (task-folder-verifiers.md; Harbor's `EnvironmentPaths`): where the agent's logs, the
+ * verifier's logs and reward, the artifacts, the tests and the oracle's solution live. The one home of these literals.
+ */
+export const SANDBOX_LAYOUT = {
+  logsDir: '/logs',
+  agentLogs: '/logs/agent',
+  verifierLogs: '/logs/verifier',
+  artifactsLogs: '/logs/artifacts',
+  trajectory: '/logs/agent/trajectory.json',
+  rewardJson: '/logs/verifier/reward.json',
+  rewardTxt: '/logs/verifier/reward.txt',
+  testsDir: '/tests',
+  solutionDir: '/solution',
+} as const;
+
 /** What a solution folder (the task's `solution/` or a step's) holds. */
 export const SOLUTION_FILES = { solveSh: 'solve.sh', answerMd: 'answer.md' } as const;
 

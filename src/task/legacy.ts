@@ -67,7 +67,7 @@ function normaliseEnvironment(env: unknown, tablePath: string, warn: (m: string)
 
 /**
  * Rewrites legacy spellings in place: `version` → `schema_version`, `memory`/`storage` strings →
- * `*_mb`, `allow_internet` → `network_mode`, and drops `multi_step_reward_mode` with a warning.
+ * `*_mb`, `allow_internet` → `network_mode`, and drops `multi_step_reward_mode` (with a warning unless it is "aggregate").
  */
 export function normaliseLegacy(doc: Table, warn: (message: string) => void): void {
   if ('version' in doc) {
@@ -77,7 +77,8 @@ export function normaliseLegacy(doc: Table, warn: (message: string) => void): vo
   if ('multi_step_reward_mode' in doc) {
     const value = doc.multi_step_reward_mode;
     delete doc.multi_step_reward_mode;
-    warn(
+    // multi-step-tasks.md § Legacy keys accepted: "aggregate" (the MemoryArena adapters') is dropped silently.
+    if (value !== 'aggregate') warn(
       `task.toml: multi_step_reward_mode = ${JSON.stringify(value)} is a pre-1.3 key Harbor does not have; dropped ` +
         `(the task rolls up with multi_step_reward_strategy, default "mean"). Remove it, or set multi_step_reward_strategy.`,
     );

@@ -165,6 +165,16 @@ export type CollectHookToml = z.output<typeof collectHookSchema>;
 // ---- dataset.toml [gym] -------------------------------------------------------------------
 
 export const GYM_TYPES = ['train', 'validation', 'benchmark', 'example'] as const;
+/** NeMo Gym's dataset license values (its DatasetConfig.license), the only ones [gym] license takes. */
+export const GYM_LICENSES = [
+  'Apache 2.0', 'MIT', 'Creative Commons Attribution 4.0 International', 'Creative Commons Attribution-ShareAlike 4.0 International',
+  'CC BY-SA 4.0', 'CC BY-NC 3.0', 'NVIDIA Internal Use Only, Do Not Distribute', 'NVIDIA Evaluation Dataset License Agreement', 'TBD',
+  'GNU General Public License v3.0',
+] as const;
+/** NeMo Gym's domain values (its Domain enum), the only ones [gym] domain takes. */
+export const GYM_DOMAINS = [
+  'math', 'coding', 'agent', 'knowledge', 'instruction_following', 'long_context', 'safety', 'games', 'translation', 'e2e', 'rlhf', 'other',
+] as const;
 
 export const gymDefaultsSchema = z.strictObject({
   num_repeats: z.number().int().positive().default(1),
@@ -184,9 +194,9 @@ export const taskOverrideSchema = z.strictObject({
 
 export const gymSchema = z.strictObject({
   type: z.enum(GYM_TYPES).optional(),
-  license: z.string().min(1).optional(),
+  license: z.enum(GYM_LICENSES).optional(),
   allowed_agents: z.array(z.string().min(1)).optional(),
-  domain: z.string().min(1).optional(),
+  domain: z.enum(GYM_DOMAINS).optional(),
   verified: z.boolean().default(false),
   source: z.string().min(1).optional(),
   defaults: gymDefaultsSchema.prefault({}),

@@ -54,7 +54,7 @@ export function separateVerifierOf(
   if (resolved === null) return null;
   const key = step === null ? 'verifier' : `${stepKey(step.index, step.toml.name)}.verifier`;
   const table = resolved.source === 'step' ? `${key}.environment` : resolved.source === 'verifier' ? 'verifier.environment' : null;
-  const env = table === null ? environment : toEnvironment(resolved.table, ctx, table);
+  const env = table === null ? environment : toEnvironment(resolved.table, ctx, table, resolved.source !== 'step');
   const context = step === null ? TASK_LAYOUT.testsDir : stepVerifierBuildContext(snap.dirs, step.toml.name);
   const modeKey = step !== null && step.toml.verifier.environment_mode !== undefined ? `${key}.environment_mode` : 'verifier.environment_mode';
   const image = resolveVerifierImage(env, { table, modeKey, ...(forced ? { forcedBy: ctx.configFile ?? 'berth.toml' } : {}) }, snap, context);

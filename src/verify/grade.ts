@@ -59,7 +59,7 @@ function checkPreflight(res: ExecResult, clear: string | null, exitMustBeZero: b
     );
   }
   if (clear !== null && (!p.ready || (exitMustBeZero && res.exitCode !== 0))) {
-    throw new VerificationMasked('verifier_error', `could not empty /tests and /logs/verifier or place the test files (exit ${res.exitCode}): ${(res.stderr || res.stdout).trim()}`);
+    throw new VerificationMasked('verifier_error', `could not empty ${TESTS_DIR} and ${VERIFIER_LOGS} or place the test files (exit ${res.exitCode}): ${(res.stderr || res.stdout).trim()}`);
   }
   return p;
 }
@@ -88,7 +88,7 @@ export async function runClear(provider: SandboxProvider, handle: SandboxHandle,
   const cannot = startFailure(res);
   if (cannot) throw new VerificationMasked('verifier_error', `test.sh could not start: ${cannot}`);
   if (res.exitCode !== 0) {
-    throw new VerificationMasked('verifier_error', `could not empty /tests and /logs/verifier or place the test files (exit ${res.exitCode}): ${(res.stderr || res.stdout).trim()}`);
+    throw new VerificationMasked('verifier_error', `could not empty ${TESTS_DIR} and ${VERIFIER_LOGS} or place the test files (exit ${res.exitCode}): ${(res.stderr || res.stdout).trim()}`);
   }
 }
 

@@ -5,6 +5,7 @@
 import { failureReason } from './failure-reason.ts';
 import { isMasked, type FailureKind } from '../outcomes/failure-kinds.ts';
 import { parseRewardJson, parseRewardTxt, type RewardFileParse } from './reward-files.ts';
+import { SANDBOX_LAYOUT } from '../task/index.ts';
 
 /** What was found after test.sh ran (or failed to start). */
 export interface VerifierOutput {
@@ -73,7 +74,7 @@ export function scoreVerifierOutput(out: VerifierOutput): RewardOutcome {
   if (parse) return failed('harbor:invalid_reward', parse.problem, out.testStdoutTail);
   return failed(
     'harbor:missing_reward',
-    'test.sh wrote neither /logs/verifier/reward.json nor /logs/verifier/reward.txt',
+    `test.sh wrote neither ${SANDBOX_LAYOUT.rewardJson} nor ${SANDBOX_LAYOUT.rewardTxt}`,
     out.testStdoutTail,
   );
 }

@@ -4,7 +4,7 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { containerName, isLossError, SeedFailed, withImageRuntime, type SandboxHandle, type SandboxSpec } from '../sandbox/index.ts';
-import { unsetVariableMessage } from '../task/index.ts';
+import { resolveTemplates, unsetVariableMessage } from '../task/index.ts';
 import { validateAtif } from '../trajectory/atif.ts';
 import { copyArtifactsOut, relativeTo, restoreArtifacts, type CopiedArtifact } from './artifacts.ts';
 import { runCollectHooks } from './collect.ts';
@@ -18,7 +18,7 @@ import { VerificationMasked } from './masked.ts';
 import { redact, secretValues } from '../trajectory/redact.ts';
 import type { RewardOutcome } from './reward.ts';
 import { clearScript } from './sandbox-scripts.ts';
-import { resolveEnv, turnVerifier, type TurnVerifier } from './turn-settings.ts';
+import { turnVerifier, type TurnVerifier } from './turn-settings.ts';
 import { resolveVerifierImage } from './verifier-image.ts';
 import { separateVerifierSeedUser, sharedVerifierUser } from './verifier-user.ts';
 
@@ -110,7 +110,7 @@ async function logWarnings(logsDir: string, warnings: readonly string[]): Promis
 
 /** [verifier].env (or the step's) with `${VAR}` filled from [secrets] then the worker's environment. */
 function verifierEnv(s: Shared): Record<string, string> {
-  const env = resolveEnv(s.turn.envTable, s.ctx.hostEnv, s.ctx.secrets);
+  const env = resolveTemplates(s.turn.envTable, s.ctx.hostEnv, s.ctx.secrets);
   if (!env.ok) {
     throw new VerificationMasked('harbor:seed_failed', unsetVariableMessage({ table: '[verifier].env', key: env.key, variable: env.variable, secrets: true }));
   }
@@ -185,7 +185,7 @@ async function verifySeparate(s: Shared): Promise<RewardOutcome> {
   const environment = turn.environment;
   const verifierImage = turn.image;
   if (!environment || !verifierImage) throw new Error(`task ${task.id} verifies separately but has no verifier environment or image; the loader should have refused it`);
-  const sandboxEnv = resolveEnv(environment.env, ctx.hostEnv);
+  const sandboxEnv = resolveTemplates(environment.env, ctx.hostEnv);
   if (!sandboxEnv.ok) {
     throw new VerificationMasked('harbor:seed_failed', unsetVariableMessage({ table: turn.environmentEnvTable ?? '[verifier.environment].env', key: sandboxEnv.key, variable: sandboxEnv.variable, secrets: false }));
   }

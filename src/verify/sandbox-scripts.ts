@@ -2,11 +2,12 @@
 // unless noted, so an image without bash fails the very first exec (reported as verifier_error).
 import { shellQuote } from '../sandbox/index.ts';
 import type { ExecResult } from '../sandbox/index.ts';
+import { SANDBOX_LAYOUT } from '../task/index.ts';
 
-export const TESTS_DIR = '/tests';
-export const VERIFIER_LOGS = '/logs/verifier';
-export const ARTIFACTS_LOGS = '/logs/artifacts';
-export const TRAJECTORY_PATH = '/logs/agent/trajectory.json';
+export const TESTS_DIR = SANDBOX_LAYOUT.testsDir;
+export const VERIFIER_LOGS = SANDBOX_LAYOUT.verifierLogs;
+export const ARTIFACTS_LOGS = SANDBOX_LAYOUT.artifactsLogs;
+export const TRAJECTORY_PATH = SANDBOX_LAYOUT.trajectory;
 export const TEST_STDOUT = 'test-stdout.txt';
 
 /** Tools test.sh needs (spec: bash and timeout, else verifier_error) and tools transfers need (else provider_unavailable). */
@@ -35,7 +36,7 @@ export function clearScript(inputs: readonly string[], clearTests = true): strin
   return [
     ...(clearTests ? [emptyDir(TESTS_DIR, '755', [])] : []),
     emptyDir(VERIFIER_LOGS, '777', inputs),
-    `mkdir -p /logs/agent && chmod 777 /logs/agent`,
+    `mkdir -p ${SANDBOX_LAYOUT.agentLogs} && chmod 777 ${SANDBOX_LAYOUT.agentLogs}`,
     `rm -rf -- ${TRAJECTORY_PATH}`,
   ].join('\n');
 }

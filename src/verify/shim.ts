@@ -8,6 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import { SANDBOX_LAYOUT } from '../task/index.ts';
 
 export interface ShimFile {
   /** Relative to /tests, POSIX separators, e.g. 'test.sh' or '.ng/run_verifier.py'. */
@@ -45,9 +46,9 @@ const DIR_MODE = 0o755;
  * BERTH_REWARD_DIR (/logs/verifier), BERTH_WORKSPACE (the current directory), BERTH_VERIFIER (the module).
  */
 export const shimLayout = {
-  testsDir: '/tests',
+  testsDir: SANDBOX_LAYOUT.testsDir,
   shimDir: '.ng',
-  rewardDir: '/logs/verifier',
+  rewardDir: SANDBOX_LAYOUT.verifierLogs,
   entryPoint: 'test.sh',
   runner: '.ng/run_verifier.py',
   taskVerifier: 'verifier.py',

@@ -1,5 +1,5 @@
 // What grades one turn: the single-step [verifier] or a step's [steps.verifier], with templates resolved.
-import { templateVariable, type Artifact, type Environment, type NetworkPolicy, type Task, type VerifierImage, type VerifierMode } from '../task/index.ts';
+import { type Artifact, type Environment, type NetworkPolicy, type Task, type VerifierImage, type VerifierMode } from '../task/index.ts';
 
 export interface TurnVerifier {
   /** Effective (already multiplied by the loader). */
@@ -68,39 +68,3 @@ export function turnVerifier(task: Task, stepIndex: number | null): TurnVerifier
   };
 }
 
-/** Host values shorter than this are not redacted: hiding every "1" or "64" would mangle logs, not protect them. */
-export const MIN_REDACTED_HOST_VALUE = 4;
-
-export type ResolvedEnv =
-  | { ok: true; values: Record<string, string>; sensitive: string[] }
-  | { ok: false; key: string; variable: string };
-
-/**
- * Resolves whole-value `${VAR}` / `${VAR:-default}` templates. `secrets` (when given) win over `hostEnv`.
- * `sensitive` lists the values read from either source (a default written in task.toml is not a secret).
- */
-export function resolveEnv(
-  table: Readonly<Record<string, string>>,
-  hostEnv: Readonly<Record<string, string | undefined>>,
-  secrets: Readonly<Record<string, string>> = {},
-): ResolvedEnv {
-  const values: Record<string, string> = {};
-  const sensitive: string[] = [];
-  for (const [key, raw] of Object.entries(table)) {
-    const t = templateVariable(raw);
-    if (t === null) {
-      values[key] = raw;
-      continue;
-    }
-    const secret = secrets[t.name];
-    const found = secret ?? hostEnv[t.name];
-    if (found === undefined || (found === '' && t.fallback !== null)) {
-      if (t.fallback === null) return { ok: false, key, variable: t.name };
-      values[key] = t.fallback;
-      continue;
-    }
-    values[key] = found;
-    if (secret !== undefined || found.length >= MIN_REDACTED_HOST_VALUE) sensitive.push(found);
-  }
-  return { ok: true, values, sensitive };
-}

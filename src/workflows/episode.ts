@@ -4,7 +4,7 @@ import {
 import { episodeDoneSignal, type EpisodeDone } from './signals.ts';
 import type { SharedActivities } from '../activities/shared-activities.ts';
 import type { HostActivities } from '../activities/host-activities.ts';
-import { FINAL_ERROR_TYPES, TASK_ERROR_TYPES, maskedTurn, maskingFailure, plannedSeedFailure } from './failures.ts';
+import { FINAL_ERROR_TYPES, TASK_ERROR_TYPES, failedTurn, maskedTurn, maskingFailure, plannedSeedFailure } from './failures.ts';
 import { openaiTurnWorkflow } from './openai-turn.ts';
 import { rollUp, shouldStop } from './rollup.ts';
 import { buildRow } from './row.ts';
@@ -147,7 +147,7 @@ async function runTurns(input: EpisodeInput, plan: EpisodePlan, acts: Acts, stat
     } catch (err) {
       if (isCancellation(err)) throw err;
       const f = maskingFailure(err);
-      outcome = maskedTurn(step.name, f.kind, f.reason);
+      outcome = failedTurn(step.name, f.kind, f.reason, i);
     }
     state.turns.push(outcome);
     if (i < plan.steps.length - 1 && shouldStop(outcome, step.minReward)) {

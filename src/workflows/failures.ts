@@ -1,5 +1,5 @@
 import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure, TimeoutFailure } from '@temporalio/workflow';
-import { isMaskingKind } from '../outcomes/index.ts';
+import { isMasked, isMaskingKind, type FailureKind } from '../outcomes/index.ts';
 import type { TurnOutcome } from './types.ts';
 
 // The lists derive from the one table of src/outcomes (DESIGN.md section 4, Failure kinds).
@@ -9,7 +9,7 @@ export { MASKING_KINDS, TASK_ERROR_TYPES, FINAL_ERROR_TYPES } from '../outcomes/
  * The kind a failed activity stands for: typed failures keep theirs; a host that never picks up
  * or stops heartbeating is a lost sandbox. Anything else is a bug and fails the workflow.
  */
-export function maskingFailure(err: unknown): { kind: string; reason: string } {
+export function maskingFailure(err: unknown): { kind: FailureKind; reason: string } {
   let cause: unknown = err;
   // A failed child (the openai turn) wraps the activity failure that ended it.
   while (cause instanceof ChildWorkflowFailure || cause instanceof ActivityFailure) cause = cause.cause;
@@ -39,4 +39,13 @@ function timeoutName(t: unknown): string {
 
 export function maskedTurn(step: string, kind: string, reason: string): TurnOutcome {
   return { step, reward: null, verifier_rewards: {}, failure_kind: kind, failure_reason: reason, masked: true, response_text: '', timings: {} };
+}
+
+/**
+ * Turn `turn` (0-based) ended by a failure of `kind`: masked where the kind masks on that turn, else a turn with no
+ * valid reward, 0 under every key (a later step's setup the earlier agents may have broken).
+ */
+export function failedTurn(step: string, kind: FailureKind, reason: string, turn: number): TurnOutcome {
+  if (isMasked(kind, turn)) return maskedTurn(step, kind, reason);
+  return { ...maskedTurn(step, kind, reason), reward: 0, masked: false };
 }

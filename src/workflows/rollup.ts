@@ -1,7 +1,11 @@
+import { keepsVerifierReward } from '../outcomes/index.ts';
 import type { TurnOutcome } from './types.ts';
 
-/** A turn whose verifier produced a valid reward (no failure kind, not masked). */
-const valid = (t: TurnOutcome): boolean => !t.masked && t.failure_kind === null && t.reward !== null;
+/**
+ * A turn judged by its verifier (multi-step-tasks.md § Reward roll-up, § Early stop): not masked, and its verifier
+ * wrote a valid reward, also when the agent's model ended the turn (agent:max_tokens, ...: the kind stays on the turn).
+ */
+const valid = (t: TurnOutcome): boolean => !t.masked && t.reward !== null && keepsVerifierReward(t.failure_kind);
 
 /** The episode's verdict: the same fields a turn has. */
 export type Rollup = Pick<TurnOutcome, 'reward' | 'verifier_rewards' | 'reward_components' | 'failure_kind' | 'failure_reason' | 'masked'>;

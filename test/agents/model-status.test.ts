@@ -14,7 +14,7 @@ import { finalMessage, startScriptedServer, type Reply } from './scripted-openai
 
 let gateway: ModelGateway;
 beforeAll(async () => {
-  gateway = new ModelGateway({ host: '127.0.0.1', retry: { baseMs: 1, maxWaitMs: 5, maxAttempts: 3 } });
+  gateway = new ModelGateway({ host: '127.0.0.1', retry: { baseDelayMs: 1, maxDelayMs: 5, maxAttempts: 3 } });
   await gateway.start();
 });
 afterAll(() => gateway.stop());

@@ -4,56 +4,13 @@ import { AGENT_NAMES } from '../../src/config/agents.ts';
 import {
   AgentConfigError,
   apiKeyEnvOf,
-  backoffMs,
   callBudgetOf,
-  DEFAULT_RETRY,
   detachedKey,
   harnessFor,
   HARNESS_NAMES,
   nextActionOf,
   openAiOptionsFromArgs,
-  parseRetryAfter,
 } from '../../src/agents/index.ts';
-import { isTransientModelStatus } from '../../src/outcomes/index.ts';
-
-describe('retry rules', () => {
-  it.each([
-    ['0', 0],
-    ['2', 2000],
-    ['1.5', 1500],
-    ['', null],
-    ['soon', null],
-  ])('Retry-After %j → %j ms', (value, ms) => {
-    expect(parseRetryAfter(value)).toBe(ms);
-  });
-
-  it('reads an HTTP-date Retry-After relative to now', () => {
-    const now = Date.parse('2026-11-30T05:00:00Z');
-    expect(parseRetryAfter('Mon, 30 Nov 2026 05:00:03 GMT', now)).toBe(3000);
-    expect(parseRetryAfter('Mon, 30 Nov 2026 04:59:00 GMT', now)).toBe(0);
-  });
-
-  it('honours Retry-After up to its cap, else backs off exponentially with jitter', () => {
-    expect(backoffMs(1, 5000, DEFAULT_RETRY)).toBe(5000);
-    expect(backoffMs(1, 10_000_000, DEFAULT_RETRY)).toBe(DEFAULT_RETRY.maxRetryAfterMs);
-    expect(backoffMs(1, null, DEFAULT_RETRY, () => 1)).toBe(1000);
-    expect(backoffMs(3, null, DEFAULT_RETRY, () => 1)).toBe(4000);
-    expect(backoffMs(3, null, DEFAULT_RETRY, () => 0)).toBe(2000);
-    expect(backoffMs(20, null, DEFAULT_RETRY, () => 1)).toBe(DEFAULT_RETRY.maxDelayMs);
-  });
-
-  it.each([
-    [429, true],
-    [500, true],
-    [503, true],
-    [408, true],
-    [400, false],
-    [401, false],
-    [404, false],
-  ])('HTTP %i retryable: %s', (status, retryable) => {
-    expect(isTransientModelStatus(status)).toBe(retryable);
-  });
-});
 
 describe('call limit', () => {
   it('counts calls left and refuses a limit below 1', () => {

@@ -85,19 +85,22 @@ describe('multi-step corpus tasks with separate step verifiers and step setup, b
   });
 });
 
-// A step whose setup fails is the task's fault: the episode is masked with the script's output, no later step runs.
-const setupTask = (setup: string, healthcheck = '') => writeDataset({
+// A step's setup that fails ends the episode there (no later step runs). On the first step (no agent has run yet) it is
+// the task's fault and masks; on a later step an earlier agent may have caused it, so the turn scores 0 under every key
+// (issue 22; multi-step-tasks.md § Reward roll-up: a turn with no valid reward counts 0 and ends the episode).
+const setupTask = (setup: string, healthcheck = '', at = 'second', files: Record<string, string> = {}) => writeDataset({
   's/task.toml': '[environment]\ndocker_image = "berth-base:bookworm"\nworkdir = "/app"\n' +
-    '[[steps]]\nname = "first"\n[[steps]]\nname = "second"\n' + healthcheck + '[[steps]]\nname = "third"\n',
+    ['first', 'second', 'third'].map((n) => `[[steps]]\nname = "${n}"\n${n === at ? healthcheck : ''}`).join(''),
   's/tests/test.sh': '#!/bin/bash\necho 1 > /logs/verifier/reward.txt\necho "$STEP" >> /app/verified\n',
   ...Object.fromEntries(['first', 'second', 'third'].flatMap((n) => [
     [`s/steps/${n}/instruction.md`, `${n}\n`],
     [`s/steps/${n}/solution/solve.sh`, `#!/bin/bash\necho ${n} >> /app/agents\n`],
   ])),
-  ...(setup ? { 's/steps/second/workdir/setup.sh': setup, 's/steps/second/workdir/data.txt': 'fixture\n' } : {}),
+  ...(setup ? { [`s/steps/${at}/workdir/setup.sh`]: setup, [`s/steps/${at}/workdir/data.txt`]: 'fixture\n' } : {}),
+  ...Object.fromEntries(Object.entries(files).map(([k, v]) => [`s/${k}`, v])),
 });
 
-describe('a failing step setup masks the episode (issue 14, harbor:step_setup_failed)', () => {
+describe('a failing step setup ends the episode: masked on the first step, scored 0 on a later one (issue 22, harbor:step_setup_failed)', () => {
   let cluster: TestCluster;
   beforeAll(async () => { cluster = await startTestWorkers('step-setup'); });
   afterAll(async () => { await cluster?.stop(); });
@@ -105,34 +108,46 @@ describe('a failing step setup masks the episode (issue 14, harbor:step_setup_fa
     dataset, resultsDir: mkdtempSync(join(tmpdir(), 'berth-setup-')), taskQueue: cluster.taskQueue, client: cluster.client,
   })).wait()).rows[0]!;
 
-  it('setup.sh runs as the step\'s agent user in the working directory, beside the uploaded files; a non-zero exit masks with its output', async () => {
+  it('setup.sh runs as the step\'s agent user in the working directory, beside the uploaded files; a later step\'s non-zero exit scores that turn 0 with its output', async () => {
     const row = await run(setupTask('#!/bin/bash\n[ "$PWD" = /app ] && [ -f data.txt ] && echo "setup saw $(cat data.txt) as $(whoami)"\necho "cannot continue" >&2\nexit 3\n'));
-    expect(row).toMatchObject({ mask_sample: true, reward: null, failure_kind: 'harbor:step_setup_failed', stopped_after_turn: 'second' });
+    expect(row).toMatchObject({ mask_sample: false, reward: 0.5, failure_kind: 'harbor:step_setup_failed', stopped_after_turn: 'second' });
     expect(row.failure_reason).toContain('step "second": workdir/setup.sh exited with code 3');
     expect(row.failure_reason).toContain('setup saw fixture as root');
     expect(row.failure_reason).toContain('cannot continue');
-    // The first step ran and was graded; the second's agent never ran; the third never started.
-    expect(row.turns.map((t) => [t.step, t.failure_kind])).toEqual([['first', null], ['second', 'harbor:step_setup_failed']]);
+    // The first step ran and was graded; the second's agent never ran and it counts 0; the third never started.
+    expect(row.turns.map((t) => [t.step, t.reward, t.failure_kind])).toEqual([['first', 1, null], ['second', 0, 'harbor:step_setup_failed']]);
+    expect(row.verifier_rewards).toEqual({ reward: 0.5 });
     expect(readFileSync(join(row.logs_dir!, 'steps', 'second', 'setup-output.txt'), 'utf8')).toContain('cannot continue');
   });
 
-  it('retry --masked keeps it (harbor:step_setup_failed is not retryable: DESIGN.md section 2, outcomes); naming it retries it', async () => {
+  it('step 2\'s setup.sh fails because step 1\'s agent deleted its input: the agent does not escape its score', async () => {
+    const row = await run(setupTask('#!/bin/bash\ncp /app/input.txt /app/step2-input.txt\n', '', 'second', {
+      'steps/first/workdir/input.txt': 'what step 2 needs\n',
+      'steps/first/solution/solve.sh': '#!/bin/bash\nrm /app/input.txt\necho first >> /app/agents\n',
+    }));
+    expect(row, row.failure_reason ?? '').toMatchObject({ mask_sample: false, reward: 0.5, failure_kind: 'harbor:step_setup_failed', stopped_after_turn: 'second' });
+    expect(row.failure_reason).toContain('/app/input.txt');
+    expect(row.turns.map((t) => [t.step, t.reward, t.failure_kind])).toEqual([['first', 1, null], ['second', 0, 'harbor:step_setup_failed']]);
+  });
+
+  it('the first step\'s setup (before any agent ran) is the task\'s fault: masked; retry --masked keeps it (not retryable: src/outcomes); naming it retries it', async () => {
     const handle = await startBatch({
-      dataset: setupTask('#!/bin/bash\nexit 4\n'), resultsDir: mkdtempSync(join(tmpdir(), 'berth-setup-')), taskQueue: cluster.taskQueue, client: cluster.client,
+      dataset: setupTask('#!/bin/bash\nexit 4\n', '', 'first'), resultsDir: mkdtempSync(join(tmpdir(), 'berth-setup-')), taskQueue: cluster.taskQueue, client: cluster.client,
     });
     const [row] = (await handle.wait()).rows;
-    expect(row).toMatchObject({ mask_sample: true, failure_kind: 'harbor:step_setup_failed' });
+    expect(row).toMatchObject({ mask_sample: true, reward: null, failure_kind: 'harbor:step_setup_failed', stopped_after_turn: 'first' });
+    expect(row!.turns.map((t) => [t.step, t.failure_kind])).toEqual([['first', 'harbor:step_setup_failed']]);
     const masked = await handle.retry({ masked: true });
     expect(masked.retried).toEqual([]);
     expect(masked.kept).toEqual([{ workflowId: row!.workflow_id, failureKind: 'harbor:step_setup_failed' }]);
     const named = await handle.retry({ taskIds: [row!.task_id] });
     expect(named.retried).toEqual([`${row!.workflow_id}~a2`]);
-    expect(named.rows[0]).toMatchObject({ attempt: 2, failure_kind: 'harbor:step_setup_failed' });
+    expect(named.rows[0]).toMatchObject({ attempt: 2, failure_kind: 'harbor:step_setup_failed', mask_sample: true });
   });
 
-  it('a [steps.healthcheck] that never passes masks the episode the same way', async () => {
+  it('a later [steps.healthcheck] that never passes scores that turn 0 the same way', async () => {
     const row = await run(setupTask('', '[steps.healthcheck]\ncommand = "test -f /app/never"\ninterval_sec = 0.2\ntimeout_sec = 2\nretries = 2\n'));
-    expect(row).toMatchObject({ mask_sample: true, failure_kind: 'harbor:step_setup_failed' });
+    expect(row).toMatchObject({ mask_sample: false, reward: 0.5, failure_kind: 'harbor:step_setup_failed' });
     expect(row.failure_reason).toMatch(/step "second": \[steps\.healthcheck\] healthcheck `test -f \/app\/never` failed 2 times/);
   });
 

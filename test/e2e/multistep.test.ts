@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { startBatch } from '../../src/client/batch.ts';
 import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
 import { writeDataset } from '../helpers/tasks.ts';
+import { bashCall, finalMessage, startScriptedServer } from '../agents/scripted-openai.ts';
 
 // multi-step-tasks.md end to end on task folders written here: roll-up, gates, early stop, clearing between turns.
 const steps = (strategy: string, gates: Array<string | null>, rewards: string[]) => ({
@@ -68,4 +69,53 @@ describe('per-step agent user (multi-step-tasks.md § Per-step agent user)', () 
     const row = (await (await startBatch({ dataset: writeDataset(files), resultsDir: mkdtempSync(join(tmpdir(), 'berth-su-')), taskQueue: cluster.taskQueue, client: cluster.client })).wait()).rows[0]!;
     expect(row.turns.map((t) => t.reward)).toEqual([1, 1]);
   });
+});
+
+// multi-step-tasks.md § Reward roll-up and § Early stop: a turn is judged by its verifier. The agent's model ending a
+// turn (here --max-tokens) stays on the turn as its kind, and the verifier's reward counts in the mean, as the
+// single-step row already reports it (a scored row with the verifier's reward and the agent's kind).
+describe('a turn the model ended is judged by its verifier (issue 22)', () => {
+  let cluster: TestCluster;
+  beforeAll(async () => {
+    process.env.BERTH_TEST_OPENAI_KEY = 'sk-test-steps-7f3a';
+    cluster = await startTestWorkers('ms-limit');
+  });
+  afterAll(async () => { await cluster?.stop(); });
+
+  it('turn 2 ends on --max-tokens: the row is the mean of both verifier rewards and turn 2 carries agent:max_tokens', async () => {
+    // Turn 1: one bash call and a final answer (280 tokens, under the limit). Turn 2: its first call alone passes it.
+    // Turn 3 (the limit counts each turn's calls): a final answer.
+    const server = await startScriptedServer([
+      bashCall('call_1', 'echo one > /app/one.txt'), finalMessage('step 1 done'),
+      bashCall('call_2', 'echo two > /app/two.txt', [2000, 20]),
+      finalMessage('step 3 done'),
+    ]);
+    try {
+      const dataset = writeDataset({
+        'l/task.toml': '[environment]\ndocker_image = "berth-base:bookworm"\nworkdir = "/app"\n[agent]\ntimeout_sec = 60\n' +
+          '[[steps]]\nname = "one"\n[[steps]]\nname = "two"\n[[steps]]\nname = "three"\n',
+        'l/steps/one/instruction.md': 'Write /app/one.txt\n',
+        'l/steps/one/tests/test.sh': '#!/bin/bash\n[ -f /app/one.txt ] && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n',
+        'l/steps/two/instruction.md': 'Write /app/two.txt\n',
+        // The limit ended the turn before its tool call ran: /app/two.txt is absent and the verifier says 0.5.
+        'l/steps/two/tests/test.sh': '#!/bin/bash\n[ -f /app/two.txt ] && echo 1 > /logs/verifier/reward.txt || echo 0.5 > /logs/verifier/reward.txt\n',
+        'l/steps/three/instruction.md': 'Say done\n',
+        'l/steps/three/tests/test.sh': '#!/bin/bash\necho 1 > /logs/verifier/reward.txt\n',
+      });
+      const summary = await (await startBatch({
+        dataset, agent: 'openai', resultsDir: mkdtempSync(join(tmpdir(), 'berth-ms-limit-')), limits: { maxTokens: 1000 },
+        agentArgs: { base_url: server.baseUrl, model: 'scripted-model', api_key_env: 'BERTH_TEST_OPENAI_KEY' },
+        taskQueue: cluster.taskQueue, client: cluster.client,
+      })).wait();
+      const row = summary.rows[0]!;
+      expect(row.turns.map((t) => [t.step, t.reward, t.failure_kind])).toEqual([['one', 1, null], ['two', 0.5, 'agent:max_tokens'], ['three', 1, null]]);
+      // The episode went on after turn 2 (§ Early stop: its verifier wrote a valid reward) and the mean counts it.
+      expect(row).toMatchObject({ stopped_after_turn: null, mask_sample: false, failure_kind: null });
+      expect(row.reward).toBeCloseTo((1 + 0.5 + 1) / 3);
+      expect(row.verifier_rewards.reward).toBeCloseTo((1 + 0.5 + 1) / 3);
+      expect(server.requests).toHaveLength(4);
+    } finally {
+      await server.close();
+    }
+  }, 240_000);
 });

@@ -27,7 +27,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
   upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
-  gateway = new ModelGateway({ host: '127.0.0.1', retry: { baseMs: 5 } });
+  gateway = new ModelGateway({ host: '127.0.0.1', retry: { baseDelayMs: 5 } });
   await gateway.start();
 });
 afterAll(async () => {

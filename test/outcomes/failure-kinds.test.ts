@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ALL_FAILURE_KINDS, isFailureKind, isMasked, isRetryable, type FailureKind } from '../../src/outcomes/failure-kinds.ts';
+import { ALL_FAILURE_KINDS, isFailureKind, isMasked, isRetryable, keepsVerifierReward, type FailureKind } from '../../src/outcomes/failure-kinds.ts';
 
 describe('failure kinds (DESIGN.md §4 "Failure kinds")', () => {
-  const table: Array<[FailureKind, boolean, boolean]> = [
+  // [kind, masked on the first turn, retryable, masked on a later turn, keeps its verifier's reward]
+  const table: Array<[FailureKind, boolean, boolean, boolean?, boolean?]> = [
     ['harbor:missing_reward', false, false],
     ['harbor:invalid_reward', false, false],
     ['harbor:verifier_timeout', false, false],
@@ -13,11 +14,12 @@ describe('failure kinds (DESIGN.md §4 "Failure kinds")', () => {
     ['harbor:seed_failed', true, true],
     ['harbor:episode_deadline', true, true],
     // A step's setup.sh or healthcheck failing is the task's fault (issue 14): masked, and a retry changes nothing.
-    ['harbor:step_setup_failed', true, false],
+    // On a later step it scores 0 (issue 22): the earlier agents may have broken its setup.
+    ['harbor:step_setup_failed', true, false, false],
     // Issue 16 (installed agents and the model gateway): the agent's own endings count; set-up failures mask.
-    ['agent:context_length', false, false],
-    ['agent:max_tokens', false, false],
-    ['agent:max_cost', false, false],
+    ['agent:context_length', false, false, false, true],
+    ['agent:max_tokens', false, false, false, true],
+    ['agent:max_cost', false, false, false, true],
     ['agent:install_failed', true, false],
     ['agent:bad_credentials', true, true],
     ['agent:unknown_model', true, false],
@@ -25,10 +27,18 @@ describe('failure kinds (DESIGN.md §4 "Failure kinds")', () => {
     ['agent:model_rejected', true, false],
   ];
 
-  it.each(table)('%s masked=%s retryable=%s', (kind, masked, retryable) => {
+  it.each(table)('%s masked=%s retryable=%s, later turn masked=%s, keeps the reward=%s', (kind, masked, retryable, later = masked, keeps = false) => {
     expect(isMasked(kind)).toBe(masked);
+    expect(isMasked(kind, 0)).toBe(masked);
+    expect(isMasked(kind, 1)).toBe(later);
+    expect(isMasked(kind, 4)).toBe(later);
     expect(isRetryable(kind)).toBe(retryable);
     expect(isFailureKind(kind)).toBe(true);
+    expect(keepsVerifierReward(kind)).toBe(keeps);
+  });
+
+  it.each([[null, true], ['harbor:unknown', false]] as const)('keepsVerifierReward(%j) is %s', (kind, keeps) => {
+    expect(keepsVerifierReward(kind)).toBe(keeps);
   });
 
   it('lists exactly the kinds of the design, once each', () => {

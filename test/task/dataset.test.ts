@@ -42,6 +42,28 @@ describe('[gym] table (task-folder-format.md § [gym])', () => {
     ['an unknown type', '[gym]\ntype = "dev"\n', 'dataset_invalid_value', 'gym.type'],
     ['malformed TOML', '[gym\n', 'dataset_malformed', 'line'],
   ];
+
+  // task-folder-format.md § [gym]: license and domain take only Gym's value lists; the message lists them.
+  it.each([
+    ['a license outside Gym\'s list', '[gym]\nlicense = "Apache-2.0"\n', 'gym.license', ['"Apache 2.0"', '"MIT"', '"Creative Commons Attribution 4.0 International"', '"TBD"', '"GNU General Public License v3.0"']],
+    ['a domain outside Gym\'s list', '[gym]\ndomain = "programming"\n', 'gym.domain', ['"math"', '"coding"', '"agent"', '"instruction_following"', '"rlhf"', '"other"']],
+  ])('%s is refused, naming the key, the value and every allowed value', (_name, text, key, values) => {
+    let refusal: DatasetRefusal | undefined;
+    try { gym(text); } catch (e) { refusal = e as DatasetRefusal; }
+    expect(refusal).toBeInstanceOf(DatasetRefusal);
+    expect(refusal!.code).toBe('dataset_invalid_value');
+    expect(refusal!.message).toContain(key);
+    expect(refusal!.message).toContain('/d/dataset.toml');
+    expect(refusal!.message).toMatch(/"Apache-2\.0"|"programming"/);
+    for (const v of values) expect(refusal!.message).toContain(v);
+  });
+
+  it.each([
+    ...['Apache 2.0', 'MIT', 'Creative Commons Attribution-ShareAlike 4.0 International', 'CC BY-NC 3.0', 'NVIDIA Evaluation Dataset License Agreement', 'TBD'].map((v) => ['license', v]),
+    ...['math', 'coding', 'agent', 'knowledge', 'long_context', 'safety', 'games', 'translation', 'e2e', 'other'].map((v) => ['domain', v]),
+  ])('[gym] %s = %j is one of Gym\'s values', (key, value) => {
+    expect(gym(`[gym]\n${key} = ${JSON.stringify(value)}\n`)).toMatchObject({ [key]: value });
+  });
   for (const [name, text, code, key] of refusals) {
     it(name, () => {
       try {
@@ -257,6 +279,24 @@ describe('effective values (DESIGN.md § 7; task-folder-format.md § [gym.defaul
     });
     expect(d.tasks[0]!.verifier.environment).toMatchObject({ cpus: 5, memory_mb: 1500 });
     expect(d.tasks[1]!.verifier.environment).toMatchObject({ cpus: 2 });
+  });
+
+  // task-folder-format.md § [gym.defaults], resource_multiplier row; DESIGN.md §7 "Effective values": not scaled.
+  it('[steps.verifier.environment] resources do not scale; a step inheriting [verifier.environment] gets its scaled values', async () => {
+    const d = await dataset({
+      ...taskFiles('t', {
+        'task.toml': '[verifier.environment]\ndocker_image = "v"\ncpus = 2\nmemory_mb = 1000\nstorage_mb = 3000\n' +
+          '[[steps]]\nname = "own"\n[steps.verifier.environment]\ndocker_image = "w"\ncpus = 3\nmemory_mb = 1000\nstorage_mb = 2000\n' +
+          '[[steps]]\nname = "inherits"\n',
+        'steps/own/instruction.md': 'x',
+        'steps/inherits/instruction.md': 'y',
+      }),
+      'dataset.toml': '[gym.defaults]\nresource_multiplier = 1.5\n',
+    });
+    expect(d.refused).toEqual([]);
+    const [own, inherits] = d.tasks[0]!.steps;
+    expect(own!.verifier.environment).toMatchObject({ cpus: 3, memory_mb: 1000, storage_mb: 2000 });
+    expect(inherits!.verifier.environment).toMatchObject({ cpus: 3, memory_mb: 1500, storage_mb: 4500 });
   });
 });
 

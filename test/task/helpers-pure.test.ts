@@ -1,24 +1,29 @@
 // The small pure helpers other layers import: templating, image aliases, canary lines, sizes.
 import { describe, expect, it } from 'vitest';
-import { applyImageAlias, normaliseImageRef, parseImageAliases, parseSizeToMb, stripCanary, templateEnv } from '../../src/task/index.ts';
+import { applyImageAlias, MIN_REDACTED_HOST_VALUE, normaliseImageRef, parseImageAliases, parseSizeToMb, resolveTemplates, stripCanary } from '../../src/task/index.ts';
 
-describe('templateEnv (task-folder-format.md § Environment: env)', () => {
-  const rows: Array<[string, Record<string, string>, Record<string, string | undefined>, ReturnType<typeof templateEnv>]> = [
-    ['literal values pass through', { A: 'x', B: 'a ${NOT} whole' }, {}, { values: { A: 'x', B: 'a ${NOT} whole' } }],
-    ['${NAME} reads the host', { A: '${H}' }, { H: 'v' }, { values: { A: 'v' } }],
-    ['an unset ${NAME} is missing, naming its key', { A: '${H}' }, {}, { missing: 'H', key: 'A' }],
-    ['${NAME} set to empty is empty', { A: '${H}' }, { H: '' }, { values: { A: '' } }],
-    ['${NAME:-d} defaults when unset', { A: '${H:-d}' }, {}, { values: { A: 'd' } }],
-    ['${NAME:-d} defaults when empty', { A: '${H:-d}' }, { H: '' }, { values: { A: 'd' } }],
-    ['${NAME:-d} reads the host when set', { A: '${H:-d}' }, { H: 'v' }, { values: { A: 'v' } }],
-    ['${NAME:-} may default to empty', { A: '${H:-}' }, {}, { values: { A: '' } }],
+// The one resolver of every env table: [environment].env, [solution].env, [verifier].env and [steps.verifier].env
+// (with [secrets]), and the planner's unset-variable check (DESIGN.md §7 "Secrets"; task-folder-format.md § Environment).
+describe('resolveTemplates (task-folder-format.md § Environment: env; DESIGN.md §7 Secrets)', () => {
+  type Row = [string, Record<string, string>, Record<string, string | undefined>, Record<string, string>, ReturnType<typeof resolveTemplates>];
+  const rows: Row[] = [
+    ['literal values pass through, never sensitive', { A: 'x-literal', B: 'a ${NOT} whole' }, {}, {}, { ok: true, values: { A: 'x-literal', B: 'a ${NOT} whole' }, sensitive: [] }],
+    ['${NAME} reads the host; a host value is sensitive', { A: '${H}' }, { H: 'value' }, {}, { ok: true, values: { A: 'value' }, sensitive: ['value'] }],
+    ['an unset ${NAME} stops, naming its key and variable', { A: 'x', B: '${H}' }, {}, {}, { ok: false, key: 'B', variable: 'H' }],
+    ['${NAME} set to empty is empty (and hides nothing)', { A: '${H}' }, { H: '' }, {}, { ok: true, values: { A: '' }, sensitive: [] }],
+    ['${NAME:-d} defaults when unset; a default is not a secret', { A: '${H:-dflt}' }, {}, {}, { ok: true, values: { A: 'dflt' }, sensitive: [] }],
+    ['${NAME:-d} defaults when empty', { A: '${H:-dflt}' }, { H: '' }, {}, { ok: true, values: { A: 'dflt' }, sensitive: [] }],
+    ['${NAME:-d} reads the host when set', { A: '${H:-dflt}' }, { H: 'host-value' }, {}, { ok: true, values: { A: 'host-value' }, sensitive: ['host-value'] }],
+    ['${NAME:-} may default to empty', { A: '${H:-}' }, {}, {}, { ok: true, values: { A: '' }, sensitive: [] }],
+    ['[secrets] win over the host', { A: '${S}' }, { S: 'host-value' }, { S: 'secret-value' }, { ok: true, values: { A: 'secret-value' }, sensitive: ['secret-value'] }],
+    ['a secret is sensitive however short', { A: '${S}' }, {}, { S: '1' }, { ok: true, values: { A: '1' }, sensitive: ['1'] }],
+    ['a short host value is not redacted (it would mangle logs)', { A: '${H}' }, { H: '64' }, {}, { ok: true, values: { A: '64' }, sensitive: [] }],
+    [`a host value of ${MIN_REDACTED_HOST_VALUE} characters is`, { A: '${H}' }, { H: 'abcd' }, {}, { ok: true, values: { A: 'abcd' }, sensitive: ['abcd'] }],
+    ['an empty secret takes the default', { A: '${S:-dflt}' }, { S: 'host-value' }, { S: '' }, { ok: true, values: { A: 'dflt' }, sensitive: [] }],
+    ['a name only [secrets] sets is unset where [secrets] do not count', { A: '${S}' }, {}, {}, { ok: false, key: 'A', variable: 'S' }],
+    ['a name of Object.prototype is not a secret', { A: '${toString}' }, {}, {}, { ok: false, key: 'A', variable: 'toString' }],
   ];
-  for (const [name, table, env, want] of rows) it(name, () => expect(templateEnv(table, env)).toEqual(want));
-
-  it('sources are checked in order (secrets first)', () => {
-    expect(templateEnv({ K: '${K}' }, [{ K: 'secret' }, { K: 'host' }])).toEqual({ values: { K: 'secret' } });
-    expect(templateEnv({ K: '${K}' }, [{}, { K: 'host' }])).toEqual({ values: { K: 'host' } });
-  });
+  it.each(rows)('%s', (_name, table, host, secrets, want) => expect(resolveTemplates(table, host, secrets)).toEqual(want));
 });
 
 describe('applyImageAlias (DESIGN.md § 4, Images without a registry)', () => {

@@ -151,8 +151,21 @@ describe('per-step workdir, setup.sh, healthcheck and artifacts (Harbor runs the
     const r = expectRefusal(build(files, { separateVerifierForArtifacts: true, configFile: '/work/berth.toml' }));
     expect(r.code).toBe('separate_verifier_for_artifacts');
     expect(r.message).toContain('/work/berth.toml: episode.separate_verifier_for_artifacts');
+    // Each fix the message names loads (issue 22): the option off, or no artifacts anywhere in task.toml.
+    expect(r.message).toContain('set separate_verifier_for_artifacts = false under [episode] in /work/berth.toml');
+    expect(r.message).toContain('remove the artifacts of the task and of every step');
+    expect(r.message).not.toContain('environment_mode');
+    expectTask(build(files, { configFile: '/work/berth.toml' }));
     const noArtifacts = { ...files, 'task.toml': '[[steps]]\nname = "one"\n[[steps]]\nname = "two"\n' };
     expectTask(build(noArtifacts, { separateVerifierForArtifacts: true }));
+    // The fix the message used to name does not: every step separate still declares artifacts.
+    const stepsSeparate = { ...files, 'task.toml': [
+      'artifacts = ["/app/task.txt"]', '[environment]', 'docker_image = "img:1"',
+      '[[steps]]', 'name = "one"', 'artifacts = ["/app/one.txt"]', '[steps.verifier]', 'environment_mode = "separate"',
+      '[[steps]]', 'name = "two"', '[steps.verifier]', 'environment_mode = "separate"',
+    ].join('\n') };
+    expectTask(build(stepsSeparate, { configFile: '/work/berth.toml' }));
+    expect(expectRefusal(build(stepsSeparate, { separateVerifierForArtifacts: true, configFile: '/work/berth.toml' })).code).toBe('separate_verifier_for_artifacts');
   });
 });
 

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { redact, redactFile, StreamRedactor } from '../../src/trajectory/redact.ts';
-import { resolveEnv } from '../../src/verify/turn-settings.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'berth-redact-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -32,14 +31,5 @@ describe('redact', () => {
     return redactFile(f, ['hunter22']).then(() => {
       expect(readFileSync(f, 'utf8')).toBe('key=[REDACTED]\n'.repeat(10_000));
     });
-  });
-});
-
-describe('resolveEnv', () => {
-  it('secrets win over the host; defaults are not sensitive; short host values are not redacted', () => {
-    const r = resolveEnv({ A: '${S}', B: '${H:-dflt}', C: 'lit', D: '${SHORT}' }, { S: 'host', H: 'host-value', SHORT: '64' }, { S: 'sec' });
-    expect(r).toEqual({ ok: true, values: { A: 'sec', B: 'host-value', C: 'lit', D: '64' }, sensitive: ['sec', 'host-value'] });
-    expect(resolveEnv({ B: '${H:-dflt}' }, {})).toEqual({ ok: true, values: { B: 'dflt' }, sensitive: [] });
-    expect(resolveEnv({ K: '${MISSING}' }, {})).toEqual({ ok: false, key: 'K', variable: 'MISSING' });
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { rollUp, shouldStop } from '../../src/workflows/rollup.ts';
+import { failedTurn } from '../../src/workflows/failures.ts';
 import type { TurnOutcome } from '../../src/workflows/types.ts';
 
 const turn = (reward: number | null, keys: Record<string, number> = {}, extra: Partial<TurnOutcome> = {}): TurnOutcome => ({
@@ -8,6 +9,9 @@ const turn = (reward: number | null, keys: Record<string, number> = {}, extra: P
 });
 const missing = turn(0, {}, { verifier_rewards: {}, failure_kind: 'harbor:missing_reward', failure_reason: 'no file' });
 const masked = turn(null, {}, { failure_kind: 'provider_unavailable', failure_reason: 'gone', masked: true });
+// The agent's model ended the turn and its verifier then scored it (multi-step-tasks.md § Reward roll-up).
+const ended = (kind: string, reward = 1, keys: Record<string, number> = {}) => turn(reward, keys, { failure_kind: kind, failure_reason: 'limit' });
+const setupFailed = failedTurn('s2', 'harbor:step_setup_failed', 'setup.sh exited 1', 1);
 
 describe('roll-up (multi-step-tasks.md § Reward roll-up)', () => {
   it.each([
@@ -17,6 +21,11 @@ describe('roll-up (multi-step-tasks.md § Reward roll-up)', () => {
     ['final takes the last turn that ran', [turn(1, { a: 1 }), turn(0.25, { b: 2 })], 'final', 0.25, { reward: 0.25, b: 2 }, null],
     ['final with a missing reward scores 0', [turn(1), missing], 'final', 0, {}, 'harbor:missing_reward'],
     ['a single turn is its own result', [turn(0.3)], 'mean', 0.3, { reward: 0.3 }, null],
+    ['mean counts a verified turn the model ended on its context window', [turn(1), ended('agent:context_length')], 'mean', 1, { reward: 1 }, 'agent:context_length'],
+    ['mean counts a verified turn ended on --max-tokens, per key too', [turn(1, { a: 1 }), ended('agent:max_tokens', 0.5, { a: 0.5 })], 'mean', 0.75, { reward: 0.75, a: 0.75 }, 'agent:max_tokens'],
+    ['mean counts a verified turn ended on --max-cost', [ended('agent:max_cost', 0.5), turn(1)], 'mean', 0.75, { reward: 0.75 }, null],
+    ['final takes the verified reward of a turn the model ended', [turn(0), ended('agent:max_tokens', 0.5)], 'final', 0.5, { reward: 0.5 }, 'agent:max_tokens'],
+    ['a later step whose setup failed counts 0 and names its kind', [turn(1), setupFailed], 'mean', 0.5, { reward: 0.5 }, 'harbor:step_setup_failed'],
   ] as const)('%s', (_name, turns, strategy, reward, keys, kind) => {
     const r = rollUp([...turns], strategy);
     expect(r.reward).toBeCloseTo(reward);
@@ -48,7 +57,26 @@ describe('early stop (multi-step-tasks.md § Early stop)', () => {
     ['a table naming a key the turn lacks fails', turn(1), { b: 0 }, true],
     ['a table may gate reward itself', turn(0.2), { reward: 0.5 }, true],
     ['no verifier result fails every gate', missing, { a: 0 }, true],
+    ['a verified turn the model ended on its context window goes on', ended('agent:context_length'), undefined, false],
+    ['a verified turn ended on --max-tokens goes on', ended('agent:max_tokens'), undefined, false],
+    ['a verified turn ended on --max-cost goes on', ended('agent:max_cost'), undefined, false],
+    ['a turn the model ended still meets its gate by its verifier', ended('agent:max_tokens', 0.6), 0.5, false],
+    ['a turn the model ended still misses its gate by its verifier', ended('agent:max_tokens', 0.4), 0.5, true],
+    ['a later step whose setup failed', setupFailed, undefined, true],
   ] as const)('%s', (_name, t, gate, stop) => {
     expect(shouldStop(t, gate as any)).toBe(stop);
+  });
+});
+
+describe('a turn ended by a failure (multi-step-tasks.md § Reward roll-up; issue 22)', () => {
+  it.each([
+    ['a first step whose setup failed is the task\'s fault: masked', 'harbor:step_setup_failed', 0, { masked: true, reward: null }],
+    ['a later step whose setup failed scores 0 (an earlier agent may have caused it)', 'harbor:step_setup_failed', 1, { masked: false, reward: 0 }],
+    ['a third step whose setup failed scores 0', 'harbor:step_setup_failed', 2, { masked: false, reward: 0 }],
+    ['a lost sandbox masks on any turn', 'provider_unavailable', 1, { masked: true, reward: null }],
+    ['a past deadline masks on any turn', 'harbor:episode_deadline', 2, { masked: true, reward: null }],
+  ] as const)('%s', (_name, kind, i, expected) => {
+    const t = failedTurn('s', kind, 'why', i);
+    expect(t).toMatchObject({ ...expected, failure_kind: kind, failure_reason: 'why', verifier_rewards: {} });
   });
 });

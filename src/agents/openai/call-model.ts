@@ -9,8 +9,8 @@ import { AgentConfigError } from '../errors.ts';
 import { BASH_TOOL } from './bash-tool.ts';
 import { appendRecord, messagesOf, readConversation } from './conversation.ts';
 import { ContextLengthExceeded, ModelCallFailed, ModelRequestRejected } from './errors.ts';
-import { isTransientModelStatus } from '../../outcomes/index.ts';
-import { backoffMs, DEFAULT_RETRY, parseRetryAfter, wait, type RetryOptions } from './retry.ts';
+import { isTransientModelStatus, MODEL_RETRY, parseRetryAfter, retriesAfter, retryDelayMs } from '../../outcomes/index.ts';
+import { wait, type RetryOptions } from './retry.ts';
 import { toolCallsOf } from './tool-calls.ts';
 import type { ChatMessage, ChatToolCall, ConversationRecord, ModelUsage, ToolCall } from './types.ts';
 
@@ -118,7 +118,7 @@ export async function callModel(opts: CallModelOptions): Promise<CallModelResult
   const keyEnv = apiKeyEnvOf(opts);
   const key = opts.token ?? (process.env[keyEnv] || undefined);
   const redact = redactor(key);
-  const retry = { ...DEFAULT_RETRY, ...opts.retry };
+  const retry = { ...MODEL_RETRY, ...opts.retry };
   const url = `${opts.baseUrl.replace(/\/+$/, '')}/chat/completions`;
   const body = JSON.stringify({
     ...opts.extraBody,
@@ -181,8 +181,9 @@ export async function callModel(opts: CallModelOptions): Promise<CallModelResult
       lastStatus = null;
       lastProblem = `request failed: ${redact(err instanceof Error ? `${err.message}${causeOf(err)}` : String(err))}`;
     }
-    if (attempt < retry.maxAttempts) {
-      const waitMs = backoffMs(attempt, retryAfter, retry);
+    // A 200 without a completion is retried as if there had been no answer.
+    if (retriesAfter(attempt, lastStatus === 200 ? null : lastStatus, retry)) {
+      const waitMs = retryDelayMs(attempt, retryAfter, retry);
       opts.onRetry?.({ attempt, status: lastStatus, waitMs });
       await wait(waitMs, opts.signal);
     }

@@ -9,7 +9,7 @@ export { runBashTool, BASH_TOOL, BASH_TOOL_NAME, DEFAULT_TOOL_OUTPUT_CAP, type B
 export { openaiTrajectory, transcriptOf, finalTextOf, usageOf, type OpenAiTrajectoryOptions, type OpenAiTranscript } from './trajectory.ts';
 export { nextAction, nextActionOf, type NextAction } from './next-action.ts';
 export { callBudget, callBudgetOf, DEFAULT_MAX_CALLS, type CallBudget } from './limits.ts';
-export { parseRetryAfter, backoffMs, DEFAULT_RETRY, type RetryOptions } from './retry.ts';
+export type { RetryOptions } from './retry.ts';
 export {
   runOpenAiTurnLocally,
   openAiOptionsFromArgs,

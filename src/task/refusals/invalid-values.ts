@@ -6,7 +6,7 @@ import { parse as parseToml, TomlError } from 'smol-toml';
 import type { z } from 'zod';
 import type { BuildContext } from '../build-context.ts';
 import { refuse, type RefusalDetail } from '../errors.ts';
-import { DATASET_LAYOUT, TASK_LAYOUT } from '../layout.ts';
+import { DATASET_LAYOUT, SANDBOX_LAYOUT, TASK_LAYOUT } from '../layout.ts';
 import type { Artifact } from '../model.ts';
 import { overrideHas } from '../overrides.ts';
 import { taskTomlSchema, type EnvironmentToml, type TaskToml } from '../schema.ts';
@@ -89,9 +89,9 @@ export function checkArtifact(a: Artifact, key: string, file: string): void {
   if (src.split('/').includes('..')) bad('an artifact path may not have a ".." part', 'name the path without ".."');
   const norm = posix.normalize(src);
   if (norm === '/') bad('the artifact source is the whole file system', 'name the folder or file the verifier needs, e.g. "/workspace"');
-  for (const reserved of ['/tests', '/logs/verifier']) {
+  for (const reserved of [SANDBOX_LAYOUT.testsDir, SANDBOX_LAYOUT.verifierLogs]) {
     if (norm === reserved || norm.startsWith(`${reserved}/`)) {
-      bad(`an artifact source under ${reserved} is refused (the verifier owns that folder)`, 'collect from /logs/artifacts or the working directory instead');
+      bad(`an artifact source under ${reserved} is refused (the verifier owns that folder)`, `collect from ${SANDBOX_LAYOUT.artifactsLogs} or the working directory instead`);
     }
   }
   if (a.service !== 'main' && !posix.isAbsolute(src)) bad('an artifact from a sidecar service needs an absolute source', 'write the absolute path inside the service');

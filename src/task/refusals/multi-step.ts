@@ -27,7 +27,10 @@ export function checkMultiStep(doc: TaskToml, ctx: BuildContext): void {
       key: 'episode.separate_verifier_for_artifacts',
       value: true,
       problem: 'the option verifies tasks that declare artifacts separately, which cannot apply to a multi-step task (each step declares its own verifier)',
-      fix: 'run this dataset without separate_verifier_for_artifacts, or give the steps [steps.verifier] environment_mode = "separate"',
+      // Both fixes load (test/task/multi-step.test.ts); a step's own environment_mode = "separate" would not: the task
+      // still declares artifacts.
+      fix: `set separate_verifier_for_artifacts = false under [episode] in ${ctx.configFile ?? 'berth.toml'} (or run from a folder whose berth.toml does not set it) for this dataset, ` +
+        'or remove the artifacts of the task and of every step from task.toml',
     });
   }
 }
