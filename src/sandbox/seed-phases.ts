@@ -4,6 +4,7 @@ import { SeedFailed } from './errors.ts';
 import type { ExecPort } from './driver.ts';
 import { shellQuote } from './names.ts';
 import type { ExecResult, HealthcheckSpec, OverlayRun, SandboxHandle } from './types.ts';
+import { SANDBOX_LAYOUT } from '../task/layout.ts';
 
 const FAILURE_OUTPUT_CHARS = 4000;
 
@@ -60,7 +61,7 @@ export async function runOverlay(
 }
 
 export const ENTRYPOINT_KEY = 'entrypoint';
-export const ENTRYPOINT_OUTPUT = '/logs/agent/entrypoint-stdout.txt';
+export const ENTRYPOINT_OUTPUT = `${SANDBOX_LAYOUT.agentLogs}/entrypoint-stdout.txt`;
 /** How long seed watches a freshly started entrypoint for an early non-zero exit. */
 const ENTRYPOINT_SETTLE_MS = 300;
 

@@ -1,9 +1,10 @@
 import type { ExecPort } from './driver.ts';
 import { shellQuote } from './names.ts';
 import type { SandboxHandle } from './types.ts';
+import { SANDBOX_LAYOUT } from '../task/layout.ts';
 
-export const SEEDED_MARKER = '/logs/.berth-seeded';
-export const LOG_DIRS = ['/logs/agent', '/logs/verifier', '/logs/artifacts'];
+export const SEEDED_MARKER = `${SANDBOX_LAYOUT.logsDir}/.berth-seeded`;
+export const LOG_DIRS = [SANDBOX_LAYOUT.agentLogs, SANDBOX_LAYOUT.verifierLogs, SANDBOX_LAYOUT.artifactsLogs];
 
 /** Log folders (mode 777) plus the folders overlay RUN lines start in (root-owned, like Docker's WORKDIR). */
 export function baseSetupScript(overlayWorkdirs: string[]): string {
