@@ -32,10 +32,14 @@ function isTable(v: unknown): v is Table {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Capabilities that reach the host (or every other container on it). */
+/**
+ * Capabilities that reach the host (or every other container on it): mounts and namespaces (SYS_ADMIN), kernel
+ * modules, raw devices, the host's clock, boot and kernel log, LSM policy, eBPF and perf, and open_by_handle_at
+ * (DAC_READ_SEARCH, the "shocker" escape). SYS_PTRACE is not among them: a container's own pid namespace bounds it.
+ */
 const HOST_CAPABILITIES = new Set([
   'ALL', 'SYS_ADMIN', 'SYS_MODULE', 'SYS_RAWIO', 'SYS_BOOT', 'SYS_TIME', 'MAC_ADMIN', 'MAC_OVERRIDE', 'DAC_READ_SEARCH',
-  'SYSLOG', 'BPF', 'PERFMON', 'SYS_PTRACE',
+  'SYSLOG', 'BPF', 'PERFMON',
 ]);
 /** Service keys that share a host namespace when set to `host`. */
 const HOST_NAMESPACES = ['pid', 'ipc', 'uts', 'userns_mode', 'cgroup'] as const;
@@ -46,7 +50,6 @@ const MAIN_OWNED: Record<string, string> = {
   image: 'main runs the image of [environment].docker_image or environment/Dockerfile: set those instead',
   build: 'main is built from environment/Dockerfile: put the build there',
   network_mode: 'set [environment].network_mode ("public" or "no-network") instead',
-  networks: 'main joins the group\'s own network; remove networks from main',
 };
 
 function truthy(v: unknown): boolean {
@@ -127,8 +130,9 @@ function checkService(ctx: Ctx, name: string, s: Table, namedVolumes: ReadonlySe
       if (HOST_CAPABILITIES.has(c)) fail(ctx, key('cap_add'), cap, `capability ${c} reaches beyond the container`, 'remove it; capabilities such as NET_ADMIN or NET_RAW are fine');
     }
   }
-  if (Array.isArray(s.security_opt) && s.security_opt.some((o) => /unconfined|label[:=]disable/i.test(String(o)))) {
-    fail(ctx, key('security_opt'), s.security_opt, 'the service would run without the host\'s confinement (seccomp, AppArmor or SELinux)', 'remove the unconfined security_opt entries');
+  // Without seccomp a container is still held by its capabilities and AppArmor/SELinux; without those it is not.
+  if (Array.isArray(s.security_opt) && s.security_opt.some((o) => /(apparmor|systempaths)[:=]unconfined|label[:=]disable/i.test(String(o)))) {
+    fail(ctx, key('security_opt'), s.security_opt, 'the service would run without the host\'s AppArmor or SELinux confinement', 'remove the apparmor/systempaths unconfined and label:disable entries (seccomp:unconfined is allowed)');
   }
   for (const k of ['devices', 'device_cgroup_rules', 'gpus']) {
     if (s[k] !== undefined) fail(ctx, key(k), s[k], 'host devices are not given to a sidecar', `remove ${k}`);
