@@ -104,6 +104,7 @@ export interface ResolvedGroup {
     readonly entrypoint?: readonly string[] | null;
     readonly command?: readonly string[] | null;
     readonly build?: { readonly context?: string; readonly dockerfile?: string; readonly args?: Readonly<Record<string, string | null>>; readonly target?: string };
+    readonly pull_policy?: string;
   }>>;
 }
 

@@ -52,6 +52,20 @@ const MAIN_OWNED: Record<string, string> = {
   network_mode: 'set [environment].network_mode ("public" or "no-network") instead',
 };
 
+/**
+ * Why Berth cannot honour a service's `pull_policy` (null: it can). An image is taken from the engine and pulled only
+ * when missing (`missing`, `if_not_present`), looked up without a pull (`never`), or built (`build`, with a build
+ * section); a policy that pulls again whatever the engine has would bypass image aliases on an air-gapped host.
+ */
+export function pullPolicyProblem(policy: string, hasBuild: boolean): string | null {
+  if (['missing', 'if_not_present', 'never'].includes(policy)) return null;
+  if (policy === 'build') return hasBuild ? null : 'pull_policy build needs a build section';
+  if (['always', 'daily', 'weekly'].includes(policy) || /^every_/.test(policy)) {
+    return `pull_policy ${policy} pulls again what the engine already has, which Berth does not do (images come through aliases and are pulled only when missing); set pull_policy to missing or never, or remove it`;
+  }
+  return `${policy} is not a Compose pull_policy (always, never, missing, build, daily, weekly, every_<duration>)`;
+}
+
 function truthy(v: unknown): boolean {
   return v === true || (typeof v === 'string' && /^(true|yes|on|1)$/i.test(v.trim()));
 }
@@ -146,6 +160,10 @@ function checkService(ctx: Ctx, name: string, s: Table, namedVolumes: ReadonlySe
   }
   if (isTable(s.extends) && s.extends.file !== undefined) {
     fail(ctx, key('extends.file'), s.extends.file, 'a service extending one from another file is not read at load', 'copy the service\'s settings into this file');
+  }
+  if (s.pull_policy !== undefined && s.pull_policy !== null) {
+    const problem = pullPolicyProblem(String(s.pull_policy), s.build !== undefined);
+    if (problem) fail(ctx, key('pull_policy'), s.pull_policy, problem, 'remove pull_policy, or set it to missing or never');
   }
   checkVolumes(ctx, key('volumes'), s.volumes, namedVolumes);
   const envFiles = typeof s.env_file === 'string' ? [s.env_file] : Array.isArray(s.env_file) ? s.env_file : [];
