@@ -63,7 +63,7 @@ export async function copyArtifactsOut(
   artifacts: readonly Artifact[],
   artifactsDir: string,
   warnings: string[],
-  /** test.sh's exec saw /logs/artifacts empty: nothing to copy from it. */
+  /** Nothing to copy from /logs/artifacts now (test.sh's exec saw it empty, or it is copied later): recorded as empty. */
   logsArtifactsEmpty = false,
   group: {
     /** A Compose task's services by name (entries with another `service` are copied from there). */

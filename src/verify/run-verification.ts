@@ -156,13 +156,15 @@ async function verifyShared(s: Shared): Promise<RewardOutcome> {
 /**
  * Shared mode: the artifacts are copied after the collect hooks and before test.sh runs, as Harbor collects them
  * (task-folder-format.md § [verifier], collect: hooks run "before test.sh and any artifact collection"), so what
- * test.sh changes or removes is not what the record keeps. Collection never fails the trial: a failure only warns.
+ * test.sh changes or removes is not what the record keeps; /logs/artifacts follows test.sh, as Harbor's mount of it
+ * keeps what the verifier writes there. Collection never fails the trial: a failure only warns.
  */
 async function copySharedArtifacts(s: Shared): Promise<void> {
   const { ctx, phases } = s;
   s.artifacts = await phases.run('artifacts', async () => {
     try {
-      return await copyArtifactsOut(ctx.provider, ctx.agent, s.turn.artifacts, join(ctx.logsDir, 'artifacts'), s.warnings, false, { services: ctx.services });
+      // /logs/artifacts itself is copied after test.sh (refreshLogsArtifacts), when test.sh's exec saw it non-empty.
+      return await copyArtifactsOut(ctx.provider, ctx.agent, s.turn.artifacts, join(ctx.logsDir, 'artifacts'), s.warnings, true, { services: ctx.services });
     } catch (err) {
       if (!(err instanceof VerificationMasked) && !isLossError(err)) throw err;
       s.warnings.push(`artifacts were not copied: ${err instanceof Error ? err.message : String(err)}`);
@@ -176,7 +178,7 @@ async function scoreShared(s: Shared, timedOut: boolean, report: TestReport): Pr
   const { ctx, phases } = s;
   const outcome = await phases.run('score', () => collectAndScore(ctx.provider, ctx.agent, ctx.logsDir, timedOut, s.hidden, report.snapshot));
   // The verdict is in: a sandbox lost now only warns.
-  await phases.run('artifacts', async () => {
+  if (!report.artifactsEmpty) await phases.run('artifacts', async () => {
     try {
       await refreshLogsArtifacts(ctx.provider, ctx.agent, join(ctx.logsDir, 'artifacts'), s.artifacts, s.warnings);
     } catch (err) {
