@@ -4,8 +4,10 @@
 import Docker from 'dockerode';
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
+import { SeedFailed } from '../../src/sandbox/errors.ts';
+import { prepareServiceImages } from '../../src/sandbox/image-prep.ts';
 import { runVerification } from '../../src/verify/run-verification.ts';
-import { BASE_IMAGE, context, Fixture } from '../verify/orchestration-helpers.ts';
+import { BASE_IMAGE, context, Fixture, provider } from '../verify/orchestration-helpers.ts';
 
 const fx = new Fixture();
 const docker = new Docker();
@@ -28,4 +30,14 @@ describe('a separate verifier built as tests/docker-compose.yaml says (flow styl
     expect(r, r.failure_reason ?? '').toMatchObject({ reward: 1, masked: false });
     expect((await docker.getImage(pinned).inspect()).Id).toMatch(/^sha256:/);
   }, 180_000);
+});
+
+describe('a sidecar\'s pull_policy: never (environment/docker-compose.yaml)', () => {
+  it('takes an image the engine has, and fails the seed naming the policy for one it lacks, without pulling', async () => {
+    const absent = `berth-test-never-pulled-${randomBytes(3).toString('hex')}:1`;
+    expect(await prepareServiceImages(provider, { services: { side: { image: BASE_IMAGE, pull_policy: 'never' } } }, {})).toEqual({ side: BASE_IMAGE });
+    const err = await prepareServiceImages(provider, { services: { side: { image: absent, pull_policy: 'never' } } }, {}).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SeedFailed);
+    expect((err as Error).message).toContain(`image ${absent} is not on this engine and service "side" has pull_policy: never`);
+  });
 });
