@@ -37,6 +37,8 @@ apt_install() {
 
 need_cmd() { command -v "$1" >/dev/null 2>&1; }
 need_cmd bc || apt_install bc
+# The tests' bash-less sidecar images are made from Debian's static busybox (test/compose/shellless-images.ts).
+[ -x /bin/busybox ] || apt_install busybox-static
 
 # --- npm ---------------------------------------------------------------------------------
 step npm

@@ -12,7 +12,7 @@ import type { AgentTurnOutput, SandboxRef, TokenUsage, TurnOutcome, TurnRef } fr
 import { beating } from './beating.ts';
 import { failIfEntrypointDied, keepEntrypointOutput } from './entrypoint-output.ts';
 import { typed } from './failures.ts';
-import { assertGroupWhole, watchGroup } from './group-watch.ts';
+import { groupNotes, watchGroup } from './group-watch.ts';
 import { handleOf, phaseTargets, servicesOf } from './handle.ts';
 import { verifyThenTearDown } from './final-verify.ts';
 import { turnDirOf } from './logs.ts';
@@ -68,7 +68,7 @@ export async function agentTurn(deps: ActivityDeps, req: TurnRequest): Promise<A
       })
       : undefined;
     let ended: ReturnType<NonNullable<typeof model>['close']> | undefined;
-    // A Compose task's group is watched while the agent runs: a sidecar that dies masks the episode.
+    // A Compose task's group is watched while the agent runs: a sidecar whose container is gone masks the episode.
     const watching = new AbortController();
     const signal = AbortSignal.any([Context.current().cancellationSignal, watching.signal]);
     let result;
@@ -120,7 +120,7 @@ async function verifyHere(deps: ActivityDeps, req: VerifyRequest, turnDir: strin
   const handle = handleOf(req.sandbox);
   const secrets = loadBerthConfig().config.secrets;
   if (req.sandbox.entrypoint) await failIfEntrypointDied(provider, handle, turnDir, secretValues(secrets));
-  if (req.sandbox.group) await assertGroupWhole(provider, req.sandbox);
+  const notes = req.sandbox.group ? await groupNotes(provider, req.sandbox) : [];
   const trajectory = JSON.parse(readFileSync(join(turnDir, 'agent', 'trajectory.json'), 'utf8')) as AtifTrajectory;
   const responseText = readFileSync(join(turnDir, 'agent', 'response.txt'), 'utf8');
   const { workflowId, runId } = execution();
@@ -135,13 +135,17 @@ async function verifyHere(deps: ActivityDeps, req: VerifyRequest, turnDir: strin
   });
   // The image entrypoint's output goes with this turn's verifier logs (after they landed there).
   if (req.sandbox.entrypoint) await keepEntrypointOutput(provider, handle, turnDir, secretValues(secrets));
-  return turnOutcomeOf(out, { step: req.plan.steps[req.turn]!.name, responseText, agentTimings: req.agentTimings, usage: req.usage, secrets, agentOutcome: req.agentOutcome });
+  return turnOutcomeOf(out, { step: req.plan.steps[req.turn]!.name, responseText, agentTimings: req.agentTimings, usage: req.usage, secrets, agentOutcome: req.agentOutcome, notes });
 }
+
+const NOTE_CAP = 4000;
 
 /** A turn's outcome from its verification: what the workflow keeps of it (bounded, redacted). */
 export function turnOutcomeOf(out: VerifyResult, t: {
   step: string; responseText: string; agentTimings: Record<string, number>; usage?: TokenUsage; secrets: Record<string, string>;
   agentOutcome?: { kind: string; reason: string };
+  /** What the rollout left that does not change the score (a sidecar that exited non-zero). */
+  notes?: readonly string[];
 }): TurnOutcome {
   return {
     step: t.step,
@@ -155,5 +159,6 @@ export function turnOutcomeOf(out: VerifyResult, t: {
     response_text: t.responseText.slice(-RESPONSE_CAP),
     timings: { ...t.agentTimings, verify: Object.values(out.timings).reduce((a, b) => a + b, 0) },
     ...(t.usage ? { usage: t.usage } : {}),
+    ...(t.notes && t.notes.length > 0 ? { notes: t.notes.map((n) => redact(n, secretValues(t.secrets)).slice(-NOTE_CAP)) } : {}),
   };
 }

@@ -129,6 +129,8 @@ export interface TurnOutcome {
   response_text: string;
   timings: Record<string, number>;
   usage?: TokenUsage;
+  /** What the rollout left that does not change the score, e.g. a sidecar that exited non-zero (its code, its log tail). */
+  notes?: string[];
 }
 
 export interface PrepareRequest {

@@ -95,6 +95,11 @@ export interface GroupSpec {
   readonly sidecarEnv?: Readonly<Record<string, string>>;
   /** Budget for every service to be running, or healthy where it has a healthcheck. */
   readonly waitTimeoutSec: number;
+  /**
+   * main's own seed (overlay, entrypoint, healthcheck, marker), run once main and what it depends on are up and before
+   * any service that depends on main starts; then main's own Compose healthcheck, if the file gives one, is awaited.
+   */
+  afterMain?(main: ServiceHandle): Promise<void>;
 }
 
 /** The services of a compose file after interpolation and merging (the driver's resolver's output). */
@@ -104,6 +109,7 @@ export interface ResolvedGroup {
     readonly entrypoint?: readonly string[] | null;
     readonly command?: readonly string[] | null;
     readonly build?: { readonly context?: string; readonly dockerfile?: string; readonly args?: Readonly<Record<string, string | null>>; readonly target?: string };
+    readonly pull_policy?: string;
   }>>;
 }
 
@@ -136,6 +142,8 @@ export interface SandboxDriver {
   putArchive(target: ServiceHandle, containerDir: string, archive: Buffer | NodeJS.ReadableStream): Promise<void>;
   /** A tar archive of one path of the service. */
   getArchive(target: ServiceHandle, containerPath: string): Promise<NodeJS.ReadableStream>;
+  /** What is at a path of the service (the archive API's stat, no process in the container: any image, running or not); null when nothing. */
+  pathKind(target: ServiceHandle, containerPath: string): Promise<PathKind | null>;
   /** Stopped containers are kept (artifacts, a separate verifier); stopping a stopped one is fine. */
   stop(target: ServiceHandle): Promise<void>;
   start(target: ServiceHandle): Promise<void>;
@@ -153,4 +161,6 @@ export interface SandboxDriver {
 export type ExecPort = Pick<SandboxDriver, 'exec'>;
 
 /** What moving files in and out of a sandbox needs: the archive primitives, and exec to set the owner. */
-export type FilesPort = Pick<SandboxDriver, 'exec' | 'putArchive' | 'getArchive'>;
+export type FilesPort = Pick<SandboxDriver, 'exec' | 'putArchive' | 'getArchive' | 'pathKind'>;
+
+export type PathKind = 'dir' | 'file';

@@ -98,8 +98,52 @@ export async function downloadPath(
   handle: SandboxHandle,
   containerPath: string,
   hostDir: string,
+  options: DownloadOptions = {},
 ): Promise<void> {
-  await extractTar(await driver.getArchive(handle, containerPath), hostDir);
+  const exclude = options.exclude ?? [];
+  const keep = exclude.length > 0 ? (name: string) => !isExcluded(name, exclude) : undefined;
+  await extractTar(await driver.getArchive(handle, containerPath), hostDir, keep);
+}
+
+export interface DownloadOptions {
+  /**
+   * `tar --exclude` patterns, applied on the host to the archive's member names (the path's basename first), as GNU tar
+   * applies them: unanchored (any run of whole components), `*` and `?` matching `/` too; an excluded folder's contents go with it.
+   */
+  exclude?: readonly string[];
+}
+
+function globRegExp(pattern: string): RegExp {
+  let re = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === '*') re += '.*';
+    else if (c === '?') re += '.';
+    else if (c === '[') {
+      const end = pattern.indexOf(']', i + 2);
+      if (end < 0) re += '\\[';
+      else {
+        const body = pattern.slice(i + 1, end).replace(/^!/, '^').replace(/\\/g, '\\\\');
+        re += `[${body}]`;
+        i = end;
+      }
+    } else if (c === '\\' && i + 1 < pattern.length) re += pattern[++i]!.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    else re += c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  }
+  return new RegExp(`^${re}$`, 's');
+}
+
+/** Whether some run of the name's whole components matches one of the patterns. */
+export function isExcluded(name: string, patterns: readonly string[]): boolean {
+  const parts = name.replace(/\/+$/, '').split('/').filter(Boolean);
+  const res = patterns.map(globRegExp);
+  for (let from = 0; from < parts.length; from++) {
+    for (let to = from + 1; to <= parts.length; to++) {
+      const run = parts.slice(from, to).join('/');
+      if (res.some((r) => r.test(run))) return true;
+    }
+  }
+  return false;
 }
 
 /**
@@ -107,7 +151,7 @@ export async function downloadPath(
  * hostDir: the folder's contents land there, a single file lands as hostDir/<basename>. Modes are kept; entries
  * escaping hostDir are refused; links are made, never followed.
  */
-export async function extractTar(stream: NodeJS.ReadableStream, hostDir: string): Promise<void> {
+export async function extractTar(stream: NodeJS.ReadableStream, hostDir: string, keep?: (memberName: string) => boolean): Promise<void> {
   const root = hostResolve(hostDir);
   await mkdir(root, { recursive: true });
   const extract = tar.extract();
@@ -120,7 +164,7 @@ export async function extractTar(stream: NodeJS.ReadableStream, hostDir: string)
       isDir ??= h.type === 'directory';
       let rel = h.name.replace(/\/+$/, '');
       if (isDir) rel = rel.split('/').slice(1).join('/');
-      if (rel === '') {
+      if (rel === '' || (keep && !keep(h.name))) {
         entry.resume();
         continue;
       }

@@ -74,12 +74,12 @@ export async function seedGroup(driver: SandboxDriver, spec: SandboxSpec, o: Gro
     internal: spec.network === 'none' || o.phases !== undefined,
     ...(o.phases ? { attachFirst: o.phases.attachFirst, sidecarEnv: o.phases.sidecarEnv } : {}),
     waitTimeoutSec: o.waitTimeoutSec,
+    afterMain: (main) => finishSeed(driver, main, mainSpec, plan),
   });
   const main = result.group.services.main!;
   if (result.adopted) {
     const entrypoint = await driver.exec(main, { argv: ['test', '-d', `${DETACHED_BASE}/${ENTRYPOINT_KEY}`], user: 'root', workdir: '/' });
     return { group: result.group, main, adopted: true, entrypoint: entrypoint.exitCode === 0 };
   }
-  await finishSeed(driver, main, mainSpec, plan);
   return { group: result.group, main, adopted: false, entrypoint: Boolean(mainSpec.entrypoint?.command.length) };
 }

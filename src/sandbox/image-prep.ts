@@ -4,7 +4,7 @@
 // context, the aliases and the ids of its base images, so a base rebuilt locally rebuilds what stands on it.
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import { applyImageAlias, inTask, TASK_LAYOUT, type Task, type VerifierImage } from '../task/index.ts';
 import { SeedFailed } from './errors.ts';
 import type { ImageConfig } from './image-config.ts';
@@ -134,6 +134,23 @@ export async function prepareAgentImage(provider: SandboxProvider, task: Task, a
   return prepared;
 }
 
+/** The image on this engine: looked up only when a pull_policy forbids pulling (`why`), else pulled when missing. */
+async function presentOrPulled(provider: SandboxProvider, ref: string, why: string | null): Promise<void> {
+  if (why === null) {
+    await provider.ensureImage(ref, { aliasHint: BASE_HINT });
+    return;
+  }
+  if (!(await provider.imageConfig(ref))) {
+    throw new SeedFailed('harbor:seed_failed', `image ${ref} is not on this engine and ${why}, so it is not pulled; load or build it here, or set pull_policy to missing`);
+  }
+}
+
+async function tagAs(provider: SandboxProvider, source: string, name: string): Promise<void> {
+  const at = name.lastIndexOf(':');
+  const [repo, tag] = at > name.lastIndexOf('/') ? [name.slice(0, at), name.slice(at + 1)] : [name, 'latest'];
+  await provider.tagImage(source, repo, tag);
+}
+
 // Hashing reads every file of tests/; a task folder of a given digest hashes the same every turn of every episode.
 const verifierTags = new Map<string, string>();
 
@@ -150,7 +167,7 @@ export async function prepareVerifierImage(
 ): Promise<PreparedImage> {
   let prepared: PreparedImage;
   if (image.kind === 'prebuilt') {
-    await provider.ensureImage(image.ref, { aliasHint: BASE_HINT });
+    await presentOrPulled(provider, image.ref, image.pull_policy === 'never' ? 'tests/docker-compose.yaml gives main pull_policy: never' : null);
     prepared = { ref: image.ref, name: image.ref, config: null, built: false };
   } else {
     const key = JSON.stringify([task.path, task.digest, image.context, Object.entries(aliases).sort()]);
@@ -159,9 +176,13 @@ export async function prepareVerifierImage(
     if (known !== undefined && present) {
       prepared = { ref: present.id, name: known, config: present, built: false };
     } else {
+      const dockerfile = posix.relative(image.context, image.dockerfile);
       const { tag, built } = await buildContext(provider, {
-        contextDir: join(task.path, image.context), dockerfilePath: join(task.path, image.dockerfile), aliases, suffix: '-verifier',
+        contextDir: join(task.path, image.context), dockerfilePath: join(task.path, image.dockerfile), dockerfile, aliases, suffix: '-verifier',
+        ...(image.build_args ? { buildArgs: image.build_args } : {}),
       });
+      // Harbor tags its verifier build with the name tests/docker-compose.yaml gives main (`image:`).
+      if (image.pinned_image !== null) await tagAs(provider, tag, image.pinned_image);
       verifierTags.set(key, tag);
       const config = await configOf(provider, tag);
       prepared = { ref: config.id, name: tag, config, built };
@@ -180,7 +201,7 @@ export async function prepareServiceImages(provider: SandboxProvider, resolved: 
   for (const [name, s] of Object.entries(resolved.services)) {
     if (name === 'main' || s.build || !s.image) continue;
     images[name] = applyImageAlias(s.image, aliases);
-    await provider.ensureImage(images[name], { aliasHint: BASE_HINT });
+    await presentOrPulled(provider, images[name], s.pull_policy === 'never' ? `service "${name}" has pull_policy: never` : null);
   }
   for (const b of servicesToBuild(resolved as ComposeModel)) {
     images[b.service] = (await buildContext(provider, {

@@ -75,8 +75,10 @@ export interface SeedResult {
 }
 
 export interface ExecOptions {
-  /** Run with `bash -c` (not a login shell, so the image's PATH and ENV stay as they are). */
+  /** Run with `bash -c` (not a login shell, so the image's PATH and ENV stay as they are), or `shell`'s `-c`. */
   command: string;
+  /** `sh` for a service that may have no bash (a Compose sidecar's collect hook, as Gym runs them); default bash. */
+  shell?: 'bash' | 'sh';
   user?: string;
   workdir?: string;
   env?: Record<string, string>;
@@ -230,8 +232,13 @@ export interface SandboxProvider {
     containerDir: string,
     options?: UploadOptions,
   ): Promise<void>;
-  download(handle: SandboxHandle, containerPath: string, hostDir: string): Promise<void>;
+  /** Through the engine's archive API (no shell needed); `exclude` drops members as `tar --exclude` would. */
+  download(handle: SandboxHandle, containerPath: string, hostDir: string, options?: { exclude?: readonly string[] }): Promise<void>;
+  /** 'dir', 'file' or null (nothing there), through the engine's archive API: no shell needed, stopped or not. */
+  pathKind(handle: SandboxHandle, containerPath: string): Promise<'dir' | 'file' | null>;
   inspect(handle: SandboxHandle): Promise<SandboxInfo>;
+  /** The last lines of the container's own output (bounded), or a word saying it is unavailable. */
+  logTail(handle: SandboxHandle): Promise<string>;
   /** Stops the sandbox's processes and keeps the container; already stopped is fine. */
   stop(handle: SandboxHandle): Promise<void>;
   /** Starts a stopped sandbox again; a running one is left alone. */

@@ -32,10 +32,14 @@ function isTable(v: unknown): v is Table {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Capabilities that reach the host (or every other container on it). */
+/**
+ * Capabilities that reach the host (or every other container on it): mounts and namespaces (SYS_ADMIN), kernel
+ * modules, raw devices, the host's clock, boot and kernel log, LSM policy, eBPF and perf, and open_by_handle_at
+ * (DAC_READ_SEARCH, the "shocker" escape). SYS_PTRACE is not among them: a container's own pid namespace bounds it.
+ */
 const HOST_CAPABILITIES = new Set([
   'ALL', 'SYS_ADMIN', 'SYS_MODULE', 'SYS_RAWIO', 'SYS_BOOT', 'SYS_TIME', 'MAC_ADMIN', 'MAC_OVERRIDE', 'DAC_READ_SEARCH',
-  'SYSLOG', 'BPF', 'PERFMON', 'SYS_PTRACE',
+  'SYSLOG', 'BPF', 'PERFMON',
 ]);
 /** Service keys that share a host namespace when set to `host`. */
 const HOST_NAMESPACES = ['pid', 'ipc', 'uts', 'userns_mode', 'cgroup'] as const;
@@ -46,8 +50,21 @@ const MAIN_OWNED: Record<string, string> = {
   image: 'main runs the image of [environment].docker_image or environment/Dockerfile: set those instead',
   build: 'main is built from environment/Dockerfile: put the build there',
   network_mode: 'set [environment].network_mode ("public" or "no-network") instead',
-  networks: 'main joins the group\'s own network; remove networks from main',
 };
+
+/**
+ * Why Berth cannot honour a service's `pull_policy` (null: it can). An image is taken from the engine and pulled only
+ * when missing (`missing`, `if_not_present`), looked up without a pull (`never`), or built (`build`, with a build
+ * section); a policy that pulls again whatever the engine has would bypass image aliases on an air-gapped host.
+ */
+export function pullPolicyProblem(policy: string, hasBuild: boolean): string | null {
+  if (['missing', 'if_not_present', 'never'].includes(policy)) return null;
+  if (policy === 'build') return hasBuild ? null : 'pull_policy build needs a build section';
+  if (['always', 'daily', 'weekly'].includes(policy) || /^every_/.test(policy)) {
+    return `pull_policy ${policy} pulls again what the engine already has, which Berth does not do (images come through aliases and are pulled only when missing); set pull_policy to missing or never, or remove it`;
+  }
+  return `${policy} is not a Compose pull_policy (always, never, missing, build, daily, weekly, every_<duration>)`;
+}
 
 function truthy(v: unknown): boolean {
   return v === true || (typeof v === 'string' && /^(true|yes|on|1)$/i.test(v.trim()));
@@ -127,8 +144,9 @@ function checkService(ctx: Ctx, name: string, s: Table, namedVolumes: ReadonlySe
       if (HOST_CAPABILITIES.has(c)) fail(ctx, key('cap_add'), cap, `capability ${c} reaches beyond the container`, 'remove it; capabilities such as NET_ADMIN or NET_RAW are fine');
     }
   }
-  if (Array.isArray(s.security_opt) && s.security_opt.some((o) => /unconfined|label[:=]disable/i.test(String(o)))) {
-    fail(ctx, key('security_opt'), s.security_opt, 'the service would run without the host\'s confinement (seccomp, AppArmor or SELinux)', 'remove the unconfined security_opt entries');
+  // Without seccomp a container is still held by its capabilities and AppArmor/SELinux; without those it is not.
+  if (Array.isArray(s.security_opt) && s.security_opt.some((o) => /(apparmor|systempaths)[:=]unconfined|label[:=]disable/i.test(String(o)))) {
+    fail(ctx, key('security_opt'), s.security_opt, 'the service would run without the host\'s AppArmor or SELinux confinement', 'remove the apparmor/systempaths unconfined and label:disable entries (seccomp:unconfined is allowed)');
   }
   for (const k of ['devices', 'device_cgroup_rules', 'gpus']) {
     if (s[k] !== undefined) fail(ctx, key(k), s[k], 'host devices are not given to a sidecar', `remove ${k}`);
@@ -142,6 +160,10 @@ function checkService(ctx: Ctx, name: string, s: Table, namedVolumes: ReadonlySe
   }
   if (isTable(s.extends) && s.extends.file !== undefined) {
     fail(ctx, key('extends.file'), s.extends.file, 'a service extending one from another file is not read at load', 'copy the service\'s settings into this file');
+  }
+  if (s.pull_policy !== undefined && s.pull_policy !== null) {
+    const problem = pullPolicyProblem(String(s.pull_policy), s.build !== undefined);
+    if (problem) fail(ctx, key('pull_policy'), s.pull_policy, problem, 'remove pull_policy, or set it to missing or never');
   }
   checkVolumes(ctx, key('volumes'), s.volumes, namedVolumes);
   const envFiles = typeof s.env_file === 'string' ? [s.env_file] : Array.isArray(s.env_file) ? s.env_file : [];

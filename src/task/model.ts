@@ -98,9 +98,13 @@ export interface ImagePlan {
 }
 
 export type VerifierImage =
-  | { readonly kind: 'prebuilt'; readonly ref: string }
-  /** Built from `context` (`tests`, or a step's `steps/<name>/tests`), relative to the task folder. */
-  | { readonly kind: 'build'; readonly context: string; readonly dockerfile: string; readonly pinned_image: string | null };
+  /** `pull_policy: never` (tests/docker-compose.yaml): looked up on the engine, never pulled. */
+  | { readonly kind: 'prebuilt'; readonly ref: string; readonly pull_policy?: 'never' }
+  /**
+   * Built from `context` (`tests`, or a step's `steps/<name>/tests`), relative to the task folder, with `dockerfile`
+   * (tests/docker-compose.yaml's build.dockerfile) and `build_args`; the image is also tagged `pinned_image` (main's `image:`).
+   */
+  | { readonly kind: 'build'; readonly context: string; readonly dockerfile: string; readonly pinned_image: string | null; readonly build_args?: Readonly<Record<string, string>> };
 
 export type VerifierKind = 'test_sh' | 'python' | 'none';
 

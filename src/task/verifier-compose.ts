@@ -1,123 +1,100 @@
-// tests/docker-compose.yaml for a separate verifier (spec/task-folder-verifiers.md § Shared and
-// separate verification; spec/separate-verifier-environment.md). Only `services`, `name`, `version`
-// and `x-` keys at the top, only service `main`, and `main` may set `image`, `build`, `pull_policy`
-// (a prebuilt verifier image: only a `pull_policy` other than `build`). No YAML library is a
-// dependency, so this reads the block-style outline those rules need and refuses anything else.
+// tests/docker-compose.yaml for a separate verifier (spec/task-folder-verifiers.md § Shared and separate
+// verification; spec/separate-verifier-environment.md). Only `services`, `name`, `version` and `x-` keys at the
+// top, only service `main`, and `main` may set `image`, `build`, `pull_policy` (a prebuilt verifier image: only a
+// `pull_policy` other than `build`). Read with the YAML library the loader reads every compose file with, so flow
+// style, anchors and quoting mean what Compose says; what main sets is honoured (verifier-plan.ts,
+// image-prep.ts) or refused by name.
+import { posix } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { pullPolicyProblem } from './compose.ts';
 
-export interface ComposeOutline {
-  topKeys: string[];
-  services: Map<string, Map<string, string>>;
-}
-
-function stripComment(line: string): string {
-  let quote: string | null = null;
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i]!;
-    if (quote) {
-      if (c === quote) quote = null;
-    } else if (c === '"' || c === "'") quote = c;
-    else if (c === '#' && (i === 0 || /\s/.test(line[i - 1]!))) return line.slice(0, i);
-  }
-  return line;
-}
-
-function scalar(text: string): string {
-  const t = text.trim();
-  if (t.length >= 2 && ((t.startsWith('"') && t.endsWith('"')) || (t.startsWith("'") && t.endsWith("'")))) return t.slice(1, -1);
-  return t;
-}
-
-const KEY = /^([A-Za-z0-9_.-]+|"[^"]*"|'[^']*'):(?:\s+(.*))?$/;
-
-/** The outline of a block-style compose file, or a reason it cannot be read. */
-export function readComposeOutline(text: string): ComposeOutline | { unreadable: string } {
-  const topKeys: string[] = [];
-  const services = new Map<string, Map<string, string>>();
-  let top: string | null = null;
-  let serviceIndent = -1;
-  let currentService: Map<string, string> | null = null;
-  let keyIndent = -1;
-  for (const [i, rawLine] of text.split(/\r?\n/).entries()) {
-    const line = stripComment(rawLine).replace(/\s+$/, '');
-    if (line.trim() === '' || line.trim() === '---') continue;
-    if (line.includes('\t')) return { unreadable: `line ${i + 1} is indented with a tab` };
-    const indent = line.length - line.trimStart().length;
-    const body = line.trimStart();
-    if (indent === 0) {
-      const m = KEY.exec(body);
-      if (!m) return { unreadable: `line ${i + 1} is not a "key:" line at the top level` };
-      top = scalar(m[1]!);
-      topKeys.push(top);
-      serviceIndent = -1;
-      currentService = null;
-      if (top === 'services' && m[2] !== undefined && m[2].trim() !== '' && m[2].trim() !== '{}') {
-        return { unreadable: 'services is not a block mapping' };
-      }
-      continue;
-    }
-    if (top !== 'services') continue;
-    if (serviceIndent < 0) serviceIndent = indent;
-    if (indent === serviceIndent) {
-      const m = KEY.exec(body);
-      if (!m) return { unreadable: `line ${i + 1} is not a service name` };
-      currentService = new Map();
-      services.set(scalar(m[1]!), currentService);
-      keyIndent = -1;
-      continue;
-    }
-    if (indent < serviceIndent) return { unreadable: `line ${i + 1} is indented inconsistently` };
-    if (!currentService) return { unreadable: `line ${i + 1} is not under a service` };
-    if (keyIndent < 0) keyIndent = indent;
-    if (indent === keyIndent) {
-      const m = KEY.exec(body);
-      if (!m) {
-        if (body.startsWith('- ')) continue;
-        return { unreadable: `line ${i + 1} is not a "key:" line` };
-      }
-      currentService.set(scalar(m[1]!), m[2] !== undefined ? scalar(m[2]) : '');
-    }
-  }
-  return { topKeys, services };
-}
+type Table = Record<string, unknown>;
+const isTable = (v: unknown): v is Table => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export interface VerifierComposeMain {
+  /** Harbor names the verifier's build so (`image:` beside its build template): the built image also gets this tag. */
   image: string | null;
-  build: boolean;
+  /** `build.dockerfile`, relative to tests/ (default Dockerfile); `build.args`. Null without a build section. */
+  build: { dockerfile: string; args: Record<string, string> } | null;
   pull_policy: string | null;
 }
 
-/** Null when the file is acceptable (with what `main` sets), else the reason it is refused. */
-export function checkVerifierCompose(
-  text: string,
-  prebuilt: boolean,
-): { ok: true; main: VerifierComposeMain | null } | { ok: false; key: string; value?: unknown; problem: string } {
-  const outline = readComposeOutline(text);
-  if ('unreadable' in outline) return { ok: false, key: '', problem: `the file cannot be read (${outline.unreadable})` };
-  for (const key of outline.topKeys) {
+type Check = { ok: true; main: VerifierComposeMain | null } | { ok: false; key: string; value?: unknown; problem: string };
+
+const BUILD_KEYS = new Set(['context', 'dockerfile', 'args']);
+
+function readBuild(build: unknown): VerifierComposeMain['build'] | Extract<Check, { ok: false }> {
+  const key = 'services.main.build';
+  if (build === null || build === undefined) return { dockerfile: 'Dockerfile', args: {} };
+  const b: Table = typeof build === 'string' ? { context: build } : isTable(build) ? build : {};
+  if (!isTable(build) && typeof build !== 'string') return { ok: false, key, value: build, problem: 'build is neither a path nor a mapping' };
+  for (const k of Object.keys(b)) {
+    if (!BUILD_KEYS.has(k)) return { ok: false, key: `${key}.${k}`, value: b[k], problem: `the verifier image is built from tests/ with context, dockerfile and args only; build.${k} is not honoured` };
+  }
+  if (b.context !== undefined && posix.normalize(String(b.context)).replace(/\/$/, '') !== '.') {
+    return { ok: false, key: `${key}.context`, value: b.context, problem: 'the verifier image is built with tests/ as its context (Harbor\'s verifier template); another context is not honoured' };
+  }
+  const dockerfile = b.dockerfile === undefined ? 'Dockerfile' : String(b.dockerfile);
+  const norm = posix.normalize(dockerfile);
+  if (dockerfile.startsWith('/') || norm === '..' || norm.startsWith('../')) {
+    return { ok: false, key: `${key}.dockerfile`, value: dockerfile, problem: 'the Dockerfile lies outside tests/, the build context' };
+  }
+  const args: Record<string, string> = {};
+  if (Array.isArray(b.args)) {
+    for (const a of b.args) {
+      const [k, ...v] = String(a).split('=');
+      if (v.length > 0) args[k!] = v.join('=');
+    }
+  } else if (isTable(b.args)) {
+    for (const [k, v] of Object.entries(b.args)) if (v !== null && v !== undefined) args[k] = String(v);
+  } else if (b.args !== undefined) {
+    return { ok: false, key: `${key}.args`, value: b.args, problem: 'build.args is neither a list nor a mapping' };
+  }
+  return { dockerfile: norm, args };
+}
+
+/** The file's verdict: acceptable (with what `main` sets), else the key refused and why. */
+export function checkVerifierCompose(text: string, prebuilt: boolean): Check {
+  let doc: unknown;
+  try {
+    doc = parseYaml(text, { merge: true });
+  } catch (e) {
+    return { ok: false, key: '', problem: `the file is not valid YAML (${String((e as Error).message).split('\n')[0]})` };
+  }
+  if (doc === null || doc === undefined) doc = {};
+  if (!isTable(doc)) return { ok: false, key: '', problem: 'the file is not a mapping' };
+  for (const key of Object.keys(doc)) {
     if (!['services', 'name', 'version'].includes(key) && !key.startsWith('x-')) {
       return { ok: false, key, problem: 'only services, name, version and x- keys may sit at the top of a verifier compose file' };
     }
   }
-  for (const name of outline.services.keys()) {
+  const services = doc.services ?? {};
+  if (!isTable(services)) return { ok: false, key: 'services', value: services, problem: 'services is not a mapping' };
+  for (const name of Object.keys(services)) {
     if (name !== 'main') return { ok: false, key: `services.${name}`, problem: 'verifier sidecars are not run; only service main is allowed' };
   }
-  const main = outline.services.get('main');
-  if (!main) return { ok: true, main: null };
+  if (!('main' in services)) return { ok: true, main: null };
+  const main = services.main ?? {};
+  if (!isTable(main)) return { ok: false, key: 'services.main', value: main, problem: 'main is not a mapping' };
   const allowed = prebuilt ? ['pull_policy'] : ['image', 'build', 'pull_policy'];
-  for (const key of main.keys()) {
+  for (const key of Object.keys(main)) {
     if (!allowed.includes(key)) {
       return {
         ok: false,
         key: `services.main.${key}`,
-        problem: prebuilt
-          ? 'beside a prebuilt verifier image, main may only set pull_policy'
-          : 'main may only set image, build and pull_policy',
+        problem: prebuilt ? 'beside a prebuilt verifier image, main may only set pull_policy' : 'main may only set image, build and pull_policy',
       };
     }
   }
-  const pullPolicy = main.get('pull_policy') ?? null;
+  const pullPolicy = main.pull_policy === undefined || main.pull_policy === null ? null : String(main.pull_policy);
   if (prebuilt && pullPolicy === 'build') {
     return { ok: false, key: 'services.main.pull_policy', value: 'build', problem: 'a prebuilt verifier image cannot be built' };
   }
-  return { ok: true, main: { image: main.get('image') || null, build: main.has('build'), pull_policy: pullPolicy } };
+  // Built: Harbor's template builds it every time (pull_policy: build); prebuilt: pulled when missing, or never.
+  const policyProblem = pullPolicy === null ? null : prebuilt ? pullPolicyProblem(pullPolicy, false) : pullPolicy === 'build' ? null : 'the verifier image is built from tests/ on every run (Harbor\'s pull_policy: build); remove pull_policy or set it to build';
+  if (policyProblem) return { ok: false, key: 'services.main.pull_policy', value: pullPolicy, problem: policyProblem };
+  const build = prebuilt ? null : readBuild(main.build);
+  if (build !== null && 'ok' in build) return build;
+  const image = typeof main.image === 'string' && main.image !== '' ? main.image : null;
+  return { ok: true, main: { image, build: 'build' in main ? build : null, pull_policy: pullPolicy } };
 }

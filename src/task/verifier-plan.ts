@@ -13,24 +13,30 @@ import type { SingleStepGrading } from './refusals/missing-files.ts';
 import { stepKey } from './refusals/keys.ts';
 import type { StepToml, TaskToml } from './schema.ts';
 import type { TaskSnapshot } from './snapshot.ts';
-import { checkVerifierCompose } from './verifier-compose.ts';
+import { checkVerifierCompose, type VerifierComposeMain } from './verifier-compose.ts';
 import { stepVerifierBuildContext, stepVerifierEnvironment } from './verifier-mode.ts';
 
 /** The image in `context` (`tests`, or a step's tests folder): the environment's docker_image, else its Dockerfile. */
 function resolveVerifierImage(verifierEnv: Environment, source: VerifierSource, snap: TaskSnapshot, context: string): VerifierImage {
   const composeFile = [`${context}/docker-compose.yaml`, `${context}/docker-compose.yml`].find((f) => snap.files.has(f));
   const prebuilt = verifierEnv.docker_image;
-  let pinned: string | null = null;
+  let main: VerifierComposeMain | null = null;
   if (composeFile !== undefined) {
     const check = checkVerifierCompose(snap.files.get(composeFile)!.text ?? '', prebuilt !== null);
     if (!check.ok) {
       refuse({ code: 'verifier_compose', file: composeFile, key: check.key, value: check.value, problem: check.problem, fix: `keep ${composeFile} to services.main with image, build and pull_policy only, or remove it` });
     }
-    pinned = check.main?.image ?? null;
+    main = check.main;
   }
-  if (prebuilt !== null) return { kind: 'prebuilt', ref: prebuilt };
-  const dockerfile = `${context}/Dockerfile`;
-  if (snap.files.has(dockerfile)) return { kind: 'build', context, dockerfile, pinned_image: pinned };
+  if (prebuilt !== null) return { kind: 'prebuilt', ref: prebuilt, ...(main?.pull_policy === 'never' ? { pull_policy: 'never' as const } : {}) };
+  const dockerfile = `${context}/${main?.build?.dockerfile ?? 'Dockerfile'}`;
+  const args = main?.build?.args ?? {};
+  if (snap.files.has(dockerfile)) {
+    return { kind: 'build', context, dockerfile, pinned_image: main?.image ?? null, ...(Object.keys(args).length > 0 ? { build_args: args } : {}) };
+  }
+  if (main?.build && main.build.dockerfile !== 'Dockerfile') {
+    refuse({ code: 'verifier_compose', file: composeFile!, key: 'services.main.build.dockerfile', value: main.build.dockerfile, problem: `${dockerfile} does not exist`, fix: `add ${dockerfile}, or name the Dockerfile that is in ${context}/` });
+  }
   return refuseSeparateVerifierWithoutImage(source, dockerfile);
 }
 

@@ -3,9 +3,10 @@
 // Host layout: /logs/artifacts' contents at the folder's top, an entry at `destination` or at its source path
 // without the leading slash (Harbor's layout).
 import { copyFile, lstat, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, posix, relative, resolve, sep } from 'node:path';
-import { isLossError, shellQuote, type SandboxHandle, type SandboxProvider } from '../sandbox/index.ts';
+import { isLossError, type SandboxHandle, type SandboxProvider } from '../sandbox/index.ts';
 import type { Artifact } from '../task/index.ts';
 import { transfer } from './masked.ts';
 import { ARTIFACTS_LOGS } from './sandbox-scripts.ts';
@@ -20,7 +21,6 @@ export interface CopiedArtifact {
   names?: string[];
 }
 
-const STAGING = '/tmp/.berth-artifacts';
 /** Harbor's record of what was collected, written last into the artifacts folder. */
 export const MANIFEST = 'manifest.json';
 
@@ -32,7 +32,6 @@ export interface ManifestEntry {
   status: 'ok' | 'failed' | 'empty' | 'skipped';
   service: string;
 }
-const MARK = 'berth-artifact:';
 
 function hostTarget(artifactsDir: string, a: Artifact): string {
   const rel = a.destination ?? a.source.replace(/^\/+/, '');
@@ -43,21 +42,14 @@ function hostTarget(artifactsDir: string, a: Artifact): string {
   return target;
 }
 
-/** One exec: which sources exist and as what; sources with `exclude` are staged through tar so they can be left out. */
-function classifyScript(entries: readonly Artifact[]): string {
-  const lines = [`rm -rf ${STAGING}`];
-  entries.forEach((a, i) => {
-    const p = shellQuote(a.source);
-    lines.push(`if [ -d ${p} ]; then t=d; elif [ -e ${p} ]; then t=f; else t=-; fi; echo "${MARK}${i}:$t"`);
-    if (a.exclude.length > 0) {
-      const stage = `${STAGING}/${i}`;
-      const excludes = a.exclude.map((e) => `--exclude=${shellQuote(e)}`).join(' ');
-      lines.push(
-        `if [ "$t" != - ]; then mkdir -p ${stage} && tar -C ${shellQuote(posix.dirname(a.source))} -cf - ${excludes} -- ${shellQuote(posix.basename(a.source))} | tar -C ${stage} -xf - || echo "${MARK}${i}:stage-failed"; fi`,
-      );
-    }
-  });
-  return lines.join('\n');
+/**
+ * What each entry's source is, through the engine's archive API (as `docker compose cp` reads it): any service
+ * answers whatever its image holds (no shell, no tar), running or exited.
+ */
+async function classify(provider: SandboxProvider, service: SandboxHandle, entries: readonly Artifact[]): Promise<Array<'dir' | 'file' | null>> {
+  const kinds: Array<'dir' | 'file' | null> = [];
+  for (const a of entries) kinds.push(await transfer(`looking up artifact ${a.source}`, () => provider.pathKind(service, a.source)));
+  return kinds;
 }
 
 function errorText(err: unknown): string {
@@ -71,7 +63,7 @@ export async function copyArtifactsOut(
   artifacts: readonly Artifact[],
   artifactsDir: string,
   warnings: string[],
-  /** test.sh's exec saw /logs/artifacts empty: nothing to copy from it. */
+  /** Nothing to copy from /logs/artifacts now (test.sh's exec saw it empty, or it is copied later): recorded as empty. */
   logsArtifactsEmpty = false,
   group: {
     /** A Compose task's services by name (entries with another `service` are copied from there). */
@@ -112,13 +104,28 @@ export async function copyArtifactsOut(
     record(a, hostTarget(artifactsDir, a), null, 'skipped');
     return false;
   });
+  // All services share one tree; the first claimant of a path wins (Harbor's rule), in collection order: main's
+  // entries, then the sidecars' (each service in the order the list first names it), each in list order.
   const own = entries.filter((a) => a.service === 'main');
-  if (own.length > 0) await copyEntries(provider, agent, own, artifactsDir, copied, record, attempt, warnings);
+  const sidecarNames = [...new Set(entries.map((a) => a.service).filter((n) => n !== 'main'))];
+  const claims = new Map<string, Artifact>();
+  const unclaimed = (list: readonly Artifact[]) => list.filter((a) => {
+    const target = hostTarget(artifactsDir, a);
+    const first = claims.get(target);
+    if (!first) {
+      claims.set(target, a);
+      return true;
+    }
+    warnings.push(`artifact ${a.source} of service "${a.service}" lands at ${relative(artifactsDir, target)}, which ${first.source} of service "${first.service}" claimed first; it was not copied (the first claimant wins)`);
+    record(a, target, null, 'skipped');
+    return false;
+  });
+  const mine = unclaimed(own);
+  if (mine.length > 0) await copyEntries(provider, agent, mine, artifactsDir, copied, record, attempt, warnings);
   await group.beforeSidecars?.();
-  // All services share one tree; the first claimant of a path wins (Harbor's rule).
-  for (const [name, handle] of Object.entries(services)) {
-    const theirs = entries.filter((a) => a.service === name && name !== 'main');
-    if (theirs.length > 0) await copyEntries(provider, handle, theirs, artifactsDir, copied, record, attempt, warnings);
+  for (const name of sidecarNames) {
+    const theirs = unclaimed(entries.filter((a) => a.service === name));
+    if (theirs.length > 0) await copyEntries(provider, services[name]!, theirs, artifactsDir, copied, record, attempt, warnings);
   }
   if (copied[0]?.names?.includes(MANIFEST)) {
     warnings.push(`${ARTIFACTS_LOGS}/${MANIFEST} came from the sandbox, so Berth's artifact manifest was not written over it`);
@@ -138,51 +145,57 @@ async function copyEntries(
   attempt: (what: string, fn: () => Promise<void>) => Promise<boolean>,
   warnings: string[],
 ): Promise<void> {
-  const res = await transfer('looking up the artifacts in the agent sandbox', () =>
-    provider.exec(agent, { command: classifyScript(entries), user: 'root', workdir: '/', outputCapBytes: 64 * 1024 }),
-  );
-  const status = new Map<number, string>();
-  for (const line of res.stdout.split('\n')) {
-    if (!line.startsWith(MARK)) continue;
-    const [i, t] = line.slice(MARK.length).trim().split(':');
-    if (t === 'stage-failed' || !status.has(Number(i))) status.set(Number(i), t!);
-  }
-
+  const kinds = await classify(provider, agent, entries);
   for (const [i, a] of entries.entries()) {
-    const t = status.get(i);
+    const type = kinds[i];
     const target = hostTarget(artifactsDir, a);
-    if (t === undefined || t === '-') {
+    if (!type) {
       warnings.push(`artifact ${a.source} does not exist in the agent's sandbox; nothing was copied`);
       record(a, target, null, 'failed');
       continue;
     }
-    if (t === 'stage-failed') {
-      warnings.push(`artifact ${a.source} could not be packed with its exclude patterns (tar failed); nothing was copied`);
-      record(a, target, null, 'failed');
-      continue;
-    }
-    const from = a.exclude.length > 0 ? `${STAGING}/${i}/${posix.basename(a.source)}` : a.source;
-    const type = t === 'd' ? 'dir' : 'file';
+    const exclude = a.exclude.length > 0 ? { exclude: a.exclude } : undefined;
     const ok = await transfer(`copying artifact ${a.source}`, () =>
       attempt(`could not copy artifact ${a.source}`, async () => {
         if (type === 'dir') {
-          await provider.download(agent, from, target);
+          await provider.download(agent, a.source, target, exclude);
         } else {
           await mkdir(dirname(target), { recursive: true });
-          await provider.download(agent, from, dirname(target));
-          const landed = join(dirname(target), posix.basename(from));
-          if (landed !== target) await rename(landed, target);
+          await provider.download(agent, a.source, dirname(target), exclude);
+          const landed = join(dirname(target), posix.basename(a.source));
+          if (landed !== target && existsSync(landed)) await rename(landed, target);
         }
         copied.push({ source: a.source, hostPath: target, type });
       }),
     );
     record(a, target, ok ? type : null, ok ? 'ok' : 'failed');
   }
-  if (entries.some((a) => a.exclude.length > 0)) {
-    await provider.exec(agent, { command: `rm -rf ${STAGING}`, user: 'root', workdir: '/' }).catch((err: unknown) => {
-      if (isLossError(err)) throw err;
-    });
+}
+
+/**
+ * Shared mode, after test.sh: /logs/artifacts once more, since Harbor mounts it and keeps what the verifier writes
+ * there too (the task's entries were copied before test.sh). `copied` and the manifest are brought up to date.
+ */
+export async function refreshLogsArtifacts(provider: SandboxProvider, agent: SandboxHandle, artifactsDir: string, copied: CopiedArtifact[], warnings: string[]): Promise<void> {
+  try {
+    await transfer(`copying ${ARTIFACTS_LOGS} out of the agent's sandbox`, () => provider.download(agent, ARTIFACTS_LOGS, artifactsDir));
+  } catch (err) {
+    if (isLossError(err)) throw err;
+    warnings.push(`could not copy ${ARTIFACTS_LOGS} after test.sh: ${errorText(err)}`);
+    return;
   }
+  const others = new Set(copied.filter((c) => !c.names).map((c) => relative(artifactsDir, c.hostPath).split(sep)[0]!));
+  const names = (await readdir(artifactsDir)).filter((n) => n !== MANIFEST && !others.has(n));
+  const logs = copied.find((c) => c.names);
+  if (logs) logs.names = names;
+  else copied.unshift({ source: ARTIFACTS_LOGS, hostPath: artifactsDir, type: 'dir', names });
+  const file = join(artifactsDir, MANIFEST);
+  const manifest = JSON.parse(await readFile(file, 'utf8').catch(() => '[]')) as ManifestEntry[];
+  const entry = Array.isArray(manifest) ? manifest.find((e) => e.source === ARTIFACTS_LOGS) : undefined;
+  if (!entry) return;
+  entry.type = 'dir';
+  entry.status = names.length === 0 ? 'empty' : 'ok';
+  await writeFile(file, JSON.stringify(manifest, null, 2) + '\n');
 }
 
 /** Separate mode: puts every copied artifact back at its own path in the verifier's sandbox. */

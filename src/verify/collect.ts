@@ -1,5 +1,6 @@
 // [[verifier.collect]] hooks: run before clearing and before any artifact is copied. A hook that fails or times
-// out, or names a service the task does not have, only warns; one the sandbox cannot run (no bash, unknown user) masks the row.
+// out, or names a service the task does not have, only warns; one the sandbox cannot run (no bash in main, no sh in a
+// sidecar, an unknown user) masks the row (task-folder-format.md § [verifier], collect).
 import type { SandboxHandle, SandboxProvider } from '../sandbox/index.ts';
 import type { CollectHook } from '../task/index.ts';
 import { tailOf } from './failure-reason.ts';
@@ -34,6 +35,8 @@ export async function runCollectHooks(
     }
     const res = await provider.exec(target, {
       command: hook.command,
+      // main is the agent's sandbox (bash, as for test.sh); a sidecar's image may have only sh, as Gym runs hooks.
+      shell: isMain ? 'bash' : 'sh',
       // Unset: the service's default user, in main the task's agent user (the sandbox's default).
       user: hook.user === null ? target.user : String(hook.user),
       workdir: target.workdir,
@@ -42,7 +45,11 @@ export async function runCollectHooks(
     });
     heartbeat();
     const cannot = startFailure(res);
-    if (cannot) throw new VerificationMasked('verifier_error', `${label} could not run: ${cannot}`);
+    if (cannot) {
+      const shellless = !isMain && (await provider.pathKind(target, '/bin/sh')) === null;
+      const why = shellless ? `service "${hook.service}" has no shell (no /bin/sh in its image), and a hook runs under sh -c (${cannot})` : cannot;
+      throw new VerificationMasked('verifier_error', `${label} could not run: ${why}`);
+    }
     const output = tailOf(`${res.stdout}${res.stderr}`.trim(), 400);
     if (res.timedOut) warnings.push(`${label} timed out after ${hook.timeout_sec}s; verification went on. Output: ${output}`);
     else if (res.exitCode !== 0) warnings.push(`${label} exited ${res.exitCode}; verification went on. Output: ${output}`);

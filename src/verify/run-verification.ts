@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { containerName, isLossError, SeedFailed, withImageRuntime, type SandboxHandle, type SandboxSpec } from '../sandbox/index.ts';
 import { resolveTemplates, unsetVariableMessage } from '../task/index.ts';
 import { validateAtif } from '../trajectory/atif.ts';
-import { copyArtifactsOut, relativeTo, restoreArtifacts, type CopiedArtifact } from './artifacts.ts';
+import { copyArtifactsOut, refreshLogsArtifacts, relativeTo, restoreArtifacts, type CopiedArtifact } from './artifacts.ts';
 import { runCollectHooks } from './collect.ts';
 import type { VerifyContext, VerifyResult } from './context.ts';
 import { failureReason } from './failure-reason.ts';
@@ -17,7 +17,7 @@ import type { TestReport } from './sandbox-scripts.ts';
 import { VerificationMasked } from './masked.ts';
 import { redact, secretValues } from '../trajectory/redact.ts';
 import type { RewardOutcome } from './reward.ts';
-import { clearScript } from './sandbox-scripts.ts';
+import { ARTIFACTS_LOGS, clearScript } from './sandbox-scripts.ts';
 import { turnVerifier, type TurnVerifier } from './turn-settings.ts';
 import { resolveVerifierImage } from './verifier-image.ts';
 import { separateVerifierSeedUser, sharedVerifierUser } from './verifier-user.ts';
@@ -131,6 +131,7 @@ async function verifyShared(s: Shared): Promise<RewardOutcome> {
   const clearAndPlace = `${clearScript(turn.inputs)}\n${placement ?? ''}`;
   const network = ctx.network;
   if (hooks.length === 0 && placement !== null && user === 'root' && !('PATH' in env)) {
+    await copySharedArtifacts(s);
     if (network) await phases.run('network', () => network.agentPhase('verify'));
     const { timedOut, report } = await phases.run('test', () => preflightAndTest(provider, agent, clearAndPlace, run));
     return scoreShared(s, timedOut, report);
@@ -139,9 +140,11 @@ async function verifyShared(s: Shared): Promise<RewardOutcome> {
     if (network) await phases.run('network', () => network.agentPhase('collect'));
     await phases.run('preflight', () => preflight(provider, agent, null));
     await phases.run('collect', () => runCollectHooks(provider, agent, hooks, s.warnings, ctx.heartbeat, ctx.services));
+    await copySharedArtifacts(s);
     if (network) await phases.run('network', () => network.agentPhase('verify'));
     await phases.run('prepare', () => runClear(provider, agent, turn.inputs, placement));
   } else {
+    await copySharedArtifacts(s);
     if (network) await phases.run('network', () => network.agentPhase('verify'));
     await phases.run('prepare', () => preflight(provider, agent, clearAndPlace));
   }
@@ -150,19 +153,37 @@ async function verifyShared(s: Shared): Promise<RewardOutcome> {
   return scoreShared(s, timedOut, report);
 }
 
-/** Reads back and scores /logs/verifier, then copies the artifacts (shared mode). */
-async function scoreShared(s: Shared, timedOut: boolean, report: TestReport): Promise<RewardOutcome> {
+/**
+ * Shared mode: the artifacts are copied after the collect hooks and before test.sh runs, as Harbor collects them
+ * (task-folder-format.md § [verifier], collect: hooks run "before test.sh and any artifact collection"), so what
+ * test.sh changes or removes is not what the record keeps; /logs/artifacts follows test.sh, as Harbor's mount of it
+ * keeps what the verifier writes there. Collection never fails the trial: a failure only warns.
+ */
+async function copySharedArtifacts(s: Shared): Promise<void> {
   const { ctx, phases } = s;
-  const { provider, agent } = ctx;
-  const outcome = await phases.run('score', () => collectAndScore(provider, agent, ctx.logsDir, timedOut, s.hidden, report.snapshot));
-  // The verdict is in: artifacts are a record, so even a sandbox lost now only warns (collection never fails a trial).
   s.artifacts = await phases.run('artifacts', async () => {
     try {
-      return await copyArtifactsOut(provider, agent, s.turn.artifacts, join(ctx.logsDir, 'artifacts'), s.warnings, report.artifactsEmpty, { services: ctx.services });
+      // /logs/artifacts itself is copied after test.sh (refreshLogsArtifacts), when test.sh's exec saw it non-empty.
+      return await copyArtifactsOut(ctx.provider, ctx.agent, s.turn.artifacts, join(ctx.logsDir, 'artifacts'), s.warnings, true, { services: ctx.services });
     } catch (err) {
       if (!(err instanceof VerificationMasked) && !isLossError(err)) throw err;
       s.warnings.push(`artifacts were not copied: ${err instanceof Error ? err.message : String(err)}`);
       return [];
+    }
+  });
+}
+
+/** Reads back and scores /logs/verifier (shared mode). */
+async function scoreShared(s: Shared, timedOut: boolean, report: TestReport): Promise<RewardOutcome> {
+  const { ctx, phases } = s;
+  const outcome = await phases.run('score', () => collectAndScore(ctx.provider, ctx.agent, ctx.logsDir, timedOut, s.hidden, report.snapshot));
+  // The verdict is in: a sandbox lost now only warns.
+  if (!report.artifactsEmpty) await phases.run('artifacts', async () => {
+    try {
+      await refreshLogsArtifacts(ctx.provider, ctx.agent, join(ctx.logsDir, 'artifacts'), s.artifacts, s.warnings);
+    } catch (err) {
+      if (!isLossError(err) && !(err instanceof VerificationMasked)) throw err;
+      s.warnings.push(`${ARTIFACTS_LOGS} was not copied after test.sh: ${err instanceof Error ? err.message : String(err)}`);
     }
   });
   return outcome;

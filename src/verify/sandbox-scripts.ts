@@ -124,7 +124,7 @@ export function parseTestReport(res: Pick<ExecResult, 'stdout' | 'stdoutTruncate
 
 // Only Docker's own messages, and `timeout` failing to start the bash Berth wraps: a command's own "command not
 // found" (a hook running `timeout 5 git …` without git) is that command's failure, not the sandbox's.
-const START_FAILURE = /OCI runtime exec failed|unable to find user .*: no matching entries in passwd|^timeout: failed to run command 'bash'/im;
+const START_FAILURE = /OCI runtime exec failed|unable to find user .*: no matching entries in passwd|^timeout: failed to run command '(bash|sh)'/im;
 
 /**
  * Why an exec never started its command (no bash, no timeout, an unknown user), or null when it ran. Docker reports
@@ -136,6 +136,9 @@ export function startFailure(res: ExecResult): string | null {
   if (!START_FAILURE.test(text)) return null;
   if (/"bash": executable file not found|failed to run command 'bash'/.test(text)) {
     return `the image has no bash (${text}); use an image with bash, timeout, tar, gzip and find (Debian or Ubuntu based)`;
+  }
+  if (/"sh": executable file not found|failed to run command 'sh'/.test(text)) {
+    return `the service has no shell (${text}); a command runs under sh -c, so the image needs /bin/sh`;
   }
   if (/"timeout": executable file not found/.test(text)) {
     return `the image has no timeout (${text}); use an image with coreutils' timeout`;

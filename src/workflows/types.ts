@@ -37,6 +37,8 @@ export interface ResultRow {
   usage?: TokenUsage;
   /** A regrade (verification run again without the agent) names the episode workflow it regraded. */
   regraded_from?: string;
+  /** The turns' notes, each once: what the rollout left that does not change the score (a sidecar that exited non-zero). */
+  notes?: string[];
 }
 
 /** A batch: what every episode of it shares, its tasks, and how many repeats run how many at once. */

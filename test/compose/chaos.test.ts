@@ -91,6 +91,10 @@ describe('a worker killed with -9 during a Compose seed', () => {
   }, 300_000);
 });
 
+// Issue 22 (a sidecar that exits on its own is not a lost sandbox): only a container that disappears masks the row. A
+// sidecar SIGKILLed from outside (137) still exists, its log and the episode's state intact, and Berth cannot tell
+// an operator's kill from one the agent provoked (an OOM kill, a crash it caused): it exited non-zero, so the row
+// is scored with a note naming the code and the log tail.
 describe('a sidecar removed or killed from outside mid-turn', () => {
   let cluster: TestCluster;
   let batchId: string | undefined;
@@ -100,10 +104,12 @@ describe('a sidecar removed or killed from outside mid-turn', () => {
     await cluster?.stop();
   });
 
-  it('masks each row as provider_unavailable within 30 s, saying which sidecar went and how, and leaves nothing behind', async () => {
+  it('a removed sidecar masks the row as provider_unavailable within 30 s; a killed one is a note on a scored row', async () => {
+    // The agent works until the sidecar's name stops resolving (a stopped or removed container leaves the network's DNS).
+    const untilGone = 'touch /app/started\nfor i in $(seq 240); do getent hosts side >/dev/null || break; sleep 0.5; done';
     const dataset = writeDataset({
       ...composeTask('removed', 'touch /app/started\nsleep 240', 0),
-      ...composeTask('killed', 'touch /app/started\nsleep 240', 0),
+      ...composeTask('killed', untilGone, 0),
     });
     const handle = await startBatch({ dataset, resultsDir: mkdtempSync(join(tmpdir(), 'berth-sloss-')), taskQueue: cluster.taskQueue, client: cluster.client, concurrency: 2 });
     batchId = handle.batchId;
@@ -123,9 +129,11 @@ describe('a sidecar removed or killed from outside mid-turn', () => {
     await docker.getContainer(sidecars.killed!).kill();
     const rows = new Map((await handle.wait()).rows.map((r) => [r.task_id, r]));
     expect((Date.now() - goneAt) / 1000).toBeLessThan(30);
-    for (const row of rows.values()) expect(row).toMatchObject({ mask_sample: true, reward: null, failure_kind: 'provider_unavailable' });
+    expect(rows.get('removed')).toMatchObject({ mask_sample: true, reward: null, failure_kind: 'provider_unavailable' });
     expect(rows.get('removed')!.failure_reason).toContain('sidecar "side" was removed during the rollout');
-    expect(rows.get('killed')!.failure_reason).toContain('sidecar "side" stopped during the rollout (exit code 137');
+    const killed = rows.get('killed')!;
+    expect(killed, killed.failure_reason ?? '').toMatchObject({ mask_sample: false, reward: 1, failure_kind: null });
+    expect(killed.notes?.join('\n')).toContain('sidecar "side" exited during the rollout (exit code 137');
     for (const t of rows.keys()) await groupLeftovers(`berth.workflow=berth/${handle.batchId}/${t}/1`);
   });
 });

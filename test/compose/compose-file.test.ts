@@ -33,7 +33,11 @@ describe('keys Berth cannot honour safely are refused with the key and the fix',
     ['the host ipc namespace', sidecar('ipc: host'), 'services.side.ipc', 'remove ipc'],
     ['SYS_ADMIN', sidecar('cap_add: [NET_ADMIN, SYS_ADMIN]'), 'services.side.cap_add', 'NET_ADMIN'],
     ['CAP_ALL', sidecar('cap_add: [CAP_ALL]'), 'services.side.cap_add', 'remove it'],
-    ['no seccomp', sidecar('security_opt: ["seccomp:unconfined"]'), 'services.side.security_opt', 'unconfined'],
+    ['no AppArmor', sidecar('security_opt: ["apparmor=unconfined"]'), 'services.side.security_opt', 'seccomp:unconfined is allowed'],
+    ['no SELinux labels', sidecar('security_opt: ["label:disable"]'), 'services.side.security_opt', 'label:disable'],
+    ['DAC_READ_SEARCH (open_by_handle_at reaches the host\'s files)', sidecar('cap_add: [DAC_READ_SEARCH]'), 'services.side.cap_add', 'remove it'],
+    ['SYS_MODULE on main', 'services:\n  main:\n    cap_add: [SYS_MODULE]\n', 'services.main.cap_add', 'remove it'],
+    ['the host uts namespace', sidecar('uts: host'), 'services.side.uts', 'remove uts'],
     ['host devices', sidecar('devices: ["/dev/kvm:/dev/kvm"]'), 'services.side.devices', 'remove devices'],
     ['a fixed container name', sidecar('container_name: db'), 'services.side.container_name', 'service name'],
     ['replicas', sidecar('deploy:\n  replicas: 3'), 'services.side.deploy.replicas', 'remove deploy.replicas'],
@@ -103,6 +107,18 @@ volumes:
       { name: 'api', image: null, build: { context: '.', dockerfile: 'environment/api/Dockerfile' }, sized: false },
       { name: 'tmp', image: '${SIDE_IMAGE:-busybox}', build: null, sized: false },
     ]);
+  });
+
+  // Issue 22 (Compose refusals narrowed to what reaches outside the container): Harbor 0.25 hands these to
+  // `docker compose up` unchanged; none of them reaches past the container, so Berth runs them too.
+  it.each([
+    ['main on named networks', 'services:\n  main:\n    networks: [backend]\n  db:\n    image: busybox\n    networks: [backend]\nnetworks:\n  backend: {}\n'],
+    ['cap_add SYS_PTRACE on main', 'services:\n  main:\n    cap_add: [SYS_PTRACE]\n'],
+    ['cap_add CAP_SYS_PTRACE on a sidecar', sidecar('cap_add: [CAP_SYS_PTRACE, NET_ADMIN]')],
+    ['security_opt seccomp:unconfined', 'services:\n  main:\n    security_opt: ["seccomp:unconfined"]\n'],
+    ['security_opt seccomp=unconfined on a sidecar', sidecar('security_opt: ["seccomp=unconfined", "no-new-privileges:true"]')],
+  ])('runs %s', (_what, text) => {
+    expect(() => readComposePlan(FILE, text, undefined)).not.toThrow();
   });
 
   it('reads an empty file as a group of main alone', () => {

@@ -20,4 +20,14 @@ describe('serviceState', () => {
   ] as const)('%s: %s', (_what, service, state, want) => {
     expect(serviceState(service, state)).toBe(want);
   });
+
+  // Issue 22: main's own Compose healthcheck is awaited once Berth has seeded main (as `up --wait` awaits it).
+  it.each([
+    ['main seeded, its healthcheck starting', st({ Running: true, Status: 'running', health: 'starting' }), 'waiting'],
+    ['main seeded and healthy', st({ Running: true, Status: 'running', health: 'healthy' }), 'ready'],
+    ['main seeded, unhealthy while it was seeded: it may still turn healthy', st({ Running: true, Status: 'running', health: 'unhealthy' }), 'waiting'],
+    ['main seeded, no healthcheck', st({ Running: true, Status: 'running' }), 'ready'],
+  ] as const)('%s', (_what, state, want) => {
+    expect(serviceState('main', state, true)).toBe(want);
+  });
 });

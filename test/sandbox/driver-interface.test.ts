@@ -35,6 +35,7 @@ function recordingDriver(inner: SandboxDriver): { driver: SandboxDriver; execs: 
     },
     putArchive: (target, dir, archive) => inner.putArchive(target, dir, archive),
     getArchive: (target, path) => inner.getArchive(target, path),
+    pathKind: (target, path) => inner.pathKind(target, path),
     stop: (target) => inner.stop(target),
     start: (target) => inner.start(target),
     remove: (sandbox) => inner.remove(sandbox),

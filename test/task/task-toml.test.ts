@@ -248,6 +248,21 @@ const rows: Row[] = [
     check: (t) => expect(t.verifier.image).toEqual({ kind: 'build', context: 'tests', dockerfile: 'tests/Dockerfile', pinned_image: 'my/verifier:pinned' }),
   },
   {
+    spec: 'separate-verifier-environment.md § verifier_compose_*: flow style, build.dockerfile and build.args are read and honoured (issue 22)',
+    toml: '[verifier]\nenvironment_mode = "separate"\n',
+    files: {
+      'tests/Grader.Dockerfile': 'FROM ubuntu:24.04\n',
+      'tests/docker-compose.yaml': '{services: {main: {image: "my/grader:2", build: {context: ./, dockerfile: Grader.Dockerfile, args: [LEVEL=3]}}}}\n',
+    },
+    check: (t) => expect(t.verifier.image).toEqual({ kind: 'build', context: 'tests', dockerfile: 'tests/Grader.Dockerfile', pinned_image: 'my/grader:2', build_args: { LEVEL: '3' } }),
+  },
+  {
+    spec: 'task-folder-verifiers.md § Shared and separate: a prebuilt verifier with pull_policy never is looked up, never pulled (issue 22)',
+    toml: '[verifier.environment]\ndocker_image = "verifier:1"\n',
+    files: { 'tests/docker-compose.yaml': 'services:\n  main:\n    pull_policy: never\n' },
+    check: (t) => expect(t.verifier.image).toEqual({ kind: 'prebuilt', ref: 'verifier:1', pull_policy: 'never' }),
+  },
+  {
     spec: 'DESIGN.md § 7 Network: no-network on a separate [verifier] is honoured',
     toml: '[verifier]\nnetwork_mode = "no-network"\n[verifier.environment]\ndocker_image = "v:1"\n',
     check: (t) => {

@@ -207,7 +207,7 @@ describe('[[verifier.collect]] hooks', () => {
 });
 
 describe('artifacts in shared mode', () => {
-  it('copies /logs/artifacts and the declared entries (destination, exclude) after verification; a missing one warns', async () => {
+  it('copies /logs/artifacts and the declared entries (destination, exclude); a missing one warns', async () => {
     await sh(root, 'mkdir -p /logs/artifacts/sub /work/data && echo a > /logs/artifacts/sub/a.txt && echo out > /work/out.txt && echo keep > /work/data/keep.txt && echo skip > /work/data/skip.log');
     const task = await shTask(fx, 'echo 1 > /logs/verifier/reward.txt', {
       top: 'artifacts = ["/work/out.txt", { source = "/work/data", destination = "data-copy", exclude = ["*.log"] }, "/nope/missing.txt"]',
@@ -228,6 +228,26 @@ describe('artifacts in shared mode', () => {
       { source: '/work/data', destination: 'data-copy', type: 'dir', status: 'ok', service: 'main' },
       { source: '/nope/missing.txt', destination: 'nope/missing.txt', type: null, status: 'failed', service: 'main' },
     ]);
+  });
+});
+
+describe('artifacts in shared mode are collected before test.sh (issue 22)', () => {
+  // task-folder-format.md § [verifier], collect: hooks run "before test.sh and any artifact collection"; Harbor 0.25
+  // collects artifacts after the agent and before verify (harbor-behaviour.md § 2.3), with /logs/artifacts mounted.
+  it('keeps what test.sh later removes, and what test.sh writes to /logs/artifacts (Harbor mounts it)', async () => {
+    await sh(root, 'mkdir -p /work /logs/artifacts && echo before > /work/result.txt');
+    const task = await shTask(fx, 'rm -f /work/result.txt; echo late > /logs/artifacts/late.txt; echo 1 > /logs/verifier/reward.txt', {
+      top: 'artifacts = ["/work/result.txt"]',
+    });
+    const ctx = context(fx, task, root);
+    const r = await runVerification(ctx);
+    expect(r.reward).toBe(1);
+    const art = join(ctx.logsDir, 'artifacts');
+    expect(readFileSync(join(art, 'work', 'result.txt'), 'utf8')).toBe('before\n');
+    expect(readFileSync(join(art, 'late.txt'), 'utf8')).toBe('late\n');
+    expect(r.warnings).toEqual([]);
+    const manifest = JSON.parse(readFileSync(join(art, 'manifest.json'), 'utf8')) as Array<{ source: string; status: string }>;
+    expect(manifest.map((m) => [m.source, m.status])).toEqual([['/logs/artifacts', 'ok'], ['/work/result.txt', 'ok']]);
   });
 });
 

@@ -12,7 +12,7 @@ import { isSeeded } from '../seed-scripts.ts';
 import type { ExecPort, GroupCreateResult, GroupHandle, GroupSpec } from '../driver.ts';
 import type { JanitorOptions, JanitorReport, SandboxHandle, SandboxLabels } from '../types.ts';
 import { projectArgs, runCompose, type ComposeCliSettings } from './compose-cli.ts';
-import { baseMainFile, defaultSizedSidecars, groupModel, MAIN_SERVICE, networkKeys, type ComposeModel } from './compose-model.ts';
+import { baseMainFile, defaultSizedSidecars, groupModel, MAIN_SERVICE, mainAndItsDependencies, networkKeys, type ComposeModel } from './compose-model.ts';
 import { ensureGroupNetwork, removeNetwork, type SubnetSource } from './group-network.ts';
 import { COMPOSE_PROJECT_LABEL, COMPOSE_SERVICE_LABEL, groupNetworkName, LABEL_GROUP } from './group-names.ts';
 
@@ -47,7 +47,8 @@ function handleOf(info: Docker.ContainerInspectInfo): SandboxHandle {
   return {
     name: info.Name.replace(/^\//, ''),
     containerId: info.Id,
-    user: labels[LABEL_USER] ?? (info.Config.User || 'root'),
+    // A service's default user; uid 0 by number, since an image without /etc/passwd (distroless, scratch) has no "root".
+    user: labels[LABEL_USER] ?? (info.Config.User || '0'),
     workdir: labels[LABEL_WORKDIR] ?? (info.Config.WorkingDir || '/'),
   };
 }
@@ -177,14 +178,30 @@ export async function createOrAdoptGroup(docker: Docker, spec: GroupSpec, option
   await writeFile(projectFile, JSON.stringify(model, null, 2));
 
   if (spec.attachFirst?.length) await createAttached(docker, spec, { projectFile, stateDir, compose: options.compose }, model, spec.attachFirst);
-  const up = await runCompose(
-    [...projectArgs(spec.project, [projectFile], spec.projectDir), 'up', '--detach', '--no-build', '--pull', 'never', '--quiet-pull', '--no-color'],
-    { env: spec.interpolationEnv, timeoutMs: spec.waitTimeoutSec * 1000 + UP_GRACE_MS, pidFile: join(stateDir, PID_FILE), settings: options.compose },
-  );
-  if (up.code !== 0) throw await startFailure(docker, spec.project, up, spec.waitTimeoutSec);
-  const group = await waitForServices(docker, spec.project, Object.keys(model.services), Object.values(networks), spec.waitTimeoutSec);
+  const up = async (services: string[]) => {
+    const run = await runCompose(
+      [...projectArgs(spec.project, [projectFile], spec.projectDir), 'up', '--detach', '--no-build', '--pull', 'never', '--quiet-pull', '--no-color', ...services],
+      { env: spec.interpolationEnv, timeoutMs: spec.waitTimeoutSec * 1000 + UP_GRACE_MS, pidFile: join(stateDir, PID_FILE), settings: options.compose },
+    );
+    if (run.code !== 0) throw await startFailure(docker, spec.project, run, spec.waitTimeoutSec);
+  };
+  // As `up --wait` orders it: main and what it depends on first; main seeded (its entrypoint is what its own
+  // healthcheck probes) and healthy; then the services that depend on main.
+  const all = Object.keys(model.services);
+  const first = mainAndItsDependencies(model);
+  const split = spec.afterMain !== undefined && first.length < all.length;
+  await up(split ? [MAIN_SERVICE] : []);
+  let group = await waitForServices(docker, spec.project, split ? first : all, Object.values(networks), spec.waitTimeoutSec);
   const mainHandle = group.services[MAIN_SERVICE]!;
   await waitForKeepAlive(docker.getContainer(mainHandle.containerId), mainHandle.name);
+  if (spec.afterMain) {
+    await spec.afterMain(mainHandle);
+    if (model.services[MAIN_SERVICE]?.healthcheck) group = await waitForServices(docker, spec.project, split ? first : all, Object.values(networks), spec.waitTimeoutSec, true);
+  }
+  if (split) {
+    await up([]);
+    group = await waitForServices(docker, spec.project, all, Object.values(networks), spec.waitTimeoutSec, true);
+  }
   return { group, adopted: false, defaultSized: defaultSizedSidecars(resolved), model };
 }
 
@@ -209,11 +226,15 @@ async function createAttached(docker: Docker, spec: GroupSpec, at: { projectFile
 
 type ServiceState = 'ready' | 'waiting' | 'failed';
 
-/** `up --wait`'s rule: running, healthy where it has a healthcheck, or (a one-shot service) exited 0. main needs only to run. */
-export function serviceState(service: string, state: Docker.ContainerInspectInfo['State']): ServiceState {
+/**
+ * `up --wait`'s rule: running, healthy where it has a healthcheck, or (a one-shot service) exited 0. main needs only
+ * to run until it is seeded (`mainSeeded`): its own healthcheck probes what the seed starts.
+ */
+export function serviceState(service: string, state: Docker.ContainerInspectInfo['State'], mainSeeded = false): ServiceState {
   if (state.Running) {
-    const health = service === MAIN_SERVICE ? undefined : state.Health?.Status;
-    if (health === 'unhealthy') return 'failed';
+    const health = service === MAIN_SERVICE && !mainSeeded ? undefined : state.Health?.Status;
+    // main's probes ran while Berth was still seeding it: an unhealthy main may turn healthy, until the budget ends.
+    if (health === 'unhealthy') return service === MAIN_SERVICE ? 'waiting' : 'failed';
     return health === undefined || health === 'healthy' ? 'ready' : 'waiting';
   }
   if (state.Status === 'created' || state.Status === 'restarting') return 'waiting';
@@ -225,13 +246,13 @@ export function serviceState(service: string, state: Docker.ContainerInspectInfo
  * service ready, as `up --wait` would have it, watched through the Engine API (polling it is faster than
  * Compose's own wait), or the start's failure with the failing services' logs.
  */
-async function waitForServices(docker: Docker, project: string, services: string[], networks: string[], timeoutSec: number): Promise<GroupHandle> {
+async function waitForServices(docker: Docker, project: string, services: string[], networks: string[], timeoutSec: number, mainSeeded = false): Promise<GroupHandle> {
   const deadline = Date.now() + timeoutSec * 1000;
   for (let attempt = 0; ; attempt++) {
     const infos = await projectContainers(docker, project);
     const states = services.map((s) => {
       const info = infos.find((i) => serviceOf(i) === s);
-      return info ? serviceState(s, info.State) : 'waiting';
+      return info ? serviceState(s, info.State, mainSeeded) : 'waiting';
     });
     const timedOut = Date.now() > deadline;
     if (states.includes('failed') || (timedOut && states.includes('waiting'))) {

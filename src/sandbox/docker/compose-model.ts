@@ -100,6 +100,18 @@ export function servicesToBuild(model: ComposeModel): ServiceBuild[] {
   return out;
 }
 
+/** main and every service it depends on, however deep: what must be up before main is seeded. */
+export function mainAndItsDependencies(model: ComposeModel): string[] {
+  const seen = new Set<string>();
+  const visit = (name: string) => {
+    if (seen.has(name) || !model.services[name]) return;
+    seen.add(name);
+    for (const dep of Object.keys(model.services[name]!.depends_on ?? {})) visit(dep);
+  };
+  visit(MAIN_SERVICE);
+  return [...seen];
+}
+
 /** Sidecars without `deploy.resources.limits`: they run at the engine's default size. */
 export function defaultSizedSidecars(model: ComposeModel): string[] {
   return Object.entries(model.services)
@@ -135,10 +147,11 @@ export function groupModel(resolved: ComposeModel, s: GroupModelSettings): Compo
   main.command = null;
   main.user = '0:0';
   main.init = true;
-  // `up --wait` refuses a service whose healthcheck is disabled, and the image's own would probe a
-  // server the keep-alive has not started: main answers healthy at once, Berth runs the real check.
-  if (main.healthcheck || s.main.imageHasHealthcheck) main.healthcheck = PASSING_HEALTHCHECK;
-  else delete main.healthcheck;
+  // The task's own healthcheck on main is its declaration and runs (DESIGN.md section 7, Images): the engine probes it
+  // once Berth has seeded main, and dependents wait for it. The image's HEALTHCHECK alone would probe a server the
+  // keep-alive has not started: main answers healthy at once for it, and Berth runs the image's check itself.
+  if (!main.healthcheck && s.main.imageHasHealthcheck) main.healthcheck = PASSING_HEALTHCHECK;
+  else if (!main.healthcheck) delete main.healthcheck;
   main.environment = { ...(main.environment ?? {}), ...escapeAll(s.main.env) };
   main.labels = { ...main.labels, ...escapeAll(s.main.labels) };
   if (s.main.cpus !== undefined || s.main.memoryMb !== undefined) {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { dockerFromEnv } from './client.ts';
 import type {
-  DriverCapabilities, EngineIdentity, GroupCreateResult, GroupHandle, GroupSpec, LabelledSandbox,
+  DriverCapabilities, EngineIdentity, GroupCreateResult, GroupHandle, GroupSpec, LabelledSandbox, PathKind,
   SandboxDriver, ServiceHandle, SingleSandboxSpec,
 } from '../driver.ts';
 import { asSandboxError } from '../errors.ts';
@@ -104,6 +104,23 @@ export class DockerDriver implements SandboxDriver {
     stream.on('error', (err: unknown) => out.destroy(asSandboxError(target.name, err) as Error));
     stream.pipe(out);
     return out;
+  }
+
+  async pathKind(target: ServiceHandle, containerPath: string): Promise<PathKind | null> {
+    let res: { headers?: Record<string, string | string[] | undefined>; resume?: () => void };
+    try {
+      res = (await this.docker.getContainer(target.containerId).infoArchive({ path: containerPath })) as typeof res;
+    } catch (err) {
+      const mapped = asSandboxError(target.name, err);
+      if (mapped === err && (err as { statusCode?: number }).statusCode === 404) return null;
+      throw mapped;
+    }
+    res.resume?.();
+    const header = res.headers?.['x-docker-container-path-stat'];
+    if (typeof header !== 'string') throw new Error(`the engine gave no stat of ${containerPath} in ${target.name}`);
+    const stat = JSON.parse(Buffer.from(header, 'base64').toString('utf8')) as { mode: number };
+    // Go's os.FileMode: the directory bit is the top one.
+    return (stat.mode & 0x80000000) !== 0 ? 'dir' : 'file';
   }
 
   stop(target: ServiceHandle): Promise<void> {

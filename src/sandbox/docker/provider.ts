@@ -13,7 +13,7 @@ import { entrypointState, pollHealthcheck, type EntrypointState } from '../seed-
 import { asSandboxError, SandboxLost } from '../errors.ts';
 import { dockerFromEnv } from './client.ts';
 import type { ComposeCliSettings } from './compose-cli.ts';
-import { janitorGroups } from './compose-group.ts';
+import { janitorGroups, logTail } from './compose-group.ts';
 import { DockerDriver } from './driver.ts';
 import { startStdinExec } from './exec.ts';
 import { addressOf, engineInfo, imageIdOf, imageLabels, imagesLabelled, runOnce, tagImage, type EngineImage } from './engine-images.ts';
@@ -87,10 +87,10 @@ export class DockerSandboxProvider implements SandboxProvider {
     }
   }
 
-  /** Runs `bash -c <command>` (not -l: a login shell would reset the image's PATH from /etc/profile). */
+  /** Runs `bash -c <command>` (not -l: a login shell would reset the image's PATH from /etc/profile), or `sh -c`. */
   exec(handle: SandboxHandle, o: ExecOptions): Promise<ExecResult> {
     return this.driver.exec(handle, {
-      argv: ['bash', '-c', o.command],
+      argv: [o.shell ?? 'bash', '-c', o.command],
       user: o.user,
       workdir: o.workdir,
       env: o.env,
@@ -120,8 +120,16 @@ export class DockerSandboxProvider implements SandboxProvider {
     return uploadPath(this.driver, handle, source, containerDir, options);
   }
 
-  download(handle: SandboxHandle, containerPath: string, hostDir: string): Promise<void> {
-    return downloadPath(this.driver, handle, containerPath, hostDir);
+  download(handle: SandboxHandle, containerPath: string, hostDir: string, options?: { exclude?: readonly string[] }): Promise<void> {
+    return downloadPath(this.driver, handle, containerPath, hostDir, options);
+  }
+
+  pathKind(handle: SandboxHandle, containerPath: string): Promise<'dir' | 'file' | null> {
+    return this.driver.pathKind(handle, containerPath);
+  }
+
+  logTail(handle: SandboxHandle): Promise<string> {
+    return logTail(this.docker, handle.containerId);
   }
 
   inspect(handle: SandboxHandle): Promise<SandboxInfo> {
