@@ -18,7 +18,7 @@ export const workflowForbiddenModules = [
 
 // Imports today's code makes against DESIGN.md section 2's table, each with the reason it is left. Every entry is
 // a debt to pay by moving the helper to the layer that may own it, never a rule to widen: a new import against the
-// table fails the lint (test/lint/import-table.test.ts).
+// table fails the lint (test/lint/import-table.unit.test.ts).
 export const importTableAllowlist = [
   // agents name the gateway's types for the scope a harness gets (installed agents call the model through it).
   { from: 'src/agents/', to: 'src/gateway/index.ts', typesOnly: true, why: 'the gateway scope types a harness is handed' },
