@@ -2,6 +2,7 @@
 // `npm run setup -- kubernetes`, and `release()` stops it when tests started it and no other test process still
 // uses it. A machine that has built the binaries once starts the cluster in seconds.
 import { CoreV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import type Docker from 'dockerode';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -103,4 +104,16 @@ export async function waitForPodGone(core: CoreV1Api, namespace: string, name: s
       throw err;
     }
   }, timeoutMs, `pod ${namespace}/${name} gone`);
+}
+
+/** Pushes a local image to the cluster's registry and answers `repo@sha256:…`, the reference pods pull by digest. */
+export async function pushByDigest(docker: Docker, tag: string, registry: string): Promise<string> {
+  // The engine wants an X-Registry-Auth header even for a registry without auth.
+  const push = await docker.getImage(tag).push({ authconfig: { username: '', password: '', serveraddress: registry } });
+  const out = await new Promise<Array<{ error?: string; aux?: { Digest?: string } }>>((resolve, reject) =>
+    docker.modem.followProgress(push, (err, o) => (err ? reject(err) : resolve(o ?? []))));
+  const failed = out.find((m) => m.error);
+  const digest = out.find((m) => m.aux?.Digest)?.aux?.Digest;
+  if (failed || !digest) throw new Error(`docker push ${tag}: ${failed?.error ?? 'no digest reported'}`);
+  return `${tag.slice(0, tag.lastIndexOf(':'))}@${digest}`;
 }

@@ -3,9 +3,9 @@ import Docker from 'dockerode';
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pack, extract } from 'tar-stream';
 import { execInPod, getArchiveFromPod, putArchiveInPod, type PodContainer } from '../../src/sandbox/kubernetes/exec.ts';
-import { FIRST_BUILD_TIMEOUT_MS, useLocalCluster, waitForPodGone, waitForPodRunning, type LocalCluster } from '../helpers/kubernetes.ts';
+import { FIRST_BUILD_TIMEOUT_MS, pushByDigest, useLocalCluster, waitForPodGone, waitForPodRunning, type LocalCluster } from '../helpers/kubernetes.ts';
+import { entriesOf, tarOf } from '../helpers/tar.ts';
 
 // The local single-node cluster (npm run setup -- kubernetes; issue 23) asked as a driver will ask it: an image
 // built by the local Docker engine, pushed to the cluster's registry and pulled by digest; exec through the
@@ -19,32 +19,6 @@ const docker = new Docker();
 let imageTag = '';
 let byDigest = '';
 
-function tarOf(files: Record<string, string>): Promise<Buffer> {
-  const p = pack();
-  for (const [name, body] of Object.entries(files)) p.entry({ name, mode: 0o644 }, body);
-  p.finalize();
-  const chunks: Buffer[] = [];
-  return new Promise((resolve, reject) => {
-    p.on('data', (c: unknown) => chunks.push(c as Buffer)).on('end', () => resolve(Buffer.concat(chunks))).on('error', reject);
-  });
-}
-
-function filesOf(archive: Buffer): Promise<Record<string, string>> {
-  const x = extract();
-  const files: Record<string, string> = {};
-  return new Promise((resolve, reject) => {
-    x.on('entry', (header, stream, next) => {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: unknown) => chunks.push(c as Buffer)).on('end', () => {
-        if (header.type === 'file') files[header.name] = Buffer.concat(chunks).toString('utf8');
-        next();
-      });
-    });
-    x.on('finish', () => resolve(files)).on('error', reject);
-    x.end(archive);
-  });
-}
-
 /** Builds a small image on berth-base:bookworm with the local engine and pushes it; returns `repo@sha256:…`. */
 async function buildAndPush(registry: string): Promise<string> {
   const context = await tarOf({
@@ -57,14 +31,7 @@ async function buildAndPush(registry: string): Promise<string> {
     const failed = (out ?? []).find((m: { error?: string }) => m.error);
     if (err || failed) reject(err ?? new Error(failed.error)); else resolve();
   }));
-  // The engine wants an X-Registry-Auth header even for a registry without auth.
-  const push = await docker.getImage(imageTag).push({ authconfig: { username: '', password: '', serveraddress: registry } });
-  const digest = await new Promise<string>((resolve, reject) => docker.modem.followProgress(push, (err, out) => {
-    const failed = (out ?? []).find((m: { error?: string }) => m.error);
-    const aux = (out ?? []).find((m: { aux?: { Digest?: string } }) => m.aux?.Digest);
-    if (err || failed || !aux) reject(err ?? new Error(failed?.error ?? 'push reported no digest')); else resolve(aux.aux.Digest);
-  }));
-  return `${repo}@${digest}`;
+  return pushByDigest(docker, imageTag, registry);
 }
 
 const main: () => PodContainer = () => ({ namespace, pod: podName, container: 'main' });
@@ -122,8 +89,8 @@ describe('the local Kubernetes cluster', () => {
     const listed = await execInPod(cluster.kubeConfig, main(), ['cat', '/tmp/in/new/hello.txt', '/tmp/in/new/sub/deeper.txt']);
     expect(listed.stdout.toString()).toBe('hello from the host\nnested\n');
     await execInPod(cluster.kubeConfig, main(), ['sh', '-c', 'echo made in the pod > /tmp/in/new/sub/out.txt']);
-    const back = await filesOf(await getArchiveFromPod(cluster.kubeConfig, main(), '/tmp/in/new/sub'));
-    expect(back).toEqual({ 'sub/deeper.txt': 'nested\n', 'sub/out.txt': 'made in the pod\n' });
+    const back = await entriesOf(await getArchiveFromPod(cluster.kubeConfig, main(), '/tmp/in/new/sub'));
+    expect(back).toEqual({ 'sub/': null, 'sub/deeper.txt': 'nested\n', 'sub/out.txt': 'made in the pod\n' });
     await expect(getArchiveFromPod(cluster.kubeConfig, main(), '/tmp/in/missing')).rejects.toThrow(/exited 2/);
   });
 
