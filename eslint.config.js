@@ -9,6 +9,7 @@ export const workflowForbiddenModules = [
   ...builtinModules,
   ...builtinModules.map((m) => `node:${m}`),
   'dockerode',
+  '@kubernetes/client-node',
   'tar-stream',
   'smol-toml',
   '@temporalio/activity',
@@ -18,7 +19,7 @@ export const workflowForbiddenModules = [
 
 // Imports today's code makes against DESIGN.md section 2's table, each with the reason it is left. Every entry is
 // a debt to pay by moving the helper to the layer that may own it, never a rule to widen: a new import against the
-// table fails the lint (test/lint/import-table.test.ts).
+// table fails the lint (test/lint/import-table.unit.test.ts).
 export const importTableAllowlist = [
   // agents name the gateway's types for the scope a harness gets (installed agents call the model through it).
   { from: 'src/agents/', to: 'src/gateway/index.ts', typesOnly: true, why: 'the gateway scope types a harness is handed' },
@@ -31,6 +32,11 @@ export const importTableAllowlist = [
   { from: 'src/client/retry.ts', to: 'src/outcomes/index.ts', why: '`retry --masked` reads each kind\'s retryable flag (outcomes is a bottom module the table leaves out of the client row)' },
   { from: 'src/client/', to: 'src/trajectory/atif-types.ts', typesOnly: true, why: 'the viewer reads ATIF trajectories' },
 ];
+
+/** The engines' client libraries, each of which only its driver folder (src/sandbox/<engine>/) may import. */
+function engineClients(message, names = ['dockerode', '@kubernetes/client-node']) {
+  return names.map((name) => ({ name, message }));
+}
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'results/**', 'test-artifacts/**', 'src/verify/shim/**'] },
@@ -57,18 +63,23 @@ export default tseslint.config(
     // DESIGN.md section 2: the engine is the sandbox layer's alone; everything above it goes through the provider.
     files: ['src/**/*.ts'],
     ignores: ['src/sandbox/**'],
-    rules: {
-      'no-restricted-imports': ['error', { paths: [{ name: 'dockerode', message: 'Only src/sandbox/ talks to the engine: use a SandboxProvider method.' }] }],
-    },
+    rules: { 'no-restricted-imports': ['error', { paths: engineClients('Only src/sandbox/ talks to an engine: use a SandboxProvider method.') }] },
   },
   {
-    // Issue 13 / DESIGN.md section 6: inside the sandbox too, only the Docker driver (src/sandbox/docker/) talks to the
-    // engine; the behaviour on exec (detached processes, seed phases, markers, files) works through SandboxDriver.
+    // Issue 13 / DESIGN.md section 6: inside the sandbox too, only a driver folder talks to its engine (dockerode in
+    // src/sandbox/docker/, client-node in src/sandbox/kubernetes/); the behaviour on exec (detached processes, seed
+    // phases, markers, files) works through SandboxDriver.
     files: ['src/sandbox/**/*.ts'],
-    ignores: ['src/sandbox/docker/**'],
-    rules: {
-      'no-restricted-imports': ['error', { paths: [{ name: 'dockerode', message: 'Only src/sandbox/docker/ talks to the engine: use a SandboxDriver primitive (src/sandbox/driver.ts).' }] }],
-    },
+    ignores: ['src/sandbox/docker/**', 'src/sandbox/kubernetes/**'],
+    rules: { 'no-restricted-imports': ['error', { paths: engineClients('Only a driver folder talks to its engine: use a SandboxDriver primitive (src/sandbox/driver.ts).') }] },
+  },
+  {
+    files: ['src/sandbox/docker/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: engineClients('The Docker driver does not talk to Kubernetes.', ['@kubernetes/client-node']) }] },
+  },
+  {
+    files: ['src/sandbox/kubernetes/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: engineClients('The Kubernetes driver does not talk to Docker.', ['dockerode']) }] },
   },
   {
     files: ['src/workflows/**/*.ts'],

@@ -1,15 +1,51 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/**
+ * Two tiers, chosen by file name so the choice cannot drift from a list:
+ * - `unit`: `*.unit.test.ts`, tests that need neither a container engine nor Temporal (`npm run test:unit`).
+ *   They run against a dead engine socket and a dead Temporal port, in `npm test` too, so a unit test that
+ *   starts touching either fails loudly (ENOENT on the socket, "No Temporal server answers") instead of
+ *   quietly slowing the fast tier down.
+ * - `engine`: every other `*.test.ts`, with the real Docker engine and the shared dev server (global setup).
+ * `npm test` runs both projects, each file once.
+ */
+const UNIT = 'test/**/*.unit.test.ts';
+
+/** Where a unit test finds no engine and no Temporal (read by dockerode, src/config/temporal.ts and the helpers). */
+export const UNIT_TIER_ENV = {
+  DOCKER_HOST: 'unix:///nonexistent/berth-unit-tier-has-no-engine.sock',
+  TEMPORAL_ADDRESS: '127.0.0.1:9',
+  BERTH_TEST_NO_SERVER: '1',
+  BERTH_UNIT_TIER: '1',
+};
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     // The Temporal core runtime is a per-process singleton: one process per test file.
     pool: 'forks',
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
     testTimeout: 120_000,
     hookTimeout: 180_000,
-    globalSetup: ['test/global-setup.ts'],
     env: { BERTH_JANITOR_AT_START: '0' },
     reporters: ['default'],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: [UNIT],
+          env: { BERTH_JANITOR_AT_START: '0', ...UNIT_TIER_ENV },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'engine',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, UNIT],
+          globalSetup: ['test/global-setup.ts'],
+        },
+      },
+    ],
   },
 });

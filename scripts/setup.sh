@@ -2,6 +2,8 @@
 # Idempotent machine setup for Berth: node_modules, Docker engine, the local base image,
 # the Temporal CLI. A second run on a ready machine changes nothing and takes seconds.
 set -euo pipefail
+# `npm run setup -- kubernetes [--stop]`: the local Kubernetes cluster, in a script of its own.
+if [ "${1:-}" = kubernetes ]; then shift; exec bash "$(dirname "${BASH_SOURCE[0]}")/setup-kubernetes.sh" "$@"; fi
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export BERTH_HOME="${BERTH_HOME:-$HOME/.berth}"

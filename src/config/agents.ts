@@ -1,5 +1,5 @@
 // The agent names a user may pass (`--agent`, startBatch's `agent`), checked before any batch starts. The harnesses
-// of src/agents and its installed-agent registry are the same lists (test/agents/pure.test.ts checks they agree).
+// of src/agents and its installed-agent registry are the same lists (test/agents/pure.unit.test.ts checks they agree).
 
 export const AGENT_NAMES = ['oracle', 'nop', 'command', 'openai', 'claude-code', 'codex', 'mini-swe-agent'] as const;
 export type AgentName = (typeof AGENT_NAMES)[number];

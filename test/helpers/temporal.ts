@@ -37,10 +37,11 @@ export async function startTestWorkers(name: string): Promise<TestCluster> {
 /** A worker of Berth's workflows with scripted activities on a queue of the test's own, and a client. */
 export async function startScriptedWorker(queue: string, activities: object): Promise<{ client: Client; stop(): Promise<void> }> {
   installRuntime();
-  const native = await NativeConnection.connect({ address: '127.0.0.1:7233' });
+  const { address } = temporalAddress();
+  const native = await NativeConnection.connect({ address });
   const worker = await Worker.create({ connection: native, taskQueue: queue, workflowBundle: await workflowBundle(), activities });
   const running = worker.run();
-  const connection = await Connection.connect({ address: '127.0.0.1:7233' });
+  const connection = await Connection.connect({ address });
   return {
     client: new Client({ connection }),
     async stop() {

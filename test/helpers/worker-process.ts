@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { Client, Connection } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { temporalAddress } from '../../src/config/temporal.ts';
 import { repoRoot } from './cli.ts';
 
 export interface WorkerProcess { child: ChildProcess; output: () => string; kill9(): void; stop(): Promise<void> }
@@ -54,7 +55,7 @@ export function ownWorkerQueues(name: string) {
       return w;
     },
     async client(): Promise<Client> {
-      connection ??= await Connection.connect({ address: '127.0.0.1:7233' });
+      connection ??= await Connection.connect({ address: temporalAddress().address });
       return new Client({ connection });
     },
     async stop(): Promise<void> {

@@ -1,0 +1,221 @@
+// The Kubernetes driver (issue 23), started: a pod per single sandbox through @kubernetes/client-node, exec and
+// files over the exec API. Groups, stop and start, and image configuration are not here yet: each says so by name.
+import { CoreV1Api, KubeConfig, VersionApi, type V1Pod } from '@kubernetes/client-node';
+import { PassThrough, Readable } from 'node:stream';
+import type {
+  DriverCapabilities, EngineIdentity, GroupCreateResult, GroupHandle, LabelledSandbox, SandboxDriver, ServiceHandle,
+  SingleSandboxSpec,
+} from '../driver.ts';
+import { SandboxLost, SeedFailed } from '../errors.ts';
+import { DEFAULT_OUTPUT_CAP, type RawExecOptions } from '../exec.ts';
+import type { ImageConfig } from '../image-config.ts';
+import { LABEL_USER, LABEL_WORKDIR, LABEL_WORKFLOW } from '../names.ts';
+import { isSeeded } from '../seed-scripts.ts';
+import type { ExecResult } from '../types.ts';
+import { execInPod, getArchiveFromPod, PodExecError, putArchiveInPod, type PodContainer } from './exec.ts';
+import { ANNOTATION_NAME, CONTAINER, execArgv, MANAGED_LABEL, podName, singlePod } from './pod-spec.ts';
+
+export interface KubernetesDriverOptions {
+  /** Default: KUBECONFIG, else ~/.kube/config, else in-cluster credentials (client-node's loadFromDefault). */
+  kubeConfig?: KubeConfig;
+  namespace?: string;
+  /** Budget for a new pod to run (image pull included). */
+  startTimeoutMs?: number;
+}
+
+const CLUSTER = '(kubernetes cluster)';
+
+function statusCode(err: unknown): number | undefined {
+  return (err as { code?: number }).code;
+}
+
+function notYet(what: string): Error {
+  return new Error(`the Kubernetes driver cannot ${what} yet (issue 23): run this task with the Docker sandbox`);
+}
+
+/** Tail of the output within the cap, and whether it was cut. */
+function capped(bytes: Buffer, cap: number): { text: string; truncated: boolean } {
+  if (bytes.length <= cap) return { text: bytes.toString('utf8'), truncated: false };
+  return { text: bytes.subarray(bytes.length - cap).toString('utf8'), truncated: true };
+}
+
+export class KubernetesDriver implements SandboxDriver {
+  readonly capabilities: DriverCapabilities = {
+    groups: false, internalNetworks: false, networkSwitching: false, userWithGroup: true, gpus: false,
+  };
+  readonly kubeConfig: KubeConfig;
+  readonly namespace: string;
+  private readonly core: CoreV1Api;
+  private readonly startTimeoutMs: number;
+
+  constructor(options: KubernetesDriverOptions = {}) {
+    this.kubeConfig = options.kubeConfig ?? (() => { const kc = new KubeConfig(); kc.loadFromDefault(); return kc; })();
+    this.namespace = options.namespace ?? this.kubeConfig.getContextObject(this.kubeConfig.getCurrentContext())?.namespace ?? 'default';
+    this.core = this.kubeConfig.makeApiClient(CoreV1Api);
+    this.startTimeoutMs = options.startTimeoutMs ?? 180_000;
+  }
+
+  async engineIdentity(): Promise<EngineIdentity> {
+    try {
+      const version = await this.kubeConfig.makeApiClient(VersionApi).getCode();
+      const server = this.kubeConfig.getCurrentCluster()?.server ?? 'unknown';
+      return { id: `kubernetes:${server}/${this.namespace}`, name: server, version: version.gitVersion };
+    } catch (err) {
+      throw new SandboxLost(CLUSTER, err);
+    }
+  }
+
+  private target(handle: ServiceHandle): PodContainer {
+    return { namespace: this.namespace, pod: handle.containerId, container: CONTAINER };
+  }
+
+  private async readPod(name: string): Promise<V1Pod | undefined> {
+    try {
+      return await this.core.readNamespacedPod({ name, namespace: this.namespace });
+    } catch (err) {
+      if (statusCode(err) === 404) return undefined;
+      throw new SandboxLost(name, err);
+    }
+  }
+
+  private async waitRunning(handle: ServiceHandle): Promise<void> {
+    const deadline = Date.now() + this.startTimeoutMs;
+    for (;;) {
+      const pod = await this.readPod(handle.containerId);
+      if (!pod) throw new SandboxLost(handle.name, new Error(`pod ${handle.containerId} was deleted while starting`));
+      const state = pod.status?.containerStatuses?.[0]?.state;
+      if (state?.running) return;
+      const waiting = state?.waiting?.reason ?? '';
+      if (/ErrImagePull|ImagePullBackOff|InvalidImageName/.test(waiting)) {
+        throw new SeedFailed('harbor:seed_failed', `pod ${handle.containerId} cannot pull ${pod.spec?.containers[0]?.image}: ${state?.waiting?.message ?? waiting}`);
+      }
+      if (state?.terminated || pod.status?.phase === 'Failed' || pod.status?.phase === 'Succeeded') {
+        throw new SeedFailed('harbor:seed_failed', `pod ${handle.containerId} ended while starting: ${JSON.stringify(state?.terminated ?? pod.status?.phase)}`);
+      }
+      if (Date.now() > deadline) throw new SeedFailed('harbor:seed_failed', `pod ${handle.containerId} not running after ${this.startTimeoutMs} ms (${waiting || pod.status?.phase})`, '', true);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+
+  private handleOf(pod: V1Pod): ServiceHandle {
+    const a = pod.metadata?.annotations ?? {};
+    return { name: a[ANNOTATION_NAME] ?? pod.metadata!.name!, containerId: pod.metadata!.name!, user: a[LABEL_USER] ?? 'root', workdir: a[LABEL_WORKDIR] ?? '/' };
+  }
+
+  async createOrAdoptSandbox(spec: SingleSandboxSpec): Promise<{ handle: ServiceHandle; adopted: boolean }> {
+    if (spec.network === 'none') throw notYet('run a sandbox without a network');
+    const body = singlePod(spec);
+    const handle: ServiceHandle = { name: spec.name, containerId: body.metadata!.name!, user: spec.user, workdir: spec.workdir };
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.core.createNamespacedPod({ namespace: this.namespace, body });
+        break;
+      } catch (err) {
+        if (statusCode(err) !== 409 || attempt > 0) throw new SandboxLost(spec.name, err);
+      }
+      // A pod of that name: adopt it when it runs and finished its seed, else replace it (RUN lines are not idempotent).
+      const existing = await this.readPod(handle.containerId);
+      if (existing?.status?.containerStatuses?.[0]?.state?.running && (await isSeeded(this, this.handleOf(existing)))) {
+        return { handle: this.handleOf(existing), adopted: true };
+      }
+      await this.deletePod(handle.containerId, true);
+    }
+    await this.waitRunning(handle);
+    return { handle, adopted: false };
+  }
+
+  createOrAdoptGroup(): Promise<GroupCreateResult> {
+    return Promise.reject(notYet('run a Compose group'));
+  }
+
+  inspectGroup(): Promise<GroupHandle> {
+    return Promise.reject(notYet('inspect a Compose group'));
+  }
+
+  async exec(target: ServiceHandle, options: RawExecOptions): Promise<ExecResult> {
+    const cap = options.outputCapBytes ?? DEFAULT_OUTPUT_CAP;
+    try {
+      const r = await execInPod(this.kubeConfig, this.target(target), execArgv(target, options));
+      const out = capped(r.stdout, cap);
+      const err = capped(r.stderr, cap);
+      // `timeout` exits 124 when the budget ran out (137 when it had to KILL).
+      const timedOut = options.timeoutSec !== undefined && options.timeoutSec > 0 && (r.exitCode === 124 || r.exitCode === 137);
+      return { exitCode: r.exitCode, stdout: out.text, stderr: err.text, stdoutTruncated: out.truncated, stderrTruncated: err.truncated, timedOut };
+    } catch (err) {
+      throw await this.lostOrAsIs(target, err);
+    }
+  }
+
+  /** An exec error is a lost sandbox when the pod or its container is no longer running. */
+  private async lostOrAsIs(target: ServiceHandle, err: unknown): Promise<unknown> {
+    if (!(err instanceof PodExecError)) return err;
+    const pod = await this.readPod(target.containerId).catch(() => undefined);
+    const running = pod?.status?.containerStatuses?.[0]?.state?.running;
+    return running ? err : new SandboxLost(target.name, err);
+  }
+
+  async putArchive(target: ServiceHandle, containerDir: string, archive: Buffer | NodeJS.ReadableStream): Promise<void> {
+    const input = Buffer.isBuffer(archive) ? archive : (archive as Readable).pipe(new PassThrough());
+    try {
+      await putArchiveInPod(this.kubeConfig, this.target(target), containerDir, input);
+    } catch (err) {
+      throw await this.lostOrAsIs(target, err);
+    }
+  }
+
+  async getArchive(target: ServiceHandle, containerPath: string): Promise<NodeJS.ReadableStream> {
+    try {
+      return Readable.from([await getArchiveFromPod(this.kubeConfig, this.target(target), containerPath)]);
+    } catch (err) {
+      const mapped = await this.lostOrAsIs(target, err);
+      if (mapped === err) throw new Error(`${containerPath} does not exist in sandbox ${target.name}`);
+      throw mapped;
+    }
+  }
+
+  stop(): Promise<void> {
+    return Promise.reject(notYet('stop a sandbox and keep it'));
+  }
+
+  start(): Promise<void> {
+    return Promise.reject(notYet('start a stopped sandbox'));
+  }
+
+  private async deletePod(name: string, wait: boolean): Promise<boolean> {
+    try {
+      await this.core.deleteNamespacedPod({ name, namespace: this.namespace, gracePeriodSeconds: 0 });
+    } catch (err) {
+      if (statusCode(err) === 404) return false;
+      throw new SandboxLost(name, err);
+    }
+    while (wait && (await this.readPod(name))) await new Promise((r) => setTimeout(r, 250));
+    return true;
+  }
+
+  async remove(sandbox: Pick<LabelledSandbox, 'name' | 'kind'>): Promise<{ removed: boolean }> {
+    if (sandbox.kind === 'group') throw notYet('remove a Compose group');
+    return { removed: await this.deletePod(podName(sandbox.name), false) };
+  }
+
+  async listByLabel(labels: readonly string[]): Promise<LabelledSandbox[]> {
+    let pods: V1Pod[];
+    try {
+      pods = (await this.core.listNamespacedPod({ namespace: this.namespace, labelSelector: MANAGED_LABEL })).items;
+    } catch (err) {
+      throw new SandboxLost(CLUSTER, err);
+    }
+    const wanted = labels.length > 0 ? labels : [LABEL_WORKFLOW];
+    return pods
+      .filter((p) => !p.metadata?.deletionTimestamp)
+      .filter((p) => wanted.every((l) => {
+        const [key, ...rest] = l.split('=');
+        const value = p.metadata?.annotations?.[key!];
+        return rest.length === 0 ? value !== undefined : value === rest.join('=');
+      }))
+      .map((p) => ({ name: this.handleOf(p).name, kind: 'single' as const, workflowId: p.metadata?.annotations?.[LABEL_WORKFLOW] ?? '' }));
+  }
+
+  imageConfiguration(): Promise<ImageConfig | null> {
+    return Promise.reject(notYet('read an image\'s configuration (ENTRYPOINT, USER, WORKDIR) from the registry'));
+  }
+}

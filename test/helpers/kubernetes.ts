@@ -1,0 +1,119 @@
+// The local Kubernetes cluster for tests: `useLocalCluster()` starts it (or reuses one already up) through
+// `npm run setup -- kubernetes`, and `release()` stops it when tests started it and no other test process still
+// uses it. A machine that has built the binaries once starts the cluster in seconds.
+import { CoreV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import type Docker from 'dockerode';
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { repoRoot } from './cli.ts';
+import { waitUntil } from './worker-process.ts';
+
+const run = promisify(execFile);
+
+/** What scripts/setup-kubernetes.sh writes to <BERTH_HOME>/kubernetes/endpoints.json. */
+export interface ClusterEndpoints {
+  version: string;
+  kubeconfig: string;
+  apiserver: string;
+  /** host:port of the loopback registry the cluster pulls from over plain HTTP. */
+  registry: string;
+  node: string;
+}
+
+export interface LocalCluster extends ClusterEndpoints {
+  kubeConfig: KubeConfig;
+  core: CoreV1Api;
+  /** Stops the cluster if tests started it and this was its last user. */
+  release(): Promise<void>;
+}
+
+/** The first build of the Kubernetes binaries (about 15 minutes on 2 cores) happens inside this. */
+export const FIRST_BUILD_TIMEOUT_MS = 45 * 60_000;
+
+const stateDir = () => join(process.env.BERTH_HOME ?? join(homedir(), '.berth'), 'kubernetes');
+const setupScript = () => join(repoRoot, 'scripts', 'setup-kubernetes.sh');
+const usersDir = () => join(stateDir(), 'test-users');
+const startedByTests = () => join(stateDir(), 'started-by-tests');
+
+function apiserverUp(): boolean {
+  const pidFile = join(stateDir(), 'run', 'kube-apiserver.pid');
+  if (!existsSync(pidFile)) return false;
+  return existsSync(`/proc/${readFileSync(pidFile, 'utf8').trim()}`);
+}
+
+async function setup(args: string[]): Promise<void> {
+  try {
+    await run('bash', [setupScript(), ...args], { maxBuffer: 16 * 1024 * 1024, timeout: FIRST_BUILD_TIMEOUT_MS });
+  } catch (err) {
+    const e = err as { stdout?: string; stderr?: string; message: string };
+    throw new Error(`bash scripts/setup-kubernetes.sh ${args.join(' ')} failed: ${e.message}\n${e.stdout ?? ''}${e.stderr ?? ''}`);
+  }
+}
+
+/** Starts (or reuses) the local cluster and answers once its node is Ready. */
+export async function useLocalCluster(): Promise<LocalCluster> {
+  mkdirSync(usersDir(), { recursive: true });
+  const me = join(usersDir(), `${process.pid}-${randomBytes(3).toString('hex')}`);
+  writeFileSync(me, String(process.pid));
+  const wasUp = apiserverUp();
+  await setup([]);
+  if (!wasUp) writeFileSync(startedByTests(), String(process.pid));
+  const endpoints = JSON.parse(readFileSync(join(stateDir(), 'endpoints.json'), 'utf8')) as ClusterEndpoints;
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromFile(endpoints.kubeconfig);
+  return {
+    ...endpoints,
+    kubeConfig,
+    core: kubeConfig.makeApiClient(CoreV1Api),
+    async release() {
+      rmSync(me, { force: true });
+      const others = readdirSync(usersDir()).filter((f) => existsSync(`/proc/${f.split('-')[0]}`));
+      if (others.length > 0 || !existsSync(startedByTests())) return;
+      rmSync(startedByTests(), { force: true });
+      await setup(['--stop']);
+    },
+  };
+}
+
+/** Waits (bounded) until the pod's containers all run and are ready; fails early, with the reason, when it cannot start. */
+export async function waitForPodRunning(core: CoreV1Api, namespace: string, name: string, timeoutMs = 120_000): Promise<V1Pod> {
+  let pod: V1Pod | undefined;
+  await waitUntil(async () => {
+    pod = await core.readNamespacedPod({ name, namespace });
+    const statuses = pod.status?.containerStatuses ?? [];
+    const stuck = statuses.map((s) => s.state?.waiting).find((w) => w && /ErrImage|ImagePullBackOff|CrashLoop|CreateContainer/.test(w.reason ?? ''));
+    if (stuck) throw new Error(`pod ${namespace}/${name} cannot start: ${stuck.reason}: ${stuck.message ?? ''}`);
+    if (pod.status?.phase === 'Failed') throw new Error(`pod ${namespace}/${name} failed: ${JSON.stringify(pod.status)}`);
+    return pod.status?.phase === 'Running' && statuses.length > 0 && statuses.every((s) => s.ready);
+  }, timeoutMs, `pod ${namespace}/${name} running`);
+  return pod!;
+}
+
+/** Waits (bounded) until the apiserver no longer has the pod. */
+export async function waitForPodGone(core: CoreV1Api, namespace: string, name: string, timeoutMs = 60_000): Promise<void> {
+  await waitUntil(async () => {
+    try {
+      await core.readNamespacedPod({ name, namespace });
+      return false;
+    } catch (err) {
+      if ((err as { code?: number }).code === 404) return true;
+      throw err;
+    }
+  }, timeoutMs, `pod ${namespace}/${name} gone`);
+}
+
+/** Pushes a local image to the cluster's registry and answers `repo@sha256:…`, the reference pods pull by digest. */
+export async function pushByDigest(docker: Docker, tag: string, registry: string): Promise<string> {
+  // The engine wants an X-Registry-Auth header even for a registry without auth.
+  const push = await docker.getImage(tag).push({ authconfig: { username: '', password: '', serveraddress: registry } });
+  const out = await new Promise<Array<{ error?: string; aux?: { Digest?: string } }>>((resolve, reject) =>
+    docker.modem.followProgress(push, (err, o) => (err ? reject(err) : resolve(o ?? []))));
+  const failed = out.find((m) => m.error);
+  const digest = out.find((m) => m.aux?.Digest)?.aux?.Digest;
+  if (failed || !digest) throw new Error(`docker push ${tag}: ${failed?.error ?? 'no digest reported'}`);
+  return `${tag.slice(0, tag.lastIndexOf(':'))}@${digest}`;
+}

@@ -1,0 +1,109 @@
+import Docker from 'dockerode';
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SingleSandboxSpec } from '../../src/sandbox/driver.ts';
+import { SandboxLost } from '../../src/sandbox/errors.ts';
+import { KubernetesDriver } from '../../src/sandbox/kubernetes/driver.ts';
+import { SEEDED_MARKER } from '../../src/sandbox/seed-scripts.ts';
+import type { SandboxHandle } from '../../src/sandbox/types.ts';
+import { FIRST_BUILD_TIMEOUT_MS, pushByDigest, useLocalCluster, waitForPodGone, type LocalCluster } from '../helpers/kubernetes.ts';
+import { entriesOf, tarOf } from '../helpers/tar.ts';
+
+// The Kubernetes driver's start (issue 23) on the local cluster: a pod per single sandbox behind SandboxDriver,
+// exec with the user, working directory, environment and budget the neutral code asks for, files as tar over
+// exec, adoption of a seeded pod, the janitor's listing and removal.
+
+const suffix = randomBytes(4).toString('hex');
+const docker = new Docker();
+let cluster: LocalCluster;
+let driver: KubernetesDriver;
+let image = '';
+let pushedTag = '';
+
+async function pushBase(registry: string): Promise<string> {
+  pushedTag = `${registry}/berth-test/driver-base-${suffix}:1`;
+  await docker.getImage('berth-base:bookworm').tag({ repo: pushedTag.slice(0, pushedTag.lastIndexOf(':')), tag: '1' });
+  return pushByDigest(docker, pushedTag, registry);
+}
+
+function spec(name: string): SingleSandboxSpec {
+  return {
+    name, image, network: 'bridge',
+    labels: { batch: `batch-${suffix}`, workflowId: `berth/k8s-driver-${suffix}/Task_1`, role: 'agent' },
+    keepAlive: ['sh', '-c', 'mkdir -p /logs && exec sleep infinity'],
+    env: { TASK_VAR: 'from-the-spec' }, user: 'root', workdir: '/tmp', cpus: 0.5, memoryMb: 256,
+  };
+}
+
+describe('KubernetesDriver on the local cluster', () => {
+  const name = `Berth_k8s.Driver-${suffix}`;
+  let handle: SandboxHandle;
+
+  beforeAll(async () => {
+    cluster = await useLocalCluster();
+    driver = new KubernetesDriver({ kubeConfig: cluster.kubeConfig });
+    image = await pushBase(cluster.registry);
+  }, FIRST_BUILD_TIMEOUT_MS);
+
+  afterAll(async () => {
+    await driver?.remove({ name, kind: 'single' }).catch(() => undefined);
+    if (pushedTag) await docker.getImage(pushedTag).remove().catch(() => undefined);
+    await cluster?.release();
+  }, 120_000);
+
+  it('names the cluster and declares what it cannot do', async () => {
+    const id = await driver.engineIdentity();
+    expect(id.version).toBe(cluster.version);
+    expect(driver.capabilities).toMatchObject({ groups: false, networkSwitching: false, internalNetworks: false });
+    await expect(driver.createOrAdoptGroup()).rejects.toThrow(/cannot run a Compose group yet/);
+  });
+
+  it('creates a pod for a sandbox whose name is not a DNS label, with its limits and annotations', async () => {
+    const made = await driver.createOrAdoptSandbox(spec(name));
+    expect(made.adopted).toBe(false);
+    handle = made.handle;
+    expect(handle.name).toBe(name);
+    expect(handle.containerId).toMatch(/^berth-k8s-driver-[0-9a-f]{8}-[0-9a-f]{10}$/);
+    const pod = await cluster.core.readNamespacedPod({ name: handle.containerId, namespace: 'default' });
+    expect(pod.spec?.containers[0]?.resources?.limits).toEqual({ cpu: '500m', memory: '256Mi' });
+    expect(pod.metadata?.annotations?.['berth.workflow']).toBe(`berth/k8s-driver-${suffix}/Task_1`);
+  });
+
+  it('execs with the handle\'s workdir, the spec\'s env, another user, and a budget', async () => {
+    const r = await driver.exec(handle, { argv: ['sh', '-c', 'pwd; echo $TASK_VAR $EXTRA; id -u'], env: { EXTRA: 'per-exec' } });
+    expect(r).toMatchObject({ exitCode: 0, stdout: '/tmp\nfrom-the-spec per-exec\n0\n', timedOut: false });
+    const nobody = await driver.exec(handle, { argv: ['id', '-un'], user: 'nobody', workdir: '/' });
+    expect(nobody.stdout).toBe('nobody\n');
+    const slow = await driver.exec(handle, { argv: ['sleep', '30'], timeoutSec: 1 });
+    expect(slow).toMatchObject({ exitCode: 124, timedOut: true });
+    const big = await driver.exec(handle, { argv: ['sh', '-c', 'seq 1 100000'], outputCapBytes: 100 });
+    expect(big.stdoutTruncated).toBe(true);
+    expect(big.stdout.endsWith('99999\n100000\n')).toBe(true);
+  });
+
+  it('puts and gets archives', async () => {
+    await driver.putArchive(handle, '/work/in', await tarOf({ 'a.txt': 'a', 'b/c.txt': 'c' }));
+    expect(await entriesOf(await driver.getArchive(handle, '/work/in'))).toEqual({ 'in/': null, 'in/a.txt': 'a', 'in/b/': null, 'in/b/c.txt': 'c' });
+    await expect(driver.getArchive(handle, '/work/nothing')).rejects.toThrow(/does not exist in sandbox/);
+  });
+
+  it('replaces an unseeded pod of the same name and adopts a seeded one', async () => {
+    const again = await driver.createOrAdoptSandbox(spec(name));
+    expect(again.adopted).toBe(false);
+    handle = again.handle;
+    expect((await driver.exec(handle, { argv: ['test', '-e', '/work/in/a.txt'] })).exitCode).toBe(1);
+    await driver.exec(handle, { argv: ['touch', SEEDED_MARKER] });
+    const adopted = await driver.createOrAdoptSandbox(spec(name));
+    expect(adopted).toMatchObject({ adopted: true, handle: { name, containerId: handle.containerId, workdir: '/tmp' } });
+  });
+
+  it('lists by Berth label and removes; an exec after removal is SandboxLost', async () => {
+    const listed = await driver.listByLabel([`berth.workflow=berth/k8s-driver-${suffix}/Task_1`]);
+    expect(listed).toEqual([{ name, kind: 'single', workflowId: `berth/k8s-driver-${suffix}/Task_1` }]);
+    expect(await driver.listByLabel([`berth.batch=other-${suffix}`])).toEqual([]);
+    expect(await driver.remove({ name, kind: 'single' })).toEqual({ removed: true });
+    await waitForPodGone(cluster.core, 'default', handle.containerId);
+    await expect(driver.exec(handle, { argv: ['true'] })).rejects.toBeInstanceOf(SandboxLost);
+    expect(await driver.remove({ name, kind: 'single' })).toEqual({ removed: false });
+  });
+});

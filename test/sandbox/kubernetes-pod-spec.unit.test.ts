@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { execArgv, podName } from '../../src/sandbox/kubernetes/pod-spec.ts';
+
+const handle = { name: 'x', containerId: 'x', user: 'agent', workdir: '/app' };
+
+describe('pod names from sandbox names', () => {
+  it.each([
+    ['berth-hello-agent-0123456789ab', 'berth-hello-agent-0123456789ab'],
+    ['Berth_k8s.Driver-1', /^berth-k8s-driver-1-[0-9a-f]{10}$/],
+    ['---', /^s-[0-9a-f]{10}$/],
+    ['a'.repeat(80), /^a{52}-[0-9a-f]{10}$/],
+  ])('%s', (name, want) => {
+    const got = podName(name);
+    if (typeof want === 'string') expect(got).toBe(want); else expect(got).toMatch(want);
+    expect(got.length).toBeLessThanOrEqual(63);
+    expect(got).toMatch(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
+  });
+
+  it('gives two names that clean to the same text different pods', () => {
+    expect(podName('Task.A')).not.toBe(podName('task_a'));
+  });
+});
+
+describe('the argv an exec runs in a pod', () => {
+  it.each([
+    ['the handle\'s user and workdir', {}, ['runuser', '-u', 'agent', '--', 'env', '-C', '/app', 'true']],
+    ['root, no runuser', { user: 'root' }, ['env', '-C', '/app', 'true']],
+    ['uid 0', { user: '0' }, ['env', '-C', '/app', 'true']],
+    ['user:group', { user: 'agent:staff' }, ['runuser', '-u', 'agent', '-g', 'staff', '--', 'env', '-C', '/app', 'true']],
+    ['env and budget', { user: 'root', workdir: '/', env: { A: '1' }, timeoutSec: 3 }, ['env', '-C', '/', 'A=1', 'timeout', '-k', '5', '3', 'true']],
+  ])('%s', (_what, options, want) => {
+    expect(execArgv(handle, { argv: ['true'], ...options })).toEqual(want);
+  });
+});
