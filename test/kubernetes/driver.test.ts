@@ -85,6 +85,9 @@ describe('KubernetesDriver on the local cluster', () => {
     await driver.putArchive(handle, '/work/in', await tarOf({ 'a.txt': 'a', 'b/c.txt': 'c' }));
     expect(await entriesOf(await driver.getArchive(handle, '/work/in'))).toEqual({ 'in/': null, 'in/a.txt': 'a', 'in/b/': null, 'in/b/c.txt': 'c' });
     await expect(driver.getArchive(handle, '/work/nothing')).rejects.toThrow(/does not exist in sandbox/);
+    expect(await driver.pathKind(handle, '/work/in')).toBe('dir');
+    expect(await driver.pathKind(handle, '/work/in/a.txt')).toBe('file');
+    expect(await driver.pathKind(handle, '/work/nothing')).toBeNull();
   });
 
   it('replaces an unseeded pod of the same name and adopts a seeded one', async () => {

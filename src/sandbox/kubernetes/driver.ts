@@ -3,7 +3,7 @@
 import { CoreV1Api, KubeConfig, VersionApi, type V1Pod } from '@kubernetes/client-node';
 import { PassThrough, Readable } from 'node:stream';
 import type {
-  DriverCapabilities, EngineIdentity, GroupCreateResult, GroupHandle, LabelledSandbox, SandboxDriver, ServiceHandle,
+  DriverCapabilities, EngineIdentity, GroupCreateResult, GroupHandle, LabelledSandbox, PathKind, SandboxDriver, ServiceHandle,
   SingleSandboxSpec,
 } from '../driver.ts';
 import { SandboxLost, SeedFailed } from '../errors.ts';
@@ -171,6 +171,19 @@ export class KubernetesDriver implements SandboxDriver {
       if (mapped === err) throw new Error(`${containerPath} does not exist in sandbox ${target.name}`);
       throw mapped;
     }
+  }
+
+  /** Kubernetes has no archive stat: a shell in the pod answers (so a shell-less image cannot be asked yet). */
+  async pathKind(target: ServiceHandle, containerPath: string): Promise<PathKind | null> {
+    const script = 'if [ -d "$1" ]; then echo dir; elif [ -e "$1" ]; then echo file; fi';
+    const r = await this.exec({ ...target, user: '0' }, { argv: ['sh', '-c', script, 'sh', containerPath] });
+    if (r.exitCode !== 0) throw new Error(`cannot tell what ${containerPath} is in sandbox ${target.name}: ${r.stderr.trim() || `exit ${r.exitCode}`}`);
+    const kind = r.stdout.trim();
+    return kind === 'dir' || kind === 'file' ? kind : null;
+  }
+
+  putOnNetwork(): Promise<void> {
+    return Promise.reject(notYet('move a sandbox to another network'));
   }
 
   stop(): Promise<void> {
