@@ -2,6 +2,7 @@
 import { installAgentLayer } from './agent-layer.ts';
 import { withDeps, type ActivityDeps } from './deps.ts';
 import { seed, teardown } from './host.ts';
+import { hostArchiveChunk } from './host-files.ts';
 import { openaiFinish, openaiStart, openaiToolCall } from './openai.ts';
 import { prepareTask } from './prepare.ts';
 import { regradeTurn } from './regrade.ts';
@@ -12,6 +13,7 @@ export function createHostActivities(deps: ActivityDeps) {
   return {
     ...withDeps(deps, { seed, teardown, agentTurn, verifyTurn, stepSetup, prepareTask, openaiStart, openaiToolCall, regradeTurn, installAgentLayer }),
     openaiFinish,
+    hostArchiveChunk,
   };
 }
 

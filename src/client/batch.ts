@@ -18,6 +18,7 @@ import { prepareInput, prepareTasks } from './prepare.ts';
 import { loadDataset, toSkippedEntry } from '../task/index.ts';
 import { loadBerthConfig, loaderOptions } from '../config/berth-config.ts';
 import { ResultsFolder, type Metrics, type SkippedEntry } from './results.ts';
+import { JobRecorder } from './harbor-job/recorder.ts';
 import { sharedQueue } from '../config/index.ts';
 
 export interface StartBatchOptions {
@@ -62,6 +63,8 @@ export const newBatchId = (dataset: string): string => {
 const EXTRA_WAITERS = 2;
 
 export class BatchHandle {
+  private recorder?: Promise<JobRecorder>;
+
   constructor(
     readonly batchId: string,
     readonly input: BatchInput | undefined,
@@ -79,6 +82,12 @@ export class BatchHandle {
   }
 
   get uiLink(): string { return batchUiLink(this.batchId); }
+
+  /** The results folder as a Harbor job directory (config.json written on first use), kept up as rows close. */
+  job(): Promise<JobRecorder> {
+    this.recorder ??= JobRecorder.open(this.client, this.batchId, this.results.dir, this.input);
+    return this.recorder;
+  }
 
   async progress(): Promise<BatchProgress> {
     return this.client.workflow.getHandle(batchWorkflowId(this.batchId)).query<BatchProgress>('progress');
@@ -98,7 +107,7 @@ export class BatchHandle {
    * hundreds of episodes that have not started yet.
    */
   async rows(onRow?: (row: ResultRow) => void): Promise<{ rows: ResultRow[]; failed: number }> {
-    if (!this.input) return collectRows(this.client, this.batchId, this.results, onRow);
+    if (!this.input) return collectRows(this.client, this.batchId, this.results, onRow, {}, [], await this.job());
     const episodes = episodesOf(this.input);
     const rows: ResultRow[] = [];
     let failed = 0;
@@ -114,6 +123,7 @@ export class BatchHandle {
         if (!row) { failed++; continue; }
         rows.push(row);
         this.results.append(row);
+        await (await this.job()).record(row);
         onRow?.(row);
       }
     }));
@@ -133,7 +143,7 @@ export class BatchHandle {
    */
   async collect(onRow?: (row: ResultRow) => void, known: ResultRow[] = []): Promise<BatchSummary> {
     const labels = this.input ? { dataset: this.input.datasetName, agent: this.input.agent } : {};
-    const { rows, metrics } = await collectRows(this.client, this.batchId, this.results, onRow, labels, known);
+    const { rows, metrics } = await collectRows(this.client, this.batchId, this.results, onRow, labels, known, await this.job());
     return { batchId: this.batchId, rows, metrics, resultsDir: this.results.dir, uiLink: this.uiLink };
   }
 
@@ -271,5 +281,7 @@ export async function startBatch(opts: StartBatchOptions): Promise<BatchHandle> 
       { key: BERTH_AGENT, value: input.agent },
     ],
   });
-  return new BatchHandle(batchId, input, results, client, owned, skipped);
+  const handle = new BatchHandle(batchId, input, results, client, owned, skipped);
+  await handle.job();
+  return handle;
 }

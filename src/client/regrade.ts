@@ -1,7 +1,7 @@
 import { WorkflowFailedError, type Client } from '@temporalio/client';
 import { episodeStartOptions } from '../workflows/public.ts';
 import type { EpisodeInput, RegradeInput, ResultRow } from '../workflows/types.ts';
-import { listEpisodes, newestEpisodes, nextAttempt, waitForEpisode, type EpisodeRef } from './episodes.ts';
+import { hostQueueOf, listEpisodes, newestEpisodes, nextAttempt, startInput, waitForEpisode, type EpisodeRef } from './episodes.ts';
 import { named } from './retry.ts';
 
 export interface RegradeSelection { taskIds?: string[]; repeat?: number }
@@ -14,20 +14,11 @@ export interface RegradesStarted {
   skipped: Array<{ workflowId: string; reason: string }>;
 }
 
-/** The start input of a workflow and the first queue its activities went to other than its own (its host's). */
-async function startedWith(client: Client, e: EpisodeRef): Promise<{ input: EpisodeInput | RegradeInput; hostQueue: string | null }> {
-  const history = await client.workflow.getHandle(e.workflowId).fetchHistory();
-  const payload = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
-  if (!payload) throw new Error(`${e.workflowId} has no input in its history`);
-  const input = client.options.loadedDataConverter.payloadConverter.fromPayload<EpisodeInput | RegradeInput>(payload);
-  const hostQueue = history.events?.map((ev) => ev.activityTaskScheduledEventAttributes?.taskQueue?.name).find((q) => q && q !== e.taskQueue) ?? null;
-  return { input, hostQueue };
-}
-
 /** What a regrade of this row needs: the episode, where its logs and kept state are. */
 export async function regradeInputFor(client: Client, e: EpisodeRef, row: ResultRow, attempt: number): Promise<RegradeInput | string> {
   if (!row.logs_dir) return 'its row names no logs folder (the agent never ran: the seed failed)';
-  const { input, hostQueue } = await startedWith(client, e);
+  const input = await startInput<EpisodeInput | RegradeInput>(client, e.workflowId);
+  const hostQueue = await hostQueueOf(client, e.workflowId, e.taskQueue);
   const regraded = 'episode' in input ? input : undefined;
   const queue = regraded?.from.queue ?? hostQueue;
   if (!queue) return 'its history names no host queue (the agent never ran)';

@@ -5,3 +5,4 @@ export { openaiTurnWorkflow } from './openai-turn.ts';
 export { episodeDoneSignal, progressQuery } from './signals.ts';
 export { regradeWorkflow } from './regrade.ts';
 export { modelProbeWorkflow } from './probe.ts';
+export { hostArchiveWorkflow } from './host-files.ts';
