@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { basename, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { batchUiLink } from '../config/temporal.ts';
 import type { AgentName, BatchInput, BatchProgress, ModelLimits, ResultRow } from '../workflows/types.ts';
@@ -17,7 +17,7 @@ import { cancelEpisodes, type CancelledEpisodes, type EpisodeSelection } from '.
 import { prepareInput, prepareTasks } from './prepare.ts';
 import { loadDataset, toSkippedEntry } from '../task/index.ts';
 import { loadBerthConfig, loaderOptions } from '../config/berth-config.ts';
-import { ResultsFolder, type Metrics, type SkippedEntry } from './results.ts';
+import { ResultsFolder, metricsOf, type Metrics, type SkippedEntry } from './results.ts';
 import { JobRecorder } from './harbor-job/recorder.ts';
 import { sharedQueue } from '../config/index.ts';
 
@@ -28,6 +28,8 @@ export interface StartBatchOptions {
   repeats?: number;
   concurrency?: number;
   resultsDir?: string;
+  /** The folder the results folder goes in (`<jobsDir>/<batch id>`, Harbor's -o/--jobs-dir) when resultsDir is not given. */
+  jobsDir?: string;
   imageAliases?: Record<string, string>;
   batchId?: string;
   /** The shared task queue (tests use their own). */
@@ -168,6 +170,11 @@ export class BatchHandle {
   async regrade(selection: RegradeSelection = {}, onRow?: (row: ResultRow) => void): Promise<BatchSummary & RegradesStarted & { failed: Array<{ workflowId: string; reason: string }> }> {
     const r = await regradeEpisodes(this.client, this.batchId, selection);
     const failed: Array<{ workflowId: string; reason: string }> = [];
+    // None started: the results folder stays as it is (and is not made for a batch never collected).
+    if (r.started.length === 0) {
+      const rows = this.results.readRows();
+      return { batchId: this.batchId, rows, metrics: metricsOf(rows), resultsDir: this.results.dir, uiLink: this.uiLink, ...r, failed };
+    }
     await Promise.all(r.started.map(async (s) => {
       const row = await regradeResult(this.client, s.workflowId);
       if ('failed' in row) failed.push({ workflowId: s.workflowId, reason: row.failed });
@@ -268,7 +275,7 @@ export async function startBatch(opts: StartBatchOptions): Promise<BatchHandle> 
     ...(opts.model !== undefined ? { model: opts.model } : {}),
     ...(opts.limits && Object.keys(opts.limits).length > 0 ? { limits: opts.limits } : {}),
   };
-  const results = new ResultsFolder(resolve(opts.resultsDir ?? `results/${batchId}`));
+  const results = new ResultsFolder(resolve(opts.resultsDir ?? join(opts.jobsDir ?? 'results', batchId)));
   results.writeSkipped(skipped);
   await client.workflow.start('batchWorkflow', {
     taskQueue: opts.taskQueue ?? sharedQueue(),

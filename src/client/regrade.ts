@@ -1,4 +1,5 @@
 import { WorkflowFailedError, type Client } from '@temporalio/client';
+import { randomBytes } from 'node:crypto';
 import { episodeStartOptions } from '../workflows/public.ts';
 import type { EpisodeInput, RegradeInput, ResultRow } from '../workflows/types.ts';
 import { hostQueueOf, listEpisodes, newestEpisodes, nextAttempt, startInput, waitForEpisode, type EpisodeRef } from './episodes.ts';
@@ -34,26 +35,36 @@ export async function regradeInputFor(client: Client, e: EpisodeRef, row: Result
 
 /**
  * Starts a regrade (a new attempt that verifies again without the agent) of the newest attempt of each chosen
- * episode that finished with a row: all of the batch's, or the named (task, repeat)s.
+ * episode that finished with a row: all of the batch's, or the named (task, repeat)s. An episode still closing (its
+ * row final, its teardown going on) is waited for. Each one's host is asked first whether it can regrade it (logs,
+ * kept state): one that cannot is skipped with why, and no regrade starts until every one was asked, so a regrade
+ * that cannot run never takes an attempt number.
  */
 export async function regradeEpisodes(client: Client, batchId: string, sel: RegradeSelection): Promise<RegradesStarted> {
   const all = await listEpisodes(client, batchId);
   const out: RegradesStarted = { started: [], skipped: [] };
-  for (const e of newestEpisodes(all)) {
-    if (sel.taskIds && !named(e, { taskIds: sel.taskIds, repeat: sel.repeat })) continue;
-    if (e.status !== 'COMPLETED') {
-      out.skipped.push({ workflowId: e.workflowId, reason: e.status === 'RUNNING' ? 'still running' : `its workflow is ${e.status.toLowerCase()}: no row to regrade (retry it instead)` });
-      continue;
-    }
+  const chosen = newestEpisodes(all).filter((e) => !sel.taskIds || named(e, { taskIds: sel.taskIds, repeat: sel.repeat }));
+  const checked = await Promise.all(chosen.map(async (e): Promise<RegradeInput | { workflowId: string; reason: string }> => {
+    const skip = (reason: string) => ({ workflowId: e.workflowId, reason });
+    if (e.status !== 'COMPLETED' && e.status !== 'RUNNING') return skip(`its workflow is ${e.status.toLowerCase()}: no row to regrade (retry it instead)`);
     const row = await waitForEpisode(client, e.workflowId);
-    const input = row ? await regradeInputFor(client, e, row, nextAttempt(all, e)) : 'no row';
-    if (typeof input === 'string') { out.skipped.push({ workflowId: e.workflowId, reason: input }); continue; }
-    const opts = episodeStartOptions(input.episode);
+    if (!row) return skip('its workflow failed or was cancelled: no row to regrade (retry it instead)');
+    const input = await regradeInputFor(client, e, row, nextAttempt(all, e));
+    if (typeof input === 'string') return skip(input);
+    const refusal = await client.workflow.execute('regradeCheckWorkflow', {
+      taskQueue: e.taskQueue, workflowId: `berth-regrade-check/${randomBytes(6).toString('hex')}`, args: [input],
+      staticSummary: `can ${e.workflowId} be regraded?`,
+    }) as string | null;
+    return refusal ? skip(refusal) : input;
+  }));
+  for (const c of checked) {
+    if ('reason' in c) { out.skipped.push(c); continue; }
+    const opts = episodeStartOptions(c.episode);
     await client.workflow.start('regradeWorkflow', {
-      ...opts, args: [input], taskQueue: e.taskQueue,
-      staticSummary: `regrade of ${e.workflowId} (verifier again, no agent) · attempt ${input.episode.attempt}`,
+      ...opts, args: [c], taskQueue: all.find((e) => e.workflowId === c.from.workflowId)!.taskQueue,
+      staticSummary: `regrade of ${c.from.workflowId} (verifier again, no agent) · attempt ${c.episode.attempt}`,
     });
-    out.started.push({ from: e.workflowId, workflowId: opts.workflowId });
+    out.started.push({ from: c.from.workflowId, workflowId: opts.workflowId });
   }
   return out;
 }

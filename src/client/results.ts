@@ -65,13 +65,13 @@ export const newestAttempts = (rows: ResultRow[]): ResultRow[] =>
 export interface BatchLabels { batch_id?: string; dataset?: string; agent?: string }
 
 export class ResultsFolder {
-  constructor(readonly dir: string) {
-    mkdirSync(dir, { recursive: true });
-  }
+  /** Nothing is made on disk until something is written. */
+  constructor(readonly dir: string) {}
 
   get rolloutsPath(): string { return join(this.dir, 'rollouts.jsonl'); }
 
   append(row: ResultRow): void {
+    mkdirSync(this.dir, { recursive: true });
     appendFileSync(this.rolloutsPath, `${JSON.stringify(row)}\n`);
   }
 
@@ -83,6 +83,7 @@ export class ResultsFolder {
   /** Rewrites rollouts.jsonl with the newest attempts and writes metrics.json (with the batch's labels when known). */
   finish(rows: ResultRow[], failed: number, labels: BatchLabels = {}): Metrics {
     const reported = newestAttempts(rows);
+    mkdirSync(this.dir, { recursive: true });
     writeFileSync(this.rolloutsPath, reported.map((r) => `${JSON.stringify(r)}\n`).join(''));
     const metrics = metricsOf(reported, failed);
     writeFileSync(join(this.dir, 'metrics.json'), `${JSON.stringify({ ...labels, ...metrics }, null, 2)}\n`);
@@ -90,6 +91,7 @@ export class ResultsFolder {
   }
 
   writeSkipped(entries: SkippedEntry[]): void {
+    mkdirSync(this.dir, { recursive: true });
     writeFileSync(join(this.dir, 'skipped.json'), `${JSON.stringify(entries, null, 2)}\n`);
   }
 }

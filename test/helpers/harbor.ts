@@ -9,6 +9,9 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
+/** LiteLLM (in Harbor) would fetch its model price list from the network at start: its packaged copy instead. */
+export const harborEnv = (): NodeJS.ProcessEnv => ({ ...process.env, LITELLM_LOCAL_MODEL_COST_MAP: 'True' });
+
 export const harborVenv = (): string => join(process.env.BERTH_HOME ?? join(homedir(), '.berth'), 'tools', 'harbor-venv');
 
 function harborBin(name: string): string {
@@ -33,7 +36,7 @@ export interface HarborRead {
 /** The job directory as Harbor's models read it (test/harbor-job/validate_job.py); a refused file fails here. */
 export async function readWithHarbor(jobDir: string): Promise<HarborRead> {
   const script = join(import.meta.dirname, '..', 'harbor-job', 'validate_job.py');
-  const { stdout } = await run(harborBin('python'), [script, jobDir], { maxBuffer: 64 * 1024 * 1024 }).catch((err: { stdout?: string; stderr?: string }) => {
+  const { stdout } = await run(harborBin('python'), [script, jobDir], { maxBuffer: 64 * 1024 * 1024, env: harborEnv() }).catch((err: { stdout?: string; stderr?: string }) => {
     throw new Error(`Harbor's models refused ${jobDir}:\n${err.stdout ?? ''}\n${err.stderr ?? ''}`);
   });
   return JSON.parse(stdout) as HarborRead;
@@ -55,7 +58,7 @@ export interface HarborView { url: string; child: ChildProcess; output: () => st
 /** `harbor view FOLDER` on a free port of 127.0.0.1, once its API answers. */
 export async function startHarborView(folder: string): Promise<HarborView> {
   const port = await freePort();
-  const child = spawn(harborBin('harbor'), ['view', folder, '--port', String(port), '--host', '127.0.0.1'], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(harborBin('harbor'), ['view', folder, '--port', String(port), '--host', '127.0.0.1'], { stdio: ['ignore', 'pipe', 'pipe'], detached: true, env: harborEnv() });
   let out = '';
   child.stdout!.on('data', (d) => { out += d; });
   child.stderr!.on('data', (d) => { out += d; });
