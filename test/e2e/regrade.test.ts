@@ -8,7 +8,8 @@ import { DockerSandboxProvider, finalStateImage } from '../../src/sandbox/index.
 import { berth } from '../helpers/cli.ts';
 import { noContainersLeft } from '../helpers/docker.ts';
 import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
-import { BASE_TOML, echoTask, writeDataset } from '../helpers/tasks.ts';
+import { BASE_TOML, sleepyTasks, writeDataset } from '../helpers/tasks.ts';
+import { waitUntil } from '../helpers/worker-process.ts';
 import { listEpisodes } from '../../src/client/episodes.ts';
 
 const BASE = 'berth-base:bookworm';
@@ -106,16 +107,16 @@ describe('berth regrade: verification again without the agent (issue 17)', () =>
     expect(existsSync(join(parent, 'out'))).toBe(false);
   });
 
-  it('issue 24: a regrade started as soon as the batch closes (rows final, teardowns maybe still going) waits for them and regrades every one', async () => {
-    const root = writeDataset({ ...echoTask('a'), ...echoTask('b'), ...echoTask('c') });
+  it('issue 24: a regrade asked while the episodes still run waits for them and regrades every one', async () => {
+    const root = writeDataset(sleepyTasks(3, 3));
     const handle = await startBatch({ dataset: root, keepFinalState: true, resultsDir: mkdtempSync(join(tmpdir(), 'berth-regrade-')), taskQueue: cluster.taskQueue, client: cluster.client });
-    // The batch closes once every row is final, while the episodes may still tear down: regrade at once.
-    await cluster.client.workflow.getHandle(`berth/${handle.batchId}`).result();
+    // Asked while every episode still runs (as one still tearing down does): it waits for them, then regrades.
+    await waitUntil(async () => (await listEpisodes(cluster.client, handle.batchId)).filter((e) => e.status === 'RUNNING').length === 3, 60_000, 'three running episodes');
     const r = await handle.regrade();
     expect(r.skipped).toEqual([]);
     expect(r.failed).toEqual([]);
-    expect(r.started.map((s) => s.from).sort()).toEqual(['a', 'b', 'c'].map((t) => `berth/${handle.batchId}/${t}/1`));
-    expect(r.rows.map((x) => [x.task_id, x.attempt, x.reward])).toEqual([['a', 2, 1], ['b', 2, 1], ['c', 2, 1]]);
+    expect(r.started.map((s) => s.from).sort()).toEqual(['t0', 't1', 't2'].map((t) => `berth/${handle.batchId}/${t}/1`));
+    expect(r.rows.map((x) => [x.task_id, x.attempt, x.reward])).toEqual([['t0', 2, 1], ['t1', 2, 1], ['t2', 2, 1]]);
     await berth(['gc', '--batch', handle.batchId]);
   }, 300_000);
 });
