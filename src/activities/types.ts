@@ -223,3 +223,29 @@ export interface RegradeInput {
   /** The run whose final state was kept (the agent's run, also when a regrade is regraded). */
   stateOf: { workflowId: string; runId: string };
 }
+
+/**
+ * A bounded piece of a folder on the host that holds it, as a tar archive (Temporal payloads are limited to a few
+ * MB): the one way files move from a host to whoever asks (docs/deployment.md, Moving files).
+ */
+export interface HostArchiveRequest {
+  /** A folder under this host's BERTH_HOME/episodes (an episode's logs). */
+  dir: string;
+  offset: number;
+  /** At most HOST_ARCHIVE_CHUNK_MAX bytes (src/config/transfer.ts). */
+  length: number;
+  /** The archive an earlier chunk came from (its sha256): later chunks are read from that one. */
+  sha256?: string;
+}
+
+export interface HostArchiveChunk {
+  /** The archive's bytes from `offset`, base64. */
+  data: string;
+  offset: number;
+  /** The whole archive's size: the caller asks again from offset + bytes until it has them all. */
+  total: number;
+  /** SHA-256 of the whole archive (hex): the caller passes it back for the next chunk, and checks what it got. */
+  sha256: string;
+  /** Set when the folder is not on this host (removed, or never made): no data. */
+  missing?: string;
+}

@@ -11,7 +11,8 @@ import { UserError, bold, dim, printJson, table, yellow } from './output.ts';
 import { progressLine } from './progress.ts';
 import { printSummary } from './run.ts';
 
-async function withHandle<T>(batchId: string, resultsDir: string | undefined, fn: (h: BatchHandle) => Promise<T>): Promise<T> {
+/** A handle on a batch this Temporal server has (refused, with how to list them, when it has none). */
+export async function withHandle<T>(batchId: string, resultsDir: string | undefined, fn: (h: BatchHandle) => Promise<T>): Promise<T> {
   await ensureCluster();
   const handle = await BatchHandle.attach(batchId, { resultsDir });
   try {

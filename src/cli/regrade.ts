@@ -1,10 +1,9 @@
 // `berth regrade BATCH [--task ID [--repeat N]]`: verification again for finished episodes, without the agent.
 // `berth gc [--batch B | --all] [--older-than DAYS]`: removes the final-state images --keep-final-state kept.
 import type { Command } from 'commander';
-import { BatchHandle } from '../client/batch.ts';
 import { removeKeptStates, retentionDays } from '../worker.ts';
 import { finalStateRetentionDays } from '../config/index.ts';
-import { ensureCluster } from './ensure.ts';
+import { withHandle } from './batch-commands.ts';
 import { collect, positiveInt } from './options.ts';
 import { UserError, dim, printJson, yellow } from './output.ts';
 import { printSummary } from './run.ts';
@@ -18,19 +17,21 @@ export function registerRegrade(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (batchId: string, o: { task?: string[]; repeat?: number; results?: string; json?: boolean }) => {
       if (o.repeat !== undefined && !o.task) throw new UserError('--repeat N picks a repeat of the --task ID episodes: pass --task ID too');
-      await ensureCluster();
-      const h = await BatchHandle.attach(batchId, { resultsDir: o.results });
-      try {
+      await withHandle(batchId, o.results, async (h) => {
         const s = await h.regrade({ taskIds: o.task, repeat: o.repeat });
+        const regraded = s.started.length - s.failed.length;
+        // Nothing regraded is a failed command, whatever the reasons.
+        if (regraded === 0) process.exitCode = 1;
         if (o.json) return printJson({ batch_id: batchId, regraded: s.started, skipped: s.skipped, failed: s.failed, metrics: s.metrics, rows: s.rows, results: s.resultsDir });
         for (const k of s.skipped) console.log(yellow(`not regraded ${k.workflowId}: ${k.reason}`));
         for (const f of s.failed) console.log(yellow(`regrade ${f.workflowId} could not run: ${f.reason}`));
-        console.log(`regraded ${s.started.length - s.failed.length} of ${s.started.length + s.skipped.length} episode(s)`);
+        if (s.started.length === 0) {
+          console.error(`nothing regraded: ${s.skipped.length ? 'no chosen episode can be regraded (above: why)' : 'no episode of the batch matches'}; no regrade was started`);
+          return;
+        }
+        console.log(`regraded ${regraded} of ${s.started.length + s.skipped.length} episode(s)`);
         printSummary(s.rows, s.metrics.mean_reward, s.uiLink, s.resultsDir);
-        if (s.started.length === 0) process.exitCode = 1;
-      } finally {
-        await h.close();
-      }
+      });
     });
 
   program.command('gc').description(`remove kept final states (berth run --keep-final-state): by default those older than ${retentionDays(finalStateRetentionDays())} days`)

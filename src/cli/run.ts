@@ -14,6 +14,8 @@ interface RunOptions {
   repeats?: number;
   concurrency: number;
   results?: string;
+  jobsDir?: string;
+  path?: string;
   imageAlias?: Record<string, string>;
   agentArg?: Record<string, string>;
   task?: string[];
@@ -53,16 +55,26 @@ export function printSummary(rows: ResultRow[], meanReward: number | null, uiLin
   console.log(`${bold('Temporal UI')} ${uiLink}`);
 }
 
+/** The dataset: the argument, or Harbor's -p/--path (one of them). */
+export function datasetOf(positional: string | undefined, path: string | undefined): string {
+  if (positional && path && positional !== path) throw new UserError(`Two datasets: ${positional} and -p ${path}. Pass one.`);
+  const dataset = positional ?? path;
+  if (!dataset) throw new UserError('Which dataset? Pass a folder of task folders: npx berth run examples/hello (or -p examples/hello)');
+  return dataset;
+}
+
 export function registerRun(program: Command): void {
   program.command('run').description('run an agent over a dataset, one durable episode per (task, repeat)')
-    .argument('<dataset>', 'a folder of task folders (or one task folder)')
-    .addOption(new Option('--agent <name>', 'the agent that runs the episodes').choices(AGENT_NAMES).default('oracle'))
-    .option('--model <provider/model>', 'the model an installed agent calls through the worker\'s gateway, e.g. anthropic/claude-sonnet-4-5')
+    .argument('[dataset]', 'a folder of task folders (or one task folder); or -p, as Harbor takes it')
+    .option('-p, --path <dataset>', 'the dataset, as Harbor\'s -p/--path')
+    .addOption(new Option('-a, --agent <name>', 'the agent that runs the episodes').choices(AGENT_NAMES).default('oracle'))
+    .option('-m, --model <provider/model>', 'the model an installed agent calls through the worker\'s gateway, e.g. anthropic/claude-sonnet-4-5')
     .option('--max-tokens <n>', 'per episode: end the turn once its model calls pass this many tokens (input + output)', positiveInt('--max-tokens'))
     .option('--max-cost <usd>', 'per episode: end the turn once its model calls cost more (berth.toml [gateway.prices])', positiveNumber('--max-cost'))
-    .option('--repeats <n>', 'episodes per task (default: dataset.toml num_repeats, else 1)', positiveInt('--repeats'))
-    .option('--concurrency <n>', 'episodes running at once', positiveInt('--concurrency'), 4)
+    .option('-k, --repeats <n>', 'episodes per task (default: dataset.toml num_repeats, else 1); Harbor\'s -k/--n-attempts', positiveInt('--repeats'))
+    .option('-n, --concurrency <n>', 'episodes running at once; Harbor\'s -n/--n-concurrent', positiveInt('--concurrency'), 4)
     .option('--results <dir>', 'results folder (default results/<batch id>)')
+    .option('-o, --jobs-dir <dir>', 'the folder the results folder goes in, <dir>/<batch id>, as Harbor\'s -o/--jobs-dir (default results)')
     .option('--image-alias <from=to>', 'map an image reference to a local one (repeatable)', keyValue('--image-alias'))
     .option('--agent-arg <key=value>', 'an argument for the agent (repeatable)', keyValue('--agent-arg'))
     .option('--task <glob>', 'only tasks whose id matches (repeatable)', collect)
@@ -71,13 +83,15 @@ export function registerRun(program: Command): void {
     .option('--strict', 'stop when any task is refused')
     .option('--allow-unsupported-pairing', 'run an agent outside [gym] allowed_agents')
     .option('--keep-final-state', 'keep each shared-mode sandbox as an image after its last agent turn, for berth regrade (removed by berth gc)')
-    .action(async (dataset: string, o: RunOptions) => {
+    .action(async (positional: string | undefined, o: RunOptions) => {
+      const dataset = datasetOf(positional, o.path);
+      if (o.results && o.jobsDir) throw new UserError('Pass --results DIR (the batch\'s own folder) or -o/--jobs-dir DIR (the folder it goes in), not both');
       if (!existsSync(dataset) || !statSync(dataset).isDirectory()) {
         throw new UserError(`Dataset ${dataset} does not exist or is not a folder. Pass a folder of task folders, e.g. npx berth run examples/hello`);
       }
       await ensureCluster();
       const handle = await startBatch({
-        dataset, agent: o.agent, repeats: o.repeats, concurrency: o.concurrency, resultsDir: o.results,
+        dataset, agent: o.agent, repeats: o.repeats, concurrency: o.concurrency, resultsDir: o.results, jobsDir: o.jobsDir,
         imageAliases: o.imageAlias, agentArgs: o.agentArg, strict: o.strict, allowUnsupportedPairing: o.allowUnsupportedPairing,
         keepFinalState: o.keepFinalState,
         model: o.model, limits: { ...(o.maxTokens ? { maxTokens: o.maxTokens } : {}), ...(o.maxCost ? { maxCostUsd: o.maxCost } : {}) },

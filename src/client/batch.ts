@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { basename, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { batchUiLink } from '../config/temporal.ts';
 import type { AgentName, BatchInput, BatchProgress, ModelLimits, ResultRow } from '../workflows/types.ts';
@@ -17,7 +17,8 @@ import { cancelEpisodes, type CancelledEpisodes, type EpisodeSelection } from '.
 import { prepareInput, prepareTasks } from './prepare.ts';
 import { loadDataset, toSkippedEntry } from '../task/index.ts';
 import { loadBerthConfig, loaderOptions } from '../config/berth-config.ts';
-import { ResultsFolder, type Metrics, type SkippedEntry } from './results.ts';
+import { ResultsFolder, metricsOf, type Metrics, type SkippedEntry } from './results.ts';
+import { JobRecorder } from './harbor-job/recorder.ts';
 import { sharedQueue } from '../config/index.ts';
 
 export interface StartBatchOptions {
@@ -27,6 +28,8 @@ export interface StartBatchOptions {
   repeats?: number;
   concurrency?: number;
   resultsDir?: string;
+  /** The folder the results folder goes in (`<jobsDir>/<batch id>`, Harbor's -o/--jobs-dir) when resultsDir is not given. */
+  jobsDir?: string;
   imageAliases?: Record<string, string>;
   batchId?: string;
   /** The shared task queue (tests use their own). */
@@ -62,6 +65,8 @@ export const newBatchId = (dataset: string): string => {
 const EXTRA_WAITERS = 2;
 
 export class BatchHandle {
+  private recorder?: Promise<JobRecorder>;
+
   constructor(
     readonly batchId: string,
     readonly input: BatchInput | undefined,
@@ -79,6 +84,12 @@ export class BatchHandle {
   }
 
   get uiLink(): string { return batchUiLink(this.batchId); }
+
+  /** The results folder as a Harbor job directory (config.json written on first use), kept up as rows close. */
+  job(): Promise<JobRecorder> {
+    this.recorder ??= JobRecorder.open(this.client, this.batchId, this.results.dir, this.input);
+    return this.recorder;
+  }
 
   async progress(): Promise<BatchProgress> {
     return this.client.workflow.getHandle(batchWorkflowId(this.batchId)).query<BatchProgress>('progress');
@@ -98,7 +109,7 @@ export class BatchHandle {
    * hundreds of episodes that have not started yet.
    */
   async rows(onRow?: (row: ResultRow) => void): Promise<{ rows: ResultRow[]; failed: number }> {
-    if (!this.input) return collectRows(this.client, this.batchId, this.results, onRow);
+    if (!this.input) return collectRows(this.client, this.batchId, this.results, onRow, {}, [], await this.job());
     const episodes = episodesOf(this.input);
     const rows: ResultRow[] = [];
     let failed = 0;
@@ -114,6 +125,7 @@ export class BatchHandle {
         if (!row) { failed++; continue; }
         rows.push(row);
         this.results.append(row);
+        await (await this.job()).record(row);
         onRow?.(row);
       }
     }));
@@ -133,7 +145,7 @@ export class BatchHandle {
    */
   async collect(onRow?: (row: ResultRow) => void, known: ResultRow[] = []): Promise<BatchSummary> {
     const labels = this.input ? { dataset: this.input.datasetName, agent: this.input.agent } : {};
-    const { rows, metrics } = await collectRows(this.client, this.batchId, this.results, onRow, labels, known);
+    const { rows, metrics } = await collectRows(this.client, this.batchId, this.results, onRow, labels, known, await this.job());
     return { batchId: this.batchId, rows, metrics, resultsDir: this.results.dir, uiLink: this.uiLink };
   }
 
@@ -158,6 +170,11 @@ export class BatchHandle {
   async regrade(selection: RegradeSelection = {}, onRow?: (row: ResultRow) => void): Promise<BatchSummary & RegradesStarted & { failed: Array<{ workflowId: string; reason: string }> }> {
     const r = await regradeEpisodes(this.client, this.batchId, selection);
     const failed: Array<{ workflowId: string; reason: string }> = [];
+    // None started: the results folder stays as it is (and is not made for a batch never collected).
+    if (r.started.length === 0) {
+      const rows = this.results.readRows();
+      return { batchId: this.batchId, rows, metrics: metricsOf(rows), resultsDir: this.results.dir, uiLink: this.uiLink, ...r, failed };
+    }
     await Promise.all(r.started.map(async (s) => {
       const row = await regradeResult(this.client, s.workflowId);
       if ('failed' in row) failed.push({ workflowId: s.workflowId, reason: row.failed });
@@ -258,7 +275,7 @@ export async function startBatch(opts: StartBatchOptions): Promise<BatchHandle> 
     ...(opts.model !== undefined ? { model: opts.model } : {}),
     ...(opts.limits && Object.keys(opts.limits).length > 0 ? { limits: opts.limits } : {}),
   };
-  const results = new ResultsFolder(resolve(opts.resultsDir ?? `results/${batchId}`));
+  const results = new ResultsFolder(resolve(opts.resultsDir ?? join(opts.jobsDir ?? 'results', batchId)));
   results.writeSkipped(skipped);
   await client.workflow.start('batchWorkflow', {
     taskQueue: opts.taskQueue ?? sharedQueue(),
@@ -271,5 +288,7 @@ export async function startBatch(opts: StartBatchOptions): Promise<BatchHandle> 
       { key: BERTH_AGENT, value: input.agent },
     ],
   });
-  return new BatchHandle(batchId, input, results, client, owned, skipped);
+  const handle = new BatchHandle(batchId, input, results, client, owned, skipped);
+  await handle.job();
+  return handle;
 }

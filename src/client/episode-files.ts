@@ -69,8 +69,8 @@ function readTurn(dir: string, turn: number): TurnFiles {
 }
 
 /**
- * The turns found under an episode's logs folder: turn-1, turn-2, … of a single-step task, or steps/<name>/ of a
- * multi-step one (in the order of `stepNames`, the row's turns), or why there are none here.
+ * The turns found under an episode's logs folder (or its Harbor trial folder): turn-1, turn-2, … of a single-step
+ * task, or steps/<name>/ of a multi-step one (in the order of `stepNames`, the row's turns), or why there are none here.
  */
 export function readEpisodeFiles(logsDir: string | null, stepNames: readonly string[] = []): EpisodeFiles {
   if (!logsDir) return { logsDir, problem: 'the row names no logs folder (the episode stopped before its sandbox was seeded)', turns: [] };
@@ -84,5 +84,7 @@ export function readEpisodeFiles(logsDir: string | null, stepNames: readonly str
     .filter((m): m is RegExpExecArray => m !== null)
     .map((m) => Number(m[1]))
     .sort((a, b) => a - b);
+  // A Harbor trial folder keeps a single-step trial's agent/ and verifier/ at its root.
+  if (turns.length === 0 && ['agent', 'verifier'].some((d) => existsSync(join(logsDir, d)))) return { logsDir, problem: null, turns: [readTurn(logsDir, 1)] };
   return { logsDir, problem: null, turns: turns.map((t) => readTurn(join(logsDir, `turn-${t}`), t)) };
 }

@@ -109,3 +109,9 @@ export async function episodeInput(client: Client, workflowId: string): Promise<
   const input = await startInput<EpisodeInput | RegradeInput>(client, workflowId);
   return 'episode' in input ? input.episode : input;
 }
+
+/** The first queue other than its own that a workflow's activities went to: the host that ran it (or its regrade). */
+export async function hostQueueOf(client: Client, workflowId: string, ownQueue: string): Promise<string | null> {
+  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  return history.events?.map((ev) => ev.activityTaskScheduledEventAttributes?.taskQueue?.name).find((q) => q && q !== ownQueue) ?? null;
+}

@@ -1,7 +1,8 @@
 import { WorkflowFailedError, type Client } from '@temporalio/client';
+import { randomBytes } from 'node:crypto';
 import { episodeStartOptions } from '../workflows/public.ts';
 import type { EpisodeInput, RegradeInput, ResultRow } from '../workflows/types.ts';
-import { listEpisodes, newestEpisodes, nextAttempt, waitForEpisode, type EpisodeRef } from './episodes.ts';
+import { hostQueueOf, listEpisodes, newestEpisodes, nextAttempt, startInput, waitForEpisode, type EpisodeRef } from './episodes.ts';
 import { named } from './retry.ts';
 
 export interface RegradeSelection { taskIds?: string[]; repeat?: number }
@@ -14,20 +15,11 @@ export interface RegradesStarted {
   skipped: Array<{ workflowId: string; reason: string }>;
 }
 
-/** The start input of a workflow and the first queue its activities went to other than its own (its host's). */
-async function startedWith(client: Client, e: EpisodeRef): Promise<{ input: EpisodeInput | RegradeInput; hostQueue: string | null }> {
-  const history = await client.workflow.getHandle(e.workflowId).fetchHistory();
-  const payload = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
-  if (!payload) throw new Error(`${e.workflowId} has no input in its history`);
-  const input = client.options.loadedDataConverter.payloadConverter.fromPayload<EpisodeInput | RegradeInput>(payload);
-  const hostQueue = history.events?.map((ev) => ev.activityTaskScheduledEventAttributes?.taskQueue?.name).find((q) => q && q !== e.taskQueue) ?? null;
-  return { input, hostQueue };
-}
-
 /** What a regrade of this row needs: the episode, where its logs and kept state are. */
 export async function regradeInputFor(client: Client, e: EpisodeRef, row: ResultRow, attempt: number): Promise<RegradeInput | string> {
   if (!row.logs_dir) return 'its row names no logs folder (the agent never ran: the seed failed)';
-  const { input, hostQueue } = await startedWith(client, e);
+  const input = await startInput<EpisodeInput | RegradeInput>(client, e.workflowId);
+  const hostQueue = await hostQueueOf(client, e.workflowId, e.taskQueue);
   const regraded = 'episode' in input ? input : undefined;
   const queue = regraded?.from.queue ?? hostQueue;
   if (!queue) return 'its history names no host queue (the agent never ran)';
@@ -43,26 +35,36 @@ export async function regradeInputFor(client: Client, e: EpisodeRef, row: Result
 
 /**
  * Starts a regrade (a new attempt that verifies again without the agent) of the newest attempt of each chosen
- * episode that finished with a row: all of the batch's, or the named (task, repeat)s.
+ * episode that finished with a row: all of the batch's, or the named (task, repeat)s. An episode still closing (its
+ * row final, its teardown going on) is waited for. Each one's host is asked first whether it can regrade it (logs,
+ * kept state): one that cannot is skipped with why, and no regrade starts until every one was asked, so a regrade
+ * that cannot run never takes an attempt number.
  */
 export async function regradeEpisodes(client: Client, batchId: string, sel: RegradeSelection): Promise<RegradesStarted> {
   const all = await listEpisodes(client, batchId);
   const out: RegradesStarted = { started: [], skipped: [] };
-  for (const e of newestEpisodes(all)) {
-    if (sel.taskIds && !named(e, { taskIds: sel.taskIds, repeat: sel.repeat })) continue;
-    if (e.status !== 'COMPLETED') {
-      out.skipped.push({ workflowId: e.workflowId, reason: e.status === 'RUNNING' ? 'still running' : `its workflow is ${e.status.toLowerCase()}: no row to regrade (retry it instead)` });
-      continue;
-    }
+  const chosen = newestEpisodes(all).filter((e) => !sel.taskIds || named(e, { taskIds: sel.taskIds, repeat: sel.repeat }));
+  const checked = await Promise.all(chosen.map(async (e): Promise<RegradeInput | { workflowId: string; reason: string }> => {
+    const skip = (reason: string) => ({ workflowId: e.workflowId, reason });
+    if (e.status !== 'COMPLETED' && e.status !== 'RUNNING') return skip(`its workflow is ${e.status.toLowerCase()}: no row to regrade (retry it instead)`);
     const row = await waitForEpisode(client, e.workflowId);
-    const input = row ? await regradeInputFor(client, e, row, nextAttempt(all, e)) : 'no row';
-    if (typeof input === 'string') { out.skipped.push({ workflowId: e.workflowId, reason: input }); continue; }
-    const opts = episodeStartOptions(input.episode);
+    if (!row) return skip('its workflow failed or was cancelled: no row to regrade (retry it instead)');
+    const input = await regradeInputFor(client, e, row, nextAttempt(all, e));
+    if (typeof input === 'string') return skip(input);
+    const refusal = await client.workflow.execute('regradeCheckWorkflow', {
+      taskQueue: e.taskQueue, workflowId: `berth-regrade-check/${randomBytes(6).toString('hex')}`, args: [input],
+      staticSummary: `can ${e.workflowId} be regraded?`,
+    }) as string | null;
+    return refusal ? skip(refusal) : input;
+  }));
+  for (const c of checked) {
+    if ('reason' in c) { out.skipped.push(c); continue; }
+    const opts = episodeStartOptions(c.episode);
     await client.workflow.start('regradeWorkflow', {
-      ...opts, args: [input], taskQueue: e.taskQueue,
-      staticSummary: `regrade of ${e.workflowId} (verifier again, no agent) · attempt ${input.episode.attempt}`,
+      ...opts, args: [c], taskQueue: all.find((e) => e.workflowId === c.from.workflowId)!.taskQueue,
+      staticSummary: `regrade of ${c.from.workflowId} (verifier again, no agent) · attempt ${c.episode.attempt}`,
     });
-    out.started.push({ from: e.workflowId, workflowId: opts.workflowId });
+    out.started.push({ from: c.from.workflowId, workflowId: opts.workflowId });
   }
   return out;
 }

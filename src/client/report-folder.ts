@@ -9,6 +9,8 @@ import { renderEpisodePage } from './report-episode.ts';
 import { labelsFromBatchId } from './report-labels.ts';
 import { episodePagePath } from './report-paths.ts';
 import type { ResultRow } from '../workflows/types.ts';
+import { harborJobLabels, isHarborJobDir, rowsOfHarborJob } from './harbor-job/reader.ts';
+import { trialName } from './harbor-job/names.ts';
 
 export interface ResultsForReport {
   rows: ResultRow[];
@@ -26,8 +28,11 @@ function readJson<T>(path: string): T | null {
   }
 }
 
+/** A results folder's rows, metrics and skipped tasks; a Harbor job directory without rollouts.jsonl reads as rows. */
 export function readResultsForReport(dir: string): ResultsForReport {
-  const rows = new ResultsFolder(dir).readRows();
+  const folder = new ResultsFolder(dir);
+  if (!existsSync(folder.rolloutsPath) && isHarborJobDir(dir)) return { rows: rowsOfHarborJob(dir), skipped: [], metrics: { ...harborJobLabels(dir) } };
+  const rows = folder.readRows();
   const skipped = readJson<SkippedEntry[]>(join(dir, 'skipped.json')) ?? [];
   const metrics = readJson<ResultsForReport['metrics']>(join(dir, 'metrics.json'));
   return { rows, skipped: Array.isArray(skipped) ? skipped : [], metrics };
@@ -68,7 +73,12 @@ export function reportSite(opts: WriteReportOptions): ReportSite {
     generatedAt: opts.generatedAt,
     episodePages: true,
   });
-  const episodePage = (row: ResultRow) => renderEpisodePage(row, readEpisodeFiles(row.logs_dir, row.turns.map((t) => t.step)), {
+  // The host's logs folder when it is on this machine, else the row's trial folder in the job directory.
+  const logsOf = (row: ResultRow) => {
+    const trial = join(dir, trialName(row.task_id, row.workflow_id));
+    return row.logs_dir && !existsSync(row.logs_dir) && existsSync(trial) ? trial : row.logs_dir;
+  };
+  const episodePage = (row: ResultRow) => renderEpisodePage(row, readEpisodeFiles(logsOf(row), row.turns.map((t) => t.step)), {
     batchId: opts.batchId,
     batchPage: `../${index}`,
     uiLink: workflowUiLink(row.workflow_id, row.run_id),

@@ -38,17 +38,24 @@ export function metricsOf(rows: ResultRow[], failed = 0): Metrics {
   };
   const usage = usageMetrics(rows);
   if (usage) m.usage = usage;
-  const byTask = new Map<string, ResultRow[]>();
-  for (const r of unmasked) byTask.set(r.task_id, [...(byTask.get(r.task_id) ?? []), r]);
-  const n = Math.min(...[...byTask.values()].map((rs) => rs.length));
-  if (byTask.size > 0 && n > 1) {
-    m.pass_at_k = {};
-    for (let k = 1; k <= n; k++) {
-      const per = [...byTask.values()].map((rs) => passAtK(rs.length, rs.filter((r) => (r.reward ?? 0) >= 1).length, k));
-      m.pass_at_k[`pass@${k}`] = per.reduce((a, b) => a + b, 0) / per.length;
-    }
-  }
+  const passes = passAtKOf(unmasked.map((r) => ({ task: r.task_id, reward: r.reward ?? 0 })));
+  if (passes.length > 0) m.pass_at_k = Object.fromEntries(passes.map((v, i) => [`pass@${i + 1}`, v]));
   return m;
+}
+
+/**
+ * pass@1 … pass@n averaged over tasks, n the fewest scored samples any task has (success: reward ≥ 1); empty when a
+ * task has a single sample.
+ */
+export function passAtKOf(samples: ReadonlyArray<{ task: string; reward: number }>): number[] {
+  const byTask = new Map<string, number[]>();
+  for (const s of samples) byTask.set(s.task, [...(byTask.get(s.task) ?? []), s.reward]);
+  const n = Math.min(...[...byTask.values()].map((rs) => rs.length));
+  if (byTask.size === 0 || n <= 1) return [];
+  return Array.from({ length: n }, (_, i) => {
+    const per = [...byTask.values()].map((rs) => passAtK(rs.length, rs.filter((r) => r >= 1).length, i + 1));
+    return per.reduce((a, b) => a + b, 0) / per.length;
+  });
 }
 
 /** The newest attempt of each (task, repeat) is the one reported. */
@@ -58,13 +65,13 @@ export const newestAttempts = (rows: ResultRow[]): ResultRow[] =>
 export interface BatchLabels { batch_id?: string; dataset?: string; agent?: string }
 
 export class ResultsFolder {
-  constructor(readonly dir: string) {
-    mkdirSync(dir, { recursive: true });
-  }
+  /** Nothing is made on disk until something is written. */
+  constructor(readonly dir: string) {}
 
   get rolloutsPath(): string { return join(this.dir, 'rollouts.jsonl'); }
 
   append(row: ResultRow): void {
+    mkdirSync(this.dir, { recursive: true });
     appendFileSync(this.rolloutsPath, `${JSON.stringify(row)}\n`);
   }
 
@@ -76,6 +83,7 @@ export class ResultsFolder {
   /** Rewrites rollouts.jsonl with the newest attempts and writes metrics.json (with the batch's labels when known). */
   finish(rows: ResultRow[], failed: number, labels: BatchLabels = {}): Metrics {
     const reported = newestAttempts(rows);
+    mkdirSync(this.dir, { recursive: true });
     writeFileSync(this.rolloutsPath, reported.map((r) => `${JSON.stringify(r)}\n`).join(''));
     const metrics = metricsOf(reported, failed);
     writeFileSync(join(this.dir, 'metrics.json'), `${JSON.stringify({ ...labels, ...metrics }, null, 2)}\n`);
@@ -83,6 +91,7 @@ export class ResultsFolder {
   }
 
   writeSkipped(entries: SkippedEntry[]): void {
+    mkdirSync(this.dir, { recursive: true });
     writeFileSync(join(this.dir, 'skipped.json'), `${JSON.stringify(entries, null, 2)}\n`);
   }
 }

@@ -3,5 +3,6 @@ export { batchWorkflow } from './batch.ts';
 export { prepareWorkflow } from './prepare.ts';
 export { openaiTurnWorkflow } from './openai-turn.ts';
 export { episodeDoneSignal, progressQuery } from './signals.ts';
-export { regradeWorkflow } from './regrade.ts';
+export { regradeCheckWorkflow, regradeWorkflow } from './regrade.ts';
 export { modelProbeWorkflow } from './probe.ts';
+export { hostArchiveWorkflow } from './host-files.ts';

@@ -58,3 +58,24 @@ export async function regradeWorkflow(input: RegradeInput): Promise<ResultRow> {
     throw err;
   }
 }
+
+/**
+ * Whether a regrade of this episode could run, asked before any regrade starts (so one that cannot takes no attempt
+ * number): the plan, then the host's own check of its logs and kept state. Null when it can, else why not.
+ */
+export async function regradeCheckWorkflow(input: RegradeInput): Promise<string | null> {
+  let plan;
+  try {
+    plan = await planRegrade.executeWithOptions({ summary: `plan the regrade of ${input.episode.taskId}` }, [input]);
+  } catch (err) {
+    return maskingFailure(err).reason;
+  }
+  const { regradeRefusal } = proxyActivities<HostActivities>({
+    taskQueue: input.from.queue, scheduleToStartTimeout: '1 minute', startToCloseTimeout: '2 minutes', retry: { maximumAttempts: 3 },
+  });
+  try {
+    return await regradeRefusal.executeWithOptions({ summary: `can ${input.from.queue} regrade ${input.episode.taskId}?` }, [{ input, plan }]);
+  } catch (err) {
+    return `the host that ran it (queue ${input.from.queue}) did not answer: ${maskingFailure(err).reason}`;
+  }
+}

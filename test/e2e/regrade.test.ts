@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Docker from 'dockerode';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBatch } from '../../src/client/batch.ts';
@@ -8,7 +8,9 @@ import { DockerSandboxProvider, finalStateImage } from '../../src/sandbox/index.
 import { berth } from '../helpers/cli.ts';
 import { noContainersLeft } from '../helpers/docker.ts';
 import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
-import { BASE_TOML, writeDataset } from '../helpers/tasks.ts';
+import { BASE_TOML, sleepyTasks, writeDataset } from '../helpers/tasks.ts';
+import { waitUntil } from '../helpers/worker-process.ts';
+import { listEpisodes } from '../../src/client/episodes.ts';
 
 const BASE = 'berth-base:bookworm';
 const rewardIf = (cond: string, yes: string) => `#!/bin/bash\nif ${cond}; then echo ${yes} > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\necho "graded by the ${yes} verifier"\n`;
@@ -83,9 +85,38 @@ describe('berth regrade: verification again without the agent (issue 17)', () =>
     const gc = await berth(['gc', '--batch', handle.batchId, '--json']);
     expect(gc.code, gc.stderr).toBe(0);
     expect(JSON.parse(gc.stdout).removed.map((k: { image: string }) => k.image)).toEqual(kept.map((k) => k.image));
+    // Issue 24: refused before anything starts (no attempt 3 is used up), and the command exits non-zero.
     const again = await handle.regrade({ taskIds: ['shared'] });
-    expect(again.failed).toHaveLength(1);
-    expect(again.failed[0]!.reason).toContain('--keep-final-state');
+    expect(again.started).toEqual([]);
+    expect(again.skipped).toHaveLength(1);
+    expect(again.skipped[0]!.reason).toContain('--keep-final-state');
     expect(again.rows.find((r) => r.task_id === 'shared')).toMatchObject({ attempt: 2, reward: 0.25 });
+    const cliAgain = await berth(['regrade', handle.batchId, '--task', 'shared', '--results', resultsDir]);
+    expect(cliAgain.code).toBe(1);
+    expect(cliAgain.stdout).toContain('--keep-final-state');
+    expect(cliAgain.stderr).toContain('nothing regraded');
+    const attempts = await listEpisodes(cluster.client, handle.batchId);
+    expect(attempts.filter((e) => e.taskId === 'shared').map((e) => e.attempt).sort()).toEqual([1, 2]);
+  }, 300_000);
+
+  it('issue 24: a regrade of a batch that does not exist exits non-zero and makes no results folder', async () => {
+    const parent = mkdtempSync(join(tmpdir(), 'berth-regrade-none-'));
+    const r = await berth(['regrade', 'no-such-batch-h24', '--results', join(parent, 'out')]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('No batch no-such-batch-h24');
+    expect(existsSync(join(parent, 'out'))).toBe(false);
+  });
+
+  it('issue 24: a regrade asked while the episodes still run waits for them and regrades every one', async () => {
+    const root = writeDataset(sleepyTasks(3, 3));
+    const handle = await startBatch({ dataset: root, keepFinalState: true, resultsDir: mkdtempSync(join(tmpdir(), 'berth-regrade-')), taskQueue: cluster.taskQueue, client: cluster.client });
+    // Asked while every episode still runs (as one still tearing down does): it waits for them, then regrades.
+    await waitUntil(async () => (await listEpisodes(cluster.client, handle.batchId)).filter((e) => e.status === 'RUNNING').length === 3, 60_000, 'three running episodes');
+    const r = await handle.regrade();
+    expect(r.skipped).toEqual([]);
+    expect(r.failed).toEqual([]);
+    expect(r.started.map((s) => s.from).sort()).toEqual(['t0', 't1', 't2'].map((t) => `berth/${handle.batchId}/${t}/1`));
+    expect(r.rows.map((x) => [x.task_id, x.attempt, x.reward])).toEqual([['t0', 2, 1], ['t1', 2, 1], ['t2', 2, 1]]);
+    await berth(['gc', '--batch', handle.batchId]);
   }, 300_000);
 });

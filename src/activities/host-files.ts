@@ -1,0 +1,62 @@
+// Files leave the host that holds them only through this activity on the host's own queue: a folder is packed into a
+// tar archive under BERTH_HOME/exports, named by its content, and handed out a bounded chunk at a time
+// (docs/deployment.md, Moving files). Only folders under BERTH_HOME/episodes are served.
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { join, relative, resolve, sep } from 'node:path';
+import { promisify } from 'node:util';
+import { ApplicationFailure } from '@temporalio/activity';
+import { homePath } from '../config/paths.ts';
+import { HOST_ARCHIVE_CHUNK_MAX } from '../config/transfer.ts';
+import type { HostArchiveChunk, HostArchiveRequest } from './types.ts';
+
+const run = promisify(execFile);
+
+/** The folders this activity serves: each episode's logs. */
+export const servedRoot = (): string => homePath('episodes');
+
+function checkedDir(dir: string): string {
+  const root = resolve(servedRoot());
+  const abs = resolve(dir);
+  const rel = relative(root, abs);
+  if (rel === '' || rel.startsWith('..') || rel.split(sep).includes('..')) {
+    throw ApplicationFailure.nonRetryable(`${dir} is not under ${root}: only episode logs folders are served`, 'berth:not_served');
+  }
+  return abs;
+}
+
+/** `<folder key>-<sha256>.tar`: an archive never changes once made, so every chunk of one transfer agrees. */
+async function pack(dir: string, key: string, exports: string): Promise<string> {
+  await mkdir(exports, { recursive: true });
+  const tmp = join(exports, `${key}.${process.pid}.${Date.now()}.tmp`);
+  await run('tar', ['-C', dir, '-cf', tmp, '.']);
+  const sha = createHash('sha256').update(await readFile(tmp)).digest('hex');
+  // Older archives of this folder are no longer asked for.
+  for (const old of readdirSync(exports)) if (old.startsWith(`${key}-`) && !old.endsWith(`${sha}.tar`)) await rm(join(exports, old), { force: true });
+  await rename(tmp, join(exports, `${key}-${sha}.tar`));
+  return sha;
+}
+
+export async function hostArchiveChunk(req: HostArchiveRequest): Promise<HostArchiveChunk> {
+  const dir = checkedDir(req.dir);
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
+    return { data: '', offset: req.offset, total: 0, sha256: '', missing: `${req.dir} is not on this host (removed, or never made)` };
+  }
+  const exports = homePath('exports');
+  const key = createHash('sha256').update(dir).digest('hex').slice(0, 32);
+  const asked = req.sha256 && /^[0-9a-f]{64}$/.test(req.sha256) && existsSync(join(exports, `${key}-${req.sha256}.tar`)) ? req.sha256 : undefined;
+  const sha256 = asked ?? await pack(dir, key, exports);
+  const path = join(exports, `${key}-${sha256}.tar`);
+  const total = statSync(path).size;
+  const length = Math.max(0, Math.min(req.length, HOST_ARCHIVE_CHUNK_MAX, total - req.offset));
+  const buf = Buffer.alloc(length);
+  const fd = await open(path, 'r');
+  try {
+    await fd.read(buf, 0, length, req.offset);
+  } finally {
+    await fd.close();
+  }
+  return { data: buf.toString('base64'), offset: req.offset, total, sha256 };
+}

@@ -1,0 +1,94 @@
+// Keeps a batch's results folder a Harbor job directory while rows arrive: each closed attempt becomes a trial folder
+// at once (its files from this disk, or moved from the host that ran it), and result.json is rewritten after each.
+import type { Client } from '@temporalio/client';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { BatchInput, ResultRow } from '../../workflows/types.ts';
+import { batchWorkflowId, hostQueueOf, startInput } from '../episodes.ts';
+import { fetchHostFolder } from '../host-files.ts';
+import { HarborJobDir } from './job-dir.ts';
+import { jobMetaOf, type JobMeta } from './job-meta.ts';
+import type { TrialFiles } from './trial-files.ts';
+import type { HarborTrialResult } from './types.ts';
+
+export class JobRecorder {
+  private readonly trials = new Map<string, HarborTrialResult>();
+  private writes: Promise<unknown> = Promise.resolve();
+
+  private constructor(readonly client: Client, readonly job: HarborJobDir, readonly meta: JobMeta) {
+    for (const t of job.readTrials()) this.trials.set(t.trial_name, t);
+  }
+
+  /** The batch's job directory: config.json from the batch's input (given, or read from its workflow's history). */
+  static async open(client: Client, batchId: string, dir: string, input?: BatchInput): Promise<JobRecorder> {
+    const job = new HarborJobDir(dir);
+    let meta = job.readMeta();
+    if (!meta || input) {
+      const batch = client.workflow.getHandle(batchWorkflowId(batchId));
+      const described = await batch.describe();
+      const started = input ?? await startInput<BatchInput>(client, batchWorkflowId(batchId));
+      meta = jobMetaOf(started, dir, described.startTime.toISOString());
+      job.writeConfig(meta);
+    }
+    const recorder = new JobRecorder(client, job, meta);
+    if (!existsSync(job.resultPath)) await recorder.writeResult(null, 0);
+    return recorder;
+  }
+
+  /** The attempt's trial folder (once per run: a row already written is not copied again), then result.json. */
+  record(row: ResultRow): Promise<void> {
+    const next = this.writes.then(async () => {
+      const had = [...this.trials.values()].find((t) => t.berth.workflow_id === row.workflow_id && t.berth.run_id === row.run_id);
+      if (!had) {
+        const t = await this.writeTrial(row);
+        this.trials.set(t.trial_name, t);
+      }
+      await this.writeResult(null, 0);
+    });
+    this.writes = next.catch(() => undefined);
+    return next;
+  }
+
+  /** result.json once the batch is collected: its close time, and the episodes that failed (no row, no trial). */
+  finish(failedEpisodes: number): Promise<void> {
+    const next = this.writes.then(async () => {
+      const described = await this.client.workflow.getHandle(batchWorkflowId(this.meta.batchId)).describe().catch(() => undefined);
+      const closed = described && described.status.name !== 'RUNNING' ? (described.closeTime ?? new Date()).toISOString() : null;
+      await this.writeResult(closed, failedEpisodes);
+    });
+    this.writes = next.catch(() => undefined);
+    return next;
+  }
+
+  private async writeResult(finishedAt: string | null, failedEpisodes: number): Promise<void> {
+    const skippedPath = join(this.job.dir, 'skipped.json');
+    let skippedTasks = 0;
+    try {
+      if (existsSync(skippedPath)) skippedTasks = (JSON.parse(readFileSync(skippedPath, 'utf8')) as unknown[]).length;
+    } catch { /* an unreadable skipped.json counts none */ }
+    this.job.writeResult(this.meta, [...this.trials.values()], {
+      finishedAt, updatedAt: new Date().toISOString(), running: 0, failedEpisodes, skippedTasks,
+    });
+  }
+
+  private async writeTrial(row: ResultRow): Promise<HarborTrialResult> {
+    const handle = this.client.workflow.getHandle(row.workflow_id, row.run_id);
+    const d = await handle.describe().catch(() => undefined);
+    const times = { startedAt: d?.startTime.toISOString() ?? null, finishedAt: d?.closeTime?.toISOString() ?? null };
+    let files: TrialFiles;
+    let note = (placed: string) => placed;
+    if (!row.logs_dir) files = { none: 'no files: the episode stopped before its sandbox was seeded' };
+    else if (existsSync(row.logs_dir)) files = { local: row.logs_dir };
+    else {
+      const queue = d ? await hostQueueOf(this.client, row.workflow_id, d.taskQueue) : null;
+      if (!queue || !d) files = { none: `${row.logs_dir} is on host ${row.host ?? 'unknown'}, whose queue its history does not name` };
+      else {
+        const got = await fetchHostFolder(this.client, { queue, taskQueue: d.taskQueue, dir: row.logs_dir })
+          .catch((err: unknown) => ({ missing: `host queue ${queue} did not answer: ${(err as Error).message}` }));
+        files = Buffer.isBuffer(got) ? { archive: got } : { none: got.missing };
+        note = (placed) => `${placed} through queue ${queue}`;
+      }
+    }
+    return this.job.writeTrial(row, this.meta, times, files, note);
+  }
+}

@@ -1,0 +1,108 @@
+// Issue 24: a batch whose episodes ran on two hosts gives one complete job directory on the machine that collects it,
+// with no shared filesystem: `berth results` runs where neither host's BERTH_HOME is visible (a mount namespace with
+// an empty tmpfs over each), so every episode's files come through its host's queue (docs/deployment.md, Moving
+// files). And a batch whose worker is killed with -9 midway still leaves a job directory Harbor's models read.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client, Connection } from '@temporalio/client';
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startBatch } from '../../src/client/batch.ts';
+import { repoRoot, type CliResult } from '../helpers/cli.ts';
+import { startEngines, type Engines } from '../helpers/engines.ts';
+import { readWithHarbor } from '../helpers/harbor.ts';
+import { noContainersLeft } from '../helpers/docker.ts';
+import { sleepyTasks, writeDataset } from '../helpers/tasks.ts';
+import { ownWorkerQueues, startWorkerProcess, waitUntil, type WorkerProcess } from '../helpers/worker-process.ts';
+
+const ADDRESS = '127.0.0.1:7233';
+
+/** `berth ARGS` in a mount namespace where each of `hidden` is an empty tmpfs: that machine has none of those files. */
+function berthWithout(hidden: string[], args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
+  const mounts = hidden.map((d) => `mount -t tmpfs none '${d}'`).join(' && ');
+  const cmd = `${mounts} && exec '${process.execPath}' '${join(repoRoot, 'bin', 'berth.mjs')}' ${args.map((a) => `'${a}'`).join(' ')}`;
+  return new Promise((resolve) => {
+    const child = spawn('unshare', ['-m', 'sh', '-c', cmd], { cwd: repoRoot, env: { ...process.env, ...env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    child.stderr.on('data', (d) => { stderr += d; });
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+describe('two hosts, no shared filesystem: one job directory where the batch is collected', () => {
+  const suffix = `h24-hosts-${randomBytes(3).toString('hex')}`;
+  const env = { TEMPORAL_ADDRESS: ADDRESS, BERTH_TASK_QUEUE: `test-${suffix}`, BERTH_HOST_QUEUE_SUFFIX: suffix, BERTH_WORKER_SLOTS: '2' };
+  const homes = [mkdtempSync(join(tmpdir(), 'berth-host-a-')), mkdtempSync(join(tmpdir(), 'berth-host-b-'))];
+  let engines: Engines | undefined;
+  const workers: WorkerProcess[] = [];
+  let connection: Connection;
+  beforeAll(async () => {
+    engines = await startEngines(1);
+    connection = await Connection.connect({ address: ADDRESS });
+  }, 240_000);
+  afterAll(async () => {
+    for (const w of workers) await w.stop();
+    await connection?.close();
+    await engines?.stop();
+  }, 180_000);
+
+  it('every trial has its agent/ and verifier/ files, moved from the host that ran it', async () => {
+    workers.push(startWorkerProcess({ ...env, BERTH_HOME: homes[0]!, BERTH_HOST_NAME: 'host-a' }));
+    workers.push(startWorkerProcess({ ...env, BERTH_HOME: homes[1]!, BERTH_HOST_NAME: 'host-b', DOCKER_HOST: engines!.engines[0]!.dockerHost }));
+    const client = new Client({ connection });
+    const resultsDir = join(mkdtempSync(join(tmpdir(), 'berth-jobs-')), 'two-hosts');
+    const handle = await startBatch({ dataset: writeDataset(sleepyTasks(4, 3)), concurrency: 4, resultsDir, taskQueue: env.BERTH_TASK_QUEUE, client });
+    await client.workflow.getHandle(`berth/${handle.batchId}`).result();
+
+    const r = await berthWithout(homes, ['results', handle.batchId, '--results', resultsDir, '--json'], env);
+    expect(r.code, r.stderr).toBe(0);
+    const rows = (JSON.parse(r.stdout) as { rows: Array<{ host: string; reward: number; logs_dir: string }> }).rows;
+    expect(rows.map((x) => x.reward)).toEqual([1, 1, 1, 1]);
+    expect(new Set(rows.map((x) => x.host)).size).toBe(2);
+    for (const x of rows) expect(homes.some((h) => x.logs_dir.startsWith(h))).toBe(true);
+
+    const read = await readWithHarbor(resultsDir);
+    expect(read.errors).toEqual([]);
+    expect(read.trials).toHaveLength(4);
+    for (const t of read.trials) {
+      expect(t.trajectories).toEqual(['agent/trajectory.json']);
+      expect(readFileSync(join(resultsDir, t.name, 'verifier', 'reward.txt'), 'utf8').trim()).toBe('1');
+      const berth = (JSON.parse(readFileSync(join(resultsDir, t.name, 'result.json'), 'utf8')) as { berth: { files: string } }).berth;
+      expect(berth.files).toMatch(/^moved from the host that ran it \(\d+ bytes\) through queue berth-host-/);
+    }
+    await handle.close();
+  }, 300_000);
+});
+
+describe('a worker killed with -9 midway', () => {
+  const own = ownWorkerQueues('h24-kill');
+  afterAll(() => own.stop(), 120_000);
+
+  it("leaves a job directory that Harbor's models read, with the trials that closed before", async () => {
+    const client = await own.client();
+    const worker = own.startWorker();
+    const resultsDir = join(mkdtempSync(join(tmpdir(), 'berth-jobs-')), 'killed');
+    const handle = await startBatch({ dataset: writeDataset(sleepyTasks(4, 4)), concurrency: 1, resultsDir, taskQueue: own.env.BERTH_TASK_QUEUE, client });
+    const collecting = handle.rows();
+    const trials = () => (existsSync(resultsDir) ? readdirSync(resultsDir).filter((n) => /^t\d__/.test(n) && existsSync(join(resultsDir, n, 'result.json'))) : []);
+    await waitUntil(() => trials().length >= 1, 180_000, 'a first trial folder');
+    worker.kill9();
+
+    const read = await readWithHarbor(resultsDir);
+    expect(read.errors).toEqual([]);
+    expect(read.n_total_trials).toBe(4);
+    expect(read.trials.length).toBeGreaterThanOrEqual(1);
+    expect(read.stats.n_completed_trials).toBe(read.trials.length);
+    expect(read.stats.n_pending_trials).toBe(4 - read.trials.length);
+
+    // Tidy up: a new worker lets the batch be cancelled and its sandbox removed.
+    own.startWorker();
+    await handle.cancel();
+    await collecting;
+    await noContainersLeft(`berth.batch=${handle.batchId}`, 120_000);
+  }, 300_000);
+});
