@@ -1,13 +1,17 @@
 // The installed agents Berth knows, by name.
 import { claudeCode } from './claude-code.ts';
 import { codex } from './codex.ts';
+import { geminiCli } from './gemini-cli.ts';
 import { miniSweAgent } from './mini-swe-agent.ts';
+import { opencode } from './opencode.ts';
 import type { InstalledAgent, InstalledAgentName } from './types.ts';
 
 export const INSTALLED_AGENTS: Readonly<Record<InstalledAgentName, InstalledAgent>> = {
   'claude-code': claudeCode,
   codex,
   'mini-swe-agent': miniSweAgent,
+  opencode,
+  'gemini-cli': geminiCli,
 };
 
 export function installedAgent(name: string): InstalledAgent | undefined {
