@@ -19,6 +19,7 @@ const HARNESSES: Record<HarnessName, AgentHarness> = {
   'mini-swe-agent': installedHarness(INSTALLED_AGENTS['mini-swe-agent']),
   opencode: installedHarness(INSTALLED_AGENTS.opencode),
   'gemini-cli': installedHarness(INSTALLED_AGENTS['gemini-cli']),
+  'qwen-code': installedHarness(INSTALLED_AGENTS['qwen-code']),
 };
 
 export const HARNESS_NAMES = Object.keys(HARNESSES) as HarnessName[];

@@ -4,6 +4,7 @@ import { codex } from './codex.ts';
 import { geminiCli } from './gemini-cli.ts';
 import { miniSweAgent } from './mini-swe-agent.ts';
 import { opencode } from './opencode.ts';
+import { qwenCode } from './qwen-code.ts';
 import type { InstalledAgent, InstalledAgentName } from './types.ts';
 
 export const INSTALLED_AGENTS: Readonly<Record<InstalledAgentName, InstalledAgent>> = {
@@ -12,6 +13,7 @@ export const INSTALLED_AGENTS: Readonly<Record<InstalledAgentName, InstalledAgen
   'mini-swe-agent': miniSweAgent,
   opencode,
   'gemini-cli': geminiCli,
+  'qwen-code': qwenCode,
 };
 
 export function installedAgent(name: string): InstalledAgent | undefined {
