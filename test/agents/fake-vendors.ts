@@ -123,7 +123,13 @@ function responses(res: ServerResponse, body: Json, n: number): Omit<Reported, '
 }
 
 /** Each agent's shell tool, by the name it gives it; the first the request offers is the one called. */
-const SHELL_TOOLS = ['bash', 'run_shell_command', 'execute_command', 'shell', 'exec_command', 'run_command'];
+const SHELL_TOOLS = ['bash', 'run_shell_command', 'run_commands', 'execute_command', 'shell', 'exec_command', 'run_command'];
+
+/** The shell tool's arguments in its own schema (cline's run_commands takes a list and nothing else). */
+function shellArgs(tool: string, command: string): Json {
+  if (tool === 'run_commands') return { commands: [command] };
+  return { command, description: 'write the greeting', ...(tool === 'execute_command' ? { requires_approval: false } : {}) };
+}
 
 function toolNames(body: Json): string[] {
   return ((body['tools'] as Json[] | undefined) ?? []).map((t) => String(obj(t['function'])['name'] ?? t['name'] ?? ''));
@@ -141,8 +147,7 @@ function chat(res: ServerResponse, body: Json, n: number): Omit<Reported, 'path'
   // plain answer.
   const onlyBash = names.length === 1 && names[0] === 'bash';
   const command = ran === 0 ? WRITE_HELLO : onlyBash ? 'echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT' : null;
-  const args = { command, description: 'write the greeting', ...(shell === 'execute_command' ? { requires_approval: false } : {}) };
-  const call = shell && command ? { id: `call_${n}`, type: 'function', function: { name: shell, arguments: JSON.stringify(args) } } : null;
+  const call = shell && command ? { id: `call_${n}`, type: 'function', function: { name: shell, arguments: JSON.stringify(shellArgs(shell, command)) } } : null;
   const text = call ? (ran === 0 ? 'Writing the greeting.' : 'Done: submitting.') : shell ? 'hello.txt is written.' : 'OK';
   const reported = { input: usage.prompt_tokens, cached: 5, output: 10 };
   if (body['stream'] === true) {
@@ -171,7 +176,7 @@ function gemini(res: ServerResponse, body: Json, n: number, streamed: boolean): 
   const ran = parts.filter((p) => p['functionResponse'] !== undefined).length;
   const names = ((body['tools'] as Json[] | undefined) ?? []).flatMap((t) => ((t['functionDeclarations'] as Json[] | undefined) ?? []).map((f) => String(f['name'])));
   const shell = SHELL_TOOLS.find((t) => names.includes(t));
-  const call = shell && ran === 0 ? { functionCall: { name: shell, args: { command: WRITE_HELLO, description: 'write the greeting' } } } : null;
+  const call = shell && ran === 0 ? { functionCall: { name: shell, args: shellArgs(shell, WRITE_HELLO) } } : null;
   const usageMetadata = { promptTokenCount: 90 + 10 * ran, cachedContentTokenCount: 30, candidatesTokenCount: call ? 12 : 4, thoughtsTokenCount: 3, totalTokenCount: 0 };
   usageMetadata.totalTokenCount = usageMetadata.promptTokenCount + usageMetadata.candidatesTokenCount + usageMetadata.thoughtsTokenCount;
   const reported = { input: usageMetadata.promptTokenCount, cached: 30, output: usageMetadata.candidatesTokenCount + 3 };
