@@ -20,6 +20,7 @@ const HARNESSES: Record<HarnessName, AgentHarness> = {
   opencode: installedHarness(INSTALLED_AGENTS.opencode),
   'gemini-cli': installedHarness(INSTALLED_AGENTS['gemini-cli']),
   'qwen-code': installedHarness(INSTALLED_AGENTS['qwen-code']),
+  cline: installedHarness(INSTALLED_AGENTS.cline),
 };
 
 export const HARNESS_NAMES = Object.keys(HARNESSES) as HarnessName[];

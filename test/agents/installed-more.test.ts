@@ -40,6 +40,7 @@ const CASES = [
   { agent: 'opencode' as const, model: 'openai/gpt-4.1-mini', path: '/v1/chat/completions' },
   { agent: 'gemini-cli' as const, model: 'google/gemini-2.5-pro', path: '/v1beta/models/gemini-2.5-pro:' },
   { agent: 'qwen-code' as const, model: 'openai/qwen3-coder-plus', path: '/v1/chat/completions' },
+  { agent: 'cline' as const, model: 'openai/gpt-4.1-mini', path: '/v1/chat/completions' },
 ].filter((c) => AGENTS.length === 0 || AGENTS.includes(c.agent));
 
 describe.each(CASES)('$agent installed into a layer, on examples/hello', ({ agent, model, path }) => {

@@ -11,15 +11,15 @@ export function writeFileCommand(path: string, content: string): string {
 }
 
 /**
- * The `mcpServers` object of gemini-cli, qwen-code and cline settings: `command`/`args` for stdio, `url` for the
- * 2024-11-05 HTTP+SSE transport, `httpUrl` (gemini-cli, qwen-code) or `url` with `type` (cline) for streamable HTTP.
+ * The `mcpServers` object of gemini-cli's settings.json (and qwen-code's, its fork): `command`/`args` for stdio,
+ * `url` for the 2024-11-05 HTTP+SSE transport, `httpUrl` for streamable HTTP.
  */
-export function mcpServersObject(run: AgentRun, streamableKey: 'httpUrl' | 'url'): Record<string, Record<string, unknown>> {
+export function geminiMcpServers(run: AgentRun): Record<string, Record<string, unknown>> {
   const out: Record<string, Record<string, unknown>> = {};
   for (const s of run.mcpServers) {
     if (s.transport === 'stdio') out[s.name] = { command: s.command, args: [...s.args] };
-    else if (s.transport === 'sse') out[s.name] = { url: s.url, ...(streamableKey === 'url' ? { type: 'sse' } : {}) };
-    else out[s.name] = streamableKey === 'httpUrl' ? { httpUrl: s.url } : { url: s.url, type: 'streamableHttp' };
+    else if (s.transport === 'sse') out[s.name] = { url: s.url };
+    else out[s.name] = { httpUrl: s.url };
   }
   return out;
 }

@@ -63,6 +63,9 @@ export const claudeCode: InstalledAgent = {
   providers: ['anthropic'],
   protocol: () => 'anthropic-messages',
   install: { kind: 'npm-binary', package: '@anthropic-ai/claude-code-linux-x64', version: VERSION, file: 'claude' },
+  options: [
+    { name: 'max_turns', default: null, description: 'most agentic turns (claude --max-turns)' },
+  ],
   versionCommand: `${BIN} --version`,
   output: '/logs/agent/claude-code.jsonl',
   env: (run) => ({
@@ -78,6 +81,8 @@ export const claudeCode: InstalledAgent = {
     IS_SANDBOX: '1',
   }),
   command: (run) =>
-    `${BIN} -p --output-format stream-json --verbose --dangerously-skip-permissions --model ${shellQuote(run.model)} < ${shellQuote(run.instructionFile)}`,
+    `${BIN} -p --output-format stream-json --verbose --dangerously-skip-permissions --model ${shellQuote(run.model)} ` +
+    `${run.args['max_turns'] ? `--max-turns ${shellQuote(run.args['max_turns'])} ` : ''}` +
+    `< ${shellQuote(run.instructionFile)}`,
   transcript: ({ stdout, sessionId, instruction, model }) => claudeStreamJsonTranscript({ stdout, sessionId, instruction, model, agent: 'claude-code', version: VERSION }),
 };

