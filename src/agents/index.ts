@@ -21,6 +21,7 @@ const HARNESSES: Record<HarnessName, AgentHarness> = {
   'gemini-cli': installedHarness(INSTALLED_AGENTS['gemini-cli']),
   'qwen-code': installedHarness(INSTALLED_AGENTS['qwen-code']),
   cline: installedHarness(INSTALLED_AGENTS.cline),
+  aider: installedHarness(INSTALLED_AGENTS.aider),
 };
 
 export const HARNESS_NAMES = Object.keys(HARNESSES) as HarnessName[];

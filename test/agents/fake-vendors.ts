@@ -148,7 +148,11 @@ function chat(res: ServerResponse, body: Json, n: number): Omit<Reported, 'path'
   const onlyBash = names.length === 1 && names[0] === 'bash';
   const command = ran === 0 ? WRITE_HELLO : onlyBash ? 'echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT' : null;
   const call = shell && command ? { id: `call_${n}`, type: 'function', function: { name: shell, arguments: JSON.stringify(shellArgs(shell, command)) } } : null;
-  const text = call ? (ran === 0 ? 'Writing the greeting.' : 'Done: submitting.') : shell ? 'hello.txt is written.' : 'OK';
+  // An agent that edits files from the answer's text instead of calling tools (aider, whole-file format) gets the
+  // file's listing: its name on a line, then its content fenced.
+  const asksForHello = !shell && messages.some((m) => m['role'] === 'user' && JSON.stringify(m['content']).includes('hello.txt'));
+  const text = call ? (ran === 0 ? 'Writing the greeting.' : 'Done: submitting.') : shell ? 'hello.txt is written.'
+    : asksForHello ? 'Writing the greeting.\n\nhello.txt\n```\nHello, world!\n```\n' : 'OK';
   const reported = { input: usage.prompt_tokens, cached: 5, output: 10 };
   if (body['stream'] === true) {
     const base = { id: `chatcmpl-${n}`, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: body['model'] };
@@ -227,8 +231,10 @@ export async function startFakeVendors(key: string): Promise<FakeVendors> {
         fake.refused.push({ path, status: 429 });
         return json(res, 429, { error: { message: 'Rate limit reached', type: 'rate_limit_error' } }, { 'retry-after': '0' });
       }
+      // An agent without tools (aider) makes one call, which is also its last.
+      const toolless = !Array.isArray(body['tools']) && JSON.stringify(body['messages'] ?? []).includes('hello.txt');
       const finishing = !probe && (JSON.stringify(body).includes('tool_result') || JSON.stringify(body).includes('function_call_output') ||
-        JSON.stringify(body).includes('functionResponse') ||
+        JSON.stringify(body).includes('functionResponse') || toolless ||
         ((body['messages'] as Json[] | undefined) ?? []).some((m) => m['role'] === 'tool'));
       if (finishing && fake.beforeFinish) await fake.beforeFinish();
       n++;

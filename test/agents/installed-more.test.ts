@@ -35,22 +35,27 @@ afterAll(async () => {
 
 interface ToolCall { function_name: string; arguments: Record<string, unknown> }
 
-const AGENTS = (process.env.BERTH_TEST_AGENTS ?? '').split(',').filter(Boolean);
 const CASES = [
   { agent: 'opencode' as const, model: 'openai/gpt-4.1-mini', path: '/v1/chat/completions' },
   { agent: 'gemini-cli' as const, model: 'google/gemini-2.5-pro', path: '/v1beta/models/gemini-2.5-pro:' },
   { agent: 'qwen-code' as const, model: 'openai/qwen3-coder-plus', path: '/v1/chat/completions' },
   { agent: 'cline' as const, model: 'openai/gpt-4.1-mini', path: '/v1/chat/completions' },
-].filter((c) => AGENTS.length === 0 || AGENTS.includes(c.agent));
+  // Aider edits from the answer's text (a whole-file listing), in one call: its applied edit is the tool call.
+  // edit_format=whole (an --agent-arg reaching it): the fake answers with a whole-file listing.
+  { agent: 'aider' as const, model: 'openai/gpt-4.1-mini', path: '/v1/chat/completions', minCalls: 1, args: { edit_format: 'whole' }, call: { function_name: 'apply_edit', arguments: { path: 'hello.txt' } } },
+];
 
-describe.each(CASES)('$agent installed into a layer, on examples/hello', ({ agent, model, path }) => {
+describe.each(CASES)('$agent installed into a layer, on examples/hello', ({ agent, model, path, ...c }) => {
+  const minCalls = ('minCalls' in c ? c.minCalls : undefined) ?? 2;
+  const expected = 'call' in c ? c.call : null;
+  const agentArgs = 'args' in c ? c.args : {};
   const model_ = model;
   it('scores 1 through the gateway: the usage the model reported, its tool calls in the ATIF transcript, and no key in the sandbox', async () => {
     const tag = layerTag(await imageId(provider, 'berth-base:bookworm'), INSTALLED_AGENTS[agent]);
     const from = fake.reported.length;
     const batchId = `installed-${agent}-${Date.now().toString(36)}`;
     const watch = watchSandbox(fake, REAL_KEY, () => batchId);
-    const { rows } = await runHello(cluster, hello, agent as AgentName, model_, { batchId, prepare: true }).finally(() => { fake.beforeFinish = undefined; });
+    const { rows } = await runHello(cluster, hello, agent as AgentName, model_, { batchId, prepare: true, agentArgs }).finally(() => { fake.beforeFinish = undefined; });
     const row = rows[0]!;
     if (process.env.BERTH_TEST_TIMINGS) console.log(agent, JSON.stringify(row.timings));
     expect(row, row.failure_reason ?? '').toMatchObject({ reward: 1, mask_sample: false, failure_kind: null });
@@ -58,10 +63,11 @@ describe.each(CASES)('$agent installed into a layer, on examples/hello', ({ agen
     const trajectory = trajectoryOf(row) as { steps: Array<{ tool_calls?: ToolCall[] }> };
     expect(validateAtif(trajectory)).toEqual({ ok: true });
     const calls = trajectory.steps.flatMap((s) => s.tool_calls ?? []);
-    expect(calls.some((c) => JSON.stringify(c.arguments).includes(JSON.stringify(WRITE_HELLO).slice(1, -1)))).toBe(true);
+    if (expected) expect(calls).toContainEqual(expect.objectContaining(expected));
+    else expect(calls.some((x) => JSON.stringify(x.arguments).includes(JSON.stringify(WRITE_HELLO).slice(1, -1)))).toBe(true);
 
     const answered = fake.reported.slice(from).filter((r) => !r.probe);
-    expect(answered.length).toBeGreaterThanOrEqual(2);
+    expect(answered.length).toBeGreaterThanOrEqual(minCalls);
     expect(answered.every((c) => c.path.startsWith(path))).toBe(true);
     expect(row.usage).toMatchObject(reportedUsage(fake, from));
 
@@ -77,7 +83,7 @@ describe.each(CASES)('$agent installed into a layer, on examples/hello', ({ agen
   }, INSTALL_TIMEOUT);
 
   it('a second episode starts from the layer: no install activity in its history', async () => {
-    const { rows } = await runHello(cluster, hello, agent as AgentName, model_, { prepare: false });
+    const { rows } = await runHello(cluster, hello, agent as AgentName, model_, { prepare: false, agentArgs });
     expect(rows[0], rows[0]!.failure_reason ?? '').toMatchObject({ reward: 1 });
     const types = await activityTypes(cluster, rows[0]!.workflow_id);
     expect(types).toContain('seed');

@@ -136,18 +136,25 @@ describe('berth agents and berth prepare --agent', () => {
   it('berth agents lists each agent\'s pinned version and the layers this host\'s engine holds', async () => {
     const res = await berth(['agents', '--json']);
     expect(res.code, res.stderr).toBe(0);
-    const out = JSON.parse(res.stdout) as { agents: Array<{ name: string; version: string; layers: Array<{ tag: string }> }> };
-    expect(out.agents.map((a) => [a.name, a.version])).toEqual([['claude-code', '2.1.328'], ['codex', '0.169.0'], ['mini-swe-agent', '2.4.6']]);
+    const out = JSON.parse(res.stdout) as { agents: Array<{ name: string; version: string; layers: Array<{ tag: string }>; options: Array<{ name: string; default: string | null }> }> };
+    expect(out.agents.map((a) => [a.name, a.version])).toEqual([
+      ['claude-code', '2.1.328'], ['codex', '0.169.0'], ['mini-swe-agent', '2.4.6'],
+      ['opencode', '1.18.33'], ['gemini-cli', '0.61.0'], ['qwen-code', '0.24.4'], ['cline', '3.0.65'],
+    ]);
+    const options = Object.fromEntries(out.agents.map((a) => [a.name, a.options]));
+    expect(options['gemini-cli']).toContainEqual(expect.objectContaining({ name: 'disable_web_search', default: 'false' }));
+    expect(options['mini-swe-agent']).toContainEqual(expect.objectContaining({ name: 'cost_limit', default: '0' }));
     const engine = (await docker.listImages({ filters: { label: ['berth.agent-layer=1'] } })).flatMap((i) => i.RepoTags ?? []);
-    for (const a of out.agents) {
+    // The first three; installed-more.test.ts builds the others.
+    for (const a of out.agents.slice(0, 3)) {
       expect(a.layers.length).toBeGreaterThan(0);
       for (const l of a.layers) expect(engine).toContain(l.tag);
     }
   });
 
   it('berth prepare --agent refuses a name that is not an installed agent, naming the choices', async () => {
-    const res = await berth(['prepare', hello, '--agent', 'aider']);
+    const res = await berth(['prepare', hello, '--agent', 'goose']);
     expect(res.code).not.toBe(0);
-    expect(res.stderr).toContain('--agent aider: not an installed agent; choose one of claude-code, codex, mini-swe-agent');
+    expect(res.stderr).toContain('--agent goose: not an installed agent; choose one of claude-code, codex, mini-swe-agent, opencode, gemini-cli, qwen-code, cline');
   });
 });

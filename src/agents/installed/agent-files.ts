@@ -56,3 +56,16 @@ export function jsonArg(agent: string, name: string, value: string | undefined):
   }
   throw new AgentConfigError(`--agent-arg ${name}: ${agent} wants a JSON object (e.g. ${name}='{"key": "value"}'), got ${value.slice(0, 80)}`);
 }
+
+/** A Python agent calling through litellm: its packages on PYTHONPATH, the gateway and token where litellm looks. */
+export function litellmEnv(run: AgentRun, libDir: string): Record<string, string> {
+  return {
+    PYTHONPATH: libDir,
+    HOME: run.home,
+    ...(run.provider === 'anthropic'
+      ? { ANTHROPIC_API_KEY: run.token, ANTHROPIC_API_BASE: run.gatewayUrl, ANTHROPIC_BASE_URL: run.gatewayUrl }
+      : { OPENAI_API_KEY: run.token, OPENAI_API_BASE: `${run.gatewayUrl}/v1`, OPENAI_BASE_URL: `${run.gatewayUrl}/v1` }),
+    // litellm's price map from the package, not the network.
+    LITELLM_LOCAL_MODEL_COST_MAP: 'True',
+  };
+}

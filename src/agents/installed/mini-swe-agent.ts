@@ -2,6 +2,7 @@
 // installed offline into the layer with pip run from its own wheel. It calls Chat Completions through litellm
 // (one `bash` tool) and writes its trajectory file, which becomes ATIF.
 import { shellQuote } from '../../sandbox/index.ts';
+import { litellmEnv } from './agent-files.ts';
 import { arr, obj, str, transcriptOf, type AnswerStep } from './transcript-parts.ts';
 import { agentDir, type InstalledAgent } from './types.ts';
 
@@ -22,17 +23,12 @@ export const miniSweAgent: InstalledAgent = {
   output: '/logs/agent/mini-swe-agent.txt',
   extraLogs: () => [TRAJECTORY],
   env: (run) => ({
-    PYTHONPATH: `${DIR}/lib`,
-    HOME: run.home,
-    ...(run.provider === 'anthropic'
-      ? { ANTHROPIC_API_KEY: run.token, ANTHROPIC_API_BASE: run.gatewayUrl, ANTHROPIC_BASE_URL: run.gatewayUrl }
-      : { OPENAI_API_KEY: run.token, OPENAI_API_BASE: `${run.gatewayUrl}/v1`, OPENAI_BASE_URL: `${run.gatewayUrl}/v1` }),
-    // First-run setup prompts, cost look-ups for unknown models and litellm's price-map download are off.
+    ...litellmEnv(run, `${DIR}/lib`),
+    // First-run setup prompts and cost look-ups for unknown models are off.
     MSWEA_CONFIGURED: 'true',
     MSWEA_COST_TRACKING: 'ignore_errors',
     MSWEA_SILENT_STARTUP: '1',
     MSWEA_GLOBAL_CONFIG_DIR: `${run.home}/mini-swe-agent`,
-    LITELLM_LOCAL_MODEL_COST_MAP: 'True',
   }),
   command: (run) =>
     `python3 -m minisweagent.run.mini -y --exit-immediately -l ${shellQuote(run.args['cost_limit'] ?? '0')} -m ${shellQuote(`${run.provider}/${run.model}`)} ` +

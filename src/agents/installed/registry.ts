@@ -1,4 +1,5 @@
 // The installed agents Berth knows, by name.
+import { aider } from './aider.ts';
 import { claudeCode } from './claude-code.ts';
 import { cline } from './cline.ts';
 import { codex } from './codex.ts';
@@ -16,6 +17,7 @@ export const INSTALLED_AGENTS: Readonly<Record<InstalledAgentName, InstalledAgen
   'gemini-cli': geminiCli,
   'qwen-code': qwenCode,
   cline,
+  aider,
 };
 
 export function installedAgent(name: string): InstalledAgent | undefined {

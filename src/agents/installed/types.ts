@@ -5,7 +5,7 @@ import type { Provider, Protocol } from '../../gateway/index.ts';
 import type { Task } from '../../task/index.ts';
 import type { AtifTrajectory } from '../../trajectory/atif.ts';
 
-export type InstalledAgentName = 'claude-code' | 'codex' | 'mini-swe-agent' | 'opencode' | 'gemini-cli' | 'qwen-code' | 'cline';
+export type InstalledAgentName = 'claude-code' | 'codex' | 'mini-swe-agent' | 'opencode' | 'gemini-cli' | 'qwen-code' | 'cline' | 'aider';
 
 export type InstallRecipe =
   /** A native binary shipped inside an npm package: `npm pack` on the host, the one file copied into the layer. */
