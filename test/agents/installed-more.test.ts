@@ -84,6 +84,7 @@ describe.each(CASES)('$agent installed into a layer, on examples/hello', ({ agen
 
   it('a second episode starts from the layer: no install activity in its history', async () => {
     const { rows } = await runHello(cluster, hello, agent as AgentName, model_, { prepare: false, agentArgs });
+    if (process.env.BERTH_TEST_TIMINGS) console.log(agent, 'reused', JSON.stringify(rows[0]!.timings));
     expect(rows[0], rows[0]!.failure_reason ?? '').toMatchObject({ reward: 1 });
     const types = await activityTypes(cluster, rows[0]!.workflow_id);
     expect(types).toContain('seed');
