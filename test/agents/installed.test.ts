@@ -2,33 +2,23 @@
 // then run through a real worker, a real engine and real Temporal against a fake model server speaking its
 // vendor's wire protocol. The fake is the only stand-in: the paid API. Layers are content-addressed, so a run
 // builds each once and later runs on the same machine reuse them.
-import { execFile, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBatch } from '../../src/client/batch.ts';
 import { DockerSandboxProvider } from '../../src/sandbox/index.ts';
 import { ModelProbeFailed } from '../../src/client/probe.ts';
 import { batchWorkflowId } from '../../src/client/episodes.ts';
 import { validateAtif } from '../../src/trajectory/atif.ts';
 import { INSTALLED_AGENTS, imageId, layerExists, layerTag } from '../../src/agents/index.ts';
-import type { AgentName, ResultRow } from '../../src/workflows/types.ts';
+import type { AgentName } from '../../src/workflows/types.ts';
 import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
 import { berth } from '../helpers/cli.ts';
 import { reportedUsage, startFakeVendors, type FakeVendors } from './fake-vendors.ts';
+import { activityTypes as historyActivities, docker, helloDataset, runHello as runDataset, trajectoryOf, watchSandbox as watch } from './installed-run.ts';
 
-const examplesHello = join(import.meta.dirname, '..', '..', 'examples', 'hello');
-/**
- * examples/hello as it is, in a dataset whose dataset.toml gives its 120 s agent budget a multiplier: on a loaded
- * 2-core machine (CI runs two test files at once) an agent's start can take a minute, which is not what this tests.
- */
-const hello = mkdtempSync(join(tmpdir(), 'berth-installed-hello-'));
-cpSync(examplesHello, join(hello, 'hello'), { recursive: true });
-writeFileSync(join(hello, 'dataset.toml'), '[gym.defaults]\ntimeout_multiplier = 5\n');
+const hello = helloDataset();
 const REAL_KEY = 'sk-berth-test-REAL-7f3c9e1a5b2d8c4f';
-const docker = new Docker();
 const provider = new DockerSandboxProvider(docker);
 const INSTALL_TIMEOUT = 900_000;
 
@@ -48,71 +38,9 @@ afterAll(async () => {
   await fake?.close();
 });
 
-/**
- * Where `needle` is inside the episode's running sandbox: files the container added or changed (`docker diff`;
- * the image's own files come from the agent's package and the base image, built before any key existed), the
- * container's configured environment, and every process's environment.
- */
-async function findInSandbox(batchId: string, needle: string): Promise<{ files: string[]; environ: string[] }> {
-  const [c] = await docker.listContainers({ filters: { label: [`berth.batch=${batchId}`] } });
-  if (!c) throw new Error(`no running sandbox of batch ${batchId}`);
-  const changed = (await docker.getContainer(c.Id).changes() as Array<{ Path: string; Kind: number }> | null ?? [])
-    .filter((ch) => ch.Kind !== 2).map((ch) => ch.Path);
-  // -D skip: a detached process's FIFOs are among the changed files, and reading one blocks until the agent ends,
-  // which waits for the model's answer, which waits for this check.
-  const script = `k="$1"
-xargs -r -d '\\n' grep -lsF -D skip -- "$k" 2>/dev/null
-echo ---
-for e in /proc/[0-9]*/environ; do tr '\\0' '\\n' < "$e" 2>/dev/null | grep -F -- "$k"; done
-true`;
-  const stdout = await new Promise<string>((resolve, reject) => {
-    const child = execFile('docker', ['exec', '-i', c.Id, 'sh', '-c', script, 'sh', needle], { maxBuffer: 16 << 20 }, (err, out) => (err ? reject(err) : resolve(out)));
-    child.stdin!.end(`${changed.join('\n')}\n`);
-  });
-  const [files, environ] = stdout.split('---\n');
-  const configured = ((await docker.getContainer(c.Id).inspect()).Config.Env ?? []).filter((e) => e.includes(needle));
-  return { files: files!.split('\n').filter(Boolean), environ: [...configured, ...(environ ?? '').split('\n').filter(Boolean)] };
-}
-
-async function activityTypes(workflowId: string): Promise<string[]> {
-  const history = await cluster.client.workflow.getHandle(workflowId).fetchHistory();
-  return (history.events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes?.activityType?.name ? [e.activityTaskScheduledEventAttributes.activityType.name] : []));
-}
-
-async function runHello(agent: AgentName, model: string, extra: Partial<Parameters<typeof startBatch>[0]> = {}): Promise<{ rows: ResultRow[]; batchId: string }> {
-  const handle = await startBatch({
-    dataset: hello, agent, model, client: cluster.client, taskQueue: cluster.taskQueue,
-    resultsDir: mkdtempSync(join(tmpdir(), 'berth-installed-')), ...extra,
-  });
-  try {
-    const summary = await handle.wait();
-    return { rows: summary.rows, batchId: handle.batchId };
-  } finally {
-    await handle.close();
-  }
-}
-
-function trajectoryOf(row: ResultRow): unknown {
-  return JSON.parse(readFileSync(join(row.logs_dir!, 'turn-1', 'agent', 'trajectory.json'), 'utf8'));
-}
-
-/** The key must be nowhere in the sandbox; the episode's token must be in the agent's environment (the check sees it). */
-function watchSandbox(batchIdOf: () => string): { result: Promise<{ key: Awaited<ReturnType<typeof findInSandbox>>; token: Awaited<ReturnType<typeof findInSandbox>> }> } {
-  let resolve!: (v: Awaited<ReturnType<typeof watchSandbox>['result']>) => void;
-  let reject!: (e: unknown) => void;
-  const result = new Promise<Awaited<ReturnType<typeof watchSandbox>['result']>>((res, rej) => { resolve = res; reject = rej; });
-  let done = false;
-  fake.beforeFinish = async () => {
-    if (done) return;
-    done = true;
-    try {
-      resolve({ key: await findInSandbox(batchIdOf(), REAL_KEY), token: await findInSandbox(batchIdOf(), '=berth-') });
-    } catch (err) {
-      reject(err);
-    }
-  };
-  return { result };
-}
+const activityTypes = (workflowId: string) => historyActivities(cluster, workflowId);
+const runHello = (agent: AgentName, model: string, extra: Parameters<typeof runDataset>[4] = {}) => runDataset(cluster, hello, agent, model, extra);
+const watchSandbox = (batchIdOf: () => string) => watch(fake, REAL_KEY, batchIdOf);
 
 describe.each([
   { agent: 'claude-code' as const, model: 'anthropic/claude-sonnet-4-5', path: '/v1/messages', prepare: false },
@@ -208,18 +136,25 @@ describe('berth agents and berth prepare --agent', () => {
   it('berth agents lists each agent\'s pinned version and the layers this host\'s engine holds', async () => {
     const res = await berth(['agents', '--json']);
     expect(res.code, res.stderr).toBe(0);
-    const out = JSON.parse(res.stdout) as { agents: Array<{ name: string; version: string; layers: Array<{ tag: string }> }> };
-    expect(out.agents.map((a) => [a.name, a.version])).toEqual([['claude-code', '2.1.328'], ['codex', '0.169.0'], ['mini-swe-agent', '2.4.6']]);
+    const out = JSON.parse(res.stdout) as { agents: Array<{ name: string; version: string; layers: Array<{ tag: string }>; options: Array<{ name: string; default: string | null }> }> };
+    expect(out.agents.map((a) => [a.name, a.version])).toEqual([
+      ['claude-code', '2.1.328'], ['codex', '0.169.0'], ['mini-swe-agent', '2.4.6'],
+      ['opencode', '1.18.33'], ['gemini-cli', '0.61.0'], ['qwen-code', '0.24.4'], ['cline', '3.0.65'], ['aider', '0.86.2'],
+    ]);
+    const options = Object.fromEntries(out.agents.map((a) => [a.name, a.options]));
+    expect(options['gemini-cli']).toContainEqual(expect.objectContaining({ name: 'disable_web_search', default: 'false' }));
+    expect(options['mini-swe-agent']).toContainEqual(expect.objectContaining({ name: 'cost_limit', default: '0' }));
     const engine = (await docker.listImages({ filters: { label: ['berth.agent-layer=1'] } })).flatMap((i) => i.RepoTags ?? []);
-    for (const a of out.agents) {
+    // The first three; installed-more.test.ts builds the others.
+    for (const a of out.agents.slice(0, 3)) {
       expect(a.layers.length).toBeGreaterThan(0);
       for (const l of a.layers) expect(engine).toContain(l.tag);
     }
   });
 
   it('berth prepare --agent refuses a name that is not an installed agent, naming the choices', async () => {
-    const res = await berth(['prepare', hello, '--agent', 'aider']);
+    const res = await berth(['prepare', hello, '--agent', 'goose']);
     expect(res.code).not.toBe(0);
-    expect(res.stderr).toContain('--agent aider: not an installed agent; choose one of claude-code, codex, mini-swe-agent');
+    expect(res.stderr).toContain('--agent goose: not an installed agent; choose one of claude-code, codex, mini-swe-agent, opencode, gemini-cli, qwen-code, cline, aider');
   });
 });

@@ -36,11 +36,11 @@ afterAll(async () => {
   await new Promise((r) => upstream.close(r));
 });
 
-const up = (provider: 'anthropic' | 'openai'): Upstream => ({ provider, baseUrl: upstreamUrl, apiKey: KEY });
+const up = (provider: 'anthropic' | 'openai' | 'google'): Upstream => ({ provider, baseUrl: upstreamUrl, apiKey: KEY });
 
 function scope(opts: Partial<Parameters<ModelGateway['register']>[0]> = {}) {
   const calls: CallRecord[] = [];
-  const s = gateway.register({ label: 'test', upstreams: { anthropic: up('anthropic'), openai: up('openai') }, prices: {}, onCall: (c) => calls.push(c), ...opts });
+  const s = gateway.register({ label: 'test', upstreams: { anthropic: up('anthropic'), openai: up('openai'), google: up('google') }, prices: {}, onCall: (c) => calls.push(c), ...opts });
   return { s, calls };
 }
 
@@ -183,12 +183,90 @@ describe('usage per call', () => {
   });
 });
 
+// Gemini's wire format as its API reference gives it (ai.google.dev/api/generate-content): the model in the path,
+// the key in x-goog-api-key (or ?key=), usage in usageMetadata; streamGenerateContent with alt=sse is an event
+// stream of GenerateContentResponse chunks, each carrying the usage so far, and without alt=sse a JSON array.
+describe('Gemini generateContent', () => {
+  const gemUsage = (prompt: number, cached: number, out: number, thoughts: number) => ({
+    promptTokenCount: prompt, cachedContentTokenCount: cached, candidatesTokenCount: out, thoughtsTokenCount: thoughts, totalTokenCount: prompt + out + thoughts,
+  });
+  const answer = (text: string, usage: unknown) => ({ candidates: [{ content: { role: 'model', parts: [{ text }] }, index: 0 }], usageMetadata: usage, modelVersion: 'gemini-x-001' });
+
+  it('takes the token from x-goog-api-key or ?key=, sends the real key as x-goog-api-key, and counts usageMetadata (thoughts are output)', async () => {
+    handler = (_req, _b, res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(JSON.stringify(answer('hi', gemUsage(40, 10, 7, 3)))); };
+    const { s, calls } = scope({ prices: { 'google/gemini-x': { input: 1, cached_input: 0.25, output: 4 } } });
+    const body = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hello' }] }] });
+    const a = await fetch(`${gateway.url}/v1beta/models/gemini-x:generateContent`, { method: 'POST', headers: { 'x-goog-api-key': s.token, 'content-type': 'application/json' }, body });
+    expect(a.status).toBe(200);
+    expect(await a.json()).toMatchObject({ candidates: [{ content: { parts: [{ text: 'hi' }] } }] });
+    const b = await fetch(`${gateway.url}/v1beta/models/gemini-x:generateContent?key=${s.token}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    expect(b.status).toBe(200);
+    const [first, second] = seen.slice(-2);
+    expect(first!.path).toBe('/v1beta/models/gemini-x:generateContent');
+    expect(second!.path).toBe('/v1beta/models/gemini-x:generateContent');
+    for (const h of [first!.headers, second!.headers]) {
+      expect(h['x-goog-api-key']).toBe(KEY);
+      expect(h['authorization']).toBeUndefined();
+    }
+    expect(JSON.stringify([first, second])).not.toContain(s.token);
+    await expect.poll(() => calls.length).toBe(2);
+    expect(calls[0]).toMatchObject({ protocol: 'gemini-generate', model: 'gemini-x', status: 200, stream: false, inputTokens: 40, cachedInputTokens: 10, outputTokens: 10 });
+    expect(calls[0]!.costUsd).toBeCloseTo((30 * 1 + 10 * 0.25 + 10 * 4) / 1e6, 10);
+    gateway.revoke(s.token);
+  });
+
+  it('passes streamGenerateContent?alt=sse through chunk by chunk and keeps the last chunk\'s usage', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => { release = r; });
+    handler = async (req, _b, res) => {
+      expect(req.url).toBe('/v1beta/models/gemini-x:streamGenerateContent?alt=sse');
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`data: ${JSON.stringify(answer('Hel', gemUsage(25, 0, 1, 0)))}\r\n\r\n`);
+      await gate;
+      res.end(`data: ${JSON.stringify({ ...answer('lo', gemUsage(25, 5, 9, 2)), candidates: [{ content: { role: 'model', parts: [{ text: 'lo' }] }, finishReason: 'STOP', index: 0 }] })}\r\n\r\n`);
+    };
+    const { s, calls } = scope();
+    const res = await fetch(`${gateway.url}/v1beta/models/gemini-x:streamGenerateContent?alt=sse`, { method: 'POST', headers: { 'x-goog-api-key': s.token }, body: '{"contents":[]}' });
+    const reader = res.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toContain('Hel');
+    release();
+    let rest = '';
+    for (let r = await reader.read(); !r.done; r = await reader.read()) rest += new TextDecoder().decode(r.value);
+    expect(rest).toContain('STOP');
+    await expect.poll(() => calls.length).toBe(1);
+    expect(calls[0]).toMatchObject({ protocol: 'gemini-generate', model: 'gemini-x', stream: true, inputTokens: 25, cachedInputTokens: 5, outputTokens: 11 });
+    gateway.revoke(s.token);
+  });
+
+  it('counts a streamGenerateContent answered as a JSON array (no alt=sse) from its last chunk', async () => {
+    handler = (_req, _b, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify([answer('a', gemUsage(12, 0, 1, 0)), answer('b', gemUsage(12, 0, 4, 0))]));
+    };
+    const { s, calls } = scope();
+    await (await fetch(`${gateway.url}/v1beta/models/gemini-x:streamGenerateContent`, { method: 'POST', headers: { 'x-goog-api-key': s.token }, body: '{}' })).text();
+    await expect.poll(() => calls.length).toBe(1);
+    expect(calls[0]).toMatchObject({ stream: true, inputTokens: 12, outputTokens: 4 });
+    gateway.revoke(s.token);
+  });
+
+  it('refuses an unknown token in Google\'s error shape, without calling upstream', async () => {
+    const before = seen.length;
+    const res = await fetch(`${gateway.url}/v1beta/models/gemini-x:generateContent?key=berth-nope`, { method: 'POST', body: '{}' });
+    expect(res.status).toBe(401);
+    expect(await res.json()).toMatchObject({ error: { code: 401, status: 'UNAUTHENTICATED' } });
+    expect(seen.length).toBe(before);
+  });
+});
+
 describe('pure rules', () => {
   it.each([
     ['anthropic-messages', { usage: { input_tokens: 10, cache_read_input_tokens: 5, cache_creation_input_tokens: 1, output_tokens: 2 } }, { inputTokens: 16, cachedInputTokens: 5, outputTokens: 2 }],
     ['openai-chat', { usage: { prompt_tokens: 10, completion_tokens: 2, prompt_tokens_details: { cached_tokens: 4 } } }, { inputTokens: 10, cachedInputTokens: 4, outputTokens: 2 }],
     ['openai-responses', { usage: { input_tokens: 10, output_tokens: 2, input_tokens_details: { cached_tokens: 3 } } }, { inputTokens: 10, cachedInputTokens: 3, outputTokens: 2 }],
     ['openai-chat', { choices: [] }, null],
+    ['gemini-generate', { usageMetadata: { promptTokenCount: 10, cachedContentTokenCount: 4, candidatesTokenCount: 2, thoughtsTokenCount: 5, toolUsePromptTokenCount: 1 } }, { inputTokens: 11, cachedInputTokens: 4, outputTokens: 7 }],
+    ['gemini-generate', { candidates: [] }, null],
   ] as const)('usage of a whole %s answer', (protocol, body, want) => {
     expect(usageOfBody(protocol, body)).toEqual(want);
   });
@@ -202,12 +280,13 @@ describe('pure rules', () => {
     ['anthropic/claude-sonnet-4-5', 'openai', { provider: 'anthropic', model: 'claude-sonnet-4-5' }],
     ['gpt-4.1', 'openai', { provider: 'openai', model: 'gpt-4.1' }],
     ['openai/org/model', 'anthropic', { provider: 'openai', model: 'org/model' }],
+    ['google/gemini-2.5-pro', 'openai', { provider: 'google', model: 'gemini-2.5-pro' }],
   ] as const)('splitModel(%s)', (spec, fallback, want) => {
     expect(splitModel(spec, fallback)).toEqual(want);
   });
 
   it('normalises base URLs with or without /v1', () => {
-    expect(['https://x.test/v1', 'https://x.test/v1/', 'https://x.test'].map(normaliseBase)).toEqual(['https://x.test', 'https://x.test', 'https://x.test']);
+    expect(['https://x.test/v1', 'https://x.test/v1/', 'https://x.test', 'https://x.test/v1beta'].map(normaliseBase)).toEqual(['https://x.test', 'https://x.test', 'https://x.test', 'https://x.test']);
   });
 
   it.each([
@@ -218,6 +297,8 @@ describe('pure rules', () => {
     [400, '{"type":"error","error":{"type":"not_found_error","message":"model: nope not found"}}', false, 'agent:unknown_model'],
     [400, '{"error":{"message":"Unsupported parameter: max_tokens"}}', true, undefined],
     [500, 'oops', true, undefined],
+    // Gemini answers a bad key with 400 INVALID_ARGUMENT, reason API_KEY_INVALID.
+    [400, '{"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT","details":[{"reason":"API_KEY_INVALID"}]}}', false, 'agent:bad_credentials'],
   ])('a probe answered %i stops the batch only when the settings are surely wrong', (status, body, ok, kind) => {
     const r = classifyProbe(status, body, 'openai', 'x', { provider: 'openai', baseUrl: 'https://u.test', apiKey: 'k' });
     expect(r.ok).toBe(ok);

@@ -30,6 +30,9 @@ export const codex: InstalledAgent = {
   providers: ['openai'],
   protocol: () => 'openai-responses',
   install: { kind: 'npm-binary', package: '@openai/codex', version: `${VERSION}-linux-x64`, file: 'vendor/x86_64-unknown-linux-musl/bin/codex' },
+  options: [
+    { name: 'reasoning_effort', default: null, description: 'model_reasoning_effort in its config (-c)', choices: ['minimal', 'low', 'medium', 'high', 'xhigh'] },
+  ],
   versionCommand: `${BIN} --version`,
   output: '/logs/agent/codex.jsonl',
   env: (run) => ({ [KEY_VAR]: run.token, CODEX_HOME: codexHome(run), HOME: run.home }),
@@ -42,7 +45,8 @@ export const codex: InstalledAgent = {
   command: (run) => {
     const provider = `model_providers.berth={name="berth",base_url="${run.gatewayUrl}/v1",env_key="${KEY_VAR}",wire_api="responses"}`;
     return `mkdir -p "$CODEX_HOME" && ${BIN} exec --json --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox ` +
-      `-m ${shellQuote(run.model)} -c model_provider=berth -c ${shellQuote(provider)} - < ${shellQuote(run.instructionFile)}`;
+      `-m ${shellQuote(run.model)} -c model_provider=berth -c ${shellQuote(provider)} ` +
+      `${run.args['reasoning_effort'] ? `-c ${shellQuote(`model_reasoning_effort="${run.args['reasoning_effort']}"`)} ` : ''}- < ${shellQuote(run.instructionFile)}`;
   },
   transcript: ({ stdout, sessionId, instruction, model }) => {
     const answers: AnswerStep[] = [];

