@@ -10,8 +10,7 @@ import { agentTurn, verifyTurn } from './turn.ts';
 
 export function createHostActivities(deps: ActivityDeps) {
   return {
-    ...withDeps(deps, { seed, teardown, agentTurn, verifyTurn, stepSetup, prepareTask, openaiStart, openaiToolCall, regradeTurn, installAgentLayer }),
-    openaiFinish,
+    ...withDeps(deps, { seed, teardown, agentTurn, verifyTurn, stepSetup, prepareTask, openaiStart, openaiToolCall, openaiFinish, regradeTurn, installAgentLayer }),
   };
 }
 
