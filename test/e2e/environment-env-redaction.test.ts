@@ -56,4 +56,21 @@ describe('[environment].env values resolved from the worker are redacted', () =>
     expect(readFileSync(files.find((f) => f.endsWith('test-stdout.txt'))!, 'utf8')).toContain('the verifier saw [REDACTED]');
     for (const f of files) expect(readFileSync(f, 'utf8'), f).not.toContain(TOKEN);
   });
+
+  it('a later step\'s setup.sh that prints it and fails: its output and the row\'s failure reason hold [REDACTED]', async () => {
+    const dataset = writeDataset({
+      's/task.toml': `[environment]\ndocker_image = "berth-base:bookworm"\nworkdir = "/app"\nenv = { TOKEN = "\${${VARIABLE}}" }\n[[steps]]\nname = "first"\n[[steps]]\nname = "second"\n`,
+      ...Object.fromEntries(['first', 'second'].flatMap((n) => [
+        [`s/steps/${n}/instruction.md`, `${n}\n`],
+        [`s/steps/${n}/tests/test.sh`, '#!/bin/bash\necho 1 > /logs/verifier/reward.txt\n'],
+      ])),
+      's/steps/second/workdir/setup.sh': '#!/bin/bash\necho "setup saw $TOKEN"\nexit 3\n',
+    });
+    const handle = await startBatch({ dataset, agent: 'nop', resultsDir: mkdtempSync(join(tmpdir(), 'berth-env-redaction-')), taskQueue: cluster.taskQueue, client: cluster.client });
+    const row = (await handle.wait()).rows[0]!;
+    expect(row, row.failure_reason ?? '').toMatchObject({ failure_kind: 'harbor:step_setup_failed', mask_sample: false });
+    expect(row.failure_reason).toContain('setup saw [REDACTED]');
+    expect(JSON.stringify(row)).not.toContain(TOKEN);
+    expect(readFileSync(join(row.logs_dir!, 'steps', 'second', 'setup-output.txt'), 'utf8')).toBe('setup saw [REDACTED]\n');
+  });
 });
