@@ -11,8 +11,7 @@ import { agentTurn, verifyTurn } from './turn.ts';
 
 export function createHostActivities(deps: ActivityDeps) {
   return {
-    ...withDeps(deps, { seed, teardown, agentTurn, verifyTurn, stepSetup, prepareTask, openaiStart, openaiToolCall, regradeTurn, regradeRefusal, installAgentLayer }),
-    openaiFinish,
+    ...withDeps(deps, { seed, teardown, agentTurn, verifyTurn, stepSetup, prepareTask, openaiStart, openaiToolCall, openaiFinish, regradeTurn, regradeRefusal, installAgentLayer }),
     hostArchiveChunk,
   };
 }

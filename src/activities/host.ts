@@ -1,8 +1,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { mkdirSync } from 'node:fs';
 import { containerName, SeedFailed } from '../sandbox/index.ts';
-import { loadBerthConfig } from '../config/berth-config.ts';
-import { secretValues } from '../verify/index.ts';
+import { redact } from '../verify/index.ts';
 import type { EpisodeInput, EpisodePlan, SandboxRef } from './types.ts';
 import { typed } from './failures.ts';
 import type { ActivityDeps } from './deps.ts';
@@ -11,6 +10,12 @@ import { seedAgentSandbox } from './seed-agent.ts';
 import { seedComposeSandbox } from './seed-compose.ts';
 import { tearDownEpisode } from './tear-down.ts';
 import { beating } from './beating.ts';
+import { hiddenValuesOf } from './hidden.ts';
+
+/** A healthcheck's or entrypoint's output may hold what [environment].env gave main (DESIGN.md §7 "Secrets"). */
+function redacted(err: unknown, hidden: readonly string[]): unknown {
+  return err instanceof SeedFailed ? new SeedFailed(err.kind, redact(err.message, hidden), redact(err.output, hidden), err.retryable) : err;
+}
 
 /**
  * A seed failure a fresh seed may not repeat (a healthcheck that never passed: retryable, as the spec says) is
@@ -33,15 +38,16 @@ export async function seed(deps: ActivityDeps, req: { input: EpisodeInput; plan:
     const logsDir = episodeLogsDir(req.workflowId, req.runId);
     mkdirSync(logsDir, { recursive: true });
     const labels = { batch: req.input.batchId, workflowId: req.workflowId, role: 'agent' } as const;
+    const hidden = hiddenValuesOf(task);
     if (task.compose) {
-      return seedComposeSandbox(deps, task, req, { host, queue, logsDir, labels, hostEnv: process.env }).catch((err: unknown) => { throw retryWhileAttemptsLeft(err); });
+      return seedComposeSandbox(deps, task, req, { host, queue, logsDir, labels, hostEnv: process.env }).catch((err: unknown) => { throw retryWhileAttemptsLeft(redacted(err, hidden)); });
     }
     const { handle, spec } = await seedAgentSandbox(deps, task, {
       name: containerName(req.workflowId, req.runId, 'agent'),
       labels,
-      imageAliases: req.input.imageAliases, ...(req.input.baseImageId ? { baseImageId: req.input.baseImageId } : {}), hostEnv: process.env, logsDir, hidden: () => secretValues(loadBerthConfig().config.secrets),
+      imageAliases: req.input.imageAliases, ...(req.input.baseImageId ? { baseImageId: req.input.baseImageId } : {}), hostEnv: process.env, logsDir, hidden: () => hidden,
       agent: req.input.agent,
-    }).catch((err: unknown) => { throw retryWhileAttemptsLeft(err); });
+    }).catch((err: unknown) => { throw retryWhileAttemptsLeft(redacted(err, hidden)); });
     return {
       queue, name: handle.name, id: handle.containerId, host, user: handle.user, workdir: handle.workdir, logsDir,
       ...(spec.entrypoint ? { entrypoint: true } : {}),

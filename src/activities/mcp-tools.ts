@@ -1,14 +1,17 @@
 // The openai agent's MCP tools for one turn: each MCP server of the task. An http server (streamable-http or
 // sse) is reached from the worker (a server named by its Compose service goes to that container's address on the
-// group's network); a stdio server's command runs in the agent's sandbox as the agent user, once per session.
-import { describeEndpoint, listMcpTools, type McpEndpoint, type McpToolBinding, type StdioStarter } from '../agents/index.ts';
+// group's network), except one on main's localhost or named main, which is reached from inside main as main's own
+// processes reach it (agents/openai/mcp-relay.ts); a stdio server's command runs in the agent's sandbox as the agent
+// user, once per session.
+import { describeEndpoint, listMcpTools, reachedInMain, type McpEndpoint, type McpToolBinding, type StdioStarter } from '../agents/index.ts';
 import type { McpServer, Task } from '../task/index.ts';
 import type { SandboxRef } from './types.ts';
 import { SandboxLost, type SandboxProvider } from '../sandbox/index.ts';
 import { handleOf, serviceHandle } from './handle.ts';
 
-/** The URL the worker uses: the service's container address in place of its service name. */
+/** The URL the worker uses: the service's container address in place of its service name; main's own, as is. */
 async function reachable(provider: SandboxProvider, url: string, sandbox: SandboxRef): Promise<string> {
+  if (reachedInMain(url)) return url;
   const u = new URL(url);
   const service = sandbox.group?.services[u.hostname];
   if (!service) return url;

@@ -5,7 +5,7 @@ import {
   CONVERSATION_FILE, ContextLengthExceeded, DEFAULT_API_KEY_ENV, callModel, defaultSystemPrompt, lastAssistant, openAiOptionsFromArgs, openaiTrajectory,
   mcpFunctionTools, readConversation, runBashTool, runMcpTool, startConversation, toolCallsOf,
 } from '../agents/index.ts';
-import { clearTurnFiles } from '../verify/index.ts';
+import { clearTurnFiles, redact } from '../verify/index.ts';
 import type { ModelLimits, OpenAiModelAnswer, OpenAiTurnSetup, TurnRef } from './types.ts';
 import { upstreamFor } from '../gateway/index.ts';
 import { loadBerthConfig } from '../config/berth-config.ts';
@@ -17,6 +17,7 @@ import type { ActivityDeps } from './deps.ts';
 import { beating } from './beating.ts';
 import { mcpToolsFor, stdioStarter } from './mcp-tools.ts';
 import { agentUserFor } from './turn.ts';
+import { hiddenValuesOf } from './hidden.ts';
 
 const agentDir = (ref: TurnRef) => join(turnDirOf(ref), 'agent');
 
@@ -109,13 +110,15 @@ export async function openaiToolCall(deps: ActivityDeps, req: { ref: TurnRef; se
   }));
 }
 
-/** Host queue: the turn's ATIF transcript and final text, from the conversation file. */
-export async function openaiFinish(req: { ref: TurnRef; setup: OpenAiTurnSetup; stopReason: string | null }): Promise<{ responseText: string }> {
+/** Host queue: the turn's ATIF transcript and final text, from the conversation file (redacted as every agent's is). */
+export async function openaiFinish(deps: ActivityDeps, req: { ref: TurnRef; setup: OpenAiTurnSetup; stopReason: string | null }): Promise<{ responseText: string }> {
   return typed(async () => {
     const { runId } = Context.current().info.workflowExecution ?? { runId: 'local' };
-    const { trajectory, finalText } = await openaiTrajectory(req.setup.conversationPath, { sessionId: `${runId}-t${req.ref.turn + 1}`, modelName: req.setup.model });
+    const { trajectory, finalText: clear } = await openaiTrajectory(req.setup.conversationPath, { sessionId: `${runId}-t${req.ref.turn + 1}`, modelName: req.setup.model });
+    const hidden = hiddenValuesOf(await deps.loadEpisodeTask(req.ref.input));
+    const finalText = redact(clear, hidden);
     const dir = agentDir(req.ref);
-    writeFileSync(join(dir, 'trajectory.json'), JSON.stringify(trajectory, null, 2));
+    writeFileSync(join(dir, 'trajectory.json'), redact(JSON.stringify(trajectory, null, 2), hidden));
     writeFileSync(join(dir, 'response.txt'), finalText);
     if (req.stopReason) writeFileSync(join(dir, 'stop-reason.txt'), `${req.stopReason}\n`);
     return { responseText: finalText.slice(-32 * 1024) };

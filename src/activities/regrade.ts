@@ -21,6 +21,7 @@ import { episodeLogsDir, turnLogsDir } from './logs.ts';
 import type { ActivityDeps } from './deps.ts';
 import { agentSandboxSpec } from './sandbox-spec.ts';
 import { turnOutcomeOf } from './turn.ts';
+import { hiddenValuesOf } from './hidden.ts';
 
 const refused = (message: string) => ApplicationFailure.nonRetryable(message, REGRADE_REFUSED);
 
@@ -83,7 +84,7 @@ export async function regradeTurn(deps: ActivityDeps, req: { input: RegradeInput
       ? regradeSeparate(base, source, input)
       : regradeShared(deps, base, task, input, workflowId, runId)));
     const { verify: _old, ...agentTimings } = input.from.timings;
-    return { ...turnOutcomeOf(out, { step: plan.steps[0]!.name, responseText, agentTimings, usage: input.from.usage, secrets }), logsDir };
+    return { ...turnOutcomeOf(out, { step: plan.steps[0]!.name, responseText, agentTimings, usage: input.from.usage, hidden: hiddenValuesOf(task, secrets) }), logsDir };
   }));
 }
 

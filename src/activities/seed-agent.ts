@@ -22,7 +22,7 @@ export interface AgentSeedRequest {
   hostEnv: Readonly<Record<string, string | undefined>>;
   /** The episode's logs folder on this host: an entrypoint that fails at seed leaves its output there. */
   logsDir: string;
-  /** Values never to write in clear (the worker's [secrets]); read only when output is kept. */
+  /** Values never to write in clear (the worker's [secrets], [environment].env's resolved values); read only when output is kept. */
   hidden: () => readonly string[];
   /** An installed agent starts from its layer over the task's image (docs/agents.md). */
   agent?: string;

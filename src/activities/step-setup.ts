@@ -16,11 +16,14 @@ import { turnDirOf } from './logs.ts';
 import { enterPhase } from './phase-network.ts';
 import type { ActivityDeps } from './deps.ts';
 import { agentUserFor } from './turn.ts';
+import { hiddenValuesOf } from './hidden.ts';
+import { redact } from '../verify/index.ts';
 
 const OUTPUT_CHARS = 4000;
 
-const stepFailed = (step: Step, problem: string): ApplicationFailure =>
-  ApplicationFailure.nonRetryable(`step "${step.name}": ${problem}`, 'harbor:step_setup_failed');
+/** `hidden`: setup.sh and the healthcheck run with [environment].env, and may print it (DESIGN.md §7 "Secrets"). */
+const stepFailed = (step: Step, problem: string, hidden: readonly string[]): ApplicationFailure =>
+  ApplicationFailure.nonRetryable(`step "${step.name}": ${redact(problem, hidden)}`, 'harbor:step_setup_failed');
 
 function tail(res: ExecResult): string {
   const text = [res.stdout, res.stderr].filter((t) => t.trim() !== '').join('\n').trim();
@@ -52,6 +55,7 @@ export async function stepSetup(deps: ActivityDeps, req: TurnRef): Promise<void>
 
     const user = await agentUserFor(provider, task, req);
     const as = { ...handle, user };
+    const hidden = hiddenValuesOf(task);
     // Harbor prepares a step outside its agent phase's network policy: on the environment's baseline.
     await enterPhase(deps, task, phaseTargets(req.sandbox), req.turn, 'baseline', req.input.agent);
     if (step.workdir !== null) await provider.upload(as, step.workdir, handle.workdir, { owner: user });
@@ -61,9 +65,9 @@ export async function stepSetup(deps: ActivityDeps, req: TurnRef): Promise<void>
       const res = await provider.exec(as, { command: `bash ${shellQuote(script)}`, user, workdir: handle.workdir, timeoutSec, outputCapBytes: 256 * 1024 });
       const dir = turnDirOf(req);
       mkdirSync(dir, { recursive: true });
-      writeFileSync(join(dir, 'setup-output.txt'), `${res.stdout}${res.stderr}`);
-      if (res.timedOut) throw stepFailed(step, `workdir/setup.sh ran past [environment].build_timeout_sec (${timeoutSec} s); its output:\n${tail(res)}`);
-      if (res.exitCode !== 0) throw stepFailed(step, `workdir/setup.sh exited with code ${res.exitCode}; its output:\n${tail(res)}`);
+      writeFileSync(join(dir, 'setup-output.txt'), redact(`${res.stdout}${res.stderr}`, hidden));
+      if (res.timedOut) throw stepFailed(step, `workdir/setup.sh ran past [environment].build_timeout_sec (${timeoutSec} s); its output:\n${tail(res)}`, hidden);
+      if (res.exitCode !== 0) throw stepFailed(step, `workdir/setup.sh exited with code ${res.exitCode}; its output:\n${tail(res)}`, hidden);
     }
     if (step.healthcheck !== null) {
       const hc = step.healthcheck;
@@ -74,7 +78,7 @@ export async function stepSetup(deps: ActivityDeps, req: TurnRef): Promise<void>
         }, Boolean(req.sandbox.entrypoint), user);
       } catch (err) {
         // The image's entrypoint dying is its own kind; a healthcheck that never passed is the step's.
-        if (err instanceof SeedFailed && err.kind === 'harbor:seed_failed') throw stepFailed(step, `[steps.healthcheck] ${err.message}`);
+        if (err instanceof SeedFailed && err.kind === 'harbor:seed_failed') throw stepFailed(step, `[steps.healthcheck] ${err.message}`, hidden);
         throw err;
       }
     }

@@ -5,7 +5,7 @@ import { harnessFor, installedAgent } from '../agents/index.ts';
 import { egressGatewayUrl, openTurnScope } from './model-gateway.ts';
 import { loadBerthConfig } from '../config/berth-config.ts';
 import type { Task } from '../task/index.ts';
-import { clearTurnFiles, redact, runVerification, secretValues, type VerifyResult } from '../verify/index.ts';
+import { clearTurnFiles, redact, redactTree, runVerification, type VerifyResult } from '../verify/index.ts';
 import type { SandboxProvider } from '../sandbox/index.ts';
 import type { AtifTrajectory } from '../verify/index.ts';
 import type { AgentTurnOutput, SandboxRef, TokenUsage, TurnOutcome, TurnRef } from './types.ts';
@@ -19,6 +19,7 @@ import { turnDirOf } from './logs.ts';
 import { agentGatewayHost, enterPhase, verifyNetwork } from './phase-network.ts';
 import { tearDownEpisode } from './tear-down.ts';
 import type { ActivityDeps } from './deps.ts';
+import { hiddenValuesOf } from './hidden.ts';
 
 export type TurnRequest = TurnRef;
 
@@ -85,12 +86,16 @@ export async function agentTurn(deps: ActivityDeps, req: TurnRequest): Promise<A
       watching.abort();
       ended = model?.close();
     }
-    writeFileSync(join(logsDir, 'trajectory.json'), JSON.stringify(result.trajectory, null, 2));
-    writeFileSync(join(logsDir, 'response.txt'), result.responseText);
+    // The agent's output may echo what [environment].env gave it: nothing leaves the sandbox in clear.
+    const hidden = hiddenValuesOf(task);
+    await redactTree(logsDir, hidden);
+    const responseText = redact(result.responseText, hidden);
+    writeFileSync(join(logsDir, 'trajectory.json'), redact(JSON.stringify(result.trajectory, null, 2), hidden));
+    writeFileSync(join(logsDir, 'response.txt'), responseText);
     const usage = ended?.usage ?? result.usage;
     return {
-      responseText: result.responseText.slice(-RESPONSE_CAP), exitCode: result.exitCode, timings: result.timings, ...(usage ? { usage } : {}),
-      ...(ended?.agentOutcome ? { agentOutcome: ended.agentOutcome } : {}),
+      responseText: responseText.slice(-RESPONSE_CAP), exitCode: result.exitCode, timings: result.timings, ...(usage ? { usage } : {}),
+      ...(ended?.agentOutcome ? { agentOutcome: { ...ended.agentOutcome, reason: redact(ended.agentOutcome.reason, hidden) } } : {}),
     };
   }));
 }
@@ -119,7 +124,8 @@ async function verifyHere(deps: ActivityDeps, req: VerifyRequest, turnDir: strin
   const { provider } = deps;
   const handle = handleOf(req.sandbox);
   const secrets = loadBerthConfig().config.secrets;
-  if (req.sandbox.entrypoint) await failIfEntrypointDied(provider, handle, turnDir, secretValues(secrets));
+  const hidden = hiddenValuesOf(task, secrets);
+  if (req.sandbox.entrypoint) await failIfEntrypointDied(provider, handle, turnDir, hidden);
   const notes = req.sandbox.group ? await groupNotes(provider, req.sandbox) : [];
   const trajectory = JSON.parse(readFileSync(join(turnDir, 'agent', 'trajectory.json'), 'utf8')) as AtifTrajectory;
   const responseText = readFileSync(join(turnDir, 'agent', 'response.txt'), 'utf8');
@@ -134,15 +140,15 @@ async function verifyHere(deps: ActivityDeps, req: VerifyRequest, turnDir: strin
     signal: Context.current().cancellationSignal,
   });
   // The image entrypoint's output goes with this turn's verifier logs (after they landed there).
-  if (req.sandbox.entrypoint) await keepEntrypointOutput(provider, handle, turnDir, secretValues(secrets));
-  return turnOutcomeOf(out, { step: req.plan.steps[req.turn]!.name, responseText, agentTimings: req.agentTimings, usage: req.usage, secrets, agentOutcome: req.agentOutcome, notes });
+  if (req.sandbox.entrypoint) await keepEntrypointOutput(provider, handle, turnDir, hidden);
+  return turnOutcomeOf(out, { step: req.plan.steps[req.turn]!.name, responseText, agentTimings: req.agentTimings, usage: req.usage, hidden, agentOutcome: req.agentOutcome, notes });
 }
 
 const NOTE_CAP = 4000;
 
 /** A turn's outcome from its verification: what the workflow keeps of it (bounded, redacted). */
 export function turnOutcomeOf(out: VerifyResult, t: {
-  step: string; responseText: string; agentTimings: Record<string, number>; usage?: TokenUsage; secrets: Record<string, string>;
+  step: string; responseText: string; agentTimings: Record<string, number>; usage?: TokenUsage; hidden: readonly string[];
   agentOutcome?: { kind: string; reason: string };
   /** What the rollout left that does not change the score (a sidecar that exited non-zero). */
   notes?: readonly string[];
@@ -154,11 +160,11 @@ export function turnOutcomeOf(out: VerifyResult, t: {
     ...(out.reward_components ? { reward_components: out.reward_components } : {}),
     // The agent's own ending (context window, a limit) names the turn unless the verifier has a kind of its own.
     failure_kind: out.failure_kind ?? (out.masked ? null : t.agentOutcome?.kind ?? null),
-    failure_reason: out.failure_reason ? redact(out.failure_reason, secretValues(t.secrets)) : out.masked ? null : t.agentOutcome?.reason ?? null,
+    failure_reason: out.failure_reason ? redact(out.failure_reason, t.hidden) : out.masked ? null : t.agentOutcome?.reason ?? null,
     masked: out.masked,
     response_text: t.responseText.slice(-RESPONSE_CAP),
     timings: { ...t.agentTimings, verify: Object.values(out.timings).reduce((a, b) => a + b, 0) },
     ...(t.usage ? { usage: t.usage } : {}),
-    ...(t.notes && t.notes.length > 0 ? { notes: t.notes.map((n) => redact(n, secretValues(t.secrets)).slice(-NOTE_CAP)) } : {}),
+    ...(t.notes && t.notes.length > 0 ? { notes: t.notes.map((n) => redact(n, t.hidden).slice(-NOTE_CAP)) } : {}),
   };
 }

@@ -57,6 +57,20 @@ export function firstUnsetVariable(
   return null;
 }
 
+/**
+ * What an episode never writes in clear (DESIGN.md §7 "Secrets"): the worker's [secrets], and every value `${VAR}`
+ * resolved into [environment].env, which reaches every process in main (the agent's, test.sh's, the entrypoint's).
+ * The verifier's own tables add theirs where they are resolved.
+ */
+export function episodeSecretValues(
+  task: Task,
+  hostEnv: Readonly<Record<string, string | undefined>>,
+  secrets: Readonly<Record<string, string>>,
+): string[] {
+  const env = resolveTemplates(task.environment.env, hostEnv);
+  return [...Object.values(secrets), ...(env.ok ? env.sensitive : [])];
+}
+
 export function unsetVariableMessage(u: UnsetVariable): string {
   const where = u.secrets ? 'set neither in [secrets] of berth.toml nor in the worker\'s environment' : 'not set in the worker\'s environment';
   return `${u.table} ${u.key} reads \${${u.variable}}, which is ${where}; set it there, or give it a default with \${${u.variable}:-value}`;

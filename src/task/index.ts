@@ -25,7 +25,7 @@ export { TaskRefusal, DatasetRefusal, toSkippedEntry, formatDetail } from './err
 export type { Refusal, RefusalCode, RefusalDetail, DatasetRefusalCode, SkippedEntry } from './errors.ts';
 export { applyImageAlias, normaliseImageRef, parseImageAliases } from './image-alias.ts';
 export { resolveTemplates, templateVariable, MIN_REDACTED_HOST_VALUE, type ResolvedTemplates } from './template.ts';
-export { envTablesOf, firstUnsetVariable, unsetVariableMessage } from './env-tables.ts';
+export { envTablesOf, episodeSecretValues, firstUnsetVariable, unsetVariableMessage } from './env-tables.ts';
 export type { EnvTable, UnsetVariable } from './env-tables.ts';
 export { stripCanary } from './instruction.ts';
 export { readTaskFolder, snapshotFromFiles } from './snapshot.ts';

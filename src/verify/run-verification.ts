@@ -4,7 +4,7 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { containerName, isLossError, SeedFailed, withImageRuntime, type SandboxHandle, type SandboxSpec } from '../sandbox/index.ts';
-import { resolveTemplates, unsetVariableMessage } from '../task/index.ts';
+import { episodeSecretValues, resolveTemplates, unsetVariableMessage } from '../task/index.ts';
 import { validateAtif } from '../trajectory/atif.ts';
 import { copyArtifactsOut, refreshLogsArtifacts, relativeTo, restoreArtifacts, type CopiedArtifact } from './artifacts.ts';
 import { runCollectHooks } from './collect.ts';
@@ -65,7 +65,7 @@ export async function runVerification(ctx: VerifyContext): Promise<VerifyResult>
     turn,
     phases: new Phases(ctx),
     warnings: [],
-    hidden: secretValues(ctx.secrets),
+    hidden: secretValues(episodeSecretValues(ctx.task, ctx.hostEnv, ctx.secrets)),
     artifacts: [],
   };
   const timer = setInterval(() => ctx.heartbeat(), HEARTBEAT_MS);

@@ -10,74 +10,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBatch } from '../../src/client/batch.ts';
 import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
 import { writeDataset } from '../helpers/tasks.ts';
-import { bashCall, finalMessage, startScriptedServer, type RecordedRequest, type Reply } from '../agents/scripted-openai.ts';
+import { startScriptedServer } from '../agents/scripted-openai.ts';
 import { BASE_IMAGE, groupLeftovers } from './helpers.ts';
+import { solveWithTool, sseServer } from './mcp-servers.ts';
 
 const SECRET = 'berth-sse-secret-3';
 const STDIO_SECRET = 'berth-stdio-secret-5';
 
-// MCP's HTTP+SSE transport (2024-11-05), just enough of it: GET /sse opens a stream whose endpoint event names
-// the server by its service name; POSTs answer 202 and the answers come on the stream. Before answering
-// tools/call it pings the client and waits for the pong, so the client's answers to the server are exercised.
-const SSE_SERVER = `
-import json, queue, uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import urlparse, parse_qs
-SESSIONS = {}
-class H(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.0"
-    def do_GET(self):
-        path = urlparse(self.path).path
-        if path == "/health":
-            self.send_response(200); self.end_headers(); return
-        if path != "/sse":
-            self.send_response(404); self.end_headers(); return
-        sid = uuid.uuid4().hex
-        q = queue.Queue()
-        SESSIONS[sid] = {"q": q, "init": False, "call": None}
-        self.send_response(200); self.send_header("Content-Type", "text/event-stream"); self.send_header("Cache-Control", "no-cache"); self.end_headers()
-        self.wfile.write(("event: endpoint\\r\\ndata: http://mcp:8000/messages/?session_id=" + sid + "\\r\\n\\r\\n").encode()); self.wfile.flush()
-        try:
-            while True:
-                try:
-                    msg = q.get(timeout=2)
-                except queue.Empty:
-                    self.wfile.write(b": keep-alive\\n\\n"); self.wfile.flush(); continue
-                self.wfile.write(("event: message\\ndata: " + json.dumps(msg) + "\\n\\n").encode()); self.wfile.flush()
-        except (BrokenPipeError, ConnectionResetError):
-            pass
-        finally:
-            SESSIONS.pop(sid, None)
-    def do_POST(self):
-        u = urlparse(self.path)
-        s = SESSIONS.get(parse_qs(u.query).get("session_id", [""])[0])
-        if u.path != "/messages/" or s is None:
-            self.send_response(404); self.end_headers(); return
-        msg = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        self.send_response(202); self.send_header("Content-Length", "8"); self.end_headers(); self.wfile.write(b"Accepted")
-        q = s["q"]
-        if "method" not in msg:
-            if msg.get("id") == "ping-1" and s["call"] is not None:
-                q.put({"jsonrpc": "2.0", "id": s["call"], "result": {"content": [{"type": "text", "text": "${SECRET}"}]}})
-            return
-        if "id" not in msg:
-            if msg["method"] == "notifications/initialized": s["init"] = True
-            return
-        if msg["method"] == "initialize":
-            q.put({"jsonrpc": "2.0", "id": msg["id"], "result": {"protocolVersion": "2024-11-05", "capabilities": {"tools": {}}, "serverInfo": {"name": "secrets", "version": "1"}}})
-        elif not s["init"]:
-            q.put({"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32002, "message": "not initialized"}})
-        elif msg["method"] == "tools/list":
-            q.put({"jsonrpc": "2.0", "id": msg["id"], "result": {"tools": [{"name": "get_secret", "description": "Returns the secret.", "inputSchema": {"type": "object", "properties": {}}}]}})
-        elif msg["method"] == "tools/call" and msg["params"]["name"] == "get_secret":
-            s["call"] = msg["id"]
-            q.put({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "looking"}})
-            q.put({"jsonrpc": "2.0", "id": "ping-1", "method": "ping"})
-        else:
-            q.put({"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32601, "message": "no such method"}})
-    def log_message(self, *a): pass
-ThreadingHTTPServer(("0.0.0.0", 8000), H).serve_forever()
-`;
 
 // MCP's stdio transport: lines of JSON on stdin and stdout. Its tool reads a file only main has and says who it
 // runs as, so the answer proves where and as whom the server ran.
@@ -119,7 +58,7 @@ const sseDataset = () => writeDataset({
   'sse/environment/Dockerfile': `FROM ${BASE_IMAGE}\nWORKDIR /app\n`,
   'sse/environment/docker-compose.yaml': `services:\n  main:\n    depends_on:\n      mcp:\n        condition: service_healthy\n  mcp:\n    build: ./mcp\n    healthcheck:\n      test: ["CMD", "python3", "-c", "import urllib.request; urllib.request.urlopen('http://localhost:8000/health')"]\n      interval: 1s\n      retries: 30\n`,
   'sse/environment/mcp/Dockerfile': `FROM ${BASE_IMAGE}\nCOPY server.py /srv/server.py\nCMD ["python3", "/srv/server.py"]\n`,
-  'sse/environment/mcp/server.py': SSE_SERVER,
+  'sse/environment/mcp/server.py': sseServer(SECRET),
   'sse/tests/test.sh': answerCheck(SECRET),
 });
 
@@ -139,19 +78,6 @@ const stdioDataset = () => writeDataset({
   'stdio/tests/test.sh': answerCheck(`${STDIO_SECRET}@agent!`),
 });
 
-/** Calls `tool` first (when the model is offered it and bash), writes its result with bash, then stops. */
-const script = (tool: string, args: Record<string, unknown>) => (n: number, req: RecordedRequest): Reply => {
-  if (n === 0) {
-    const names = ((req.body.tools ?? []) as { function: { name: string } }[]).map((t) => t.function.name);
-    if (!names.includes(tool) || !names.includes('bash')) return finalMessage(`tools offered: ${names.join(',')}`);
-    return { body: { id: 'c0', object: 'chat.completion', created: 1, model: 'scripted-model', choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_mcp', type: 'function', function: { name: tool, arguments: JSON.stringify(args) } }] }, finish_reason: 'tool_calls' }], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } } };
-  }
-  if (n === 1) {
-    const result = String(req.body.messages[req.body.messages.length - 1]!.content);
-    return bashCall('call_write', `printf %s '${result.replace(/'/g, '')}' > /app/answer.txt`);
-  }
-  return finalMessage('wrote the secret');
-};
 
 describe('MCP servers over sse and stdio', () => {
   let cluster: TestCluster;
@@ -159,7 +85,7 @@ describe('MCP servers over sse and stdio', () => {
   afterAll(async () => { await cluster?.stop(); });
 
   const run = async (dataset: string, tool: string, args: Record<string, unknown>) => {
-    const server = await startScriptedServer(script(tool, args));
+    const server = await startScriptedServer(solveWithTool(tool, args));
     try {
       const handle = await startBatch({
         dataset, agent: 'openai', resultsDir: mkdtempSync(join(tmpdir(), 'berth-mcp-')),

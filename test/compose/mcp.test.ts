@@ -10,40 +10,10 @@ import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
 import { writeDataset } from '../helpers/tasks.ts';
 import { bashCall, finalMessage, startScriptedServer, type Reply } from '../agents/scripted-openai.ts';
 import { BASE_IMAGE, groupLeftovers } from './helpers.ts';
+import { streamableHttpServer } from './mcp-servers.ts';
 
 const SECRET = 'berth-mcp-secret-7';
 
-// MCP's streamable-http transport, just enough of it: initialize (with a session id), tools/list, and
-// tools/call answered as an event stream, as many servers do.
-const SERVER = `
-import json, uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-SESSION = uuid.uuid4().hex
-class H(BaseHTTPRequestHandler):
-    def do_POST(self):
-        msg = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        if "id" not in msg:
-            self.send_response(202); self.end_headers(); return
-        if msg["method"] != "initialize" and self.headers.get("Mcp-Session-Id") != SESSION:
-            self.send_response(404); self.end_headers(); return
-        if msg["method"] == "initialize":
-            result = {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}}, "serverInfo": {"name": "secrets", "version": "1"}}
-        elif msg["method"] == "tools/list":
-            result = {"tools": [{"name": "get_secret", "description": "Returns the secret.", "inputSchema": {"type": "object", "properties": {}}}]}
-        elif msg["method"] == "tools/call" and msg["params"]["name"] == "get_secret":
-            body = "event: message\\ndata: " + json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": {"content": [{"type": "text", "text": "${SECRET}"}]}}) + "\\n\\n"
-            self.send_response(200); self.send_header("Content-Type", "text/event-stream"); self.send_header("Mcp-Session-Id", SESSION); self.end_headers()
-            self.wfile.write(body.encode()); return
-        else:
-            result = None
-        out = json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result} if result is not None else {"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32601, "message": "no such method"}}).encode()
-        self.send_response(200); self.send_header("Content-Type", "application/json"); self.send_header("Mcp-Session-Id", SESSION)
-        self.send_header("Content-Length", str(len(out))); self.end_headers(); self.wfile.write(out)
-    def do_GET(self):
-        self.send_response(200 if self.path == "/health" else 405); self.end_headers()
-    def log_message(self, *a): pass
-ThreadingHTTPServer(("0.0.0.0", 8000), H).serve_forever()
-`;
 
 // What the command agent runs: the task file names the server; ask it like any MCP client would.
 const ASK = `
@@ -71,7 +41,7 @@ const dataset = () => writeDataset({
   'secret/environment/skills/reading.md': '# How to read a secret\n',
   'secret/environment/docker-compose.yaml': `services:\n  main:\n    depends_on:\n      mcp:\n        condition: service_healthy\n  mcp:\n    build: ./mcp\n    healthcheck:\n      test: ["CMD", "python3", "-c", "import urllib.request; urllib.request.urlopen('http://localhost:8000/health')"]\n      interval: 1s\n      retries: 30\n`,
   'secret/environment/mcp/Dockerfile': `FROM ${BASE_IMAGE}\nCOPY server.py /srv/server.py\nCMD ["python3", "/srv/server.py"]\n`,
-  'secret/environment/mcp/server.py': SERVER,
+  'secret/environment/mcp/server.py': streamableHttpServer(SECRET),
   // The task file as the spec writes it (folder 755, file 644), and the skills uploaded into skills_dir.
   'secret/tests/test.sh': `#!/bin/bash
 ok=1

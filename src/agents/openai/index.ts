@@ -19,3 +19,4 @@ export {
   type OpenAiTurnOptions,
 } from './local-loop.ts';
 export { describeEndpoint, listMcpTools, mcpFunctionName, mcpFunctionTools, runMcpTool, type McpCallOptions, type McpEndpoint, type McpToolBinding, type StdioStarter } from './mcp.ts';
+export { reachedInMain } from './mcp-relay.ts';

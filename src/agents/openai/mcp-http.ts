@@ -1,6 +1,7 @@
 // MCP's streamable-http transport (protocol revision 2025-03-26): each JSON-RPC message is a POST to the
 // server's one URL, answered as JSON or as an event stream; the server's Mcp-Session-Id is echoed back.
 import { McpError, requestSignal, resultOf, type McpConnection, type RpcMessage } from './mcp-rpc.ts';
+import { dialFromWorker, type HttpDial } from './mcp-relay.ts';
 import { parseSse } from './sse-events.ts';
 
 export const STREAMABLE_HTTP_VERSION = '2025-03-26';
@@ -20,14 +21,14 @@ export class StreamableHttpConnection implements McpConnection {
   private sessionId: string | undefined;
   private nextId = 1;
 
-  constructor(readonly url: string) {}
+  constructor(readonly url: string, private readonly dial: HttpDial = dialFromWorker) {}
 
   private async post(body: RpcMessage, signal?: AbortSignal, timeoutMs?: number): Promise<Response> {
     const headers: Record<string, string> = {
       'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': STREAMABLE_HTTP_VERSION,
     };
     if (this.sessionId) headers['mcp-session-id'] = this.sessionId;
-    const res = await fetch(this.url, { method: 'POST', headers, body: JSON.stringify(body), signal: requestSignal(signal, timeoutMs) });
+    const res = await this.dial(this.url, { method: 'POST', headers, body: JSON.stringify(body), signal: requestSignal(signal, timeoutMs) });
     this.sessionId = res.headers.get('mcp-session-id') ?? this.sessionId;
     return res;
   }

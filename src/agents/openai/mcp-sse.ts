@@ -2,6 +2,7 @@
 // first `endpoint` event names where to POST; each JSON-RPC message is POSTed there (answered 202), and the
 // server's answers and requests come back as `message` events on the stream.
 import { McpError, PendingRequests, REQUEST_TIMEOUT_MS, type McpConnection, type RpcMessage } from './mcp-rpc.ts';
+import { dialFromWorker, type HttpDial } from './mcp-relay.ts';
 import { sseEvents } from './sse-events.ts';
 
 export const SSE_VERSION = '2024-11-05';
@@ -21,10 +22,10 @@ export function postUrlOf(streamUrl: string, endpoint: string): string {
 export class SseConnection implements McpConnection {
   private readonly pending = new PendingRequests();
 
-  private constructor(private readonly endpoint: string, private readonly stream: AbortController) {}
+  private constructor(private readonly endpoint: string, private readonly stream: AbortController, private readonly dial: HttpDial) {}
 
   /** Opens the stream and waits for its `endpoint` event. */
-  static async open(url: string, signal?: AbortSignal): Promise<SseConnection> {
+  static async open(url: string, signal?: AbortSignal, dial: HttpDial = dialFromWorker): Promise<SseConnection> {
     const stream = new AbortController();
     const abort = () => stream.abort(signal?.reason);
     signal?.addEventListener('abort', abort, { once: true });
@@ -32,7 +33,7 @@ export class SseConnection implements McpConnection {
     let late = false;
     const deadline = setTimeout(() => { late = true; stream.abort(); }, REQUEST_TIMEOUT_MS);
     try {
-      const res = await fetch(url, { headers: { accept: 'text/event-stream' }, signal: stream.signal });
+      const res = await dial(url, { headers: { accept: 'text/event-stream' }, signal: stream.signal });
       if (!res.ok || !res.body) throw new McpError(`GET ${url} answered HTTP ${res.status}: ${(await res.text()).slice(0, 300)}`);
       if (!(res.headers.get('content-type') ?? '').includes('text/event-stream')) {
         throw new McpError(`GET ${url} answered ${res.headers.get('content-type') ?? 'no content type'}, not an event stream (a streamable-http server? set transport = "streamable-http")`);
@@ -40,7 +41,7 @@ export class SseConnection implements McpConnection {
       const events = sseEvents(res.body)[Symbol.asyncIterator]();
       for (let next = await events.next(); !next.done; next = await events.next()) {
         if (next.value.event !== 'endpoint') continue;
-        const conn = new SseConnection(postUrlOf(url, next.value.data), stream);
+        const conn = new SseConnection(postUrlOf(url, next.value.data), stream, dial);
         void conn.read(events).finally(() => signal?.removeEventListener('abort', abort));
         return conn;
       }
@@ -73,7 +74,7 @@ export class SseConnection implements McpConnection {
   }
 
   private async post(msg: RpcMessage, signal?: AbortSignal): Promise<void> {
-    const res = await fetch(this.endpoint, {
+    const res = await this.dial(this.endpoint, {
       method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(msg),
       signal: AbortSignal.any([this.stream.signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS), ...(signal ? [signal] : [])]),
     });

@@ -1,7 +1,8 @@
 // The task's MCP servers as tools of the openai agent (task-folder-format.md § [environment], mcp_servers):
 // small clients of MCP's three transports (mcp-http.ts, mcp-sse.ts, mcp-stdio.ts) over one JSON-RPC layer
 // (mcp-rpc.ts). Each server's tools are offered to the model beside bash as `<server>__<tool>`; a call is made
-// by the worker (an http server reached from it, a stdio server run in the agent's sandbox) and its result joins
+// by the worker (an http server reached from it, or from inside main when the URL names main or its localhost:
+// mcp-relay.ts; a stdio server run in the agent's sandbox) and its result joins
 // the conversation like a bash result. Every call opens its own session (for a stdio server, its own process):
 // nothing outlives an activity, so a worker restarted mid-turn loses nothing.
 import { appendRecord, readConversation, toolResultFor } from './conversation.ts';
@@ -9,6 +10,7 @@ import { initializeSession, type McpConnection } from './mcp-rpc.ts';
 import { StreamableHttpConnection, STREAMABLE_HTTP_VERSION } from './mcp-http.ts';
 import { SseConnection, SSE_VERSION } from './mcp-sse.ts';
 import { StdioConnection, STDIO_VERSION } from './mcp-stdio.ts';
+import { dialFromWorker, dialThroughMain, reachedInMain } from './mcp-relay.ts';
 import { SandboxLost, type StdinProcess } from '../../sandbox/index.ts';
 import type { ToolCall } from './types.ts';
 
@@ -26,7 +28,7 @@ export interface McpToolBinding {
   server: string;
   /** Absent in bindings written before sse and stdio: streamable-http. */
   transport?: McpEndpoint['transport'];
-  /** The URL the worker reaches an http server at. */
+  /** The URL the worker reaches an http server at (one on main's localhost or named main: from inside main). */
   url?: string;
   /** A stdio server's command and arguments. */
   command?: string;
@@ -36,7 +38,7 @@ export interface McpToolBinding {
   parameters: Record<string, unknown>;
 }
 
-/** Starts a stdio server's process in the agent's sandbox (the activity knows which sandbox, and as whom). */
+/** Starts a process in the agent's sandbox: a stdio server, or an http relay (the activity knows which sandbox, and as whom). */
 export type StdioStarter = (argv: string[], signal?: AbortSignal) => Promise<StdinProcess>;
 
 export function endpointOf(b: McpToolBinding): McpEndpoint {
@@ -49,6 +51,8 @@ export function describeEndpoint(e: McpEndpoint): string {
   return e.transport === 'stdio' ? [e.command, ...e.args].join(' ') : e.url;
 }
 
+const dialFor = (url: string, startInMain: StdioStarter) => (reachedInMain(url) ? dialThroughMain(startInMain) : dialFromWorker);
+
 /** A connection with its session opened, on the endpoint's transport. */
 export async function connectMcp(endpoint: McpEndpoint, startStdio: StdioStarter, signal?: AbortSignal): Promise<McpConnection> {
   let conn: McpConnection;
@@ -57,10 +61,10 @@ export async function connectMcp(endpoint: McpEndpoint, startStdio: StdioStarter
     conn = new StdioConnection(await startStdio([endpoint.command, ...endpoint.args], signal), `the stdio server ${describeEndpoint(endpoint)}`);
     version = STDIO_VERSION;
   } else if (endpoint.transport === 'sse') {
-    conn = await SseConnection.open(endpoint.url, signal);
+    conn = await SseConnection.open(endpoint.url, signal, dialFor(endpoint.url, startStdio));
     version = SSE_VERSION;
   } else {
-    conn = new StreamableHttpConnection(endpoint.url);
+    conn = new StreamableHttpConnection(endpoint.url, dialFor(endpoint.url, startStdio));
     version = STREAMABLE_HTTP_VERSION;
   }
   try {
