@@ -18,16 +18,19 @@ interface StepSpec { name: string; toml?: string; agent: string; verify: string 
 
 const HEAD = `${PROBE}\n${SIDE}\nok=1\nfail() { echo "FAILED: $*"; ok=0; }\nis() { [ "$(cat $1)" = "$2" ] || fail "$1: $(cat $1), wanted $2"; }\n`;
 
-const task = (id: string, top: string, steps: StepSpec[]): Record<string, string> => ({
+const task = (id: string, top: string, steps: StepSpec[], compose = COMPOSE): Record<string, string> => ({
   [`${id}/task.toml`]: `[environment]\ndocker_image = "berth-base:bookworm"\nworkdir = "/app"\n${top}` +
     steps.map((s) => `[[steps]]\nname = "${s.name}"\n${s.toml ?? ''}`).join(''),
-  [`${id}/environment/docker-compose.yaml`]: COMPOSE,
+  [`${id}/environment/docker-compose.yaml`]: compose,
   ...Object.fromEntries(steps.flatMap((s) => [
     [`${id}/steps/${s.name}/instruction.md`, `${s.name}\n`],
     [`${id}/steps/${s.name}/solution/solve.sh`, `#!/bin/bash\n${HEAD}\nmkdir -p /app\n${s.agent}\n`],
     [`${id}/steps/${s.name}/tests/test.sh`, `#!/bin/bash\n${HEAD}\n${s.verify}\necho $ok > /logs/verifier/reward.txt\n`],
   ])),
 });
+
+/** The probing sidecar's file with main and the sidecar on a named network of the task's own (issue 22: main.networks runs). */
+const NAMED_NETWORK_COMPOSE = `${COMPOSE.replace('  main:\n', '  main:\n    networks: [backend]\n').replace('  side:\n    image:', '  side:\n    networks: [backend]\n    image:')}networks:\n  backend: {}\n`;
 
 /** `expect CMD... = WANT` in a test.sh: what the verifier phase sees now. */
 const sees = (cmd: string, want: string) => `got=$(${cmd}); [ "$got" = "${want}" ] || fail "${cmd}: $got, wanted ${want}"`;
@@ -52,6 +55,16 @@ describe('network per phase of a Compose group (every service switched)', () => 
           verify: `is /app/a2 reach\nis /app/sa2 reach\n${sees(`probe ${a} direct`, 'blocked')}\n${sees('probe http://side:8080/ direct', 'reach')}\n${sees(`side ${a} direct`, 'blocked')}`,
         },
       ]),
+      // main and its sidecar on the task's named network (issue 22, Compose refusals narrowed: `main.networks` runs,
+      // with per-phase switching still right): cut off from outside for the agent, seeing each other by name there,
+      // and online again for the verifier.
+      ...task('named-network', '', [
+        {
+          name: 'offline-agent', toml: '[steps.agent]\nnetwork_mode = "no-network"\n',
+          agent: `probe ${a} direct > /app/a1\nprobe http://side:8080/ direct > /app/s1\nside ${a} direct > /app/sa1`,
+          verify: `is /app/a1 blocked\nis /app/s1 reach\nis /app/sa1 blocked\n${sees(`probe ${a} direct`, 'reach')}\n${sees(`side ${a} direct`, 'reach')}\n${sees('probe http://side:8080/ direct', 'reach')}`,
+        },
+      ], NAMED_NETWORK_COMPOSE),
       // The reverse baseline: an offline group whose agent phase goes online (its services start cut off).
       ...task('offline-env', 'network_mode = "no-network"\n[agent]\nnetwork_mode = "public"\n', [
         {
@@ -73,7 +86,7 @@ describe('network per phase of a Compose group (every service switched)', () => 
     cluster = await startTestWorkers('compose-network-phases');
     const handle = await startBatch({
       dataset: writeDataset(files), resultsDir: mkdtempSync(join(tmpdir(), 'berth-cnet-')), taskQueue: cluster.taskQueue, client: cluster.client,
-      concurrency: 3, logger: { warn: () => undefined },
+      concurrency: 4, logger: { warn: () => undefined },
     });
     for (const row of (await handle.wait()).rows) rows.set(row.task_id, row);
   }, 600_000);
@@ -86,6 +99,12 @@ describe('network per phase of a Compose group (every service switched)', () => 
     const row = rows.get('mixed')!;
     expect(row.failure_reason).toBeNull();
     expect(row.turns.map((t) => [t.step, t.reward])).toEqual([['offline-agent', 1], ['offline-verifier', 1]]);
+  });
+
+  it('main on the task\'s named network: the same switch, the sidecar reached by name in both phases', () => {
+    const row = rows.get('named-network')!;
+    expect(row.failure_reason).toBeNull();
+    expect(row.turns.map((t) => [t.step, t.reward])).toEqual([['offline-agent', 1]]);
   });
 
   it('a no-network group whose agent phase is public: every service online for the agent, offline again for the verifier', () => {

@@ -6,12 +6,12 @@
 import { shellQuote } from '../../sandbox/index.ts';
 import { litellmEnv } from './agent-files.ts';
 import { transcriptOf, type AnswerStep } from './transcript-parts.ts';
-import { agentDir, type InstalledAgent } from './types.ts';
+import { agentDir, agentLog, type InstalledAgent } from './types.ts';
 
 const VERSION = '0.86.2';
 const DIR = agentDir('aider');
-const LLM_HISTORY = '/logs/agent/aider.llm-history.txt';
-const CHAT_HISTORY = '/logs/agent/aider.chat-history.md';
+const LLM_HISTORY = agentLog('aider.llm-history.txt');
+const CHAT_HISTORY = agentLog('aider.chat-history.md');
 
 /** The model's answers in aider's --llm-history-file: each `LLM RESPONSE <time>` block's ASSISTANT text. */
 export function aiderAnswers(history: string): Array<{ text: string; timestamp?: string }> {
@@ -37,7 +37,7 @@ export const aider: InstalledAgent = {
     { name: 'map_tokens', default: '1024', description: 'tokens for the repository map (aider --map-tokens; 0 turns it off)' },
   ],
   versionCommand: `PYTHONPATH=${DIR}/lib python3 -c 'import aider; print(aider.__version__)'`,
-  output: '/logs/agent/aider.txt',
+  output: agentLog('aider.txt'),
   extraLogs: () => [LLM_HISTORY, CHAT_HISTORY],
   env: (run) => ({
     ...litellmEnv(run, `${DIR}/lib`),

@@ -3,7 +3,7 @@
 // It runs headless (`-p`, the instruction on stdin) and prints stream-json, which is what becomes ATIF.
 import { shellQuote } from '../../sandbox/index.ts';
 import { arr, jsonLines, obj, str, transcriptOf, type AnswerStep } from './transcript-parts.ts';
-import { agentDir, type AgentRun, type AgentTranscript, type InstalledAgent } from './types.ts';
+import { agentDir, agentLog, type AgentRun, type AgentTranscript, type InstalledAgent } from './types.ts';
 
 const VERSION = '2.1.328';
 const BIN = `${agentDir('claude-code')}/bin/claude`;
@@ -76,7 +76,7 @@ export const claudeCode: InstalledAgent = {
     { name: 'max_turns', default: null, description: 'most agentic turns (claude --max-turns)' },
   ],
   versionCommand: `${BIN} --version`,
-  output: '/logs/agent/claude-code.jsonl',
+  output: agentLog('claude-code.jsonl'),
   env: (run) => ({
     ANTHROPIC_BASE_URL: run.gatewayUrl,
     ANTHROPIC_API_KEY: run.token,

@@ -5,7 +5,7 @@
 import { shellQuote } from '../../sandbox/index.ts';
 import { steps, writeFileCommand } from './agent-files.ts';
 import { jsonLines, obj, str, transcriptOf, type AnswerStep } from './transcript-parts.ts';
-import { agentDir, type AgentRun, type InstalledAgent } from './types.ts';
+import { agentDir, agentLog, type AgentRun, type InstalledAgent } from './types.ts';
 
 const VERSION = '3.0.65';
 const BIN = `${agentDir('cline')}/bin/cline`;
@@ -38,7 +38,7 @@ export const cline: InstalledAgent = {
     { name: 'compaction', default: null, description: 'context compaction (cline --compaction; its default agentic)', choices: ['agentic', 'basic', 'off'] },
   ],
   versionCommand: `HOME=/tmp ${BIN} --version`,
-  output: '/logs/agent/cline.jsonl',
+  output: agentLog('cline.jsonl'),
   env: (run) => ({ [KEY_VAR]: run.token, HOME: run.home }),
   command: (run) => {
     const a = run.args;

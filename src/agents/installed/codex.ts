@@ -3,7 +3,7 @@
 // pointing at the gateway (Responses API, streamed), and its JSON events become ATIF.
 import { shellQuote } from '../../sandbox/index.ts';
 import { jsonLines, obj, str, transcriptOf, type AnswerStep } from './transcript-parts.ts';
-import { agentDir, type AgentRun, type InstalledAgent } from './types.ts';
+import { agentDir, agentLog, type AgentRun, type InstalledAgent } from './types.ts';
 
 const VERSION = '0.169.0';
 const BIN = `${agentDir('codex')}/bin/codex`;
@@ -34,7 +34,7 @@ export const codex: InstalledAgent = {
     { name: 'reasoning_effort', default: null, description: 'model_reasoning_effort in its config (-c)', choices: ['minimal', 'low', 'medium', 'high', 'xhigh'] },
   ],
   versionCommand: `${BIN} --version`,
-  output: '/logs/agent/codex.jsonl',
+  output: agentLog('codex.jsonl'),
   env: (run) => ({ [KEY_VAR]: run.token, CODEX_HOME: codexHome(run), HOME: run.home }),
   configFiles: (run) => {
     const toml = codexMcpConfig(run);

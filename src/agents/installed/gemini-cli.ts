@@ -5,7 +5,7 @@ import { shellQuote } from '../../sandbox/index.ts';
 import { copySkillsCommand, deepMerge, jsonArg, geminiMcpServers, steps, writeFileCommand } from './agent-files.ts';
 import { NODE_VERSION } from './packages.ts';
 import { streamJsonTranscript } from './stream-json.ts';
-import { agentDir, type AgentRun, type InstalledAgent } from './types.ts';
+import { agentDir, agentLog, type AgentRun, type InstalledAgent } from './types.ts';
 
 const VERSION = '0.61.0';
 const BIN = `${agentDir('gemini-cli')}/bin/gemini-cli`;
@@ -43,7 +43,7 @@ export const geminiCli: InstalledAgent = {
     { name: 'settings', default: null, description: 'JSON merged over the settings.json Berth writes' },
   ],
   versionCommand: `HOME=/tmp ${BIN} --version`,
-  output: '/logs/agent/gemini-cli.jsonl',
+  output: agentLog('gemini-cli.jsonl'),
   env: (run) => ({
     GEMINI_API_KEY: run.token,
     GOOGLE_GEMINI_BASE_URL: run.gatewayUrl,

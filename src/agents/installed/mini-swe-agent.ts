@@ -5,11 +5,11 @@
 import { shellQuote } from '../../sandbox/index.ts';
 import { litellmEnv } from './agent-files.ts';
 import { arr, obj, str, transcriptOf, type AnswerStep } from './transcript-parts.ts';
-import { agentDir, type InstalledAgent } from './types.ts';
+import { agentDir, agentLog, type InstalledAgent } from './types.ts';
 
 const VERSION = '2.4.6';
 const DIR = agentDir('mini-swe-agent');
-const TRAJECTORY = '/logs/agent/mini-swe-agent.traj.json';
+const TRAJECTORY = agentLog('mini-swe-agent.traj.json');
 
 export const miniSweAgent: InstalledAgent = {
   name: 'mini-swe-agent',
@@ -21,7 +21,7 @@ export const miniSweAgent: InstalledAgent = {
     { name: 'cost_limit', default: '0', description: 'stop past this cost in USD by its own count (mini -l; 0: no limit, Berth\'s --max-cost applies)' },
   ],
   versionCommand: `PYTHONPATH=${DIR}/lib MSWEA_SILENT_STARTUP=1 python3 -c 'import minisweagent; print(minisweagent.__version__)'`,
-  output: '/logs/agent/mini-swe-agent.txt',
+  output: agentLog('mini-swe-agent.txt'),
   extraLogs: () => [TRAJECTORY],
   env: (run) => ({
     ...litellmEnv(run, `${DIR}/lib`),

@@ -5,7 +5,7 @@
 import { shellQuote } from '../../sandbox/index.ts';
 import { copySkillsCommand, deepMerge, jsonArg, steps, writeFileCommand } from './agent-files.ts';
 import { jsonLines, obj, str, transcriptOf, type AnswerStep } from './transcript-parts.ts';
-import { agentDir, type AgentRun, type InstalledAgent } from './types.ts';
+import { agentDir, agentLog, type AgentRun, type InstalledAgent } from './types.ts';
 
 const VERSION = '1.18.33';
 const BIN = `${agentDir('opencode')}/bin/opencode`;
@@ -51,7 +51,7 @@ export const opencode: InstalledAgent = {
     { name: 'opencode_config', default: null, description: 'JSON merged over the opencode.json Berth writes' },
   ],
   versionCommand: `HOME=/tmp ${BIN} --version`,
-  output: '/logs/agent/opencode.jsonl',
+  output: agentLog('opencode.jsonl'),
   env: (run) => ({
     [KEY_VAR]: run.token,
     HOME: run.home,

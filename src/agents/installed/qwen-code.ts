@@ -6,7 +6,7 @@ import { shellQuote } from '../../sandbox/index.ts';
 import { copySkillsCommand, deepMerge, jsonArg, geminiMcpServers, steps, writeFileCommand } from './agent-files.ts';
 import { claudeStreamJsonTranscript } from './claude-code.ts';
 import { NODE_VERSION } from './packages.ts';
-import { agentDir, type AgentRun, type InstalledAgent } from './types.ts';
+import { agentDir, agentLog, type AgentRun, type InstalledAgent } from './types.ts';
 
 const VERSION = '0.24.4';
 const BIN = `${agentDir('qwen-code')}/bin/qwen-code`;
@@ -36,7 +36,7 @@ export const qwenCode: InstalledAgent = {
     { name: 'settings', default: null, description: 'JSON merged over the settings.json Berth writes' },
   ],
   versionCommand: `HOME=/tmp ${BIN} --version`,
-  output: '/logs/agent/qwen-code.jsonl',
+  output: agentLog('qwen-code.jsonl'),
   env: (run) => ({
     OPENAI_API_KEY: run.token,
     OPENAI_BASE_URL: `${run.gatewayUrl}/v1`,

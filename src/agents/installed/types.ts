@@ -2,7 +2,7 @@
 // version, how to run it on an instruction, which environment gives it its model and endpoint, and how its
 // own logs become an ATIF trajectory.
 import type { Provider, Protocol } from '../../gateway/index.ts';
-import type { McpServer } from '../../task/index.ts';
+import { SANDBOX_LAYOUT, type McpServer } from '../../task/index.ts';
 import type { AtifTrajectory } from '../../trajectory/atif.ts';
 
 export type InstalledAgentName = 'claude-code' | 'codex' | 'mini-swe-agent' | 'opencode' | 'gemini-cli' | 'qwen-code' | 'cline' | 'aider';
@@ -93,3 +93,6 @@ export interface InstalledAgent {
 /** Where every installed agent lives inside its layer. */
 export const AGENTS_ROOT = '/opt/berth-agents';
 export const agentDir = (name: string): string => `${AGENTS_ROOT}/${name}`;
+
+/** A file of the agent's own logs in the sandbox (copied to the host with the turn's agent logs). */
+export const agentLog = (file: string): string => `${SANDBOX_LAYOUT.agentLogs}/${file}`;
