@@ -8,13 +8,15 @@ import type { HostSlots } from './slots.ts';
 
 /** Which of an episode's possible sandboxes it may have made. Without the task (a teardown by name only), all of them. */
 export interface EpisodeSandboxKinds {
-  /** A Compose task's group (every container, network and volume of it); otherwise one agent container. */
+  /** One agent container (a task without a compose file). */
+  single: boolean;
+  /** A Compose task's group: every container, network and volume of it. */
   group: boolean;
   /** Some turn verifies in a separate sandbox of its own. */
   separateVerifier: boolean;
 }
 
-const EVERY_KIND: EpisodeSandboxKinds = { group: true, separateVerifier: true };
+const EVERY_KIND: EpisodeSandboxKinds = { single: true, group: true, separateVerifier: true };
 
 /**
  * What a task's episode can make: its group or agent container, and a separate verifier's container when some turn
@@ -23,13 +25,13 @@ const EVERY_KIND: EpisodeSandboxKinds = { group: true, separateVerifier: true };
  */
 export function sandboxKindsOf(task: Task): EpisodeSandboxKinds {
   const turns = task.multi_step ? task.steps.map((_, i) => i) : [null];
-  return { group: Boolean(task.compose), separateVerifier: turns.some((i) => turnVerifier(task, i).mode === 'separate') };
+  return { single: !task.compose, group: Boolean(task.compose), separateVerifier: turns.some((i) => turnVerifier(task, i).mode === 'separate') };
 }
 
 /** The sandboxes an episode run may have on its host: its containers, and its Compose group (every container, network and volume of it). */
 export const episodeSandboxNames = (episodeId: string, runId: string, kinds: EpisodeSandboxKinds = EVERY_KIND): string[] => [
-  // A group's agent sandbox is its project; a single sandbox is the agent container (create-or-adopt by that name).
-  ...(kinds.group ? [groupRemovalName(groupProjectName(episodeId, runId, 'agent'))] : [containerName(episodeId, runId, 'agent')]),
+  ...(kinds.single ? [containerName(episodeId, runId, 'agent')] : []),
+  ...(kinds.group ? [groupRemovalName(groupProjectName(episodeId, runId, 'agent'))] : []),
   ...(kinds.separateVerifier ? [containerName(episodeId, runId, 'verifier')] : []),
 ];
 

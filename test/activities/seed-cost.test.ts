@@ -75,13 +75,13 @@ describe('the cost of a trivial seed and teardown (issue 25)', () => {
   }, 120_000);
 
   it.each<{ what: string; files: Record<string, string>; want: ReturnType<typeof sandboxKindsOf> }>([
-    { what: 'a single sandbox with a shared verifier', files: {}, want: { group: false, separateVerifier: false } },
+    { what: 'a single sandbox with a shared verifier', files: {}, want: { single: true, group: false, separateVerifier: false } },
     {
-      what: 'a separate verifier', want: { group: false, separateVerifier: true },
+      what: 'a separate verifier', want: { single: true, group: false, separateVerifier: true },
       files: { 'task.toml': '[environment]\ndocker_image = "berth-base:bookworm"\n[verifier]\nenvironment_mode = "separate"\n[verifier.environment]\ndocker_image = "berth-base:bookworm"\n' },
     },
     {
-      what: 'a Compose task', want: { group: true, separateVerifier: false },
+      what: 'a Compose task', want: { single: false, group: true, separateVerifier: false },
       files: { 'task.toml': '[environment]\ndocker_image = "berth-base:bookworm"\n', 'environment/docker-compose.yaml': 'services:\n  main: {}\n' },
     },
   ])('teardown removes what $what can have made', async ({ files, want }) => {
