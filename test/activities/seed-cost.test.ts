@@ -1,7 +1,8 @@
 // What one trivial episode asks of the engine at seed and teardown (issue 25, a cheaper seed): a prebuilt image read
 // once (the sandbox starts from the id just read, and every later read is answered by id), the keep-alive's setup
 // seen on its attached output rather than a `top` poll, and a teardown that removes only the sandboxes the task can
-// have made (no group listings, no removal of a verifier container that was never made). The engine's own requests are
+// have made (no group listings, no removal of a verifier container that was never made); a failed setup still fails the
+// seed with its own message. The engine's own requests are
 // counted under a real Docker client, and the sandbox is asked what a fresh seed must give it.
 import Docker from 'dockerode';
 import { randomBytes } from 'node:crypto';
@@ -73,6 +74,16 @@ describe('the cost of a trivial seed and teardown (issue 25)', () => {
     expect(calls).toEqual(['DELETE /containers/{id}']);
     expect(await docker.getContainer(name).inspect().then(() => true, () => false)).toBe(false);
   }, 120_000);
+
+  it("a keep-alive whose setup fails ends its output stream, and the seed fails with the setup's own message", async () => {
+    const workflowId = `berth/vitest-seed-cost/${randomBytes(4).toString('hex')}/0`;
+    const name = containerName(workflowId, randomBytes(6).toString('hex'), 'agent');
+    made.push(name);
+    const seeding = counted.seed({
+      name, labels: { batch: 'vitest-seed-cost', workflowId, role: 'agent' }, image: 'berth-base:bookworm', env: {}, network: 'none', user: 'nosuchuser', workdir: '/app',
+    });
+    await expect(seeding).rejects.toMatchObject({ kind: 'harbor:seed_failed', message: expect.stringMatching(/preparing sandbox .* failed \(exit 1\): user nosuchuser does not exist/) });
+  }, 60_000);
 
   it.each<{ what: string; files: Record<string, string>; want: ReturnType<typeof sandboxKindsOf> }>([
     { what: 'a single sandbox with a shared verifier', files: {}, want: { single: true, group: false, separateVerifier: false } },
