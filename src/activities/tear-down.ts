@@ -1,13 +1,38 @@
 import { groupProjectName } from '../sandbox/docker/group-names.ts';
 import { containerName } from '../sandbox/index.ts';
+import type { Task } from '../task/index.ts';
+import { turnVerifier } from '../verify/index.ts';
 import { groupRemovalName } from './seed-compose.ts';
 import type { ActivityDeps } from './deps.ts';
 import type { HostSlots } from './slots.ts';
 
+/** Which of an episode's possible sandboxes it may have made. Without the task (a teardown by name only), all of them. */
+export interface EpisodeSandboxKinds {
+  /** One agent container (a task without a compose file). */
+  single: boolean;
+  /** A Compose task's group: every container, network and volume of it. */
+  group: boolean;
+  /** Some turn verifies in a separate sandbox of its own. */
+  separateVerifier: boolean;
+}
+
+const EVERY_KIND: EpisodeSandboxKinds = { single: true, group: true, separateVerifier: true };
+
+/**
+ * What a task's episode can make: its group or agent container, and a separate verifier's container when some turn
+ * verifies separately. Removing only these spares each episode the group listings (containers twice, networks,
+ * volumes) and a removal of a container that was never made.
+ */
+export function sandboxKindsOf(task: Task): EpisodeSandboxKinds {
+  const turns = task.multi_step ? task.steps.map((_, i) => i) : [null];
+  return { single: !task.compose, group: Boolean(task.compose), separateVerifier: turns.some((i) => turnVerifier(task, i).mode === 'separate') };
+}
+
 /** The sandboxes an episode run may have on its host: its containers, and its Compose group (every container, network and volume of it). */
-export const episodeSandboxNames = (episodeId: string, runId: string): string[] => [
-  ...(['agent', 'verifier'] as const).map((role) => containerName(episodeId, runId, role)),
-  groupRemovalName(groupProjectName(episodeId, runId, 'agent')),
+export const episodeSandboxNames = (episodeId: string, runId: string, kinds: EpisodeSandboxKinds = EVERY_KIND): string[] => [
+  ...(kinds.single ? [containerName(episodeId, runId, 'agent')] : []),
+  ...(kinds.group ? [groupRemovalName(groupProjectName(episodeId, runId, 'agent'))] : []),
+  ...(kinds.separateVerifier ? [containerName(episodeId, runId, 'verifier')] : []),
 ];
 
 /** Frees a slot once called; a failure to free it is left to the reconciler (src/activities/slot-reconcile.ts). */
@@ -16,8 +41,8 @@ export const freeing = (slots: HostSlots, key: string) => (): void => {
 };
 
 /** Hands the episode run's sandboxes to this host's remover; its slot is freed once they are gone. Idempotent. */
-export async function tearDownEpisode(deps: Pick<ActivityDeps, 'slots' | 'remover'>, episodeId: string, runId: string): Promise<void> {
-  const names = episodeSandboxNames(episodeId, runId);
+export async function tearDownEpisode(deps: Pick<ActivityDeps, 'slots' | 'remover'>, episodeId: string, runId: string, kinds?: EpisodeSandboxKinds): Promise<void> {
+  const names = episodeSandboxNames(episodeId, runId, kinds);
   const { slots } = deps;
   const key = await slots.vacate(episodeId, runId, names);
   deps.remover.schedule(`${episodeId}/${runId}`, names, key ? freeing(slots, key) : undefined);

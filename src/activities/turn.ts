@@ -17,7 +17,7 @@ import { handleOf, phaseTargets, servicesOf } from './handle.ts';
 import { verifyThenTearDown } from './final-verify.ts';
 import { turnDirOf } from './logs.ts';
 import { agentGatewayHost, enterPhase, verifyNetwork } from './phase-network.ts';
-import { tearDownEpisode } from './tear-down.ts';
+import { sandboxKindsOf, tearDownEpisode, type EpisodeSandboxKinds } from './tear-down.ts';
 import type { ActivityDeps } from './deps.ts';
 import { hiddenValuesOf } from './hidden.ts';
 
@@ -114,10 +114,14 @@ export async function verifyTurn(deps: ActivityDeps, req: VerifyRequest & { tear
     const keep = req.input.keepFinalState && req.plan.verifierMode === 'shared'
       ? async () => { await deps.provider.keepFinalState(handleOf(req.sandbox).name, { batch: req.input.batchId, workflowId, runId }); }
       : undefined;
-    const outcome = await verifyThenTearDown(turnDir, () => verifyHere(deps, req, turnDir), () => tearDownEpisode(deps, workflowId, runId), keep);
+    const outcome = await verifyThenTearDown(turnDir, () => verifyHere(deps, req, turnDir), async () => tearDownEpisode(deps, workflowId, runId, await kindsOf(deps, req)), keep);
     return { ...outcome, tornDown: true };
   }));
 }
+
+/** What the episode's task can have made (removal by name is cheap only for those); a task that no longer loads: all of them. */
+const kindsOf = (deps: ActivityDeps, req: TurnRequest): Promise<EpisodeSandboxKinds | undefined> =>
+  deps.loadEpisodeTask(req.input).then(sandboxKindsOf, () => undefined);
 
 async function verifyHere(deps: ActivityDeps, req: VerifyRequest, turnDir: string): Promise<TurnOutcome> {
   const task = await deps.loadEpisodeTask(req.input);

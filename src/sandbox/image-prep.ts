@@ -19,7 +19,7 @@ const FROM_LINE = /^(\s*FROM\s+)((?:--\S+\s+)*)(\S+)(.*)$/gim;
 export interface PreparedImage {
   /**
    * What containers are created from: the image id (pinned at prepare: a tag that moves later changes nothing)
-   * for pull, overlay and build modes; the reference itself for a prebuilt image, which has no record.
+   * for pull, overlay and build modes; for a prebuilt image, which has no record, the id its tag names at this seed.
    */
   ref: string;
   /** The reference the task names (after aliases), or the `hb__<hash>` tag Berth built. */
@@ -128,7 +128,9 @@ export async function prepareAgentImage(provider: SandboxProvider, task: Task, a
   } else {
     const name = plan.image!;
     const config = await provider.ensureImage(name, { aliasHint: BASE_HINT });
-    prepared = plan.mode === 'prebuilt' ? { ref: name, name, config: null, built: false } : await pinnedAgentImage(provider, task, name, config, false);
+    // A prebuilt image has no configuration on record, but the episode starts from the id just looked up, so what the
+    // tag names now is what runs, and every later read of the image (user, workdir) is answered by id without the engine.
+    prepared = plan.mode === 'prebuilt' ? { ref: config.id, name, config: null, built: false } : await pinnedAgentImage(provider, task, name, config, false);
   }
   await checkGpus(provider, task.environment.gpus, '[environment].gpus', task, prepared.ref);
   return prepared;

@@ -4,6 +4,8 @@ import type { SandboxHandle } from './types.ts';
 import { SANDBOX_LAYOUT } from '../task/layout.ts';
 
 export const SEEDED_MARKER = `${SANDBOX_LAYOUT.logsDir}/.berth-seeded`;
+/** The line the keep-alive prints once its root setup is done, just before `exec sleep infinity` (drivers wait for it). */
+export const KEEP_ALIVE_READY = 'berth: keep-alive ready';
 export const LOG_DIRS = [SANDBOX_LAYOUT.agentLogs, SANDBOX_LAYOUT.verifierLogs, SANDBOX_LAYOUT.artifactsLogs];
 
 /** Log folders (mode 777) plus the folders overlay RUN lines start in (root-owned, like Docker's WORKDIR). */

@@ -1,15 +1,54 @@
 import type Docker from 'dockerode';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { asSandboxError, SandboxLost, SeedFailed } from '../errors.ts';
+import { KEEP_ALIVE_READY } from '../seed-scripts.ts';
 
 const READY_TIMEOUT_MS = 60_000;
+/** A keep-alive that never prints the ready line (one a caller wrote itself) is looked for with `top` after this. */
+const POLL_AFTER_MS = 1_000;
+const TAIL_BYTES = 4096;
 
 /**
- * The keep-alive runs the root setup and then execs `sleep infinity`. Watching for that process
- * through the engine's `top` (a host-side ps, far cheaper than an exec) tells seed the setup is done;
- * a setup that failed ends the container, and its output becomes the seed failure.
+ * The keep-alive runs the root setup, prints KEEP_ALIVE_READY and execs `sleep infinity`. Its output, attached
+ * with what it already wrote (`logs`), tells seed the setup is done in one engine call instead of a `top` poll; a
+ * setup that failed ends the container and the stream, and its output becomes the seed failure. A keep-alive
+ * without the line, or an engine whose log driver replays nothing, is still seen by `top` (waitForSleep).
  */
 export async function waitForKeepAlive(container: Docker.Container, name: string): Promise<void> {
+  const seen = await readyOnOutput(container);
+  if (seen === 'ready') return;
+  await waitForSleep(container, name);
+}
+
+async function readyOnOutput(container: Docker.Container): Promise<'ready' | 'ended' | 'unknown'> {
+  let stream: NodeJS.ReadableStream & { destroy(): void };
+  try {
+    stream = (await container.attach({ stream: true, logs: true, stdout: true, stderr: false })) as unknown as typeof stream;
+  } catch {
+    return 'unknown'; // the poll below says what is wrong
+  }
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await new Promise((resolve) => {
+      let tail = '';
+      timer = setTimeout(() => resolve('unknown'), POLL_AFTER_MS);
+      stream.on('data', (chunk: Buffer) => {
+        // The line is one write, so one frame: it never straddles a frame header.
+        tail = (tail + chunk.toString('latin1')).slice(-TAIL_BYTES);
+        if (tail.includes(KEEP_ALIVE_READY)) resolve('ready');
+      });
+      stream.on('end', () => resolve('ended'));
+      stream.on('close', () => resolve('ended'));
+      stream.on('error', () => resolve('ended'));
+    });
+  } finally {
+    clearTimeout(timer);
+    stream.destroy();
+  }
+}
+
+/** Watches for the keep-alive's `sleep infinity` through the engine's `top` (a host-side ps, no exec). */
+async function waitForSleep(container: Docker.Container, name: string): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   for (let attempt = 0; ; attempt++) {
     let top: { Processes?: string[][] };
