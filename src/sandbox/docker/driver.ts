@@ -38,7 +38,7 @@ export interface DockerDriverOptions {
 export class DockerDriver implements SandboxDriver {
   readonly docker: Docker;
   readonly capabilities: DriverCapabilities = {
-    groups: true, internalNetworks: true, networkSwitching: true, userWithGroup: true, gpus: false,
+    groups: true, internalNetworks: true, networkSwitching: true, userWithGroup: true, gpus: false, noNetwork: true, allowlist: true, finalState: true,
   };
   private readonly subnets: SubnetSource;
   private readonly compose: ComposeCliSettings;
