@@ -2,7 +2,7 @@
 // worker by src/worker.ts, so two workers in one process (other engines, other queues) share nothing.
 import { log } from '@temporalio/activity';
 import { DockerSandboxProvider } from '../sandbox/index.ts';
-import type { DockerDriver } from '../sandbox/docker/driver.ts';
+import type { SandboxDriver } from '../sandbox/index.ts';
 import type { ModelGateway } from '../gateway/index.ts';
 import { composeSettings, finalStateRetentionDays, subnetSettings } from '../config/env.ts';
 import { homePath } from '../config/paths.ts';
@@ -25,7 +25,7 @@ export interface ActivityDeps extends NetworkDeps {
   /** This host's engine: every host activity talks to it through the provider. */
   provider: DockerSandboxProvider;
   /** The driver under the provider (groups: Compose tasks), on the same engine connection. */
-  driver: DockerDriver;
+  driver: SandboxDriver;
   /** This host's name and sandbox queue. */
   identity: HostLease;
   /** The host queue's slots, shared with every worker process polling it (under BERTH_HOME/slots). */

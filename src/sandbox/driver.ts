@@ -135,6 +135,8 @@ export interface LabelledSandbox {
 }
 
 export interface SandboxDriver {
+  /** The sandbox's name as `--sandbox` and `[sandbox] provider` spell it; for messages only (decisions read capabilities). */
+  readonly sandbox: string;
   readonly capabilities: DriverCapabilities;
   engineIdentity(): Promise<EngineIdentity>;
   /** A single sandbox: created, or adopted when one of that name finished its seed (the seeded marker). */
