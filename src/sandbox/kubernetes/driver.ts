@@ -17,8 +17,9 @@ import { ANNOTATION_NAME, CONTAINER, execArgv, MANAGED_LABEL, podName, singlePod
 import { RegistryReader } from './registry.ts';
 
 export interface KubernetesDriverOptions {
-  /** Default: KUBECONFIG, else ~/.kube/config, else in-cluster credentials (client-node's loadFromDefault). */
+  /** Default: the file `kubeconfigFile` ([kubernetes].kubeconfig), else KUBECONFIG, else ~/.kube/config, else in-cluster credentials (client-node's loadFromDefault). */
   kubeConfig?: KubeConfig;
+  kubeconfigFile?: string;
   namespace?: string;
   /** Budget for a new pod to run (image pull included) and its keep-alive to reach `sleep infinity`. */
   startTimeoutMs?: number;
@@ -57,7 +58,11 @@ export class KubernetesDriver implements SandboxDriver {
   private readonly registry: RegistryReader;
 
   constructor(options: KubernetesDriverOptions = {}) {
-    this.kubeConfig = options.kubeConfig ?? (() => { const kc = new KubeConfig(); kc.loadFromDefault(); return kc; })();
+    this.kubeConfig = options.kubeConfig ?? (() => {
+      const kc = new KubeConfig();
+      if (options.kubeconfigFile) kc.loadFromFile(options.kubeconfigFile); else kc.loadFromDefault();
+      return kc;
+    })();
     this.namespace = options.namespace ?? this.kubeConfig.getContextObject(this.kubeConfig.getCurrentContext())?.namespace ?? 'default';
     this.core = this.kubeConfig.makeApiClient(CoreV1Api);
     this.startTimeoutMs = options.startTimeoutMs ?? 180_000;
