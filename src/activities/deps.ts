@@ -2,10 +2,11 @@
 // worker by src/worker.ts, so two workers in one process (other engines, other queues) share nothing.
 import { log } from '@temporalio/activity';
 import { DockerSandboxProvider } from '../sandbox/index.ts';
-import type { DockerDriver } from '../sandbox/docker/driver.ts';
+import type { SandboxDriver } from '../sandbox/index.ts';
 import type { ModelGateway } from '../gateway/index.ts';
 import { composeSettings, finalStateRetentionDays, subnetSettings } from '../config/env.ts';
 import { homePath } from '../config/paths.ts';
+import { loadBerthConfig } from '../config/berth-config.ts';
 import type { HostLease } from './types.ts';
 import { hostIdentity } from './host-identity.ts';
 import { stopWorkerGateway, workerGateway } from './model-gateway.ts';
@@ -25,7 +26,7 @@ export interface ActivityDeps extends NetworkDeps {
   /** This host's engine: every host activity talks to it through the provider. */
   provider: DockerSandboxProvider;
   /** The driver under the provider (groups: Compose tasks), on the same engine connection. */
-  driver: DockerDriver;
+  driver: SandboxDriver;
   /** This host's name and sandbox queue. */
   identity: HostLease;
   /** The host queue's slots, shared with every worker process polling it (under BERTH_HOME/slots). */
@@ -47,6 +48,12 @@ export function sandboxDeps(provider: DockerSandboxProvider): NetworkDeps {
 
 /** This host's engine, keeping its state under BERTH_HOME, with the sandbox settings of src/config/env.ts. */
 export function hostProvider(): DockerSandboxProvider {
+  const { config, file } = loadBerthConfig();
+  if (config.sandbox.provider !== 'docker') {
+    // The Kubernetes driver exists (src/sandbox/kubernetes) but no provider is built on it yet: say so rather than run on Docker.
+    throw new Error(`${file}: key sandbox.provider: the ${config.sandbox.provider} sandbox cannot run episodes yet (issue 23: its driver is not wired ` +
+      'into a provider). Set [sandbox] provider = "docker", or remove the key.');
+  }
   return new DockerSandboxProvider(undefined, {
     stateDir: homePath(), subnets: subnetSettings(), compose: composeSettings(), finalStateRetentionDays: finalStateRetentionDays(),
   });

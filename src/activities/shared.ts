@@ -1,6 +1,7 @@
 import { heartbeatTimeoutSec, scheduleToStartSec } from '../config/env.ts';
 import { ApplicationFailure, heartbeat } from '@temporalio/activity';
 import { loadBerthConfig } from '../config/berth-config.ts';
+import { capabilityRefusal } from '../sandbox/index.ts';
 import { checkDigest, envTablesOf, firstUnsetVariable, unsetVariableMessage, type Task } from '../task/index.ts';
 import { episodeBudget, healthcheckWorstSec, seedTimeLimitSec, verifyTimeLimitSec } from './budget.ts';
 import type { EpisodeInput, EpisodePlan, EpisodeSettings, HostLease } from './types.ts';
@@ -64,6 +65,8 @@ export async function planEpisode(deps: ActivityDeps, input: EpisodeInput): Prom
     const settings = input.episodeSettings;
     const steps = stepsOf(task, settings);
     checkVariables(task, input, steps[0]!.name);
+    const refusal = capabilityRefusal(task, deps.driver.capabilities, deps.driver.sandbox, { keepFinalState: input.keepFinalState });
+    if (refusal) throw ApplicationFailure.nonRetryable(refusal, 'berth:task_refused');
     const collectSec = task.verifier.collect.reduce((s, h) => s + h.timeout_sec, 0);
     // Each turn's separate verifier start (a multi-step task's steps may mix modes).
     const separateSec = (task.multi_step ? task.steps.map((st) => st.verifier) : [task.verifier]).map((v) => {

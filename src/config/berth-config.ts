@@ -6,6 +6,9 @@ import { z } from 'zod';
 import { configFileOverride } from './env.ts';
 import { berthHomeDir } from './paths.ts';
 
+export const SANDBOX_PROVIDERS = ['docker', 'kubernetes'] as const;
+export type SandboxProviderName = (typeof SANDBOX_PROVIDERS)[number];
+
 const schema = z.object({
   images: z.object({ aliases: z.record(z.string(), z.string()).default({}) }).strict().default({ aliases: {} }),
   secrets: z.record(z.string(), z.string()).default({}),
@@ -21,6 +24,15 @@ const schema = z.object({
     memory_mb: z.number().int().positive().optional(),
   }).strict().default({}),
   worker: z.object({ slots: z.number().int().positive().optional() }).strict().default({}),
+  // Which sandbox the worker's episodes run in (docs/kubernetes.md); `berth run --sandbox` names the same choice.
+  sandbox: z.object({ provider: z.enum(SANDBOX_PROVIDERS).default('docker') }).strict().default({ provider: 'docker' }),
+  kubernetes: z.object({
+    /** host[:port] of the registry the cluster pulls from; task images are pushed there and pinned by digest. */
+    registry: z.string().regex(/^[A-Za-z0-9.-]+(:\d+)?(\/[a-z0-9._/-]+)?$/, 'expected host[:port][/prefix], e.g. "127.0.0.1:5050"').optional(),
+    namespace: z.string().regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'expected a namespace name (a DNS label)').optional(),
+    /** A kubeconfig file; default KUBECONFIG, else ~/.kube/config, else the pod's in-cluster credentials. */
+    kubeconfig: z.string().min(1).optional(),
+  }).strict().default({}),
   // The model gateway (docs/agents.md): USD per million tokens, keyed by provider/model or the bare model name.
   gateway: z.object({
     prices: z.record(z.string(), z.object({
@@ -74,6 +86,10 @@ function readBerthConfig(file: string): LoadedConfig {
     throw new Error(`${file}: not valid TOML (${(err as Error).message}). Fix the syntax or remove the file.`);
   }
   const result = schema.safeParse(raw);
+  if (result.success && result.data.sandbox.provider === 'kubernetes' && !result.data.kubernetes.registry) {
+    throw new Error(`${file}: key kubernetes.registry: [sandbox] provider = "kubernetes" needs the registry the cluster pulls task images from. ` +
+      'Add [kubernetes] registry = "host:port" (docs/kubernetes.md).');
+  }
   if (!result.success) {
     const issue = result.error.issues[0]!;
     const key = issue.path.join('.');

@@ -22,6 +22,12 @@ export interface DriverCapabilities {
   /** Exec as `user:group`. */
   readonly userWithGroup: boolean;
   readonly gpus: boolean;
+  /** A sandbox on no network at all (`network_mode = "no-network"`). */
+  readonly noNetwork: boolean;
+  /** Egress limited to `allowed_hosts` (`network_mode = "allowlist"`). */
+  readonly allowlist: boolean;
+  /** Keeping a sandbox's final state as an image (`--keep-final-state`, berth regrade). */
+  readonly finalState: boolean;
 }
 
 /** The engine a driver talks to: its id names the host's sandbox queue. */
@@ -129,6 +135,8 @@ export interface LabelledSandbox {
 }
 
 export interface SandboxDriver {
+  /** The sandbox's name as `--sandbox` and `[sandbox] provider` spell it; for messages only (decisions read capabilities). */
+  readonly sandbox: string;
   readonly capabilities: DriverCapabilities;
   engineIdentity(): Promise<EngineIdentity>;
   /** A single sandbox: created, or adopted when one of that name finished its seed (the seeded marker). */

@@ -24,6 +24,31 @@ export interface DockerHealthcheck {
   Retries?: number;
 }
 
+/** An image's run configuration as engines and registries spell it (Docker's inspect `Config`, the OCI config blob's `config`). */
+export interface EngineImageConfig {
+  User?: string;
+  WorkingDir?: string;
+  Env?: string[] | null;
+  Entrypoint?: string | string[] | null;
+  Cmd?: string | string[] | null;
+  Healthcheck?: DockerHealthcheck | null;
+}
+
+const list = (v: string | string[] | null | undefined): string[] | null => (v == null ? null : Array.isArray(v) ? v : [v]);
+
+/** The one mapping of an engine's or registry's configuration to ImageConfig; `id` is the config's digest. */
+export function imageConfigOf(id: string, c: EngineImageConfig | null | undefined): ImageConfig {
+  return {
+    id,
+    user: c?.User || null,
+    workdir: c?.WorkingDir || null,
+    env: envMap(c?.Env),
+    entrypoint: list(c?.Entrypoint),
+    cmd: list(c?.Cmd),
+    healthcheck: healthcheckFromImage(c?.Healthcheck),
+  };
+}
+
 const NS_PER_SEC = 1e9;
 
 /** Docker's HEALTHCHECK (durations in ns, 0 = Docker's default) as a sandbox healthcheck, or null for none / NONE. */

@@ -27,3 +27,5 @@ export { pollHealthcheck } from './seed-phases.ts';
 export { EGRESS_NETWORK, type ApplyNetworkOptions, type EgressNetwork, type PhaseNetwork } from './network-phase.ts';
 export { applyPhaseNetwork, ensureEgressNetwork, holdsAddress } from './docker/phase-network.ts';
 export { EgressPolicies, EgressProxy, type EgressPolicy } from './egress-proxy.ts';
+export type { DriverCapabilities, SandboxDriver } from './driver.ts';
+export { capabilityRefusal, missingCapabilities, type MissingCapability } from './capability-refusal.ts';

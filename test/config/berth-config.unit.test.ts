@@ -25,4 +25,29 @@ describe('loadBerthConfig', () => {
     writeFileSync(file, '[worker]\nslots = "many"\n');
     expect(() => loadBerthConfig(file)).toThrow(`${file}: key worker.slots`);
   });
+
+  // issue 23, "Selecting it": [sandbox] provider and [kubernetes] settings.
+  it.each([
+    ['', { provider: 'docker' }, {}],
+    ['[sandbox]\nprovider = "kubernetes"\n[kubernetes]\nregistry = "127.0.0.1:5050"\nnamespace = "evals"\nkubeconfig = "/etc/k"\n',
+      { provider: 'kubernetes' }, { registry: '127.0.0.1:5050', namespace: 'evals', kubeconfig: '/etc/k' }],
+  ])('reads the sandbox provider and [kubernetes] from %j', (text, sandbox, kubernetes) => {
+    const file = join(mkdtempSync(join(tmpdir(), 'berth-config-')), 'berth.toml');
+    writeFileSync(file, text);
+    const { config } = loadBerthConfig(file);
+    expect(config.sandbox).toEqual(sandbox);
+    expect(config.kubernetes).toEqual(kubernetes);
+  });
+
+  it.each([
+    ['[sandbox]\nprovider = "podman"\n', 'key sandbox.provider'],
+    ['[sandbox]\nprovider = "kubernetes"\n', 'key kubernetes.registry: [sandbox] provider = "kubernetes" needs the registry'],
+    ['[kubernetes]\nregistry = "http://r:5000"\n', 'key kubernetes.registry: expected host[:port][/prefix]'],
+    ['[kubernetes]\nnamespace = "Evals"\n', 'key kubernetes.namespace: expected a namespace name'],
+    ['[kubernetes]\ncontext = "x"\n', 'key kubernetes'],
+  ])('refuses %j naming the file and the key', (text, want) => {
+    const file = join(mkdtempSync(join(tmpdir(), 'berth-config-')), 'berth.toml');
+    writeFileSync(file, text);
+    expect(() => loadBerthConfig(file)).toThrow(`${file}: ${want}`);
+  });
 });

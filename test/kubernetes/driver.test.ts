@@ -2,7 +2,7 @@ import Docker from 'dockerode';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SingleSandboxSpec } from '../../src/sandbox/driver.ts';
-import { SandboxLost } from '../../src/sandbox/errors.ts';
+import { SandboxLost, SeedFailed } from '../../src/sandbox/errors.ts';
 import { KubernetesDriver } from '../../src/sandbox/kubernetes/driver.ts';
 import { SEEDED_MARKER } from '../../src/sandbox/seed-scripts.ts';
 import type { SandboxHandle } from '../../src/sandbox/types.ts';
@@ -98,6 +98,21 @@ describe('KubernetesDriver on the local cluster', () => {
     await driver.exec(handle, { argv: ['touch', SEEDED_MARKER] });
     const adopted = await driver.createOrAdoptSandbox(spec(name));
     expect(adopted).toMatchObject({ adopted: true, handle: { name, containerId: handle.containerId, workdir: '/tmp' } });
+  });
+
+  it('returns a new pod only once its keep-alive reached sleep infinity, and a failed setup with its output', async () => {
+    const slow = `Berth_k8s.Slow-${suffix}`;
+    const broken = `Berth_k8s.Broken-${suffix}`;
+    try {
+      const made = await driver.createOrAdoptSandbox({ ...spec(slow), keepAlive: ['sh', '-c', 'sleep 3; touch /setup-done; exec sleep infinity'] });
+      expect((await driver.exec(made.handle, { argv: ['test', '-e', '/setup-done'] })).exitCode).toBe(0);
+      const failed = driver.createOrAdoptSandbox({ ...spec(broken), keepAlive: ['sh', '-c', 'echo no-such-user-here >&2; exit 3'] });
+      await expect(failed).rejects.toBeInstanceOf(SeedFailed);
+      await expect(failed).rejects.toThrow(/failed \(exit 3\): no-such-user-here/);
+    } finally {
+      await driver.remove({ name: slow, kind: 'single' }).catch(() => undefined);
+      await driver.remove({ name: broken, kind: 'single' }).catch(() => undefined);
+    }
   });
 
   it('lists by Berth label and removes; an exec after removal is SandboxLost', async () => {

@@ -24,6 +24,7 @@ import { BASE_IMAGE, provider, sh, teardownAll } from './helpers.ts';
 function recordingDriver(inner: SandboxDriver): { driver: SandboxDriver; execs: string[][] } {
   const execs: string[][] = [];
   const driver: SandboxDriver = {
+    sandbox: inner.sandbox,
     capabilities: inner.capabilities,
     engineIdentity: () => inner.engineIdentity(),
     createOrAdoptSandbox: (spec) => inner.createOrAdoptSandbox(spec),

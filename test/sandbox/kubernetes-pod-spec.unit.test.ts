@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { execArgv, podName } from '../../src/sandbox/kubernetes/pod-spec.ts';
+import { execArgv, NUMERIC_USER_SCRIPT, numericUser, podName } from '../../src/sandbox/kubernetes/pod-spec.ts';
 
 const handle = { name: 'x', containerId: 'x', user: 'agent', workdir: '/app' };
 
@@ -27,8 +27,24 @@ describe('the argv an exec runs in a pod', () => {
     ['root, no runuser', { user: 'root' }, ['env', '-C', '/app', 'true']],
     ['uid 0', { user: '0' }, ['env', '-C', '/app', 'true']],
     ['user:group', { user: 'agent:staff' }, ['runuser', '-u', 'agent', '-g', 'staff', '--', 'env', '-C', '/app', 'true']],
+    ['a bare uid, through setpriv', { user: '1234' }, ['sh', '-c', NUMERIC_USER_SCRIPT, 'berth-user', '1234', '', 'env', '-C', '/app', 'true']],
+    ['uid:gid', { user: '1234:55' }, ['sh', '-c', NUMERIC_USER_SCRIPT, 'berth-user', '1234', '55', 'env', '-C', '/app', 'true']],
+    ['uid 0 with another group', { user: '0:55' }, ['sh', '-c', NUMERIC_USER_SCRIPT, 'berth-user', '0', '55', 'env', '-C', '/app', 'true']],
     ['env and budget', { user: 'root', workdir: '/', env: { A: '1' }, timeoutSec: 3 }, ['env', '-C', '/', 'A=1', 'timeout', '-k', '5', '3', 'true']],
   ])('%s', (_what, options, want) => {
     expect(execArgv(handle, { argv: ['true'], ...options })).toEqual(want);
+  });
+});
+
+describe('numeric users', () => {
+  it.each([
+    ['1234', { uid: '1234', gid: '' }],
+    ['1234:55', { uid: '1234', gid: '55' }],
+    ['agent', null],
+    ['agent:55', null],
+    ['1234:staff', null],
+    ['12a', null],
+  ])('%s', (user, want) => {
+    expect(numericUser(user)).toEqual(want);
   });
 });

@@ -37,8 +37,9 @@ export interface DockerDriverOptions {
 
 export class DockerDriver implements SandboxDriver {
   readonly docker: Docker;
+  readonly sandbox = 'docker';
   readonly capabilities: DriverCapabilities = {
-    groups: true, internalNetworks: true, networkSwitching: true, userWithGroup: true, gpus: false,
+    groups: true, internalNetworks: true, networkSwitching: true, userWithGroup: true, gpus: false, noNetwork: true, allowlist: true, finalState: true,
   };
   private readonly subnets: SubnetSource;
   private readonly compose: ComposeCliSettings;

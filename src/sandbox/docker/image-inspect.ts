@@ -1,21 +1,10 @@
 // Reads an image's configuration from the engine into the one ImageConfig (image-config.ts holds its rules).
 import type Docker from 'dockerode';
 import { asSandboxError, ENGINE } from '../errors.ts';
-import { envMap, healthcheckFromImage, type DockerHealthcheck, type ImageConfig } from '../image-config.ts';
-
-const list = (v: string | string[] | null | undefined): string[] | null => (v == null ? null : Array.isArray(v) ? v : [v]);
+import { imageConfigOf, type EngineImageConfig, type ImageConfig } from '../image-config.ts';
 
 export function imageConfigFromInspect(info: Docker.ImageInspectInfo): ImageConfig {
-  const c = (info.Config ?? {}) as Docker.ImageInspectInfo['Config'] & { Healthcheck?: DockerHealthcheck };
-  return {
-    id: String(info.Id),
-    user: c.User || null,
-    workdir: c.WorkingDir || null,
-    env: envMap(c.Env),
-    entrypoint: list(c.Entrypoint as string | string[] | null | undefined),
-    cmd: list(c.Cmd as string | string[] | null | undefined),
-    healthcheck: healthcheckFromImage(c.Healthcheck),
-  };
+  return imageConfigOf(String(info.Id), info.Config as EngineImageConfig | undefined);
 }
 
 /** An image id names one configuration forever, so what was read by id is kept. */

@@ -1,5 +1,5 @@
 // The Kubernetes driver (issue 23), started: a pod per single sandbox through @kubernetes/client-node, exec and
-// files over the exec API. Groups, stop and start, and image configuration are not here yet: each says so by name.
+// files over the exec API, image configuration from the registry. Groups, stop and start are not here yet: each says so by name.
 import { CoreV1Api, KubeConfig, VersionApi, type V1Pod } from '@kubernetes/client-node';
 import { PassThrough, Readable } from 'node:stream';
 import type {
@@ -14,14 +14,21 @@ import { isSeeded } from '../seed-scripts.ts';
 import type { ExecResult } from '../types.ts';
 import { execInPod, getArchiveFromPod, PodExecError, putArchiveInPod, type PodContainer } from './exec.ts';
 import { ANNOTATION_NAME, CONTAINER, execArgv, MANAGED_LABEL, podName, singlePod } from './pod-spec.ts';
+import { RegistryReader } from './registry.ts';
 
 export interface KubernetesDriverOptions {
-  /** Default: KUBECONFIG, else ~/.kube/config, else in-cluster credentials (client-node's loadFromDefault). */
+  /** Default: the file `kubeconfigFile` ([kubernetes].kubeconfig), else KUBECONFIG, else ~/.kube/config, else in-cluster credentials (client-node's loadFromDefault). */
   kubeConfig?: KubeConfig;
+  kubeconfigFile?: string;
   namespace?: string;
-  /** Budget for a new pod to run (image pull included). */
+  /** Budget for a new pod to run (image pull included) and its keep-alive to reach `sleep infinity`. */
   startTimeoutMs?: number;
+  /** Where images are described (the registry the cluster pulls from). */
+  registry?: RegistryReader;
 }
+
+/** Whether the keep-alive's setup is done: some process of the pod is `sleep infinity` (the shared PID namespace shows all). */
+const KEEP_ALIVE_RUNS = 'for f in /proc/[0-9]*/cmdline; do [ "$(tr \'\\0\' \' \' < "$f" 2>/dev/null)" = "sleep infinity " ] && exit 0; done; exit 1';
 
 const CLUSTER = '(kubernetes cluster)';
 
@@ -40,19 +47,26 @@ function capped(bytes: Buffer, cap: number): { text: string; truncated: boolean 
 }
 
 export class KubernetesDriver implements SandboxDriver {
+  readonly sandbox = 'kubernetes';
   readonly capabilities: DriverCapabilities = {
-    groups: false, internalNetworks: false, networkSwitching: false, userWithGroup: true, gpus: false,
+    groups: false, internalNetworks: false, networkSwitching: false, userWithGroup: true, gpus: false, noNetwork: false, allowlist: false, finalState: false,
   };
   readonly kubeConfig: KubeConfig;
   readonly namespace: string;
   private readonly core: CoreV1Api;
   private readonly startTimeoutMs: number;
+  private readonly registry: RegistryReader;
 
   constructor(options: KubernetesDriverOptions = {}) {
-    this.kubeConfig = options.kubeConfig ?? (() => { const kc = new KubeConfig(); kc.loadFromDefault(); return kc; })();
+    this.kubeConfig = options.kubeConfig ?? (() => {
+      const kc = new KubeConfig();
+      if (options.kubeconfigFile) kc.loadFromFile(options.kubeconfigFile); else kc.loadFromDefault();
+      return kc;
+    })();
     this.namespace = options.namespace ?? this.kubeConfig.getContextObject(this.kubeConfig.getCurrentContext())?.namespace ?? 'default';
     this.core = this.kubeConfig.makeApiClient(CoreV1Api);
     this.startTimeoutMs = options.startTimeoutMs ?? 180_000;
+    this.registry = options.registry ?? new RegistryReader();
   }
 
   async engineIdentity(): Promise<EngineIdentity> {
@@ -78,23 +92,38 @@ export class KubernetesDriver implements SandboxDriver {
     }
   }
 
-  private async waitRunning(handle: ServiceHandle): Promise<void> {
+  /** A new pod is ready once its keep-alive's root setup is done and `sleep infinity` runs; a setup that fails ends the pod. */
+  private async waitReady(handle: ServiceHandle): Promise<void> {
     const deadline = Date.now() + this.startTimeoutMs;
-    for (;;) {
+    for (let attempt = 0; ; attempt++) {
       const pod = await this.readPod(handle.containerId);
       if (!pod) throw new SandboxLost(handle.name, new Error(`pod ${handle.containerId} was deleted while starting`));
       const state = pod.status?.containerStatuses?.[0]?.state;
-      if (state?.running) return;
       const waiting = state?.waiting?.reason ?? '';
       if (/ErrImagePull|ImagePullBackOff|InvalidImageName/.test(waiting)) {
         throw new SeedFailed('harbor:seed_failed', `pod ${handle.containerId} cannot pull ${pod.spec?.containers[0]?.image}: ${state?.waiting?.message ?? waiting}`);
       }
-      if (state?.terminated || pod.status?.phase === 'Failed' || pod.status?.phase === 'Succeeded') {
-        throw new SeedFailed('harbor:seed_failed', `pod ${handle.containerId} ended while starting: ${JSON.stringify(state?.terminated ?? pod.status?.phase)}`);
-      }
-      if (Date.now() > deadline) throw new SeedFailed('harbor:seed_failed', `pod ${handle.containerId} not running after ${this.startTimeoutMs} ms (${waiting || pod.status?.phase})`, '', true);
-      await new Promise((r) => setTimeout(r, 250));
+      if (state?.terminated || pod.status?.phase === 'Failed' || pod.status?.phase === 'Succeeded') throw await this.setupFailure(handle, state?.terminated?.exitCode);
+      if (state?.running && (await this.keepAliveRuns(handle))) return;
+      if (Date.now() > deadline) throw new SeedFailed('harbor:seed_failed', `pod ${handle.containerId} not ready after ${this.startTimeoutMs} ms (${waiting || pod.status?.phase})`, '', true);
+      await new Promise((r) => setTimeout(r, Math.min(50 * (attempt + 1), 250)));
     }
+  }
+
+  private async keepAliveRuns(handle: ServiceHandle): Promise<boolean> {
+    try {
+      return (await execInPod(this.kubeConfig, this.target(handle), ['sh', '-c', KEEP_ALIVE_RUNS])).exitCode === 0;
+    } catch (err) {
+      if (err instanceof PodExecError) return false; // the container ended meanwhile: the next look says why
+      throw err;
+    }
+  }
+
+  /** The keep-alive ended before `sleep infinity`: its output (the container's log) is the seed failure. */
+  private async setupFailure(handle: ServiceHandle, exitCode: number | undefined): Promise<SeedFailed> {
+    const text = await this.core.readNamespacedPodLog({ name: handle.containerId, namespace: this.namespace, container: CONTAINER, tailLines: 50 })
+      .then((t) => String(t).trim()).catch(() => '');
+    return new SeedFailed('harbor:seed_failed', `preparing sandbox ${handle.name} failed (exit ${exitCode ?? 'unknown'}): ${text || 'no output'}`, text);
   }
 
   private handleOf(pod: V1Pod): ServiceHandle {
@@ -120,7 +149,7 @@ export class KubernetesDriver implements SandboxDriver {
       }
       await this.deletePod(handle.containerId, true);
     }
-    await this.waitRunning(handle);
+    await this.waitReady(handle);
     return { handle, adopted: false };
   }
 
@@ -228,7 +257,8 @@ export class KubernetesDriver implements SandboxDriver {
       .map((p) => ({ name: this.handleOf(p).name, kind: 'single' as const, workflowId: p.metadata?.annotations?.[LABEL_WORKFLOW] ?? '' }));
   }
 
-  imageConfiguration(): Promise<ImageConfig | null> {
-    return Promise.reject(notYet('read an image\'s configuration (ENTRYPOINT, USER, WORKDIR) from the registry'));
+  /** From the registry the cluster pulls from (no engine beside the worker need have the image). */
+  imageConfiguration(ref: string): Promise<ImageConfig | null> {
+    return this.registry.imageConfiguration(ref);
   }
 }

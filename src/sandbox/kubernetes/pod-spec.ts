@@ -64,15 +64,44 @@ export function singlePod(spec: SingleSandboxSpec): V1Pod {
 }
 
 /**
+ * A numeric user (`uid` or `uid:gid`) as Docker (runc) resolves it: the passwd entry of that uid, when there is one,
+ * gives the primary group and HOME, and the supplementary groups are the /etc/group entries that list its name (with
+ * a gid given, that gid is the only group, as on Docker); without one the group is 0, there are none and HOME is `/`. runuser needs a name, so util-linux
+ * `setpriv` (beside runuser in every image that has runuser) switches ids after a few lines of sh read the two files
+ * (no getent: not in every image).
+ */
+export const NUMERIC_USER_SCRIPT = [
+  'uid=$1 gid=$2; shift 2; name= pgid= home= sgids=',
+  'if [ -r /etc/passwd ]; then while IFS=: read -r n _ u g _ h _; do',
+  '  if [ "$u" = "$uid" ]; then name=$n pgid=$g home=$h; break; fi',
+  'done < /etc/passwd; fi',
+  'if [ -n "$name" ] && [ -z "$gid" ] && [ -r /etc/group ]; then while IFS=: read -r _ _ g members; do',
+  '  case ",$members," in *",$name,"*) sgids=$sgids${sgids:+,}$g ;; esac',
+  'done < /etc/group; fi',
+  'groups=--clear-groups; [ -n "$sgids" ] && groups=--groups=$sgids',
+  'HOME=${home:-/} exec setpriv --reuid="$uid" --regid="${gid:-${pgid:-0}}" "$groups" -- "$@"',
+].join('\n');
+
+/** `uid` or `uid:gid` (both numeric); null for a name. */
+export function numericUser(user: string): { uid: string; gid: string } | null {
+  const m = /^(\d+)(?::(\d+))?$/.exec(user);
+  return m ? { uid: m[1]!, gid: m[2] ?? '' } : null;
+}
+
+const isRoot = (user: string) => user === 'root' || user === '0' || user === '0:0' || user === '';
+
+/**
  * The argv an exec runs in the container: the budget (`timeout`, as on Docker), then the environment and working
- * directory through coreutils `env`, then the user through util-linux `runuser` when it is not root.
+ * directory through coreutils `env`, then the user: util-linux `runuser` for a name, `setpriv` for a uid.
  */
 export function execArgv(handle: SandboxHandle, options: RawExecOptions): string[] {
   const user = options.user ?? handle.user;
   const workdir = options.workdir ?? handle.workdir;
   const inner = withTimeout(options.argv, options.timeoutSec);
   const withEnv = ['env', '-C', workdir, ...(envList(options.env) ?? []), ...inner];
-  if (user === 'root' || user === '0' || user === '0:0' || user === '') return withEnv;
+  if (isRoot(user)) return withEnv;
+  const numeric = numericUser(user);
+  if (numeric) return ['sh', '-c', NUMERIC_USER_SCRIPT, 'berth-user', numeric.uid, numeric.gid, ...withEnv];
   const [name, group] = user.split(':');
   return ['runuser', '-u', name!, ...(group ? ['-g', group] : []), '--', ...withEnv];
 }

@@ -1,0 +1,40 @@
+// What a task needs of the sandbox driver, against what the chosen driver declares (DriverCapabilities): a task that
+// needs more is refused before any work, naming the capability and the fix. Read from capabilities, never from a
+// driver's name, so a later driver is judged by what it says it can do.
+import type { NetworkMode, Task } from '../task/model.ts';
+import type { DriverCapabilities } from './driver.ts';
+
+export interface MissingCapability {
+  readonly capability: keyof DriverCapabilities;
+  /** What in the task (or the run) needs it. */
+  readonly because: string;
+}
+
+/** Every phase's network mode of the task: the baseline, each agent phase, each verifier phase. */
+function phaseModes(task: Task): NetworkMode[] {
+  const phases = task.multi_step ? task.steps.flatMap((s) => [s.agent.network_mode, s.verifier.network_mode]) : [task.agent.network_mode, task.verifier.network_mode];
+  return [task.environment.network_mode, ...phases];
+}
+
+/** What the task (and `--keep-final-state`) needs that the driver lacks; empty when it can run. */
+export function missingCapabilities(task: Task, caps: DriverCapabilities, run: { keepFinalState?: boolean } = {}): MissingCapability[] {
+  const missing: MissingCapability[] = [];
+  const need = (capability: keyof DriverCapabilities, because: string) => {
+    if (!caps[capability]) missing.push({ capability, because });
+  };
+  if (task.compose) need('groups', 'environment/docker-compose.yaml makes it a Compose group');
+  const modes = phaseModes(task);
+  if (modes.includes('no-network')) need('noNetwork', 'a phase has network_mode = "no-network"');
+  if (modes.includes('allowlist')) need('allowlist', 'a phase has network_mode = "allowlist"');
+  if (new Set(modes).size > 1) need('networkSwitching', `its phases switch network mode (${[...new Set(modes)].join(', ')})`);
+  if (run.keepFinalState) need('finalState', '--keep-final-state keeps each sandbox\'s final state as an image');
+  return missing;
+}
+
+/** The refusal for a task the driver cannot run, or null. */
+export function capabilityRefusal(task: Task, caps: DriverCapabilities, driver: string, run: { keepFinalState?: boolean } = {}): string | null {
+  const missing = missingCapabilities(task, caps, run);
+  if (missing.length === 0) return null;
+  const what = missing.map((m) => `${m.capability} (${m.because})`).join('; ');
+  return `task ${task.id} (${task.path}) needs what the ${driver} sandbox cannot do: ${what}; run it with the Docker sandbox (--sandbox docker)`;
+}

@@ -1,0 +1,43 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { capabilityRefusal, missingCapabilities } from '../../src/sandbox/capability-refusal.ts';
+import type { DriverCapabilities } from '../../src/sandbox/driver.ts';
+import type { Task } from '../../src/task/model.ts';
+import { loadTaskSync } from '../../src/task/load.ts';
+import { repoRoot } from '../helpers/cli.ts';
+
+// A task needing what the chosen driver does not declare is refused before work, naming the capability and the fix
+// (issue 23, "Selecting it"): judged from DriverCapabilities alone.
+
+const hello = loadTaskSync(join(repoRoot, 'examples', 'hello'));
+const all: DriverCapabilities = { groups: true, internalNetworks: true, networkSwitching: true, userWithGroup: true, gpus: true, noNetwork: true, allowlist: true, finalState: true };
+const none: DriverCapabilities = { groups: false, internalNetworks: false, networkSwitching: false, userWithGroup: true, gpus: false, noNetwork: false, allowlist: false, finalState: false };
+
+const withModes = (baseline: string, agent: string, verifier: string): Task => ({
+  ...hello,
+  environment: { ...hello.environment, network_mode: baseline as Task['environment']['network_mode'] },
+  agent: { ...hello.agent, network_mode: agent as Task['agent']['network_mode'] },
+  verifier: { ...hello.verifier, network_mode: verifier as Task['verifier']['network_mode'] },
+});
+
+describe('what a task needs of the driver', () => {
+  it.each<[string, Task, { keepFinalState?: boolean }, string[]]>([
+    ['examples/hello needs nothing special', hello, {}, []],
+    ['a Compose task needs groups', { ...hello, compose: {} as NonNullable<Task['compose']> }, {}, ['groups']],
+    ['no-network everywhere', withModes('no-network', 'no-network', 'no-network'), {}, ['noNetwork']],
+    ['allowlist for the agent only', withModes('public', 'allowlist', 'public'), {}, ['allowlist', 'networkSwitching']],
+    ['a verifier without network', withModes('public', 'public', 'no-network'), {}, ['noNetwork', 'networkSwitching']],
+    ['--keep-final-state', hello, { keepFinalState: true }, ['finalState']],
+  ])('%s', (_what, task, run, want) => {
+    expect(missingCapabilities(task, none, run).map((m) => m.capability)).toEqual(want);
+    expect(missingCapabilities(task, all, run)).toEqual([]);
+  });
+
+  it('names the task, the capability, why, and the fix', () => {
+    const message = capabilityRefusal(withModes('public', 'public', 'no-network'), none, 'kubernetes');
+    expect(message).toContain(`task ${hello.id}`);
+    expect(message).toMatch(/noNetwork \(a phase has network_mode = "no-network"\)/);
+    expect(message).toMatch(/run it with the Docker sandbox \(--sandbox docker\)$/);
+    expect(capabilityRefusal(hello, none, 'kubernetes')).toBeNull();
+  });
+});
