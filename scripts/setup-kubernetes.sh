@@ -368,7 +368,7 @@ if running kube-apiserver; then done_step "running at https://127.0.0.1:$APISERV
     --service-account-signing-key-file="$PKI/sa.key" \
     --authorization-mode=Node,RBAC --enable-admission-plugins=NodeRestriction --allow-privileged=true \
     --profiling=false --v=1
-  wait_for kube-apiserver 120 apiserver_ready
+  wait_for kube-apiserver 300 apiserver_ready
   done_step "started at https://127.0.0.1:$APISERVER_PORT"
 fi
 

@@ -1,7 +1,9 @@
 import { ensureServer } from '../src/server/devserver.ts';
+import { stopClusterIfTestsStartedIt } from './helpers/kubernetes.ts';
 
 /** One shared dev server for the whole run (DESIGN.md section 7, Tests); each file uses its own task queue. */
-export default async function setup(): Promise<void> {
-  if (process.env.BERTH_TEST_NO_SERVER) return;
-  await ensureServer();
+export default async function setup(): Promise<() => Promise<void>> {
+  if (!process.env.BERTH_TEST_NO_SERVER) await ensureServer();
+  // The local Kubernetes cluster is shared by every file that asks for it and stopped once, here, if tests started it.
+  return stopClusterIfTestsStartedIt;
 }

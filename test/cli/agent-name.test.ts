@@ -13,7 +13,7 @@ describe('an unknown agent name', () => {
     const results = join(mkdtempSync(join(tmpdir(), 'berth-agent-')), 'results');
     const r = await berth(['run', 'examples/hello', '--agent', 'gpt-agent', '--results', results]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("option '--agent <name>' argument 'gpt-agent' is invalid. Allowed choices are oracle, nop, command, openai, claude-code, codex, mini-swe-agent, opencode, gemini-cli, qwen-code, cline, aider.");
+    expect(r.stderr).toContain("option '-a, --agent <name>' argument 'gpt-agent' is invalid. Allowed choices are oracle, nop, command, openai, claude-code, codex, mini-swe-agent, opencode, gemini-cli, qwen-code, cline, aider.");
     expect(r.stdout).not.toContain('batch');
     expect(existsSync(results)).toBe(false);
   });
