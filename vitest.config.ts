@@ -7,9 +7,12 @@ import { configDefaults, defineConfig } from 'vitest/config';
  *   starts touching either fails loudly (ENOENT on the socket, "No Temporal server answers") instead of
  *   quietly slowing the fast tier down.
  * - `engine`: every other `*.test.ts`, with the real Docker engine and the shared dev server (global setup).
- * `npm test` runs both projects, each file once.
+ * - `solo`: the engine tests in SOLO, run after the others with the machine to themselves, one file at a time. They
+ *   kill engines mid-batch and time what follows; beside 48 concurrent Compose groups on two cores they timed out.
+ * `npm test` runs every project, each file once.
  */
 const UNIT = 'test/**/*.unit.test.ts';
+const SOLO = ['test/chaos/engines.test.ts'];
 
 /** Where a unit test finds no engine and no Temporal (read by dockerode, src/config/temporal.ts and the helpers). */
 export const UNIT_TIER_ENV = {
@@ -42,10 +45,20 @@ export default defineConfig({
         test: {
           name: 'engine',
           include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, UNIT],
+          exclude: [...configDefaults.exclude, UNIT, ...SOLO],
           globalSetup: ['test/global-setup.ts'],
         },
       },
+      // One project per file, each its own group: vitest runs groups one after another.
+      ...SOLO.map((file, i) => ({
+        extends: true as const,
+        test: {
+          name: SOLO.length === 1 ? 'solo' : `solo-${i + 1}`,
+          include: [file],
+          globalSetup: ['test/global-setup.ts'],
+          sequence: { groupOrder: i + 1 },
+        },
+      })),
     ],
   },
 });

@@ -59,12 +59,18 @@ flock 9
 pid_of() { cat "$RUN/$1.pid" 2>/dev/null || true; }
 running() { local pid; pid=$(pid_of "$1"); [ -n "$pid" ] && [ -d "/proc/$pid" ] && grep -qa -- "$1" "/proc/$pid/cmdline" 2>/dev/null; }
 start_daemon() { local name="$1"; shift; detach "$LOGS/$name.log" "$@" >"$RUN/$name.pid"; }
+alive() { local pid; pid=$(pid_of "$1"); [ -n "$pid" ] && [ -d "/proc/$pid" ]; }
 wait_for() { # wait_for NAME SECONDS COMMAND...: until COMMAND succeeds, or die showing NAME's log
+  # Alive, not running: a daemon just forked has not yet exec'd, so its command line does not name it yet.
   local name="$1" secs="$2"; shift 2
-  for _ in $(seq 1 $((secs * 4))); do "$@" >/dev/null 2>&1 && return 0; running "$name" || break; sleep 0.25; done
-  tail -n 25 "$LOGS/$name.log" >&2 || true
-  die "$name is not ready after ${secs}s; its log is $LOGS/$name.log"
+  local deadline=$((SECONDS + secs))
+  while ! "$@" >/dev/null 2>&1; do
+    alive "$name" || log_and_die "$name" "exited"
+    [ "$SECONDS" -lt "$deadline" ] || log_and_die "$name" "is not ready after ${secs}s"
+    sleep 0.25
+  done
 }
+log_and_die() { tail -n 25 "$LOGS/$1.log" >&2 || true; die "$1 $2; its log is $LOGS/$1.log"; }
 api() { # api METHOD PATH: the apiserver as the admin, JSON on stdout
   curl -sf --max-time 10 --cacert "$PKI/ca.crt" --cert "$PKI/admin.crt" --key "$PKI/admin.key" -X "$1" "https://127.0.0.1:$APISERVER_PORT$2"
 }
@@ -425,7 +431,7 @@ kubelet_healthy() { curl -sf --max-time 2 "http://127.0.0.1:$KUBELET_HEALTHZ_POR
 if running kubelet; then done_step "running as node $NODE_NAME"; else
   start_daemon kubelet "$BIN/kubelet" --config="$STATE/kubelet.yaml" --kubeconfig="$STATE/kubelet.kubeconfig" \
     --root-dir="$STATE/kubelet" --cert-dir="$STATE/kubelet/pki" --hostname-override="$NODE_NAME" --node-ip="$NODE_IP" --v=1
-  wait_for kubelet 60 kubelet_healthy
+  wait_for kubelet 180 kubelet_healthy
   done_step "started as node $NODE_NAME"
 fi
 
@@ -437,7 +443,7 @@ n = json.load(sys.stdin)
 ready = any(c["type"] == "Ready" and c["status"] == "True" for c in n["status"]["conditions"])
 sys.exit(0 if ready and not n["spec"].get("taints") else 1)'
 }
-wait_for kubelet 90 node_ready
+wait_for kubelet 180 node_ready
 # Pods need their namespace's default service account, which the controller-manager creates.
 wait_for kube-controller-manager 60 api GET /api/v1/namespaces/default/serviceaccounts/default
 done_step "Ready; kubeconfig $KUBECONFIG_OUT"

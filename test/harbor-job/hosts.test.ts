@@ -14,6 +14,8 @@ import { repoRoot, type CliResult } from '../helpers/cli.ts';
 import { startEngines, type Engines } from '../helpers/engines.ts';
 import { readWithHarbor } from '../helpers/harbor.ts';
 import { noContainersLeft } from '../helpers/docker.ts';
+import { testHostQueue } from '../helpers/host-slots.ts';
+import { hostPollers } from '../../src/config/pollers.ts';
 import { sleepyTasks, writeDataset } from '../helpers/tasks.ts';
 import { ownWorkerQueues, startWorkerProcess, waitUntil, type WorkerProcess } from '../helpers/worker-process.ts';
 
@@ -53,6 +55,13 @@ describe('two hosts, no shared filesystem: one job directory where the batch is 
   it('every trial has its agent/ and verifier/ files, moved from the host that ran it', async () => {
     workers.push(startWorkerProcess({ ...env, BERTH_HOME: homes[0]!, BERTH_HOST_NAME: 'host-a' }));
     workers.push(startWorkerProcess({ ...env, BERTH_HOME: homes[1]!, BERTH_HOST_NAME: 'host-b', DOCKER_HOST: engines!.engines[0]!.dockerHost }));
+    // Both hosts poll before the batch starts: on a loaded machine the second worker can take longer to come up than
+    // the first takes to run all four episodes, and then the batch never reaches a second host.
+    const queues = [await testHostQueue(suffix), await testHostQueue(suffix, engines!.engines[0]!.docker)];
+    for (const q of queues) {
+      await waitUntil(async () => (await hostPollers(ADDRESS, 'default', q)).length > 0, 120_000, `a worker polling ${q}`)
+        .catch((err: Error) => { throw new Error(`${err.message}\n${workers.map((w) => w.output()).join('\n---\n')}`); });
+    }
     const client = new Client({ connection });
     const resultsDir = join(mkdtempSync(join(tmpdir(), 'berth-jobs-')), 'two-hosts');
     const handle = await startBatch({ dataset: writeDataset(sleepyTasks(4, 3)), concurrency: 4, resultsDir, taskQueue: env.BERTH_TASK_QUEUE, client });
