@@ -4,14 +4,9 @@
 // of an allowlist) is joined and left phase by phase.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startBatch } from '../../src/client/batch.ts';
 import type { ResultRow } from '../../src/workflows/types.ts';
 import { noContainersLeft } from '../helpers/docker.ts';
-import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
-import { writeDataset } from '../helpers/tasks.ts';
+import { rowsByTask, startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
 import { PROBE, PROBING_SIDECAR_COMPOSE as COMPOSE, SIDE, startTestServers, type TestServers } from '../helpers/network.ts';
 
 interface StepSpec { name: string; toml?: string; agent: string; verify: string }
@@ -38,7 +33,7 @@ const sees = (cmd: string, want: string) => `got=$(${cmd}); [ "$got" = "${want}"
 describe('network per phase of a Compose group (every service switched)', () => {
   let cluster: TestCluster;
   let servers: TestServers;
-  const rows = new Map<string, ResultRow>();
+  let rows = new Map<string, ResultRow>();
   beforeAll(async () => {
     servers = await startTestServers(`t14-cnet-${randomBytes(3).toString('hex')}`);
     const { a, b } = servers;
@@ -84,11 +79,7 @@ describe('network per phase of a Compose group (every service switched)', () => 
       ]),
     };
     cluster = await startTestWorkers('compose-network-phases');
-    const handle = await startBatch({
-      dataset: writeDataset(files), resultsDir: mkdtempSync(join(tmpdir(), 'berth-cnet-')), taskQueue: cluster.taskQueue, client: cluster.client,
-      concurrency: 4, logger: { warn: () => undefined },
-    });
-    for (const row of (await handle.wait()).rows) rows.set(row.task_id, row);
+    rows = await rowsByTask(cluster, files, 'berth-cnet-');
   }, 600_000);
   afterAll(async () => {
     await cluster?.stop();

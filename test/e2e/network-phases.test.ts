@@ -4,14 +4,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Docker from 'dockerode';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startBatch } from '../../src/client/batch.ts';
 import type { ResultRow } from '../../src/workflows/types.ts';
 import { noContainersLeft } from '../helpers/docker.ts';
-import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
-import { writeDataset } from '../helpers/tasks.ts';
+import { rowsByTask, startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
 import { PROBE, startTestServers, type TestServers } from '../helpers/network.ts';
 
 interface StepSpec { name: string; toml?: string; agent: string; verify: string }
@@ -31,7 +26,7 @@ const task = (id: string, environment: string, top: string, steps: StepSpec[]): 
 describe('network per phase from inside the sandbox', () => {
   let cluster: TestCluster;
   let servers: TestServers;
-  const rows = new Map<string, ResultRow>();
+  let rows = new Map<string, ResultRow>();
   beforeAll(async () => {
     servers = await startTestServers(`t14-net-${randomBytes(3).toString('hex')}`);
     const { a, b } = servers;
@@ -71,11 +66,7 @@ describe('network per phase from inside the sandbox', () => {
       'overlay-online/tests/test.sh': `#!/bin/bash\nsource /tests/probe.sh\nok=1\nfail() { echo "FAILED: $*"; ok=0; }\n${expectLine('/overlay-probe', 'reach')}\n${expectLine('/app/agent', 'blocked')}\n${check(a, 'direct', 'blocked')}\necho $ok > /logs/verifier/reward.txt\n`,
     };
     cluster = await startTestWorkers('network-phases');
-    const handle = await startBatch({
-      dataset: writeDataset(files), resultsDir: mkdtempSync(join(tmpdir(), 'berth-net-')), taskQueue: cluster.taskQueue, client: cluster.client,
-      concurrency: 4, logger: { warn: () => undefined },
-    });
-    for (const row of (await handle.wait()).rows) rows.set(row.task_id, row);
+    rows = await rowsByTask(cluster, files, 'berth-net-');
   }, 600_000);
   afterAll(async () => {
     await cluster?.stop();

@@ -4,6 +4,12 @@ import { temporalAddress } from '../../src/config/temporal.ts';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { releaseActivityDeps } from '../../src/activities/deps.ts';
 import { createWorkers, installRuntime, workflowBundle } from '../../src/worker.ts';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startBatch } from '../../src/client/batch.ts';
+import type { ResultRow } from '../../src/workflows/types.ts';
+import { writeDataset } from './tasks.ts';
 
 export interface TestCluster {
   client: Client;
@@ -51,4 +57,13 @@ export async function startScriptedWorker(queue: string, activities: object): Pr
       await connection.close();
     },
   };
+}
+
+/** Runs `files` as one batch on `cluster` (at concurrency 4, warnings dropped) and answers its rows by task id. */
+export async function rowsByTask(cluster: TestCluster, files: Record<string, string>, resultsPrefix: string): Promise<Map<string, ResultRow>> {
+  const handle = await startBatch({
+    dataset: writeDataset(files), resultsDir: mkdtempSync(join(tmpdir(), resultsPrefix)), taskQueue: cluster.taskQueue, client: cluster.client,
+    concurrency: 4, logger: { warn: () => undefined },
+  });
+  return new Map((await handle.wait()).rows.map((row) => [row.task_id, row]));
 }
