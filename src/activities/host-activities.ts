@@ -3,7 +3,7 @@ import { installAgentLayer } from './agent-layer.ts';
 import { withDeps, type ActivityDeps } from './deps.ts';
 import { seed, teardown } from './host.ts';
 import { hostArchiveChunk } from './host-files.ts';
-import { openaiFinish, openaiStart, openaiToolCall } from './openai.ts';
+import { openaiFinish, openaiModelCall, openaiStart, openaiToolCall } from './openai.ts';
 import { prepareTask } from './prepare.ts';
 import { regradeRefusal, regradeTurn } from './regrade.ts';
 import { stepSetup } from './step-setup.ts';
@@ -11,7 +11,7 @@ import { agentTurn, verifyTurn } from './turn.ts';
 
 export function createHostActivities(deps: ActivityDeps) {
   return {
-    ...withDeps(deps, { seed, teardown, agentTurn, verifyTurn, stepSetup, prepareTask, openaiStart, openaiToolCall, openaiFinish, regradeTurn, regradeRefusal, installAgentLayer }),
+    ...withDeps(deps, { seed, teardown, agentTurn, verifyTurn, stepSetup, prepareTask, openaiStart, openaiModelCall, openaiToolCall, openaiFinish, regradeTurn, regradeRefusal, installAgentLayer }),
     hostArchiveChunk,
   };
 }

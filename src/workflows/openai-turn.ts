@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, continueAsNew, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, continueAsNew, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { HostActivities } from '../activities/host-activities.ts';
 import type { SharedActivities } from '../activities/shared-activities.ts';
 import { FINAL_ERROR_TYPES } from './failures.ts';
@@ -7,19 +7,22 @@ import type { AgentTurnOutput, OpenAiTurnState, TurnRef } from './types.ts';
 const GRACE_SEC = 60;
 /** Model calls per run before the turn continues as new, keeping each history small. */
 const CALLS_PER_RUN = 25;
+const MODEL_CALLS_ON_HOST = 'model-calls-on-the-sandbox-host';
 
 function acts(ref: TurnRef) {
   const hostOpts = { taskQueue: ref.sandbox.queue, scheduleToStartTimeout: `${ref.plan.scheduleToStartSec} seconds` } as const;
   const retry = { maximumAttempts: 3, nonRetryableErrorTypes: [...FINAL_ERROR_TYPES, 'berth:conversation_lost'] };
   return {
-    model: proxyActivities<SharedActivities>({ startToCloseTimeout: '15 minutes', heartbeatTimeout: '2 minutes', retry: { maximumAttempts: 4, nonRetryableErrorTypes: [...FINAL_ERROR_TYPES, 'berth:context_length', 'AgentConfigError'] } }),
+    // Model calls run on the sandbox's host, where the conversation file is, so hosts share no storage. Turns that
+    // began before the change keep calling on the shared queue.
+    model: proxyActivities<SharedActivities>({ ...(patched(MODEL_CALLS_ON_HOST) ? hostOpts : {}), startToCloseTimeout: '15 minutes', heartbeatTimeout: '2 minutes', retry: { maximumAttempts: 4, nonRetryableErrorTypes: [...FINAL_ERROR_TYPES, 'berth:context_length', 'AgentConfigError'] } }),
     host: proxyActivities<HostActivities>({ ...hostOpts, startToCloseTimeout: `${ref.plan.steps[ref.turn]!.agentTimeoutSec + GRACE_SEC} seconds`, heartbeatTimeout: `${ref.plan.heartbeatTimeoutSec} seconds`, retry }),
   };
 }
 
 /**
- * One openai agent turn, durable call by call: each model call is an activity on the shared queue,
- * each bash call one on the sandbox's host; the conversation lives in a file on the host.
+ * One openai agent turn, durable call by call: each model call and each bash call is an activity on the sandbox's
+ * host, where the conversation lives in a file.
  */
 export async function openaiTurnWorkflow(ref: TurnRef, carried?: OpenAiTurnState): Promise<AgentTurnOutput> {
   const a = acts(ref);
