@@ -1,8 +1,9 @@
 import Docker from 'dockerode';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, openSync, closeSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { waitUntil } from './worker-process.ts';
 
 /**
@@ -98,7 +99,8 @@ export async function startEngines(count: number): Promise<Engines> {
         await waitUntil(async () => (await docker.ping().then(() => true, () => false)), 60_000, `${name}'s dockerd to answer on ${socket} (log ${dir}/dockerd.log)`);
       };
       await entry.start();
-      execFileSync('sh', ['-c', `docker save ${BASE_IMAGE} | docker -H unix://${socket} load`], { stdio: 'ignore' });
+      // Not blocking: a save and load takes a minute on a loaded machine, and vitest's messages must go on meanwhile.
+      await promisify(execFile)('sh', ['-c', `docker save ${BASE_IMAGE} | docker -H unix://${socket} load`]);
       const id = String((await docker.info()).ID);
       engines.push({
         name, dockerHost: `unix://${socket}`, docker, id,
