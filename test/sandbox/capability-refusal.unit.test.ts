@@ -10,8 +10,8 @@ import { repoRoot } from '../helpers/cli.ts';
 // (issue 23, "Selecting it"): judged from DriverCapabilities alone.
 
 const hello = loadTaskSync(join(repoRoot, 'examples', 'hello'));
-const all: DriverCapabilities = { groups: true, internalNetworks: true, networkSwitching: true, userWithGroup: true, gpus: true, noNetwork: true, allowlist: true, finalState: true };
-const none: DriverCapabilities = { groups: false, internalNetworks: false, networkSwitching: false, userWithGroup: true, gpus: false, noNetwork: false, allowlist: false, finalState: false };
+const all: DriverCapabilities = { groups: true, internalNetworks: true, networkSwitching: true, userWithGroup: true, gpus: true, noNetwork: true, allowlist: true, finalState: true, stopStart: true };
+const none: DriverCapabilities = { groups: false, internalNetworks: false, networkSwitching: false, userWithGroup: true, gpus: false, noNetwork: false, allowlist: false, finalState: false, stopStart: false };
 
 const withModes = (baseline: string, agent: string, verifier: string): Task => ({
   ...hello,
@@ -28,6 +28,7 @@ describe('what a task needs of the driver', () => {
     ['allowlist for the agent only', withModes('public', 'allowlist', 'public'), {}, ['allowlist', 'networkSwitching']],
     ['a verifier without network', withModes('public', 'public', 'no-network'), {}, ['noNetwork', 'networkSwitching']],
     ['--keep-final-state', hello, { keepFinalState: true }, ['finalState']],
+    ['a separate verifier stops the agent\'s sandbox', { ...hello, verifier: { ...hello.verifier, mode: 'separate' } }, {}, ['stopStart']],
   ])('%s', (_what, task, run, want) => {
     expect(missingCapabilities(task, none, run).map((m) => m.capability)).toEqual(want);
     expect(missingCapabilities(task, all, run)).toEqual([]);
