@@ -3,7 +3,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RemovalJournal } from '../../src/activities/removal-journal.ts';
 import { startBatch } from '../../src/client/batch.ts';
+import { homePath } from '../../src/config/paths.ts';
 import { DockerSandboxProvider, KubernetesSandboxProvider } from '../../src/sandbox/index.ts';
 import { podName } from '../../src/sandbox/kubernetes/pod-spec.ts';
 import { FIRST_BUILD_TIMEOUT_MS, useLocalCluster, type LocalCluster } from '../helpers/kubernetes.ts';
@@ -76,5 +78,7 @@ describe('episodes on the Kubernetes sandbox (real cluster, real Temporal)', () 
     expect(summary.rows[0]).toMatchObject({ mask_sample: true, reward: null, failure_kind: 'provider_unavailable' });
     expect((Date.now() - deletedAt) / 1000).toBeLessThan(30);
     await waitUntil(async () => (await podsOf(workflowId)).length === 0, 30_000, 'no pod of the episode');
+    // Nor a removal left pending (teardown asks for the episode's group too, which the Kubernetes sandbox never makes).
+    await waitUntil(() => Promise.resolve(new RemovalJournal(homePath('removals', workers.hostQueue)).entries().length === 0), 30_000, 'no removal pending');
   }, 300_000);
 });
