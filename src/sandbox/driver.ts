@@ -30,6 +30,8 @@ export interface DriverCapabilities {
   readonly finalState: boolean;
   /** Stopping a sandbox and starting it again with its files kept (a separate verifier stops the agent's sandbox). */
   readonly stopStart: boolean;
+  /** The worker's model gateway reachable from inside the sandbox (an installed agent calls its model through it). */
+  readonly modelGateway: boolean;
 }
 
 /** The engine a driver talks to: its id names the host's sandbox queue. */

@@ -1,5 +1,5 @@
 import Docker from 'dockerode';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -41,15 +41,18 @@ describe('episodes on the Kubernetes sandbox (real cluster, real Temporal)', () 
     .filter((p) => p.metadata?.annotations?.['berth.workflow'] === workflowId);
 
   it('examples/hello with the oracle scores 1 on pods pulled by digest, and no pod is left', async () => {
-    const handle = await startBatch({
-      dataset: join(examples, 'hello'), agent: 'oracle', resultsDir: mkdtempSync(join(tmpdir(), 'berth-k8s-hello-')), taskQueue: workers.taskQueue, client: workers.client,
-    });
+    const resultsDir = mkdtempSync(join(tmpdir(), 'berth-k8s-hello-'));
+    const handle = await startBatch({ dataset: join(examples, 'hello'), agent: 'oracle', resultsDir, taskQueue: workers.taskQueue, client: workers.client });
     const summary = await handle.wait();
     expect(summary.rows).toHaveLength(1);
     const row = summary.rows[0]!;
     expect(row).toMatchObject({ task_id: 'hello', reward: 1, mask_sample: false, failure_kind: null });
     // The base image was pushed to the cluster's registry and the batch pinned to it by digest.
     expect(await provider.imageId('berth-base:bookworm')).toMatch(PINNED);
+    // The episode's logs came out of the pod to the results folder (downloaded by the worker, moved by hostArchiveChunk).
+    const trial = readdirSync(resultsDir).find((f) => f.startsWith('hello__'))!;
+    expect(readFileSync(join(resultsDir, trial, 'verifier', 'reward.txt'), 'utf8').trim()).toBe('1');
+    expect(existsSync(join(resultsDir, trial, 'agent', 'oracle.txt'))).toBe(true);
     expect(await podsOf(row.workflow_id)).toEqual([]);
   }, 300_000);
 
