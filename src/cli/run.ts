@@ -4,10 +4,9 @@ import { startBatch } from '../client/batch.ts';
 import { AGENT_NAMES, type AgentName } from '../config/agents.ts';
 import type { ResultRow } from '../client/index.ts';
 import { usageMetrics } from '../client/usage-stats.ts';
-import { loadBerthConfig, type SandboxProviderName } from '../config/berth-config.ts';
-import { sandboxSharedQueue, sharedQueue } from '../config/index.ts';
+import type { SandboxProviderName } from '../config/berth-config.ts';
 import { ensureCluster } from './ensure.ts';
-import { sandboxOption } from './worker.ts';
+import { sandboxOption, sandboxQueue } from './sandbox-option.ts';
 import { liveProgress } from './progress.ts';
 import { collect, globToRegExp, keyValue, positiveInt, positiveNumber } from './options.ts';
 import { UserError, bold, dim, green, printJson, red, table, yellow } from './output.ts';
@@ -94,7 +93,7 @@ export function registerRun(program: Command): void {
       if (!existsSync(dataset) || !statSync(dataset).isDirectory()) {
         throw new UserError(`Dataset ${dataset} does not exist or is not a folder. Pass a folder of task folders, e.g. npx berth run examples/hello`);
       }
-      const taskQueue = sandboxSharedQueue(sharedQueue(), o.sandbox ?? loadBerthConfig().config.sandbox.provider);
+      const taskQueue = sandboxQueue(o.sandbox);
       await ensureCluster(taskQueue);
       const handle = await startBatch({
         taskQueue,

@@ -1,5 +1,6 @@
-import { Option, type Command } from 'commander';
-import { SANDBOX_PROVIDERS, type SandboxProviderName } from '../config/berth-config.ts';
+import type { Command } from 'commander';
+import type { SandboxProviderName } from '../config/berth-config.ts';
+import { sandboxOption } from './sandbox-option.ts';
 import { hostQueueSuffix, isDetachedWorker, janitorAtStart, taskQueueOverride, temporalAddress } from '../config/index.ts';
 import { ensureSearchAttributes } from '../server/search-attributes.ts';
 import { runWorkers } from '../worker.ts';
@@ -21,9 +22,4 @@ export function registerWorker(program: Command): void {
         janitor: janitorAtStart(),
       });
     });
-}
-
-/** `--sandbox docker|kubernetes`, as `berth worker` and `berth run` take it. */
-export function sandboxOption(description: string): Option {
-  return new Option('--sandbox <name>', description).choices(SANDBOX_PROVIDERS);
 }

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { temporalAddress } from '../../src/config/temporal.ts';
 import { berth } from '../helpers/cli.ts';
 
-// `--sandbox` on `berth run` and `berth worker` (issue 23, "Selecting it"; docs/kubernetes.md, running a batch): the
+// `--sandbox` on `berth run`, `berth prepare` and `berth worker` (issue 23, "Selecting it"; docs/kubernetes.md, running a batch): the
 // run goes to the shared queue of that sandbox's workers, and refuses, naming the command, when none polls it.
 
 const env = () => ({ TEMPORAL_ADDRESS: temporalAddress().address, BERTH_TASK_QUEUE: `test-sandbox-opt-${randomBytes(3).toString('hex')}` });
@@ -24,6 +24,13 @@ describe('--sandbox', () => {
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain(`No Berth worker polls task queue "${e.BERTH_TASK_QUEUE}-kubernetes"`);
     expect(r.stderr).toContain('Start one with: npx berth worker --sandbox kubernetes');
+  });
+
+  it('`berth prepare --sandbox kubernetes` goes to the same queue', async () => {
+    const e = env();
+    const r = await berth(['prepare', 'examples/hello', '--sandbox', 'kubernetes'], e);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain(`No Berth worker polls task queue "${e.BERTH_TASK_QUEUE}-kubernetes"`);
   });
 
   it('`berth worker --sandbox kubernetes` without [kubernetes].registry refuses, naming the file and the key', async () => {
