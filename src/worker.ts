@@ -14,7 +14,8 @@ import { freeing } from './activities/tear-down.ts';
 import { removeOrphanSandboxes, type JanitorReport } from './activities/host-upkeep.ts';
 import { slotCapacity, slotsFile } from './config/slots.ts';
 import { hostPollers } from './config/pollers.ts';
-import { SHARED_QUEUE } from './config/index.ts';
+import { SHARED_QUEUE, sandboxSharedQueue } from './config/index.ts';
+import type { SandboxProviderName } from './config/berth-config.ts';
 
 // The CLI's commands that act on this host's engine reach it here (it may not import the sandbox): its identity for
 // `berth server status`, `berth gc`, `berth agents`, and the janitor below.
@@ -58,6 +59,8 @@ export interface WorkerOptions {
   taskQueue?: string;
   /** Appended to this host's sandbox queue (tests isolate their workers with it). */
   hostQueueSuffix?: string;
+  /** `--sandbox`: the sandbox this worker's episodes run in; default berth.toml [sandbox] provider. */
+  sandbox?: SandboxProviderName;
 }
 
 /** How often a worker looks for slots of its host that nobody else will free (src/activities/slot-reconcile.ts). */
@@ -68,9 +71,10 @@ const RECONCILE_EVERY_MS = 30_000;
  * with activities built from `deps` (built here from `opts` when not given). `deps` go to releaseActivityDeps once
  * the workers have stopped.
  */
-export async function createWorkers(opts: WorkerOptions, given?: ActivityDeps): Promise<{ workers: Worker[]; connection: NativeConnection; hostQueue: string; deps: ActivityDeps }> {
+export async function createWorkers(opts: WorkerOptions, given?: ActivityDeps): Promise<{ workers: Worker[]; connection: NativeConnection; sharedQueue: string; hostQueue: string; deps: ActivityDeps }> {
   installRuntime();
-  const deps = given ?? await createActivityDeps({ hostQueueSuffix: opts.hostQueueSuffix });
+  const deps = given ?? await createActivityDeps({ hostQueueSuffix: opts.hostQueueSuffix, ...(opts.sandbox ? { sandbox: opts.sandbox } : {}) });
+  const sharedQueue = sandboxSharedQueue(opts.taskQueue ?? SHARED_QUEUE, deps.driver.sandbox);
   const connection = await NativeConnection.connect({ address: opts.address });
   const namespace = opts.namespace ?? 'default';
   const { identity: { queue }, slots, remover } = deps;
@@ -80,7 +84,7 @@ export async function createWorkers(opts: WorkerOptions, given?: ActivityDeps): 
   if (resumed > 0) console.log(`berth worker: removing the sandboxes of ${resumed} torn-down episode(s) left in the removal journal`);
   const bundle = await workflowBundle();
   const shared = await Worker.create({
-    connection, namespace, taskQueue: opts.taskQueue ?? SHARED_QUEUE, workflowBundle: bundle, activities: createSharedActivities(deps),
+    connection, namespace, taskQueue: sharedQueue, workflowBundle: bundle, activities: createSharedActivities(deps),
     // A waiting pickHost's heartbeat says which host is full; it reaches `berth status` within this.
     maxHeartbeatThrottleInterval: '3 seconds',
     maxConcurrentActivityTaskExecutions: activityRoom,
@@ -98,14 +102,14 @@ export async function createWorkers(opts: WorkerOptions, given?: ActivityDeps): 
   }, RECONCILE_EVERY_MS);
   // Unref'd: it never keeps a stopping process alive, and once the connection is closed its calls fail quietly.
   timer.unref();
-  return { workers: [shared, host], connection, hostQueue: queue, deps };
+  return { workers: [shared, host], connection, sharedQueue, hostQueue: queue, deps };
 }
 
 /** Tells the log what this worker serves, and which other workers already poll the same host (they share its slots). */
 async function announce(deps: ActivityDeps, address: string, namespace: string): Promise<void> {
   const { host, queue } = deps.identity;
   const { slots, from } = slotCapacity();
-  console.log(`berth worker: host ${host}, sandbox queue ${queue}, ${slots} sandbox slots (${from})`);
+  console.log(`berth worker: ${deps.driver.sandbox} sandbox on ${host}, sandbox queue ${queue}, ${slots} sandbox slots (${from})`);
   const others = await hostPollers(address, namespace, queue).catch(() => []);
   if (others.length > 0) {
     console.log(`berth worker: ${others.length} other worker(s) already poll this host's queue ${queue} (${others.map((p) => p.identity).join(', ')}); ` +
@@ -143,7 +147,7 @@ async function janitorAtStart(deps: ActivityDeps, address: string, namespace: st
 
 export async function runWorkers(opts: WorkerOptions & { janitor?: boolean }): Promise<void> {
   const namespace = opts.namespace ?? 'default';
-  const deps = await createActivityDeps({ hostQueueSuffix: opts.hostQueueSuffix });
+  const deps = await createActivityDeps({ hostQueueSuffix: opts.hostQueueSuffix, ...(opts.sandbox ? { sandbox: opts.sandbox } : {}) });
   if (opts.janitor) await janitorAtStart(deps, opts.address, namespace);
   await announce(deps, opts.address, namespace);
   const { workers, connection } = await createWorkers(opts, deps);

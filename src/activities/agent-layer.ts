@@ -3,7 +3,7 @@
 // episode on a host that has the layer shows no install at all.
 import { ApplicationFailure, heartbeat } from '@temporalio/activity';
 import { AgentInstallFailed, ensureLayer, installedAgent, layerExists, layerTag, imageId, type LayerResult } from '../agents/index.ts';
-import { ImageBuildFailed, type DockerSandboxProvider, type PreparedImage } from '../sandbox/index.ts';
+import { ImageBuildFailed, type SandboxProvider, type PreparedImage } from '../sandbox/index.ts';
 import { homePath } from '../config/paths.ts';
 import type { EpisodeInput, EpisodePlan } from './types.ts';
 import { typed } from './failures.ts';
@@ -18,7 +18,7 @@ export const agentPackagesDir = (): string => homePath('agent-packages');
  * The image an episode's sandbox starts from: the task's, or for an installed agent its layer over it (same
  * configuration on record: the layer only adds files and labels).
  */
-export async function episodeImage(provider: DockerSandboxProvider, prepared: PreparedImage, agentName: string | undefined): Promise<PreparedImage> {
+export async function episodeImage(provider: SandboxProvider, prepared: PreparedImage, agentName: string | undefined): Promise<PreparedImage> {
   const agent = agentName ? installedAgent(agentName) : undefined;
   if (!agent) return prepared;
   const tag = layerTag(await imageId(provider, prepared.ref), agent);
@@ -29,7 +29,7 @@ export async function episodeImage(provider: DockerSandboxProvider, prepared: Pr
 }
 
 /** Builds the agent's layer over an image on this host (once per tag; concurrent callers share the build). */
-export async function buildLayerFor(provider: DockerSandboxProvider, baseRef: string, agentName: string): Promise<LayerResult> {
+export async function buildLayerFor(provider: SandboxProvider, baseRef: string, agentName: string): Promise<LayerResult> {
   const agent = installedAgent(agentName);
   if (!agent) throw new AgentInstallFailed(`"${agentName}" is not an installed agent`);
   try {

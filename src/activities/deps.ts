@@ -1,12 +1,12 @@
 // What the activities work with (DESIGN.md section 6: made by a factory from their dependencies): built once per
 // worker by src/worker.ts, so two workers in one process (other engines, other queues) share nothing.
 import { log } from '@temporalio/activity';
-import { DockerSandboxProvider } from '../sandbox/index.ts';
-import type { SandboxDriver } from '../sandbox/index.ts';
+import { DockerSandboxProvider, KubernetesSandboxProvider } from '../sandbox/index.ts';
+import type { SandboxDriver, SandboxProvider } from '../sandbox/index.ts';
 import type { ModelGateway } from '../gateway/index.ts';
 import { composeSettings, finalStateRetentionDays, subnetSettings } from '../config/env.ts';
 import { homePath } from '../config/paths.ts';
-import { loadBerthConfig } from '../config/berth-config.ts';
+import { loadBerthConfig, type SandboxProviderName } from '../config/berth-config.ts';
 import type { HostLease } from './types.ts';
 import { hostIdentity } from './host-identity.ts';
 import { stopWorkerGateway, workerGateway } from './model-gateway.ts';
@@ -23,8 +23,8 @@ import { episodeTaskLoader, type EpisodeTaskLoader } from './task-loader.ts';
 const RECONCILE_EVERY_MS = 10_000;
 
 export interface ActivityDeps extends NetworkDeps {
-  /** This host's engine: every host activity talks to it through the provider. */
-  provider: DockerSandboxProvider;
+  /** This host's sandbox (a Docker engine, or a Kubernetes cluster): every host activity talks to it through the provider. */
+  provider: SandboxProvider;
   /** The driver under the provider (groups: Compose tasks), on the same engine connection. */
   driver: SandboxDriver;
   /** This host's name and sandbox queue. */
@@ -42,26 +42,34 @@ export interface ActivityDeps extends NetworkDeps {
 }
 
 /** The engine and its egress: all seeding an agent's sandbox needs besides the task (tests use it on its own). */
-export function sandboxDeps(provider: DockerSandboxProvider): NetworkDeps {
+export function sandboxDeps(provider: SandboxProvider): NetworkDeps {
   return { provider, egress: workerEgress(provider) };
 }
 
-/** This host's engine, keeping its state under BERTH_HOME, with the sandbox settings of src/config/env.ts. */
-export function hostProvider(): DockerSandboxProvider {
+/**
+ * This host's sandbox: `sandbox` (`--sandbox`), else berth.toml [sandbox] provider, else Docker. The engine beside the
+ * worker keeps its state under BERTH_HOME with the settings of src/config/env.ts; on Kubernetes it builds the images
+ * that are pushed to [kubernetes].registry.
+ */
+export function hostProvider(sandbox?: SandboxProviderName): SandboxProvider {
   const { config, file } = loadBerthConfig();
-  if (config.sandbox.provider !== 'docker') {
-    // The Kubernetes driver exists (src/sandbox/kubernetes) but no provider is built on it yet: say so rather than run on Docker.
-    throw new Error(`${file}: key sandbox.provider: the ${config.sandbox.provider} sandbox cannot run episodes yet (issue 23: its driver is not wired ` +
-      'into a provider). Set [sandbox] provider = "docker", or remove the key.');
-  }
-  return new DockerSandboxProvider(undefined, {
+  const local = new DockerSandboxProvider(undefined, {
     stateDir: homePath(), subnets: subnetSettings(), compose: composeSettings(), finalStateRetentionDays: finalStateRetentionDays(),
+  });
+  if ((sandbox ?? config.sandbox.provider) === 'docker') return local;
+  const k = config.kubernetes;
+  if (!k.registry) {
+    throw new Error(`${file ?? 'berth.toml (none found)'}: key kubernetes.registry: the kubernetes sandbox (--sandbox kubernetes) needs the registry the ` +
+      'cluster pulls task images from. Add [kubernetes] registry = "host:port" (docs/kubernetes.md).');
+  }
+  return new KubernetesSandboxProvider({
+    local, registryHost: k.registry, ...(k.namespace ? { namespace: k.namespace } : {}), ...(k.kubeconfig ? { kubeconfigFile: k.kubeconfig } : {}),
   });
 }
 
 /** `provider`: the engine to work on (tests hand in their own); by default this host's. */
-export async function createActivityDeps(opts: { provider?: DockerSandboxProvider; hostQueueSuffix?: string } = {}): Promise<ActivityDeps> {
-  const provider = opts.provider ?? hostProvider();
+export async function createActivityDeps(opts: { provider?: SandboxProvider; sandbox?: SandboxProviderName; hostQueueSuffix?: string } = {}): Promise<ActivityDeps> {
+  const provider = opts.provider ?? hostProvider(opts.sandbox);
   const { driver } = provider;
   const identity = await hostIdentity({ provider, suffix: opts.hostQueueSuffix });
   const remover = new Remover({

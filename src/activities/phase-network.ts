@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import {
   EgressPolicies, EgressProxy,
-  type ApplyNetworkOptions, type EgressNetwork, type PhaseNetwork, type DockerSandboxProvider, type SandboxHandle, type SandboxSpec,
+  type ApplyNetworkOptions, type EgressNetwork, type PhaseNetwork, type SandboxProvider, type SandboxHandle, type SandboxSpec,
 } from '../sandbox/index.ts';
 import { homePath } from '../config/paths.ts';
 import { isInstalledAgent } from '../agents/index.ts';
@@ -21,12 +21,12 @@ export interface Egress {
 
 /** What switching a sandbox's network needs: its engine, and that engine's egress, made on first use. */
 export interface NetworkDeps {
-  provider: DockerSandboxProvider;
+  provider: SandboxProvider;
   egress: OnDemand<Egress>;
 }
 
 /** A worker's view of its engine's egress network and proxy (the proxy is served once per host, see egress-proxy.ts). */
-export function workerEgress(provider: DockerSandboxProvider): OnDemand<Egress> {
+export function workerEgress(provider: SandboxProvider): OnDemand<Egress> {
   return new OnDemand(async () => {
     const network = await provider.ensureEgressNetwork();
     const dir = homePath('egress', network.id.slice(0, 12));

@@ -8,6 +8,7 @@ import type { EpisodeInput, EpisodePlan, EpisodeSettings, HostLease } from './ty
 import { typed } from './failures.ts';
 import type { ActivityDeps } from './deps.ts';
 import { beating } from './beating.ts';
+import { modelInSandbox } from './phase-network.ts';
 import { pickHost } from './pick-host.ts';
 import { stepNeedsSetup, stepSetupBudgetSec } from './step-setup.ts';
 
@@ -65,7 +66,9 @@ export async function planEpisode(deps: ActivityDeps, input: EpisodeInput): Prom
     const settings = input.episodeSettings;
     const steps = stepsOf(task, settings);
     checkVariables(task, input, steps[0]!.name);
-    const refusal = capabilityRefusal(task, deps.driver.capabilities, deps.driver.sandbox, { keepFinalState: input.keepFinalState });
+    const refusal = capabilityRefusal(task, deps.driver.capabilities, deps.driver.sandbox, {
+      keepFinalState: input.keepFinalState, ...(modelInSandbox(input.agent) ? { agentInSandbox: input.agent } : {}),
+    });
     if (refusal) throw ApplicationFailure.nonRetryable(refusal, 'berth:task_refused');
     const collectSec = task.verifier.collect.reduce((s, h) => s + h.timeout_sec, 0);
     // Each turn's separate verifier start (a multi-step task's steps may mix modes).

@@ -5,7 +5,9 @@ import { loadDatasetToRun } from '../client/datasets.ts';
 import { prepareInput, prepareTasks } from '../client/prepare.ts';
 import { ResultsFolder } from '../client/results.ts';
 import { INSTALLED_AGENT_NAMES, isInstalledAgentName } from '../config/agents.ts';
+import type { SandboxProviderName } from '../config/berth-config.ts';
 import { ensureCluster } from './ensure.ts';
+import { sandboxOption, sandboxQueue } from './sandbox-option.ts';
 import { keyValue } from './options.ts';
 import { UserError, green, printJson, red, table } from './output.ts';
 
@@ -16,14 +18,16 @@ export function registerPrepare(program: Command): void {
     .option('--results <dir>', 'where skipped.json goes (default results/prepare-<dataset>)')
     .option('--agent <name>', 'also install this agent into a layer over every task\'s image (berth agents lists them)')
     .option('--json', 'print JSON')
-    .action(async (datasetArg: string, o: { imageAlias?: Record<string, string>; results?: string; json?: boolean; agent?: string }) => {
+    .addOption(sandboxOption('prepare for this sandbox\'s workers (kubernetes: images pushed to [kubernetes].registry; default: berth.toml [sandbox] provider, else docker)'))
+    .action(async (datasetArg: string, o: { imageAlias?: Record<string, string>; results?: string; json?: boolean; agent?: string; sandbox?: SandboxProviderName }) => {
       if (o.agent && !isInstalledAgentName(o.agent)) throw new UserError(`--agent ${o.agent}: not an installed agent; choose one of ${INSTALLED_AGENT_NAMES.join(', ')}`);
       const dataset = await loadDatasetToRun(datasetArg, { imageAliases: o.imageAlias });
-      await ensureCluster();
+      const queue = sandboxQueue(o.sandbox);
+      await ensureCluster(queue);
       const { client, connection } = await connect();
       try {
         const tasks = dataset.tasks.map((t) => ({ taskId: t.id, taskPath: t.path, digest: t.digest }));
-        const { outcomes, skipped } = await prepareTasks(client, prepareInput(dataset, tasks, o.agent));
+        const { outcomes, skipped } = await prepareTasks(client, prepareInput(dataset, tasks, o.agent), queue);
         const all = [...dataset.refused, ...skipped];
         const folder = new ResultsFolder(resolve(o.results ?? `results/prepare-${basename(dataset.root)}`));
         folder.writeSkipped(all);

@@ -4,7 +4,9 @@ import { startBatch } from '../client/batch.ts';
 import { AGENT_NAMES, type AgentName } from '../config/agents.ts';
 import type { ResultRow } from '../client/index.ts';
 import { usageMetrics } from '../client/usage-stats.ts';
+import type { SandboxProviderName } from '../config/berth-config.ts';
 import { ensureCluster } from './ensure.ts';
+import { sandboxOption, sandboxQueue } from './sandbox-option.ts';
 import { liveProgress } from './progress.ts';
 import { collect, globToRegExp, keyValue, positiveInt, positiveNumber } from './options.ts';
 import { UserError, bold, dim, green, printJson, red, table, yellow } from './output.ts';
@@ -27,6 +29,7 @@ interface RunOptions {
   model?: string;
   maxTokens?: number;
   maxCost?: number;
+  sandbox?: SandboxProviderName;
 }
 
 /** Per task: episodes, mean reward over unmasked ones, outcomes; then the totals and where to look. */
@@ -83,14 +86,17 @@ export function registerRun(program: Command): void {
     .option('--strict', 'stop when any task is refused')
     .option('--allow-unsupported-pairing', 'run an agent outside [gym] allowed_agents')
     .option('--keep-final-state', 'keep each shared-mode sandbox as an image after its last agent turn, for berth regrade (removed by berth gc)')
+    .addOption(sandboxOption('the sandbox the episodes run in: the batch goes to the workers of that sandbox (default: berth.toml [sandbox] provider, else docker)'))
     .action(async (positional: string | undefined, o: RunOptions) => {
       const dataset = datasetOf(positional, o.path);
       if (o.results && o.jobsDir) throw new UserError('Pass --results DIR (the batch\'s own folder) or -o/--jobs-dir DIR (the folder it goes in), not both');
       if (!existsSync(dataset) || !statSync(dataset).isDirectory()) {
         throw new UserError(`Dataset ${dataset} does not exist or is not a folder. Pass a folder of task folders, e.g. npx berth run examples/hello`);
       }
-      await ensureCluster();
+      const taskQueue = sandboxQueue(o.sandbox);
+      await ensureCluster(taskQueue);
       const handle = await startBatch({
+        taskQueue,
         dataset, agent: o.agent, repeats: o.repeats, concurrency: o.concurrency, resultsDir: o.results, jobsDir: o.jobsDir,
         imageAliases: o.imageAlias, agentArgs: o.agentArg, strict: o.strict, allowUnsupportedPairing: o.allowUnsupportedPairing,
         keepFinalState: o.keepFinalState,

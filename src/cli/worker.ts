@@ -1,11 +1,14 @@
 import type { Command } from 'commander';
+import type { SandboxProviderName } from '../config/berth-config.ts';
+import { sandboxOption } from './sandbox-option.ts';
 import { hostQueueSuffix, isDetachedWorker, janitorAtStart, taskQueueOverride, temporalAddress } from '../config/index.ts';
 import { ensureSearchAttributes } from '../server/search-attributes.ts';
 import { runWorkers } from '../worker.ts';
 
 export function registerWorker(program: Command): void {
   program.command('worker').description('run a Berth worker (shared queue + this host\'s sandbox queue) in the foreground')
-    .action(async () => {
+    .addOption(sandboxOption('the sandbox this worker\'s episodes run in; it polls that sandbox\'s shared queue (default: berth.toml [sandbox] provider, else docker)'))
+    .action(async (o: { sandbox?: SandboxProviderName }) => {
       const { address, embedded } = temporalAddress();
       if (!embedded && !isDetachedWorker()) {
         const added = await ensureSearchAttributes(address);
@@ -14,7 +17,7 @@ export function registerWorker(program: Command): void {
       console.log(`berth worker: polling ${address}`);
       // Tests and multi-tenant clusters give a worker its own queues.
       await runWorkers({
-        address, taskQueue: taskQueueOverride(), hostQueueSuffix: hostQueueSuffix(),
+        address, taskQueue: taskQueueOverride(), hostQueueSuffix: hostQueueSuffix(), ...(o.sandbox ? { sandbox: o.sandbox } : {}),
         // The test suite turns it off: its sandbox tests label containers with workflow ids that never run.
         janitor: janitorAtStart(),
       });

@@ -9,3 +9,9 @@ export const sharedQueue = (): string => taskQueueOverride() ?? SHARED_QUEUE;
 
 export const hostQueueName = (engineId: string): string =>
   `berth-host-${engineId.replace(/[^A-Za-z0-9_-]/g, '').toLowerCase()}`;
+
+/**
+ * The shared queue of the workers of one sandbox: `shared` itself for Docker, `<shared>-<sandbox>` for another, so a
+ * batch started for a sandbox (`berth run --sandbox`) is planned and run only by workers of that sandbox.
+ */
+export const sandboxSharedQueue = (shared: string, sandbox: string): string => (sandbox === 'docker' ? shared : `${shared}-${sandbox}`);

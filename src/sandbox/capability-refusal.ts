@@ -17,7 +17,14 @@ function phaseModes(task: Task): NetworkMode[] {
 }
 
 /** What the task (and `--keep-final-state`) needs that the driver lacks; empty when it can run. */
-export function missingCapabilities(task: Task, caps: DriverCapabilities, run: { keepFinalState?: boolean } = {}): MissingCapability[] {
+/** What the run asks beside the task: `--keep-final-state`, and whether its agent calls its model from inside the sandbox. */
+export interface RunNeeds {
+  keepFinalState?: boolean;
+  /** The run's agent is one installed in the sandbox (claude-code, codex, …): its model calls go through the worker's gateway. */
+  agentInSandbox?: string;
+}
+
+export function missingCapabilities(task: Task, caps: DriverCapabilities, run: RunNeeds = {}): MissingCapability[] {
   const missing: MissingCapability[] = [];
   const need = (capability: keyof DriverCapabilities, because: string) => {
     if (!caps[capability]) missing.push({ capability, because });
@@ -27,12 +34,15 @@ export function missingCapabilities(task: Task, caps: DriverCapabilities, run: {
   if (modes.includes('no-network')) need('noNetwork', 'a phase has network_mode = "no-network"');
   if (modes.includes('allowlist')) need('allowlist', 'a phase has network_mode = "allowlist"');
   if (new Set(modes).size > 1) need('networkSwitching', `its phases switch network mode (${[...new Set(modes)].join(', ')})`);
+  const verifiers = task.multi_step ? task.steps.map((s) => s.verifier) : [task.verifier];
+  if (verifiers.some((v) => v.mode === 'separate')) need('stopStart', 'a separate verifier stops the agent\'s sandbox and keeps it for its artifacts');
   if (run.keepFinalState) need('finalState', '--keep-final-state keeps each sandbox\'s final state as an image');
+  if (run.agentInSandbox) need('modelGateway', `the agent ${run.agentInSandbox} calls its model from inside the sandbox, through the worker's gateway`);
   return missing;
 }
 
 /** The refusal for a task the driver cannot run, or null. */
-export function capabilityRefusal(task: Task, caps: DriverCapabilities, driver: string, run: { keepFinalState?: boolean } = {}): string | null {
+export function capabilityRefusal(task: Task, caps: DriverCapabilities, driver: string, run: RunNeeds = {}): string | null {
   const missing = missingCapabilities(task, caps, run);
   if (missing.length === 0) return null;
   const what = missing.map((m) => `${m.capability} (${m.because})`).join('; ');

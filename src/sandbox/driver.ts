@@ -7,7 +7,7 @@
 // outside, engine unreachable, transfer broken) is SandboxLost; callers never read engine errors.
 import type { RawExecOptions } from './exec.ts';
 import type { ImageConfig } from './image-config.ts';
-import type { ExecResult, SandboxHandle, SandboxLabels } from './types.ts';
+import type { ExecResult, SandboxHandle, SandboxInfo, SandboxLabels } from './types.ts';
 
 export { SandboxLost } from './errors.ts';
 
@@ -28,6 +28,10 @@ export interface DriverCapabilities {
   readonly allowlist: boolean;
   /** Keeping a sandbox's final state as an image (`--keep-final-state`, berth regrade). */
   readonly finalState: boolean;
+  /** Stopping a sandbox and starting it again with its files kept (a separate verifier stops the agent's sandbox). */
+  readonly stopStart: boolean;
+  /** The worker's model gateway reachable from inside the sandbox (an installed agent calls its model through it). */
+  readonly modelGateway: boolean;
 }
 
 /** The engine a driver talks to: its id names the host's sandbox queue. */
@@ -144,6 +148,12 @@ export interface SandboxDriver {
   createOrAdoptGroup(spec: GroupSpec): Promise<GroupCreateResult>;
   /** The group as the engine has it now (a new worker rebuilding handles); SandboxLost when main is gone. */
   inspectGroup(project: string): Promise<GroupHandle>;
+  /** The handle of a single sandbox by its Berth name (a new worker rebuilding handles); SandboxLost when it is gone. */
+  attach(name: string): Promise<ServiceHandle>;
+  /** The sandbox's state as the engine has it now; SandboxLost when it is gone. */
+  inspect(target: ServiceHandle): Promise<SandboxInfo>;
+  /** The last lines of the sandbox's own output (bounded), or a word saying it is unavailable; never throws. */
+  logTail(target: ServiceHandle): Promise<string>;
   /** Output is kept (the last bytes) and, with streamToFile, streamed to a host file as it arrives. */
   exec(target: ServiceHandle, options: RawExecOptions): Promise<ExecResult>;
   /** Unpacks a tar archive into an absolute folder of the service (missing parents are created). */

@@ -29,3 +29,6 @@ export { applyPhaseNetwork, ensureEgressNetwork, holdsAddress } from './docker/p
 export { EgressPolicies, EgressProxy, type EgressPolicy } from './egress-proxy.ts';
 export type { DriverCapabilities, SandboxDriver } from './driver.ts';
 export { capabilityRefusal, missingCapabilities, type MissingCapability } from './capability-refusal.ts';
+export { KubernetesSandboxProvider, type KubernetesProviderOptions } from './kubernetes/provider.ts';
+export { DriverSandboxProvider } from './driver-provider.ts';
+export type { LocalImageEngine } from './types.ts';

@@ -5,6 +5,7 @@ import type { ApplyNetworkOptions, EgressNetwork, PhaseNetwork } from './network
 import type { ImageConfig } from './image-config.ts';
 import type { BuildImageOptions, BuildImageResult, EnsureImageOptions } from './docker/images.ts';
 import type { EntrypointState } from './seed-phases.ts';
+import type { SandboxDriver } from './driver.ts';
 
 export type SandboxRole = 'agent' | 'verifier';
 
@@ -217,6 +218,10 @@ export interface JanitorReport {
 }
 
 export interface SandboxProvider {
+  /** The driver every sandbox of this provider is reached through (single sandboxes and groups alike). */
+  readonly driver: SandboxDriver;
+  /** Days a kept final state lives before `berth gc` removes it. */
+  readonly finalStateRetentionDays: number;
   seed(spec: SandboxSpec): Promise<SeedResult>;
   /** Rebuild a handle from an existing container's name (e.g. in a new worker process). */
   attach(name: string): Promise<SandboxHandle>;
@@ -282,4 +287,11 @@ export interface SandboxProvider {
   keepFinalState(container: string, ids: { batch: string; workflowId: string; runId: string }): Promise<string>;
   listFinalStates(): Promise<KeptState[]>;
   removeFinalStates(sel: GcSelection): Promise<{ removed: KeptState[]; kept: Array<KeptState & { reason: string }> }>;
+}
+
+/** The images of the engine beside the worker (pulls, builds, overlays, tags), and a push of one to a registry. */
+export interface LocalImageEngine extends Pick<SandboxProvider,
+  'ensureImage' | 'imageConfig' | 'buildImage' | 'imageId' | 'imageLabels' | 'tagImage' | 'runOnce' | 'imagesLabelled'> {
+  /** Tags `ref` as `repository:tag`, pushes it, and answers `repository@sha256:…`. */
+  pushImage(ref: string, repository: string, tag: string): Promise<string>;
 }

@@ -7,7 +7,8 @@ import { withLockFile } from '../config/lock-file.ts';
 import { waitFor } from './health.ts';
 import { queuePollers } from '../config/pollers.ts';
 import { homePath } from '../config/paths.ts';
-import { configFilePath, sharedQueue } from '../config/index.ts';
+import { configFilePath, sandboxSharedQueue, sharedQueue } from '../config/index.ts';
+import { loadBerthConfig } from '../config/berth-config.ts';
 
 const pidFile = () => homePath('worker.pid');
 const stampFile = () => homePath('worker.code');
@@ -52,7 +53,8 @@ async function startOrReuse(address: string): Promise<WorkerInfo> {
     env: { ...process.env, TEMPORAL_ADDRESS: address, BERTH_DETACHED_WORKER: '1', BERTH_WORKER_SLOTS: String(slots), ...(config ? { BERTH_CONFIG: config } : {}) },
   });
   writeFileSync(stampFile(), `${hash}\n`);
-  const polling = await waitFor(async () => alive(started) && (await workerPolls(address).catch(() => false)), 90_000, 500);
+  const queue = sandboxSharedQueue(sharedQueue(), loadBerthConfig().config.sandbox.provider);
+  const polling = await waitFor(async () => alive(started) && (await workerPolls(address, undefined, queue).catch(() => false)), 90_000, 500);
   if (!polling) {
     throw new Error(`The Berth worker (pid ${started}) did not start polling within 90 s.\nLast lines of ${logFile()}:\n${tail(logFile())}`);
   }

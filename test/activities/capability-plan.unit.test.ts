@@ -18,14 +18,14 @@ import { BASE_TOML, echoTask, writeDataset } from '../helpers/tasks.ts';
 const kubeConfig = new KubeConfig();
 kubeConfig.loadFromClusterAndUser({ name: 'nowhere', server: 'https://127.0.0.1:1', skipTLSVerify: true }, { name: 'nobody' });
 
-const root = writeDataset(echoTask('offline', 'ok', `${BASE_TOML}network_mode = "no-network"\n`));
+const root = writeDataset({ ...echoTask('offline', 'ok', `${BASE_TOML}network_mode = "no-network"\n`), ...echoTask('online') });
 
-async function inputFor(taskId: string): Promise<EpisodeInput> {
+async function inputFor(taskId: string, agent: EpisodeInput['agent'] = 'oracle'): Promise<EpisodeInput> {
   const taskPath = join(root, taskId);
   const task = await loadTask(taskPath, { datasetRoot: root });
   return {
     batchId: 'b', datasetName: 'd', datasetPath: root, taskId, taskPath, digest: task.digest, repeat: 0, attempt: 1,
-    agent: 'oracle', agentArgs: {}, imageAliases: {}, episodeSettings: DEFAULT_EPISODE_SETTINGS,
+    agent, agentArgs: {}, imageAliases: {}, episodeSettings: DEFAULT_EPISODE_SETTINGS,
   };
 }
 
@@ -39,6 +39,14 @@ describe('planning against the driver\'s capabilities', () => {
     const plan = planEpisode(depsOn(new KubernetesDriver({ kubeConfig })), await inputFor('offline'));
     await expect(plan).rejects.toMatchObject({ type: 'berth:task_refused', nonRetryable: true });
     await expect(plan).rejects.toThrow(/the kubernetes sandbox cannot do: noNetwork .*networkSwitching .*run it with the Docker sandbox/);
+  });
+
+  it('refuses an agent installed in the sandbox on the Kubernetes driver (no model gateway for pods yet); the oracle passes', async () => {
+    const driver = new KubernetesDriver({ kubeConfig });
+    const plan = planEpisode(depsOn(driver), await inputFor('online', 'claude-code'));
+    await expect(plan).rejects.toMatchObject({ type: 'berth:task_refused', nonRetryable: true });
+    await expect(plan).rejects.toThrow(/modelGateway \(the agent claude-code calls its model from inside the sandbox/);
+    await expect(planEpisode(depsOn(driver), await inputFor('online'))).rejects.toThrow(/activity context|Activity context/i);
   });
 
   it('lets the same task past the check on the Docker driver', async () => {

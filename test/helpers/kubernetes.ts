@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { pushImage } from '../../src/sandbox/docker/push.ts';
 import { repoRoot } from './cli.ts';
 import { waitUntil } from './worker-process.ts';
 
@@ -105,16 +106,10 @@ export async function waitForPodGone(core: CoreV1Api, namespace: string, name: s
   }, timeoutMs, `pod ${namespace}/${name} gone`);
 }
 
-/** Pushes a local image to the cluster's registry and answers `repo@sha256:…`, the reference pods pull by digest. */
-export async function pushByDigest(docker: Docker, tag: string, registry: string): Promise<string> {
-  // The engine wants an X-Registry-Auth header even for a registry without auth.
-  const push = await docker.getImage(tag).push({ authconfig: { username: '', password: '', serveraddress: registry } });
-  const out = await new Promise<Array<{ error?: string; aux?: { Digest?: string } }>>((resolve, reject) =>
-    docker.modem.followProgress(push, (err, o) => (err ? reject(err) : resolve(o ?? []))));
-  const failed = out.find((m) => m.error);
-  const digest = out.find((m) => m.aux?.Digest)?.aux?.Digest;
-  if (failed || !digest) throw new Error(`docker push ${tag}: ${failed?.error ?? 'no digest reported'}`);
-  return `${tag.slice(0, tag.lastIndexOf(':'))}@${digest}`;
+/** Pushes a local image (`repo:tag`, repo under the cluster's registry) and answers `repo@sha256:…`, the reference pods pull by digest. */
+export function pushByDigest(docker: Docker, tag: string): Promise<string> {
+  const at = tag.lastIndexOf(':');
+  return pushImage(docker, tag, tag.slice(0, at), tag.slice(at + 1));
 }
 
 /** At the end of a test run: stops the local cluster when a test of this run started it, and only then. */

@@ -2,7 +2,8 @@ import { Client, Connection } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
 import { temporalAddress } from '../../src/config/temporal.ts';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { releaseActivityDeps } from '../../src/activities/deps.ts';
+import { createActivityDeps, releaseActivityDeps } from '../../src/activities/deps.ts';
+import type { SandboxProvider } from '../../src/sandbox/index.ts';
 import { createWorkers, installRuntime, workflowBundle } from '../../src/worker.ts';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,12 +20,15 @@ export interface TestCluster {
   stop(): Promise<void>;
 }
 
-/** Workers on a task queue of this test file's own, against the shared dev server. */
-export async function startTestWorkers(name: string): Promise<TestCluster> {
+/**
+ * Workers on a task queue of this test file's own, against the shared dev server; `provider`: the sandbox they run
+ * episodes in (default this host's Docker engine). `taskQueue` is the shared queue they poll (a sandbox's own).
+ */
+export async function startTestWorkers(name: string, opts: { provider?: SandboxProvider } = {}): Promise<TestCluster> {
   const { address } = temporalAddress();
   const suffix = `${name}-${randomBytes(3).toString('hex')}`;
-  const taskQueue = `test-${suffix}`;
-  const { workers, connection: native, hostQueue, deps } = await createWorkers({ address, taskQueue, hostQueueSuffix: suffix });
+  const given = opts.provider ? await createActivityDeps({ provider: opts.provider, hostQueueSuffix: suffix }) : undefined;
+  const { workers, connection: native, sharedQueue: taskQueue, hostQueue, deps } = await createWorkers({ address, taskQueue: `test-${suffix}`, hostQueueSuffix: suffix }, given);
   const running = workers.map((w) => w.run());
   const connection = await Connection.connect({ address });
   const client = new Client({ connection });

@@ -31,7 +31,7 @@ async function buildAndPush(registry: string): Promise<string> {
     const failed = (out ?? []).find((m: { error?: string }) => m.error);
     if (err || failed) reject(err ?? new Error(failed.error)); else resolve();
   }));
-  return pushByDigest(docker, imageTag, registry);
+  return pushByDigest(docker, imageTag);
 }
 
 const main: () => PodContainer = () => ({ namespace, pod: podName, container: 'main' });

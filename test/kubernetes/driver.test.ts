@@ -23,7 +23,7 @@ let pushedTag = '';
 async function pushBase(registry: string): Promise<string> {
   pushedTag = `${registry}/berth-test/driver-base-${suffix}:1`;
   await docker.getImage('berth-base:bookworm').tag({ repo: pushedTag.slice(0, pushedTag.lastIndexOf(':')), tag: '1' });
-  return pushByDigest(docker, pushedTag, registry);
+  return pushByDigest(docker, pushedTag);
 }
 
 function spec(name: string): SingleSandboxSpec {

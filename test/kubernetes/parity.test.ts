@@ -56,7 +56,7 @@ describe('the Kubernetes driver answers as the Docker driver does', () => {
     await build(localTag);
     pushedTag = `${cluster.registry}/${localTag}`;
     await docker.getImage(localTag).tag({ repo: pushedTag.slice(0, pushedTag.lastIndexOf(':')), tag: '1' });
-    pushedByDigest = await pushByDigest(docker, pushedTag, cluster.registry);
+    pushedByDigest = await pushByDigest(docker, pushedTag);
   }, FIRST_BUILD_TIMEOUT_MS);
 
   afterAll(async () => {

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { capabilityRefusal, missingCapabilities } from '../../src/sandbox/capability-refusal.ts';
+import { capabilityRefusal, missingCapabilities, type RunNeeds } from '../../src/sandbox/capability-refusal.ts';
 import type { DriverCapabilities } from '../../src/sandbox/driver.ts';
 import type { Task } from '../../src/task/model.ts';
 import { loadTaskSync } from '../../src/task/load.ts';
@@ -10,8 +10,8 @@ import { repoRoot } from '../helpers/cli.ts';
 // (issue 23, "Selecting it"): judged from DriverCapabilities alone.
 
 const hello = loadTaskSync(join(repoRoot, 'examples', 'hello'));
-const all: DriverCapabilities = { groups: true, internalNetworks: true, networkSwitching: true, userWithGroup: true, gpus: true, noNetwork: true, allowlist: true, finalState: true };
-const none: DriverCapabilities = { groups: false, internalNetworks: false, networkSwitching: false, userWithGroup: true, gpus: false, noNetwork: false, allowlist: false, finalState: false };
+const all: DriverCapabilities = { groups: true, internalNetworks: true, networkSwitching: true, userWithGroup: true, gpus: true, noNetwork: true, allowlist: true, finalState: true, stopStart: true, modelGateway: true };
+const none: DriverCapabilities = { groups: false, internalNetworks: false, networkSwitching: false, userWithGroup: true, gpus: false, noNetwork: false, allowlist: false, finalState: false, stopStart: false, modelGateway: false };
 
 const withModes = (baseline: string, agent: string, verifier: string): Task => ({
   ...hello,
@@ -21,13 +21,15 @@ const withModes = (baseline: string, agent: string, verifier: string): Task => (
 });
 
 describe('what a task needs of the driver', () => {
-  it.each<[string, Task, { keepFinalState?: boolean }, string[]]>([
+  it.each<[string, Task, RunNeeds, string[]]>([
     ['examples/hello needs nothing special', hello, {}, []],
     ['a Compose task needs groups', { ...hello, compose: {} as NonNullable<Task['compose']> }, {}, ['groups']],
     ['no-network everywhere', withModes('no-network', 'no-network', 'no-network'), {}, ['noNetwork']],
     ['allowlist for the agent only', withModes('public', 'allowlist', 'public'), {}, ['allowlist', 'networkSwitching']],
     ['a verifier without network', withModes('public', 'public', 'no-network'), {}, ['noNetwork', 'networkSwitching']],
     ['--keep-final-state', hello, { keepFinalState: true }, ['finalState']],
+    ['an agent installed in the sandbox reaches the model gateway', hello, { agentInSandbox: 'claude-code' }, ['modelGateway']],
+    ['a separate verifier stops the agent\'s sandbox', { ...hello, verifier: { ...hello.verifier, mode: 'separate' } }, {}, ['stopStart']],
   ])('%s', (_what, task, run, want) => {
     expect(missingCapabilities(task, none, run).map((m) => m.capability)).toEqual(want);
     expect(missingCapabilities(task, all, run)).toEqual([]);

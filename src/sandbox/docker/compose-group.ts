@@ -10,7 +10,7 @@ import { resumeSandbox, stopSandbox, teardownSandbox } from './lifecycle.ts';
 import { LABEL_BATCH, LABEL_ROLE, LABEL_USER, LABEL_WORKDIR, LABEL_WORKFLOW } from '../names.ts';
 import { isSeeded } from '../seed-scripts.ts';
 import type { ExecPort, GroupCreateResult, GroupHandle, GroupSpec } from '../driver.ts';
-import type { JanitorOptions, JanitorReport, SandboxHandle, SandboxLabels } from '../types.ts';
+import type { SandboxHandle, SandboxLabels } from '../types.ts';
 import { projectArgs, runCompose, type ComposeCliSettings } from './compose-cli.ts';
 import { baseMainFile, defaultSizedSidecars, groupModel, MAIN_SERVICE, mainAndItsDependencies, networkKeys, type ComposeModel } from './compose-model.ts';
 import { ensureGroupNetwork, removeNetwork, type SubnetSource } from './group-network.ts';
@@ -370,23 +370,4 @@ export async function stopGroup(docker: Docker, group: GroupHandle, services: st
 /** Starts stopped containers of the group again; running ones are left alone. */
 export async function startGroup(docker: Docker, group: GroupHandle, services: string[] = Object.keys(group.services)): Promise<void> {
   await Promise.all(services.flatMap((s) => (group.services[s] ? [resumeSandbox(docker, group.services[s])] : [])));
-}
-
-/** The janitor's part for groups: every group whose episode no longer runs goes whole (containers, networks, volumes). */
-export async function janitorGroups(docker: Docker, options: JanitorOptions, report: JanitorReport): Promise<void> {
-  for (const g of await listGroups(docker)) {
-    let live: boolean;
-    try {
-      live = await options.isLive(g.workflowId);
-    } catch (err) {
-      report.kept.push({ name: g.project, workflowId: g.workflowId, reason: `could not tell whether it is live: ${(err as Error).message}` });
-      continue;
-    }
-    if (live) {
-      report.kept.push({ name: g.project, workflowId: g.workflowId, reason: 'episode is running' });
-      continue;
-    }
-    await removeGroup(docker, g.project);
-    report.removed.push({ name: g.project, workflowId: g.workflowId });
-  }
 }

@@ -8,21 +8,21 @@ import type {
   DriverCapabilities, EngineIdentity, GroupCreateResult, GroupHandle, GroupSpec, LabelledSandbox, PathKind,
   SandboxDriver, ServiceHandle, SingleSandboxSpec,
 } from '../driver.ts';
-import { asSandboxError } from '../errors.ts';
+import { asSandboxError, SandboxLost } from '../errors.ts';
 import type { RawExecOptions } from '../exec.ts';
 import { runExec } from './exec.ts';
 import { DEFAULT_STATE_DIR } from './images.ts';
 import type { ImageConfig } from '../image-config.ts';
 import { readImageConfig } from './image-inspect.ts';
-import { resumeSandbox, stopSandbox, teardownSandbox } from './lifecycle.ts';
+import { inspectSandbox, resumeSandbox, stopSandbox, teardownSandbox } from './lifecycle.ts';
 import { LABEL_WORKFLOW } from '../names.ts';
-import type { ExecResult } from '../types.ts';
-import { createOrAdoptGroup, inspectGroup, listGroups, removeGroup } from './compose-group.ts';
+import type { ExecResult, SandboxInfo } from '../types.ts';
+import { createOrAdoptGroup, inspectGroup, listGroups, logTail, removeGroup } from './compose-group.ts';
 import type { ComposeCliSettings } from './compose-cli.ts';
 import { subnetSource, type SubnetSource } from './group-network.ts';
 import { putOnNetwork } from './phase-network.ts';
 import { LABEL_GROUP } from './group-names.ts';
-import { createOrAdoptSingle } from './single.ts';
+import { createOrAdoptSingle, handleFromInspect } from './single.ts';
 
 const ENGINE = '(docker engine)';
 
@@ -39,7 +39,7 @@ export class DockerDriver implements SandboxDriver {
   readonly docker: Docker;
   readonly sandbox = 'docker';
   readonly capabilities: DriverCapabilities = {
-    groups: true, internalNetworks: true, networkSwitching: true, userWithGroup: true, gpus: false, noNetwork: true, allowlist: true, finalState: true,
+    groups: true, internalNetworks: true, networkSwitching: true, userWithGroup: true, gpus: false, noNetwork: true, allowlist: true, finalState: true, stopStart: true, modelGateway: true,
   };
   private readonly subnets: SubnetSource;
   private readonly compose: ComposeCliSettings;
@@ -71,6 +71,22 @@ export class DockerDriver implements SandboxDriver {
 
   inspectGroup(project: string): Promise<GroupHandle> {
     return inspectGroup(this.docker, project);
+  }
+
+  async attach(name: string): Promise<ServiceHandle> {
+    try {
+      return handleFromInspect(await this.docker.getContainer(name).inspect());
+    } catch (err) {
+      throw (err as { statusCode?: number }).statusCode === 404 ? new SandboxLost(name, err) : asSandboxError(name, err);
+    }
+  }
+
+  inspect(target: ServiceHandle): Promise<SandboxInfo> {
+    return inspectSandbox(this.docker, target);
+  }
+
+  logTail(target: ServiceHandle): Promise<string> {
+    return logTail(this.docker, target.containerId);
   }
 
   exec(target: ServiceHandle, options: RawExecOptions): Promise<ExecResult> {

@@ -1,8 +1,6 @@
 import type Docker from 'dockerode';
 import { asSandboxError, SandboxLost } from '../errors.ts';
-import { LABEL_GROUP } from './group-names.ts';
-import { LABEL_WORKFLOW } from '../names.ts';
-import type { JanitorOptions, JanitorReport, SandboxHandle, SandboxInfo } from '../types.ts';
+import type { SandboxHandle, SandboxInfo } from '../types.ts';
 
 export async function inspectSandbox(docker: Docker, handle: SandboxHandle): Promise<SandboxInfo> {
   let info: Docker.ContainerInspectInfo;
@@ -58,31 +56,4 @@ export async function resumeSandbox(docker: Docker, handle: SandboxHandle): Prom
     if ((err as { statusCode?: number }).statusCode === 304) return;
     throw asSandboxError(handle.name, err);
   }
-}
-
-/** Removes Berth containers whose episode is no longer running. A failing liveness answer keeps the container. */
-export async function runJanitor(docker: Docker, options: JanitorOptions): Promise<JanitorReport> {
-  const containers = await docker.listContainers({ all: true, filters: { label: [LABEL_WORKFLOW] } });
-  const report: JanitorReport = { removed: [], kept: [] };
-  const liveness = new Map<string, Promise<boolean>>();
-  for (const c of containers) {
-    if (c.Labels[LABEL_GROUP]) continue; // a group's containers go with their group (janitorGroups)
-    const workflowId = c.Labels[LABEL_WORKFLOW] ?? '';
-    const name = (c.Names[0] ?? c.Id).replace(/^\//, '');
-    if (!liveness.has(workflowId)) liveness.set(workflowId, options.isLive(workflowId));
-    let live: boolean;
-    try {
-      live = await liveness.get(workflowId)!;
-    } catch (err) {
-      report.kept.push({ name, workflowId, reason: `could not tell whether it is live: ${(err as Error).message}` });
-      continue;
-    }
-    if (live) {
-      report.kept.push({ name, workflowId, reason: 'episode is running' });
-      continue;
-    }
-    const { removed } = await teardownSandbox(docker, c.Id);
-    if (removed) report.removed.push({ name, workflowId });
-  }
-  return report;
 }

@@ -1,19 +1,13 @@
-// The provider on Docker: a single sandbox's seed, exec, detached processes, files, stop, start and removal go
-// through its driver (the behaviour on exec is written once, for any driver); images, inspection, the janitor,
-// networks and kept final states are Docker's own.
+// The provider on Docker: the neutral part (seed, exec, detached processes, files, stop, start, removal, janitor)
+// is DriverSandboxProvider's on the Docker driver; images, stdin processes, networks and kept final states are Docker's own.
 import type Docker from 'dockerode';
 import { join } from 'node:path';
-import { launchDetached, startDetached, waitDetached } from '../detached.ts';
-import { downloadPath, uploadPath } from '../files.ts';
+import { DriverSandboxProvider } from '../driver-provider.ts';
 import type { ImageConfig } from '../image-config.ts';
 import type { ApplyNetworkOptions, EgressNetwork, PhaseNetwork } from '../network-phase.ts';
 import { applyPhaseNetwork, ensureEgressNetwork, holdsAddress } from './phase-network.ts';
-import { seedSandbox } from '../seed.ts';
-import { entrypointState, pollHealthcheck, type EntrypointState } from '../seed-phases.ts';
-import { asSandboxError, SandboxLost } from '../errors.ts';
 import { dockerFromEnv } from './client.ts';
 import type { ComposeCliSettings } from './compose-cli.ts';
-import { janitorGroups, logTail } from './compose-group.ts';
 import { DockerDriver } from './driver.ts';
 import { startStdinExec } from './exec.ts';
 import { addressOf, engineInfo, imageIdOf, imageLabels, imagesLabelled, runOnce, tagImage, type EngineImage } from './engine-images.ts';
@@ -22,31 +16,8 @@ import { gpuSupport } from './gpu-probe.ts';
 import { subnetSource, type SubnetSettings } from './group-network.ts';
 import { readImageConfig } from './image-inspect.ts';
 import { buildImage, DEFAULT_STATE_DIR, ensureImage, type BuildImageOptions, type BuildImageResult, type EnsureImageOptions } from './images.ts';
-import { inspectSandbox, runJanitor } from './lifecycle.ts';
-import { handleFromInspect } from './single.ts';
-import type {
-  DetachedLaunchOptions,
-  DetachedLaunchResult,
-  DetachedResult,
-  DetachedStartOptions,
-  DetachedStartResult,
-  DetachedWaitOptions,
-  ExecOptions,
-  GpuSupport,
-  ExecResult,
-  HealthcheckSpec,
-  JanitorOptions,
-  JanitorReport,
-  SandboxHandle,
-  SandboxInfo,
-  SandboxProvider,
-  SandboxSpec,
-  SeedResult,
-  StdinExecOptions,
-  StdinProcess,
-  UploadEntry,
-  UploadOptions,
-} from '../types.ts';
+import { pushImage } from './push.ts';
+import type { GpuSupport, LocalImageEngine, SandboxHandle, SandboxProvider, StdinExecOptions, StdinProcess } from '../types.ts';
 
 /** What the worker hands the sandbox (src/activities/deps.ts); tests and the CLI leave out what they do not need. */
 export interface DockerProviderOptions {
@@ -60,105 +31,21 @@ export interface DockerProviderOptions {
   finalStateRetentionDays?: number;
 }
 
-export class DockerSandboxProvider implements SandboxProvider {
-  /** The driver every sandbox of this provider is reached through (single sandboxes and groups alike). */
-  readonly driver: DockerDriver;
+export class DockerSandboxProvider extends DriverSandboxProvider<DockerDriver> implements SandboxProvider, LocalImageEngine {
   readonly stateDir: string | undefined;
   readonly finalStateRetentionDays: number;
 
   constructor(readonly docker: Docker = dockerFromEnv(), options: DockerProviderOptions = {}) {
-    this.stateDir = options.stateDir;
-    this.finalStateRetentionDays = retentionDays(options.finalStateRetentionDays);
-    this.driver = new DockerDriver({
+    super(new DockerDriver({
       docker, groupsDir: join(options.stateDir ?? DEFAULT_STATE_DIR, 'groups'),
       subnets: subnetSource(options.subnets), ...(options.compose ? { compose: options.compose } : {}),
-    });
-  }
-
-  seed(spec: SandboxSpec): Promise<SeedResult> {
-    return seedSandbox(this.driver, spec);
-  }
-
-  async attach(name: string): Promise<SandboxHandle> {
-    try {
-      return handleFromInspect(await this.docker.getContainer(name).inspect());
-    } catch (err) {
-      throw (err as { statusCode?: number }).statusCode === 404 ? new SandboxLost(name, err) : asSandboxError(name, err);
-    }
-  }
-
-  /** Runs `bash -c <command>` (not -l: a login shell would reset the image's PATH from /etc/profile), or `sh -c`. */
-  exec(handle: SandboxHandle, o: ExecOptions): Promise<ExecResult> {
-    return this.driver.exec(handle, {
-      argv: [o.shell ?? 'bash', '-c', o.command],
-      user: o.user,
-      workdir: o.workdir,
-      env: o.env,
-      timeoutSec: o.timeoutSec,
-      outputCapBytes: o.outputCapBytes,
-      streamToFile: o.streamToFile,
-    });
+    }));
+    this.stateDir = options.stateDir;
+    this.finalStateRetentionDays = retentionDays(options.finalStateRetentionDays);
   }
 
   execWithStdin(handle: SandboxHandle, o: StdinExecOptions): Promise<StdinProcess> {
     return startStdinExec(this.docker, handle, o);
-  }
-
-  startDetached(handle: SandboxHandle, options: DetachedStartOptions): Promise<DetachedStartResult> {
-    return startDetached(this.driver, handle, options);
-  }
-
-  waitDetached(handle: SandboxHandle, key: string, options?: DetachedWaitOptions): Promise<DetachedResult> {
-    return waitDetached(this.driver, handle, key, options);
-  }
-
-  launchDetached(handle: SandboxHandle, options: DetachedLaunchOptions): Promise<DetachedLaunchResult> {
-    return launchDetached(this.driver, handle, options);
-  }
-
-  upload(handle: SandboxHandle, source: string | UploadEntry[], containerDir: string, options?: UploadOptions): Promise<void> {
-    return uploadPath(this.driver, handle, source, containerDir, options);
-  }
-
-  download(handle: SandboxHandle, containerPath: string, hostDir: string, options?: { exclude?: readonly string[] }): Promise<void> {
-    return downloadPath(this.driver, handle, containerPath, hostDir, options);
-  }
-
-  pathKind(handle: SandboxHandle, containerPath: string): Promise<'dir' | 'file' | null> {
-    return this.driver.pathKind(handle, containerPath);
-  }
-
-  logTail(handle: SandboxHandle): Promise<string> {
-    return logTail(this.docker, handle.containerId);
-  }
-
-  inspect(handle: SandboxHandle): Promise<SandboxInfo> {
-    return inspectSandbox(this.docker, handle);
-  }
-
-  entrypointState(handle: SandboxHandle): Promise<EntrypointState> {
-    return entrypointState(this.driver, handle);
-  }
-
-  stop(handle: SandboxHandle): Promise<void> {
-    return this.driver.stop(handle);
-  }
-
-  resume(handle: SandboxHandle): Promise<void> {
-    return this.driver.start(handle);
-  }
-
-  /** By handle, the very container (its id), never a newer one that took the name. */
-  teardown(nameOrHandle: string | SandboxHandle): Promise<{ removed: boolean }> {
-    return this.driver.remove({ name: typeof nameOrHandle === 'string' ? nameOrHandle : nameOrHandle.containerId, kind: 'single' });
-  }
-
-  /** Groups first (whole: containers, networks, volumes), then single sandboxes. */
-  async janitor(options: JanitorOptions): Promise<JanitorReport> {
-    const groups: JanitorReport = { removed: [], kept: [] };
-    await janitorGroups(this.docker, options, groups);
-    const singles = await runJanitor(this.docker, options);
-    return { removed: [...groups.removed, ...singles.removed], kept: [...groups.kept, ...singles.kept] };
   }
 
   ensureImage(ref: string, options?: EnsureImageOptions): Promise<ImageConfig> {
@@ -185,6 +72,10 @@ export class DockerSandboxProvider implements SandboxProvider {
     return tagImage(this.docker, ref, repo, tag);
   }
 
+  pushImage(ref: string, repository: string, tag: string): Promise<string> {
+    return pushImage(this.docker, ref, repository, tag);
+  }
+
   runOnce(image: string, argv: string[], o?: { user?: string; labels?: Record<string, string> }): Promise<{ exitCode: number; stdout: string }> {
     return runOnce(this.docker, image, argv, o);
   }
@@ -199,10 +90,6 @@ export class DockerSandboxProvider implements SandboxProvider {
 
   addressOf(container: string): Promise<string | null> {
     return addressOf(this.docker, container);
-  }
-
-  pollHealthcheck(handle: SandboxHandle, hc: HealthcheckSpec, watchEntrypoint: boolean, user?: string): Promise<void> {
-    return pollHealthcheck(this.driver, handle, hc, watchEntrypoint, user);
   }
 
   ensureEgressNetwork(): Promise<EgressNetwork> {

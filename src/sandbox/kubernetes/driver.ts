@@ -1,5 +1,6 @@
 // The Kubernetes driver (issue 23), started: a pod per single sandbox through @kubernetes/client-node, exec and
-// files over the exec API, image configuration from the registry. Groups, stop and start are not here yet: each says so by name.
+// files over the exec API, image configuration from the registry. Groups, stop and start are not here yet: each says so by name
+// (and the capabilities say so before any work).
 import { CoreV1Api, KubeConfig, VersionApi, type V1Pod } from '@kubernetes/client-node';
 import { PassThrough, Readable } from 'node:stream';
 import type {
@@ -11,7 +12,7 @@ import { DEFAULT_OUTPUT_CAP, type RawExecOptions } from '../exec.ts';
 import type { ImageConfig } from '../image-config.ts';
 import { LABEL_USER, LABEL_WORKDIR, LABEL_WORKFLOW } from '../names.ts';
 import { isSeeded } from '../seed-scripts.ts';
-import type { ExecResult } from '../types.ts';
+import type { ExecResult, SandboxInfo } from '../types.ts';
 import { execInPod, getArchiveFromPod, PodExecError, putArchiveInPod, type PodContainer } from './exec.ts';
 import { ANNOTATION_NAME, CONTAINER, execArgv, MANAGED_LABEL, podName, singlePod } from './pod-spec.ts';
 import { RegistryReader } from './registry.ts';
@@ -31,6 +32,8 @@ export interface KubernetesDriverOptions {
 const KEEP_ALIVE_RUNS = 'for f in /proc/[0-9]*/cmdline; do [ "$(tr \'\\0\' \' \' < "$f" 2>/dev/null)" = "sleep infinity " ] && exit 0; done; exit 1';
 
 const CLUSTER = '(kubernetes cluster)';
+const LOG_TAIL_LINES = 40;
+const LOG_TAIL_CHARS = 2000;
 
 function statusCode(err: unknown): number | undefined {
   return (err as { code?: number }).code;
@@ -49,7 +52,7 @@ function capped(bytes: Buffer, cap: number): { text: string; truncated: boolean 
 export class KubernetesDriver implements SandboxDriver {
   readonly sandbox = 'kubernetes';
   readonly capabilities: DriverCapabilities = {
-    groups: false, internalNetworks: false, networkSwitching: false, userWithGroup: true, gpus: false, noNetwork: false, allowlist: false, finalState: false,
+    groups: false, internalNetworks: false, networkSwitching: false, userWithGroup: true, gpus: false, noNetwork: false, allowlist: false, finalState: false, stopStart: false, modelGateway: false,
   };
   readonly kubeConfig: KubeConfig;
   readonly namespace: string;
@@ -153,6 +156,38 @@ export class KubernetesDriver implements SandboxDriver {
     return { handle, adopted: false };
   }
 
+  async attach(name: string): Promise<ServiceHandle> {
+    const pod = await this.readPod(podName(name));
+    if (!pod || pod.metadata?.deletionTimestamp) throw new SandboxLost(name, new Error(`pod ${podName(name)} is gone`));
+    return this.handleOf(pod);
+  }
+
+  async inspect(target: ServiceHandle): Promise<SandboxInfo> {
+    const pod = await this.readPod(target.containerId);
+    if (!pod) throw new SandboxLost(target.name, new Error(`pod ${target.containerId} is gone`));
+    const state = pod.status?.containerStatuses?.find((c) => c.name === CONTAINER)?.state;
+    const running = Boolean(state?.running) && !pod.metadata?.deletionTimestamp;
+    return {
+      name: this.handleOf(pod).name,
+      containerId: target.containerId,
+      running,
+      status: running ? 'running' : state?.terminated ? 'exited' : (state?.waiting?.reason ?? pod.status?.phase ?? 'unknown').toLowerCase(),
+      exitCode: state?.terminated ? state.terminated.exitCode : null,
+      oomKilled: state?.terminated?.reason === 'OOMKilled',
+      labels: { ...(pod.metadata?.annotations ?? {}) },
+      image: pod.spec?.containers.find((c) => c.name === CONTAINER)?.image ?? '',
+    };
+  }
+
+  async logTail(target: ServiceHandle): Promise<string> {
+    try {
+      const text = String(await this.core.readNamespacedPodLog({ name: target.containerId, namespace: this.namespace, container: CONTAINER, tailLines: LOG_TAIL_LINES })).trimEnd();
+      return text.length > LOG_TAIL_CHARS ? `…${text.slice(-LOG_TAIL_CHARS)}` : text || '(no output)';
+    } catch {
+      return '(log unavailable)';
+    }
+  }
+
   createOrAdoptGroup(): Promise<GroupCreateResult> {
     return Promise.reject(notYet('run a Compose group'));
   }
@@ -235,7 +270,8 @@ export class KubernetesDriver implements SandboxDriver {
   }
 
   async remove(sandbox: Pick<LabelledSandbox, 'name' | 'kind'>): Promise<{ removed: boolean }> {
-    if (sandbox.kind === 'group') throw notYet('remove a Compose group');
+    // It makes no groups (capabilities: groups false), so none is there to remove (teardown asks for both kinds).
+    if (sandbox.kind === 'group') return { removed: false };
     return { removed: await this.deletePod(podName(sandbox.name), false) };
   }
 
