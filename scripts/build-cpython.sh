@@ -55,7 +55,7 @@ docker run --rm --name "$name" --label berth.tool-build=cpython \
     root=/stage$PREFIX
     # What only a developer of CPython uses.
     rm -rf \$root/lib/python$SERIES/test \$root/lib/python$SERIES/idlelib \$root/lib/python$SERIES/tkinter \$root/lib/python$SERIES/turtledemo \
-      \$root/lib/python$SERIES/config-$SERIES-*/*.a
+      \$root/lib/python$SERIES/config-$SERIES-*/*.a \$root/lib/libpython$SERIES.a
     # Every library the interpreter and its modules link, except glibc's own, beside them.
     for f in \$root/bin/python$SERIES \$root/lib/python$SERIES/lib-dynload/*.so; do ldd \"\$f\"; done \
       | awk '\$2 == \"=>\" && \$3 ~ /^\\// { print \$3 }' | sort -u \
@@ -64,7 +64,7 @@ docker run --rm --name "$name" --label berth.tool-build=cpython \
     strip -s \$root/bin/python$SERIES \$root/lib/python$SERIES/lib-dynload/*.so \$root/lib/*.so* 2>/dev/null || true
     # Every module must import with only these files (a missing library is found here, not in an agent's run).
     mv \$root /out/prefix
-    ldd --version | head -1 | grep -oE '[0-9]+\\.[0-9]+\$' > /out/glibc
+    getconf GNU_LIBC_VERSION | cut -d' ' -f2 > /out/glibc
     chown -R $(id -u):$(id -g) /out
   "
 # Every module must load at the prefix from the copied libraries alone (a missing one is found here, not in a turn).

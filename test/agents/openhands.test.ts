@@ -4,10 +4,14 @@
 // against the fake model server (Chat Completions), reached only through the gateway. A second episode starts
 // from the layer. The first run on a host builds CPython (minutes); later ones reuse BERTH_HOME/tools.
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DockerSandboxProvider } from '../../src/sandbox/index.ts';
 import { validateAtif } from '../../src/trajectory/atif.ts';
-import { INSTALLED_AGENTS, imageId, layerExists, layerTag } from '../../src/agents/index.ts';
+import { AgentInstallFailed, ensureLayer, INSTALLED_AGENTS, imageId, layerExists, layerTag } from '../../src/agents/index.ts';
+import { BUSYBOX_IMAGE, ensureShelllessImages } from '../compose/shellless-images.ts';
 import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
 import { reportedUsage, startFakeVendors, WRITE_HELLO, type FakeVendors } from './fake-vendors.ts';
 import { activityTypes, docker, helloDataset, runHello, trajectoryOf, watchSandbox } from './installed-run.ts';
@@ -75,4 +79,17 @@ describe('openhands installed into a layer with its own Python, on examples/hell
     expect(types).toContain('seed');
     expect(types).not.toContain('installAgentLayer');
   }, INSTALL_TIMEOUT);
+});
+
+describe('an image the bundled Python cannot run on', () => {
+  it('is refused at install, naming the glibc it needs and what the image has, before anything is fetched or built', async () => {
+    await ensureShelllessImages();
+    const cache = mkdtempSync(join(tmpdir(), 'berth-openhands-no-glibc-'));
+    const tools = mkdtempSync(join(tmpdir(), 'berth-openhands-tools-'));
+    const err = await ensureLayer(provider, INSTALLED_AGENTS.openhands, BUSYBOX_IMAGE, cache, tools).then(() => null, (e: unknown) => e);
+    expect(err).toBeInstanceOf(AgentInstallFailed);
+    expect((err as Error).message).toMatch(/^openhands 1\.16\.0 needs glibc >= 2\.36 in the task's image, which has no glibc \(a musl or distroless image\?\): use a task image with glibc 2\.36 or newer/);
+    expect(readdirSync(cache)).toEqual([]);
+    expect(readdirSync(tools)).toEqual([]);
+  }, 120_000);
 });

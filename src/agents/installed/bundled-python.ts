@@ -19,10 +19,12 @@ export interface BundledPython {
   prefix: string;
   /** The interpreter inside the layer. */
   bin: string;
+  /** glibc's minor version (2.x) of the image it is built in, berth-base:bookworm: the task's image needs at least this. */
+  glibcMinor: number;
 }
 
 export const BUNDLED_PYTHONS: Readonly<Record<BundledPythonName, BundledPython>> = {
-  'cpython-3.13': { version: '3.13.5', major: 3, minor: 13, prefix: '/opt/berth/python3.13', bin: '/opt/berth/python3.13/bin/python3.13' },
+  'cpython-3.13': { version: '3.13.5', major: 3, minor: 13, prefix: '/opt/berth/python3.13', bin: '/opt/berth/python3.13/bin/python3.13', glibcMinor: 36 },
 };
 
 const SCRIPT = join(import.meta.dirname, '..', '..', '..', 'scripts', 'build-cpython.sh');
@@ -47,7 +49,9 @@ export async function ensureBundledPython(python: BundledPython, toolsDir: strin
     throw new AgentInstallFailed(`building CPython ${python.version} on the host (scripts/build-cpython.sh ${dir}) failed:\n${tail}`);
   }
   const glibc = /^2\.(\d+)/.exec((await readFile(join(dir, 'glibc'), 'utf8')).trim());
-  if (!glibc) throw new AgentInstallFailed(`${join(dir, 'glibc')} does not name a glibc version: remove ${dir} and prepare again`);
+  if (!glibc || Number(glibc[1]) > python.glibcMinor) {
+    throw new AgentInstallFailed(`${join(dir, 'glibc')} names glibc ${glibc?.[0] ?? '(none)'}, not the 2.${python.glibcMinor} this Python is checked against: remove ${dir} and prepare again`);
+  }
   return { dir, glibcMinor: Number(glibc[1]) };
 }
 

@@ -83,10 +83,11 @@ async function pythonFor(
 ): Promise<{ py: PythonTarget; bin: string }> {
   if (install.python) {
     const python = BUNDLED_PYTHONS[install.python];
+    // Before the build (once per host, minutes): an image it cannot run on is refused at once.
+    await requireGlibc(provider, agent, baseId, false, python.glibcMinor);
     const built = await ensureBundledPython(python, toolsDir);
-    await requireGlibc(provider, agent, baseId, false, built.glibcMinor);
     await linkTree(join(built.dir, 'prefix'), join(ctx, 'python'));
-    return { py: { major: python.major, minor: python.minor, machine: hostMachine(), glibcMinor: built.glibcMinor }, bin: python.bin };
+    return { py: { major: python.major, minor: python.minor, machine: hostMachine(), glibcMinor: python.glibcMinor }, bin: python.bin };
   }
   const py = await probePython(provider, baseId);
   const [wantMajor, wantMinor] = install.minPython;
