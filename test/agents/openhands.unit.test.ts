@@ -14,7 +14,7 @@ const EVENTS = [
     action: { kind: 'TerminalAction', command: 'echo hi > hello.txt', is_input: false }, tool_name: 'terminal', tool_call_id: 'call_1',
     tool_call: { id: 'call_1', name: 'terminal', arguments: '{"command": "echo hi > hello.txt", "security_risk": "LOW"}', origin: 'completion' }, llm_response_id: 'r1',
   },
-  { kind: 'ObservationEvent', source: 'environment', tool_name: 'terminal', tool_call_id: 'call_1', observation: { kind: 'TerminalObservation', content: [{ type: 'text', text: '(exit code 0)' }] }, action_id: 'a1' },
+  { kind: 'ObservationEvent', source: 'environment', tool_name: 'terminal', tool_call_id: 'call_1', observation: { kind: 'TerminalObservation', content: [{ type: 'text', text: '\u001b[?2004l(exit code 0)\u001b[?2004h' }] }, action_id: 'a1' },
   {
     kind: 'ActionEvent', source: 'agent', thought: [], action: { kind: 'FileEditorAction', command: 'view', path: '/app/hello.txt' }, tool_name: 'file_editor', tool_call_id: 'call_2',
     tool_call: { id: 'call_2', name: 'file_editor', arguments: 'not json', origin: 'completion' }, llm_response_id: 'r2',

@@ -68,6 +68,8 @@ export function openhandsMcpConfig(run: AgentRun): Json {
 }
 
 const texts = (content: unknown): string => arr(content).map(obj).map((c) => str(c['text'])).filter(Boolean).join('\n');
+/** Its terminal's output carries the PTY's control sequences (bracketed-paste mode and the like). */
+const plain = (text: string): string => text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').trim();
 
 function parsedArguments(call: Json, action: Json): Record<string, unknown> {
   try {
@@ -109,7 +111,7 @@ export function openhandsAnswers(stdout: string): { answers: AnswerStep[]; error
       step.toolCalls.push(call);
     } else if (e['observation'] !== undefined || typeof e['error'] === 'string' || e['rejection_reason'] !== undefined) {
       const call = calls.get(str(e['tool_call_id']));
-      const output = e['observation'] !== undefined ? texts(obj(e['observation'])['content']) : str(e['error'] ?? e['rejection_reason']);
+      const output = e['observation'] !== undefined ? plain(texts(obj(e['observation'])['content'])) : str(e['error'] ?? e['rejection_reason']);
       if (call) call.output = output;
       else if (typeof e['error'] === 'string') errors.push(e['error']);
     } else if (e['llm_message'] !== undefined && e['source'] === 'agent') {
@@ -141,13 +143,15 @@ export const openhands: InstalledAgent = {
     LLM_MODEL: `${run.provider}/${run.model}`,
     LLM_BASE_URL: run.provider === 'anthropic' ? run.gatewayUrl : `${run.gatewayUrl}/v1`,
     OPENHANDS_PERSISTENCE_DIR: `${run.home}/.openhands`,
+    OPENHANDS_SUPPRESS_BANNER: '1',
   }),
   configFiles: (run): ConfigFile[] => [
     { path: `${run.home}/.openhands/agent_settings.json`, content: JSON.stringify(openhandsAgentSettings(run)) },
     ...(run.mcpServers.length ? [{ path: `${run.home}/.openhands/mcp.json`, content: JSON.stringify(openhandsMcpConfig(run)) }] : []),
   ],
   skillsHome: (run) => `${run.home}/.openhands/skills`,
-  command: (run) => `${CLI} --headless --json --override-with-envs --file ${shellQuote(run.instructionFile)} < /dev/null`,
+  // The instruction as the task text (--task), as Harbor gives it: --file would wrap it in a "file context" message.
+  command: (run) => `${CLI} --headless --json --override-with-envs --task "$(cat ${shellQuote(run.instructionFile)})" < /dev/null`,
   transcript: ({ stdout, sessionId, instruction, model }) => {
     const { answers, errors } = openhandsAnswers(stdout);
     return transcriptOf({ sessionId, agent: 'openhands', version: VERSION, model, instruction, answers, ...(errors.length ? { notes: errors.slice(0, 5).join('\n') } : {}) });
