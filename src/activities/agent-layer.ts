@@ -33,7 +33,7 @@ export async function buildLayerFor(provider: SandboxProvider, baseRef: string, 
   const agent = installedAgent(agentName);
   if (!agent) throw new AgentInstallFailed(`"${agentName}" is not an installed agent`);
   try {
-    return await ensureLayer(provider, agent, baseRef, agentPackagesDir());
+    return await ensureLayer(provider, agent, baseRef, agentPackagesDir(), homePath('tools'));
   } catch (err) {
     if (err instanceof ImageBuildFailed) throw new AgentInstallFailed(`installing ${agent.name} ${agent.version} over ${baseRef} failed: ${err.message}`);
     throw err;

