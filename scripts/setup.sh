@@ -92,8 +92,11 @@ else
     const want={"live-restore":true,"default-address-pools":JSON.parse(process.env.BERTH_POOLS)};let changed=false;
     for (const [k,v] of Object.entries(want)) if (!(k in j)) { j[k]=v; changed=true; }
     if (changed) fs.writeFileSync(f,JSON.stringify(j,null,2)+"\n")'
-  pgrep -x containerd >/dev/null || [ ! -x /usr/bin/containerd ] || detach "$BERTH_HOME/logs/containerd.log" /usr/bin/containerd
-  pgrep -x dockerd >/dev/null || detach "$BERTH_HOME/logs/dockerd.log" dockerd
+  # By their sockets and pid file, not by process name: the local Kubernetes cluster runs a containerd of its own and
+  # the multi-engine tests dockerds of their own, and neither serves this engine.
+  timeout 5 ctr --address /run/containerd/containerd.sock version >/dev/null 2>&1 || [ ! -x /usr/bin/containerd ] ||
+    detach "$BERTH_HOME/logs/containerd.log" /usr/bin/containerd
+  { [ -s /var/run/docker.pid ] && [ -d "/proc/$(cat /var/run/docker.pid)" ]; } || detach "$BERTH_HOME/logs/dockerd.log" dockerd
   echo "dockerd" >"$BERTH_HOME/started-dockerd"
   for _ in $(seq 1 120); do docker_answers && break; sleep 0.5; done
   docker_answers || { tail -n 30 "$BERTH_HOME/logs/dockerd.log" >&2 || true; die "dockerd did not answer within 60 s; its log is $BERTH_HOME/logs/dockerd.log"; }
