@@ -5,12 +5,38 @@ import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
+import { afterAll, beforeAll } from 'vitest';
 import { startBatch } from '../../src/client/batch.ts';
 import type { AgentName, ResultRow } from '../../src/workflows/types.ts';
-import type { TestCluster } from '../helpers/temporal.ts';
-import type { FakeVendors } from './fake-vendors.ts';
+import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
+import { startFakeVendors, type FakeVendors } from './fake-vendors.ts';
 
 export const docker = new Docker();
+
+/** The fake vendors and the test file's workers, set once the file's beforeAll has run. */
+export interface InstalledWorld { cluster: TestCluster; fake: FakeVendors }
+
+/**
+ * For a test file: the fake vendors accepting only `key`, the worker's environment pointing every provider at them
+ * with that key (the gateway's upstreams), and workers on the file's own task queues; all stopped after the file.
+ */
+export function useInstalledWorld(name: string, key: string): InstalledWorld {
+  const world = {} as InstalledWorld;
+  beforeAll(async () => {
+    world.fake = await startFakeVendors(key);
+    const url = world.fake.url;
+    Object.assign(process.env, {
+      ANTHROPIC_API_KEY: key, ANTHROPIC_BASE_URL: url, OPENAI_API_KEY: key, OPENAI_BASE_URL: `${url}/v1`,
+      GEMINI_API_KEY: key, GOOGLE_GEMINI_BASE_URL: url, BERTH_GATEWAY_RETRY_BASE_MS: '50',
+    });
+    world.cluster = await startTestWorkers(name);
+  }, 120_000);
+  afterAll(async () => {
+    await world.cluster?.stop();
+    await world.fake?.close();
+  });
+  return world;
+}
 
 /**
  * examples/hello as it is, in a dataset whose dataset.toml gives its 120 s agent budget a multiplier: on a loaded
