@@ -167,10 +167,13 @@ function scriptedMove(fake: FakeVendors, command: string): Move {
   };
 }
 
-/** The first tool's name as this request offers it. Claude Code defers MCP tools behind ToolSearch: called by name all the same. */
+/**
+ * The first tool's name as this request offers it. Claude Code and qwen-code defer MCP tools behind a search tool
+ * (ToolSearch, tool_search) and take a direct call by the tool's own name all the same.
+ */
 function firstToolOf(want: string | RegExp | undefined, offered: string[]): string | undefined {
   if (want === undefined) return undefined;
-  if (typeof want === 'string') return offered.includes(want) || offered.includes('ToolSearch') ? want : undefined;
+  if (typeof want === 'string') return offered.includes(want) || offered.includes('ToolSearch') || offered.includes('tool_search') ? want : undefined;
   return offered.find((n) => want.test(n));
 }
 

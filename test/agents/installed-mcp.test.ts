@@ -34,7 +34,7 @@ for line in sys.stdin:
         continue
     m = msg.get("method")
     with open("${SERVER_LOG}", "a") as log:
-        log.write(json.dumps({"method": m, "name": (msg.get("params") or {}).get("name")}) + "\n")
+        log.write(json.dumps({"method": m, "name": (msg.get("params") or {}).get("name")}) + "\\n")
     if m == "initialize":
         out = {"result": {"protocolVersion": msg["params"].get("protocolVersion", "2025-06-18"), "capabilities": {"tools": {}}, "serverInfo": {"name": "vault", "version": "1"}}}
     elif m == "tools/list":
@@ -75,14 +75,17 @@ async function inSandbox(batchId: string, script: string): Promise<string> {
   return execFileSync('docker', ['exec', c.Id, 'sh', '-c', script], { encoding: 'utf8' });
 }
 
-/** Runs `taskId` with `agent`, reading `script`'s output inside the sandbox while the agent runs (before its last answer). */
-async function runWatching(agent: AgentName, model: string, taskId: string, script: string): Promise<{ row: ResultRow; seen: string }> {
+/**
+ * Runs `taskId` with `agent`, reading `script`'s output inside the sandbox while the agent runs (before its last
+ * answer; not before `ready` says so).
+ */
+async function runWatching(agent: AgentName, model: string, taskId: string, script: string, ready = () => true): Promise<{ row: ResultRow; seen: string }> {
   const { fake, cluster } = world;
   const batchId = `mcp-${agent}-${Date.now().toString(36)}`;
   let seen: Promise<string> = Promise.resolve('');
   let looked = false;
   fake.beforeFinish = async () => {
-    if (looked) return;
+    if (looked || !ready()) return;
     looked = true;
     seen = inSandbox(batchId, script).catch((e: unknown) => `failed: ${String(e)}`);
     await seen;
@@ -149,19 +152,22 @@ function callsIn(row: ResultRow): Array<{ name: string; result: string }> {
 
 // The config each writes is pinned in installed-pure.test.ts; here the agent reads it and calls the server.
 describe.each([
-  { agent: 'opencode' as const, model: 'openai/gpt-4.1-mini', skills: '/logs/agent/home/.config/opencode/skills' },
-  { agent: 'gemini-cli' as const, model: 'google/gemini-2.5-pro', skills: '/logs/agent/home/.gemini/skills' },
-  { agent: 'qwen-code' as const, model: 'openai/qwen3-coder-plus', skills: '/logs/agent/home/.qwen/skills' },
-  { agent: 'cline' as const, model: 'openai/gpt-4.1-mini', skills: null },
-])('$agent calls the task\'s MCP server when its model asks (task-folder-format.md § [environment] mcp_servers)', ({ agent, model, skills }) => {
+  // The server's tool as each agent names it: opencode vault_lookup, gemini-cli mcp_vault_lookup (both offered in the
+  // request); qwen-code mcp__vault__lookup, deferred behind its tool_search and called by name.
+  { agent: 'opencode' as const, model: 'openai/gpt-4.1-mini', tool: 'vault_lookup', skills: '/logs/agent/home/.config/opencode/skills' },
+  { agent: 'gemini-cli' as const, model: 'google/gemini-2.5-pro', tool: 'mcp_vault_lookup', skills: '/logs/agent/home/.gemini/skills' },
+  { agent: 'qwen-code' as const, model: 'openai/qwen3-coder-plus', tool: 'mcp__vault__lookup', skills: '/logs/agent/home/.qwen/skills' },
+  { agent: 'cline' as const, model: 'openai/gpt-4.1-mini', tool: /lookup/, skills: null },
+])('$agent calls the task\'s MCP server when its model asks (task-folder-format.md § [environment] mcp_servers)', ({ agent, model, tool, skills }) => {
   it('the tools/call arrives at the server in the sandbox, and the tool\'s answer is in the ATIF trajectory', async () => {
     const { fake } = world;
     fake.command = WRITE_HELLO;
-    // The agent names the server's tool its own way (vault_lookup, mcp__vault__lookup, …): the fake calls it as offered.
-    fake.firstTool = /lookup/;
+    fake.firstTool = tool;
     const before = fake.firstToolCalls.length;
     try {
-      const { row, seen } = await runWatching(agent, model, 'mcp-stdio', `cat ${SERVER_LOG}; echo =====; ${skills ? `cat ${skills}/greeting/SKILL.md` : 'true'}`);
+      // Looked at once the model has called the tool (opencode's title call, without tools, comes before it).
+      const { row, seen } = await runWatching(agent, model, 'mcp-stdio', `cat ${SERVER_LOG}; echo =====; ${skills ? `cat ${skills}/greeting/SKILL.md` : 'true'}`,
+        () => fake.firstToolCalls.length > before);
       expect(row, row.failure_reason ?? '').toMatchObject({ reward: 1, failure_kind: null });
       const [log, skill] = seen.split('=====\n');
       const requests = log!.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { method: string; name: string | null });

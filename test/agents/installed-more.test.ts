@@ -1,15 +1,21 @@
 // The installed agents of issue 26 end to end, as test/agents/installed.test.ts does the first three: each
 // installed for real into a layer over examples/hello's image (packages fetched on the host from npm or PyPI),
 // then run through a real worker, a real engine and real Temporal against the fake model server speaking the
-// agent's wire protocol, reached only through the gateway. A second episode starts from the layer.
+// agent's wire protocol, reached only through the gateway. A second episode starts from the layer. opencode and
+// cline also run on their Anthropic route. An --agent-arg an agent does not take stops the batch before it starts, and
+// a task whose image lacks the agent's runtime is refused alone while the batch's other task runs.
 import { spawnSync } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DockerSandboxProvider } from '../../src/sandbox/index.ts';
 import { ModelProbeFailed } from '../../src/client/probe.ts';
 import { batchWorkflowId } from '../../src/client/episodes.ts';
 import { validateAtif } from '../../src/trajectory/atif.ts';
 import { INSTALLED_AGENTS, imageId, layerExists, layerTag } from '../../src/agents/index.ts';
 import type { AgentName } from '../../src/workflows/types.ts';
+import { buildTestImage, NO_LIBSTDCXX, removeTestImage } from '../helpers/docker.ts';
 import { reportedUsage, WRITE_HELLO } from './fake-vendors.ts';
 import { activityTypes, docker, helloDataset, runHello, trajectoryOf, useInstalledWorld, watchSandbox } from './installed-run.ts';
 
@@ -118,4 +124,33 @@ describe('an --agent-arg the agent does not take is refused before the batch sta
     const batch = await world.cluster.client.workflow.getHandle(batchWorkflowId(batchId)).describe().then(() => 'started', () => 'never started');
     expect(batch).toBe('never started');
   }, 120_000);
+});
+
+// docs/agents.md § Layers: "A missing runtime is found at prepare, before anything is fetched"; only that task's
+// episodes are masked, the batch's other tasks go on. (That nothing is fetched: installed-pure.test.ts.)
+describe('a task whose image lacks the runtime the agent needs, beside one that has it', () => {
+  const image = `berth-test-no-libstdcxx-${randomBytes(4).toString('hex')}:1`;
+  const NEEDS = /gemini-cli 0\.61\.0 needs glibc >= 2\.28 and libstdc\+\+6 in the task's image, which has no libstdc\+\+\.so\.6: add them to the task's image \(Debian\/Ubuntu: libstdc\+\+6\) or pick another agent/;
+  let mixed = '';
+  beforeAll(() => {
+    buildTestImage(image, NO_LIBSTDCXX);
+    mixed = helloDataset();
+    cpSync(join(mixed, 'hello'), join(mixed, 'bare'), { recursive: true });
+    const toml = join(mixed, 'bare', 'task.toml');
+    writeFileSync(toml, readFileSync(toml, 'utf8').replace('docker_image = "berth-base:bookworm"', `docker_image = "${image}"`));
+  }, 120_000);
+  afterAll(() => removeTestImage(image));
+
+  it('at prepare: that task is skipped, naming the agent and what its image lacks; the other task scores 1', async () => {
+    const { rows, skipped } = await runHello(world.cluster, mixed, 'gemini-cli', 'google/gemini-2.5-pro', { prepare: true });
+    expect(skipped).toEqual([expect.objectContaining({ task_id: 'bare', stage: 'prepare', reason: expect.stringMatching(NEEDS) as unknown })]);
+    expect(rows.map((r) => [r.task_id, r.reward])).toEqual([['hello', 1]]);
+  }, INSTALL_TIMEOUT);
+
+  it('without prepare: its episode\'s install is masked as agent:install_failed with the same message; the other task scores 1', async () => {
+    const { rows } = await runHello(world.cluster, mixed, 'gemini-cli', 'google/gemini-2.5-pro', { prepare: false });
+    const byTask = Object.fromEntries(rows.map((r) => [r.task_id, r]));
+    expect(byTask['bare']).toMatchObject({ failure_kind: 'agent:install_failed', mask_sample: true, failure_reason: expect.stringMatching(NEEDS) as unknown });
+    expect(byTask['hello'], byTask['hello']?.failure_reason ?? '').toMatchObject({ reward: 1, failure_kind: null });
+  }, INSTALL_TIMEOUT);
 });

@@ -8,6 +8,7 @@ import Docker from 'dockerode';
 import { afterAll, beforeAll } from 'vitest';
 import { startBatch } from '../../src/client/batch.ts';
 import type { AgentName, ResultRow } from '../../src/workflows/types.ts';
+import type { SkippedEntry } from '../../src/client/results.ts';
 import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
 import { startFakeVendors, type FakeVendors } from './fake-vendors.ts';
 
@@ -80,14 +81,14 @@ export async function activityTypes(cluster: TestCluster, workflowId: string): P
   return (history.events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes?.activityType?.name ? [e.activityTaskScheduledEventAttributes.activityType.name] : []));
 }
 
-export async function runHello(cluster: TestCluster, hello: string, agent: AgentName, model: string, extra: Partial<Parameters<typeof startBatch>[0]> = {}): Promise<{ rows: ResultRow[]; batchId: string }> {
+export async function runHello(cluster: TestCluster, hello: string, agent: AgentName, model: string, extra: Partial<Parameters<typeof startBatch>[0]> = {}): Promise<{ rows: ResultRow[]; batchId: string; skipped: SkippedEntry[] }> {
   const handle = await startBatch({
     dataset: hello, agent, model, client: cluster.client, taskQueue: cluster.taskQueue,
     resultsDir: mkdtempSync(join(tmpdir(), 'berth-installed-')), ...extra,
   });
   try {
     const summary = await handle.wait();
-    return { rows: summary.rows, batchId: handle.batchId };
+    return { rows: summary.rows, batchId: handle.batchId, skipped: handle.skipped };
   } finally {
     await handle.close();
   }
