@@ -34,11 +34,8 @@ export interface FakeVendors {
   beforeFinish?: () => Promise<void>;
   /** The shell command the first answer runs (default WRITE_HELLO). */
   command?: string;
-  /**
-   * A tool (an MCP server's) called once before the command: its name as the agent gives it, or a pattern matched
-   * against the offered tools' names (each agent names MCP tools its own way).
-   */
-  firstTool?: string | RegExp;
+  /** A tool (an MCP server's, as the agent names it) called once before the command. */
+  firstTool?: string;
   /** The names the first tool was called by, in order. */
   firstToolCalls: string[];
   close(): Promise<void>;
@@ -171,10 +168,9 @@ function scriptedMove(fake: FakeVendors, command: string): Move {
  * The first tool's name as this request offers it. Claude Code and qwen-code defer MCP tools behind a search tool
  * (ToolSearch, tool_search) and take a direct call by the tool's own name all the same.
  */
-function firstToolOf(want: string | RegExp | undefined, offered: string[]): string | undefined {
+function firstToolOf(want: string | undefined, offered: string[]): string | undefined {
   if (want === undefined) return undefined;
-  if (typeof want === 'string') return offered.includes(want) || offered.includes('ToolSearch') || offered.includes('tool_search') ? want : undefined;
-  return offered.find((n) => want.test(n));
+  return offered.includes(want) || offered.includes('ToolSearch') || offered.includes('tool_search') ? want : undefined;
 }
 
 function toolNames(body: Json): string[] {

@@ -152,12 +152,12 @@ function callsIn(row: ResultRow): Array<{ name: string; result: string }> {
 
 // The config each writes is pinned in installed-pure.test.ts; here the agent reads it and calls the server.
 describe.each([
-  // The server's tool as each agent names it: opencode vault_lookup, gemini-cli mcp_vault_lookup (both offered in the
-  // request); qwen-code mcp__vault__lookup, deferred behind its tool_search and called by name.
+  // The server's tool as each agent names it: opencode vault_lookup, gemini-cli mcp_vault_lookup, cline vault__lookup
+  // (offered in the request); qwen-code mcp__vault__lookup, deferred behind its tool_search and called by name.
   { agent: 'opencode' as const, model: 'openai/gpt-4.1-mini', tool: 'vault_lookup', skills: '/logs/agent/home/.config/opencode/skills' },
   { agent: 'gemini-cli' as const, model: 'google/gemini-2.5-pro', tool: 'mcp_vault_lookup', skills: '/logs/agent/home/.gemini/skills' },
   { agent: 'qwen-code' as const, model: 'openai/qwen3-coder-plus', tool: 'mcp__vault__lookup', skills: '/logs/agent/home/.qwen/skills' },
-  { agent: 'cline' as const, model: 'openai/gpt-4.1-mini', tool: /lookup/, skills: null },
+  { agent: 'cline' as const, model: 'openai/gpt-4.1-mini', tool: 'vault__lookup', skills: null },
 ])('$agent calls the task\'s MCP server when its model asks (task-folder-format.md § [environment] mcp_servers)', ({ agent, model, tool, skills }) => {
   it('the tools/call arrives at the server in the sandbox, and the tool\'s answer is in the ATIF trajectory', async () => {
     const { fake } = world;
