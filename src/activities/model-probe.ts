@@ -1,15 +1,23 @@
-import { installedAgent } from '../agents/index.ts';
-import { probeModel, type ProbeResult } from '../gateway/index.ts';
+import { agentArgsOf, AgentConfigError, installedAgent } from '../agents/index.ts';
+import { probeModel } from '../gateway/index.ts';
 import type { ActivityDeps } from './deps.ts';
+import type { ProbeResult } from './types.ts';
 import { modelOf, upstreamOf } from './model-gateway.ts';
 
 /**
- * Shared queue, before a batch starts: one small call through this worker's gateway with the key it holds, so a
- * bad key or an unknown model stops the batch before any sandbox starts. Rate limits are retried by the gateway.
+ * Shared queue, before a batch starts: the agent's arguments checked against its documented options, then one small
+ * call through this worker's gateway with the key it holds, so a bad argument, a bad key or an unknown model stops
+ * the batch before any sandbox starts. Rate limits are retried by the gateway.
  */
 export async function probeAgentModel(deps: ActivityDeps, req: { agent: string; model?: string; agentArgs?: Record<string, string> }): Promise<ProbeResult> {
   const agent = installedAgent(req.agent);
   if (!agent) return { ok: true, status: 0 };
+  try {
+    agentArgsOf(agent, req.agentArgs ?? {});
+  } catch (err) {
+    if (err instanceof AgentConfigError) return { ok: false, kind: 'agent:bad_args', status: 0, reason: err.message };
+    throw err;
+  }
   let m;
   try {
     m = modelOf({ model: req.model, agentArgs: req.agentArgs ?? {} }, agent);

@@ -4,7 +4,10 @@ import type { AgentName } from '../config/agents.ts';
 import type { McpToolBinding } from '../agents/openai/mcp.ts';
 
 export type { AgentName };
-export type { ProbeResult } from '../gateway/probe.ts';
+import type { ProbeResult as ModelProbeResult } from '../gateway/probe.ts';
+
+/** The check before a batch: the agent's --agent-arg values (`agent:bad_args`, never a row's kind), then one model call. */
+export type ProbeResult = ModelProbeResult | { ok: false; kind: 'agent:bad_args'; status: 0; reason: string };
 
 /** Per episode, enforced by the worker's model gateway (--max-tokens, --max-cost). */
 export interface ModelLimits {

@@ -1,6 +1,7 @@
 // A fake of the paid model APIs on 127.0.0.1, speaking each vendor's real wire protocol: Anthropic Messages
-// (streamed tool use), OpenAI Responses (streamed) and OpenAI Chat Completions. Its script solves
-// examples/hello: the first answer runs the shell command that writes hello.txt, the next one finishes.
+// (streamed tool use), OpenAI Responses (streamed), OpenAI Chat Completions and Gemini generateContent. Its script
+// solves examples/hello: the first answer runs the shell command that writes hello.txt, the next one finishes (a
+// test may put a call of another tool, an MCP server's, before the command).
 // It checks the key on every request (401 for any other), records what it reported, and can answer the
 // first agent call with a 429.
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
@@ -33,8 +34,10 @@ export interface FakeVendors {
   beforeFinish?: () => Promise<void>;
   /** The shell command the first answer runs (default WRITE_HELLO). */
   command?: string;
-  /** Anthropic only: a tool (an MCP server's, as the agent names it) called once before the command. */
+  /** A tool (an MCP server's, as the agent names it) called once before the command. */
   firstTool?: string;
+  /** The names the first tool was called by, in order. */
+  firstToolCalls: string[];
   close(): Promise<void>;
 }
 
@@ -65,19 +68,9 @@ function sse(res: ServerResponse, events: Array<{ event?: string; data: unknown 
 // Anthropic: input_tokens excludes cache reads; Berth counts input = 100 + 7 + 3.
 const ANTHROPIC_USAGE = { input_tokens: 100, cache_read_input_tokens: 7, cache_creation_input_tokens: 3 };
 
-function anthropic(res: ServerResponse, body: Json, n: number, command: string, firstTool?: string): Omit<Reported, 'path' | 'probe'> {
-  const messages = (body['messages'] as Json[] | undefined) ?? [];
-  const last = messages[messages.length - 1];
-  const answered = Array.isArray(last?.['content']) && (last['content'] as Json[]).some((c) => c['type'] === 'tool_result');
-  const tools = ((body['tools'] as Json[] | undefined) ?? []).map((t) => String(t['name']));
-  const hasBash = tools.includes('Bash');
-  // The offered first tool is called while no answer mentions a tool result yet (the first turn of the conversation).
-  const results = (JSON.stringify(messages).match(/"tool_result"/g) ?? []).length;
-  // Claude Code defers MCP tools behind its ToolSearch tool (not in the request's list): called by name all the same.
-  const offered = firstTool !== undefined && (tools.includes(firstTool) || tools.includes('ToolSearch'));
-  const callFirst = offered && results === 0;
-  const toolTurn = callFirst || (hasBash && (offered ? results < 2 : !answered));
-  const output = toolTurn ? 20 : 5;
+function anthropic(res: ServerResponse, body: Json, n: number, move: Move): Omit<Reported, 'path' | 'probe'> {
+  const call = move(((body['tools'] as Json[] | undefined) ?? []).map((t) => String(t['name'])), toolResults(body));
+  const output = call ? 20 : 5;
   const reported = { input: 110, cached: 7, output };
   if (body['stream'] !== true) {
     json(res, 200, {
@@ -86,10 +79,10 @@ function anthropic(res: ServerResponse, body: Json, n: number, command: string, 
     });
     return reported;
   }
-  const block = toolTurn
+  const block = call
     ? [
-        { event: 'content_block_start', data: { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: `toolu_${n}`, name: callFirst ? firstTool : 'Bash', input: {} } } },
-        { event: 'content_block_delta', data: { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: JSON.stringify(callFirst ? {} : { command, description: 'write the greeting' }) } } },
+        { event: 'content_block_start', data: { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: `toolu_${n}`, name: call.name, input: {} } } },
+        { event: 'content_block_delta', data: { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: JSON.stringify(call.args) } } },
       ]
     : [
         { event: 'content_block_start', data: { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } } },
@@ -99,10 +92,16 @@ function anthropic(res: ServerResponse, body: Json, n: number, command: string, 
     { event: 'message_start', data: { type: 'message_start', message: { id: `msg_${n}`, type: 'message', role: 'assistant', model: body['model'], content: [], stop_reason: null, stop_sequence: null, usage: { ...ANTHROPIC_USAGE, output_tokens: 1 } } } },
     ...block,
     { event: 'content_block_stop', data: { type: 'content_block_stop', index: 0 } },
-    { event: 'message_delta', data: { type: 'message_delta', delta: { stop_reason: toolTurn ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: output } } },
+    { event: 'message_delta', data: { type: 'message_delta', delta: { stop_reason: call ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: output } } },
     { event: 'message_stop', data: { type: 'message_stop' } },
   ]);
   return reported;
+}
+
+/** Anthropic: the tool results the conversation holds so far. */
+function toolResults(body: Json): number {
+  const messages = (body['messages'] as Json[] | undefined) ?? [];
+  return messages.flatMap((m) => (Array.isArray(m['content']) ? (m['content'] as Json[]) : [])).filter((c) => c['type'] === 'tool_result').length;
 }
 
 function responses(res: ServerResponse, body: Json, n: number, command: string): Omit<Reported, 'path' | 'probe'> {
@@ -133,7 +132,7 @@ function responses(res: ServerResponse, body: Json, n: number, command: string):
 }
 
 /** Each agent's shell tool, by the name it gives it; the first the request offers is the one called. */
-const SHELL_TOOLS = ['bash', 'run_shell_command', 'run_commands', 'execute_command', 'shell', 'exec_command', 'run_command', 'terminal'];
+const SHELL_TOOLS = ['Bash', 'bash', 'run_shell_command', 'run_commands', 'execute_command', 'shell', 'exec_command', 'run_command', 'terminal'];
 
 /** The shell tool's arguments in its own schema (cline's run_commands takes a list and nothing else). */
 function shellArgs(tool: string, command: string): Json {
@@ -143,23 +142,53 @@ function shellArgs(tool: string, command: string): Json {
   return { command, description: 'write the greeting', ...(tool === 'execute_command' ? { requires_approval: false } : {}) };
 }
 
+/** The next tool call of the script, given the tools offered and how many results the conversation holds (null: answer). */
+type Move = (offered: string[], ran: number) => { name: string; args: Json } | null;
+
+/**
+ * The script every protocol follows: the first tool once (when the test asks for one and the agent offers it), then
+ * the shell command, then a plain answer. mini-swe-agent's one tool is bash, and it ends when a command prints its
+ * submit marker.
+ */
+function scriptedMove(fake: FakeVendors, command: string): Move {
+  return (offered, ran) => {
+    const shell = SHELL_TOOLS.find((t) => offered.includes(t));
+    const first = firstToolOf(fake.firstTool, offered);
+    const onlyBash = offered.length === 1 && offered[0] === 'bash';
+    const script = [
+      ...(first ? [{ name: first, args: {} }] : []),
+      ...(shell ? [{ name: shell, args: shellArgs(shell, command) }] : []),
+      ...(onlyBash ? [{ name: 'bash', args: shellArgs('bash', 'echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT') }] : []),
+    ];
+    const next = script[ran] ?? null;
+    if (next && next.name === first) fake.firstToolCalls.push(first);
+    return next;
+  };
+}
+
+/**
+ * The first tool's name as this request offers it. Claude Code and qwen-code defer MCP tools behind a search tool
+ * (ToolSearch, tool_search) and take a direct call by the tool's own name all the same.
+ */
+function firstToolOf(want: string | undefined, offered: string[]): string | undefined {
+  if (want === undefined) return undefined;
+  return offered.includes(want) || offered.includes('ToolSearch') || offered.includes('tool_search') ? want : undefined;
+}
+
 function toolNames(body: Json): string[] {
   return ((body['tools'] as Json[] | undefined) ?? []).map((t) => String(obj(t['function'])['name'] ?? t['name'] ?? ''));
 }
 
 const obj = (v: unknown): Json => (typeof v === 'object' && v !== null ? (v as Json) : {});
 
-function chat(res: ServerResponse, body: Json, n: number, first: string): Omit<Reported, 'path' | 'probe'> {
+function chat(res: ServerResponse, body: Json, n: number, move: Move): Omit<Reported, 'path' | 'probe'> {
   const messages = (body['messages'] as Json[] | undefined) ?? [];
   const ran = messages.filter((m) => m['role'] === 'tool').length;
   const usage = { prompt_tokens: 50 + 10 * ran, completion_tokens: 10, total_tokens: 60 + 10 * ran, prompt_tokens_details: { cached_tokens: 5 } };
   const names = toolNames(body);
-  const shell = SHELL_TOOLS.find((t) => names.includes(t));
-  // mini-swe-agent's one tool is bash, and it ends when a command prints its submit marker; the others end on a
-  // plain answer.
-  const onlyBash = names.length === 1 && names[0] === 'bash';
-  const command = ran === 0 ? first : onlyBash ? 'echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT' : null;
-  const call = shell && command ? { id: `call_${n}`, type: 'function', function: { name: shell, arguments: JSON.stringify(shellArgs(shell, command)) } } : null;
+  const shell = SHELL_TOOLS.some((t) => names.includes(t));
+  const next = move(names, ran);
+  const call = next ? { id: `call_${n}`, type: 'function', function: { name: next.name, arguments: JSON.stringify(next.args) } } : null;
   // An agent that edits files from the answer's text instead of calling tools (aider, whole-file format) gets the
   // file's listing: its name on a line, then its content fenced.
   const asksForHello = !shell && messages.some((m) => m['role'] === 'user' && JSON.stringify(m['content']).includes('hello.txt'));
@@ -186,13 +215,14 @@ function chat(res: ServerResponse, body: Json, n: number, first: string): Omit<R
 }
 
 /** Gemini's generateContent / streamGenerateContent (alt=sse): a functionCall of the shell tool, then a text answer. */
-function gemini(res: ServerResponse, body: Json, n: number, streamed: boolean, first: string): Omit<Reported, 'path' | 'probe'> {
+function gemini(res: ServerResponse, body: Json, n: number, streamed: boolean, move: Move): Omit<Reported, 'path' | 'probe'> {
   const contents = (body['contents'] as Json[] | undefined) ?? [];
   const parts = contents.flatMap((c) => ((c['parts'] as Json[] | undefined) ?? []));
   const ran = parts.filter((p) => p['functionResponse'] !== undefined).length;
   const names = ((body['tools'] as Json[] | undefined) ?? []).flatMap((t) => ((t['functionDeclarations'] as Json[] | undefined) ?? []).map((f) => String(f['name'])));
-  const shell = SHELL_TOOLS.find((t) => names.includes(t));
-  const call = shell && ran === 0 ? { functionCall: { name: shell, args: shellArgs(shell, first) } } : null;
+  const shell = SHELL_TOOLS.some((t) => names.includes(t));
+  const next = move(names, ran);
+  const call = next ? { functionCall: { name: next.name, args: next.args } } : null;
   const usageMetadata = { promptTokenCount: 90 + 10 * ran, cachedContentTokenCount: 30, candidatesTokenCount: call ? 12 : 4, thoughtsTokenCount: 3, totalTokenCount: 0 };
   usageMetadata.totalTokenCount = usageMetadata.promptTokenCount + usageMetadata.candidatesTokenCount + usageMetadata.thoughtsTokenCount;
   const reported = { input: usageMetadata.promptTokenCount, cached: 30, output: usageMetadata.candidatesTokenCount + 3 };
@@ -214,7 +244,7 @@ export async function startFakeVendors(key: string): Promise<FakeVendors> {
   let n = 0;
   let limitNext = false;
   const fake: FakeVendors = {
-    url: '', reported: [], refused: [], keysSeen: new Set(),
+    url: '', reported: [], refused: [], keysSeen: new Set(), firstToolCalls: [],
     rateLimitNext: () => { limitNext = true; },
     close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
   };
@@ -252,10 +282,11 @@ export async function startFakeVendors(key: string): Promise<FakeVendors> {
       n++;
       let r: Omit<Reported, 'path' | 'probe'>;
       const command = fake.command ?? WRITE_HELLO;
-      if (path === '/v1/messages') r = anthropic(res, body, n, command, fake.firstTool);
+      const move = scriptedMove(fake, command);
+      if (path === '/v1/messages') r = anthropic(res, body, n, move);
       else if (path === '/v1/responses') r = responses(res, body, n, command);
-      else if (path === '/v1/chat/completions') r = chat(res, body, n, command);
-      else if (/^\/v1beta\/models\/[^/]+:(stream)?[gG]enerateContent$/.test(path)) r = gemini(res, body, n, path.endsWith(':streamGenerateContent'), command);
+      else if (path === '/v1/chat/completions') r = chat(res, body, n, move);
+      else if (/^\/v1beta\/models\/[^/]+:(stream)?[gG]enerateContent$/.test(path)) r = gemini(res, body, n, path.endsWith(':streamGenerateContent'), move);
       else return json(res, 404, { error: { message: `no route ${path}`, type: 'not_found' } });
       fake.reported.push({ path, probe, ...r });
     })().catch((err: unknown) => {

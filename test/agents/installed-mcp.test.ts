@@ -2,24 +2,26 @@
 // task-folder-format.md § [environment] mcp_servers and skills_dir): claude-code gets `--mcp-config` with each server
 // in its own transport names and the skills in ~/.claude/skills; codex gets `[mcp_servers.<name>]` in
 // $CODEX_HOME/config.toml and the skills in $CODEX_HOME/skills; mini-swe-agent has no MCP client (none is written).
-// What each agent receives is read inside the running sandbox while the agent runs; claude-code then calls the
-// task's stdio MCP server (a real one, in the sandbox) and the tool's answer reaches its ATIF trajectory.
+// What each agent receives is read inside the running sandbox while the agent runs. Then each agent that reads MCP
+// configuration (claude-code, and issue 26's opencode, gemini-cli, qwen-code and cline) is asked by the scripted
+// model to call the task's stdio MCP server's tool (a real server, in the sandbox, logging every request it gets):
+// the call arrives at the server and the tool's answer reaches the agent's ATIF trajectory.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Docker from 'dockerode';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startBatch } from '../../src/client/batch.ts';
 import type { AgentName, ResultRow } from '../../src/workflows/types.ts';
-import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
 import { writeDataset } from '../helpers/tasks.ts';
-import { startFakeVendors, WRITE_HELLO, type FakeVendors } from './fake-vendors.ts';
+import { WRITE_HELLO } from './fake-vendors.ts';
+import { docker, useInstalledWorld } from './installed-run.ts';
 
 const REAL_KEY = 'sk-berth-test-REAL-mcp-8b1c';
 const ANSWER = 'berth-mcp-answer-42';
 const INSTALL_TIMEOUT = 900_000;
-const docker = new Docker();
+/** Where the MCP server logs each request it gets (method, tool name), inside the sandbox. */
+const SERVER_LOG = '/tmp/berth-mcp-requests.jsonl';
 
 // MCP's stdio transport: one JSON-RPC message per line. One tool, `lookup`, answering ANSWER.
 const SERVER = `import json, sys
@@ -31,6 +33,8 @@ for line in sys.stdin:
     if "id" not in msg:
         continue
     m = msg.get("method")
+    with open("${SERVER_LOG}", "a") as log:
+        log.write(json.dumps({"method": m, "name": (msg.get("params") or {}).get("name")}) + "\\n")
     if m == "initialize":
         out = {"result": {"protocolVersion": msg["params"].get("protocolVersion", "2025-06-18"), "capabilities": {"tools": {}}, "serverInfo": {"name": "vault", "version": "1"}}}
     elif m == "tools/list":
@@ -61,19 +65,8 @@ function task(id: string, servers: string[][]): Record<string, string> {
   };
 }
 
-let cluster: TestCluster;
-let fake: FakeVendors;
 const dataset = writeDataset({ ...task('mcp-stdio', [SERVERS.stdio]), ...task('mcp-all', [SERVERS.stdio, SERVERS.http, SERVERS.sse]) });
-
-beforeAll(async () => {
-  fake = await startFakeVendors(REAL_KEY);
-  Object.assign(process.env, { ANTHROPIC_API_KEY: REAL_KEY, ANTHROPIC_BASE_URL: fake.url, OPENAI_API_KEY: REAL_KEY, OPENAI_BASE_URL: `${fake.url}/v1` });
-  cluster = await startTestWorkers('installed-mcp');
-}, 120_000);
-afterAll(async () => {
-  await cluster?.stop();
-  await fake?.close();
-});
+const world = useInstalledWorld('installed-mcp', REAL_KEY);
 
 /** Inside the batch's running sandbox, as root: `script`'s stdout. */
 async function inSandbox(batchId: string, script: string): Promise<string> {
@@ -82,13 +75,17 @@ async function inSandbox(batchId: string, script: string): Promise<string> {
   return execFileSync('docker', ['exec', c.Id, 'sh', '-c', script], { encoding: 'utf8' });
 }
 
-/** Runs `taskId` with `agent`, reading `script`'s output inside the sandbox while the agent runs (before its last answer). */
-async function runWatching(agent: AgentName, model: string, taskId: string, script: string): Promise<{ row: ResultRow; seen: string }> {
+/**
+ * Runs `taskId` with `agent`, reading `script`'s output inside the sandbox while the agent runs (before its last
+ * answer; not before `ready` says so).
+ */
+async function runWatching(agent: AgentName, model: string, taskId: string, script: string, ready = () => true): Promise<{ row: ResultRow; seen: string }> {
+  const { fake, cluster } = world;
   const batchId = `mcp-${agent}-${Date.now().toString(36)}`;
   let seen: Promise<string> = Promise.resolve('');
   let looked = false;
   fake.beforeFinish = async () => {
-    if (looked) return;
+    if (looked || !ready()) return;
     looked = true;
     seen = inSandbox(batchId, script).catch((e: unknown) => `failed: ${String(e)}`);
     await seen;
@@ -108,8 +105,8 @@ async function runWatching(agent: AgentName, model: string, taskId: string, scri
 
 describe('MCP servers and skills in the installed agents\' own configuration', () => {
   it('claude-code: --mcp-config with the stdio server, skills in ~/.claude/skills, and the MCP tool\'s answer in its trajectory', async () => {
-    fake.command = WRITE_HELLO;
-    fake.firstTool = 'mcp__vault__lookup';
+    world.fake.command = WRITE_HELLO;
+    world.fake.firstTool = 'mcp__vault__lookup';
     try {
       const { row, seen } = await runWatching('claude-code', 'anthropic/claude-sonnet-4-5', 'mcp-stdio',
         'cat /logs/agent/home/.claude/berth-mcp.json; echo; echo =====; cat /logs/agent/home/.claude/skills/greeting/SKILL.md; echo =====; ' +
@@ -126,17 +123,65 @@ describe('MCP servers and skills in the installed agents\' own configuration', (
       expect(mcpCall, trajectory).toBeDefined();
       expect(mcpCall!.observation).toContain(ANSWER);
     } finally {
-      fake.firstTool = undefined;
+      world.fake.firstTool = undefined;
     }
   }, INSTALL_TIMEOUT);
 
   it('codex: [mcp_servers.*] in $CODEX_HOME/config.toml (stdio and streamable HTTP; no client for sse) and skills in $CODEX_HOME/skills', async () => {
-    fake.command = WRITE_HELLO;
+    world.fake.command = WRITE_HELLO;
     const { row, seen } = await runWatching('codex', 'openai/gpt-5-codex', 'mcp-all',
       'cat /logs/agent/home/.codex/config.toml; echo =====; cat /logs/agent/home/.codex/skills/greeting/SKILL.md');
     expect(row, row.failure_reason ?? '').toMatchObject({ reward: 1, failure_kind: null });
     const [config, skill] = seen.split('=====\n');
     expect(config).toBe('[mcp_servers."vault"]\ncommand = "python3"\nargs = ["/app/mcp_server.py"]\n\n[mcp_servers."remote"]\nurl = "http://localhost:8765/mcp"\n');
     expect(skill).toContain('Say hello.');
+  }, INSTALL_TIMEOUT);
+});
+
+interface Step { tool_calls?: Array<{ tool_call_id: string; function_name: string }>; observation?: { results?: Array<{ source_call_id?: string; content?: unknown }> } }
+
+/** Each MCP tool call in a turn's ATIF trajectory, with what its result says. */
+function callsIn(row: ResultRow): Array<{ name: string; result: string }> {
+  const steps = (JSON.parse(readFileSync(join(row.logs_dir!, 'turn-1', 'agent', 'trajectory.json'), 'utf8')) as { steps: Step[] }).steps;
+  const results = steps.flatMap((s) => s.observation?.results ?? []);
+  return steps.flatMap((s) => s.tool_calls ?? []).map((c) => ({
+    name: c.function_name,
+    result: JSON.stringify(results.filter((r) => r.source_call_id === c.tool_call_id).map((r) => r.content ?? null)),
+  }));
+}
+
+// The config each writes is pinned in installed-pure.test.ts; here the agent reads it and calls the server.
+describe.each([
+  // The server's tool as each agent names it: opencode vault_lookup, gemini-cli mcp_vault_lookup, cline vault__lookup
+  // (offered in the request); qwen-code mcp__vault__lookup, deferred behind its tool_search and called by name.
+  { agent: 'opencode' as const, model: 'openai/gpt-4.1-mini', tool: 'vault_lookup', skills: '/logs/agent/home/.config/opencode/skills' },
+  { agent: 'gemini-cli' as const, model: 'google/gemini-2.5-pro', tool: 'mcp_vault_lookup', skills: '/logs/agent/home/.gemini/skills' },
+  { agent: 'qwen-code' as const, model: 'openai/qwen3-coder-plus', tool: 'mcp__vault__lookup', skills: '/logs/agent/home/.qwen/skills' },
+  { agent: 'cline' as const, model: 'openai/gpt-4.1-mini', tool: 'vault__lookup', skills: null },
+])('$agent calls the task\'s MCP server when its model asks (task-folder-format.md § [environment] mcp_servers)', ({ agent, model, tool, skills }) => {
+  it('the tools/call arrives at the server in the sandbox, and the tool\'s answer is in the ATIF trajectory', async () => {
+    const { fake } = world;
+    fake.command = WRITE_HELLO;
+    fake.firstTool = tool;
+    const before = fake.firstToolCalls.length;
+    try {
+      // Looked at once the model has called the tool (opencode's title call, without tools, comes before it).
+      const { row, seen } = await runWatching(agent, model, 'mcp-stdio', `cat ${SERVER_LOG}; echo =====; ${skills ? `cat ${skills}/greeting/SKILL.md` : 'true'}`,
+        () => fake.firstToolCalls.length > before);
+      expect(row, row.failure_reason ?? '').toMatchObject({ reward: 1, failure_kind: null });
+      const [log, skill] = seen.split('=====\n');
+      const requests = log!.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { method: string; name: string | null });
+      expect(requests.map((r) => r.method)).toContain('tools/list');
+      expect(requests.filter((r) => r.method === 'tools/call')).toEqual([{ method: 'tools/call', name: 'lookup' }]);
+      if (skills) expect(skill).toContain('Say hello.');
+
+      const called = fake.firstToolCalls.slice(before);
+      expect(called).toHaveLength(1);
+      const inTrajectory = callsIn(row).filter((c) => c.name === called[0]);
+      expect(inTrajectory, JSON.stringify(callsIn(row))).toHaveLength(1);
+      expect(inTrajectory[0]!.result).toContain(ANSWER);
+    } finally {
+      fake.firstTool = undefined;
+    }
   }, INSTALL_TIMEOUT);
 });

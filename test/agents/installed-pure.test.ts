@@ -2,7 +2,6 @@
 // options, the config files written for the gateway, the task's MCP servers in each agent's own shape, each agent's
 // log (as the real agent printed it in the end-to-end runs) turned into ATIF with its tool calls; and, against the
 // real engine, a task image lacking the runtime an agent needs refused before anything is fetched.
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +15,7 @@ import { opencodeConfig } from '../../src/agents/installed/opencode.ts';
 import { geminiSettings } from '../../src/agents/installed/gemini-cli.ts';
 import { clineMcpSettings } from '../../src/agents/installed/cline.ts';
 import { validateAtif } from '../../src/trajectory/atif.ts';
+import { buildTestImage, NO_LIBSTDCXX, removeTestImage } from '../helpers/docker.ts';
 
 const run = (over: Partial<AgentRun> = {}): AgentRun => ({
   gatewayUrl: 'http://172.16.0.1:4000', token: 'berth-t', model: 'm-1', provider: 'openai', instructionFile: '/logs/agent/instruction.md',
@@ -151,20 +151,27 @@ describe.each(Object.entries(LOGS))('%s log → ATIF', (name, lines) => {
 
 describe('a missing runtime is found before anything is fetched or built', () => {
   const tag = `berth-test-no-libstdcxx:${randomBytes(4).toString('hex')}`;
+  const noPython = `berth-test-no-python:${randomBytes(4).toString('hex')}`;
   const docker = new DockerSandboxProvider();
   beforeAll(() => {
-    const r = spawnSync('docker', ['build', '-q', '-t', tag, '-'], {
-      input: 'FROM berth-base:bookworm\nRUN rm -f /usr/lib/x86_64-linux-gnu/libstdc++.so.6*\n', encoding: 'utf8',
-    });
-    if (r.status !== 0) throw new Error(r.stderr);
+    buildTestImage(tag, NO_LIBSTDCXX);
+    buildTestImage(noPython, 'FROM berth-base:bookworm\nRUN rm -f /usr/bin/python3*\n');
   }, 120_000);
-  afterAll(() => { spawnSync('docker', ['rmi', '-f', tag]); });
+  afterAll(() => { for (const image of [tag, noPython]) removeTestImage(image); });
 
   it('a JavaScript agent on an image without libstdc++ fails its install naming what is missing, with nothing fetched', async () => {
     const cache = mkdtempSync(join(tmpdir(), 'berth-no-runtime-'));
     const err = await ensureLayer(docker, INSTALLED_AGENTS['gemini-cli'], tag, cache).then(() => null, (e: unknown) => e);
     expect(err).toBeInstanceOf(AgentInstallFailed);
     expect((err as Error).message).toMatch(/gemini-cli 0\.61\.0 needs glibc >= 2\.28 and libstdc\+\+6 in the task's image, which has no libstdc\+\+\.so\.6/);
+    expect(readdirSync(cache)).toEqual([]);
+  }, 120_000);
+
+  it('a PyPI agent on an image without python3 fails its install naming what it needs, with nothing fetched', async () => {
+    const cache = mkdtempSync(join(tmpdir(), 'berth-no-python-'));
+    const err = await ensureLayer(docker, INSTALLED_AGENTS.aider, noPython, cache).then(() => null, (e: unknown) => e);
+    expect(err).toBeInstanceOf(AgentInstallFailed);
+    expect((err as Error).message).toBe("aider 0.86.2 needs Python >= 3.10 in the task's image, which has no working python3 (or not glibc): add python3 to the task's image or pick another agent");
     expect(readdirSync(cache)).toEqual([]);
   }, 120_000);
 

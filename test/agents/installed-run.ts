@@ -5,12 +5,39 @@ import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
+import { afterAll, beforeAll } from 'vitest';
 import { startBatch } from '../../src/client/batch.ts';
 import type { AgentName, ResultRow } from '../../src/workflows/types.ts';
-import type { TestCluster } from '../helpers/temporal.ts';
-import type { FakeVendors } from './fake-vendors.ts';
+import type { SkippedEntry } from '../../src/client/results.ts';
+import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
+import { startFakeVendors, type FakeVendors } from './fake-vendors.ts';
 
 export const docker = new Docker();
+
+/** The fake vendors and the test file's workers, set once the file's beforeAll has run. */
+export interface InstalledWorld { cluster: TestCluster; fake: FakeVendors }
+
+/**
+ * For a test file: the fake vendors accepting only `key`, the worker's environment pointing every provider at them
+ * with that key (the gateway's upstreams), and workers on the file's own task queues; all stopped after the file.
+ */
+export function useInstalledWorld(name: string, key: string): InstalledWorld {
+  const world = {} as InstalledWorld;
+  beforeAll(async () => {
+    world.fake = await startFakeVendors(key);
+    const url = world.fake.url;
+    Object.assign(process.env, {
+      ANTHROPIC_API_KEY: key, ANTHROPIC_BASE_URL: url, OPENAI_API_KEY: key, OPENAI_BASE_URL: `${url}/v1`,
+      GEMINI_API_KEY: key, GOOGLE_GEMINI_BASE_URL: url, BERTH_GATEWAY_RETRY_BASE_MS: '50',
+    });
+    world.cluster = await startTestWorkers(name);
+  }, 120_000);
+  afterAll(async () => {
+    await world.cluster?.stop();
+    await world.fake?.close();
+  });
+  return world;
+}
 
 /**
  * examples/hello as it is, in a dataset whose dataset.toml gives its 120 s agent budget a multiplier: on a loaded
@@ -54,14 +81,14 @@ export async function activityTypes(cluster: TestCluster, workflowId: string): P
   return (history.events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes?.activityType?.name ? [e.activityTaskScheduledEventAttributes.activityType.name] : []));
 }
 
-export async function runHello(cluster: TestCluster, hello: string, agent: AgentName, model: string, extra: Partial<Parameters<typeof startBatch>[0]> = {}): Promise<{ rows: ResultRow[]; batchId: string }> {
+export async function runHello(cluster: TestCluster, hello: string, agent: AgentName, model: string, extra: Partial<Parameters<typeof startBatch>[0]> = {}): Promise<{ rows: ResultRow[]; batchId: string; skipped: SkippedEntry[] }> {
   const handle = await startBatch({
     dataset: hello, agent, model, client: cluster.client, taskQueue: cluster.taskQueue,
     resultsDir: mkdtempSync(join(tmpdir(), 'berth-installed-')), ...extra,
   });
   try {
     const summary = await handle.wait();
-    return { rows: summary.rows, batchId: handle.batchId };
+    return { rows: summary.rows, batchId: handle.batchId, skipped: handle.skipped };
   } finally {
     await handle.close();
   }

@@ -5,42 +5,27 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DockerSandboxProvider } from '../../src/sandbox/index.ts';
 import { ModelProbeFailed } from '../../src/client/probe.ts';
 import { batchWorkflowId } from '../../src/client/episodes.ts';
 import { validateAtif } from '../../src/trajectory/atif.ts';
 import { INSTALLED_AGENTS, imageId, layerExists, layerTag } from '../../src/agents/index.ts';
 import type { AgentName } from '../../src/workflows/types.ts';
-import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
 import { berth } from '../helpers/cli.ts';
-import { reportedUsage, startFakeVendors, type FakeVendors } from './fake-vendors.ts';
-import { activityTypes as historyActivities, docker, helloDataset, runHello as runDataset, trajectoryOf, watchSandbox as watch } from './installed-run.ts';
+import { reportedUsage } from './fake-vendors.ts';
+import { activityTypes as historyActivities, docker, helloDataset, runHello as runDataset, trajectoryOf, useInstalledWorld, watchSandbox as watch } from './installed-run.ts';
 
 const hello = helloDataset();
 const REAL_KEY = 'sk-berth-test-REAL-7f3c9e1a5b2d8c4f';
 const provider = new DockerSandboxProvider(docker);
 const INSTALL_TIMEOUT = 900_000;
 
-let cluster: TestCluster;
-let fake: FakeVendors;
+const world = useInstalledWorld('installed', REAL_KEY);
 
-beforeAll(async () => {
-  fake = await startFakeVendors(REAL_KEY);
-  Object.assign(process.env, {
-    ANTHROPIC_API_KEY: REAL_KEY, ANTHROPIC_BASE_URL: fake.url, OPENAI_API_KEY: REAL_KEY, OPENAI_BASE_URL: `${fake.url}/v1`,
-    BERTH_GATEWAY_RETRY_BASE_MS: '50',
-  });
-  cluster = await startTestWorkers('installed');
-}, 120_000);
-afterAll(async () => {
-  await cluster?.stop();
-  await fake?.close();
-});
-
-const activityTypes = (workflowId: string) => historyActivities(cluster, workflowId);
-const runHello = (agent: AgentName, model: string, extra: Parameters<typeof runDataset>[4] = {}) => runDataset(cluster, hello, agent, model, extra);
-const watchSandbox = (batchIdOf: () => string) => watch(fake, REAL_KEY, batchIdOf);
+const activityTypes = (workflowId: string) => historyActivities(world.cluster, workflowId);
+const runHello = (agent: AgentName, model: string, extra: Parameters<typeof runDataset>[4] = {}) => runDataset(world.cluster, hello, agent, model, extra);
+const watchSandbox = (batchIdOf: () => string) => watch(world.fake, REAL_KEY, batchIdOf);
 
 describe.each([
   { agent: 'claude-code' as const, model: 'anthropic/claude-sonnet-4-5', path: '/v1/messages', prepare: false },
@@ -50,39 +35,39 @@ describe.each([
   it('scores 1 with a valid ATIF trajectory, the usage the model reported, and no key in the sandbox', async () => {
     const tag = layerTag(await imageId(provider, 'berth-base:bookworm'), INSTALLED_AGENTS[agent]);
     const hadLayer = await layerExists(provider, tag);
-    const from = fake.reported.length;
+    const from = world.fake.reported.length;
     let batchId = '';
     const batchIdFor = `installed-${agent}-${Date.now().toString(36)}`;
     const watch = watchSandbox(() => batchId || batchIdFor);
-    const { rows } = await runHello(agent, model, { batchId: batchIdFor, prepare }).finally(() => { fake.beforeFinish = undefined; });
+    const { rows } = await runHello(agent, model, { batchId: batchIdFor, prepare }).finally(() => { world.fake.beforeFinish = undefined; });
     batchId = batchIdFor;
     const row = rows[0]!;
     if (process.env.BERTH_TEST_TIMINGS) console.log(agent, JSON.stringify(row.timings));
     expect(row, row.failure_reason ?? '').toMatchObject({ reward: 1, mask_sample: false, failure_kind: null });
     expect(validateAtif(trajectoryOf(row))).toEqual({ ok: true });
 
-    const calls = fake.reported.slice(from).filter((r) => !r.probe);
+    const calls = world.fake.reported.slice(from).filter((r) => !r.probe);
     expect(calls.length).toBeGreaterThanOrEqual(2);
     expect(calls.every((c) => c.path === path)).toBe(true);
-    expect(row.usage).toMatchObject(reportedUsage(fake, from));
+    expect(row.usage).toMatchObject(reportedUsage(world.fake, from));
     expect(row.turns[0]!.usage).toEqual(row.usage);
 
     const seen = await watch.result;
     expect(seen.key).toEqual({ files: [], environ: [] });
     expect(seen.token.environ.length).toBeGreaterThan(0);
-    fake.beforeFinish = undefined;
+    world.fake.beforeFinish = undefined;
     // A host without the layer installs it once: in the episode (an activity of its own), or in the batch's prepare.
     expect(await layerExists(provider, tag)).toBe(true);
     if (!hadLayer && !prepare) expect(await activityTypes(row.workflow_id)).toContain('installAgentLayer');
     if (hadLayer || prepare) expect(await activityTypes(row.workflow_id)).not.toContain('installAgentLayer');
     // Nor in the episode's history, its row, or its logs on the host.
-    const history = await cluster.client.workflow.getHandle(row.workflow_id).fetchHistory();
+    const history = await world.cluster.client.workflow.getHandle(row.workflow_id).fetchHistory();
     expect(JSON.stringify(history, (_k, v: unknown) => (v instanceof Uint8Array ? Buffer.from(v).toString('utf8') : v))).not.toContain(REAL_KEY);
     expect(JSON.stringify(row)).not.toContain(REAL_KEY);
     const logs = spawnSync('grep', ['-rlF', REAL_KEY, row.logs_dir!], { encoding: 'utf8' });
     expect(logs.stdout).toBe('');
     // The fake saw the real key (put in by the gateway), and no token of Berth's reached it.
-    expect([...fake.keysSeen].every((k) => k === REAL_KEY)).toBe(true);
+    expect([...world.fake.keysSeen].every((k) => k === REAL_KEY)).toBe(true);
   }, INSTALL_TIMEOUT);
 });
 
@@ -96,21 +81,21 @@ describe('the layer is reused, rate limits are retried, limits and bad keys stop
   }, INSTALL_TIMEOUT);
 
   it('a 429 on the first call is retried inside the turn and the episode scores', async () => {
-    const refusedBefore = fake.refused.length;
-    fake.rateLimitNext();
+    const refusedBefore = world.fake.refused.length;
+    world.fake.rateLimitNext();
     const { rows } = await runHello('mini-swe-agent', 'openai/gpt-4.1-mini');
     expect(rows[0]).toMatchObject({ reward: 1, mask_sample: false });
-    expect(fake.refused.slice(refusedBefore)).toEqual([{ path: '/v1/chat/completions', status: 429 }]);
+    expect(world.fake.refused.slice(refusedBefore)).toEqual([{ path: '/v1/chat/completions', status: 429 }]);
     const calls = readFileSync(join(rows[0]!.logs_dir!, 'turn-1', 'agent', 'model-calls.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { attempts: number });
     expect(calls[0]!.attempts).toBe(2);
   }, INSTALL_TIMEOUT);
 
   it('--max-tokens ends the turn with agent:max_tokens (no further model call is let through)', async () => {
-    const from = fake.reported.length;
+    const from = world.fake.reported.length;
     const { rows } = await runHello('mini-swe-agent', 'openai/gpt-4.1-mini', { limits: { maxTokens: 30 } });
     expect(rows[0]).toMatchObject({ failure_kind: 'agent:max_tokens', mask_sample: false });
     expect(rows[0]!.failure_reason).toContain('--max-tokens');
-    expect(fake.reported.slice(from).filter((r) => !r.probe)).toHaveLength(1);
+    expect(world.fake.reported.slice(from).filter((r) => !r.probe)).toHaveLength(1);
     expect(rows[0]!.usage).toMatchObject({ calls: 1, promptTokens: 50, completionTokens: 10 });
   }, INSTALL_TIMEOUT);
 
@@ -127,7 +112,7 @@ describe('the layer is reused, rate limits are retried, limits and bad keys stop
       process.env.OPENAI_API_KEY = REAL_KEY;
     }
     expect(await docker.listContainers({ all: true, filters: { label: [`berth.batch=${batchId}`] } })).toEqual([]);
-    const batch = await cluster.client.workflow.getHandle(`${batchWorkflowId(batchId)}`).describe().then(() => 'started', () => 'never started');
+    const batch = await world.cluster.client.workflow.getHandle(`${batchWorkflowId(batchId)}`).describe().then(() => 'started', () => 'never started');
     expect(batch).toBe('never started');
   }, 120_000);
 });

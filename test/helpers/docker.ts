@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import Docker from 'dockerode';
 import { waitUntil } from './worker-process.ts';
 
@@ -40,3 +41,18 @@ export async function waitForFileInEpisode(workflowId: string, path: string, tim
   }, timeoutMs, what);
   return containerId;
 }
+
+/** Builds a test's own image from a Dockerfile on stdin (no context). */
+export function buildTestImage(tag: string, dockerfile: string): void {
+  const r = spawnSync('docker', ['build', '-q', '-t', tag, '-'], { input: dockerfile, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(r.stderr);
+}
+
+/** Removes a test's own image, and the tag an agent layer build gave its id (`berth-agent-base:<id>`) if it got that far. */
+export function removeTestImage(tag: string): void {
+  const id = spawnSync('docker', ['image', 'inspect', '-f', '{{.Id}}', tag], { encoding: 'utf8' }).stdout.trim().replace(/^sha256:/, '');
+  spawnSync('docker', ['rmi', tag, ...(id ? [`berth-agent-base:${id.slice(0, 20)}`] : [])]);
+}
+
+/** The base image without libstdc++ (a JavaScript agent's Node.js cannot run on it). */
+export const NO_LIBSTDCXX = 'FROM berth-base:bookworm\nRUN rm -f /usr/lib/x86_64-linux-gnu/libstdc++.so.6*\n';

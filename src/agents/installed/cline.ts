@@ -1,7 +1,7 @@
 // Cline CLI (npm cline): the npm package's platform build (@cline/cli-linux-x64) is one native binary, which is all
-// the layer holds. Before the turn `cline auth` points its openai-compatible (or anthropic) provider at the gateway,
-// the token read from the environment; the turn runs `cline --json` with auto-approve, and its JSON events
-// (agent_event content_start/content_end per text and tool call) become ATIF.
+// the layer holds. Before the turn its providers.json points its openai-compatible (or anthropic) provider at the
+// gateway, the token spliced in from the environment; the turn runs `cline --json` with auto-approve, and its JSON
+// events (agent_event content_start/content_end per text and tool call) become ATIF.
 import { shellQuote } from '../../sandbox/index.ts';
 import { steps, writeFileCommand } from './agent-files.ts';
 import { jsonLines, obj, str, transcriptOf, type AnswerStep } from './transcript-parts.ts';
@@ -24,7 +24,30 @@ export function clineMcpSettings(run: AgentRun): Record<string, unknown> {
   return { mcpServers: servers };
 }
 
-const providerOf = (run: AgentRun): string => (run.provider === 'anthropic' ? 'anthropic' : 'openai');
+/** Its provider id for the run's provider. */
+const providerOf = (run: AgentRun): string => (run.provider === 'anthropic' ? 'anthropic' : 'openai-compatible');
+
+/**
+ * Its data folder's settings/providers.json, in the shape `cline auth -p … -k … -m … -b …` writes. Berth writes it
+ * itself because `cline auth` takes a base URL only for OpenAI and OpenAI-compatible providers, while the anthropic
+ * provider reads one from this file all the same (and calls `<baseUrl>/messages`). Cline reads an entry only with
+ * its `updatedAt`.
+ */
+export function clineProviders(run: AgentRun, apiKey: string): Record<string, unknown> {
+  const id = providerOf(run);
+  return {
+    version: 1, lastUsedProvider: id, modes: {},
+    providers: { [id]: { settings: { provider: id, apiKey, model: run.model, baseUrl: `${run.gatewayUrl}/v1` }, updatedAt: '2026-01-01T00:00:00.000Z', tokenSource: 'manual' } },
+  };
+}
+
+/** Shell writing providers.json with the token from the environment (not in the command line). */
+function providersCommand(run: AgentRun): string {
+  const mark = '@@BERTH_TOKEN@@';
+  const [before, after] = JSON.stringify(clineProviders(run, mark)).split(mark) as [string, string];
+  const dir = `${run.home}/.cline/data/settings`;
+  return `mkdir -p ${shellQuote(dir)} && printf '%s%s%s' ${shellQuote(before)} "$${KEY_VAR}" ${shellQuote(after)} > ${shellQuote(`${dir}/providers.json`)}`;
+}
 
 export const cline: InstalledAgent = {
   name: 'cline',
@@ -47,10 +70,9 @@ export const cline: InstalledAgent = {
       a['retries'] ? `--retries ${shellQuote(a['retries'])}` : '',
       a['compaction'] ? `--compaction ${shellQuote(a['compaction'])}` : '',
     ].filter(Boolean).join(' ');
-    const base = `${run.gatewayUrl}/v1`;
     return steps(
       run.mcpServers.length ? writeFileCommand(`${run.home}/.cline/data/settings/cline_mcp_settings.json`, JSON.stringify(clineMcpSettings(run))) : null,
-      `${BIN} auth -p ${providerOf(run)} -k "$${KEY_VAR}" -m ${shellQuote(run.model)} -b ${shellQuote(base)} > /dev/null`,
+      providersCommand(run),
       `${BIN} --json --auto-approve true -P ${providerOf(run)} -m ${shellQuote(run.model)} ${flags ? `${flags} ` : ''}"$(cat ${shellQuote(run.instructionFile)})" < /dev/null`,
     );
   },

@@ -40,7 +40,7 @@ export const geminiCli: InstalledAgent = {
   options: [
     { name: 'reasoning_effort', default: null, description: 'thinking level of a Gemini 3 model (a model alias in settings.json)', choices: EFFORTS },
     { name: 'disable_web_search', default: 'false', description: 'leave out the google_web_search and web_fetch tools', choices: ['true', 'false'] },
-    { name: 'settings', default: null, description: 'JSON merged over the settings.json Berth writes' },
+    { name: 'settings', default: null, json: true, description: 'JSON merged over the settings.json Berth writes' },
   ],
   versionCommand: `HOME=/tmp ${BIN} --version`,
   output: agentLog('gemini-cli.jsonl'),

@@ -48,7 +48,7 @@ export const opencode: InstalledAgent = {
   options: [
     { name: 'variant', default: null, description: 'the model variant (opencode run --variant), e.g. a reasoning effort' },
     { name: 'agent', default: null, description: 'the opencode agent to run (opencode run --agent), e.g. build or plan' },
-    { name: 'opencode_config', default: null, description: 'JSON merged over the opencode.json Berth writes' },
+    { name: 'opencode_config', default: null, json: true, description: 'JSON merged over the opencode.json Berth writes' },
   ],
   versionCommand: `HOME=/tmp ${BIN} --version`,
   output: agentLog('opencode.jsonl'),

@@ -33,7 +33,7 @@ export const qwenCode: InstalledAgent = {
   install: { kind: 'npm-node', package: '@qwen-code/qwen-code', version: VERSION, entry: 'cli-entry.js', node: NODE_VERSION },
   options: [
     { name: 'max_session_turns', default: null, description: 'most model turns in the session (settings model.maxSessionTurns); none: no limit' },
-    { name: 'settings', default: null, description: 'JSON merged over the settings.json Berth writes' },
+    { name: 'settings', default: null, json: true, description: 'JSON merged over the settings.json Berth writes' },
   ],
   versionCommand: `HOME=/tmp ${BIN} --version`,
   output: agentLog('qwen-code.jsonl'),

@@ -7,6 +7,7 @@ import { DETACHED_BASE, shellQuote } from '../../sandbox/index.ts';
 import { runDetached, detachedKey } from '../detached-run.ts';
 import { AgentConfigError } from '../errors.ts';
 import { AGENT_LOGS, copyLogToHost, secondsSince, writeTrajectory } from '../logs.ts';
+import { jsonArg } from './agent-files.ts';
 import type { AgentHarness, AgentTurnContext, AgentTurnResult } from '../types.ts';
 import { skillsDirIn } from '../task-file.ts';
 import type { AgentRun, InstalledAgent } from './types.ts';
@@ -14,7 +15,10 @@ import type { AgentRun, InstalledAgent } from './types.ts';
 const INSTRUCTION = `${AGENT_LOGS}/instruction.md`;
 const HOME = `${AGENT_LOGS}/home`;
 
-/** --agent-arg values for an agent: its documented options only (and `model`, which is --model), defaults filled in. */
+/**
+ * --agent-arg values for an agent: its documented options only (and `model`, which is --model), defaults filled in.
+ * Checked before a batch (the probe) and again by each turn.
+ */
 export function agentArgsOf(agent: Pick<InstalledAgent, 'name' | 'options'>, given: Readonly<Record<string, string>>): Record<string, string> {
   const options = agent.options ?? [];
   const out: Record<string, string> = {};
@@ -26,6 +30,7 @@ export function agentArgsOf(agent: Pick<InstalledAgent, 'name' | 'options'>, giv
       throw new AgentConfigError(`--agent-arg ${k}: ${agent.name} has no such option; it takes ${options.length ? options.map((x) => x.name).join(', ') : 'none'} (see berth agents)`);
     }
     if (o.choices && !o.choices.includes(v)) throw new AgentConfigError(`--agent-arg ${k}=${v}: ${agent.name} takes one of ${o.choices.join(', ')}`);
+    if (o.json) jsonArg(agent.name, k, v);
     out[k] = v;
   }
   return out;

@@ -69,6 +69,8 @@ export interface AgentOption {
   description: string;
   /** Allowed values, when there are few. */
   choices?: readonly string[];
+  /** The value is a JSON object (a config overlay). */
+  json?: true;
 }
 
 export interface AgentTranscript {
