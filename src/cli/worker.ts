@@ -5,7 +5,8 @@ import { runWorkers } from '../worker.ts';
 
 export function registerWorker(program: Command): void {
   program.command('worker').description('run a Berth worker (shared queue + this host\'s sandbox queue) in the foreground')
-    .action(async () => {
+    .option('--no-warm-pool', 'keep no warm pool: seed every episode fresh (else [worker].warm_pool in berth.toml, default on)')
+    .action(async (o: { warmPool: boolean }) => {
       const { address, embedded } = temporalAddress();
       if (!embedded && !isDetachedWorker()) {
         const added = await ensureSearchAttributes(address);
@@ -17,6 +18,7 @@ export function registerWorker(program: Command): void {
         address, taskQueue: taskQueueOverride(), hostQueueSuffix: hostQueueSuffix(),
         // The test suite turns it off: its sandbox tests label containers with workflow ids that never run.
         janitor: janitorAtStart(),
+        ...(o.warmPool ? {} : { warmPool: false }),
       });
     });
 }

@@ -10,8 +10,11 @@ export type SandboxRole = 'agent' | 'verifier';
 
 export interface SandboxLabels {
   batch: string;
+  /** Empty for a pooled sandbox: no episode owns it until one claims it. */
   workflowId: string;
   role: SandboxRole;
+  /** A warm pool's sandbox: labelled with these instead of the workflow (Docker cannot relabel it at claim). */
+  pool?: { queue: string; owner: string; key: string };
 }
 
 /** One Dockerfile RUN line of an overlay-mode task, with the settings in effect at its position. */
@@ -209,6 +212,12 @@ export type GpuSupport = { ok: true } | { ok: false; reason: string };
 
 export interface JanitorOptions {
   isLive(workflowId: string): Promise<boolean>;
+  /**
+   * How to judge warm-pool sandboxes (docs/performance.md, The warm pool); without it they are kept. One still under
+   * its pool name goes when its worker process is gone; one an episode claimed (renamed) belongs to the episode
+   * `episodeOf` names from the host's slots (undefined: no episode holds it, so it goes).
+   */
+  pool?: { ownerLive(owner: string): boolean; episodeOf(queue: string, name: string): string | undefined };
 }
 
 export interface JanitorReport {

@@ -1,7 +1,7 @@
 import type Docker from 'dockerode';
 import { asSandboxError, SandboxLost } from '../errors.ts';
 import { LABEL_GROUP } from './group-names.ts';
-import { LABEL_WORKFLOW } from '../names.ts';
+import { LABEL_POOL, LABEL_POOL_OWNER, LABEL_WORKFLOW, POOL_NAME_PREFIX } from '../names.ts';
 import type { JanitorOptions, JanitorReport, SandboxHandle, SandboxInfo } from '../types.ts';
 
 export async function inspectSandbox(docker: Docker, handle: SandboxHandle): Promise<SandboxInfo> {
@@ -60,10 +60,28 @@ export async function resumeSandbox(docker: Docker, handle: SandboxHandle): Prom
   }
 }
 
+/** Gives a running sandbox another name (a warm pool's claim); the container, its processes and files stay as they are. */
+export async function renameSandbox(docker: Docker, handle: SandboxHandle, name: string): Promise<SandboxHandle> {
+  try {
+    await docker.getContainer(handle.containerId).rename({ name });
+  } catch (err) {
+    throw asSandboxError(handle.name, err);
+  }
+  return { ...handle, name };
+}
+
 /** Removes Berth containers whose episode is no longer running. A failing liveness answer keeps the container. */
 export async function runJanitor(docker: Docker, options: JanitorOptions): Promise<JanitorReport> {
   const containers = await docker.listContainers({ all: true, filters: { label: [LABEL_WORKFLOW] } });
   const report: JanitorReport = { removed: [], kept: [] };
+  const pooled = await docker.listContainers({ all: true, filters: { label: [LABEL_POOL] } });
+  for (const c of pooled) {
+    const name = (c.Names[0] ?? c.Id).replace(/^\//, '');
+    const verdict = poolVerdict(options, name, c.Labels[LABEL_POOL] ?? '', c.Labels[LABEL_POOL_OWNER] ?? '');
+    if ('keep' in verdict) report.kept.push({ name, workflowId: '', reason: verdict.keep });
+    else if ('episode' in verdict) containers.push({ ...c, Labels: { ...c.Labels, [LABEL_WORKFLOW]: verdict.episode } });
+    else if ((await teardownSandbox(docker, c.Id)).removed) report.removed.push({ name, workflowId: '' });
+  }
   const liveness = new Map<string, Promise<boolean>>();
   for (const c of containers) {
     if (c.Labels[LABEL_GROUP]) continue; // a group's containers go with their group (janitorGroups)
@@ -85,4 +103,12 @@ export async function runJanitor(docker: Docker, options: JanitorOptions): Promi
     if (removed) report.removed.push({ name, workflowId });
   }
   return report;
+}
+
+/** A pooled sandbox: kept, removed, or judged as the episode that claimed it is judged. */
+function poolVerdict(options: JanitorOptions, name: string, queue: string, owner: string): { keep: string } | { episode: string } | { remove: true } {
+  if (!options.pool) return { keep: 'a warm-pool sandbox (no pool rules given)' };
+  if (name.startsWith(POOL_NAME_PREFIX)) return options.pool.ownerLive(owner) ? { keep: `warm pool of live worker ${owner}` } : { remove: true };
+  const episode = options.pool.episodeOf(queue, name);
+  return episode === undefined ? { remove: true } : { episode };
 }

@@ -22,7 +22,7 @@ import { gpuSupport } from './gpu-probe.ts';
 import { subnetSource, type SubnetSettings } from './group-network.ts';
 import { readImageConfig } from './image-inspect.ts';
 import { buildImage, DEFAULT_STATE_DIR, ensureImage, type BuildImageOptions, type BuildImageResult, type EnsureImageOptions } from './images.ts';
-import { inspectSandbox, runJanitor } from './lifecycle.ts';
+import { inspectSandbox, renameSandbox, runJanitor } from './lifecycle.ts';
 import { handleFromInspect } from './single.ts';
 import type {
   DetachedLaunchOptions,
@@ -151,6 +151,11 @@ export class DockerSandboxProvider implements SandboxProvider {
   /** By handle, the very container (its id), never a newer one that took the name. */
   teardown(nameOrHandle: string | SandboxHandle): Promise<{ removed: boolean }> {
     return this.driver.remove({ name: typeof nameOrHandle === 'string' ? nameOrHandle : nameOrHandle.containerId, kind: 'single' });
+  }
+
+  /** A warm pool's claim: the running sandbox takes the episode's name (labels cannot change: docs/performance.md). */
+  rename(handle: SandboxHandle, name: string): Promise<SandboxHandle> {
+    return renameSandbox(this.docker, handle, name);
   }
 
   /** Groups first (whole: containers, networks, volumes), then single sandboxes. */

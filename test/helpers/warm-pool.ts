@@ -1,0 +1,33 @@
+// What the warm-pool tests ask: whether an episode's seed claimed a pooled sandbox (its SandboxRef in the seed's
+// result, read from the episode's history), and which pooled sandboxes a host queue holds on the engine.
+import type { Client } from '@temporalio/client';
+import Docker from 'dockerode';
+import { LABEL_POOL } from '../../src/sandbox/names.ts';
+import type { SandboxRef } from '../../src/workflows/types.ts';
+
+/** The SandboxRef the episode's (last) seed returned, or undefined when no seed completed. */
+export async function seedResult(client: Client, workflowId: string): Promise<SandboxRef | undefined> {
+  const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+  const seeds = new Set(events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'seed').map((e) => String(e.eventId)));
+  const done = events.filter((e) => seeds.has(String(e.activityTaskCompletedEventAttributes?.scheduledEventId))).pop();
+  const data = done?.activityTaskCompletedEventAttributes?.result?.payloads?.[0]?.data;
+  return data ? JSON.parse(Buffer.from(data).toString('utf8')) as SandboxRef : undefined;
+}
+
+/** The containers of the host queue's warm pool on the local engine, claimed ones too (by their pool label). */
+export async function pooledOn(hostQueue: string, docker = new Docker()): Promise<Array<{ name: string; labels: Record<string, string> }>> {
+  const list = await docker.listContainers({ all: true, filters: { label: [`${LABEL_POOL}=${hostQueue}`] } });
+  return list.map((c) => ({ name: (c.Names[0] ?? c.Id).replace(/^\//, ''), labels: c.Labels }));
+}
+
+/** Polls until `check` holds, or throws with what it last saw. */
+export async function eventually<T>(what: string, get: () => Promise<T>, check: (v: T) => boolean, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T = await get();
+  while (!check(last)) {
+    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(last)} after ${timeoutMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, 250));
+    last = await get();
+  }
+  return last;
+}
