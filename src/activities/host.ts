@@ -49,10 +49,11 @@ export async function seed(deps: ActivityDeps, req: { input: EpisodeInput; plan:
         name, labels, imageAliases: req.input.imageAliases, ...(req.input.baseImageId ? { baseImageId: req.input.baseImageId } : {}), hostEnv: process.env,
         agent: req.input.agent,
       });
-      const claimed = deps.pool && req.input.episodeSettings.warmPool !== false
-        ? await deps.pool.claim({ key: seedKey(task, spec, req.input.agent), workflowId: req.workflowId, name })
-        : undefined;
+      // A batch without the pool claims nothing (no key), but still removes a pooled sandbox its reservation took over.
+      const key = req.input.episodeSettings.warmPool === false ? undefined : seedKey(task, spec, req.input.agent);
+      const claimed = await deps.pool?.claim({ key, workflowId: req.workflowId, name });
       const handle = claimed ?? await seedAgentFromSpec(deps, task, spec, req.input.agent, { logsDir, hidden: () => hidden });
+      if (!claimed) deps.pool?.seeded(key);
       return { handle, spec, claimed: claimed !== undefined };
     })().catch((err: unknown) => { throw retryWhileAttemptsLeft(redacted(err, hidden)); });
     deps.pool?.serve(req.input, Context.current().client);

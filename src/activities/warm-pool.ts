@@ -42,7 +42,11 @@ interface Pooled {
   at: number;
   /** The seed's end: the sandbox, or undefined when it failed (then it is removed). */
   ready: Promise<SandboxHandle | undefined>;
+  /** Set once seeded: only a seeded sandbox is claimed (a claim never waits for a seed that may fail as long). */
+  handle?: SandboxHandle;
   claimed?: boolean;
+  /** Removed before its seed ended: its failure says nothing of the seed. */
+  dropped?: boolean;
 }
 
 /** What seeding one upcoming run needs: its task and the spec its episode's seed would make. */
@@ -63,6 +67,8 @@ export class WarmPool {
   private readonly batches = new Map<string, Served>();
   private readonly runs = new Map<string, Promise<RunSeed>>();
   private readonly failedKeys = new Set<string>();
+  /** Keys some seed here made: a claim waits for a pooled seed of such a key still under way (it began first). */
+  private readonly goodKeys = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private looking: Promise<void> | undefined;
   private closed = false;
@@ -85,14 +91,17 @@ export class WarmPool {
     const handed = await this.d.slots.takePooled(o.workflowId);
     if (handed !== undefined) {
       const mine = this.pooled.find((p) => p.name === handed && !p.claimed);
-      if (mine && mine.key === o.key) return this.take(mine, o.name);
-      if (mine) this.forget(mine);
+      if (mine && mine.key === o.key && this.claimable(mine)) return this.take(mine, o.name);
+      if (mine) {
+        mine.dropped = true;
+        this.forget(mine);
+      }
       // It sits in the episode's slot: gone before the fresh seed, so the slot never holds two sandboxes.
       await this.d.provider.teardown(handed).catch(() => undefined);
       return undefined;
     }
     if (o.key === undefined) return undefined;
-    for (const p of this.pooled.filter((q) => q.key === o.key && !q.claimed)) {
+    for (const p of this.pooled.filter((q) => q.key === o.key && !q.claimed && this.claimable(q))) {
       p.claimed = true;
       if (await this.d.slots.takePool(p.name)) return this.take(p, o.name);
       p.claimed = false;
@@ -105,7 +114,8 @@ export class WarmPool {
     this.closed = true;
     clearInterval(this.timer);
     await this.looking;
-    await Promise.all([...this.pooled].map((p) => this.remove(p)));
+    // A sandbox still seeding is not waited for: removed now, its seed fails, and what is left the janitor finds.
+    for (const p of [...this.pooled]) void this.remove(p);
   }
 
   /** How many sandboxes the pool holds (seeded or being seeded), for logs and tests. */
@@ -113,9 +123,22 @@ export class WarmPool {
     return this.pooled.filter((p) => !p.claimed).length;
   }
 
+  /** An episode's fresh seed of `key` succeeded here. */
+  seeded(key: string | undefined): void {
+    if (key !== undefined) this.goodKeys.add(key);
+  }
+
+  /**
+   * Seeded, or under way for a key seeded here before: never a first seed of a key, which may fail after as long as
+   * the episode's own would take (the claim would then seed fresh past its time limit).
+   */
+  private claimable(p: Pooled): boolean {
+    return p.handle !== undefined || this.goodKeys.has(p.key);
+  }
+
   private async take(p: Pooled, name: string): Promise<SandboxHandle | undefined> {
     p.claimed = true;
-    const handle = await p.ready;
+    const handle = p.handle ?? await p.ready;
     this.forget(p);
     if (!handle) return undefined;
     try {
@@ -138,7 +161,10 @@ export class WarmPool {
       if (this.closed) return;
       if (state === 'closed' || state.paused) {
         this.drain(batchId);
-        if (state === 'closed') this.batches.delete(batchId);
+        if (state === 'closed') {
+          this.batches.delete(batchId);
+          for (const id of this.runs.keys()) if (id.startsWith(`${batchId}\0`)) this.runs.delete(id);
+        }
         continue;
       }
       await this.refill(batchId, served, state);
@@ -206,12 +232,16 @@ export class WarmPool {
     const labels = { ...spec.labels, pool: { queue: this.d.queue, owner: this.d.owner, key } };
     const p: Pooled = { name, key, batchId, at: Date.now(), ready: Promise.resolve(undefined) };
     p.ready = seedAgentFromSpec(this.d, task, { ...spec, name, labels }, (this.batches.get(batchId)?.base ?? { agent: undefined }).agent)
-      .catch((err: Error) => {
+      .then((handle) => {
+        p.handle = handle;
+        this.goodKeys.add(key);
+        return handle;
+      }, (err: Error) => {
+        if (p.dropped) return undefined;
         // A seed that fails ahead fails for the episode too: it seeds fresh and reports it; the pool stops trying.
         this.failedKeys.add(key);
         this.d.log(`warm pool: seeding ahead for ${task.id} failed (${err.message.split('\n')[0]}); its episodes seed fresh`);
-        if (!p.claimed) void this.remove(p);
-        else void this.d.provider.teardown(name).catch(() => undefined);
+        void this.remove(p);
         return undefined;
       });
     this.pooled.push(p);
@@ -232,13 +262,19 @@ export class WarmPool {
     }
   }
 
-  /** Removed by the host's remover once seeded (or failed), its slot freed once it is gone. */
+  /** Removed by the host's remover, its slot freed once it is gone. */
   private remove(p: Pooled): Promise<void> {
     this.forget(p);
-    return p.ready.then(() => {
-      const key = `pool/${p.name}`;
-      this.d.remover.schedule(key, [p.name], freeing(this.d.slots, key));
-    });
+    const key = `pool/${p.name}`;
+    const schedule = () => this.d.remover.schedule(key, [p.name], freeing(this.d.slots, key));
+    if (p.handle) {
+      schedule();
+      return Promise.resolve();
+    }
+    // Still seeding: removed now (so its seed fails soon) and again once its seed has ended, then its slot freed.
+    p.dropped = true;
+    void this.d.provider.teardown(p.name).catch(() => undefined);
+    return p.ready.then(schedule);
   }
 
   private forget(p: Pooled): void {

@@ -27,7 +27,7 @@ export const janitorAtStart = (): boolean => env().BERTH_JANITOR_AT_START !== '0
 /** BERTH_HOST_NAME: the host's name in rows and status (default: the engine's machine name). */
 export const hostNameOverride = (): string | undefined => env().BERTH_HOST_NAME || undefined;
 
-/** BERTH_WARM_POOL=0: this worker keeps no warm pool (`berth worker --no-warm-pool` sets it; src/config/warm-pool.ts). */
+/** BERTH_WARM_POOL=0 or 1: whether this worker keeps a warm pool, over berth.toml (src/config/warm-pool.ts). */
 export const warmPoolSetting = (): string | undefined => env().BERTH_WARM_POOL;
 
 /** BERTH_WORKER_SLOTS: sandbox slots per host (src/config/slots.ts checks the value). */

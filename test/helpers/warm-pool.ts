@@ -14,6 +14,9 @@ export async function seedResult(client: Client, workflowId: string): Promise<Sa
   return data ? JSON.parse(Buffer.from(data).toString('utf8')) as SandboxRef : undefined;
 }
 
+/** Whether the episode's seed claimed a pooled sandbox. */
+export const claimedSeed = async (client: Client, workflowId: string): Promise<boolean> => (await seedResult(client, workflowId))?.claimed === true;
+
 /** The containers of the host queue's warm pool on the local engine, claimed ones too (by their pool label). */
 export async function pooledOn(hostQueue: string, docker = new Docker()): Promise<Array<{ name: string; labels: Record<string, string> }>> {
   const list = await docker.listContainers({ all: true, filters: { label: [`${LABEL_POOL}=${hostQueue}`] } });
@@ -31,3 +34,21 @@ export async function eventually<T>(what: string, get: () => Promise<T>, check: 
   }
   return last;
 }
+
+/**
+ * The two ways the seed tests run (test/e2e/seed-image.test.ts, seed-order.test.ts): every episode seeded fresh (the
+ * batch turns the pool off), and through the warm pool: two repeats one at a time, the second of each task checked
+ * (its seed claims what the pool seeded while the first ran).
+ */
+export const SEED_MODES = [
+  {
+    through: 'seeded fresh', pool: false, checkedRepeat: 1,
+    batch: (concurrency: number) => ({ concurrency, warmPool: false }),
+    claimed: claimedSeed,
+  },
+  {
+    through: 'through the warm pool', pool: true, checkedRepeat: 2,
+    batch: (_concurrency: number) => ({ concurrency: 1, repeats: 2 }),
+    claimed: claimedSeed,
+  },
+] as const;
