@@ -109,7 +109,7 @@ export async function createWorkers(opts: WorkerOptions, given?: ActivityDeps): 
 async function announce(deps: ActivityDeps, address: string, namespace: string): Promise<void> {
   const { host, queue } = deps.identity;
   const { slots, from } = slotCapacity();
-  console.log(`berth worker: ${deps.driver.sandbox} sandbox on ${host}, sandbox queue ${queue}, ${slots} sandbox slots (${from})`);
+  console.log(`berth worker: ${deps.driver.sandbox} sandbox on ${host}, sandbox queue ${queue}, ${slots} sandbox slots (${from}), warm pool ${deps.pool ? 'on' : 'off'}`);
   const others = await hostPollers(address, namespace, queue).catch(() => []);
   if (others.length > 0) {
     console.log(`berth worker: ${others.length} other worker(s) already poll this host's queue ${queue} (${others.map((p) => p.identity).join(', ')}); ` +
@@ -145,9 +145,9 @@ async function janitorAtStart(deps: ActivityDeps, address: string, namespace: st
   }
 }
 
-export async function runWorkers(opts: WorkerOptions & { janitor?: boolean }): Promise<void> {
+export async function runWorkers(opts: WorkerOptions & { janitor?: boolean; warmPool?: false }): Promise<void> {
   const namespace = opts.namespace ?? 'default';
-  const deps = await createActivityDeps({ hostQueueSuffix: opts.hostQueueSuffix, ...(opts.sandbox ? { sandbox: opts.sandbox } : {}) });
+  const deps = await createActivityDeps({ hostQueueSuffix: opts.hostQueueSuffix, ...(opts.sandbox ? { sandbox: opts.sandbox } : {}), ...(opts.warmPool === false ? { warmPool: false } : {}) });
   if (opts.janitor) await janitorAtStart(deps, opts.address, namespace);
   await announce(deps, opts.address, namespace);
   const { workers, connection } = await createWorkers(opts, deps);

@@ -17,6 +17,10 @@ import { Remover } from './remover.ts';
 import { GROUP_PREFIX } from './seed-compose.ts';
 import { slotCapacity, slotsFile } from '../config/slots.ts';
 import { HostSlots } from './slots.ts';
+import { warmPoolEnabled } from '../config/warm-pool.ts';
+import { poolOwnerTag } from './pool-owner.ts';
+import { WarmPool } from './warm-pool.ts';
+import { poolCapacity } from './warm-pool-plan.ts';
 import { episodeTaskLoader, type EpisodeTaskLoader } from './task-loader.ts';
 
 /** How often one waiting process looks for slots nobody else will free. */
@@ -33,6 +37,8 @@ export interface ActivityDeps extends NetworkDeps {
   slots: HostSlots;
   /** The host queue's background remover; its journal is the queue's own, so a worker on another engine never resumes it. */
   remover: Remover;
+  /** Sandboxes seeded ahead for the episodes this host runs next; undefined when turned off (--no-warm-pool, [worker].warm_pool). */
+  pool: WarmPool | undefined;
   loadEpisodeTask: EpisodeTaskLoader;
   gateway: OnDemand<ModelGateway>;
   /** Whether a waiting pickHost should reconcile the slots now: once per RECONCILE_EVERY_MS for all of this worker's waiters. */
@@ -68,7 +74,9 @@ export function hostProvider(sandbox?: SandboxProviderName): SandboxProvider {
 }
 
 /** `provider`: the engine to work on (tests hand in their own); by default this host's. */
-export async function createActivityDeps(opts: { provider?: SandboxProvider; sandbox?: SandboxProviderName; hostQueueSuffix?: string } = {}): Promise<ActivityDeps> {
+const canRename = (p: SandboxProvider): p is SandboxProvider & Required<Pick<SandboxProvider, 'rename'>> => typeof p.rename === 'function';
+
+export async function createActivityDeps(opts: { provider?: SandboxProvider; sandbox?: SandboxProviderName; hostQueueSuffix?: string; warmPool?: boolean } = {}): Promise<ActivityDeps> {
   const provider = opts.provider ?? hostProvider(opts.sandbox);
   const { driver } = provider;
   const identity = await hostIdentity({ provider, suffix: opts.hostQueueSuffix });
@@ -78,11 +86,19 @@ export async function createActivityDeps(opts: { provider?: SandboxProvider; san
   });
   let reconciledAt = 0;
   const warned = new Set<string>();
+  const network = sandboxDeps(provider);
+  const slots = new HostSlots(slotsFile(identity.queue), slotCapacity().slots);
+  const loadEpisodeTask = episodeTaskLoader();
+  // A pool claims by renaming; a provider that cannot rename keeps none.
+  const pool = (opts.warmPool ?? warmPoolEnabled().on) && canRename(provider)
+    ? new WarmPool({
+      ...network, provider, slots, remover, loadEpisodeTask, queue: identity.queue, owner: poolOwnerTag(), max: poolCapacity(slots.capacity),
+      log: (m) => console.warn(`berth worker: ${m}`),
+    })
+    : undefined;
   return {
-    ...sandboxDeps(provider),
-    provider, driver, identity, remover,
-    slots: new HostSlots(slotsFile(identity.queue), slotCapacity().slots),
-    loadEpisodeTask: episodeTaskLoader(),
+    ...network,
+    provider, driver, identity, remover, slots, pool, loadEpisodeTask,
     gateway: workerGateway(provider),
     reconcileDue: () => {
       if (Date.now() - reconciledAt <= RECONCILE_EVERY_MS) return false;
@@ -102,6 +118,7 @@ const REMOVAL_DRAIN_MS = 30_000;
 
 /** A stopping worker's last words: its pending removals waited for (bounded; the next start removes the rest), its gateway stopped. */
 export async function releaseActivityDeps(deps: ActivityDeps): Promise<void> {
+  await deps.pool?.close();
   const left = await deps.remover.drain(REMOVAL_DRAIN_MS);
   if (left > 0) console.warn(`berth worker: ${left} sandbox removal(s) still pending after ${REMOVAL_DRAIN_MS / 1000} s; the next worker start removes them`);
   await stopWorkerGateway(deps.gateway);

@@ -3,13 +3,26 @@
 // layers (`berth agents`). src/worker.ts hands these to the CLI, which may not reach the sandbox itself.
 import { INSTALLED_AGENTS, listLayers, type AgentOption, type LayerInfo } from '../agents/installed/index.ts';
 import { hostProvider } from './deps.ts';
-import { retentionDays, type GcSelection, type JanitorReport, type SandboxProvider } from '../sandbox/index.ts';
+import { containerName, retentionDays, type GcSelection, type JanitorOptions, type JanitorReport, type SandboxProvider } from '../sandbox/index.ts';
+import { readSlots, slotsFile } from '../config/slots.ts';
+import { poolOwnerLive } from './pool-owner.ts';
 
 export { retentionDays, type GcSelection, type JanitorReport };
 
-/** Removes the sandboxes whose episode workflow `isLive` says no longer runs. */
+/**
+ * A claimed warm-pool sandbox carries the pool's labels, not its episode's (Docker cannot relabel a container): its
+ * episode is the one whose slot on the pool's host queue names it (docs/performance.md, The warm pool).
+ */
+export function claimedBy(queue: string, name: string): string | undefined {
+  const held = readSlots(slotsFile(queue)).leases.find((l) => !l.pool && (containerName(l.workflowId, l.runId, 'agent') === name || l.names?.includes(name)));
+  return held?.workflowId;
+}
+
+export const POOL_JANITOR: NonNullable<JanitorOptions['pool']> = { ownerLive: poolOwnerLive, episodeOf: claimedBy };
+
+/** Removes the sandboxes whose episode workflow `isLive` says no longer runs, and what a dead worker's warm pool left. */
 export function removeOrphanSandboxes(isLive: (workflowId: string) => Promise<boolean>, provider: SandboxProvider = hostProvider()): Promise<JanitorReport> {
-  return provider.janitor({ isLive });
+  return provider.janitor({ isLive, pool: POOL_JANITOR });
 }
 
 /** Removes the final states `berth run --keep-final-state` kept, as `sel` picks them. */

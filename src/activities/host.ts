@@ -6,7 +6,8 @@ import type { EpisodeInput, EpisodePlan, SandboxRef } from './types.ts';
 import { typed } from './failures.ts';
 import type { ActivityDeps } from './deps.ts';
 import { episodeLogsDir } from './logs.ts';
-import { seedAgentSandbox } from './seed-agent.ts';
+import { agentSeedSpec, seedAgentFromSpec } from './seed-agent.ts';
+import { seedKey } from './seed-key.ts';
 import { seedComposeSandbox } from './seed-compose.ts';
 import { tearDownEpisode } from './tear-down.ts';
 import { beating } from './beating.ts';
@@ -42,15 +43,25 @@ export async function seed(deps: ActivityDeps, req: { input: EpisodeInput; plan:
     if (task.compose) {
       return seedComposeSandbox(deps, task, req, { host, queue, logsDir, labels, hostEnv: process.env }).catch((err: unknown) => { throw retryWhileAttemptsLeft(redacted(err, hidden)); });
     }
-    const { handle, spec } = await seedAgentSandbox(deps, task, {
-      name: containerName(req.workflowId, req.runId, 'agent'),
-      labels,
-      imageAliases: req.input.imageAliases, ...(req.input.baseImageId ? { baseImageId: req.input.baseImageId } : {}), hostEnv: process.env, logsDir, hidden: () => hidden,
-      agent: req.input.agent,
-    }).catch((err: unknown) => { throw retryWhileAttemptsLeft(redacted(err, hidden)); });
+    const name = containerName(req.workflowId, req.runId, 'agent');
+    const seeded = await (async () => {
+      const spec = await agentSeedSpec(deps, task, {
+        name, labels, imageAliases: req.input.imageAliases, ...(req.input.baseImageId ? { baseImageId: req.input.baseImageId } : {}), hostEnv: process.env,
+        agent: req.input.agent,
+      });
+      // A batch without the pool claims nothing (no key), but still removes a pooled sandbox its reservation took over.
+      const key = req.input.episodeSettings.warmPool === false ? undefined : seedKey(task, spec, req.input.agent);
+      const claimed = await deps.pool?.claim({ key, workflowId: req.workflowId, name });
+      const handle = claimed ?? await seedAgentFromSpec(deps, task, spec, req.input.agent, { logsDir, hidden: () => hidden });
+      if (!claimed) deps.pool?.seeded(key);
+      return { handle, spec, claimed: claimed !== undefined };
+    })().catch((err: unknown) => { throw retryWhileAttemptsLeft(redacted(err, hidden)); });
+    deps.pool?.serve(req.input, Context.current().client);
+    const { handle, spec } = seeded;
     return {
       queue, name: handle.name, id: handle.containerId, host, user: handle.user, workdir: handle.workdir, logsDir,
       ...(spec.entrypoint ? { entrypoint: true } : {}),
+      ...(seeded.claimed ? { claimed: true } : {}),
     };
   }));
 }

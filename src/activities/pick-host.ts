@@ -13,13 +13,14 @@ export interface SlotWait {
 
 /**
  * Returns this host's queue once a sandbox slot of the host (shared by every worker process polling its queue) is
- * reserved for the episode. While waiting it heartbeats how many are in use, and now and then frees slots that
+ * reserved for the episode (on a full host, a warm pool's slot: `task`, the episode's digest, picks one seeded for
+ * its task first). While waiting it heartbeats how many are in use, and now and then frees slots that
  * nobody else will (src/activities/slot-reconcile.ts).
  */
-export async function pickHost(deps: ActivityDeps, req: { episodeId: string }): Promise<HostLease> {
+export async function pickHost(deps: ActivityDeps, req: { episodeId: string; task?: string }): Promise<HostLease> {
   const { identity: id, slots } = deps;
   const runId = Context.current().info.workflowExecution?.runId ?? '';
-  while (!(await slots.tryReserve(req.episodeId, runId))) {
+  while (!(await slots.tryReserve(req.episodeId, runId, req.task))) {
     const details: SlotWait = { waiting: { host: id.host, inUse: slots.inUse, capacity: slots.capacity } };
     heartbeat(details);
     if (deps.reconcileDue()) {

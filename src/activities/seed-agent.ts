@@ -36,7 +36,8 @@ export function environmentOf(task: Task, hostEnv: AgentSeedRequest['hostEnv']):
   return result.values;
 }
 
-export async function seedAgentSandbox(deps: NetworkDeps, task: Task, req: AgentSeedRequest): Promise<{ handle: SandboxHandle; spec: SandboxSpec }> {
+/** The agent sandbox's spec for the task, from the image pinned at prepare: everything a seed does before the engine. */
+export async function agentSeedSpec(deps: NetworkDeps, task: Task, req: Pick<AgentSeedRequest, 'name' | 'labels' | 'imageAliases' | 'baseImageId' | 'hostEnv' | 'agent'>): Promise<SandboxSpec> {
   const { provider } = deps;
   const taskEnv = environmentOf(task, req.hostEnv);
   const prepared = await episodeImage(provider, await agentImageForSeed(provider, task, req.imageAliases, req.baseImageId), req.agent);
@@ -46,20 +47,34 @@ export async function seedAgentSandbox(deps: NetworkDeps, task: Task, req: Agent
   if (task.image.upload_environment_files && existsSync(environmentDir)) {
     spec.uploadDirs = [...(spec.uploadDirs ?? []), { hostDir: environmentDir }];
   }
+  return spec;
+}
+
+/**
+ * Seeds `spec` on the engine (create-or-adopt), then the baseline network and the task's extras. `kept`: where a
+ * failed entrypoint's output is kept (an episode's seed; a warm pool's has no episode to keep it for).
+ */
+export async function seedAgentFromSpec(deps: NetworkDeps, task: Task, spec: SandboxSpec, agent: string | undefined, kept?: Pick<AgentSeedRequest, 'logsDir' | 'hidden'>): Promise<SandboxHandle> {
+  const { provider } = deps;
   let handle: SandboxHandle;
   try {
     ({ handle } = await provider.seed(spec));
   } catch (err) {
-    if (err instanceof SeedFailed && err.kind === 'harbor:entrypoint_failed') throw await withKeptOutput(provider, task, spec.name, err, req);
+    if (kept && err instanceof SeedFailed && err.kind === 'harbor:entrypoint_failed') throw await withKeptOutput(provider, task, spec.name, err, kept);
     throw err;
   }
-  await enterPhase(deps, task, singleSandbox(handle), 0, 'baseline', req.agent);
+  await enterPhase(deps, task, singleSandbox(handle), 0, 'baseline', agent);
   await deliverTaskExtras(provider, handle, task);
-  return { handle, spec };
+  return handle;
+}
+
+export async function seedAgentSandbox(deps: NetworkDeps, task: Task, req: AgentSeedRequest): Promise<{ handle: SandboxHandle; spec: SandboxSpec }> {
+  const spec = await agentSeedSpec(deps, task, req);
+  return { handle: await seedAgentFromSpec(deps, task, spec, req.agent, req), spec };
 }
 
 /** The failed entrypoint's output, kept with the first turn's verifier logs; the reason names that file. */
-async function withKeptOutput(provider: SandboxProvider, task: Task, name: string, err: SeedFailed, req: AgentSeedRequest): Promise<SeedFailed> {
+async function withKeptOutput(provider: SandboxProvider, task: Task, name: string, err: SeedFailed, req: Pick<AgentSeedRequest, 'logsDir' | 'hidden'>): Promise<SeedFailed> {
   const turnDir = turnLogsDir(req.logsDir, 0, task.multi_step ? task.steps[0]!.name : null);
   mkdirSync(turnDir, { recursive: true });
   const kept = await keepEntrypointOutput(provider, await provider.attach(name), turnDir, req.hidden()).catch(() => null);

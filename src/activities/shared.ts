@@ -118,7 +118,7 @@ export async function planEpisode(deps: ActivityDeps, input: EpisodeInput): Prom
  */
 export async function planAndPickHost(deps: ActivityDeps, req: { input: EpisodeInput; episodeId: string }): Promise<{ plan: EpisodePlan; lease: HostLease }> {
   const plan = await beating(() => planEpisode(deps, req.input));
-  return { plan, lease: await pickHost(deps, { episodeId: req.episodeId }) };
+  return { plan, lease: await pickHost(deps, { episodeId: req.episodeId, task: req.input.digest }) };
 }
 
 /** This host's sandbox queue, without reserving a slot (preparing images). */

@@ -2,6 +2,7 @@ import { scheduleToStartSec } from '../config/env.ts';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Remover } from './remover.ts';
 import type { HostSlots } from './slots.ts';
+import { poolOwnerLive } from './pool-owner.ts';
 import { episodeSandboxNames, freeing } from './tear-down.ts';
 
 /** A lease younger than this is never questioned (its episode is just starting). */
@@ -17,6 +18,8 @@ export interface ReconcileDeps {
   /** A slot reserved and not seeded for this long is freed (its reservation's attempt died before reporting). */
   seedBoundMs: number;
   now?: () => number;
+  /** Whether a warm pool's owner process runs (poolOwnerLive, which tests replace). */
+  ownerLive?: (owner: string) => boolean;
 }
 
 /**
@@ -28,6 +31,14 @@ export async function reconcileSlots(d: ReconcileDeps): Promise<string[]> {
   const now = d.now ?? Date.now;
   const done: string[] = [];
   for (const l of d.slots.leases()) {
+    if (l.pool) {
+      // A warm pool's sandbox: its worker process removes it, unless that process is gone.
+      if (!(d.ownerLive ?? poolOwnerLive)(l.pool.owner) && !d.remover.has(l.key)) {
+        d.remover.schedule(l.key, [l.pool.name], freeing(d.slots, l.key));
+        done.push(`${l.key}: seeded ahead by worker ${l.pool.owner}, which is gone; removing it`);
+      }
+      continue;
+    }
     if (l.leaving !== undefined) {
       if (now() - l.leaving > LEAVING_PATIENCE_MS && !d.remover.has(l.key)) {
         d.remover.schedule(l.key, l.names ?? [], freeing(d.slots, l.key));

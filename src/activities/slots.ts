@@ -29,20 +29,63 @@ export class HostSlots {
     return this.leases().length;
   }
 
-  /** True when the episode holds a slot (already, or now). */
-  async tryReserve(workflowId: string, runId: string): Promise<boolean> {
+  /**
+   * True when the episode holds a slot (already, or now). A full host gives a waiting episode the slot of a pooled
+   * sandbox (one seeded for task `task` first): the pool never keeps an episode waiting, and the episode's seed
+   * claims that sandbox or removes it.
+   */
+  async tryReserve(workflowId: string, runId: string, task?: string): Promise<boolean> {
     const mine = (l: Lease) => l.key === workflowId;
     const now = this.leases();
-    if (!now.some(mine) && now.length >= this.capacity) return false;
+    if (!now.some(mine) && now.length >= this.capacity && !now.some((l) => l.pool)) return false;
     return this.change((leases) => {
       const held = leases.find(mine);
       if (held) {
         held.runId = runId;
         return true;
       }
-      if (leases.length >= this.capacity) return false;
-      leases.push({ key: workflowId, workflowId, runId, at: Date.now(), by: workerTag() });
+      const lease: Lease = { key: workflowId, workflowId, runId, at: Date.now(), by: workerTag() };
+      if (leases.length < this.capacity) {
+        leases.push(lease);
+        return true;
+      }
+      const pools = leases.filter((l) => l.pool);
+      const taken = pools.find((l) => l.pool!.task === task) ?? pools[0];
+      if (!taken) return false;
+      leases.splice(leases.indexOf(taken), 1, { ...lease, pooled: taken.pool!.name });
       return true;
+    });
+  }
+
+  /** A slot for a pooled sandbox, only when one is free. */
+  async reservePool(pool: NonNullable<Lease['pool']>): Promise<boolean> {
+    const key = `pool/${pool.name}`;
+    if (this.inUse >= this.capacity) return false;
+    return this.change((leases) => {
+      if (leases.length >= this.capacity) return false;
+      leases.push({ key, workflowId: key, runId: '', at: Date.now(), by: workerTag(), pool });
+      return true;
+    });
+  }
+
+  /** Takes a pooled sandbox's slot away (its claim, or its removal once gone); false when it no longer holds one. */
+  async takePool(name: string): Promise<boolean> {
+    return this.change((leases) => {
+      const i = leases.findIndex((l) => l.pool?.name === name);
+      if (i < 0) return false;
+      leases.splice(i, 1);
+      return true;
+    });
+  }
+
+  /** The pooled sandbox the episode's reservation took over, handed out once. */
+  async takePooled(workflowId: string): Promise<string | undefined> {
+    if (!this.leases().some((l) => l.key === workflowId && l.pooled)) return undefined;
+    return this.change((leases) => {
+      const held = leases.find((l) => l.key === workflowId);
+      const name = held?.pooled;
+      if (held) delete held.pooled;
+      return name;
     });
   }
 
@@ -65,7 +108,8 @@ export class HostSlots {
   /**
    * The episode is torn down: its slot stays taken, as leaving, until `free(key)` once `names` are gone. The slot
    * no longer answers to the episode's id, so a Reset run of the same workflow reserves a slot of its own.
-   * Returns the leaving key, or undefined when the episode holds no slot here.
+   * Returns the leaving key, or undefined when the episode holds no slot here. A pooled sandbox the reservation
+   * took over and no seed claimed is added to `names`, so the caller removes it with the episode's.
    */
   async vacate(workflowId: string, runId: string, names: string[]): Promise<string | undefined> {
     const key = `${workflowId}/${runId}`;
@@ -73,6 +117,9 @@ export class HostSlots {
       if (leases.some((l) => l.key === key)) return key;
       const held = leases.find((l) => l.key === workflowId && l.runId === runId);
       if (!held) return undefined;
+      // A pooled sandbox the reservation took over and no seed claimed goes with the episode's (added to `names`).
+      if (held.pooled !== undefined && !names.includes(held.pooled)) names.push(held.pooled);
+      delete held.pooled;
       Object.assign(held, { key, leaving: Date.now(), names });
       return key;
     });

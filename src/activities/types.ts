@@ -47,6 +47,8 @@ export interface EpisodeSettings {
   resourceOverride?: { cpus?: number; memory_mb?: number };
   /** berth.toml [episode].separate_verifier_for_artifacts (unset in batches started before it). */
   separateVerifierForArtifacts?: boolean;
+  /** `berth run --no-warm-pool`: no host seeds ahead for this batch, and its seeds never claim (absent: allowed). */
+  warmPool?: false;
 }
 
 export const DEFAULT_EPISODE_SETTINGS: EpisodeSettings = { defaultTimeoutSec: 21600, enforceTaskTimeouts: true, sandboxReadyTimeoutSec: 900 };
@@ -103,6 +105,8 @@ export interface SandboxRef {
   entrypoint?: boolean;
   /** A Compose task's group: main is the sandbox above; every service (main too) by name. */
   group?: SandboxGroupRef;
+  /** The seed claimed a sandbox this host's warm pool had seeded ahead (docs/performance.md, The warm pool). */
+  claimed?: true;
 }
 
 /** One service of a group, as the sandbox's activities reach it. */
@@ -251,4 +255,14 @@ export interface HostArchiveChunk {
   sha256: string;
   /** Set when the folder is not on this host (removed, or never made): no data. */
   missing?: string;
+}
+
+/**
+ * What a batch answers its `upcoming` query with (src/config/batch-ids.ts): whether it is paused, and the episodes it
+ * has not started yet, in the order it starts them, as runs of one task (at most a few runs ahead). A host's warm
+ * pool seeds ahead from it.
+ */
+export interface UpcomingEpisodes {
+  paused: boolean;
+  upcoming: Array<{ taskId: string; taskPath: string; digest: string; baseImageId?: string; remaining: number }>;
 }

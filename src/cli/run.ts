@@ -26,6 +26,7 @@ interface RunOptions {
   strict?: boolean;
   allowUnsupportedPairing?: boolean;
   keepFinalState?: boolean;
+  warmPool: boolean;
   model?: string;
   maxTokens?: number;
   maxCost?: number;
@@ -87,6 +88,7 @@ export function registerRun(program: Command): void {
     .option('--allow-unsupported-pairing', 'run an agent outside [gym] allowed_agents')
     .option('--keep-final-state', 'keep each shared-mode sandbox as an image after its last agent turn, for berth regrade (removed by berth gc)')
     .addOption(sandboxOption('the sandbox the episodes run in: the batch goes to the workers of that sandbox (default: berth.toml [sandbox] provider, else docker)'))
+    .option('--no-warm-pool', 'seed every episode fresh: no host seeds sandboxes ahead for this batch (docs/performance.md)')
     .action(async (positional: string | undefined, o: RunOptions) => {
       const dataset = datasetOf(positional, o.path);
       if (o.results && o.jobsDir) throw new UserError('Pass --results DIR (the batch\'s own folder) or -o/--jobs-dir DIR (the folder it goes in), not both');
@@ -99,7 +101,7 @@ export function registerRun(program: Command): void {
         taskQueue,
         dataset, agent: o.agent, repeats: o.repeats, concurrency: o.concurrency, resultsDir: o.results, jobsDir: o.jobsDir,
         imageAliases: o.imageAlias, agentArgs: o.agentArg, strict: o.strict, allowUnsupportedPairing: o.allowUnsupportedPairing,
-        keepFinalState: o.keepFinalState,
+        keepFinalState: o.keepFinalState, warmPool: o.warmPool,
         model: o.model, limits: { ...(o.maxTokens ? { maxTokens: o.maxTokens } : {}), ...(o.maxCost ? { maxCostUsd: o.maxCost } : {}) },
         taskFilter: o.task ? (id) => o.task!.some((g) => globToRegExp(g).test(id)) : undefined,
       });

@@ -8,7 +8,8 @@ import { runWorkers } from '../worker.ts';
 export function registerWorker(program: Command): void {
   program.command('worker').description('run a Berth worker (shared queue + this host\'s sandbox queue) in the foreground')
     .addOption(sandboxOption('the sandbox this worker\'s episodes run in; it polls that sandbox\'s shared queue (default: berth.toml [sandbox] provider, else docker)'))
-    .action(async (o: { sandbox?: SandboxProviderName }) => {
+    .option('--no-warm-pool', 'keep no warm pool: seed every episode fresh (else [worker].warm_pool in berth.toml, default on)')
+    .action(async (o: { sandbox?: SandboxProviderName; warmPool: boolean }) => {
       const { address, embedded } = temporalAddress();
       if (!embedded && !isDetachedWorker()) {
         const added = await ensureSearchAttributes(address);
@@ -20,6 +21,7 @@ export function registerWorker(program: Command): void {
         address, taskQueue: taskQueueOverride(), hostQueueSuffix: hostQueueSuffix(), ...(o.sandbox ? { sandbox: o.sandbox } : {}),
         // The test suite turns it off: its sandbox tests label containers with workflow ids that never run.
         janitor: janitorAtStart(),
+        ...(o.warmPool ? {} : { warmPool: false }),
       });
     });
 }

@@ -48,6 +48,8 @@ export interface StartBatchOptions {
   prepare?: boolean;
   /** Commit each shared-mode sandbox to an image after its last agent turn, so `regrade` can verify it again. */
   keepFinalState?: boolean;
+  /** false: no host seeds sandboxes ahead for this batch (`berth run --no-warm-pool`; docs/performance.md, The warm pool). */
+  warmPool?: boolean;
   /** `provider/model` for an agent that calls a model (--model). */
   model?: string;
   /** Per episode (--max-tokens, --max-cost). */
@@ -270,6 +272,7 @@ export async function startBatch(opts: StartBatchOptions): Promise<BatchHandle> 
       sandboxReadyTimeoutSec: config.episode.sandbox_ready_timeout_s,
       ...(resourceOverride ? { resourceOverride } : {}),
       ...(loader.separateVerifierForArtifacts ? { separateVerifierForArtifacts: true } : {}),
+      ...(opts.warmPool === false ? { warmPool: false as const } : {}),
     },
     ...(opts.keepFinalState ? { keepFinalState: true } : {}),
     ...(opts.model !== undefined ? { model: opts.model } : {}),

@@ -1,8 +1,9 @@
 import { WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { EpisodeInput, RegradeInput, ResultRow } from '../workflows/types.ts';
 import { newestOf } from './newest.ts';
+import { batchWorkflowId } from '../config/batch-ids.ts';
 
-export const batchWorkflowId = (batchId: string): string => `berth/${batchId}`;
+export { batchWorkflowId };
 
 export interface EpisodeRef {
   workflowId: string;

@@ -23,7 +23,11 @@ const schema = z.object({
     cpus: z.number().positive().optional(),
     memory_mb: z.number().int().positive().optional(),
   }).strict().default({}),
-  worker: z.object({ slots: z.number().int().positive().optional() }).strict().default({}),
+  worker: z.object({
+    slots: z.number().int().positive().optional(),
+    /** Sandboxes seeded ahead for the episodes this host runs next (docs/performance.md, The warm pool); default on. */
+    warm_pool: z.boolean().optional(),
+  }).strict().default({}),
   // Which sandbox the worker's episodes run in (docs/kubernetes.md); `berth run --sandbox` names the same choice.
   sandbox: z.object({ provider: z.enum(SANDBOX_PROVIDERS).default('docker') }).strict().default({ provider: 'docker' }),
   kubernetes: z.object({

@@ -27,6 +27,9 @@ export const janitorAtStart = (): boolean => env().BERTH_JANITOR_AT_START !== '0
 /** BERTH_HOST_NAME: the host's name in rows and status (default: the engine's machine name). */
 export const hostNameOverride = (): string | undefined => env().BERTH_HOST_NAME || undefined;
 
+/** BERTH_WARM_POOL=0 or 1: whether this worker keeps a warm pool, over berth.toml (src/config/warm-pool.ts). */
+export const warmPoolSetting = (): string | undefined => env().BERTH_WARM_POOL;
+
 /** BERTH_WORKER_SLOTS: sandbox slots per host (src/config/slots.ts checks the value). */
 export const workerSlotsSetting = (): string | undefined => env().BERTH_WORKER_SLOTS;
 

@@ -6,6 +6,12 @@ export const LABEL_WORKFLOW = 'berth.workflow';
 export const LABEL_ROLE = 'berth.role';
 export const LABEL_USER = 'berth.user';
 export const LABEL_WORKDIR = 'berth.workdir';
+/** A warm pool's sandbox (docs/performance.md, The warm pool): its host queue, its worker process and its seed key. */
+export const LABEL_POOL = 'berth.pool';
+export const LABEL_POOL_OWNER = 'berth.pool.owner';
+export const LABEL_POOL_KEY = 'berth.pool.key';
+/** A pooled sandbox is named so until an episode claims it (renamed to that episode's containerName). */
+export const POOL_NAME_PREFIX = 'berth-pool-';
 
 const READABLE_MAX = 80;
 

@@ -11,8 +11,11 @@ export type SandboxRole = 'agent' | 'verifier';
 
 export interface SandboxLabels {
   batch: string;
+  /** Empty for a pooled sandbox: no episode owns it until one claims it. */
   workflowId: string;
   role: SandboxRole;
+  /** A warm pool's sandbox: labelled with these instead of the workflow (Docker cannot relabel it at claim). */
+  pool?: { queue: string; owner: string; key: string };
 }
 
 /** One Dockerfile RUN line of an overlay-mode task, with the settings in effect at its position. */
@@ -210,6 +213,12 @@ export type GpuSupport = { ok: true } | { ok: false; reason: string };
 
 export interface JanitorOptions {
   isLive(workflowId: string): Promise<boolean>;
+  /**
+   * How to judge warm-pool sandboxes (docs/performance.md, The warm pool); without it they are kept. One still under
+   * its pool name goes when its worker process is gone; one an episode claimed (renamed) belongs to the episode
+   * `episodeOf` names from the host's slots (undefined: no episode holds it, so it goes).
+   */
+  pool?: { ownerLive(owner: string): boolean; episodeOf(queue: string, name: string): string | undefined };
 }
 
 export interface JanitorReport {
@@ -251,6 +260,8 @@ export interface SandboxProvider {
   /** The image's entrypoint started at seed: none, running, exited (with code) or lost. */
   entrypointState(handle: SandboxHandle): Promise<EntrypointState>;
   teardown(nameOrHandle: string | SandboxHandle): Promise<{ removed: boolean }>;
+  /** Gives a running sandbox another name (a warm pool's claim); absent where the engine cannot, and then no pool is kept. */
+  rename?(handle: SandboxHandle, name: string): Promise<SandboxHandle>;
   janitor(options: JanitorOptions): Promise<JanitorReport>;
   /** The image present locally (pulled once when not), with its configuration. */
   ensureImage(ref: string, options?: EnsureImageOptions): Promise<ImageConfig>;

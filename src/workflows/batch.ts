@@ -3,7 +3,8 @@ import {
 } from '@temporalio/workflow';
 import { episodeWorkflow } from './episode.ts';
 import { concurrencyProblem, episodeStartOptions, episodesOf, type BatchControl } from './public.ts';
-import { episodeDoneSignal, pauseUpdate, progressQuery, resizeUpdate, resumeUpdate, type EpisodeDone } from './signals.ts';
+import { episodeDoneSignal, pauseUpdate, progressQuery, resizeUpdate, resumeUpdate, upcomingQuery, type EpisodeDone } from './signals.ts';
+import { upcomingOf } from './upcoming.ts';
 import type { BatchInput, BatchProgress } from './types.ts';
 
 /** What a batch carries across continue-as-new: a cursor, the ids still running, counters and its live control. */
@@ -46,6 +47,7 @@ export async function batchWorkflow(batch: BatchInput, carry?: BatchCarry): Prom
     return view();
   };
   setHandler(progressQuery, view);
+  setHandler(upcomingQuery, () => upcomingOf(episodes, next, control.paused));
   setHandler(episodeDoneSignal, (done) => {
     if (!running.delete(done.workflowId)) return;
     countDone(progress, done);

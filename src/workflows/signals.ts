@@ -1,6 +1,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { BATCH_UPDATES } from './public.ts';
-import type { BatchProgress } from './types.ts';
+import { UPCOMING_QUERY } from '../config/batch-ids.ts';
+import type { BatchProgress, UpcomingEpisodes } from './types.ts';
 
 export interface EpisodeDone {
   workflowId: string;
@@ -11,6 +12,8 @@ export interface EpisodeDone {
 /** An episode tells its batch it closed, by the batch's workflow id, so it reaches the batch's current run. */
 export const episodeDoneSignal = defineSignal<[EpisodeDone]>('episodeDone');
 export const progressQuery = defineQuery<BatchProgress>('progress');
+/** Which episodes the batch starts next, for the hosts' warm pools (a query: nothing in the batch's history). */
+export const upcomingQuery = defineQuery<UpcomingEpisodes>(UPCOMING_QUERY);
 
 /** Live control of a batch; each answers with the batch's progress after the change. */
 export const pauseUpdate = defineUpdate<BatchProgress>(BATCH_UPDATES.pause);

@@ -1,7 +1,9 @@
 // One batch on the real engine and Temporal: the image's HEALTHCHECK awaited at seed before the agent starts, a
 // never-healthy image retried then failing the seed with the check's output (task-folder-format.md § Environment:
 // healthcheck; task-folder-verifiers.md § Image entrypoint), the entrypoint's output kept with the turn's verifier
-// logs, CPU hints in the shared verifier, and a GPU task refused at prepare (DESIGN.md section 7, Formats).
+// logs, CPU hints in the shared verifier, and a GPU task refused at prepare (DESIGN.md section 7, Formats). Run twice:
+// every episode seeded fresh (no warm pool), and through the warm pool (docs/performance.md, The warm pool: two repeats
+// one at a time, the second of each task checked, claiming a sandbox seeded ahead), which must give the same.
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +12,7 @@ import { startBatch } from '../../src/client/batch.ts';
 import type { ResultRow } from '../../src/workflows/types.ts';
 import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
 import { writeDataset } from '../helpers/tasks.ts';
+import { SEED_MODES } from '../helpers/warm-pool.ts';
 
 const TOML = '[environment]\nworkdir = "/app"\n[agent]\ntimeout_sec = 60\n[verifier]\ntimeout_sec = 60\n';
 const REWARD_IF_OK = '#!/bin/bash\n[ "$(cat /app/out.txt 2>/dev/null)" = ok ] && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n';
@@ -27,7 +30,7 @@ function task(id: string, o: { toml?: string; dockerfile?: string; entry?: strin
 
 const withEntry = (extra: string) => `FROM berth-base:bookworm\nCOPY --chmod=755 entry.sh /entry.sh\nENTRYPOINT ["/entry.sh"]\n${extra}`;
 
-describe('seed with the image configuration on record', () => {
+describe.each(SEED_MODES)('seed with the image configuration on record, $through', (mode) => {
   let cluster: TestCluster;
   let rows: Record<string, ResultRow>;
   let skipped: Array<{ task_id: string; stage: string; reason: string }>;
@@ -63,9 +66,17 @@ describe('seed with the image configuration on record', () => {
         solve: 'echo ok > out.txt',
       }),
     });
-    const handle = await startBatch({ dataset, concurrency: 6, resultsDir: mkdtempSync(join(tmpdir(), 'berth-seed-image-')), taskQueue: cluster.taskQueue, client: cluster.client });
+    const handle = await startBatch({
+      dataset, ...mode.batch(6), resultsDir: mkdtempSync(join(tmpdir(), 'berth-seed-image-')), taskQueue: cluster.taskQueue, client: cluster.client,
+    });
     skipped = handle.skipped;
-    rows = Object.fromEntries((await handle.wait()).rows.map((r) => [r.task_id, r]));
+    rows = await mode.checkedRows(cluster.client, (await handle.wait()).rows);
+  }, 600_000);
+
+  it(mode.pool ? 'each checked episode whose seed succeeds claimed a sandbox seeded ahead' : 'no episode claimed a pooled sandbox', async () => {
+    for (const id of ['health-late', 'entry-steady', 'entry-dies', 'cpu-hints']) {
+      expect(await mode.claimed(cluster.client, rows[id]!.workflow_id), id).toBe(mode.pool);
+    }
   });
   afterAll(async () => { await cluster?.stop(); });
 

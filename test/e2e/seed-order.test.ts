@@ -1,7 +1,7 @@
 // The seed's order and its time limit on the real engine and Temporal (DESIGN.md section 7, Images; task-folder-format.md
 // § [environment], healthcheck): a prebuilt `docker_image` gets environment/'s files in its working directory before
 // any healthcheck runs, and a healthcheck slower than the ready timeout fails the seed with its own message instead of
-// ending the seed activity by its time limit.
+// ending the seed activity by its time limit. Run fresh and through the warm pool (test/helpers/warm-pool.ts, SEED_MODES).
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +10,7 @@ import { startBatch } from '../../src/client/batch.ts';
 import type { ResultRow } from '../../src/workflows/types.ts';
 import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
 import { writeDataset } from '../helpers/tasks.ts';
+import { SEED_MODES } from '../helpers/warm-pool.ts';
 
 const READY_SEC = 1;
 
@@ -24,7 +25,7 @@ function task(id: string, healthcheck: string, files: Record<string, string> = {
   };
 }
 
-describe('seed order and seed time limit', () => {
+describe.each(SEED_MODES)('seed order and seed time limit, $through', (mode) => {
   let cluster: TestCluster;
   let rows: Record<string, ResultRow>;
   beforeAll(async () => {
@@ -39,10 +40,14 @@ describe('seed order and seed time limit', () => {
     const config = join(mkdtempSync(join(tmpdir(), 'berth-seed-order-conf-')), 'berth.toml');
     writeFileSync(config, `[episode]\nsandbox_ready_timeout_s = ${READY_SEC}\n`);
     const handle = await startBatch({
-      dataset, concurrency: 2, configFile: config, resultsDir: mkdtempSync(join(tmpdir(), 'berth-seed-order-')), taskQueue: cluster.taskQueue, client: cluster.client,
+      dataset, ...mode.batch(2), configFile: config, resultsDir: mkdtempSync(join(tmpdir(), 'berth-seed-order-')), taskQueue: cluster.taskQueue, client: cluster.client,
     });
-    rows = Object.fromEntries((await handle.wait()).rows.map((r) => [r.task_id, r]));
+    rows = await mode.checkedRows(cluster.client, (await handle.wait()).rows);
   }, 600_000);
+
+  it(mode.pool ? 'the checked episode of the task whose seed succeeds claimed a sandbox seeded ahead' : 'no episode claimed a pooled sandbox', async () => {
+    expect(await mode.claimed(cluster.client, rows['prebuilt-upload']!.workflow_id)).toBe(mode.pool);
+  });
   afterAll(async () => { await cluster?.stop(); });
 
   it("a prebuilt image's environment/ files are in the working directory before [environment.healthcheck] runs", () => {

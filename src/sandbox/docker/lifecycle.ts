@@ -1,6 +1,7 @@
 import type Docker from 'dockerode';
 import { asSandboxError, SandboxLost } from '../errors.ts';
-import type { SandboxHandle, SandboxInfo } from '../types.ts';
+import { LABEL_POOL, LABEL_POOL_OWNER, POOL_NAME_PREFIX } from '../names.ts';
+import type { JanitorOptions, JanitorReport, SandboxHandle, SandboxInfo } from '../types.ts';
 
 export async function inspectSandbox(docker: Docker, handle: SandboxHandle): Promise<SandboxInfo> {
   let info: Docker.ContainerInspectInfo;
@@ -56,4 +57,49 @@ export async function resumeSandbox(docker: Docker, handle: SandboxHandle): Prom
     if ((err as { statusCode?: number }).statusCode === 304) return;
     throw asSandboxError(handle.name, err);
   }
+}
+
+/** Gives a running sandbox another name (a warm pool's claim); the container, its processes and files stay as they are. */
+export async function renameSandbox(docker: Docker, handle: SandboxHandle, name: string): Promise<SandboxHandle> {
+  try {
+    await docker.getContainer(handle.containerId).rename({ name });
+  } catch (err) {
+    throw asSandboxError(handle.name, err);
+  }
+  return { ...handle, name };
+}
+
+/**
+ * The janitor's part for warm-pool sandboxes, which carry the pool's labels instead of a workflow's (Docker cannot
+ * relabel a container: docs/performance.md). One still under its pool name goes when its owner process is gone; a
+ * claimed one is judged as the episode that claimed it (found by its name in the host's slots) is.
+ */
+export async function janitorPool(docker: Docker, options: JanitorOptions, remove: (containerId: string) => Promise<{ removed: boolean }>): Promise<JanitorReport> {
+  const report: JanitorReport = { removed: [], kept: [] };
+  for (const c of await docker.listContainers({ all: true, filters: { label: [LABEL_POOL] } })) {
+    const name = (c.Names[0] ?? c.Id).replace(/^\//, '');
+    const verdict = poolVerdict(options, name, c.Labels[LABEL_POOL] ?? '', c.Labels[LABEL_POOL_OWNER] ?? '');
+    if ('keep' in verdict) { report.kept.push({ name, workflowId: '', reason: verdict.keep }); continue; }
+    const workflowId = 'episode' in verdict ? verdict.episode : '';
+    if (workflowId) {
+      let live: boolean;
+      try {
+        live = await options.isLive(workflowId);
+      } catch (err) {
+        report.kept.push({ name, workflowId, reason: `could not tell whether it is live: ${(err as Error).message}` });
+        continue;
+      }
+      if (live) { report.kept.push({ name, workflowId, reason: 'episode is running' }); continue; }
+    }
+    if ((await remove(c.Id)).removed) report.removed.push({ name, workflowId });
+  }
+  return report;
+}
+
+/** A pooled sandbox: kept, removed, or judged as the episode that claimed it is judged. */
+function poolVerdict(options: JanitorOptions, name: string, queue: string, owner: string): { keep: string } | { episode: string } | { remove: true } {
+  if (!options.pool) return { keep: 'a warm-pool sandbox (no pool rules given)' };
+  if (name.startsWith(POOL_NAME_PREFIX)) return options.pool.ownerLive(owner) ? { keep: `warm pool of live worker ${owner}` } : { remove: true };
+  const episode = options.pool.episodeOf(queue, name);
+  return episode === undefined ? { remove: true } : { episode };
 }

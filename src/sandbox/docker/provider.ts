@@ -18,6 +18,8 @@ import { readImageConfig } from './image-inspect.ts';
 import { buildImage, DEFAULT_STATE_DIR, ensureImage, type BuildImageOptions, type BuildImageResult, type EnsureImageOptions } from './images.ts';
 import { pushImage } from './push.ts';
 import type { GpuSupport, LocalImageEngine, SandboxHandle, SandboxProvider, StdinExecOptions, StdinProcess } from '../types.ts';
+import { janitorPool, renameSandbox } from './lifecycle.ts';
+import type { JanitorOptions, JanitorReport } from '../types.ts';
 
 /** What the worker hands the sandbox (src/activities/deps.ts); tests and the CLI leave out what they do not need. */
 export interface DockerProviderOptions {
@@ -46,6 +48,18 @@ export class DockerSandboxProvider extends DriverSandboxProvider<DockerDriver> i
 
   execWithStdin(handle: SandboxHandle, o: StdinExecOptions): Promise<StdinProcess> {
     return startStdinExec(this.docker, handle, o);
+  }
+
+  /** A warm pool's claim: the running sandbox takes the episode's name (labels cannot change: docs/performance.md). */
+  rename(handle: SandboxHandle, name: string): Promise<SandboxHandle> {
+    return renameSandbox(this.docker, handle, name);
+  }
+
+  /** Warm-pool sandboxes first (they carry no workflow label), then what the neutral janitor finds. */
+  override async janitor(options: JanitorOptions): Promise<JanitorReport> {
+    const pooled = await janitorPool(this.docker, options, (id) => this.driver.remove({ name: id, kind: 'single' }));
+    const rest = await super.janitor(options);
+    return { removed: [...pooled.removed, ...rest.removed], kept: [...pooled.kept, ...rest.kept] };
   }
 
   ensureImage(ref: string, options?: EnsureImageOptions): Promise<ImageConfig> {

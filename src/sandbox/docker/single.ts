@@ -5,7 +5,7 @@ import type { ExecPort, SingleSandboxSpec } from '../driver.ts';
 import { asSandboxError, ImageMissing, SeedFailed } from '../errors.ts';
 import { envList } from '../exec.ts';
 import { gpuDeviceRequests } from '../gpus.ts';
-import { LABEL_BATCH, LABEL_ROLE, LABEL_USER, LABEL_WORKDIR, LABEL_WORKFLOW } from '../names.ts';
+import { LABEL_BATCH, LABEL_POOL, LABEL_POOL_KEY, LABEL_POOL_OWNER, LABEL_ROLE, LABEL_USER, LABEL_WORKDIR, LABEL_WORKFLOW } from '../names.ts';
 import { isSeeded } from '../seed-scripts.ts';
 import type { SandboxHandle } from '../types.ts';
 import { waitForKeepAlive } from './keep-alive.ts';
@@ -23,7 +23,9 @@ function createOptions(spec: SingleSandboxSpec): Docker.ContainerCreateOptions {
     Env: envList(spec.env),
     Labels: {
       [LABEL_BATCH]: spec.labels.batch,
-      [LABEL_WORKFLOW]: spec.labels.workflowId,
+      ...(spec.labels.pool
+        ? { [LABEL_POOL]: spec.labels.pool.queue, [LABEL_POOL_OWNER]: spec.labels.pool.owner, [LABEL_POOL_KEY]: spec.labels.pool.key }
+        : { [LABEL_WORKFLOW]: spec.labels.workflowId }),
       [LABEL_ROLE]: spec.labels.role,
       [LABEL_USER]: spec.user,
       [LABEL_WORKDIR]: spec.workdir,

@@ -1,0 +1,284 @@
+// A host's warm pool (docs/performance.md, The warm pool): while a batch runs, this worker process seeds a few
+// sandboxes ahead for the episodes the batch starts next, so an episode's seed becomes a claim (a rename). Each pooled
+// sandbox holds a slot of the host; the pool yields its slots to waiting episodes (HostSlots.tryReserve), drains a
+// batch's sandboxes once the batch is closed or paused, and all of them when the worker stops. The janitor and the
+// slot reconciler remove what a dead worker's pool left (poolOwnerLive).
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { randomBytes } from 'node:crypto';
+import { batchWorkflowId, UPCOMING_QUERY } from '../config/batch-ids.ts';
+import { POOL_NAME_PREFIX, type SandboxHandle, type SandboxSpec } from '../sandbox/index.ts';
+import type { Task } from '../task/index.ts';
+import type { NetworkDeps } from './phase-network.ts';
+import type { Remover } from './remover.ts';
+import { agentSeedSpec, seedAgentFromSpec } from './seed-agent.ts';
+import { seedKey } from './seed-key.ts';
+import type { HostSlots } from './slots.ts';
+import { freeing } from './tear-down.ts';
+import type { EpisodeTaskLoader } from './task-loader.ts';
+import type { EpisodeInput, UpcomingEpisodes } from './types.ts';
+import { poolWants } from './warm-pool-plan.ts';
+
+/** How often the pool looks at the batches it serves (each also looks when an episode seeds here). */
+const LOOK_EVERY_MS = 2000;
+/** A surplus sandbox younger than this is kept: an episode just started (so no longer upcoming) may claim it. */
+const SURPLUS_GRACE_MS = 10_000;
+
+export interface WarmPoolDeps extends NetworkDeps {
+  provider: NetworkDeps['provider'] & Required<Pick<NetworkDeps['provider'], 'rename'>>;
+  slots: HostSlots;
+  remover: Pick<Remover, 'schedule'>;
+  loadEpisodeTask: EpisodeTaskLoader;
+  /** This host's sandbox queue, and this process as its pooled sandboxes' owner (poolOwnerTag). */
+  queue: string;
+  owner: string;
+  /** The most sandboxes the pool holds at once (poolCapacity). */
+  max: number;
+  log(message: string): void;
+}
+
+interface Pooled {
+  name: string;
+  key: string;
+  batchId: string;
+  at: number;
+  /** The seed's end: the sandbox, or undefined when it failed (then it is removed). */
+  ready: Promise<SandboxHandle | undefined>;
+  /** Set once seeded: only a seeded sandbox is claimed (a claim never waits for a seed that may fail as long). */
+  handle?: SandboxHandle;
+  claimed?: boolean;
+  /** Removed before its seed ended: its failure says nothing of the seed. */
+  dropped?: boolean;
+}
+
+/** What seeding one upcoming run needs: its task and the spec its episode's seed would make. */
+interface RunSeed {
+  key: string | undefined;
+  task?: Task;
+  spec?: SandboxSpec;
+}
+
+interface Served {
+  client: Client;
+  /** An episode of the batch that seeded here: the batch's settings, with each upcoming run's task put in. */
+  base: EpisodeInput;
+}
+
+export class WarmPool {
+  private pooled: Pooled[] = [];
+  private readonly batches = new Map<string, Served>();
+  private readonly runs = new Map<string, Promise<RunSeed>>();
+  private readonly failedKeys = new Set<string>();
+  /** Keys some seed here made: a claim waits for a pooled seed of such a key still under way (it began first). */
+  private readonly goodKeys = new Set<string>();
+  private timer: NodeJS.Timeout | undefined;
+  private looking: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(private readonly d: WarmPoolDeps) {}
+
+  /** An episode of this batch seeded here: serve the batch from now on, and look at what it starts next. */
+  serve(input: EpisodeInput, client: Client): void {
+    if (this.closed || input.episodeSettings.warmPool === false) return;
+    if (!this.batches.has(input.batchId)) this.batches.set(input.batchId, { client, base: input });
+    this.timer ??= setInterval(() => void this.look(), LOOK_EVERY_MS).unref();
+    void this.look();
+  }
+
+  /**
+   * The episode's sandbox from the pool, renamed to `name`, or undefined (seed it fresh). A pooled sandbox its
+   * reservation took over (HostSlots.tryReserve) is claimed when it has the seed's key and removed otherwise.
+   */
+  async claim(o: { key: string | undefined; workflowId: string; name: string }): Promise<SandboxHandle | undefined> {
+    const handed = await this.d.slots.takePooled(o.workflowId);
+    if (handed !== undefined) {
+      const mine = this.pooled.find((p) => p.name === handed && !p.claimed);
+      if (mine && mine.key === o.key && this.claimable(mine)) return this.take(mine, o.name);
+      if (mine) {
+        mine.dropped = true;
+        this.forget(mine);
+      }
+      // It sits in the episode's slot: gone before the fresh seed, so the slot never holds two sandboxes.
+      await this.d.provider.teardown(handed).catch(() => undefined);
+      return undefined;
+    }
+    if (o.key === undefined) return undefined;
+    for (const p of this.pooled.filter((q) => q.key === o.key && !q.claimed && this.claimable(q))) {
+      p.claimed = true;
+      if (await this.d.slots.takePool(p.name)) return this.take(p, o.name);
+      p.claimed = false;
+    }
+    return undefined;
+  }
+
+  /** Stops serving and removes every sandbox the pool holds (a stopping worker). */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.timer);
+    await this.looking;
+    // A sandbox still seeding is not waited for: removed now, its seed fails, and what is left the janitor finds.
+    for (const p of [...this.pooled]) void this.remove(p);
+  }
+
+  /** How many sandboxes the pool holds (seeded or being seeded), for logs and tests. */
+  get size(): number {
+    return this.pooled.filter((p) => !p.claimed).length;
+  }
+
+  /** An episode's fresh seed of `key` succeeded here. */
+  seeded(key: string | undefined): void {
+    if (key !== undefined) this.goodKeys.add(key);
+  }
+
+  /**
+   * Seeded, or under way for a key seeded here before: never a first seed of a key, which may fail after as long as
+   * the episode's own would take (the claim would then seed fresh past its time limit).
+   */
+  private claimable(p: Pooled): boolean {
+    return p.handle !== undefined || this.goodKeys.has(p.key);
+  }
+
+  private async take(p: Pooled, name: string): Promise<SandboxHandle | undefined> {
+    p.claimed = true;
+    const handle = p.handle ?? await p.ready;
+    this.forget(p);
+    if (!handle) return undefined;
+    try {
+      return await this.d.provider.rename(handle, name);
+    } catch {
+      // The name is taken (an earlier attempt's own sandbox, adopted by the fresh seed): this one goes.
+      await this.d.provider.teardown(handle).catch(() => undefined);
+      return undefined;
+    }
+  }
+
+  private look(): Promise<void> {
+    this.looking ??= this.lookNow().catch((err: Error) => this.d.log(`warm pool: ${err.message}`)).finally(() => { this.looking = undefined; });
+    return this.looking;
+  }
+
+  private async lookNow(): Promise<void> {
+    for (const [batchId, served] of this.batches) {
+      const state = await this.batchState(batchId, served.client);
+      if (this.closed) return;
+      if (state === 'closed' || state.paused) {
+        this.drain(batchId);
+        if (state === 'closed') {
+          this.batches.delete(batchId);
+          for (const id of this.runs.keys()) if (id.startsWith(`${batchId}\0`)) this.runs.delete(id);
+        }
+        continue;
+      }
+      await this.refill(batchId, served, state);
+    }
+    this.removeLost();
+    if (this.batches.size === 0 && this.pooled.length === 0) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+    }
+  }
+
+  private async batchState(batchId: string, client: Client): Promise<UpcomingEpisodes | 'closed'> {
+    const handle = client.workflow.getHandle(batchWorkflowId(batchId));
+    try {
+      if ((await handle.describe()).status.name !== 'RUNNING') return 'closed';
+      return await handle.query<UpcomingEpisodes>(UPCOMING_QUERY);
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return 'closed';
+      // A batch started before the query existed answers none: nothing to seed ahead for it.
+      return { paused: false, upcoming: [] };
+    }
+  }
+
+  private async refill(batchId: string, served: Served, state: UpcomingEpisodes): Promise<void> {
+    const runs = await Promise.all(state.upcoming.map(async (u) => ({ ...(await this.runSeed(served.base, u)), remaining: u.remaining })));
+    const held: Record<string, number> = {};
+    for (const p of this.pooled) if (!p.claimed) held[p.key] = (held[p.key] ?? 0) + 1;
+    const { seed, surplus } = poolWants(runs.filter((r) => r.key === undefined || !this.failedKeys.has(r.key)), held, this.d.max);
+    for (const [key, n] of Object.entries(surplus)) {
+      const old = this.pooled.filter((p) => p.key === key && p.batchId === batchId && !p.claimed && Date.now() - p.at > SURPLUS_GRACE_MS);
+      for (const p of old.slice(0, n)) void this.remove(p);
+    }
+    for (const key of seed) {
+      const run = runs.find((r) => r.key === key)!;
+      if (!(await this.seedAhead(batchId, key, run.task!, run.spec!))) return;
+    }
+  }
+
+  /** The key (and what seeding needs) of an upcoming run's task, worked out once per task and batch. */
+  private runSeed(base: EpisodeInput, u: UpcomingEpisodes['upcoming'][number]): Promise<RunSeed> {
+    const id = `${base.batchId}\0${u.taskPath}\0${u.digest}\0${u.baseImageId ?? ''}`;
+    let run = this.runs.get(id);
+    if (!run) {
+      run = (async () => {
+        const input: EpisodeInput = { ...base, taskId: u.taskId, taskPath: u.taskPath, digest: u.digest, repeat: 0, attempt: 1 };
+        if (u.baseImageId !== undefined) input.baseImageId = u.baseImageId;
+        else delete input.baseImageId;
+        const task = await this.d.loadEpisodeTask(input);
+        if (task.compose || task.digest !== u.digest) return { key: undefined };
+        const spec = await agentSeedSpec(this.d, task, {
+          name: '', labels: { batch: base.batchId, workflowId: '', role: 'agent' },
+          imageAliases: input.imageAliases, ...(input.baseImageId ? { baseImageId: input.baseImageId } : {}), hostEnv: process.env, agent: input.agent,
+        });
+        return { key: seedKey(task, spec, input.agent), task, spec };
+      })().catch(() => ({ key: undefined }));
+      this.runs.set(id, run);
+    }
+    return run;
+  }
+
+  /** One sandbox seeded ahead under a pool name and labels; false when no slot is free. */
+  private async seedAhead(batchId: string, key: string, task: Task, spec: SandboxSpec): Promise<boolean> {
+    const name = `${POOL_NAME_PREFIX}${randomBytes(6).toString('hex')}`;
+    if (!(await this.d.slots.reservePool({ name, key, task: task.digest, owner: this.d.owner }))) return false;
+    const labels = { ...spec.labels, pool: { queue: this.d.queue, owner: this.d.owner, key } };
+    const p: Pooled = { name, key, batchId, at: Date.now(), ready: Promise.resolve(undefined) };
+    p.ready = seedAgentFromSpec(this.d, task, { ...spec, name, labels }, (this.batches.get(batchId)?.base ?? { agent: undefined }).agent)
+      .then((handle) => {
+        p.handle = handle;
+        this.goodKeys.add(key);
+        return handle;
+      }, (err: Error) => {
+        if (p.dropped) return undefined;
+        // A seed that fails ahead fails for the episode too: it seeds fresh and reports it; the pool stops trying.
+        this.failedKeys.add(key);
+        this.d.log(`warm pool: seeding ahead for ${task.id} failed (${err.message.split('\n')[0]}); its episodes seed fresh`);
+        void this.remove(p);
+        return undefined;
+      });
+    this.pooled.push(p);
+    return true;
+  }
+
+  private drain(batchId: string): void {
+    for (const p of this.pooled.filter((q) => q.batchId === batchId && !q.claimed)) void this.remove(p);
+  }
+
+  /** Pooled sandboxes whose slot another process's episode took over (tryReserve) or the reconciler freed: removed. */
+  private removeLost(): void {
+    const leases = this.d.slots.leases();
+    for (const p of this.pooled.filter((q) => !q.claimed)) {
+      if (leases.some((l) => l.pool?.name === p.name || l.pooled === p.name)) continue;
+      this.forget(p);
+      void p.ready.then(() => this.d.provider.teardown(p.name)).catch(() => undefined);
+    }
+  }
+
+  /** Removed by the host's remover, its slot freed once it is gone. */
+  private remove(p: Pooled): Promise<void> {
+    this.forget(p);
+    const key = `pool/${p.name}`;
+    const schedule = () => this.d.remover.schedule(key, [p.name], freeing(this.d.slots, key));
+    if (p.handle) {
+      schedule();
+      return Promise.resolve();
+    }
+    // Still seeding: removed now (so its seed fails soon) and again once its seed has ended, then its slot freed.
+    p.dropped = true;
+    void this.d.provider.teardown(p.name).catch(() => undefined);
+    return p.ready.then(schedule);
+  }
+
+  private forget(p: Pooled): void {
+    this.pooled = this.pooled.filter((q) => q !== p);
+  }
+}

@@ -1,0 +1,5 @@
+// What the client and the worker's warm pool both know of a batch workflow (pure constants): its id from the batch
+// id, and the name of the query that tells a host which episodes come next (src/workflows/batch.ts answers it).
+export const batchWorkflowId = (batchId: string): string => `berth/${batchId}`;
+
+export const UPCOMING_QUERY = 'upcoming';

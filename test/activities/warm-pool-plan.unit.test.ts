@@ -1,0 +1,47 @@
+// How a host's warm pool sizes itself (docs/performance.md, The warm pool: never more of a key than the batch's
+// upcoming episodes of it, never beyond its capacity with what it already holds) and what a batch tells it.
+import { describe, expect, it } from 'vitest';
+import { poolCapacity, poolWants, type UpcomingRun } from '../../src/activities/warm-pool-plan.ts';
+import { upcomingOf } from '../../src/workflows/upcoming.ts';
+import type { EpisodeInput } from '../../src/workflows/types.ts';
+
+describe('poolWants', () => {
+  it.each<{ what: string; upcoming: UpcomingRun[]; held: Record<string, number>; max: number; seed: string[]; surplus: Record<string, number> }>([
+    { what: 'nothing upcoming: nothing seeded', upcoming: [], held: {}, max: 2, seed: [], surplus: {} },
+    { what: 'repeats of one task, up to the capacity', upcoming: [{ key: 'a', remaining: 5 }], held: {}, max: 2, seed: ['a', 'a'], surplus: {} },
+    { what: 'never more than the upcoming episodes of a key', upcoming: [{ key: 'a', remaining: 1 }], held: {}, max: 4, seed: ['a'], surplus: {} },
+    { what: 'held ones count against the capacity', upcoming: [{ key: 'a', remaining: 5 }], held: { a: 1 }, max: 2, seed: ['a'], surplus: {} },
+    { what: 'the next tasks in start order, sharing a key', upcoming: [{ key: 'a', remaining: 1 }, { key: 'a', remaining: 1 }, { key: 'b', remaining: 1 }], held: {}, max: 2, seed: ['a', 'a'], surplus: {} },
+    { what: 'a run that cannot be seeded ahead is passed over', upcoming: [{ key: undefined, remaining: 3 }, { key: 'b', remaining: 1 }], held: {}, max: 2, seed: ['b'], surplus: {} },
+    { what: 'held ones no upcoming episode would claim are surplus', upcoming: [{ key: 'b', remaining: 1 }], held: { a: 2 }, max: 4, seed: ['b'], surplus: { a: 2 } },
+    { what: 'a full pool seeds nothing', upcoming: [{ key: 'b', remaining: 3 }], held: { a: 2 }, max: 2, seed: [], surplus: { a: 2 } },
+  ])('$what', ({ upcoming, held, max, seed, surplus }) => {
+    expect(poolWants(upcoming, held, max)).toEqual({ seed, surplus });
+  });
+
+  it.each([[1, 1], [4, 1], [8, 2], [15, 3], [64, 4]])('a host of %i slots pools at most %i', (slots, max) => {
+    expect(poolCapacity(slots)).toBe(max);
+  });
+});
+
+describe('upcomingOf (the batch answering its upcoming query)', () => {
+  const ep = (task: string, repeat: number): EpisodeInput => ({ taskId: task, taskPath: `/d/${task}`, digest: `sha-${task}`, repeat } as EpisodeInput);
+  const episodes = ['a', 'b', 'c'].flatMap((t) => [ep(t, 1), ep(t, 2)]);
+
+  it.each<{ next: number; paused: boolean; want: Array<[string, number]> }>([
+    { next: 0, paused: false, want: [['a', 2], ['b', 2], ['c', 2]] },
+    { next: 1, paused: false, want: [['a', 1], ['b', 2], ['c', 2]] },
+    { next: 5, paused: true, want: [['c', 1]] },
+    { next: 6, paused: false, want: [] },
+  ])('from episode $next (paused: $paused)', ({ next, paused, want }) => {
+    const got = upcomingOf(episodes, next, paused);
+    expect(got.paused).toBe(paused);
+    expect(got.upcoming.map((u) => [u.taskId, u.remaining])).toEqual(want);
+    expect(got.upcoming[0]?.taskPath).toBe(want[0] ? `/d/${want[0][0]}` : undefined);
+  });
+
+  it('tells at most eight runs ahead', () => {
+    const many = Array.from({ length: 20 }, (_, i) => ep(`t${i}`, 1));
+    expect(upcomingOf(many, 0, false).upcoming.map((u) => u.taskId)).toEqual(['t0', 't1', 't2', 't3', 't4', 't5', 't6', 't7']);
+  });
+});
