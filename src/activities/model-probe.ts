@@ -1,5 +1,6 @@
 import { agentArgsOf, AgentConfigError, installedAgent } from '../agents/index.ts';
 import { probeModel } from '../gateway/index.ts';
+import { BAD_AGENT_ARGS } from '../outcomes/index.ts';
 import type { ActivityDeps } from './deps.ts';
 import type { ProbeResult } from './types.ts';
 import { modelOf, upstreamOf } from './model-gateway.ts';
@@ -15,7 +16,7 @@ export async function probeAgentModel(deps: ActivityDeps, req: { agent: string; 
   try {
     agentArgsOf(agent, req.agentArgs ?? {});
   } catch (err) {
-    if (err instanceof AgentConfigError) return { ok: false, kind: 'agent:bad_args', status: 0, reason: err.message };
+    if (err instanceof AgentConfigError) return { ok: false, kind: BAD_AGENT_ARGS, status: 0, reason: err.message };
     throw err;
   }
   let m;

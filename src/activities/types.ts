@@ -5,9 +5,10 @@ import type { McpToolBinding } from '../agents/openai/mcp.ts';
 
 export type { AgentName };
 import type { ProbeResult as ModelProbeResult } from '../gateway/probe.ts';
+import type { BAD_AGENT_ARGS } from '../outcomes/index.ts';
 
 /** The check before a batch: the agent's --agent-arg values (`agent:bad_args`, never a row's kind), then one model call. */
-export type ProbeResult = ModelProbeResult | { ok: false; kind: 'agent:bad_args'; status: 0; reason: string };
+export type ProbeResult = ModelProbeResult | { ok: false; kind: typeof BAD_AGENT_ARGS; status: 0; reason: string };
 
 /** Per episode, enforced by the worker's model gateway (--max-tokens, --max-cost). */
 export interface ModelLimits {

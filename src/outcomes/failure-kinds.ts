@@ -141,6 +141,9 @@ export function isRetryable(kind: FailureKind): boolean {
  */
 export const MASKING_KINDS: readonly FailureKind[] = ALL_FAILURE_KINDS.filter((k) => FAILURE_KINDS[k].masked !== false);
 
+/** The batch's probe refusing the agent's --agent-arg values before any work starts: a refusal, never a row's kind. */
+export const BAD_AGENT_ARGS = 'agent:bad_args' as const;
+
 /** Errors that refuse a task rather than end a row (it goes to skipped.json): retrying changes nothing. */
 export const TASK_ERRORS = {
   'berth:task_refused': 'the task folder breaks a rule of the spec or needs something Berth does not support yet',

@@ -1,7 +1,7 @@
 // Every way an episode or an activity can end other than a reward, with the flags the rest of Berth reads.
 // Import-free of the rest of src (DESIGN.md section 2): workflow code, activities, the gateway and the client use it.
 export {
-  FAILURE_KINDS, ALL_FAILURE_KINDS, MASKING_KINDS, TASK_ERRORS, TASK_ERROR_TYPES, FINAL_ERROR_TYPES,
+  FAILURE_KINDS, ALL_FAILURE_KINDS, MASKING_KINDS, TASK_ERRORS, TASK_ERROR_TYPES, FINAL_ERROR_TYPES, BAD_AGENT_ARGS,
   isFailureKind, isMasked, isMaskingKind, isRetryable, keepsVerifierReward,
 } from './failure-kinds.ts';
 export type { FailureKind, FailureKindInfo, TaskErrorType } from './failure-kinds.ts';

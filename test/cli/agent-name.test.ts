@@ -13,7 +13,7 @@ describe('an unknown agent name', () => {
     const results = join(mkdtempSync(join(tmpdir(), 'berth-agent-')), 'results');
     const r = await berth(['run', 'examples/hello', '--agent', 'gpt-agent', '--results', results]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("option '-a, --agent <name>' argument 'gpt-agent' is invalid. Allowed choices are oracle, nop, command, openai, claude-code, codex, mini-swe-agent, opencode, gemini-cli, qwen-code, cline, aider.");
+    expect(r.stderr).toContain("option '-a, --agent <name>' argument 'gpt-agent' is invalid. Allowed choices are oracle, nop, command, openai, claude-code, codex, mini-swe-agent, opencode, gemini-cli, qwen-code, cline, aider, openhands.");
     expect(r.stdout).not.toContain('batch');
     expect(existsSync(results)).toBe(false);
   });
@@ -21,7 +21,7 @@ describe('an unknown agent name', () => {
   it('startBatch refuses it before loading the dataset or connecting, listing the agents', async () => {
     // A dataset that does not exist and no client: the agent is the first thing checked.
     await expect(startBatch({ dataset: '/no/such/dataset', agent: 'gpt-agent' as AgentName }))
-      .rejects.toThrow('Unknown agent "gpt-agent". Choose one of oracle, nop, command, openai, claude-code, codex, mini-swe-agent, opencode, gemini-cli, qwen-code, cline, aider.');
+      .rejects.toThrow('Unknown agent "gpt-agent". Choose one of oracle, nop, command, openai, claude-code, codex, mini-swe-agent, opencode, gemini-cli, qwen-code, cline, aider, openhands.');
   });
 
   it.each(AGENT_NAMES)('%s is accepted', (name) => expect(() => checkAgentName(name)).not.toThrow());
