@@ -48,9 +48,13 @@ export async function batchWorkflow(batch: BatchInput, carry?: BatchCarry): Prom
   };
   setHandler(progressQuery, view);
   setHandler(upcomingQuery, () => upcomingOf(episodes, next, control.paused));
+  // A child that ends before its start resolves here signals into the same activation, and signals are handled
+  // before the start resolves: that signal is kept for the episode being started, or the batch would wait forever.
+  let starting: string | undefined;
+  let doneWhileStarting: EpisodeDone | undefined;
   setHandler(episodeDoneSignal, (done) => {
-    if (!running.delete(done.workflowId)) return;
-    countDone(progress, done);
+    if (running.delete(done.workflowId)) countDone(progress, done);
+    else if (done.workflowId === starting) doneWhileStarting = done;
   });
   setHandler(pauseUpdate, steer({ paused: true }));
   setHandler(resumeUpdate, steer({ paused: false }));
@@ -64,11 +68,16 @@ export async function batchWorkflow(batch: BatchInput, carry?: BatchCarry): Prom
   while (next < episodes.length || running.size > 0) {
     while (!control.paused && next < episodes.length && running.size < Math.max(1, control.concurrency)) {
       const opts = episodeStartOptions(episodes[next]!);
+      starting = opts.workflowId;
       await startChild(episodeWorkflow, { ...opts, parentClosePolicy: ParentClosePolicy.ABANDON });
-      running.add(opts.workflowId);
+      starting = undefined;
       progress.running++;
       next++;
       startedThisRun++;
+      if (doneWhileStarting) {
+        countDone(progress, doneWhileStarting);
+        doneWhileStarting = undefined;
+      } else running.add(opts.workflowId);
     }
     if (startedThisRun >= limit || workflowInfo().continueAsNewSuggested) {
       await condition(allHandlersFinished);
