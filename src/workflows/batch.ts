@@ -1,11 +1,13 @@
 import {
-  ParentClosePolicy, allHandlersFinished, condition, continueAsNew, setHandler, startChild, workflowInfo,
+  ParentClosePolicy, allHandlersFinished, condition, continueAsNew, patched, setHandler, startChild, workflowInfo,
 } from '@temporalio/workflow';
 import { episodeWorkflow } from './episode.ts';
 import { concurrencyProblem, episodeStartOptions, episodesOf, type BatchControl } from './public.ts';
 import { episodeDoneSignal, pauseUpdate, progressQuery, resizeUpdate, resumeUpdate, upcomingQuery, type EpisodeDone } from './signals.ts';
 import { upcomingOf } from './upcoming.ts';
 import type { BatchInput, BatchProgress } from './types.ts';
+
+const COUNT_DONE_WHILE_STARTING = 'count-done-while-starting';
 
 /** What a batch carries across continue-as-new: a cursor, the ids still running, counters and its live control. */
 export interface BatchCarry {
@@ -74,10 +76,10 @@ export async function batchWorkflow(batch: BatchInput, carry?: BatchCarry): Prom
       progress.running++;
       next++;
       startedThisRun++;
-      if (doneWhileStarting) {
-        countDone(progress, doneWhileStarting);
-        doneWhileStarting = undefined;
-      } else running.add(opts.workflowId);
+      // Patched: a batch begun before the fix replays as it ran (it dropped that signal).
+      if (doneWhileStarting && patched(COUNT_DONE_WHILE_STARTING)) countDone(progress, doneWhileStarting);
+      else running.add(opts.workflowId);
+      doneWhileStarting = undefined;
     }
     if (startedThisRun >= limit || workflowInfo().continueAsNewSuggested) {
       await condition(allHandlersFinished);
