@@ -27,12 +27,16 @@ describe('an agent needing glibc on an image without it', () => {
     { agent: 'cline' as const, needs: /^cline \S+ needs glibc >= 2\.28 in the task's image, which has no glibc/ },
     { agent: 'gemini-cli' as const, needs: /^gemini-cli \S+ needs glibc >= 2\.28 and libstdc\+\+6 in the task's image, which has no glibc/ },
     { agent: 'aider' as const, needs: /^aider \S+ needs Python >= 3\.\d+ in the task's image, which has no working python3/ },
+    // Its own Python is built on the host (minutes) only for an image it can run on: nothing is built either.
+    { agent: 'openhands' as const, needs: /^openhands 1\.16\.0 needs glibc >= 2\.36 in the task's image, which has no glibc \(a musl or distroless image\?\): use a task image with glibc 2\.36 or newer/ },
   ])('$agent is refused before any package is fetched, naming what the image lacks', async ({ agent, needs }) => {
     const cache = mkdtempSync(join(tmpdir(), 'berth-noglibc-'));
-    const err = await ensureLayer(provider, INSTALLED_AGENTS[agent], BUSYBOX_IMAGE, cache, join(cache, 'tools')).then(() => null, (e: unknown) => e);
+    const tools = mkdtempSync(join(tmpdir(), 'berth-noglibc-tools-'));
+    const err = await ensureLayer(provider, INSTALLED_AGENTS[agent], BUSYBOX_IMAGE, cache, tools).then(() => null, (e: unknown) => e);
     expect(err).toBeInstanceOf(AgentInstallFailed);
     expect((err as Error).message).toMatch(needs);
     expect(readdirSync(cache)).toEqual([]);
+    expect(readdirSync(tools)).toEqual([]);
     expect(await docker.getImage(await baseTagOf()).inspect().then(() => 'tagged', () => 'no tag')).toBe('no tag');
   }, 60_000);
 });
