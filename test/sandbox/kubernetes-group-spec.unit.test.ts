@@ -99,7 +99,7 @@ describe('what the Kubernetes group refuses, by key', () => {
     ['service_healthy on a service without a healthcheck', { main: { image: 'm', depends_on: { db: { condition: 'service_healthy' } } }, db: { image: 'x' } }, 'services.main.depends_on.db'],
     ['services Compose would keep apart', { a: { image: 'x', networks: { front: null } }, b: { image: 'y', networks: { back: null } } }, 'services.b.networks'],
   ])('%s', (_what, services, key) => {
-    const refusals = groupRefusals(model(services as Record<string, ComposeService>), taskDir);
+    const refusals = groupRefusals(model(services as Record<string, ComposeService>), taskDir, {});
     expect(refusals.map((r) => r.key)).toContain(key);
     expect(refusals.every((r) => r.problem.length > 0 && r.fix.length > 0)).toBe(true);
   });
@@ -113,8 +113,10 @@ describe('what the Kubernetes group refuses, by key', () => {
         deploy: { resources: { limits: { cpus: 0.5, memory: '268435456' } } }, networks: { default: null },
       },
     }, { volumes: { shared: { name: 'p_shared' } } });
-    expect(groupRefusals(m, taskDir)).toEqual([]);
+    expect(groupRefusals(m, taskDir, {})).toEqual([]);
     const fromImage = model({ main: { image: 'm', depends_on: { db: { condition: 'service_healthy' } } }, db: { image: 'x' } });
+    // Before the images are known (at plan time), what only an image can answer is not held against the file.
+    expect(groupRefusals(fromImage, taskDir)).toEqual([]);
     expect(groupRefusals(fromImage, taskDir, { db: image({ healthcheck: { command: 'true', intervalSec: 1, timeoutSec: 1, startPeriodSec: 0, startIntervalSec: 1, retries: 1 } }) })).toEqual([]);
   });
 });

@@ -4,7 +4,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SeedFailed } from '../errors.ts';
-import type { GroupSpec } from '../driver.ts';
+import type { ComposeFileSpec } from '../driver.ts';
 import { projectArgs, runCompose, type ComposeCliSettings } from './compose-cli.ts';
 import { baseMainFile, type ComposeModel } from './compose-model.ts';
 
@@ -21,7 +21,7 @@ export function composeFailure(what: string, run: { stdout: string; stderr: stri
  * Compose's own reading of the task's file over Berth's `main` (as Harbor stacks its template and the
  * task's file): interpolation, `$$`, merging and relative paths, from `config --format json`.
  */
-export async function resolveComposeModel(spec: Pick<GroupSpec, 'project' | 'composeFile' | 'projectDir' | 'interpolationEnv' | 'main'>, stateDir: string, compose?: ComposeCliSettings): Promise<ComposeModel> {
+export async function resolveComposeModel(spec: ComposeFileSpec, stateDir: string, compose?: ComposeCliSettings): Promise<ComposeModel> {
   await mkdir(stateDir, { recursive: true });
   const baseFile = join(stateDir, 'main.json');
   await writeFile(baseFile, JSON.stringify(baseMainFile(spec.main.image)));

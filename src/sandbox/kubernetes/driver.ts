@@ -4,7 +4,7 @@
 import { CoreV1Api, KubeConfig, VersionApi, type V1Pod } from '@kubernetes/client-node';
 import { PassThrough, Readable } from 'node:stream';
 import type {
-  DriverCapabilities, EngineIdentity, GroupCreateResult, GroupHandle, GroupSpec, LabelledSandbox, PathKind, SandboxDriver, ServiceHandle,
+  ComposeFileSpec, DriverCapabilities, EngineIdentity, GroupCreateResult, GroupHandle, GroupSpec, LabelledSandbox, PathKind, SandboxDriver, ServiceHandle,
   SingleSandboxSpec,
 } from '../driver.ts';
 import type { ComposeCliSettings } from '../docker/compose-cli.ts';
@@ -213,6 +213,10 @@ export class KubernetesDriver implements SandboxDriver {
 
   createOrAdoptGroup(spec: GroupSpec): Promise<GroupCreateResult> {
     return this.groups.createOrAdopt(spec);
+  }
+
+  groupRefusal(spec: ComposeFileSpec): Promise<string | null> {
+    return this.groups.refusal(spec);
   }
 
   inspectGroup(project: string): Promise<GroupHandle> {

@@ -180,8 +180,11 @@ interface ComposeVolume {
 
 const volumesOf = (s: ComposeService) => (s.volumes as ComposeVolume[] | undefined) ?? [];
 
-/** Every refusal of the resolved model (empty: the pod below runs it). `taskDir` is the folder bind mounts may come from. */
-export function groupRefusals(m: ComposeModel, taskDir: string, images: Readonly<Record<string, ImageConfig | null>> = {}): GroupRefusal[] {
+/**
+ * Every refusal of the resolved model (empty: the pod below runs it). `taskDir` is the folder bind mounts may come
+ * from; `images` the sidecars' configurations, without which what they decide (an image's HEALTHCHECK, its CMD) is not judged.
+ */
+export function groupRefusals(m: ComposeModel, taskDir: string, images?: Readonly<Record<string, ImageConfig | null>>): GroupRefusal[] {
   const out: GroupRefusal[] = [];
   const refuse = (key: string, problem: string, fix: string) => out.push({ key, problem, fix });
   const ports = new Map<string, string>();
@@ -195,7 +198,7 @@ export function groupRefusals(m: ComposeModel, taskDir: string, images: Readonly
     if (s.user !== undefined && s.user !== null && s.user !== '' && name !== MAIN_SERVICE && !/^\d+(:\d+)?$/.test(String(s.user))) {
       refuse(key('user'), `user "${s.user}" is a name; a pod's container runs as a numeric uid`, 'give the uid (and gid) as numbers, for example "1000:1000", or set USER in the service\'s image');
     }
-    if (Array.isArray(s.entrypoint) && s.entrypoint.length === 0 && name !== MAIN_SERVICE && !(s.command?.length) && !images[name]?.cmd?.length) {
+    if (images && Array.isArray(s.entrypoint) && s.entrypoint.length === 0 && name !== MAIN_SERVICE && !(s.command?.length) && !images[name]?.cmd?.length) {
       refuse(key('entrypoint'), 'an empty entrypoint with no command leaves the container nothing to run', 'give the service a command');
     }
     for (const e of (s.expose as Array<string | number> | undefined) ?? []) {
@@ -215,7 +218,7 @@ export function groupRefusals(m: ComposeModel, taskDir: string, images: Readonly
       }
     });
     for (const [dep, c] of Object.entries(s.depends_on ?? {})) {
-      if (c.condition === 'service_healthy' && m.services[dep] && !healthOf(m.services[dep], images[dep])) {
+      if (images && c.condition === 'service_healthy' && m.services[dep] && !healthOf(m.services[dep], images[dep])) {
         refuse(key(`depends_on.${dep}`), `"${dep}" has no healthcheck, so it can never be healthy`, `give "${dep}" a healthcheck, or wait for condition: service_started`);
       }
     }

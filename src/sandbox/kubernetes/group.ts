@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { resolveComposeModel } from '../docker/compose-config.ts';
 import type { ComposeCliSettings } from '../docker/compose-cli.ts';
 import { defaultSizedSidecars, MAIN_SERVICE, type ComposeModel } from '../docker/compose-model.ts';
-import type { FilesPort, GroupCreateResult, GroupHandle, GroupSpec, ServiceHandle } from '../driver.ts';
+import type { ComposeFileSpec, FilesPort, GroupCreateResult, GroupHandle, GroupSpec, ServiceHandle } from '../driver.ts';
 import { SandboxLost, SeedFailed } from '../errors.ts';
 import { uploadPath } from '../files.ts';
 import type { ImageConfig } from '../image-config.ts';
@@ -80,18 +80,27 @@ export class KubernetesGroups {
     return handleOfGroup(project, pod, groupState(pod, order, containers).exited);
   }
 
+  /** The file's refusals that need no image (plan time): what the pod cannot map, by key. */
+  async refusal(spec: ComposeFileSpec): Promise<string | null> {
+    const refusals = groupRefusals(await this.resolve(spec), dirname(spec.projectDir));
+    return refusals.length > 0 ? refusalMessage(spec.composeFile, refusals) : null;
+  }
+
+  private async resolve(spec: ComposeFileSpec): Promise<ComposeModel> {
+    const stateDir = await mkdtemp(join(tmpdir(), 'berth-k8s-group-'));
+    try {
+      return await resolveComposeModel(spec, stateDir, this.port.compose);
+    } finally {
+      await rm(stateDir, { recursive: true, force: true });
+    }
+  }
+
   async createOrAdopt(spec: GroupSpec): Promise<GroupCreateResult> {
     const name = podName(spec.project);
     const adopted = await this.tryAdopt(spec.project);
     if (adopted) return { group: adopted, adopted: true, defaultSized: [] };
 
-    const stateDir = await mkdtemp(join(tmpdir(), 'berth-k8s-group-'));
-    let resolved: ComposeModel;
-    try {
-      resolved = await resolveComposeModel(spec, stateDir, this.port.compose);
-    } finally {
-      await rm(stateDir, { recursive: true, force: true });
-    }
+    const resolved = await this.resolve(spec);
     const taskDir = dirname(spec.projectDir);
     const early = groupRefusals(resolved, taskDir);
     if (early.length > 0) throw new SeedFailed('harbor:seed_failed', refusalMessage(spec.composeFile, early));
