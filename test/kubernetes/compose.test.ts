@@ -15,7 +15,7 @@ import { FIRST_BUILD_TIMEOUT_MS, pushByDigest, useLocalCluster, waitForPodGone, 
 import { writeDataset } from '../helpers/tasks.ts';
 import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
 import { waitUntil } from '../helpers/worker-process.ts';
-import { composeFolder } from '../compose/helpers.ts';
+import { composeFolder, groupLeftovers } from '../compose/helpers.ts';
 
 // Compose groups on the Kubernetes sandbox (issue 23: "every service of the task's Compose file becomes a pod (or a
 // container of one pod) reachable by its service name, with its own healthcheck, depends_on order, volumes shared as
@@ -29,14 +29,21 @@ const namespace = `berth-kgroups-${suffix}`;
 const docker = new Docker();
 const examples = join(import.meta.dirname, '..', '..', 'examples');
 
-let cluster: LocalCluster;
+let cluster: LocalCluster | undefined;
+let ready: Promise<LocalCluster> | undefined;
 
-beforeAll(async () => {
-  cluster = await useLocalCluster();
-  await cluster.core.createNamespace({ body: { metadata: { name: namespace } } });
-  // Pods are admitted once the namespace's default service account exists (the controller-manager makes it).
-  await waitUntil(async () => (await cluster.core.listNamespacedServiceAccount({ namespace })).items.some((s) => s.metadata?.name === 'default'), 60_000, 'the namespace\'s default service account');
-}, FIRST_BUILD_TIMEOUT_MS);
+/** The cluster and this file's namespace, made on first use (the Docker half of the file needs neither). */
+function onCluster(): Promise<LocalCluster> {
+  ready ??= (async () => {
+    cluster = await useLocalCluster();
+    const core = cluster.core;
+    await core.createNamespace({ body: { metadata: { name: namespace } } });
+    // Pods are admitted once the namespace's default service account exists (the controller-manager makes it).
+    await waitUntil(async () => (await core.listNamespacedServiceAccount({ namespace })).items.some((s) => s.metadata?.name === 'default'), 60_000, 'the namespace\'s default service account');
+    return cluster;
+  })();
+  return ready;
+}
 
 afterAll(async () => {
   await cluster?.core.deleteNamespace({ name: namespace }).catch(() => undefined);
@@ -44,17 +51,19 @@ afterAll(async () => {
 }, 120_000);
 
 describe('the Kubernetes driver\'s groups (real cluster)', () => {
+  let cluster: LocalCluster;
   let driver: KubernetesDriver;
   let image = '';
   const tag = `berth-test/kgroups-base-${suffix}`;
 
   beforeAll(async () => {
+    cluster = await onCluster();
     driver = new KubernetesDriver({ kubeConfig: cluster.kubeConfig, namespace });
     await docker.getImage('berth-base:bookworm').tag({ repo: `${cluster.registry}/${tag}`, tag: '1' });
     image = await pushByDigest(docker, `${cluster.registry}/${tag}:1`);
     // Every sidecar here runs the base image, already in the registry.
     driver.publishImage = () => Promise.resolve(image);
-  }, 300_000);
+  }, FIRST_BUILD_TIMEOUT_MS);
 
   afterAll(async () => {
     await docker.getImage(`${cluster.registry}/${tag}:1`).remove().catch(() => undefined);
@@ -304,9 +313,10 @@ describe.each(['docker', 'kubernetes'] as const)('a Compose task with a sidecar,
 
   beforeAll(async () => {
     const local = new DockerSandboxProvider(new Docker());
-    const provider = sandbox === 'kubernetes' ? new KubernetesSandboxProvider({ kubeConfig: cluster.kubeConfig, namespace, local, registryHost: cluster.registry }) : undefined;
+    const on = sandbox === 'kubernetes' ? await onCluster() : undefined;
+    const provider = on ? new KubernetesSandboxProvider({ kubeConfig: on.kubeConfig, namespace, local, registryHost: on.registry }) : undefined;
     workers = await startTestWorkers(`kgroups-${sandbox}`, provider ? { provider } : {});
-  }, 120_000);
+  }, FIRST_BUILD_TIMEOUT_MS);
 
   afterAll(async () => {
     await workers?.stop();
@@ -329,10 +339,14 @@ describe.each(['docker', 'kubernetes'] as const)('a Compose task with a sidecar,
     // The sidecar's artifacts: its own log, and the file its collect hook wrote after the agent's turn.
     expect(readFileSync(at('orders.log'), 'utf8')).toBe('{"item": "apple"}\n{"item": "pear"}\n');
     expect(JSON.parse(readFileSync(at('stats.json'), 'utf8'))).toEqual({ orders: 2 });
-    if (sandbox === 'kubernetes') {
-      for (const row of [...summary.rows, ...helloSummary.rows]) {
-        await waitUntil(async () => (await cluster.core.listNamespacedPod({ namespace })).items.every((p) => p.metadata?.annotations?.['berth.workflow'] !== row.workflow_id), 60_000, `no pod of ${row.workflow_id}`);
+    // The group removed as one: no pod of either episode on Kubernetes; no container, network or volume on Docker.
+    for (const row of [...summary.rows, ...helloSummary.rows]) {
+      if (sandbox === 'docker') {
+        await groupLeftovers(`berth.workflow=${row.workflow_id}`);
+        continue;
       }
+      const core = cluster!.core;
+      await waitUntil(async () => (await core.listNamespacedPod({ namespace })).items.every((p) => p.metadata?.annotations?.['berth.workflow'] !== row.workflow_id), 60_000, `no pod of ${row.workflow_id}`);
     }
   }, 600_000);
 });
