@@ -3,7 +3,7 @@
 // through the loader, main is seeded, then the gate lets main's dependents start; the driver watches the pod as
 // `up --wait` watches containers. Removal is the pod's.
 import type { CoreV1Api, V1Pod } from '@kubernetes/client-node';
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -126,7 +126,8 @@ export class KubernetesGroups {
     if (plan.binds.length > 0) {
       const loader: ServiceHandle = { name: `${spec.project}/${LOADER}`, containerId: serviceContainerId(name, LOADER), user: '0', workdir: '/' };
       await this.waitFor(spec.project, deadline, (pod) => Boolean(containerStatus(pod, LOADER)?.state?.running), 'the loader of the task\'s files');
-      for (const b of plan.binds) await uploadPath(this.port, loader, b.source, b.loaderDir);
+      // A source that does not exist is an empty folder, as Compose creates it (create_host_path).
+      for (const b of plan.binds) if (existsSync(b.source)) await uploadPath(this.port, loader, b.source, b.loaderDir);
       await this.checked(loader, ['touch', LOADER_DONE], 'finishing the copy of the task\'s files');
     }
     const group = handleOfGroup(spec.project, plan.pod);
