@@ -94,7 +94,7 @@ services:
       - shared:/shared
   db:
     image: berth-base:bookworm
-    command: ["sh", "-c", "sleep 2; date +%s%N > /shared/db-healthy; touch /tmp/ok; exec sleep infinity"]
+    command: ["sh", "-c", "sleep 8; date +%s%N > /shared/db-healthy; touch /tmp/ok; exec sleep infinity"]
     environment:
       DB_ONLY: "yes"
     healthcheck:
@@ -185,7 +185,7 @@ services:
 // sidecar, a service nothing depends on, a collect hook in the sidecar and two sidecar artifacts.
 const SERVER = `import json, os, pathlib, time
 from http.server import BaseHTTPRequestHandler, HTTPServer
-time.sleep(3)
+time.sleep(8)
 os.makedirs('/var/log/api', exist_ok=True)
 stats = {'orders': 0}
 class H(BaseHTTPRequestHandler):
