@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBatch } from '../../src/client/batch.ts';
 import type { GroupSpec } from '../../src/sandbox/driver.ts';
-import { SeedFailed } from '../../src/sandbox/errors.ts';
+import { SandboxLost, SeedFailed } from '../../src/sandbox/errors.ts';
 import { KubernetesDriver } from '../../src/sandbox/kubernetes/driver.ts';
 import { podName } from '../../src/sandbox/kubernetes/pod-spec.ts';
 import { DockerSandboxProvider, KubernetesSandboxProvider } from '../../src/sandbox/index.ts';
@@ -82,7 +82,7 @@ describe('the Kubernetes driver\'s groups (real cluster)', () => {
     };
   };
 
-  it('makes the group one pod: names resolve, main waits for a healthy sidecar, a volume and a task folder are shared; adopted, listed, removed as one', async () => {
+  it('makes the group one pod: names resolve, main waits for a one-shot and a healthy sidecar, a volume and a task folder are shared; adopted, listed, removed as one by the janitor', async () => {
     const project = `berth-kgroups-${suffix}-one`;
     const s = spec(project, `
 services:
@@ -90,6 +90,13 @@ services:
     depends_on:
       db:
         condition: service_healthy
+      prep:
+        condition: service_completed_successfully
+    volumes:
+      - shared:/shared
+  prep:
+    image: berth-base:bookworm
+    command: ["sh", "-c", "echo prepared > /shared/prepared"]
     volumes:
       - shared:/shared
   db:
@@ -120,9 +127,15 @@ volumes:
     const [now, dbHealthy] = seededAt.trim().split('\n').map(Number);
     expect(dbHealthy).toBeGreaterThan(0);
     expect(now).toBeGreaterThanOrEqual(dbHealthy!);
-    expect(Object.keys(made.group.services).sort()).toEqual(['db', 'main']);
-    const { main, db } = made.group.services;
+    expect(Object.keys(made.group.services).sort()).toEqual(['db', 'main', 'prep']);
+    expect(made.group.stopped).toEqual(['prep']);
+    const { main, db, prep } = made.group.services;
     const run = async (h: typeof main, command: string) => driver.exec(h!, { argv: ['sh', '-c', command] });
+    // The one-shot ran to its end before main started; an exec in it now says so (nothing is lost).
+    expect((await run(main, 'cat /shared/prepared')).stdout).toBe('prepared\n');
+    const ended = run(prep, 'true');
+    await expect(ended).rejects.toThrow(/has exited \(code 0\)/);
+    await expect(ended).rejects.not.toBeInstanceOf(SandboxLost);
     // One pod, one container per service.
     const pods = (await cluster.core.listNamespacedPod({ namespace, labelSelector: 'berth.sandbox=group' })).items.filter((p) => p.metadata?.annotations?.['berth.group'] === project);
     expect(pods.map((p) => p.metadata?.name)).toEqual([podName(project)]);
@@ -139,7 +152,10 @@ volumes:
     expect(again.group.services.db).toEqual(db);
     expect((await driver.inspectGroup(project)).services).toEqual(made.group.services);
     expect(await driver.listByLabel([`berth.workflow=berth/kgroups-${suffix}/${project}`])).toEqual([{ name: project, kind: 'group', workflowId: `berth/kgroups-${suffix}/${project}` }]);
-    expect(await driver.remove({ name: project, kind: 'group' })).toEqual({ removed: true });
+    // The janitor (this namespace is this file's own) removes the group of an episode that no longer runs, as one.
+    const janitor = new KubernetesSandboxProvider({ kubeConfig: cluster.kubeConfig, namespace, local: new DockerSandboxProvider(docker), registryHost: cluster.registry });
+    const report = await janitor.janitor({ isLive: () => Promise.resolve(false) });
+    expect(report.removed).toEqual([{ name: project, workflowId: `berth/kgroups-${suffix}/${project}` }]);
     await waitForPodGone(cluster.core, namespace, podName(project));
     await expect(driver.inspectGroup(project)).rejects.toThrow(/is gone/);
     expect(await driver.remove({ name: project, kind: 'group' })).toEqual({ removed: false });

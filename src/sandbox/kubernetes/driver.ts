@@ -242,8 +242,14 @@ export class KubernetesDriver implements SandboxDriver {
     if (!(err instanceof PodExecError)) return err;
     const { pod: name, container } = podAndContainer(target.containerId);
     const pod = await this.readPod(name).catch(() => undefined);
-    const running = containerStatus(pod, container)?.state?.running && !pod?.metadata?.deletionTimestamp;
-    return running ? err : new SandboxLost(target.name, err);
+    const status = containerStatus(pod, container);
+    const running = status?.state?.running && !pod?.metadata?.deletionTimestamp;
+    if (running) return err;
+    // A group's service that ran to its end (a one-shot) while main runs: nothing is lost, but no exec reaches it.
+    if (container !== CONTAINER && status?.state?.terminated && containerStatus(pod, CONTAINER)?.state?.running) {
+      return new Error(`service ${target.name} has exited (code ${status.state.terminated.exitCode}); the Kubernetes sandbox cannot read or run anything in an ended container`);
+    }
+    return new SandboxLost(target.name, err);
   }
 
   async putArchive(target: ServiceHandle, containerDir: string, archive: Buffer | NodeJS.ReadableStream): Promise<void> {
