@@ -32,6 +32,8 @@ export class KubernetesSandboxProvider extends DriverSandboxProvider<KubernetesD
     const driver = new KubernetesDriver(options);
     super(driver);
     this.images = new RegistryImages(options.local, options.registryHost, (ref) => driver.imageConfiguration(ref));
+    // A Compose group's sidecar images, built or pulled by the local engine, are pushed as main's is.
+    driver.publishImage = (ref) => this.images.imageId(ref);
   }
 
   execWithStdin(_handle: SandboxHandle, _o: StdinExecOptions): Promise<StdinProcess> {
