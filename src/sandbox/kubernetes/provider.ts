@@ -9,8 +9,11 @@ import { RegistryImages } from '../registry-images.ts';
 import type { BuildImageOptions, BuildImageResult, EnsureImageOptions } from '../docker/images.ts';
 import type { EngineImage } from '../docker/engine-images.ts';
 import type { GcSelection, KeptState } from '../docker/final-state.ts';
-import type { GpuSupport, LocalImageEngine, SandboxHandle, SandboxProvider, StdinExecOptions, StdinProcess } from '../types.ts';
+import type { GpuSupport, LocalImageEngine, SandboxHandle, SandboxProvider, SandboxSpec, SeedResult, StdinExecOptions, StdinProcess } from '../types.ts';
 import { KubernetesDriver, type KubernetesDriverOptions } from './driver.ts';
+import { gatewayListenAddress, readGatewayPlace } from './gateway-address.ts';
+import { CONTAINER, execArgv } from './pod-spec.ts';
+import { startStdinExecInPod } from './stdin-exec.ts';
 
 export interface KubernetesProviderOptions extends KubernetesDriverOptions {
   /** The engine beside the worker that pulls, builds and pushes task images. */
@@ -34,8 +37,14 @@ export class KubernetesSandboxProvider extends DriverSandboxProvider<KubernetesD
     this.images = new RegistryImages(options.local, options.registryHost, (ref) => driver.imageConfiguration(ref));
   }
 
-  execWithStdin(_handle: SandboxHandle, _o: StdinExecOptions): Promise<StdinProcess> {
-    return notYet('run a process over its stdin (MCP stdio servers)');
+  /** Pods pull by digest from the registry: an image named by a local tag (an agent's layer) is pushed and pinned first. */
+  override async seed(spec: SandboxSpec): Promise<SeedResult> {
+    return super.seed(this.images.isPinned(spec.image) ? spec : { ...spec, image: await this.images.imageId(spec.image) });
+  }
+
+  execWithStdin(handle: SandboxHandle, o: StdinExecOptions): Promise<StdinProcess> {
+    const target = { namespace: this.driver.namespace, pod: handle.containerId, container: CONTAINER };
+    return startStdinExecInPod(this.driver.kubeConfig, target, execArgv(handle, o));
   }
 
   ensureImage(ref: string, options?: EnsureImageOptions): Promise<ImageConfig> {
@@ -74,8 +83,11 @@ export class KubernetesSandboxProvider extends DriverSandboxProvider<KubernetesD
     return Promise.resolve({ ok: false, reason: 'the Kubernetes sandbox does not give pods GPUs yet (issue 23)' });
   }
 
-  defaultNetworkRanges(): Promise<Array<{ gateway: string | null; subnet: string | null }>> {
-    return notYet('serve the model gateway to pods');
+  /** Where the model gateway listens for pods: this machine's node address, or the worker's pod IP (gateway-address.ts). */
+  async defaultNetworkRanges(): Promise<Array<{ gateway: string | null; subnet: string | null }>> {
+    const address = gatewayListenAddress(await readGatewayPlace(this.driver.kubeConfig));
+    if (address instanceof Error) throw address;
+    return [{ gateway: address, subnet: null }];
   }
 
   async engineInfo(): Promise<{ id: string; name: string | null }> {
