@@ -3,6 +3,7 @@
 // the registry the cluster pulls from (RegistryImages). What the driver cannot do yet is refused by its capabilities
 // before any work; the methods below that refuse say so by name if reached anyway.
 import { DriverSandboxProvider } from '../driver-provider.ts';
+import { SandboxLost } from '../errors.ts';
 import type { ImageConfig } from '../image-config.ts';
 import type { ApplyNetworkOptions, EgressNetwork, PhaseNetwork } from '../network-phase.ts';
 import { RegistryImages } from '../registry-images.ts';
@@ -42,9 +43,16 @@ export class KubernetesSandboxProvider extends DriverSandboxProvider<KubernetesD
     return super.seed(this.images.isPinned(spec.image) ? spec : { ...spec, image: await this.images.imageId(spec.image) });
   }
 
-  execWithStdin(handle: SandboxHandle, o: StdinExecOptions): Promise<StdinProcess> {
+  /** Over the exec API's stdin; a pod that is gone (or no longer running) is SandboxLost, as every exec's. */
+  async execWithStdin(handle: SandboxHandle, o: StdinExecOptions): Promise<StdinProcess> {
     const target = { namespace: this.driver.namespace, pod: handle.containerId, container: CONTAINER };
-    return startStdinExecInPod(this.driver.kubeConfig, target, execArgv(handle, o));
+    try {
+      return await startStdinExecInPod(this.driver.kubeConfig, target, execArgv(handle, o));
+    } catch (err) {
+      const info = await this.driver.inspect(handle); // SandboxLost when the pod is gone
+      if (!info.running) throw new SandboxLost(handle.name, err);
+      throw err;
+    }
   }
 
   ensureImage(ref: string, options?: EnsureImageOptions): Promise<ImageConfig> {
