@@ -16,6 +16,7 @@ import type { ExecResult, SandboxInfo } from '../types.ts';
 import { execInPod, getArchiveFromPod, PodExecError, putArchiveInPod, type PodContainer } from './exec.ts';
 import { ANNOTATION_NAME, CONTAINER, execArgv, MANAGED_LABEL, podName, singlePod } from './pod-spec.ts';
 import { RegistryReader } from './registry.ts';
+import { STOP_PROCESSES_SCRIPT } from './stop-processes.ts';
 
 export interface KubernetesDriverOptions {
   /** Default: the file `kubeconfigFile` ([kubernetes].kubeconfig), else KUBECONFIG, else ~/.kube/config, else in-cluster credentials (client-node's loadFromDefault). */
@@ -52,7 +53,7 @@ function capped(bytes: Buffer, cap: number): { text: string; truncated: boolean 
 export class KubernetesDriver implements SandboxDriver {
   readonly sandbox = 'kubernetes';
   readonly capabilities: DriverCapabilities = {
-    groups: false, internalNetworks: false, networkSwitching: false, userWithGroup: true, gpus: false, noNetwork: false, allowlist: false, finalState: false, stopStart: false, modelGateway: true,
+    groups: false, internalNetworks: false, networkSwitching: false, userWithGroup: true, gpus: true, noNetwork: false, allowlist: false, finalState: false, stopStart: true, modelGateway: true,
   };
   readonly kubeConfig: KubeConfig;
   readonly namespace: string;
@@ -250,12 +251,18 @@ export class KubernetesDriver implements SandboxDriver {
     return Promise.reject(notYet('move a sandbox to another network'));
   }
 
-  stop(): Promise<void> {
-    return Promise.reject(notYet('stop a sandbox and keep it'));
+  /** Ends every process of the sandbox but its keep-alive, files kept (stop-processes.ts); a pod that is gone is left so, as Docker's stop. */
+  async stop(target: ServiceHandle): Promise<void> {
+    try {
+      await execInPod(this.kubeConfig, this.target(target), ['sh', '-c', STOP_PROCESSES_SCRIPT]);
+    } catch (err) {
+      if ((await this.lostOrAsIs(target, err)) === err) throw err;
+    }
   }
 
-  start(): Promise<void> {
-    return Promise.reject(notYet('start a stopped sandbox'));
+  /** The keep-alive never stopped (stop ends only the agent's processes): start asks only that the pod is still there. */
+  async start(target: ServiceHandle): Promise<void> {
+    if (!(await this.inspect(target)).running) throw new SandboxLost(target.name, new Error(`pod ${target.containerId} is not running`));
   }
 
   private async deletePod(name: string, wait: boolean): Promise<boolean> {

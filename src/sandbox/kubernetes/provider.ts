@@ -13,6 +13,7 @@ import type { GcSelection, KeptState } from '../docker/final-state.ts';
 import type { GpuSupport, LocalImageEngine, SandboxHandle, SandboxProvider, SandboxSpec, SeedResult, StdinExecOptions, StdinProcess } from '../types.ts';
 import { KubernetesDriver, type KubernetesDriverOptions } from './driver.ts';
 import { gatewayListenAddress, readGatewayPlace } from './gateway-address.ts';
+import { clusterGpuSupport } from './gpu-nodes.ts';
 import { CONTAINER, execArgv } from './pod-spec.ts';
 import { startStdinExecInPod } from './stdin-exec.ts';
 
@@ -87,8 +88,9 @@ export class KubernetesSandboxProvider extends DriverSandboxProvider<KubernetesD
     return this.images.imagesLabelled(label);
   }
 
+  /** Whether some node has nvidia.com/gpu to allocate (gpu-nodes.ts). */
   gpuSupport(): Promise<GpuSupport> {
-    return Promise.resolve({ ok: false, reason: 'the Kubernetes sandbox does not give pods GPUs yet (issue 23)' });
+    return clusterGpuSupport(this.driver.kubeConfig);
   }
 
   /** Where the model gateway listens for pods: this machine's node address, or the worker's pod IP (gateway-address.ts). */
