@@ -27,6 +27,8 @@ export interface KubernetesDriverOptions {
   startTimeoutMs?: number;
   /** Where images are described (the registry the cluster pulls from). */
   registry?: RegistryReader;
+  /** The Secret pods pull with, when the registry needs credentials (pull-secret.ts). */
+  imagePullSecret?: string;
 }
 
 /** Whether the keep-alive's setup is done: some process of the pod is `sleep infinity` (the shared PID namespace shows all). */
@@ -60,6 +62,7 @@ export class KubernetesDriver implements SandboxDriver {
   private readonly core: CoreV1Api;
   private readonly startTimeoutMs: number;
   private readonly registry: RegistryReader;
+  private readonly imagePullSecret: string | undefined;
 
   constructor(options: KubernetesDriverOptions = {}) {
     this.kubeConfig = options.kubeConfig ?? (() => {
@@ -71,6 +74,7 @@ export class KubernetesDriver implements SandboxDriver {
     this.core = this.kubeConfig.makeApiClient(CoreV1Api);
     this.startTimeoutMs = options.startTimeoutMs ?? 180_000;
     this.registry = options.registry ?? new RegistryReader();
+    this.imagePullSecret = options.imagePullSecret;
   }
 
   async engineIdentity(): Promise<EngineIdentity> {
@@ -138,6 +142,7 @@ export class KubernetesDriver implements SandboxDriver {
   async createOrAdoptSandbox(spec: SingleSandboxSpec): Promise<{ handle: ServiceHandle; adopted: boolean }> {
     if (spec.network === 'none') throw notYet('run a sandbox without a network');
     const body = singlePod(spec);
+    if (this.imagePullSecret) body.spec!.imagePullSecrets = [{ name: this.imagePullSecret }];
     const handle: ServiceHandle = { name: spec.name, containerId: body.metadata!.name!, user: spec.user, workdir: spec.workdir };
     for (let attempt = 0; ; attempt++) {
       try {

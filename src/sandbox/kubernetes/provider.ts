@@ -13,6 +13,9 @@ import type { GcSelection, KeptState } from '../docker/final-state.ts';
 import type { GpuSupport, LocalImageEngine, SandboxHandle, SandboxProvider, SandboxSpec, SeedResult, StdinExecOptions, StdinProcess } from '../types.ts';
 import { KubernetesDriver, type KubernetesDriverOptions } from './driver.ts';
 import { gatewayListenAddress, readGatewayPlace } from './gateway-address.ts';
+import { ensurePullSecret, pullSecretName } from './pull-secret.ts';
+import { RegistryReader } from './registry.ts';
+import { dockerConfigPath, registryCredentials } from '../registry-auth.ts';
 import { clusterGpuSupport } from './gpu-nodes.ts';
 import { CONTAINER, execArgv } from './pod-spec.ts';
 import { startStdinExecInPod } from './stdin-exec.ts';
@@ -22,6 +25,8 @@ export interface KubernetesProviderOptions extends KubernetesDriverOptions {
   local: LocalImageEngine;
   /** [kubernetes].registry: host[:port][/prefix] the images are pushed to and pods pull from. */
   registryHost: string;
+  /** [kubernetes].docker_config: the config.json whose `auths` hold the registry's credentials (registry-auth.ts). */
+  dockerConfig?: string;
 }
 
 function notYet(what: string): Promise<never> {
@@ -33,14 +38,29 @@ export class KubernetesSandboxProvider extends DriverSandboxProvider<KubernetesD
   /** It keeps no final states (finalState is not among its capabilities). */
   readonly finalStateRetentionDays = 0;
 
+  /** Resolves once the pull secret is in the namespace (registries with credentials only). */
+  private pullSecretReady: Promise<void> | undefined;
+  private readonly ensurePullSecret: (() => Promise<void>) | undefined;
+
   constructor(options: KubernetesProviderOptions) {
-    const driver = new KubernetesDriver(options);
+    const configFile = dockerConfigPath(options.dockerConfig);
+    const credentialsFor = (host: string) => registryCredentials(configFile, host);
+    const host = options.registryHost.split('/')[0]!;
+    const own = credentialsFor(host);
+    const driver = new KubernetesDriver({
+      ...options, registry: options.registry ?? new RegistryReader(undefined, credentialsFor), ...(own ? { imagePullSecret: pullSecretName(host) } : {}),
+    });
     super(driver);
-    this.images = new RegistryImages(options.local, options.registryHost, (ref) => driver.imageConfiguration(ref));
+    this.images = new RegistryImages(options.local, options.registryHost, (ref) => driver.imageConfiguration(ref), own);
+    if (own) this.ensurePullSecret = async () => { await ensurePullSecret(driver.kubeConfig, driver.namespace, host, own); };
   }
 
   /** Pods pull by digest from the registry: an image named by a local tag (an agent's layer) is pushed and pinned first. */
   override async seed(spec: SandboxSpec): Promise<SeedResult> {
+    if (this.ensurePullSecret) {
+      this.pullSecretReady ??= this.ensurePullSecret().catch((err: unknown) => { this.pullSecretReady = undefined; throw err; });
+      await this.pullSecretReady;
+    }
     return super.seed(this.images.isPinned(spec.image) ? spec : { ...spec, image: await this.images.imageId(spec.image) });
   }
 
