@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listMcpTools, runMcpTool, type StdioStarter } from '../../src/agents/index.ts';
 import { containerName, DockerSandboxProvider, KubernetesSandboxProvider, SandboxLost, type SandboxHandle, type StdinProcess } from '../../src/sandbox/index.ts';
 import { FIRST_BUILD_TIMEOUT_MS, useLocalCluster, waitForPodGone, type LocalCluster } from '../helpers/kubernetes.ts';
+import { waitUntil } from '../helpers/worker-process.ts';
 
 // A process over its stdin in a pod (issue 23: execWithStdin, what MCP stdio servers and the http relay run on), on
 // the local cluster: the exchange, the exit code, the user and workdir, and an MCP stdio server (the one the installed
@@ -46,7 +47,7 @@ async function collect(proc: StdinProcess): Promise<{ stdout: string; stderr: st
   return { stdout, stderr, code };
 }
 
-describe('execWithStdin on the Kubernetes sandbox (real cluster)', () => {
+describe('execWithStdin and addressOf on the Kubernetes sandbox (real cluster)', () => {
   let cluster: LocalCluster;
   let provider: KubernetesSandboxProvider;
   let handle: SandboxHandle;
@@ -97,10 +98,18 @@ describe('execWithStdin on the Kubernetes sandbox (real cluster)', () => {
     expect(got).toEqual({ content: ANSWER, reused: false });
   }, 60_000);
 
+  it('addressOf answers the pod IP, where the worker reaches a server in the pod (an MCP http server of a service)', async () => {
+    const ip = await provider.addressOf(handle.containerId);
+    expect(ip).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+    await provider.exec(handle, { command: 'mkdir -p /tmp/www && echo from-the-pod > /tmp/www/hi.txt && (setsid python3 -m http.server --directory /tmp/www 18766 >/dev/null 2>&1 &)' });
+    await waitUntil(async () => (await fetch(`http://${ip}:18766/hi.txt`).then((r) => r.text(), () => '')) === 'from-the-pod\n', 30_000, 'the server in the pod');
+  }, 60_000);
+
   it('a pod that is gone is SandboxLost, so a tool call masks the episode rather than failing the tool', async () => {
     const lost = { ...handle };
     await provider.teardown(handle);
     await waitForPodGone(cluster.core, 'default', handle.containerId);
     await expect(provider.execWithStdin(lost, { argv: ['cat'] })).rejects.toBeInstanceOf(SandboxLost);
+    await expect(provider.addressOf(lost.containerId)).rejects.toBeInstanceOf(SandboxLost);
   }, 60_000);
 });

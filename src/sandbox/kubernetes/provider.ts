@@ -2,6 +2,7 @@
 // DriverSandboxProvider's on the Kubernetes driver; images are built by the engine beside the worker and pushed to
 // the registry the cluster pulls from (RegistryImages). What the driver cannot do yet is refused by its capabilities
 // before any work; the methods below that refuse say so by name if reached anyway.
+import { CoreV1Api } from '@kubernetes/client-node';
 import { DriverSandboxProvider } from '../driver-provider.ts';
 import { SandboxLost } from '../errors.ts';
 import type { ImageConfig } from '../image-config.ts';
@@ -125,8 +126,11 @@ export class KubernetesSandboxProvider extends DriverSandboxProvider<KubernetesD
     return { id, name };
   }
 
-  addressOf(): Promise<string | null> {
-    return notYet('reach a service by its address');
+  /** The pod's IP (every pod and a worker on a node reach it); null while it has none. */
+  async addressOf(container: string): Promise<string | null> {
+    const pod = await this.driver.kubeConfig.makeApiClient(CoreV1Api).readNamespacedPod({ name: container, namespace: this.driver.namespace })
+      .catch((err: unknown) => { throw new SandboxLost(container, err); });
+    return pod.status?.podIP ?? null;
   }
 
   ensureEgressNetwork(): Promise<EgressNetwork> {
