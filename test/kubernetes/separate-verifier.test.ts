@@ -116,7 +116,7 @@ describe('a separate verifier on the Kubernetes sandbox (real cluster, real Temp
     expect(onK8s, onK8s.failure_reason ?? '').toMatchObject({ reward: 1, verifier_rewards: { reward: 1, checks: 6 }, failure_kind: null, mask_sample: false, verifier_mode: 'separate' });
     for (const key of ['reward', 'verifier_rewards', 'failure_kind', 'mask_sample', 'verifier_mode'] as const) expect(onK8s[key]).toEqual(onDocker[key]);
     // The artifacts came to the host as on Docker; no pod of the episode is left.
-    expect(readFileSync(join(onK8s.logs_dir!, 'artifacts', 'hook.txt'), 'utf8')).toBe('collected\n');
+    expect(readFileSync(join(onK8s.logs_dir!, 'turn-1', 'artifacts', 'hook.txt'), 'utf8')).toBe('collected\n');
     const left = (await cluster.core.listNamespacedPod({ namespace: 'default', labelSelector: 'berth.sandbox' })).items
       .filter((p) => p.metadata?.annotations?.['berth.workflow'] === onK8s.workflow_id);
     expect(left).toEqual([]);
