@@ -11,21 +11,22 @@ import { FIRST_BUILD_TIMEOUT_MS, useLocalCluster, type LocalCluster } from '../h
 import { waitUntil } from '../helpers/worker-process.ts';
 
 // A registry that needs credentials as [kubernetes].registry (issue 23: registries with credentials): Debian's
-// docker-registry with htpasswd auth, started by this file on a port of its own. The credentials come from a Docker
+// docker-registry started by this file on a port of its own, with htpasswd auth (HTTP basic) and with token auth (a
+// bearer token from the realm its challenge names, Distribution's token authentication). The credentials come from a Docker
 // config.json's `auths`; the engine pushes with them, the Registry HTTP API is read with them, and pods pull by digest
 // with an imagePullSecret Berth makes in their namespace (this file's own, removed at the end).
 
-const suffix = randomBytes(4).toString('hex');
-const namespace = `berth-regauth-${suffix}`;
 
-describe('a registry with credentials on the Kubernetes sandbox (real cluster, real docker-registry with htpasswd)', () => {
+describe.each(['htpasswd', 'token'] as const)('a registry with credentials (%s auth) on the Kubernetes sandbox (real cluster, real docker-registry)', (mode) => {
   let cluster: LocalCluster;
   let registry: AuthRegistry;
   let provider: KubernetesSandboxProvider;
+  const suffix = randomBytes(4).toString('hex');
+  const namespace = `berth-regauth-${suffix}`;
 
   beforeAll(async () => {
     cluster = await useLocalCluster();
-    registry = await startAuthRegistry();
+    registry = await startAuthRegistry(mode);
     await cluster.core.createNamespace({ body: { metadata: { name: namespace } } });
     // Pods need the namespace's default service account, which the controller-manager makes.
     await waitUntil(() => cluster.core.readNamespacedServiceAccount({ name: 'default', namespace }).then(() => true, () => false), 60_000, 'the default service account');

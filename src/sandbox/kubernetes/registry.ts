@@ -90,6 +90,8 @@ export class RegistryReader {
     if (challenge?.scheme !== 'bearer') return null;
     const url = tokenUrl(challenge);
     const res = await this.fetchOnce(url, ['application/json'], ref.host, creds ? basicAuth(creds) : undefined);
+    // Refused by the token service as by the registry: the caller says which credentials were refused and the fix.
+    if (res.status === 401 || res.status === 403) return null;
     if (!res.ok) throw new Error(`registry ${ref.host}: its token service ${url} answered HTTP ${res.status}${creds ? ' to the credentials given' : ' to an anonymous request'}: ${(await res.text()).slice(0, 300)}`);
     const body = (await res.json()) as { token?: string; access_token?: string };
     const token = body.token ?? body.access_token;
