@@ -18,7 +18,6 @@ import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
 // section 7, "Agents and keys"). The fake vendor is the only stand-in: the paid API.
 
 const REAL_KEY = 'sk-berth-k8s-REAL-3e9a1c7b5d2f8a60';
-const PINNED_LAYER = /^127\.0\.0\.1:\d+\/berth\/berth-agent-claude-code@sha256:[0-9a-f]{64}$/;
 
 /** Where `needle` is in the episode's pod: files written since the pod was made, and every process's environment. */
 async function findInPod(cluster: LocalCluster, provider: KubernetesSandboxProvider, batchId: string, needle: string): Promise<{ files: string[]; environ: string[]; spec: string[] }> {
@@ -48,7 +47,7 @@ describe('an installed agent on the Kubernetes sandbox (real cluster, real Tempo
   beforeAll(async () => {
     cluster = await useLocalCluster();
     fake = await startFakeVendors(REAL_KEY);
-    Object.assign(process.env, { ANTHROPIC_API_KEY: REAL_KEY, ANTHROPIC_BASE_URL: fake.url, BERTH_GATEWAY_RETRY_BASE_MS: '50' });
+    Object.assign(process.env, { ANTHROPIC_API_KEY: REAL_KEY, ANTHROPIC_BASE_URL: fake.url, OPENAI_API_KEY: REAL_KEY, OPENAI_BASE_URL: `${fake.url}/v1`, BERTH_GATEWAY_RETRY_BASE_MS: '50' });
     provider = new KubernetesSandboxProvider({ kubeConfig: cluster.kubeConfig, local: new DockerSandboxProvider(new Docker()), registryHost: cluster.registry });
     workers = await startTestWorkers('k8s-installed', { provider });
   }, FIRST_BUILD_TIMEOUT_MS);
@@ -59,8 +58,11 @@ describe('an installed agent on the Kubernetes sandbox (real cluster, real Tempo
     await cluster?.release();
   }, 120_000);
 
-  it('claude-code scores 1 on examples/hello from its layer pulled by digest, with the usage the vendor reported and no key in the pod', async () => {
-    const batchId = `k8s-installed-${Date.now().toString(36)}`;
+  it.each([
+    { agent: 'claude-code' as const, model: 'anthropic/claude-sonnet-4-5', path: '/v1/messages' },
+    { agent: 'codex' as const, model: 'openai/gpt-5-codex', path: '/v1/responses' },
+  ])('$agent scores 1 on examples/hello from its layer pulled by digest, with the usage the vendor reported and no key in the pod', async ({ agent, model, path }) => {
+    const batchId = `k8s-installed-${agent}-${Date.now().toString(36)}`;
     let seen: { key: Awaited<ReturnType<typeof findInPod>>; token: Awaited<ReturnType<typeof findInPod>> } | undefined;
     let seenError: unknown;
     fake.beforeFinish = async () => {
@@ -73,7 +75,7 @@ describe('an installed agent on the Kubernetes sandbox (real cluster, real Tempo
     };
     const from = fake.reported.length;
     const handle = await startBatch({
-      dataset: helloDataset(), agent: 'claude-code', model: 'anthropic/claude-sonnet-4-5', batchId, client: workers.client, taskQueue: workers.taskQueue,
+      dataset: helloDataset(), agent, model, batchId, client: workers.client, taskQueue: workers.taskQueue,
       resultsDir: mkdtempSync(`${tmpdir()}/berth-k8s-installed-`),
     });
     const rows = (await handle.wait()).rows;
@@ -86,7 +88,7 @@ describe('an installed agent on the Kubernetes sandbox (real cluster, real Tempo
     // The calls came from the pod through the gateway: the vendor saw only the real key, and the row's usage is its own.
     const calls = fake.reported.slice(from).filter((r) => !r.probe);
     expect(calls.length).toBeGreaterThanOrEqual(2);
-    expect(calls.every((c) => c.path === '/v1/messages')).toBe(true);
+    expect(calls.every((c) => c.path === path)).toBe(true);
     expect(row.usage).toMatchObject(reportedUsage(fake, from));
     expect([...fake.keysSeen].every((k) => k === REAL_KEY)).toBe(true);
 
@@ -98,7 +100,7 @@ describe('an installed agent on the Kubernetes sandbox (real cluster, real Tempo
     expect(spawnSync('grep', ['-rlF', REAL_KEY, row.logs_dir!], { encoding: 'utf8' }).stdout).toBe('');
 
     // The layer is in the registry, pinned by digest: what the pod pulled.
-    const layer = layerTag(await provider.imageId('berth-base:bookworm'), INSTALLED_AGENTS['claude-code']);
-    expect(await provider.imageId(layer)).toMatch(PINNED_LAYER);
+    const layer = layerTag(await provider.imageId('berth-base:bookworm'), INSTALLED_AGENTS[agent]);
+    expect(await provider.imageId(layer)).toMatch(new RegExp(`^127\\.0\\.0\\.1:\\d+/berth/berth-agent-${agent}@sha256:[0-9a-f]{64}$`));
   }, 900_000);
 });
