@@ -90,6 +90,7 @@ export class KubernetesDriver implements SandboxDriver {
     const deletePod = (name: string, wait: boolean) => this.deletePod(name, wait);
     this.groups = new KubernetesGroups({
       core: this.core, namespace: this.namespace, startTimeoutMs: this.startTimeoutMs, compose: options.compose, readPod, deletePod,
+      ...(options.imagePullSecret ? { imagePullSecret: options.imagePullSecret } : {}),
       exec: (t, o) => this.exec(t, o), putArchive: (t, d, a) => this.putArchive(t, d, a), getArchive: (t, p) => this.getArchive(t, p),
       pathKind: (t, p) => this.pathKind(t, p), imageConfiguration: (ref) => this.imageConfiguration(ref),
       publishImage: (ref) => (this.publishImage ? this.publishImage(ref) : Promise.resolve(ref)),

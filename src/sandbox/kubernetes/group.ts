@@ -29,6 +29,8 @@ export interface GroupPort extends FilesPort {
   readonly namespace: string;
   readonly startTimeoutMs: number;
   readonly compose: ComposeCliSettings | undefined;
+  /** The Secret the group's pod pulls with, when the registry needs credentials (pull-secret.ts). */
+  readonly imagePullSecret?: string;
   readPod(name: string): Promise<V1Pod | undefined>;
   deletePod(name: string, wait: boolean): Promise<boolean>;
   imageConfiguration(ref: string): Promise<ImageConfig | null>;
@@ -160,6 +162,7 @@ export class KubernetesGroups {
   }
 
   private async create(body: V1Pod): Promise<void> {
+    if (this.port.imagePullSecret) body.spec!.imagePullSecrets = [{ name: this.port.imagePullSecret }];
     try {
       await this.port.core.createNamespacedPod({ namespace: this.port.namespace, body });
     } catch (err) {
