@@ -54,7 +54,7 @@ describe('KubernetesDriver on the local cluster', () => {
   it('names the cluster and declares what it cannot do', async () => {
     const id = await driver.engineIdentity();
     expect(id.version).toBe(cluster.version);
-    expect(driver.capabilities).toMatchObject({ groups: false, networkSwitching: false, internalNetworks: false });
+    expect(driver.capabilities).toMatchObject({ groups: false, networkSwitching: true, noNetwork: true, allowlist: true, internalNetworks: false });
     await expect(driver.createOrAdoptGroup()).rejects.toThrow(/cannot run a Compose group yet/);
   });
 

@@ -13,6 +13,8 @@ import type { ImageConfig } from '../image-config.ts';
 import { LABEL_USER, LABEL_WORKDIR, LABEL_WORKFLOW } from '../names.ts';
 import { isSeeded } from '../seed-scripts.ts';
 import type { ExecResult, SandboxInfo } from '../types.ts';
+import { PodEgress } from './egress.ts';
+import { needsEgressController } from './egress-rules.ts';
 import { execInPod, getArchiveFromPod, PodExecError, putArchiveInPod, type PodContainer } from './exec.ts';
 import { ANNOTATION_NAME, CONTAINER, execArgv, MANAGED_LABEL, podName, singlePod } from './pod-spec.ts';
 import { RegistryReader } from './registry.ts';
@@ -26,6 +28,10 @@ export interface KubernetesDriverOptions {
   startTimeoutMs?: number;
   /** Where images are described (the registry the cluster pulls from). */
   registry?: RegistryReader;
+  /** The egress controller image pods with network phases get (the provider builds and pushes it on first need). */
+  egressImage?: () => Promise<string>;
+  /** Where pods reach this worker (the egress proxy); default: this host's address toward the first node. */
+  egressAddress?: string;
 }
 
 /** Whether the keep-alive's setup is done: some process of the pod is `sleep infinity` (the shared PID namespace shows all). */
@@ -52,13 +58,15 @@ function capped(bytes: Buffer, cap: number): { text: string; truncated: boolean 
 export class KubernetesDriver implements SandboxDriver {
   readonly sandbox = 'kubernetes';
   readonly capabilities: DriverCapabilities = {
-    groups: false, internalNetworks: false, networkSwitching: false, userWithGroup: true, gpus: false, noNetwork: false, allowlist: false, finalState: false, stopStart: false, modelGateway: false,
+    groups: false, internalNetworks: false, networkSwitching: true, userWithGroup: true, gpus: false, noNetwork: true, allowlist: true, finalState: false, stopStart: false, modelGateway: false,
   };
   readonly kubeConfig: KubeConfig;
   readonly namespace: string;
   private readonly core: CoreV1Api;
   private readonly startTimeoutMs: number;
   private readonly registry: RegistryReader;
+  /** The pods' network per phase (egress.ts). */
+  readonly egress: PodEgress;
 
   constructor(options: KubernetesDriverOptions = {}) {
     this.kubeConfig = options.kubeConfig ?? (() => {
@@ -70,6 +78,7 @@ export class KubernetesDriver implements SandboxDriver {
     this.core = this.kubeConfig.makeApiClient(CoreV1Api);
     this.startTimeoutMs = options.startTimeoutMs ?? 180_000;
     this.registry = options.registry ?? new RegistryReader();
+    this.egress = new PodEgress({ kubeConfig: this.kubeConfig, core: this.core, namespace: this.namespace, image: options.egressImage, address: options.egressAddress });
   }
 
   async engineIdentity(): Promise<EngineIdentity> {
@@ -106,6 +115,8 @@ export class KubernetesDriver implements SandboxDriver {
       if (/ErrImagePull|ImagePullBackOff|InvalidImageName/.test(waiting)) {
         throw new SeedFailed('harbor:seed_failed', `pod ${handle.containerId} cannot pull ${pod.spec?.containers[0]?.image}: ${state?.waiting?.message ?? waiting}`);
       }
+      const egressFailed = await this.egress.startFailure(pod);
+      if (egressFailed) throw egressFailed;
       if (state?.terminated || pod.status?.phase === 'Failed' || pod.status?.phase === 'Succeeded') throw await this.setupFailure(handle, state?.terminated?.exitCode);
       if (state?.running && (await this.keepAliveRuns(handle))) return;
       if (Date.now() > deadline) throw new SeedFailed('harbor:seed_failed', `pod ${handle.containerId} not ready after ${this.startTimeoutMs} ms (${waiting || pod.status?.phase})`, '', true);
@@ -135,8 +146,7 @@ export class KubernetesDriver implements SandboxDriver {
   }
 
   async createOrAdoptSandbox(spec: SingleSandboxSpec): Promise<{ handle: ServiceHandle; adopted: boolean }> {
-    if (spec.network === 'none') throw notYet('run a sandbox without a network');
-    const body = singlePod(spec);
+    const body = singlePod(spec, needsEgressController(spec) ? [await this.egress.controller(spec.network)] : []);
     const handle: ServiceHandle = { name: spec.name, containerId: body.metadata!.name!, user: spec.user, workdir: spec.workdir };
     for (let attempt = 0; ; attempt++) {
       try {
@@ -246,8 +256,8 @@ export class KubernetesDriver implements SandboxDriver {
     return kind === 'dir' || kind === 'file' ? kind : null;
   }
 
-  putOnNetwork(): Promise<void> {
-    return Promise.reject(notYet('move a sandbox to another network'));
+  putOnNetwork(target: ServiceHandle, network: string): Promise<void> {
+    return this.egress.putOnNetwork(target, network);
   }
 
   stop(): Promise<void> {

@@ -2,15 +2,17 @@
 // DriverSandboxProvider's on the Kubernetes driver; images are built by the engine beside the worker and pushed to
 // the registry the cluster pulls from (RegistryImages). What the driver cannot do yet is refused by its capabilities
 // before any work; the methods below that refuse say so by name if reached anyway.
+import { createHash } from 'node:crypto';
 import { DriverSandboxProvider } from '../driver-provider.ts';
 import type { ImageConfig } from '../image-config.ts';
-import type { ApplyNetworkOptions, EgressNetwork, PhaseNetwork } from '../network-phase.ts';
+import { EGRESS_NETWORK, type ApplyNetworkOptions, type EgressNetwork, type PhaseNetwork } from '../network-phase.ts';
 import { RegistryImages } from '../registry-images.ts';
 import type { BuildImageOptions, BuildImageResult, EnsureImageOptions } from '../docker/images.ts';
 import type { EngineImage } from '../docker/engine-images.ts';
 import type { GcSelection, KeptState } from '../docker/final-state.ts';
 import type { GpuSupport, LocalImageEngine, SandboxHandle, SandboxProvider, StdinExecOptions, StdinProcess } from '../types.ts';
 import { KubernetesDriver, type KubernetesDriverOptions } from './driver.ts';
+import { ControllerImage } from './egress-image.ts';
 
 export interface KubernetesProviderOptions extends KubernetesDriverOptions {
   /** The engine beside the worker that pulls, builds and pushes task images. */
@@ -29,9 +31,12 @@ export class KubernetesSandboxProvider extends DriverSandboxProvider<KubernetesD
   readonly finalStateRetentionDays = 0;
 
   constructor(options: KubernetesProviderOptions) {
-    const driver = new KubernetesDriver(options);
+    // The egress controller's image is pushed like a task image (its builder needs the images made just below).
+    const controller: ControllerImage = new ControllerImage({ buildImage: (o) => options.local.buildImage(o), publish: (tag): Promise<string> => images.imageId(tag) });
+    const driver: KubernetesDriver = new KubernetesDriver({ egressImage: (): Promise<string> => controller.get(), ...options });
     super(driver);
-    this.images = new RegistryImages(options.local, options.registryHost, (ref) => driver.imageConfiguration(ref));
+    const images: RegistryImages = new RegistryImages(options.local, options.registryHost, (ref): Promise<ImageConfig | null> => driver.imageConfiguration(ref));
+    this.images = images;
   }
 
   execWithStdin(_handle: SandboxHandle, _o: StdinExecOptions): Promise<StdinProcess> {
@@ -87,16 +92,18 @@ export class KubernetesSandboxProvider extends DriverSandboxProvider<KubernetesD
     return notYet('reach a service by its address');
   }
 
-  ensureEgressNetwork(): Promise<EgressNetwork> {
-    return notYet('limit egress to an allowlist');
+  /** No engine network: allowlist pods reach the worker's address alone (their rules), where the egress proxy serves. */
+  async ensureEgressNetwork(): Promise<EgressNetwork> {
+    const { id } = await this.driver.engineIdentity();
+    return { id: createHash('sha256').update(id).digest('hex'), name: EGRESS_NETWORK, gateway: await this.driver.egress.workerAddress() };
   }
 
-  holdsAddress(): Promise<boolean> {
-    return notYet('limit egress to an allowlist');
+  holdsAddress(_network: string, ip: string, container: string): Promise<boolean> {
+    return this.driver.egress.holds(container, ip);
   }
 
-  applyPhaseNetwork(_handle: SandboxHandle, _want: PhaseNetwork, _opts?: ApplyNetworkOptions): Promise<void> {
-    return notYet('switch a sandbox\'s network per phase');
+  applyPhaseNetwork(handle: SandboxHandle, want: PhaseNetwork, opts?: ApplyNetworkOptions): Promise<void> {
+    return this.driver.egress.applyPhase(handle, want, opts);
   }
 
   keepFinalState(): Promise<string> {
