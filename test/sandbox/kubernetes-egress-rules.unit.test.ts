@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { controllerDockerfile, packageFiles } from '../../src/sandbox/kubernetes/egress-image.ts';
 import { EGRESS_CHAIN, egressContainer, filterTable, needsEgressController, rulesScript, startMode, type PodNetworkMode } from '../../src/sandbox/kubernetes/egress-rules.ts';
-import { nodeAddress } from '../../src/sandbox/kubernetes/egress.ts';
+import { apiserverAddress, nodeAddress } from '../../src/sandbox/kubernetes/egress.ts';
 import { NETWORK_LABEL, networkPolicies } from '../../src/sandbox/kubernetes/network-policy.ts';
 import { singlePod } from '../../src/sandbox/kubernetes/pod-spec.ts';
 import { EGRESS_NETWORK } from '../../src/sandbox/network-phase.ts';
@@ -138,5 +138,15 @@ describe('where the controller comes from and where pods reach the worker', () =
     [[], null],
   ])('a node address from %j: %s', (nodes, want) => {
     expect(nodeAddress(nodes)).toBe(want);
+  });
+
+  it.each<[string, Record<string, string>, string, string | null]>([
+    ['in a pod: the apiserver Service', { KUBERNETES_SERVICE_HOST: '10.96.0.1' }, 'https://10.96.0.1:443', '10.96.0.1'],
+    ['outside, an apiserver at an address', {}, 'https://192.168.1.20:6443', '192.168.1.20'],
+    ['an IPv6 apiserver', {}, 'https://[fd00::5]:6443', 'fd00::5'],
+    ['a loopback apiserver tells nothing about where pods are', {}, 'https://127.0.0.1:16443', null],
+    ['nor does a name', {}, 'https://k8s.example.com', null],
+  ])('when nodes cannot be listed, %s', (_what, env, server, want) => {
+    expect(apiserverAddress({ getCurrentCluster: () => ({ name: 'c', server, skipTLSVerify: false }) }, env)).toBe(want);
   });
 });

@@ -31,6 +31,18 @@ export function nodeAddress(nodes: ReadonlyArray<{ status?: { addresses?: Array<
   return (all.find((a) => a.type === 'InternalIP') ?? all[0])?.address ?? null;
 }
 
+/** The apiserver's address when it is a routable IP (in a pod: its Service; else the kubeconfig's server), or null. */
+export function apiserverAddress(kc: Pick<KubeConfig, 'getCurrentCluster'>, env: NodeJS.ProcessEnv = process.env): string | null {
+  const candidates = [env.KUBERNETES_SERVICE_HOST, (() => {
+    try {
+      return new URL(kc.getCurrentCluster()?.server ?? '').hostname.replace(/^\[(.*)\]$/, '$1');
+    } catch {
+      return undefined;
+    }
+  })()];
+  return candidates.find((a): a is string => a !== undefined && isIP(a) !== 0 && !/^127\.|^::1$/.test(a)) ?? null;
+}
+
 export interface PodEgressOptions {
   kubeConfig: KubeConfig;
   core: CoreV1Api;
@@ -51,10 +63,15 @@ export class PodEgress {
     if (this.o.address) return Promise.resolve(this.o.address);
     if (!this.address) {
       this.address = (async () => {
-        const nodes = (await this.o.core.listNode()).items;
-        const node = nodeAddress(nodes);
-        if (!node) throw new Error('the cluster lists no node address to find the worker\'s address toward (needed for allowlist phases)');
-        return localAddressToward(node);
+        const node = await this.o.core.listNode().then((l) => nodeAddress(l.items), (err: unknown) => {
+          if ((err as { code?: number }).code !== 403) throw err;
+          return null;
+        });
+        // A worker that may not list nodes (deploy/kubernetes grants none) routes toward the apiserver instead: in the
+        // cluster, its Service address; outside, the kubeconfig's server when that is an address.
+        const toward = node ?? apiserverAddress(this.o.kubeConfig);
+        if (!toward) throw new Error('cannot tell where pods reach this worker (for allowlist phases): the cluster lists no node address and the apiserver is not at an IP address; give the Kubernetes driver its egressAddress');
+        return localAddressToward(toward);
       })();
       this.address.catch(() => { this.address = null; });
     }
