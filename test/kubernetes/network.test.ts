@@ -1,4 +1,4 @@
-import { CoreV1Api } from '@kubernetes/client-node';
+import { CoreV1Api, NetworkingV1Api } from '@kubernetes/client-node';
 import Docker from 'dockerode';
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
@@ -108,7 +108,8 @@ describe('network per phase on the Kubernetes sandbox, against the same tasks on
     // Pods are admitted once the namespace's default service account exists.
     await waitUntil(() => cluster.core.readNamespacedServiceAccount({ name: 'default', namespace }).then(() => true, () => false), 60_000, 'the namespace\'s service account');
     const local = new DockerSandboxProvider(new Docker());
-    const provider = new KubernetesSandboxProvider({ kubeConfig: cluster.kubeConfig, namespace, local, registryHost: cluster.registry });
+    // With NetworkPolicy objects too (the bridge CNI does not enforce them: the pods' own rules are what is probed).
+    const provider = new KubernetesSandboxProvider({ kubeConfig: cluster.kubeConfig, namespace, local, registryHost: cluster.registry, networkPolicies: true });
     docker = await startTestWorkers('k-net-docker');
     kubernetes = await startTestWorkers('k-net-k8s', { provider });
     [onDocker, onKubernetes] = await Promise.all([rowsByTask(docker, files, 'berth-knet-docker-'), rowsByTask(kubernetes, files, 'berth-knet-k8s-')]);
@@ -133,6 +134,13 @@ describe('network per phase on the Kubernetes sandbox, against the same tasks on
     expect([...onKubernetes.keys()].sort()).toEqual(taskIds);
     expect([...onDocker.keys()].sort()).toEqual(taskIds);
     expect(onKubernetes.get('switching')!.turns.map((t) => [t.step, t.reward])).toEqual([['offline-agent', 1], ['offline-verifier', 1]]);
+  });
+
+  it('the namespace has the NetworkPolicy objects, selecting pods by their phase\'s label', async () => {
+    const policies = (await cluster.kubeConfig.makeApiClient(NetworkingV1Api).listNamespacedNetworkPolicy({ namespace })).items;
+    expect(policies.map((p) => [p.metadata?.name, p.spec?.podSelector?.matchLabels?.['berth.network']]).sort()).toEqual([
+      ['berth-allowlist', 'allowlist'], ['berth-no-network', 'no-network'],
+    ]);
   });
 
   it('no pod of the batch is left in the namespace', async () => {

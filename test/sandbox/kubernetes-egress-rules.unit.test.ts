@@ -1,9 +1,9 @@
-import { dumpYaml } from '@kubernetes/client-node';
-import { describe, expect, it } from 'vitest';
+import { dumpYaml, KubeConfig, type CoreV1Api, type V1Container, type V1Pod } from '@kubernetes/client-node';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { controllerDockerfile, packageFiles } from '../../src/sandbox/kubernetes/egress-image.ts';
-import { EGRESS_CHAIN, egressContainer, filterTable, needsEgressController, rulesScript, startMode, type PodNetworkMode } from '../../src/sandbox/kubernetes/egress-rules.ts';
-import { apiserverAddress, nodeAddress } from '../../src/sandbox/kubernetes/egress.ts';
+import { EGRESS_CHAIN, filterTable, needsEgressController, rulesScript, startMode, type PodNetworkMode } from '../../src/sandbox/kubernetes/egress-rules.ts';
+import { apiserverAddress, nodeAddress, PodEgress } from '../../src/sandbox/kubernetes/egress.ts';
 import { NETWORK_LABEL, networkPolicies } from '../../src/sandbox/kubernetes/network-policy.ts';
 import { singlePod } from '../../src/sandbox/kubernetes/pod-spec.ts';
 import { EGRESS_NETWORK } from '../../src/sandbox/network-phase.ts';
@@ -75,8 +75,14 @@ describe('the controller in the pod', () => {
     name: 'berth/b/t/1', labels: { batch: 'b', workflowId: 'w', role: 'agent' }, image: 'img', keepAlive: ['sleep', 'infinity'],
     env: {}, user: 'root', workdir: '/', network: 'none',
   };
-  const pod = singlePod(spec as Parameters<typeof singlePod>[0], [egressContainer('reg/berth/berth-egress-controller@sha256:1', rulesScript('no-network', undefined, true))]);
-  const controller = pod.spec!.initContainers![0]!;
+  // No cluster is asked: a pod created on none needs no worker address, and the image is given.
+  const egress = new PodEgress({ kubeConfig: new KubeConfig(), core: {} as CoreV1Api, namespace: 'ns', image: () => Promise.resolve('reg/berth/berth-egress-controller@sha256:1') });
+  let pod: V1Pod;
+  let controller: V1Container;
+  beforeAll(async () => {
+    pod = await egress.withController(singlePod(spec as Parameters<typeof singlePod>[0]), spec);
+    controller = pod.spec!.initContainers![0]!;
+  });
 
   it('is a native sidecar with NET_ADMIN alone, started before the sandbox\'s container, which has none', () => {
     expect(controller).toMatchObject({ name: 'egress', restartPolicy: 'Always', image: 'reg/berth/berth-egress-controller@sha256:1' });
@@ -92,8 +98,13 @@ describe('the controller in the pod', () => {
     expect(controller.command!.at(-1)).toContain('iptables-restore');
   });
 
-  it('a pod without network phases has no init containers at all', () => {
-    expect(singlePod({ ...spec, network: 'bridge' } as Parameters<typeof singlePod>[0]).spec!.initContainers).toBeUndefined();
+  it('a pod without network phases has no init containers at all; one on the bridge with phases starts public', async () => {
+    const bridge = { ...spec, network: 'bridge' };
+    expect((await egress.withController(singlePod(bridge as Parameters<typeof singlePod>[0]), bridge)).spec!.initContainers).toBeUndefined();
+    const phased = { ...bridge, networkPhases: true };
+    const started = (await egress.withController(singlePod(phased as Parameters<typeof singlePod>[0]), phased)).spec!.initContainers![0]!;
+    expect(started.command!.at(-1)).toContain(':OUTPUT ACCEPT');
+    expect(controller.command!.at(-1)).toContain(':OUTPUT DROP');
   });
 });
 

@@ -14,7 +14,6 @@ import { LABEL_USER, LABEL_WORKDIR, LABEL_WORKFLOW } from '../names.ts';
 import { isSeeded } from '../seed-scripts.ts';
 import type { ExecResult, SandboxInfo } from '../types.ts';
 import { PodEgress } from './egress.ts';
-import { needsEgressController } from './egress-rules.ts';
 import { execInPod, getArchiveFromPod, PodExecError, putArchiveInPod, type PodContainer } from './exec.ts';
 import { ANNOTATION_NAME, CONTAINER, execArgv, MANAGED_LABEL, podName, singlePod } from './pod-spec.ts';
 import { RegistryReader } from './registry.ts';
@@ -32,6 +31,8 @@ export interface KubernetesDriverOptions {
   egressImage?: () => Promise<string>;
   /** Where pods reach this worker (the egress proxy); default: this host's address toward the first node. */
   egressAddress?: string;
+  /** Also keep NetworkPolicy objects per phase, for a CNI that enforces them (the pods' own rules hold either way). */
+  networkPolicies?: boolean;
 }
 
 /** Whether the keep-alive's setup is done: some process of the pod is `sleep infinity` (the shared PID namespace shows all). */
@@ -78,7 +79,7 @@ export class KubernetesDriver implements SandboxDriver {
     this.core = this.kubeConfig.makeApiClient(CoreV1Api);
     this.startTimeoutMs = options.startTimeoutMs ?? 180_000;
     this.registry = options.registry ?? new RegistryReader();
-    this.egress = new PodEgress({ kubeConfig: this.kubeConfig, core: this.core, namespace: this.namespace, image: options.egressImage, address: options.egressAddress });
+    this.egress = new PodEgress({ kubeConfig: this.kubeConfig, core: this.core, namespace: this.namespace, image: options.egressImage, address: options.egressAddress, networkPolicies: options.networkPolicies });
   }
 
   async engineIdentity(): Promise<EngineIdentity> {
@@ -146,7 +147,7 @@ export class KubernetesDriver implements SandboxDriver {
   }
 
   async createOrAdoptSandbox(spec: SingleSandboxSpec): Promise<{ handle: ServiceHandle; adopted: boolean }> {
-    const body = singlePod(spec, needsEgressController(spec) ? [await this.egress.controller(spec.network)] : []);
+    const body = await this.egress.withController(singlePod(spec), spec);
     const handle: ServiceHandle = { name: spec.name, containerId: body.metadata!.name!, user: spec.user, workdir: spec.workdir };
     for (let attempt = 0; ; attempt++) {
       try {

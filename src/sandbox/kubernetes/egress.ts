@@ -2,14 +2,16 @@
 // serves allowlist pods, the Docker path's egress-network gateway), the controller a pod is created with, and each
 // phase's rules set through the controller over the exec API. Policies for the proxy are keyed by the pod's IP, as on
 // Docker by the container's address on the egress network, and checked against the pod holding it.
-import type { CoreV1Api, KubeConfig, V1Container, V1Pod } from '@kubernetes/client-node';
+import type { CoreV1Api, KubeConfig, V1Pod } from '@kubernetes/client-node';
 import { createSocket } from 'node:dgram';
 import { isIP } from 'node:net';
 import { SandboxLost, SeedFailed } from '../errors.ts';
 import { EGRESS_NETWORK, type ApplyNetworkOptions, type PhaseNetwork } from '../network-phase.ts';
 import type { SandboxHandle } from '../types.ts';
 import { execInPod } from './exec.ts';
-import { EGRESS_CONTAINER, egressContainer, rulesScript, startMode, type PodNetworkMode } from './egress-rules.ts';
+import { EGRESS_CONTAINER, egressContainer, needsEgressController, rulesScript, startMode, type PodNetworkMode } from './egress-rules.ts';
+import { NETWORK_LABEL } from './network-policy.ts';
+import { PodNetworkPolicies } from './pod-policies.ts';
 
 /** The local address this host uses toward `ip` (a UDP socket's connect sends nothing; the kernel picks the route). */
 export async function localAddressToward(ip: string): Promise<string> {
@@ -51,12 +53,17 @@ export interface PodEgressOptions {
   image?: () => Promise<string>;
   /** Where pods reach this worker; default: this host's address toward the first node. */
   address?: string;
+  /** Also keep NetworkPolicy objects (for a CNI that enforces them; the pods' own rules hold either way). */
+  networkPolicies?: boolean;
 }
 
 export class PodEgress {
   private address: Promise<string> | null = null;
+  private readonly policies: PodNetworkPolicies | null;
 
-  constructor(private readonly o: PodEgressOptions) {}
+  constructor(private readonly o: PodEgressOptions) {
+    this.policies = o.networkPolicies ? new PodNetworkPolicies(o.kubeConfig, o.namespace) : null;
+  }
 
   /** The worker's address pods reach (the egress proxy listens there; allowlist pods may reach it alone). */
   workerAddress(): Promise<string> {
@@ -78,12 +85,19 @@ export class PodEgress {
     return this.address;
   }
 
-  /** The controller for a pod created on `network`, its first rules those of that network. */
-  async controller(network: string): Promise<V1Container> {
+  /** The pod with its controller when it needs one, the controller's first rules those of the network it is created on. */
+  async withController(pod: V1Pod, spec: { network: string; networkPhases?: boolean }): Promise<V1Pod> {
+    if (!needsEgressController(spec)) return pod;
     if (!this.o.image) throw new Error('the Kubernetes sandbox was made without an egress controller image: no-network and allowlist phases need one');
-    const mode = startMode(network, EGRESS_NETWORK);
-    const gateway = mode === 'allowlist' ? await this.workerAddress() : undefined;
-    return egressContainer(await this.o.image(), rulesScript(mode, gateway, true));
+    const mode = startMode(spec.network, EGRESS_NETWORK);
+    const gateway = mode === 'allowlist' || this.policies ? await this.workerAddress() : undefined;
+    if (this.policies) await this.policies.ensure(gateway!);
+    const controller = egressContainer(await this.o.image(), rulesScript(mode, gateway, true));
+    return {
+      ...pod,
+      metadata: { ...pod.metadata, labels: { ...pod.metadata?.labels, ...(this.policies ? { [NETWORK_LABEL]: mode } : {}) } },
+      spec: { ...pod.spec!, initContainers: [...(pod.spec?.initContainers ?? []), controller] },
+    };
   }
 
   /** Sets the pod's rules to `mode` through its controller. */
@@ -102,6 +116,8 @@ export class PodEgress {
       throw err;
     }
     if (r.exitCode !== 0) throw new Error(`setting sandbox ${handle.name}'s network to ${mode} failed (exit ${r.exitCode}): ${(r.stderr.toString() || r.stdout.toString()).trim()}`);
+    // After the rules: a label that widens lags behind them, one that narrows only adds to them.
+    await this.policies?.label(handle.containerId, mode);
   }
 
   /** The pod's network put as a create on `network` would have (after overlay RUN lines, which run online). */

@@ -1,6 +1,6 @@
 // Pure rules of the Kubernetes driver: a pod's name from a Berth sandbox name, the pod a single sandbox becomes,
 // and the argv an exec runs (the exec API has no user, working directory or environment of its own).
-import type { V1Container, V1Pod } from '@kubernetes/client-node';
+import type { V1Pod } from '@kubernetes/client-node';
 import { createHash } from 'node:crypto';
 import type { SingleSandboxSpec } from '../driver.ts';
 import { envList, withTimeout, type RawExecOptions } from '../exec.ts';
@@ -22,11 +22,8 @@ export function podName(name: string): string {
   return readable ? `${readable}-${hash}` : `s-${hash}`;
 }
 
-/**
- * The pod of a single sandbox: the keep-alive as its command as root, env, limits, Berth's labels as annotations;
- * `sidecars` (the egress controller) start before it.
- */
-export function singlePod(spec: SingleSandboxSpec, sidecars: V1Container[] = []): V1Pod {
+/** The pod of a single sandbox: the keep-alive as its command as root, env, limits, Berth's labels as annotations. */
+export function singlePod(spec: SingleSandboxSpec): V1Pod {
   const limits: Record<string, string> = {};
   if (spec.cpus) limits.cpu = `${Math.round(spec.cpus * 1000)}m`;
   if (spec.memoryMb) limits.memory = `${spec.memoryMb}Mi`;
@@ -52,7 +49,6 @@ export function singlePod(spec: SingleSandboxSpec, sidecars: V1Container[] = [])
       enableServiceLinks: false,
       // As Docker's Init: true, something reaps orphans: the pod's pause process, with a shared PID namespace.
       shareProcessNamespace: true,
-      ...(sidecars.length > 0 ? { initContainers: sidecars } : {}),
       containers: [{
         name: CONTAINER,
         image: spec.image,
