@@ -1,7 +1,9 @@
 import { CoreV1Api, NetworkingV1Api } from '@kubernetes/client-node';
 import Docker from 'dockerode';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DockerSandboxProvider, KubernetesSandboxProvider } from '../../src/sandbox/index.ts';
 import { localAddressToward } from '../../src/sandbox/kubernetes/egress.ts';
@@ -59,11 +61,14 @@ function dataset(a: string, b: string, aIp: string): Record<string, string> {
     ...singleStep('no-network', 'network_mode = "no-network"\n',
       `${LOOPBACK}\n{ probe http://127.0.0.1:9999/ direct; probe ${a} direct; probe ${b} direct; } > /app/agent; kill $srv`,
       `${expectLine('/app/agent', 'reach\nblocked\nblocked')}\n${check(a, 'direct', 'blocked')}\n${NO_NET_ADMIN}`),
-    // The allowlist admits a through the egress proxy, refuses b there, and has no direct route to either; its public
-    // verifier reaches b directly and through the proxy settings the sandbox still carries.
+    // The allowlist admits a through the egress proxy and refuses b there; its public verifier reaches b directly and
+    // through the proxy settings the sandbox still carries. The direct probes are printed for the test to read: on
+    // Docker the egress network routes to the host's own addresses (where this test's server is), so only the pod's
+    // are asserted (nothing but the worker's egress address).
     ...singleStep('allowlist', `[agent]\nnetwork_mode = "allowlist"\nallowed_hosts = ["${aIp}"]\n[verifier]\nnetwork_mode = "public"\n`,
-      `${LOOPBACK}\n{ probe ${a} env; probe ${b} env; probe ${a} direct; probe ${b} direct; probe http://127.0.0.1:9999/ direct; } > /app/agent; kill $srv`,
-      `${expectLine('/app/agent', 'reach\nrefused:403\nblocked\nblocked\nreach')}\n${check(b, 'env', 'reach')}\n${check(b, 'direct', 'reach')}\n${NO_NET_ADMIN}`),
+      `${LOOPBACK}\n{ probe ${a} env; probe ${b} env; probe http://127.0.0.1:9999/ direct; probe ${a} direct; probe ${b} direct; } > /app/agent; kill $srv`,
+      `${expectLine('/app/agent | head -3', 'reach\nrefused:403\nreach')}\necho "direct: $(tail -2 /app/agent | tr '\\n' ' ')"\n` +
+      `${check(b, 'env', 'reach')}\n${check(b, 'direct', 'reach')}\n${NO_NET_ADMIN}`),
     // Switching per phase: an agent cut off while its verifier reaches the server, then the reverse; and an offline
     // environment whose agent goes online and whose verifier is offline again (the sandbox starts cut off).
     ...multiStep('switching', '', '', [
@@ -97,8 +102,8 @@ describe('network per phase on the Kubernetes sandbox, against the same tasks on
     const port = (server.address() as { port: number }).port;
     // Two host addresses: the one toward the world, and the Docker bridge's gateway (a pod reaches both on the host).
     const aIp = await localAddressToward('203.0.113.1');
-    const bridge = await new Docker().getNetwork('bridge').inspect() as { IPAM: { Config: Array<{ Gateway?: string }> } };
-    const bIp = bridge.IPAM.Config.find((c) => c.Gateway)!.Gateway!;
+    const [bridge] = await new DockerSandboxProvider(new Docker()).defaultNetworkRanges();
+    const bIp = bridge?.gateway ?? await localAddressToward(bridge!.subnet!.replace(/\.\d+\/\d+$/, '.2'));
     expect(aIp).not.toBe(bIp);
     const files = dataset(`http://${aIp}:${port}/`, `http://${bIp}:${port}/`, aIp);
     taskIds = [...new Set(Object.keys(files).map((f) => f.split('/')[0]!))].sort();
@@ -128,6 +133,12 @@ describe('network per phase on the Kubernetes sandbox, against the same tasks on
     expect(k8s?.failure_reason ?? null, JSON.stringify(k8s)).toBeNull();
     expect(k8s?.reward).toBe(1);
     expect(outcome(k8s)).toEqual(outcome(onDocker.get(id)));
+  });
+
+  it('an allowlist pod reaches nothing directly, not even the host\'s own addresses (Docker\'s egress network does)', () => {
+    const printed = (row: ResultRow) => readFileSync(join(row.logs_dir!, 'turn-1', 'verifier', 'test-stdout.txt'), 'utf8');
+    expect(printed(onKubernetes.get('allowlist')!)).toContain('direct: blocked blocked ');
+    expect(printed(onDocker.get('allowlist')!)).toMatch(/direct: \w+ \w+ /);
   });
 
   it('every task of the dataset ran on both, and the switching task scored each step', () => {
