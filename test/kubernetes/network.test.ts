@@ -94,6 +94,8 @@ describe('network per phase on the Kubernetes sandbox, against the same tasks on
   let onDocker = new Map<string, ResultRow>();
   let onKubernetes = new Map<string, ResultRow>();
   let taskIds: string[] = [];
+  /** Each pod seen during the batch: its task, whether it had the egress controller, and that controller's capabilities. */
+  const seen = new Map<string, { task: string; controller: boolean; caps: unknown; mainCaps: unknown }>();
 
   beforeAll(async () => {
     cluster = await useLocalCluster();
@@ -117,7 +119,25 @@ describe('network per phase on the Kubernetes sandbox, against the same tasks on
     const provider = new KubernetesSandboxProvider({ kubeConfig: cluster.kubeConfig, namespace, local, registryHost: cluster.registry, networkPolicies: true });
     docker = await startTestWorkers('k-net-docker');
     kubernetes = await startTestWorkers('k-net-k8s', { provider });
-    [onDocker, onKubernetes] = await Promise.all([rowsByTask(docker, files, 'berth-knet-docker-'), rowsByTask(kubernetes, files, 'berth-knet-k8s-')]);
+    let watching = true;
+    const watch = (async () => {
+      while (watching) {
+        for (const p of (await cluster.core.listNamespacedPod({ namespace })).items) {
+          const controller = p.spec?.initContainers?.find((c) => c.name === 'egress');
+          seen.set(p.metadata!.name!, {
+            task: (p.metadata?.annotations?.['berth.workflow'] ?? '').split('/').at(-2) ?? '',
+            controller: controller !== undefined, caps: controller?.securityContext?.capabilities, mainCaps: p.spec?.containers[0]?.securityContext?.capabilities,
+          });
+        }
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    })();
+    try {
+      [onDocker, onKubernetes] = await Promise.all([rowsByTask(docker, files, 'berth-knet-docker-'), rowsByTask(kubernetes, files, 'berth-knet-k8s-')]);
+    } finally {
+      watching = false;
+      await watch;
+    }
   }, FIRST_BUILD_TIMEOUT_MS);
 
   afterAll(async () => {
@@ -133,6 +153,16 @@ describe('network per phase on the Kubernetes sandbox, against the same tasks on
     expect(k8s?.failure_reason ?? null, JSON.stringify(k8s)).toBeNull();
     expect(k8s?.reward).toBe(1);
     expect(outcome(k8s)).toEqual(outcome(onDocker.get(id)));
+  });
+
+  it('a pod has the egress controller (NET_ADMIN alone) when its network is not public throughout, and only then', () => {
+    const byTask = new Map([...seen.values()].map((p) => [p.task, p]));
+    expect([...byTask.keys()].sort()).toEqual(taskIds);
+    expect(byTask.get('public')).toMatchObject({ controller: false });
+    for (const id of taskIds.filter((t) => t !== 'public')) {
+      expect(byTask.get(id), id).toMatchObject({ controller: true, caps: { drop: ['ALL'], add: ['NET_ADMIN'] } });
+    }
+    for (const p of byTask.values()) expect(p.mainCaps).toBeUndefined();
   });
 
   it('an allowlist pod reaches nothing directly, not even the host\'s own addresses (Docker\'s egress network does)', () => {
