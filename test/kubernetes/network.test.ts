@@ -79,6 +79,12 @@ function dataset(a: string, b: string, aIp: string): Record<string, string> {
     ]),
     ...singleStep('offline-env', 'network_mode = "no-network"\n[agent]\nnetwork_mode = "public"\n',
       `probe ${a} direct > /app/agent`, `${expectLine('/app/agent', 'reach')}\n${check(a, 'direct', 'blocked')}`),
+    // Overlay RUN lines are build steps, online whatever the task's network_mode: the pod starts public and is put on
+    // no network after them (putOnNetwork), for its agent and its verifier.
+    ...singleStep('overlay-online', 'network_mode = "no-network"\n', `probe ${a} direct > /app/agent`,
+      `${expectLine('/overlay-probe', 'reach')}\n${expectLine('/app/agent', 'blocked')}\n${check(a, 'direct', 'blocked')}`),
+    'overlay-online/task.toml': '[environment]\nworkdir = "/app"\nnetwork_mode = "no-network"\n',
+    'overlay-online/environment/Dockerfile': `FROM berth-base:bookworm\nRUN python3 -c "import urllib.request; urllib.request.urlopen('${a}', timeout=10).read(); open('/overlay-probe', 'w').write('reach')"\n`,
   };
 }
 
@@ -148,7 +154,7 @@ describe('network per phase on the Kubernetes sandbox, against the same tasks on
     await cluster?.release();
   }, 120_000);
 
-  it.each(['public', 'no-network', 'allowlist', 'switching', 'offline-env'])('%s: every expectation from inside the pod holds, as on Docker', (id) => {
+  it.each(['public', 'no-network', 'allowlist', 'switching', 'offline-env', 'overlay-online'])('%s: every expectation from inside the pod holds, as on Docker', (id) => {
     const k8s = onKubernetes.get(id);
     expect(k8s?.failure_reason ?? null, JSON.stringify(k8s)).toBeNull();
     expect(k8s?.reward).toBe(1);
