@@ -18,6 +18,7 @@ export const EGRESS_CHAIN = 'BERTH-EGRESS';
 const IPTABLES = 'xtables-nft-multi';
 /** Written by the controller's start once the first rules are in place (its postStart hook waits for it). */
 const STARTED_FILE = '/tmp/berth-egress.rc';
+const OUTPUT_FILE = '/tmp/berth-egress.out';
 
 /** The `filter` table of one address family for `mode`, as iptables-restore reads it (the whole table is replaced). */
 export function filterTable(mode: PodNetworkMode, family: 4 | 6, gateway?: string): string {
@@ -72,7 +73,12 @@ export function egressContainer(image: string, startScript: string): V1Container
     image,
     imagePullPolicy: 'IfNotPresent',
     restartPolicy: 'Always',
-    command: ['/bin/sh', '-c', `sh -c "$1" berth-egress 2>&1; echo $? > ${STARTED_FILE}; exec sleep 2147483647`, 'berth-egress', startScript],
+    // A failure's output is also the container's termination message (its log is gone once the kubelet restarts it).
+    command: ['/bin/sh', '-c', [
+      `sh -c "$1" berth-egress > ${OUTPUT_FILE} 2>&1; rc=$?; cat ${OUTPUT_FILE}`,
+      `[ "$rc" = 0 ] || cp ${OUTPUT_FILE} /dev/termination-log`,
+      `echo "$rc" > ${STARTED_FILE}; exec sleep 2147483647`,
+    ].join('\n'), 'berth-egress', startScript],
     lifecycle: {
       postStart: { exec: { command: ['/bin/sh', '-c', `while [ ! -e ${STARTED_FILE} ]; do sleep 0.05; done; exit "$(cat ${STARTED_FILE})"`] } },
     },

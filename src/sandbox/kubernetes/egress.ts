@@ -152,8 +152,9 @@ export class PodEgress {
   async startFailure(pod: V1Pod): Promise<SeedFailed | null> {
     const status = pod.status?.initContainerStatuses?.find((c) => c.name === EGRESS_CONTAINER);
     if (!status || (status.restartCount ?? 0) === 0) return null;
-    const log = await this.o.core.readNamespacedPodLog({ name: pod.metadata!.name!, namespace: this.o.namespace, container: EGRESS_CONTAINER, previous: true, tailLines: 20 })
-      .then((t) => String(t).trim()).catch(() => '');
+    const log = status.lastState?.terminated?.message?.trim() || await this.o.core.readNamespacedPodLog({
+      name: pod.metadata!.name!, namespace: this.o.namespace, container: EGRESS_CONTAINER, previous: true, tailLines: 20,
+    }).then((t) => String(t).trim()).catch(() => '');
     return new SeedFailed('harbor:seed_failed', `the egress controller of pod ${pod.metadata!.name} could not set its network: ${log || status.lastState?.terminated?.reason || 'no output'}`, log);
   }
 
