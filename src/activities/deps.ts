@@ -69,7 +69,7 @@ export function hostProvider(sandbox?: SandboxProviderName): SandboxProvider {
       'cluster pulls task images from. Add [kubernetes] registry = "host:port" (docs/kubernetes.md).');
   }
   return new KubernetesSandboxProvider({
-    local, registryHost: k.registry, ...(k.namespace ? { namespace: k.namespace } : {}), ...(k.kubeconfig ? { kubeconfigFile: k.kubeconfig } : {}),
+    local, registryHost: k.registry, compose: composeSettings(), ...(k.namespace ? { namespace: k.namespace } : {}), ...(k.kubeconfig ? { kubeconfigFile: k.kubeconfig } : {}),
   });
 }
 

@@ -115,7 +115,6 @@ export async function layerContext(provider: SandboxProvider, agent: InstalledAg
   const user = (await provider.imageConfig(baseId))?.user ?? '';
   // BuildKit takes FROM a tag, not an image id: a tag naming exactly that id.
   const baseTag = { repo: 'berth-agent-base', tag: baseId.replace(/^sha256:/, '').slice(0, 20) };
-  await provider.tagImage(baseId, baseTag.repo, baseTag.tag);
   const ctx = await mkdtemp(join(cacheDir, 'layer-ctx-'));
   const lines = [`FROM ${baseTag.repo}:${baseTag.tag}`, 'USER root'];
   const dir = agentDir(agent.name);
@@ -160,6 +159,8 @@ export async function layerContext(provider: SandboxProvider, agent: InstalledAg
   lines.push(check, labels(agent, baseId));
   if (user) lines.push(`USER ${user}`);
   await writeFile(join(ctx, 'Dockerfile'), `${lines.join('\n')}\n`);
+  // Tagged once the image's runtime checks passed, so an image refused leaves no tag behind.
+  await provider.tagImage(baseId, baseTag.repo, baseTag.tag);
   return ctx;
 }
 

@@ -37,6 +37,8 @@ export class KubernetesSandboxProvider extends DriverSandboxProvider<KubernetesD
     super(driver);
     const images: RegistryImages = new RegistryImages(options.local, options.registryHost, (ref): Promise<ImageConfig | null> => driver.imageConfiguration(ref));
     this.images = images;
+    // A Compose group's sidecar images, built or pulled by the local engine, are pushed as main's is.
+    driver.publishImage = (ref) => this.images.imageId(ref);
   }
 
   execWithStdin(_handle: SandboxHandle, _o: StdinExecOptions): Promise<StdinProcess> {
