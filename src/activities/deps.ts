@@ -70,6 +70,7 @@ export function hostProvider(sandbox?: SandboxProviderName): SandboxProvider {
   }
   return new KubernetesSandboxProvider({
     local, registryHost: k.registry, compose: composeSettings(), ...(k.namespace ? { namespace: k.namespace } : {}), ...(k.kubeconfig ? { kubeconfigFile: k.kubeconfig } : {}),
+    ...(k.docker_config ? { dockerConfig: k.docker_config } : {}),
   });
 }
 

@@ -36,6 +36,8 @@ const schema = z.object({
     namespace: z.string().regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'expected a namespace name (a DNS label)').optional(),
     /** A kubeconfig file; default KUBECONFIG, else ~/.kube/config, else the pod's in-cluster credentials. */
     kubeconfig: z.string().min(1).optional(),
+    /** A Docker config.json whose `auths` hold the registry's credentials; default $DOCKER_CONFIG/config.json, else ~/.docker/config.json. */
+    docker_config: z.string().min(1).optional(),
   }).strict().default({}),
   // The model gateway (docs/agents.md): USD per million tokens, keyed by provider/model or the bare model name.
   gateway: z.object({

@@ -21,6 +21,7 @@ export interface DriverCapabilities {
   readonly networkSwitching: boolean;
   /** Exec as `user:group`. */
   readonly userWithGroup: boolean;
+  /** GPUs for a sandbox (`gpus`); whether this engine or cluster has any is asked at prepare (SandboxProvider.gpuSupport). */
   readonly gpus: boolean;
   /** A sandbox on no network at all (`network_mode = "no-network"`). */
   readonly noNetwork: boolean;

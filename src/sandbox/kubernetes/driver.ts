@@ -21,6 +21,7 @@ import { RegistryReader } from './registry.ts';
 import { KubernetesGroups, removeGroupPod } from './group.ts';
 import { ANNOTATION_GROUP } from './group-spec.ts';
 import { containerStatus, podAndContainer } from './pod-address.ts';
+import { STOP_PROCESSES_SCRIPT } from './stop-processes.ts';
 
 export interface KubernetesDriverOptions {
   /** Default: the file `kubeconfigFile` ([kubernetes].kubeconfig), else KUBECONFIG, else ~/.kube/config, else in-cluster credentials (client-node's loadFromDefault). */
@@ -39,6 +40,8 @@ export interface KubernetesDriverOptions {
   networkPolicies?: boolean;
   /** Where Docker Compose is: it reads a Compose task's file (BERTH_COMPOSE_CLI, DOCKER_CONFIG). */
   compose?: ComposeCliSettings;
+  /** The Secret pods pull with, when the registry needs credentials (pull-secret.ts). */
+  imagePullSecret?: string;
 }
 
 /** Whether the keep-alive's setup is done: some process of the pod is `sleep infinity` (the shared PID namespace shows all). */
@@ -55,10 +58,6 @@ function statusCode(err: unknown): number | undefined {
   return (err as { code?: number }).code;
 }
 
-function notYet(what: string): Error {
-  return new Error(`the Kubernetes driver cannot ${what} yet (issue 23): run this task with the Docker sandbox`);
-}
-
 /** Tail of the output within the cap, and whether it was cut. */
 function capped(bytes: Buffer, cap: number): { text: string; truncated: boolean } {
   if (bytes.length <= cap) return { text: bytes.toString('utf8'), truncated: false };
@@ -68,7 +67,7 @@ function capped(bytes: Buffer, cap: number): { text: string; truncated: boolean 
 export class KubernetesDriver implements SandboxDriver {
   readonly sandbox = 'kubernetes';
   readonly capabilities: DriverCapabilities = {
-    groups: true, internalNetworks: false, networkSwitching: true, userWithGroup: true, gpus: false, noNetwork: true, allowlist: true, finalState: false, stopStart: false, modelGateway: false,
+    groups: true, internalNetworks: false, networkSwitching: true, userWithGroup: true, gpus: true, noNetwork: true, allowlist: true, finalState: false, stopStart: true, modelGateway: true,
   };
   readonly kubeConfig: KubeConfig;
   readonly namespace: string;
@@ -80,6 +79,7 @@ export class KubernetesDriver implements SandboxDriver {
   private readonly groups: KubernetesGroups;
   /** A sidecar's image, named as the local engine has it, as the registry reference pods pull (the provider's push). */
   publishImage: ((ref: string) => Promise<string>) | undefined;
+  private readonly imagePullSecret: string | undefined;
 
   constructor(options: KubernetesDriverOptions = {}) {
     this.kubeConfig = options.kubeConfig ?? (() => {
@@ -101,6 +101,7 @@ export class KubernetesDriver implements SandboxDriver {
       publishImage: (ref) => (this.publishImage ? this.publishImage(ref) : Promise.resolve(ref)),
       keepAliveRuns: (main) => this.keepAliveRuns(main, KEEP_ALIVE_RUNS_IN_MAIN),
     });
+    this.imagePullSecret = options.imagePullSecret;
   }
 
   async engineIdentity(): Promise<EngineIdentity> {
@@ -169,6 +170,7 @@ export class KubernetesDriver implements SandboxDriver {
 
   async createOrAdoptSandbox(spec: SingleSandboxSpec): Promise<{ handle: ServiceHandle; adopted: boolean }> {
     const body = await this.egress.withController(singlePod(spec), spec);
+    if (this.imagePullSecret) body.spec!.imagePullSecrets = [{ name: this.imagePullSecret }];
     const handle: ServiceHandle = { name: spec.name, containerId: body.metadata!.name!, user: spec.user, workdir: spec.workdir };
     for (let attempt = 0; ; attempt++) {
       try {
@@ -295,12 +297,18 @@ export class KubernetesDriver implements SandboxDriver {
     return this.egress.putOnNetwork(target, network);
   }
 
-  stop(): Promise<void> {
-    return Promise.reject(notYet('stop a sandbox and keep it'));
+  /** Ends every process of the sandbox but its keep-alive, files kept (stop-processes.ts); a pod that is gone is left so, as Docker's stop. */
+  async stop(target: ServiceHandle): Promise<void> {
+    try {
+      await execInPod(this.kubeConfig, this.target(target), ['sh', '-c', STOP_PROCESSES_SCRIPT]);
+    } catch (err) {
+      if ((await this.lostOrAsIs(target, err)) === err) throw err;
+    }
   }
 
-  start(): Promise<void> {
-    return Promise.reject(notYet('start a stopped sandbox'));
+  /** The keep-alive never stopped (stop ends only the agent's processes): start asks only that the pod is still there. */
+  async start(target: ServiceHandle): Promise<void> {
+    if (!(await this.inspect(target)).running) throw new SandboxLost(target.name, new Error(`pod ${target.containerId} is not running`));
   }
 
   async deletePod(name: string, wait: boolean): Promise<boolean> {

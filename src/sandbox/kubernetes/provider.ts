@@ -3,22 +3,33 @@
 // the registry the cluster pulls from (RegistryImages). What the driver cannot do yet is refused by its capabilities
 // before any work; the methods below that refuse say so by name if reached anyway.
 import { createHash } from 'node:crypto';
+import { CoreV1Api } from '@kubernetes/client-node';
 import { DriverSandboxProvider } from '../driver-provider.ts';
+import { SandboxLost } from '../errors.ts';
 import type { ImageConfig } from '../image-config.ts';
 import { EGRESS_NETWORK, type ApplyNetworkOptions, type EgressNetwork, type PhaseNetwork } from '../network-phase.ts';
 import { RegistryImages } from '../registry-images.ts';
 import type { BuildImageOptions, BuildImageResult, EnsureImageOptions } from '../docker/images.ts';
 import type { EngineImage } from '../docker/engine-images.ts';
 import type { GcSelection, KeptState } from '../docker/final-state.ts';
-import type { GpuSupport, LocalImageEngine, SandboxHandle, SandboxProvider, StdinExecOptions, StdinProcess } from '../types.ts';
+import type { GpuSupport, LocalImageEngine, SandboxHandle, SandboxProvider, SandboxSpec, SeedResult, StdinExecOptions, StdinProcess } from '../types.ts';
 import { KubernetesDriver, type KubernetesDriverOptions } from './driver.ts';
 import { ControllerImage } from './egress-image.ts';
+import { gatewayListenAddress, readGatewayPlace } from './gateway-address.ts';
+import { ensurePullSecret, pullSecretName } from './pull-secret.ts';
+import { RegistryReader } from './registry.ts';
+import { dockerConfigPath, registryCredentials } from '../registry-auth.ts';
+import { clusterGpuSupport } from './gpu-nodes.ts';
+import { CONTAINER, execArgv } from './pod-spec.ts';
+import { startStdinExecInPod } from './stdin-exec.ts';
 
 export interface KubernetesProviderOptions extends KubernetesDriverOptions {
   /** The engine beside the worker that pulls, builds and pushes task images. */
   local: LocalImageEngine;
   /** [kubernetes].registry: host[:port][/prefix] the images are pushed to and pods pull from. */
   registryHost: string;
+  /** [kubernetes].docker_config: the config.json whose `auths` hold the registry's credentials (registry-auth.ts). */
+  dockerConfig?: string;
 }
 
 function notYet(what: string): Promise<never> {
@@ -30,19 +41,48 @@ export class KubernetesSandboxProvider extends DriverSandboxProvider<KubernetesD
   /** It keeps no final states (finalState is not among its capabilities). */
   readonly finalStateRetentionDays = 0;
 
+  /** Resolves once the pull secret is in the namespace (registries with credentials only). */
+  private pullSecretReady: Promise<void> | undefined;
+  private readonly ensurePullSecret: (() => Promise<void>) | undefined;
+
   constructor(options: KubernetesProviderOptions) {
+    const configFile = dockerConfigPath(options.dockerConfig);
+    const credentialsFor = (host: string) => registryCredentials(configFile, host);
+    const host = options.registryHost.split('/')[0]!;
+    const own = credentialsFor(host);
     // The egress controller's image is pushed like a task image (its builder needs the images made just below).
     const controller: ControllerImage = new ControllerImage({ buildImage: (o) => options.local.buildImage(o), publish: (tag): Promise<string> => images.imageId(tag) });
-    const driver: KubernetesDriver = new KubernetesDriver({ egressImage: (): Promise<string> => controller.get(), ...options });
+    const driver: KubernetesDriver = new KubernetesDriver({
+      egressImage: (): Promise<string> => controller.get(),
+      ...options, registry: options.registry ?? new RegistryReader(undefined, credentialsFor), ...(own ? { imagePullSecret: pullSecretName(host) } : {}),
+    });
     super(driver);
-    const images: RegistryImages = new RegistryImages(options.local, options.registryHost, (ref): Promise<ImageConfig | null> => driver.imageConfiguration(ref));
+    const images: RegistryImages = new RegistryImages(options.local, options.registryHost, (ref): Promise<ImageConfig | null> => driver.imageConfiguration(ref), own);
     this.images = images;
+    if (own) this.ensurePullSecret = async () => { await ensurePullSecret(driver.kubeConfig, driver.namespace, host, own); };
     // A Compose group's sidecar images, built or pulled by the local engine, are pushed as main's is.
     driver.publishImage = (ref) => this.images.imageId(ref);
   }
 
-  execWithStdin(_handle: SandboxHandle, _o: StdinExecOptions): Promise<StdinProcess> {
-    return notYet('run a process over its stdin (MCP stdio servers)');
+  /** Pods pull by digest from the registry: an image named by a local tag (an agent's layer) is pushed and pinned first. */
+  override async seed(spec: SandboxSpec): Promise<SeedResult> {
+    if (this.ensurePullSecret) {
+      this.pullSecretReady ??= this.ensurePullSecret().catch((err: unknown) => { this.pullSecretReady = undefined; throw err; });
+      await this.pullSecretReady;
+    }
+    return super.seed(this.images.isPinned(spec.image) ? spec : { ...spec, image: await this.images.imageId(spec.image) });
+  }
+
+  /** Over the exec API's stdin; a pod that is gone (or no longer running) is SandboxLost, as every exec's. */
+  async execWithStdin(handle: SandboxHandle, o: StdinExecOptions): Promise<StdinProcess> {
+    const target = { namespace: this.driver.namespace, pod: handle.containerId, container: CONTAINER };
+    try {
+      return await startStdinExecInPod(this.driver.kubeConfig, target, execArgv(handle, o));
+    } catch (err) {
+      const info = await this.driver.inspect(handle); // SandboxLost when the pod is gone
+      if (!info.running) throw new SandboxLost(handle.name, err);
+      throw err;
+    }
   }
 
   ensureImage(ref: string, options?: EnsureImageOptions): Promise<ImageConfig> {
@@ -77,12 +117,16 @@ export class KubernetesSandboxProvider extends DriverSandboxProvider<KubernetesD
     return this.images.imagesLabelled(label);
   }
 
+  /** Whether some node has nvidia.com/gpu to allocate (gpu-nodes.ts). */
   gpuSupport(): Promise<GpuSupport> {
-    return Promise.resolve({ ok: false, reason: 'the Kubernetes sandbox does not give pods GPUs yet (issue 23)' });
+    return clusterGpuSupport(this.driver.kubeConfig);
   }
 
-  defaultNetworkRanges(): Promise<Array<{ gateway: string | null; subnet: string | null }>> {
-    return notYet('serve the model gateway to pods');
+  /** Where the model gateway listens for pods: this machine's node address, or the worker's pod IP (gateway-address.ts). */
+  async defaultNetworkRanges(): Promise<Array<{ gateway: string | null; subnet: string | null }>> {
+    const address = gatewayListenAddress(await readGatewayPlace(this.driver.kubeConfig));
+    if (address instanceof Error) throw address;
+    return [{ gateway: address, subnet: null }];
   }
 
   async engineInfo(): Promise<{ id: string; name: string | null }> {
@@ -90,8 +134,11 @@ export class KubernetesSandboxProvider extends DriverSandboxProvider<KubernetesD
     return { id, name };
   }
 
-  addressOf(): Promise<string | null> {
-    return notYet('reach a service by its address');
+  /** The pod's IP (every pod and a worker on a node reach it); null while it has none. */
+  async addressOf(container: string): Promise<string | null> {
+    const pod = await this.driver.kubeConfig.makeApiClient(CoreV1Api).readNamespacedPod({ name: container, namespace: this.driver.namespace })
+      .catch((err: unknown) => { throw new SandboxLost(container, err); });
+    return pod.status?.podIP ?? null;
   }
 
   /** No engine network: allowlist pods reach the worker's address alone (their rules), where the egress proxy serves. */
