@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DockerSandboxProvider, KubernetesSandboxProvider } from '../../src/sandbox/index.ts';
 import { localAddressToward } from '../../src/sandbox/kubernetes/egress.ts';
+import { LABEL_ROLE } from '../../src/sandbox/names.ts';
 import type { ResultRow } from '../../src/workflows/types.ts';
 import { FIRST_BUILD_TIMEOUT_MS, useLocalCluster, type LocalCluster } from '../helpers/kubernetes.ts';
 import { PROBE } from '../helpers/network.ts';
@@ -79,6 +80,12 @@ function dataset(a: string, b: string, aIp: string): Record<string, string> {
     ]),
     ...singleStep('offline-env', 'network_mode = "no-network"\n[agent]\nnetwork_mode = "public"\n',
       `probe ${a} direct > /app/agent`, `${expectLine('/app/agent', 'reach')}\n${check(a, 'direct', 'blocked')}`),
+    // A separate verifier whose own sandbox is an allowlist: it starts with no way out but the worker's address, and
+    // its phase admits a through the proxy and refuses b there; the agent's sandbox stays public.
+    ...singleStep('separate-allowlist',
+      `[verifier]\nenvironment_mode = "separate"\n[verifier.environment]\ndocker_image = "berth-base:bookworm"\nnetwork_mode = "allowlist"\nallowed_hosts = ["${aIp}"]\n`,
+      `probe ${a} direct > /logs/artifacts/agent`,
+      `${check(a, 'env', 'reach')}\n${check(b, 'env', 'refused:403')}\n${expectLine('/logs/artifacts/agent', 'reach')}`),
     // Overlay RUN lines are build steps, online whatever the task's network_mode: the pod starts public and is put on
     // no network after them (putOnNetwork), for its agent and its verifier.
     ...singleStep('overlay-online', 'network_mode = "no-network"\n', `probe ${a} direct > /app/agent`,
@@ -131,7 +138,7 @@ describe('network per phase on the Kubernetes sandbox, against the same tasks on
         for (const p of (await cluster.core.listNamespacedPod({ namespace })).items) {
           const controller = p.spec?.initContainers?.find((c) => c.name === 'egress');
           seen.set(p.metadata!.name!, {
-            task: (p.metadata?.annotations?.['berth.workflow'] ?? '').split('/').at(-2) ?? '',
+            task: `${(p.metadata?.annotations?.['berth.workflow'] ?? '').split('/').at(-2) ?? ''}/${p.metadata?.annotations?.[LABEL_ROLE] ?? ''}`,
             controller: controller !== undefined, caps: controller?.securityContext?.capabilities, mainCaps: p.spec?.containers[0]?.securityContext?.capabilities,
           });
         }
@@ -154,7 +161,7 @@ describe('network per phase on the Kubernetes sandbox, against the same tasks on
     await cluster?.release();
   }, 120_000);
 
-  it.each(['public', 'no-network', 'allowlist', 'switching', 'offline-env', 'overlay-online'])('%s: every expectation from inside the pod holds, as on Docker', (id) => {
+  it.each(['public', 'no-network', 'allowlist', 'switching', 'offline-env', 'overlay-online', 'separate-allowlist'])('%s: every expectation from inside the pod holds, as on Docker', (id) => {
     const k8s = onKubernetes.get(id);
     expect(k8s?.failure_reason ?? null, JSON.stringify(k8s)).toBeNull();
     expect(k8s?.reward).toBe(1);
@@ -163,10 +170,11 @@ describe('network per phase on the Kubernetes sandbox, against the same tasks on
 
   it('a pod has the egress controller (NET_ADMIN alone) when its network is not public throughout, and only then', () => {
     const byTask = new Map([...seen.values()].map((p) => [p.task, p]));
-    expect([...byTask.keys()].sort()).toEqual(taskIds);
-    expect(byTask.get('public')).toMatchObject({ controller: false });
-    for (const id of taskIds.filter((t) => t !== 'public')) {
-      expect(byTask.get(id), id).toMatchObject({ controller: true, caps: { drop: ['ALL'], add: ['NET_ADMIN'] } });
+    const publicThroughout = ['public/agent', 'separate-allowlist/agent'];
+    expect([...byTask.keys()].sort()).toEqual([...taskIds.map((t) => `${t}/agent`), 'separate-allowlist/verifier'].sort());
+    for (const key of publicThroughout) expect(byTask.get(key), key).toMatchObject({ controller: false });
+    for (const key of [...byTask.keys()].filter((k) => !publicThroughout.includes(k))) {
+      expect(byTask.get(key), key).toMatchObject({ controller: true, caps: { drop: ['ALL'], add: ['NET_ADMIN'] } });
     }
     for (const p of byTask.values()) expect(p.mainCaps).toBeUndefined();
   });
