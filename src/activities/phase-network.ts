@@ -61,10 +61,10 @@ async function startingNetwork(deps: NetworkDeps, policy: NetworkPolicy, needsEg
 }
 
 /** The agent's sandbox at seed: where it starts and what it carries; the seed then applies the baseline. */
-export async function agentSandboxNetwork(deps: NetworkDeps, task: Task, agent: string | undefined): Promise<{ network: SandboxSpec['network']; env: Record<string, string> }> {
+export async function agentSandboxNetwork(deps: NetworkDeps, task: Task, agent: string | undefined): Promise<{ network: SandboxSpec['network']; env: Record<string, string>; phases: boolean }> {
   const how = agentSandboxNetworking(task, modelInSandbox(agent));
   const { network, env } = await startingNetwork(deps, phasePolicyFor(task, 0, 'baseline', false), how.switching, how.egress);
-  return { network, env };
+  return { network, env, phases: how.switching };
 }
 
 /**

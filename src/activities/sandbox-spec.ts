@@ -23,7 +23,7 @@ const fromBase = (dir: string, config: ImageConfig | null): string => posix.reso
 export function agentSandboxSpec(task: Task, prepared: PreparedImage, opts: {
   name: string; labels: SandboxLabels; taskEnv: Record<string, string>;
   /** Where the sandbox starts and what its network phases need in its environment (phase-network.ts). */
-  network: { network: SandboxSpec['network']; env: Record<string, string> };
+  network: { network: SandboxSpec['network']; env: Record<string, string>; phases?: boolean };
 }): SandboxSpec {
   const plan = task.image;
   const config = prepared.config;
@@ -41,6 +41,7 @@ export function agentSandboxSpec(task: Task, prepared: PreparedImage, opts: {
     memoryMb: task.environment.memory_mb ?? undefined,
     gpus: task.environment.gpus ?? undefined,
     network: opts.network.network,
+    ...(opts.network.phases ? { networkPhases: true } : {}),
   }, { config, healthcheck: task.environment.healthcheck, entrypointEnv: opts.taskEnv, cpus: task.environment.cpus });
   if (plan.mode === 'overlay' && plan.runs.length > 0 && resolved) {
     // Each line runs with exactly the environment in effect at it: what the container has beyond that is unset.

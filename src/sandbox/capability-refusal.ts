@@ -42,6 +42,7 @@ export function missingCapabilities(task: Task, caps: DriverCapabilities, run: R
   if (modes.includes('no-network')) need('noNetwork', 'a phase has network_mode = "no-network"');
   if (modes.includes('allowlist')) need('allowlist', 'a phase has network_mode = "allowlist"');
   if (new Set(modes).size > 1) need('networkSwitching', `its phases switch network mode (${[...new Set(modes)].join(', ')})`);
+  if (task.compose && modes.some((m) => m !== 'public')) need('internalNetworks', 'a Compose group whose way out is cut or limited in a phase keeps its services reaching each other');
   const verifiers = task.multi_step ? task.steps.map((s) => s.verifier) : [task.verifier];
   if (verifiers.some((v) => v.mode === 'separate')) need('stopStart', 'a separate verifier stops the agent\'s sandbox and keeps it for its artifacts');
   if (gpusOf(task).length > 0) need('gpus', `${gpusOf(task).join(' and ')} ask for GPUs`);

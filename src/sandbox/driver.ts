@@ -79,6 +79,8 @@ export interface SingleSandboxSpec extends Omit<GroupMainSpec, 'imageHasHealthch
   readonly gpus?: number;
   /** The engine's bridge, none, or a network by name. */
   readonly network: string;
+  /** Its network changes after the start (per phase, or after overlay RUN lines): a driver that must prepare for that does. */
+  readonly networkPhases?: boolean;
 }
 
 export interface GroupSpec {

@@ -58,6 +58,7 @@ export async function seedSandbox(driver: SandboxDriver, spec: SandboxSpec): Pro
     ...(spec.cpus !== undefined ? { cpus: spec.cpus } : {}),
     ...(spec.memoryMb !== undefined ? { memoryMb: spec.memoryMb } : {}),
     ...(spec.gpus !== undefined ? { gpus: spec.gpus } : {}),
+    ...(spec.networkPhases || overlayOnline ? { networkPhases: true } : {}),
   });
   if (made.adopted) return made;
   await finishSeed(driver, made.handle, spec, plan, overlayOnline ? () => driver.putOnNetwork(made.handle, spec.network) : undefined);

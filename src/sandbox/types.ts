@@ -54,6 +54,8 @@ export interface SandboxSpec {
   gpus?: number;
   /** The network the container starts on: the engine's bridge, none, or a network by name (the egress network). */
   network: 'bridge' | 'none' | (string & {});
+  /** Its network switches per phase after the start (the Kubernetes driver gives its pod an egress controller). */
+  networkPhases?: boolean;
   /** The image's ENTRYPOINT, with `sh -c "sleep infinity"` for its CMD, that Berth runs itself beside the keep-alive. */
   entrypoint?: { command: string[]; env: Record<string, string> };
   /** Awaited in order after the entrypoint starts: the image's HEALTHCHECK (on record), then the task's. */

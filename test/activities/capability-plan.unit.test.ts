@@ -35,10 +35,9 @@ function depsOn(driver: SandboxDriver): ActivityDeps {
 }
 
 describe('planning against the driver\'s capabilities', () => {
-  it('refuses a no-network verifier on the Kubernetes driver, naming the capability and the fix', async () => {
-    const plan = planEpisode(depsOn(new KubernetesDriver({ kubeConfig })), await inputFor('offline'));
-    await expect(plan).rejects.toMatchObject({ type: 'berth:task_refused', nonRetryable: true });
-    await expect(plan).rejects.toThrow(/the kubernetes sandbox cannot do: noNetwork .*networkSwitching .*run it with the Docker sandbox/);
+  it('lets a no-network verifier past the check on the Kubernetes driver (its pods\' egress controller: noNetwork, networkSwitching)', async () => {
+    // Past the check the plan heartbeats, which needs an activity context this test does not give.
+    await expect(planEpisode(depsOn(new KubernetesDriver({ kubeConfig })), await inputFor('offline'))).rejects.toThrow(/activity context|Activity context/i);
   });
 
   it('lets an agent installed in the sandbox past the check on the Kubernetes driver (the model gateway reaches pods)', async () => {

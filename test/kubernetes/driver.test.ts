@@ -54,8 +54,8 @@ describe('KubernetesDriver on the local cluster', () => {
   it('names the cluster and declares what it cannot do', async () => {
     const id = await driver.engineIdentity();
     expect(id.version).toBe(cluster.version);
-    // Compose groups are test/kubernetes/compose.test.ts's.
-    expect(driver.capabilities).toMatchObject({ groups: true, networkSwitching: false, internalNetworks: false });
+    // Compose groups are test/kubernetes/compose.test.ts's; networks per phase test/kubernetes/network.test.ts's.
+    expect(driver.capabilities).toMatchObject({ groups: true, networkSwitching: true, noNetwork: true, allowlist: true, internalNetworks: false });
   });
 
   it('creates a pod for a sandbox whose name is not a DNS label, with its limits and annotations', async () => {

@@ -24,6 +24,7 @@ describe('what a task needs of the driver', () => {
   it.each<[string, Task, RunNeeds, string[]]>([
     ['examples/hello needs nothing special', hello, {}, []],
     ['a Compose task needs groups', { ...hello, compose: {} as NonNullable<Task['compose']> }, {}, ['groups']],
+    ['a Compose task with a no-network verifier needs a network of its own for its services', { ...withModes('public', 'public', 'no-network'), compose: {} as NonNullable<Task['compose']> }, {}, ['groups', 'noNetwork', 'networkSwitching', 'internalNetworks']],
     ['no-network everywhere', withModes('no-network', 'no-network', 'no-network'), {}, ['noNetwork']],
     ['allowlist for the agent only', withModes('public', 'allowlist', 'public'), {}, ['allowlist', 'networkSwitching']],
     ['a verifier without network', withModes('public', 'public', 'no-network'), {}, ['noNetwork', 'networkSwitching']],

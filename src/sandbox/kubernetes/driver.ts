@@ -14,6 +14,7 @@ import type { ImageConfig } from '../image-config.ts';
 import { LABEL_USER, LABEL_WORKDIR, LABEL_WORKFLOW } from '../names.ts';
 import { isSeeded } from '../seed-scripts.ts';
 import type { ExecResult, SandboxInfo } from '../types.ts';
+import { PodEgress } from './egress.ts';
 import { execInPod, getArchiveFromPod, PodExecError, putArchiveInPod, type PodContainer } from './exec.ts';
 import { ANNOTATION_NAME, CONTAINER, execArgv, MANAGED_LABEL, podName, singlePod } from './pod-spec.ts';
 import { RegistryReader } from './registry.ts';
@@ -31,6 +32,12 @@ export interface KubernetesDriverOptions {
   startTimeoutMs?: number;
   /** Where images are described (the registry the cluster pulls from). */
   registry?: RegistryReader;
+  /** The egress controller image pods with network phases get (the provider builds and pushes it on first need). */
+  egressImage?: () => Promise<string>;
+  /** Where pods reach this worker (the egress proxy); default: this host's address toward the first node. */
+  egressAddress?: string;
+  /** Also keep NetworkPolicy objects per phase, for a CNI that enforces them (the pods' own rules hold either way). */
+  networkPolicies?: boolean;
   /** Where Docker Compose is: it reads a Compose task's file (BERTH_COMPOSE_CLI, DOCKER_CONFIG). */
   compose?: ComposeCliSettings;
   /** The Secret pods pull with, when the registry needs credentials (pull-secret.ts). */
@@ -51,10 +58,6 @@ function statusCode(err: unknown): number | undefined {
   return (err as { code?: number }).code;
 }
 
-function notYet(what: string): Error {
-  return new Error(`the Kubernetes driver cannot ${what} yet (issue 23): run this task with the Docker sandbox`);
-}
-
 /** Tail of the output within the cap, and whether it was cut. */
 function capped(bytes: Buffer, cap: number): { text: string; truncated: boolean } {
   if (bytes.length <= cap) return { text: bytes.toString('utf8'), truncated: false };
@@ -64,13 +67,15 @@ function capped(bytes: Buffer, cap: number): { text: string; truncated: boolean 
 export class KubernetesDriver implements SandboxDriver {
   readonly sandbox = 'kubernetes';
   readonly capabilities: DriverCapabilities = {
-    groups: true, internalNetworks: false, networkSwitching: false, userWithGroup: true, gpus: true, noNetwork: false, allowlist: false, finalState: false, stopStart: true, modelGateway: true,
+    groups: true, internalNetworks: false, networkSwitching: true, userWithGroup: true, gpus: true, noNetwork: true, allowlist: true, finalState: false, stopStart: true, modelGateway: true,
   };
   readonly kubeConfig: KubeConfig;
   readonly namespace: string;
   private readonly core: CoreV1Api;
   private readonly startTimeoutMs: number;
   private readonly registry: RegistryReader;
+  /** The pods' network per phase (egress.ts). */
+  readonly egress: PodEgress;
   private readonly groups: KubernetesGroups;
   /** A sidecar's image, named as the local engine has it, as the registry reference pods pull (the provider's push). */
   publishImage: ((ref: string) => Promise<string>) | undefined;
@@ -86,6 +91,7 @@ export class KubernetesDriver implements SandboxDriver {
     this.core = this.kubeConfig.makeApiClient(CoreV1Api);
     this.startTimeoutMs = options.startTimeoutMs ?? 180_000;
     this.registry = options.registry ?? new RegistryReader();
+    this.egress = new PodEgress({ kubeConfig: this.kubeConfig, core: this.core, namespace: this.namespace, image: options.egressImage, address: options.egressAddress, networkPolicies: options.networkPolicies });
     const readPod = (name: string) => this.readPod(name);
     const deletePod = (name: string, wait: boolean) => this.deletePod(name, wait);
     this.groups = new KubernetesGroups({
@@ -133,6 +139,8 @@ export class KubernetesDriver implements SandboxDriver {
       if (/ErrImagePull|ImagePullBackOff|InvalidImageName/.test(waiting)) {
         throw new SeedFailed('harbor:seed_failed', `pod ${handle.containerId} cannot pull ${pod.spec?.containers[0]?.image}: ${state?.waiting?.message ?? waiting}`);
       }
+      const egressFailed = await this.egress.startFailure(pod);
+      if (egressFailed) throw egressFailed;
       if (state?.terminated || pod.status?.phase === 'Failed' || pod.status?.phase === 'Succeeded') throw await this.setupFailure(handle, state?.terminated?.exitCode);
       if (state?.running && (await this.keepAliveRuns(handle))) return;
       if (Date.now() > deadline) throw new SeedFailed('harbor:seed_failed', `pod ${handle.containerId} not ready after ${this.startTimeoutMs} ms (${waiting || pod.status?.phase})`, '', true);
@@ -162,8 +170,7 @@ export class KubernetesDriver implements SandboxDriver {
   }
 
   async createOrAdoptSandbox(spec: SingleSandboxSpec): Promise<{ handle: ServiceHandle; adopted: boolean }> {
-    if (spec.network === 'none') throw notYet('run a sandbox without a network');
-    const body = singlePod(spec);
+    const body = await this.egress.withController(singlePod(spec), spec);
     if (this.imagePullSecret) body.spec!.imagePullSecrets = [{ name: this.imagePullSecret }];
     const handle: ServiceHandle = { name: spec.name, containerId: body.metadata!.name!, user: spec.user, workdir: spec.workdir };
     for (let attempt = 0; ; attempt++) {
@@ -287,8 +294,8 @@ export class KubernetesDriver implements SandboxDriver {
     return kind === 'dir' || kind === 'file' ? kind : null;
   }
 
-  putOnNetwork(): Promise<void> {
-    return Promise.reject(notYet('move a sandbox to another network'));
+  putOnNetwork(target: ServiceHandle, network: string): Promise<void> {
+    return this.egress.putOnNetwork(target, network);
   }
 
   /** Ends every process of the sandbox but its keep-alive, files kept (stop-processes.ts); a pod that is gone is left so, as Docker's stop. */

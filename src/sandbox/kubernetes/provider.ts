@@ -2,17 +2,19 @@
 // DriverSandboxProvider's on the Kubernetes driver; images are built by the engine beside the worker and pushed to
 // the registry the cluster pulls from (RegistryImages). What the driver cannot do yet is refused by its capabilities
 // before any work; the methods below that refuse say so by name if reached anyway.
+import { createHash } from 'node:crypto';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { DriverSandboxProvider } from '../driver-provider.ts';
 import { SandboxLost } from '../errors.ts';
 import type { ImageConfig } from '../image-config.ts';
-import type { ApplyNetworkOptions, EgressNetwork, PhaseNetwork } from '../network-phase.ts';
+import { EGRESS_NETWORK, type ApplyNetworkOptions, type EgressNetwork, type PhaseNetwork } from '../network-phase.ts';
 import { RegistryImages } from '../registry-images.ts';
 import type { BuildImageOptions, BuildImageResult, EnsureImageOptions } from '../docker/images.ts';
 import type { EngineImage } from '../docker/engine-images.ts';
 import type { GcSelection, KeptState } from '../docker/final-state.ts';
 import type { GpuSupport, LocalImageEngine, SandboxHandle, SandboxProvider, SandboxSpec, SeedResult, StdinExecOptions, StdinProcess } from '../types.ts';
 import { KubernetesDriver, type KubernetesDriverOptions } from './driver.ts';
+import { ControllerImage } from './egress-image.ts';
 import { gatewayListenAddress, readGatewayPlace } from './gateway-address.ts';
 import { ensurePullSecret, pullSecretName } from './pull-secret.ts';
 import { RegistryReader } from './registry.ts';
@@ -48,11 +50,15 @@ export class KubernetesSandboxProvider extends DriverSandboxProvider<KubernetesD
     const credentialsFor = (host: string) => registryCredentials(configFile, host);
     const host = options.registryHost.split('/')[0]!;
     const own = credentialsFor(host);
-    const driver = new KubernetesDriver({
+    // The egress controller's image is pushed like a task image (its builder needs the images made just below).
+    const controller: ControllerImage = new ControllerImage({ buildImage: (o) => options.local.buildImage(o), publish: (tag): Promise<string> => images.imageId(tag) });
+    const driver: KubernetesDriver = new KubernetesDriver({
+      egressImage: (): Promise<string> => controller.get(),
       ...options, registry: options.registry ?? new RegistryReader(undefined, credentialsFor), ...(own ? { imagePullSecret: pullSecretName(host) } : {}),
     });
     super(driver);
-    this.images = new RegistryImages(options.local, options.registryHost, (ref) => driver.imageConfiguration(ref), own);
+    const images: RegistryImages = new RegistryImages(options.local, options.registryHost, (ref): Promise<ImageConfig | null> => driver.imageConfiguration(ref), own);
+    this.images = images;
     if (own) this.ensurePullSecret = async () => { await ensurePullSecret(driver.kubeConfig, driver.namespace, host, own); };
     // A Compose group's sidecar images, built or pulled by the local engine, are pushed as main's is.
     driver.publishImage = (ref) => this.images.imageId(ref);
@@ -135,16 +141,18 @@ export class KubernetesSandboxProvider extends DriverSandboxProvider<KubernetesD
     return pod.status?.podIP ?? null;
   }
 
-  ensureEgressNetwork(): Promise<EgressNetwork> {
-    return notYet('limit egress to an allowlist');
+  /** No engine network: allowlist pods reach the worker's address alone (their rules), where the egress proxy serves. */
+  async ensureEgressNetwork(): Promise<EgressNetwork> {
+    const { id } = await this.driver.engineIdentity();
+    return { id: createHash('sha256').update(id).digest('hex'), name: EGRESS_NETWORK, gateway: await this.driver.egress.workerAddress() };
   }
 
-  holdsAddress(): Promise<boolean> {
-    return notYet('limit egress to an allowlist');
+  holdsAddress(_network: string, ip: string, container: string): Promise<boolean> {
+    return this.driver.egress.holds(container, ip);
   }
 
-  applyPhaseNetwork(_handle: SandboxHandle, _want: PhaseNetwork, _opts?: ApplyNetworkOptions): Promise<void> {
-    return notYet('switch a sandbox\'s network per phase');
+  applyPhaseNetwork(handle: SandboxHandle, want: PhaseNetwork, opts?: ApplyNetworkOptions): Promise<void> {
+    return this.driver.egress.applyPhase(handle, want, opts);
   }
 
   keepFinalState(): Promise<string> {
