@@ -16,6 +16,7 @@ import type { AgentName, ResultRow } from '../../src/workflows/types.ts';
 import { writeDataset } from '../helpers/tasks.ts';
 import { WRITE_HELLO } from './fake-vendors.ts';
 import { docker, useInstalledWorld } from './installed-run.ts';
+import { mcpStdioServer } from '../helpers/mcp-stdio-server.ts';
 
 const REAL_KEY = 'sk-berth-test-REAL-mcp-8b1c';
 const ANSWER = 'berth-mcp-answer-42';
@@ -25,30 +26,8 @@ const OPENHANDS_INSTALL_TIMEOUT = 3_000_000;
 /** Where the MCP server logs each request it gets (method, tool name), inside the sandbox. */
 const SERVER_LOG = '/tmp/berth-mcp-requests.jsonl';
 
-// MCP's stdio transport: one JSON-RPC message per line. One tool, `lookup`, answering ANSWER.
-const SERVER = `import json, sys
-for line in sys.stdin:
-    try:
-        msg = json.loads(line)
-    except ValueError:
-        continue
-    if "id" not in msg:
-        continue
-    m = msg.get("method")
-    with open("${SERVER_LOG}", "a") as log:
-        log.write(json.dumps({"method": m, "name": (msg.get("params") or {}).get("name")}) + "\\n")
-    if m == "initialize":
-        out = {"result": {"protocolVersion": msg["params"].get("protocolVersion", "2025-06-18"), "capabilities": {"tools": {}}, "serverInfo": {"name": "vault", "version": "1"}}}
-    elif m == "tools/list":
-        out = {"result": {"tools": [{"name": "lookup", "description": "Looks the answer up.", "inputSchema": {"type": "object", "properties": {}}}]}}
-    elif m == "tools/call":
-        out = {"result": {"content": [{"type": "text", "text": "${ANSWER}"}]}}
-    elif m == "ping":
-        out = {"result": {}}
-    else:
-        out = {"error": {"code": -32601, "message": "no such method"}}
-    print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], **out}), flush=True)
-`;
+// MCP's stdio transport (test/helpers/mcp-stdio-server.ts): one tool, `lookup`, answering ANSWER.
+const SERVER = mcpStdioServer(ANSWER, SERVER_LOG);
 
 const SERVERS = {
   stdio: ['[[environment.mcp_servers]]', 'name = "vault"', 'transport = "stdio"', 'command = "python3"', 'args = ["/app/mcp_server.py"]'],

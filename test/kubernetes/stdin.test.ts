@@ -9,32 +9,15 @@ import { listMcpTools, runMcpTool, type StdioStarter } from '../../src/agents/in
 import { containerName, DockerSandboxProvider, KubernetesSandboxProvider, SandboxLost, type SandboxHandle, type StdinProcess } from '../../src/sandbox/index.ts';
 import { FIRST_BUILD_TIMEOUT_MS, useLocalCluster, waitForPodGone, type LocalCluster } from '../helpers/kubernetes.ts';
 import { waitUntil } from '../helpers/worker-process.ts';
+import { mcpStdioServer } from '../helpers/mcp-stdio-server.ts';
 
 // A process over its stdin in a pod (issue 23: execWithStdin, what MCP stdio servers and the http relay run on), on
 // the local cluster: the exchange, the exit code, the user and workdir, and an MCP stdio server (the one the installed
 // agents' MCP tests run, task-folder-format.md § [environment] mcp_servers) listed and called as the openai agent does.
 
 const ANSWER = 'berth-k8s-mcp-answer-17';
-// MCP's stdio transport: one JSON-RPC message per line. One tool, `lookup`, answering ANSWER.
-const SERVER = `import json, sys
-for line in sys.stdin:
-    try:
-        msg = json.loads(line)
-    except ValueError:
-        continue
-    if "id" not in msg:
-        continue
-    m = msg.get("method")
-    if m == "initialize":
-        out = {"result": {"protocolVersion": msg["params"].get("protocolVersion", "2025-06-18"), "capabilities": {"tools": {}}, "serverInfo": {"name": "vault", "version": "1"}}}
-    elif m == "tools/list":
-        out = {"result": {"tools": [{"name": "lookup", "description": "Looks the answer up.", "inputSchema": {"type": "object", "properties": {}}}]}}
-    elif m == "tools/call":
-        out = {"result": {"content": [{"type": "text", "text": "${ANSWER}"}]}}
-    else:
-        out = {"error": {"code": -32601, "message": "no such method"}}
-    print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], **out}), flush=True)
-`;
+// MCP's stdio transport (test/helpers/mcp-stdio-server.ts): one tool, `lookup`, answering ANSWER.
+const SERVER = mcpStdioServer(ANSWER);
 
 const suffix = randomBytes(4).toString('hex');
 
