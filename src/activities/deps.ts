@@ -17,6 +17,8 @@ import { Remover } from './remover.ts';
 import { GROUP_PREFIX } from './seed-compose.ts';
 import { slotCapacity, slotsFile } from '../config/slots.ts';
 import { HostSlots } from './slots.ts';
+import { ClusterSlots } from './cluster-slots.ts';
+import type { SandboxSlots } from './sandbox-slots.ts';
 import { warmPoolEnabled } from '../config/warm-pool.ts';
 import { poolOwnerTag } from './pool-owner.ts';
 import { WarmPool } from './warm-pool.ts';
@@ -33,8 +35,8 @@ export interface ActivityDeps extends NetworkDeps {
   driver: SandboxDriver;
   /** This host's name and sandbox queue. */
   identity: HostLease;
-  /** The host queue's slots, shared with every worker process polling it (under BERTH_HOME/slots). */
-  slots: HostSlots;
+  /** The sandbox queue's slots, shared with every worker process polling it (under BERTH_HOME/slots, or in the cluster). */
+  slots: SandboxSlots;
   /** The host queue's background remover; its journal is the queue's own, so a worker on another engine never resumes it. */
   remover: Remover;
   /** Sandboxes seeded ahead for the episodes this host runs next; undefined when turned off (--no-warm-pool, [worker].warm_pool). */
@@ -69,7 +71,7 @@ export function hostProvider(sandbox?: SandboxProviderName): SandboxProvider {
       'cluster pulls task images from. Add [kubernetes] registry = "host:port" (docs/kubernetes.md).');
   }
   return new KubernetesSandboxProvider({
-    local, registryHost: k.registry, ...(k.namespace ? { namespace: k.namespace } : {}), ...(k.kubeconfig ? { kubeconfigFile: k.kubeconfig } : {}),
+    local, registryHost: k.registry, ...(k.max_pods !== undefined ? { maxPods: k.max_pods, maxPodsFrom: `${file} [kubernetes].max_pods` } : {}), ...(k.namespace ? { namespace: k.namespace } : {}), ...(k.kubeconfig ? { kubeconfigFile: k.kubeconfig } : {}),
   });
 }
 
@@ -87,10 +89,11 @@ export async function createActivityDeps(opts: { provider?: SandboxProvider; san
   let reconciledAt = 0;
   const warned = new Set<string>();
   const network = sandboxDeps(provider);
-  const slots = new HostSlots(slotsFile(identity.queue), slotCapacity().slots);
+  const store = provider.slotStore?.(identity.queue);
+  const slots = store ? new ClusterSlots(store) : new HostSlots(slotsFile(identity.queue), slotCapacity().slots);
   const loadEpisodeTask = episodeTaskLoader();
   // A pool claims by renaming; a provider that cannot rename keeps none.
-  const pool = (opts.warmPool ?? warmPoolEnabled().on) && canRename(provider)
+  const pool = (opts.warmPool ?? warmPoolEnabled().on) && canRename(provider) && slots instanceof HostSlots
     ? new WarmPool({
       ...network, provider, slots, remover, loadEpisodeTask, queue: identity.queue, owner: poolOwnerTag(), max: poolCapacity(slots.capacity),
       log: (m) => console.warn(`berth worker: ${m}`),

@@ -10,13 +10,20 @@ import type { BuildImageOptions, BuildImageResult, EnsureImageOptions } from '..
 import type { EngineImage } from '../docker/engine-images.ts';
 import type { GcSelection, KeptState } from '../docker/final-state.ts';
 import type { GpuSupport, LocalImageEngine, SandboxHandle, SandboxProvider, StdinExecOptions, StdinProcess } from '../types.ts';
+import type { SlotStore } from '../slot-store.ts';
 import { KubernetesDriver, type KubernetesDriverOptions } from './driver.ts';
+import { DEFAULT_MAX_PODS, SlotLeases } from './slot-leases.ts';
+import type { ClusterStatus } from '../cluster-status.ts';
+import { readClusterStatus } from './cluster-status.ts';
 
 export interface KubernetesProviderOptions extends KubernetesDriverOptions {
   /** The engine beside the worker that pulls, builds and pushes task images. */
   local: LocalImageEngine;
   /** [kubernetes].registry: host[:port][/prefix] the images are pushed to and pods pull from. */
   registryHost: string;
+  /** [kubernetes].max_pods: the most pods the queue's episodes hold at once (default DEFAULT_MAX_PODS), and where it was set. */
+  maxPods?: number;
+  maxPodsFrom?: string;
 }
 
 function notYet(what: string): Promise<never> {
@@ -32,6 +39,20 @@ export class KubernetesSandboxProvider extends DriverSandboxProvider<KubernetesD
     const driver = new KubernetesDriver(options);
     super(driver);
     this.images = new RegistryImages(options.local, options.registryHost, (ref) => driver.imageConfiguration(ref));
+    this.maxPods = options.maxPods ?? DEFAULT_MAX_PODS;
+    this.maxPodsFrom = options.maxPods === undefined ? `default ${DEFAULT_MAX_PODS}` : (options.maxPodsFrom ?? 'given');
+  }
+
+  private readonly maxPods: number;
+  private readonly maxPodsFrom: string;
+
+  /** The slots of every worker on this cluster and namespace, as Leases in it (docs/kubernetes.md, Sandbox queues on Kubernetes). */
+  slotStore(scope: string): SlotStore {
+    return new SlotLeases(this.driver.kubeConfig, this.driver.namespace, scope, this.maxPods, this.maxPodsFrom);
+  }
+
+  clusterStatus(): Promise<ClusterStatus> {
+    return readClusterStatus(this.driver.kubeConfig, this.driver.namespace);
   }
 
   execWithStdin(_handle: SandboxHandle, _o: StdinExecOptions): Promise<StdinProcess> {
