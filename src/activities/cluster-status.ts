@@ -3,7 +3,7 @@
 import { loadBerthConfig, type SandboxProviderName } from '../config/berth-config.ts';
 import type { ClusterStatus } from '../sandbox/index.ts';
 import { ClusterSlots } from './cluster-slots.ts';
-import { hostProvider } from './deps.ts';
+import { clusterSlotStore, hostProvider } from './deps.ts';
 import { hostIdentity } from './host-identity.ts';
 
 export interface ClusterSandboxStatus {
@@ -23,7 +23,7 @@ export async function clusterSandboxStatus(opts: { sandbox?: SandboxProviderName
   const provider = hostProvider(sandbox);
   if (!provider.clusterStatus || !provider.slotStore) return undefined;
   const { queue } = await hostIdentity({ provider, ...(opts.suffix ? { suffix: opts.suffix } : {}) });
-  const slots = new ClusterSlots(provider.slotStore(queue));
+  const slots = new ClusterSlots((await clusterSlotStore(provider))!);
   const [cluster] = await Promise.all([provider.clusterStatus(), slots.refresh()]);
   return {
     cluster, queue,

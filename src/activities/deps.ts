@@ -2,7 +2,8 @@
 // worker by src/worker.ts, so two workers in one process (other engines, other queues) share nothing.
 import { log } from '@temporalio/activity';
 import { DockerSandboxProvider, KubernetesSandboxProvider } from '../sandbox/index.ts';
-import type { SandboxDriver, SandboxProvider } from '../sandbox/index.ts';
+import type { SandboxDriver, SandboxProvider, SlotStore } from '../sandbox/index.ts';
+import { hostQueueName } from '../config/index.ts';
 import type { ModelGateway } from '../gateway/index.ts';
 import { composeSettings, finalStateRetentionDays, subnetSettings } from '../config/env.ts';
 import { homePath } from '../config/paths.ts';
@@ -75,6 +76,14 @@ export function hostProvider(sandbox?: SandboxProviderName): SandboxProvider {
   });
 }
 
+/**
+ * The slots of a sandbox every worker reaches (a cluster), kept there: one set per cluster and namespace, whatever
+ * queue suffix a worker has, so [kubernetes].max_pods bounds every worker of the namespace together.
+ */
+export async function clusterSlotStore(provider: SandboxProvider): Promise<SlotStore | undefined> {
+  return provider.slotStore?.(hostQueueName((await provider.engineInfo()).id));
+}
+
 /** `provider`: the engine to work on (tests hand in their own); by default this host's. */
 const canRename = (p: SandboxProvider): p is SandboxProvider & Required<Pick<SandboxProvider, 'rename'>> => typeof p.rename === 'function';
 
@@ -89,7 +98,7 @@ export async function createActivityDeps(opts: { provider?: SandboxProvider; san
   let reconciledAt = 0;
   const warned = new Set<string>();
   const network = sandboxDeps(provider);
-  const store = provider.slotStore?.(identity.queue);
+  const store = await clusterSlotStore(provider);
   const slots = store ? new ClusterSlots(store) : new HostSlots(slotsFile(identity.queue), slotCapacity().slots);
   const loadEpisodeTask = episodeTaskLoader();
   // A pool claims by renaming; a provider that cannot rename keeps none.
