@@ -52,15 +52,15 @@ export class SlotLeases implements SlotStore {
   }
 
   private body(slot: number, holder: string, data: string, version?: string): V1Lease {
-    const now = new Date();
     return {
       apiVersion: 'coordination.k8s.io/v1', kind: 'Lease',
       metadata: {
         name: this.leaseName(slot), namespace: this.namespace, labels: { [SLOTS_LABEL]: this.tag },
         annotations: { [DATA_ANNOTATION]: data, [SCOPE_ANNOTATION]: this.scope }, ...(version ? { resourceVersion: version } : {}),
       },
-      // acquireTime/renewTime say when it was taken; a slot is never given up by time (its episode is durable).
-      spec: { holderIdentity: holder, acquireTime: now, renewTime: now },
+      // No acquireTime/renewTime (client-node sends them in milliseconds where the apiserver wants microseconds): when it
+      // was taken is in the data, and a slot is never given up by time alone (its episode is durable).
+      spec: { holderIdentity: holder },
     };
   }
 
