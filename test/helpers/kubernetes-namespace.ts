@@ -1,6 +1,6 @@
 // A namespace of a test file's own on the local cluster (tests that count, watch or delete pods, or keep slots, must
 // not see other files' pods), and a berth.toml that points a `berth worker` process at it.
-import type { CoreV1Api, V1Pod } from '@kubernetes/client-node';
+import { Watch, type CoreV1Api, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -46,4 +46,37 @@ export function kubernetesConfigFile(cluster: LocalCluster, namespace: string, m
     `kubeconfig = "${cluster.kubeconfig}"`, ...(maxPods ? [`max_pods = ${maxPods}`] : []), '',
   ].join('\n'));
   return file;
+}
+
+/**
+ * Every pod of the namespace as it comes and goes, through a watch (started again whenever the apiserver ends it, from
+ * a fresh list, so no deletion missed in between leaves a pod counted): how many there are now and the most seen.
+ */
+export async function watchPodCount(kubeConfig: KubeConfig, core: CoreV1Api, namespace: string): Promise<{ now(): number; most(): number; stop(): void }> {
+  let alive = new Set<string>();
+  let most = 0;
+  let stopped = false;
+  let current: { abort(): void } | undefined;
+  const start = async (): Promise<void> => {
+    const list = await core.listNamespacedPod({ namespace });
+    alive = new Set(list.items.map((p) => p.metadata!.name!));
+    most = Math.max(most, alive.size);
+    current = await new Watch(kubeConfig).watch(`/api/v1/namespaces/${namespace}/pods`, { resourceVersion: list.metadata?.resourceVersion }, (type: string, pod: V1Pod) => {
+      const name = pod.metadata!.name!;
+      if (type === 'ADDED') alive.add(name);
+      if (type === 'DELETED') alive.delete(name);
+      most = Math.max(most, alive.size);
+    }, () => {
+      if (!stopped) setTimeout(() => void start().catch(() => undefined), 50);
+    });
+  };
+  await start();
+  return {
+    now: () => alive.size,
+    most: () => most,
+    stop() {
+      stopped = true;
+      current?.abort();
+    },
+  };
 }
