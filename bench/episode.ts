@@ -27,7 +27,7 @@ function tarOf(name: string, text: string): NodeJS.ReadableStream {
 }
 
 /** The floor: the same container steps an oracle episode needs, straight through dockerode. */
-async function rawEpisode(i: number): Promise<number> {
+export async function rawEpisode(i: number): Promise<number> {
   const t = Date.now();
   const c = await docker.createContainer({ name: `bench-raw-${process.pid}-${i}-${Date.now()}`, Image: 'berth-base:bookworm', Entrypoint: ['sleep'], Cmd: ['infinity'], WorkingDir: '/app', HostConfig: { Init: true } });
   await c.start();
@@ -41,7 +41,7 @@ async function rawEpisode(i: number): Promise<number> {
   return (Date.now() - t) / 1000;
 }
 
-async function rawMany(n: number, concurrency: number): Promise<number> {
+export async function rawMany(n: number, concurrency: number): Promise<number> {
   const t = Date.now();
   let next = 0;
   await Promise.all(Array.from({ length: concurrency }, async () => { while (next < n) await rawEpisode(next++); }));

@@ -17,10 +17,11 @@ function processCpu(pid: number): number {
   }
 }
 
-function machineBusy(): number {
+/** The machine's busy CPU-seconds, without niced time: a background build at `nice 19` is not an episode's cost. */
+export function machineBusy(): number {
   const [, ...f] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/);
-  const [user, nice, system, , , irq, softirq, steal] = f.map(Number) as number[];
-  return (user! + nice! + system! + irq! + softirq! + (steal ?? 0)) / TICK;
+  const [user, , system, , , irq, softirq, steal] = f.map(Number) as number[];
+  return (user! + system! + irq! + softirq! + (steal ?? 0)) / TICK;
 }
 
 function pidsWhere(test: (comm: string, cmdline: string) => boolean): number[] {

@@ -72,7 +72,9 @@ export function hostProvider(sandbox?: SandboxProviderName): SandboxProvider {
       'cluster pulls task images from. Add [kubernetes] registry = "host:port" (docs/kubernetes.md).');
   }
   return new KubernetesSandboxProvider({
-    local, registryHost: k.registry, ...(k.max_pods !== undefined ? { maxPods: k.max_pods, maxPodsFrom: `${file} [kubernetes].max_pods` } : {}), ...(k.namespace ? { namespace: k.namespace } : {}), ...(k.kubeconfig ? { kubeconfigFile: k.kubeconfig } : {}),
+    local, registryHost: k.registry, compose: composeSettings(), ...(k.namespace ? { namespace: k.namespace } : {}), ...(k.kubeconfig ? { kubeconfigFile: k.kubeconfig } : {}),
+    ...(k.docker_config ? { dockerConfig: k.docker_config } : {}),
+    ...(k.max_pods !== undefined ? { maxPods: k.max_pods, maxPodsFrom: `${file} [kubernetes].max_pods` } : {}),
   });
 }
 

@@ -8,6 +8,7 @@ import type { EpisodeInput, EpisodePlan, EpisodeSettings, HostLease } from './ty
 import { typed } from './failures.ts';
 import type { ActivityDeps } from './deps.ts';
 import { beating } from './beating.ts';
+import { composeRefusal } from './compose-refusal.ts';
 import { modelInSandbox } from './phase-network.ts';
 import { pickHost } from './pick-host.ts';
 import { stepNeedsSetup, stepSetupBudgetSec } from './step-setup.ts';
@@ -70,6 +71,8 @@ export async function planEpisode(deps: ActivityDeps, input: EpisodeInput): Prom
       keepFinalState: input.keepFinalState, ...(modelInSandbox(input.agent) ? { agentInSandbox: input.agent } : {}),
     });
     if (refusal) throw ApplicationFailure.nonRetryable(refusal, 'berth:task_refused');
+    const groupRefusal = await composeRefusal(deps.driver, task);
+    if (groupRefusal) throw ApplicationFailure.nonRetryable(groupRefusal, 'berth:task_refused');
     const collectSec = task.verifier.collect.reduce((s, h) => s + h.timeout_sec, 0);
     // Each turn's separate verifier start (a multi-step task's steps may mix modes).
     const separateSec = (task.multi_step ? task.steps.map((st) => st.verifier) : [task.verifier]).map((v) => {

@@ -16,7 +16,15 @@ function phaseModes(task: Task): NetworkMode[] {
   return [task.environment.network_mode, ...phases];
 }
 
-/** What the task (and `--keep-final-state`) needs that the driver lacks; empty when it can run. */
+/** The tables of the task that ask for GPUs (the environment, a separate verifier's, a step's). */
+function gpusOf(task: Task): string[] {
+  const verifierEnvs = task.multi_step ? task.steps.map((s) => s.verifier.environment) : [task.verifier.environment];
+  return [
+    ...(task.environment.gpus ? [`[environment].gpus = ${task.environment.gpus}`] : []),
+    ...verifierEnvs.flatMap((e) => (e?.gpus ? [`a verifier environment's gpus = ${e.gpus}`] : [])),
+  ];
+}
+
 /** What the run asks beside the task: `--keep-final-state`, and whether its agent calls its model from inside the sandbox. */
 export interface RunNeeds {
   keepFinalState?: boolean;
@@ -36,6 +44,7 @@ export function missingCapabilities(task: Task, caps: DriverCapabilities, run: R
   if (new Set(modes).size > 1) need('networkSwitching', `its phases switch network mode (${[...new Set(modes)].join(', ')})`);
   const verifiers = task.multi_step ? task.steps.map((s) => s.verifier) : [task.verifier];
   if (verifiers.some((v) => v.mode === 'separate')) need('stopStart', 'a separate verifier stops the agent\'s sandbox and keeps it for its artifacts');
+  if (gpusOf(task).length > 0) need('gpus', `${gpusOf(task).join(' and ')} ask for GPUs`);
   if (run.keepFinalState) need('finalState', '--keep-final-state keeps each sandbox\'s final state as an image');
   if (run.agentInSandbox) need('modelGateway', `the agent ${run.agentInSandbox} calls its model from inside the sandbox, through the worker's gateway`);
   return missing;

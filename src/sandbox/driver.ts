@@ -21,6 +21,7 @@ export interface DriverCapabilities {
   readonly networkSwitching: boolean;
   /** Exec as `user:group`. */
   readonly userWithGroup: boolean;
+  /** GPUs for a sandbox (`gpus`); whether this engine or cluster has any is asked at prepare (SandboxProvider.gpuSupport). */
   readonly gpus: boolean;
   /** A sandbox on no network at all (`network_mode = "no-network"`). */
   readonly noNetwork: boolean;
@@ -112,6 +113,9 @@ export interface GroupSpec {
   afterMain?(main: ServiceHandle): Promise<void>;
 }
 
+/** What reading a group's compose file needs (main's image only stands in for Berth's `main` under the file). */
+export type ComposeFileSpec = Pick<GroupSpec, 'project' | 'composeFile' | 'projectDir' | 'interpolationEnv'> & { readonly main: Pick<GroupMainSpec, 'image'> & Partial<GroupMainSpec> };
+
 /** The services of a compose file after interpolation and merging (the driver's resolver's output). */
 export interface ResolvedGroup {
   readonly services: Readonly<Record<string, {
@@ -146,6 +150,8 @@ export interface SandboxDriver {
   /** A single sandbox: created, or adopted when one of that name finished its seed (the seeded marker). */
   createOrAdoptSandbox(spec: SingleSandboxSpec): Promise<{ handle: ServiceHandle; adopted: boolean }>;
   createOrAdoptGroup(spec: GroupSpec): Promise<GroupCreateResult>;
+  /** Why this driver cannot run the group (each Compose key it does not map, named), read before any work; null when it can. Absent: it runs whatever loads. */
+  groupRefusal?(spec: ComposeFileSpec): Promise<string | null>;
   /** The group as the engine has it now (a new worker rebuilding handles); SandboxLost when main is gone. */
   inspectGroup(project: string): Promise<GroupHandle>;
   /** The handle of a single sandbox by its Berth name (a new worker rebuilding handles); SandboxLost when it is gone. */

@@ -95,7 +95,7 @@ async function checkGpus(provider: SandboxProvider, gpus: number | null, key: st
   if (!support.ok) {
     throw new SeedFailed(
       'harbor:seed_failed',
-      `${task.path}/task.toml: ${key} = ${gpus}, but ${support.reason}. Run the task on a host whose engine has GPUs (the NVIDIA container toolkit), or remove ${key}.`,
+      `${task.path}/task.toml: ${key} = ${gpus}, but ${support.reason}. Run the task where sandboxes get GPUs (a Docker engine with the NVIDIA container toolkit, a Kubernetes cluster with NVIDIA's device plugin), or remove ${key}.`,
     );
   }
 }

@@ -3,6 +3,7 @@
 // reference (`<registry>/berth/<name>@sha256:…`) is the image's id above the provider: prepare pins the batch to it,
 // the pods pull it, and any worker reads its configuration from the registry without having the image itself.
 import type { ImageConfig } from './image-config.ts';
+import type { RegistryCredentials } from './registry-auth.ts';
 import type { BuildImageOptions, BuildImageResult, EnsureImageOptions } from './docker/images.ts';
 import type { EngineImage } from './docker/engine-images.ts';
 import type { LocalImageEngine } from './types.ts';
@@ -27,6 +28,8 @@ export class RegistryImages {
     readonly registry: string,
     /** An image's configuration as the registry has it (the driver's reader). */
     private readonly describe: (ref: string) => Promise<ImageConfig | null>,
+    /** The registry's credentials (docker config.json `auths`), when it needs them. */
+    private readonly credentials: RegistryCredentials | null = null,
   ) {}
 
   /** A reference by digest into this registry: what pods pull, answered from the registry alone. */
@@ -38,7 +41,7 @@ export class RegistryImages {
   private async publish(name: string, config: ImageConfig): Promise<ImageConfig> {
     let ref = this.published.get(config.id);
     if (!ref) {
-      ref = this.local.pushImage(config.id, registryRepository(this.registry, name), registryTag(config.id));
+      ref = this.local.pushImage(config.id, registryRepository(this.registry, name), registryTag(config.id), this.credentials);
       this.published.set(config.id, ref);
       ref.catch(() => this.published.delete(config.id));
     }

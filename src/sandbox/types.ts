@@ -1,4 +1,5 @@
 /** Plain-data inputs and results of the sandbox layer. Nothing here imports src/task. */
+import type { RegistryCredentials } from './registry-auth.ts';
 import type { EngineImage } from './docker/engine-images.ts';
 import type { GcSelection, KeptState } from './docker/final-state.ts';
 import type { ApplyNetworkOptions, EgressNetwork, PhaseNetwork } from './network-phase.ts';
@@ -309,6 +310,6 @@ export interface SandboxProvider {
 /** The images of the engine beside the worker (pulls, builds, overlays, tags), and a push of one to a registry. */
 export interface LocalImageEngine extends Pick<SandboxProvider,
   'ensureImage' | 'imageConfig' | 'buildImage' | 'imageId' | 'imageLabels' | 'tagImage' | 'runOnce' | 'imagesLabelled'> {
-  /** Tags `ref` as `repository:tag`, pushes it, and answers `repository@sha256:…`. */
-  pushImage(ref: string, repository: string, tag: string): Promise<string>;
+  /** Tags `ref` as `repository:tag`, pushes it (with the registry's credentials when given), and answers `repository@sha256:…`. */
+  pushImage(ref: string, repository: string, tag: string, credentials?: RegistryCredentials | null): Promise<string>;
 }

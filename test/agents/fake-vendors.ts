@@ -156,7 +156,8 @@ function scriptedMove(fake: FakeVendors, command: string): Move {
     const first = firstToolOf(fake.firstTool, offered);
     const onlyBash = offered.length === 1 && offered[0] === 'bash';
     const script = [
-      ...(first ? [{ name: first, args: {} }] : []),
+      // OpenHands (the agent whose shell tool is `terminal`) refuses any tool call without a risk rating.
+      ...(first ? [{ name: first, args: offered.includes('terminal') ? { security_risk: 'LOW' } : {} }] : []),
       ...(shell ? [{ name: shell, args: shellArgs(shell, command) }] : []),
       ...(onlyBash ? [{ name: 'bash', args: shellArgs('bash', 'echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT') }] : []),
     ];

@@ -3,7 +3,7 @@
 // in its own transport names and the skills in ~/.claude/skills; codex gets `[mcp_servers.<name>]` in
 // $CODEX_HOME/config.toml and the skills in $CODEX_HOME/skills; mini-swe-agent has no MCP client (none is written).
 // What each agent receives is read inside the running sandbox while the agent runs. Then each agent that reads MCP
-// configuration (claude-code, and issue 26's opencode, gemini-cli, qwen-code and cline) is asked by the scripted
+// configuration (claude-code, and issue 26's opencode, gemini-cli, qwen-code, cline and openhands) is asked by the scripted
 // model to call the task's stdio MCP server's tool (a real server, in the sandbox, logging every request it gets):
 // the call arrives at the server and the tool's answer reaches the agent's ATIF trajectory.
 import { execFileSync } from 'node:child_process';
@@ -20,6 +20,8 @@ import { docker, useInstalledWorld } from './installed-run.ts';
 const REAL_KEY = 'sk-berth-test-REAL-mcp-8b1c';
 const ANSWER = 'berth-mcp-answer-42';
 const INSTALL_TIMEOUT = 900_000;
+/** openhands' first install builds its CPython on the host (openhands.test.ts). */
+const OPENHANDS_INSTALL_TIMEOUT = 3_000_000;
 /** Where the MCP server logs each request it gets (method, tool name), inside the sandbox. */
 const SERVER_LOG = '/tmp/berth-mcp-requests.jsonl';
 
@@ -158,6 +160,8 @@ describe.each([
   { agent: 'gemini-cli' as const, model: 'google/gemini-2.5-pro', tool: 'mcp_vault_lookup', skills: '/logs/agent/home/.gemini/skills' },
   { agent: 'qwen-code' as const, model: 'openai/qwen3-coder-plus', tool: 'mcp__vault__lookup', skills: '/logs/agent/home/.qwen/skills' },
   { agent: 'cline' as const, model: 'openai/gpt-4.1-mini', tool: 'vault__lookup', skills: null },
+  // openhands offers the server's tool by its own name (its SDK's MCPToolDefinition), from ~/.openhands/mcp.json.
+  { agent: 'openhands' as const, model: 'openai/gpt-4.1-mini', tool: 'lookup', skills: '/logs/agent/home/.openhands/skills' },
 ])('$agent calls the task\'s MCP server when its model asks (task-folder-format.md § [environment] mcp_servers)', ({ agent, model, tool, skills }) => {
   it('the tools/call arrives at the server in the sandbox, and the tool\'s answer is in the ATIF trajectory', async () => {
     const { fake } = world;
@@ -183,5 +187,5 @@ describe.each([
     } finally {
       fake.firstTool = undefined;
     }
-  }, INSTALL_TIMEOUT);
+  }, agent === 'openhands' ? OPENHANDS_INSTALL_TIMEOUT : INSTALL_TIMEOUT);
 });

@@ -1,16 +1,19 @@
 // Running examples/hello with an installed agent through a real worker, and looking inside its sandbox while the
 // agent runs: what the installed-agent tests share.
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { INSTALLED_AGENTS, imageId, layerExists, layerTag } from '../../src/agents/index.ts';
 import { startBatch } from '../../src/client/batch.ts';
+import { DockerSandboxProvider } from '../../src/sandbox/index.ts';
+import { validateAtif } from '../../src/trajectory/atif.ts';
 import type { AgentName, ResultRow } from '../../src/workflows/types.ts';
 import type { SkippedEntry } from '../../src/client/results.ts';
 import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
-import { startFakeVendors, type FakeVendors } from './fake-vendors.ts';
+import { reportedUsage, startFakeVendors, WRITE_HELLO, type FakeVendors } from './fake-vendors.ts';
 
 export const docker = new Docker();
 
@@ -116,4 +119,67 @@ export function watchSandbox(fake: FakeVendors, key: string, batchIdOf: () => st
     }
   };
   return { result };
+}
+
+interface ToolCall { function_name: string; arguments: Record<string, unknown> }
+
+/** One installed agent's run of examples/hello through the gateway, and what its model server must have seen. */
+export interface GatewayCase {
+  agent: AgentName;
+  model: string;
+  /** Every call the agent made reached the fake at a path starting so. */
+  path: string;
+  minCalls?: number;
+  args?: Record<string, string>;
+  /** A tool call the transcript holds (default: one whose arguments hold the shell command that writes hello.txt). */
+  call?: Partial<ToolCall>;
+}
+
+/**
+ * examples/hello with the agent through the gateway (its layer built by the batch's prepare if missing): reward 1,
+ * a valid ATIF transcript with the tool call, the usage the model server reported, every call on the protocol's path,
+ * and the real key nowhere: not in the sandbox (files, environments), the history, the row or the logs.
+ */
+export async function expectScoresThroughGateway(world: InstalledWorld, hello: string, key: string, { agent, model, path, minCalls = 2, args = {}, call }: GatewayCase): Promise<void> {
+  const { fake, cluster } = world;
+  const provider = new DockerSandboxProvider(docker);
+  const tag = layerTag(await imageId(provider, 'berth-base:bookworm'), INSTALLED_AGENTS[agent as keyof typeof INSTALLED_AGENTS]);
+  const from = fake.reported.length;
+  const batchId = `installed-${agent}-${Date.now().toString(36)}`;
+  const watch = watchSandbox(fake, key, () => batchId);
+  const { rows } = await runHello(cluster, hello, agent, model, { batchId, prepare: true, agentArgs: args }).finally(() => { fake.beforeFinish = undefined; });
+  const row = rows[0]!;
+  if (process.env.BERTH_TEST_TIMINGS) console.log(agent, model, JSON.stringify(row.timings));
+  expect(row, row.failure_reason ?? '').toMatchObject({ reward: 1, mask_sample: false, failure_kind: null });
+
+  const trajectory = trajectoryOf(row) as { steps: Array<{ tool_calls?: ToolCall[] }> };
+  expect(validateAtif(trajectory)).toEqual({ ok: true });
+  const calls = trajectory.steps.flatMap((s) => s.tool_calls ?? []);
+  if (call) expect(calls).toContainEqual(expect.objectContaining(call));
+  else expect(calls.some((x) => JSON.stringify(x.arguments).includes(JSON.stringify(WRITE_HELLO).slice(1, -1)))).toBe(true);
+
+  const answered = fake.reported.slice(from).filter((r) => !r.probe);
+  expect(answered.length).toBeGreaterThanOrEqual(minCalls);
+  expect(answered.map((c) => c.path).filter((p) => !p.startsWith(path))).toEqual([]);
+  expect(row.usage).toMatchObject(reportedUsage(fake, from));
+
+  const seen = await watch.result;
+  expect(seen.key).toEqual({ files: [], environ: [] });
+  expect(seen.token.environ.length).toBeGreaterThan(0);
+  expect(await layerExists(provider, tag)).toBe(true);
+  const history = await cluster.client.workflow.getHandle(row.workflow_id).fetchHistory();
+  expect(JSON.stringify(history, (_k, v: unknown) => (v instanceof Uint8Array ? Buffer.from(v).toString('utf8') : v))).not.toContain(key);
+  expect(JSON.stringify(row)).not.toContain(key);
+  expect(spawnSync('grep', ['-rlF', key, row.logs_dir!], { encoding: 'utf8' }).stdout).toBe('');
+  expect([...fake.keysSeen].every((k) => k === key)).toBe(true);
+}
+
+/** A second episode of the agent on examples/hello starts from the layer: reward 1, no install activity in its history. */
+export async function expectLayerReused(world: InstalledWorld, hello: string, agent: AgentName, model: string, args: Record<string, string> = {}): Promise<void> {
+  const { rows } = await runHello(world.cluster, hello, agent, model, { prepare: false, agentArgs: args });
+  if (process.env.BERTH_TEST_TIMINGS) console.log(agent, 'reused', JSON.stringify(rows[0]!.timings));
+  expect(rows[0], rows[0]!.failure_reason ?? '').toMatchObject({ reward: 1 });
+  const types = await activityTypes(world.cluster, rows[0]!.workflow_id);
+  expect(types).toContain('seed');
+  expect(types).not.toContain('installAgentLayer');
 }

@@ -54,8 +54,8 @@ describe('KubernetesDriver on the local cluster', () => {
   it('names the cluster and declares what it cannot do', async () => {
     const id = await driver.engineIdentity();
     expect(id.version).toBe(cluster.version);
-    expect(driver.capabilities).toMatchObject({ groups: false, networkSwitching: false, internalNetworks: false });
-    await expect(driver.createOrAdoptGroup()).rejects.toThrow(/cannot run a Compose group yet/);
+    // Compose groups are test/kubernetes/compose.test.ts's.
+    expect(driver.capabilities).toMatchObject({ groups: true, networkSwitching: false, internalNetworks: false });
   });
 
   it('creates a pod for a sandbox whose name is not a DNS label, with its limits and annotations', async () => {

@@ -30,6 +30,9 @@ describe('what a task needs of the driver', () => {
     ['--keep-final-state', hello, { keepFinalState: true }, ['finalState']],
     ['an agent installed in the sandbox reaches the model gateway', hello, { agentInSandbox: 'claude-code' }, ['modelGateway']],
     ['a separate verifier stops the agent\'s sandbox', { ...hello, verifier: { ...hello.verifier, mode: 'separate' } }, {}, ['stopStart']],
+    // task-folder-format.md § Environment: `gpus`.
+    ['GPUs for the agent\'s sandbox', { ...hello, environment: { ...hello.environment, gpus: 1 } }, {}, ['gpus']],
+    ['GPUs for a separate verifier only', { ...hello, verifier: { ...hello.verifier, mode: 'separate', environment: { ...hello.environment, gpus: 2 } } }, {}, ['stopStart', 'gpus']],
   ])('%s', (_what, task, run, want) => {
     expect(missingCapabilities(task, none, run).map((m) => m.capability)).toEqual(want);
     expect(missingCapabilities(task, all, run)).toEqual([]);
@@ -41,5 +44,10 @@ describe('what a task needs of the driver', () => {
     expect(message).toMatch(/noNetwork \(a phase has network_mode = "no-network"\)/);
     expect(message).toMatch(/run it with the Docker sandbox \(--sandbox docker\)$/);
     expect(capabilityRefusal(hello, none, 'kubernetes')).toBeNull();
+  });
+
+  it('names the GPUs a task asks for', () => {
+    const message = capabilityRefusal({ ...hello, environment: { ...hello.environment, gpus: 1 } }, none, 'future');
+    expect(message).toMatch(/the future sandbox cannot do: gpus \(\[environment\]\.gpus = 1 ask for GPUs\)/);
   });
 });

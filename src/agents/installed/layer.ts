@@ -114,8 +114,8 @@ function labels(agent: InstalledAgent, baseId: string): string {
 export async function layerContext(provider: SandboxProvider, agent: InstalledAgent, baseId: string, cacheDir: string, toolsDir = join(cacheDir, 'tools')): Promise<string> {
   const user = (await provider.imageConfig(baseId))?.user ?? '';
   // BuildKit takes FROM a tag, not an image id: a tag naming exactly that id.
-  const baseTag = { repo: 'berth-agent-base', tag: baseId.replace(/^sha256:/, '').slice(0, 20) };
-  await provider.tagImage(baseId, baseTag.repo, baseTag.tag);
+  // The digest's hex part: an id (`sha256:…`) on Docker, a digest reference (`registry/repo@sha256:…`) on a registry's engine.
+  const baseTag = { repo: 'berth-agent-base', tag: baseId.replace(/^.*sha256:/, '').slice(0, 20) };
   const ctx = await mkdtemp(join(cacheDir, 'layer-ctx-'));
   const lines = [`FROM ${baseTag.repo}:${baseTag.tag}`, 'USER root'];
   const dir = agentDir(agent.name);
@@ -160,6 +160,8 @@ export async function layerContext(provider: SandboxProvider, agent: InstalledAg
   lines.push(check, labels(agent, baseId));
   if (user) lines.push(`USER ${user}`);
   await writeFile(join(ctx, 'Dockerfile'), `${lines.join('\n')}\n`);
+  // Tagged once the image's runtime checks passed, so an image refused leaves no tag behind.
+  await provider.tagImage(baseId, baseTag.repo, baseTag.tag);
   return ctx;
 }
 

@@ -1,7 +1,7 @@
 // One group's lifecycle on Docker: Compose for config and up (depends_on conditions, healthchecks,
 // named volumes, `--wait`), the Engine API for everything after (exec, files, stop, removal).
 import type Docker from 'dockerode';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { asSandboxError, SandboxLost, SeedFailed } from '../errors.ts';
@@ -12,7 +12,10 @@ import { isSeeded } from '../seed-scripts.ts';
 import type { ExecPort, GroupCreateResult, GroupHandle, GroupSpec } from '../driver.ts';
 import type { SandboxHandle, SandboxLabels } from '../types.ts';
 import { projectArgs, runCompose, type ComposeCliSettings } from './compose-cli.ts';
-import { baseMainFile, defaultSizedSidecars, groupModel, MAIN_SERVICE, mainAndItsDependencies, networkKeys, type ComposeModel } from './compose-model.ts';
+import { composeFailure, resolveComposeModel } from './compose-config.ts';
+/** Re-exported for the callers that read a model the way the Docker group does. */
+export { resolveComposeModel } from './compose-config.ts';
+import { defaultSizedSidecars, groupModel, MAIN_SERVICE, mainAndItsDependencies, networkKeys, type ComposeModel } from './compose-model.ts';
 import { ensureGroupNetwork, removeNetwork, type SubnetSource } from './group-network.ts';
 import { COMPOSE_PROJECT_LABEL, COMPOSE_SERVICE_LABEL, groupNetworkName, LABEL_GROUP } from './group-names.ts';
 
@@ -22,7 +25,6 @@ const DEFAULT_NETWORK = 'default';
 const UP_GRACE_MS = 60_000;
 const LOG_TAIL_LINES = 40;
 const LOG_TAIL_CHARS = 2000;
-const FAILURE_CHARS = 6000;
 
 /** The Docker side of a group's creation: where its subnets come from and where its project files go. */
 export interface DockerGroupOptions {
@@ -127,30 +129,6 @@ function killQuietly(pid: number): void {
   } catch {
     // already gone
   }
-}
-
-function composeFailure(what: string, run: { stdout: string; stderr: string; timedOut: boolean }, budgetSec: number): string {
-  const text = `${run.stderr}\n${run.stdout}`.trim();
-  const why = run.timedOut ? `did not finish within ${budgetSec} s` : 'failed';
-  return `${what} ${why}: ${text.length > FAILURE_CHARS ? `…${text.slice(-FAILURE_CHARS)}` : text}`;
-}
-
-/**
- * Compose's own reading of the task's file over Berth's `main` (as Harbor stacks its template and the
- * task's file): interpolation, `$$`, merging and relative paths, from `config --format json`.
- */
-export async function resolveComposeModel(spec: Pick<GroupSpec, 'project' | 'composeFile' | 'projectDir' | 'interpolationEnv' | 'main'>, stateDir: string, compose?: ComposeCliSettings): Promise<ComposeModel> {
-  await mkdir(stateDir, { recursive: true });
-  const baseFile = join(stateDir, 'main.json');
-  await writeFile(baseFile, JSON.stringify(baseMainFile(spec.main.image)));
-  const config = await runCompose(
-    [...projectArgs(spec.project, [baseFile, spec.composeFile], spec.projectDir), 'config', '--format', 'json'],
-    { env: spec.interpolationEnv, timeoutMs: CONFIG_TIMEOUT_MS, settings: compose },
-  );
-  if (config.code !== 0) {
-    throw new SeedFailed('harbor:seed_failed', composeFailure(`docker compose config of ${spec.composeFile}`, config, CONFIG_TIMEOUT_MS / 1000));
-  }
-  return JSON.parse(config.stdout) as ComposeModel;
 }
 
 /** Create-or-adopt the group: network(s), Compose `up --wait`, then a handle per service. */

@@ -39,7 +39,7 @@ export class DockerDriver implements SandboxDriver {
   readonly docker: Docker;
   readonly sandbox = 'docker';
   readonly capabilities: DriverCapabilities = {
-    groups: true, internalNetworks: true, networkSwitching: true, userWithGroup: true, gpus: false, noNetwork: true, allowlist: true, finalState: true, stopStart: true, modelGateway: true,
+    groups: true, internalNetworks: true, networkSwitching: true, userWithGroup: true, gpus: true, noNetwork: true, allowlist: true, finalState: true, stopStart: true, modelGateway: true,
   };
   private readonly subnets: SubnetSource;
   private readonly compose: ComposeCliSettings;

@@ -1,5 +1,6 @@
 // The provider on Docker: the neutral part (seed, exec, detached processes, files, stop, start, removal, janitor)
 // is DriverSandboxProvider's on the Docker driver; images, stdin processes, networks and kept final states are Docker's own.
+import type { RegistryCredentials } from '../registry-auth.ts';
 import type Docker from 'dockerode';
 import { join } from 'node:path';
 import { DriverSandboxProvider } from '../driver-provider.ts';
@@ -86,8 +87,8 @@ export class DockerSandboxProvider extends DriverSandboxProvider<DockerDriver> i
     return tagImage(this.docker, ref, repo, tag);
   }
 
-  pushImage(ref: string, repository: string, tag: string): Promise<string> {
-    return pushImage(this.docker, ref, repository, tag);
+  pushImage(ref: string, repository: string, tag: string, credentials?: RegistryCredentials | null): Promise<string> {
+    return pushImage(this.docker, ref, repository, tag, credentials);
   }
 
   runOnce(image: string, argv: string[], o?: { user?: string; labels?: Record<string, string> }): Promise<{ exitCode: number; stdout: string }> {

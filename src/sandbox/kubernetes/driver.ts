@@ -1,12 +1,13 @@
-// The Kubernetes driver (issue 23), started: a pod per single sandbox through @kubernetes/client-node, exec and
-// files over the exec API, image configuration from the registry. Groups, stop and start are not here yet: each says so by name
-// (and the capabilities say so before any work).
+// The Kubernetes driver (issue 23): a pod per single sandbox, and one pod per Compose group (group.ts), through
+// @kubernetes/client-node; exec and files over the exec API, image configuration from the registry. Stop and start
+// are not here yet: each says so by name (and the capabilities say so before any work).
 import { CoreV1Api, KubeConfig, VersionApi, type V1Pod } from '@kubernetes/client-node';
 import { PassThrough, Readable } from 'node:stream';
 import type {
-  DriverCapabilities, EngineIdentity, GroupCreateResult, GroupHandle, LabelledSandbox, PathKind, SandboxDriver, ServiceHandle,
+  ComposeFileSpec, DriverCapabilities, EngineIdentity, GroupCreateResult, GroupHandle, GroupSpec, LabelledSandbox, PathKind, SandboxDriver, ServiceHandle,
   SingleSandboxSpec,
 } from '../driver.ts';
+import type { ComposeCliSettings } from '../docker/compose-cli.ts';
 import { SandboxLost, SeedFailed } from '../errors.ts';
 import { DEFAULT_OUTPUT_CAP, type RawExecOptions } from '../exec.ts';
 import type { ImageConfig } from '../image-config.ts';
@@ -16,6 +17,10 @@ import type { ExecResult, SandboxInfo } from '../types.ts';
 import { execInPod, getArchiveFromPod, PodExecError, putArchiveInPod, type PodContainer } from './exec.ts';
 import { ANNOTATION_NAME, CONTAINER, execArgv, MANAGED_LABEL, podName, singlePod } from './pod-spec.ts';
 import { RegistryReader } from './registry.ts';
+import { KubernetesGroups, removeGroupPod } from './group.ts';
+import { ANNOTATION_GROUP } from './group-spec.ts';
+import { containerStatus, podAndContainer } from './pod-address.ts';
+import { STOP_PROCESSES_SCRIPT } from './stop-processes.ts';
 
 export interface KubernetesDriverOptions {
   /** Default: the file `kubeconfigFile` ([kubernetes].kubeconfig), else KUBECONFIG, else ~/.kube/config, else in-cluster credentials (client-node's loadFromDefault). */
@@ -26,10 +31,17 @@ export interface KubernetesDriverOptions {
   startTimeoutMs?: number;
   /** Where images are described (the registry the cluster pulls from). */
   registry?: RegistryReader;
+  /** Where Docker Compose is: it reads a Compose task's file (BERTH_COMPOSE_CLI, DOCKER_CONFIG). */
+  compose?: ComposeCliSettings;
+  /** The Secret pods pull with, when the registry needs credentials (pull-secret.ts). */
+  imagePullSecret?: string;
 }
 
 /** Whether the keep-alive's setup is done: some process of the pod is `sleep infinity` (the shared PID namespace shows all). */
 const KEEP_ALIVE_RUNS = 'for f in /proc/[0-9]*/cmdline; do [ "$(tr \'\\0\' \' \' < "$f" 2>/dev/null)" = "sleep infinity " ] && exit 0; done; exit 1';
+/** The same in a group's pod, where a sidecar may sleep too: only a process of main's own container (its mount namespace) counts. */
+const KEEP_ALIVE_RUNS_IN_MAIN = 'me=$(readlink /proc/self/ns/mnt); for f in /proc/[0-9]*/cmdline; do d=${f%/cmdline}; ' +
+  '[ "$(tr \'\\0\' \' \' < "$f" 2>/dev/null)" = "sleep infinity " ] && [ "$(readlink "$d/ns/mnt" 2>/dev/null)" = "$me" ] && exit 0; done; exit 1';
 
 const CLUSTER = '(kubernetes cluster)';
 const LOG_TAIL_LINES = 40;
@@ -52,13 +64,17 @@ function capped(bytes: Buffer, cap: number): { text: string; truncated: boolean 
 export class KubernetesDriver implements SandboxDriver {
   readonly sandbox = 'kubernetes';
   readonly capabilities: DriverCapabilities = {
-    groups: false, internalNetworks: false, networkSwitching: false, userWithGroup: true, gpus: false, noNetwork: false, allowlist: false, finalState: false, stopStart: false, modelGateway: false,
+    groups: true, internalNetworks: false, networkSwitching: false, userWithGroup: true, gpus: true, noNetwork: false, allowlist: false, finalState: false, stopStart: true, modelGateway: true,
   };
   readonly kubeConfig: KubeConfig;
   readonly namespace: string;
   private readonly core: CoreV1Api;
   private readonly startTimeoutMs: number;
   private readonly registry: RegistryReader;
+  private readonly groups: KubernetesGroups;
+  /** A sidecar's image, named as the local engine has it, as the registry reference pods pull (the provider's push). */
+  publishImage: ((ref: string) => Promise<string>) | undefined;
+  private readonly imagePullSecret: string | undefined;
 
   constructor(options: KubernetesDriverOptions = {}) {
     this.kubeConfig = options.kubeConfig ?? (() => {
@@ -70,6 +86,16 @@ export class KubernetesDriver implements SandboxDriver {
     this.core = this.kubeConfig.makeApiClient(CoreV1Api);
     this.startTimeoutMs = options.startTimeoutMs ?? 180_000;
     this.registry = options.registry ?? new RegistryReader();
+    const readPod = (name: string) => this.readPod(name);
+    const deletePod = (name: string, wait: boolean) => this.deletePod(name, wait);
+    this.groups = new KubernetesGroups({
+      core: this.core, namespace: this.namespace, startTimeoutMs: this.startTimeoutMs, compose: options.compose, readPod, deletePod,
+      exec: (t, o) => this.exec(t, o), putArchive: (t, d, a) => this.putArchive(t, d, a), getArchive: (t, p) => this.getArchive(t, p),
+      pathKind: (t, p) => this.pathKind(t, p), imageConfiguration: (ref) => this.imageConfiguration(ref),
+      publishImage: (ref) => (this.publishImage ? this.publishImage(ref) : Promise.resolve(ref)),
+      keepAliveRuns: (main) => this.keepAliveRuns(main, KEEP_ALIVE_RUNS_IN_MAIN),
+    });
+    this.imagePullSecret = options.imagePullSecret;
   }
 
   async engineIdentity(): Promise<EngineIdentity> {
@@ -83,7 +109,7 @@ export class KubernetesDriver implements SandboxDriver {
   }
 
   private target(handle: ServiceHandle): PodContainer {
-    return { namespace: this.namespace, pod: handle.containerId, container: CONTAINER };
+    return { namespace: this.namespace, ...podAndContainer(handle.containerId) };
   }
 
   private async readPod(name: string): Promise<V1Pod | undefined> {
@@ -113,9 +139,9 @@ export class KubernetesDriver implements SandboxDriver {
     }
   }
 
-  private async keepAliveRuns(handle: ServiceHandle): Promise<boolean> {
+  private async keepAliveRuns(handle: ServiceHandle, script = KEEP_ALIVE_RUNS): Promise<boolean> {
     try {
-      return (await execInPod(this.kubeConfig, this.target(handle), ['sh', '-c', KEEP_ALIVE_RUNS])).exitCode === 0;
+      return (await execInPod(this.kubeConfig, this.target(handle), ['sh', '-c', script])).exitCode === 0;
     } catch (err) {
       if (err instanceof PodExecError) return false; // the container ended meanwhile: the next look says why
       throw err;
@@ -137,6 +163,7 @@ export class KubernetesDriver implements SandboxDriver {
   async createOrAdoptSandbox(spec: SingleSandboxSpec): Promise<{ handle: ServiceHandle; adopted: boolean }> {
     if (spec.network === 'none') throw notYet('run a sandbox without a network');
     const body = singlePod(spec);
+    if (this.imagePullSecret) body.spec!.imagePullSecrets = [{ name: this.imagePullSecret }];
     const handle: ServiceHandle = { name: spec.name, containerId: body.metadata!.name!, user: spec.user, workdir: spec.workdir };
     for (let attempt = 0; ; attempt++) {
       try {
@@ -163,9 +190,10 @@ export class KubernetesDriver implements SandboxDriver {
   }
 
   async inspect(target: ServiceHandle): Promise<SandboxInfo> {
-    const pod = await this.readPod(target.containerId);
-    if (!pod) throw new SandboxLost(target.name, new Error(`pod ${target.containerId} is gone`));
-    const state = pod.status?.containerStatuses?.find((c) => c.name === CONTAINER)?.state;
+    const { pod: name, container } = podAndContainer(target.containerId);
+    const pod = await this.readPod(name);
+    if (!pod) throw new SandboxLost(target.name, new Error(`pod ${name} is gone`));
+    const state = containerStatus(pod, container)?.state;
     const running = Boolean(state?.running) && !pod.metadata?.deletionTimestamp;
     return {
       name: this.handleOf(pod).name,
@@ -175,25 +203,30 @@ export class KubernetesDriver implements SandboxDriver {
       exitCode: state?.terminated ? state.terminated.exitCode : null,
       oomKilled: state?.terminated?.reason === 'OOMKilled',
       labels: { ...(pod.metadata?.annotations ?? {}) },
-      image: pod.spec?.containers.find((c) => c.name === CONTAINER)?.image ?? '',
+      image: [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].find((c) => c.name === container)?.image ?? '',
     };
   }
 
   async logTail(target: ServiceHandle): Promise<string> {
     try {
-      const text = String(await this.core.readNamespacedPodLog({ name: target.containerId, namespace: this.namespace, container: CONTAINER, tailLines: LOG_TAIL_LINES })).trimEnd();
+      const { pod, container } = podAndContainer(target.containerId);
+      const text = String(await this.core.readNamespacedPodLog({ name: pod, namespace: this.namespace, container, tailLines: LOG_TAIL_LINES })).trimEnd();
       return text.length > LOG_TAIL_CHARS ? `…${text.slice(-LOG_TAIL_CHARS)}` : text || '(no output)';
     } catch {
       return '(log unavailable)';
     }
   }
 
-  createOrAdoptGroup(): Promise<GroupCreateResult> {
-    return Promise.reject(notYet('run a Compose group'));
+  createOrAdoptGroup(spec: GroupSpec): Promise<GroupCreateResult> {
+    return this.groups.createOrAdopt(spec);
   }
 
-  inspectGroup(): Promise<GroupHandle> {
-    return Promise.reject(notYet('inspect a Compose group'));
+  groupRefusal(spec: ComposeFileSpec): Promise<string | null> {
+    return this.groups.refusal(spec);
+  }
+
+  inspectGroup(project: string): Promise<GroupHandle> {
+    return this.groups.inspect(project);
   }
 
   async exec(target: ServiceHandle, options: RawExecOptions): Promise<ExecResult> {
@@ -213,9 +246,16 @@ export class KubernetesDriver implements SandboxDriver {
   /** An exec error is a lost sandbox when the pod or its container is no longer running. */
   private async lostOrAsIs(target: ServiceHandle, err: unknown): Promise<unknown> {
     if (!(err instanceof PodExecError)) return err;
-    const pod = await this.readPod(target.containerId).catch(() => undefined);
-    const running = pod?.status?.containerStatuses?.[0]?.state?.running;
-    return running ? err : new SandboxLost(target.name, err);
+    const { pod: name, container } = podAndContainer(target.containerId);
+    const pod = await this.readPod(name).catch(() => undefined);
+    const status = containerStatus(pod, container);
+    const running = status?.state?.running && !pod?.metadata?.deletionTimestamp;
+    if (running) return err;
+    // A group's service that ran to its end (a one-shot) while main runs: nothing is lost, but no exec reaches it.
+    if (container !== CONTAINER && status?.state?.terminated && containerStatus(pod, CONTAINER)?.state?.running) {
+      return new Error(`service ${target.name} has exited (code ${status.state.terminated.exitCode}); the Kubernetes sandbox cannot read or run anything in an ended container`);
+    }
+    return new SandboxLost(target.name, err);
   }
 
   async putArchive(target: ServiceHandle, containerDir: string, archive: Buffer | NodeJS.ReadableStream): Promise<void> {
@@ -250,15 +290,21 @@ export class KubernetesDriver implements SandboxDriver {
     return Promise.reject(notYet('move a sandbox to another network'));
   }
 
-  stop(): Promise<void> {
-    return Promise.reject(notYet('stop a sandbox and keep it'));
+  /** Ends every process of the sandbox but its keep-alive, files kept (stop-processes.ts); a pod that is gone is left so, as Docker's stop. */
+  async stop(target: ServiceHandle): Promise<void> {
+    try {
+      await execInPod(this.kubeConfig, this.target(target), ['sh', '-c', STOP_PROCESSES_SCRIPT]);
+    } catch (err) {
+      if ((await this.lostOrAsIs(target, err)) === err) throw err;
+    }
   }
 
-  start(): Promise<void> {
-    return Promise.reject(notYet('start a stopped sandbox'));
+  /** The keep-alive never stopped (stop ends only the agent's processes): start asks only that the pod is still there. */
+  async start(target: ServiceHandle): Promise<void> {
+    if (!(await this.inspect(target)).running) throw new SandboxLost(target.name, new Error(`pod ${target.containerId} is not running`));
   }
 
-  private async deletePod(name: string, wait: boolean): Promise<boolean> {
+  async deletePod(name: string, wait: boolean): Promise<boolean> {
     try {
       await this.core.deleteNamespacedPod({ name, namespace: this.namespace, gracePeriodSeconds: 0 });
     } catch (err) {
@@ -270,8 +316,7 @@ export class KubernetesDriver implements SandboxDriver {
   }
 
   async remove(sandbox: Pick<LabelledSandbox, 'name' | 'kind'>): Promise<{ removed: boolean }> {
-    // It makes no groups (capabilities: groups false), so none is there to remove (teardown asks for both kinds).
-    if (sandbox.kind === 'group') return { removed: false };
+    if (sandbox.kind === 'group') return { removed: await removeGroupPod(this, sandbox.name) };
     return { removed: await this.deletePod(podName(sandbox.name), false) };
   }
 
@@ -290,7 +335,10 @@ export class KubernetesDriver implements SandboxDriver {
         const value = p.metadata?.annotations?.[key!];
         return rest.length === 0 ? value !== undefined : value === rest.join('=');
       }))
-      .map((p) => ({ name: this.handleOf(p).name, kind: 'single' as const, workflowId: p.metadata?.annotations?.[LABEL_WORKFLOW] ?? '' }));
+      .map((p) => {
+        const group = p.metadata?.labels?.[MANAGED_LABEL] === 'group' ? p.metadata.annotations?.[ANNOTATION_GROUP] : undefined;
+        return { name: group ?? this.handleOf(p).name, kind: group ? 'group' as const : 'single' as const, workflowId: p.metadata?.annotations?.[LABEL_WORKFLOW] ?? '' };
+      });
   }
 
   /** From the registry the cluster pulls from (no engine beside the worker need have the image). */

@@ -2,16 +2,25 @@
 // DriverSandboxProvider's on the Kubernetes driver; images are built by the engine beside the worker and pushed to
 // the registry the cluster pulls from (RegistryImages). What the driver cannot do yet is refused by its capabilities
 // before any work; the methods below that refuse say so by name if reached anyway.
+import { CoreV1Api } from '@kubernetes/client-node';
 import { DriverSandboxProvider } from '../driver-provider.ts';
+import { SandboxLost } from '../errors.ts';
 import type { ImageConfig } from '../image-config.ts';
 import type { ApplyNetworkOptions, EgressNetwork, PhaseNetwork } from '../network-phase.ts';
 import { RegistryImages } from '../registry-images.ts';
 import type { BuildImageOptions, BuildImageResult, EnsureImageOptions } from '../docker/images.ts';
 import type { EngineImage } from '../docker/engine-images.ts';
 import type { GcSelection, KeptState } from '../docker/final-state.ts';
-import type { GpuSupport, LocalImageEngine, SandboxHandle, SandboxProvider, StdinExecOptions, StdinProcess } from '../types.ts';
-import type { SlotStore } from '../slot-store.ts';
+import type { GpuSupport, LocalImageEngine, SandboxHandle, SandboxProvider, SandboxSpec, SeedResult, StdinExecOptions, StdinProcess } from '../types.ts';
 import { KubernetesDriver, type KubernetesDriverOptions } from './driver.ts';
+import { gatewayListenAddress, readGatewayPlace } from './gateway-address.ts';
+import { ensurePullSecret, pullSecretName } from './pull-secret.ts';
+import { RegistryReader } from './registry.ts';
+import { dockerConfigPath, registryCredentials } from '../registry-auth.ts';
+import { clusterGpuSupport } from './gpu-nodes.ts';
+import { CONTAINER, execArgv } from './pod-spec.ts';
+import { startStdinExecInPod } from './stdin-exec.ts';
+import type { SlotStore } from '../slot-store.ts';
 import { DEFAULT_MAX_PODS, SlotLeases } from './slot-leases.ts';
 import type { ClusterStatus } from '../cluster-status.ts';
 import { readClusterStatus } from './cluster-status.ts';
@@ -21,6 +30,8 @@ export interface KubernetesProviderOptions extends KubernetesDriverOptions {
   local: LocalImageEngine;
   /** [kubernetes].registry: host[:port][/prefix] the images are pushed to and pods pull from. */
   registryHost: string;
+  /** [kubernetes].docker_config: the config.json whose `auths` hold the registry's credentials (registry-auth.ts). */
+  dockerConfig?: string;
   /** [kubernetes].max_pods: the most pods the queue's episodes hold at once (default DEFAULT_MAX_PODS), and where it was set. */
   maxPods?: number;
   maxPodsFrom?: string;
@@ -35,10 +46,23 @@ export class KubernetesSandboxProvider extends DriverSandboxProvider<KubernetesD
   /** It keeps no final states (finalState is not among its capabilities). */
   readonly finalStateRetentionDays = 0;
 
+  /** Resolves once the pull secret is in the namespace (registries with credentials only). */
+  private pullSecretReady: Promise<void> | undefined;
+  private readonly ensurePullSecret: (() => Promise<void>) | undefined;
+
   constructor(options: KubernetesProviderOptions) {
-    const driver = new KubernetesDriver(options);
+    const configFile = dockerConfigPath(options.dockerConfig);
+    const credentialsFor = (host: string) => registryCredentials(configFile, host);
+    const host = options.registryHost.split('/')[0]!;
+    const own = credentialsFor(host);
+    const driver = new KubernetesDriver({
+      ...options, registry: options.registry ?? new RegistryReader(undefined, credentialsFor), ...(own ? { imagePullSecret: pullSecretName(host) } : {}),
+    });
     super(driver);
-    this.images = new RegistryImages(options.local, options.registryHost, (ref) => driver.imageConfiguration(ref));
+    this.images = new RegistryImages(options.local, options.registryHost, (ref) => driver.imageConfiguration(ref), own);
+    if (own) this.ensurePullSecret = async () => { await ensurePullSecret(driver.kubeConfig, driver.namespace, host, own); };
+    // A Compose group's sidecar images, built or pulled by the local engine, are pushed as main's is.
+    driver.publishImage = (ref) => this.images.imageId(ref);
     this.maxPods = options.maxPods ?? DEFAULT_MAX_PODS;
     this.maxPodsFrom = options.maxPods === undefined ? `default ${DEFAULT_MAX_PODS}` : (options.maxPodsFrom ?? 'given');
   }
@@ -55,8 +79,25 @@ export class KubernetesSandboxProvider extends DriverSandboxProvider<KubernetesD
     return readClusterStatus(this.driver.kubeConfig, this.driver.namespace);
   }
 
-  execWithStdin(_handle: SandboxHandle, _o: StdinExecOptions): Promise<StdinProcess> {
-    return notYet('run a process over its stdin (MCP stdio servers)');
+  /** Pods pull by digest from the registry: an image named by a local tag (an agent's layer) is pushed and pinned first. */
+  override async seed(spec: SandboxSpec): Promise<SeedResult> {
+    if (this.ensurePullSecret) {
+      this.pullSecretReady ??= this.ensurePullSecret().catch((err: unknown) => { this.pullSecretReady = undefined; throw err; });
+      await this.pullSecretReady;
+    }
+    return super.seed(this.images.isPinned(spec.image) ? spec : { ...spec, image: await this.images.imageId(spec.image) });
+  }
+
+  /** Over the exec API's stdin; a pod that is gone (or no longer running) is SandboxLost, as every exec's. */
+  async execWithStdin(handle: SandboxHandle, o: StdinExecOptions): Promise<StdinProcess> {
+    const target = { namespace: this.driver.namespace, pod: handle.containerId, container: CONTAINER };
+    try {
+      return await startStdinExecInPod(this.driver.kubeConfig, target, execArgv(handle, o));
+    } catch (err) {
+      const info = await this.driver.inspect(handle); // SandboxLost when the pod is gone
+      if (!info.running) throw new SandboxLost(handle.name, err);
+      throw err;
+    }
   }
 
   ensureImage(ref: string, options?: EnsureImageOptions): Promise<ImageConfig> {
@@ -91,12 +132,16 @@ export class KubernetesSandboxProvider extends DriverSandboxProvider<KubernetesD
     return this.images.imagesLabelled(label);
   }
 
+  /** Whether some node has nvidia.com/gpu to allocate (gpu-nodes.ts). */
   gpuSupport(): Promise<GpuSupport> {
-    return Promise.resolve({ ok: false, reason: 'the Kubernetes sandbox does not give pods GPUs yet (issue 23)' });
+    return clusterGpuSupport(this.driver.kubeConfig);
   }
 
-  defaultNetworkRanges(): Promise<Array<{ gateway: string | null; subnet: string | null }>> {
-    return notYet('serve the model gateway to pods');
+  /** Where the model gateway listens for pods: this machine's node address, or the worker's pod IP (gateway-address.ts). */
+  async defaultNetworkRanges(): Promise<Array<{ gateway: string | null; subnet: string | null }>> {
+    const address = gatewayListenAddress(await readGatewayPlace(this.driver.kubeConfig));
+    if (address instanceof Error) throw address;
+    return [{ gateway: address, subnet: null }];
   }
 
   async engineInfo(): Promise<{ id: string; name: string | null }> {
@@ -104,8 +149,11 @@ export class KubernetesSandboxProvider extends DriverSandboxProvider<KubernetesD
     return { id, name };
   }
 
-  addressOf(): Promise<string | null> {
-    return notYet('reach a service by its address');
+  /** The pod's IP (every pod and a worker on a node reach it); null while it has none. */
+  async addressOf(container: string): Promise<string | null> {
+    const pod = await this.driver.kubeConfig.makeApiClient(CoreV1Api).readNamespacedPod({ name: container, namespace: this.driver.namespace })
+      .catch((err: unknown) => { throw new SandboxLost(container, err); });
+    return pod.status?.podIP ?? null;
   }
 
   ensureEgressNetwork(): Promise<EgressNetwork> {

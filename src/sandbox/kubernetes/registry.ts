@@ -2,6 +2,7 @@
 // the manifest for the reference (a platform's entry when it is an index), then its config blob. The cluster pulls
 // from the registry, so the registry, not an engine beside the worker, is where a pod's image is described.
 import { imageConfigOf, type EngineImageConfig, type ImageConfig } from '../image-config.ts';
+import { basicAuth, parseChallenge, tokenUrl, type RegistryCredentials } from '../registry-auth.ts';
 
 /** An image reference split as a registry addresses it. */
 export interface RegistryRef {
@@ -64,21 +65,57 @@ export function platformEntry(index: Manifest, arch: string): string | null {
   return index.manifests?.find((m) => m.platform?.os === 'linux' && m.platform.architecture === arch)?.digest ?? null;
 }
 
+/** Credentials for a registry host, or null to ask anonymously. */
+export type CredentialsFor = (host: string) => RegistryCredentials | null;
+
 export class RegistryReader {
-  constructor(private readonly arch: string = platformArch()) {}
+  /** An authorization that worked, per host and repository: later reads send it at once. */
+  private readonly authorized = new Map<string, string>();
+
+  constructor(private readonly arch: string = platformArch(), private readonly credentials: CredentialsFor = () => null) {}
+
+  private async fetchOnce(url: string, accept: string[], host: string, authorization?: string): Promise<Response> {
+    try {
+      return await fetch(url, { headers: { accept: accept.join(', '), ...(authorization ? { authorization } : {}) } });
+    } catch (err) {
+      throw new Error(`registry ${host} cannot be reached (${url}): ${(err as Error).message}`);
+    }
+  }
+
+  /** The authorization a 401's challenge asks for: basic with the credentials, or a bearer token from its realm (with them, else anonymous). */
+  private async answer(ref: RegistryRef, challengeHeader: string | null): Promise<string | null> {
+    const challenge = challengeHeader ? parseChallenge(challengeHeader) : null;
+    const creds = this.credentials(ref.host);
+    if (challenge?.scheme === 'basic') return creds ? basicAuth(creds) : null;
+    if (challenge?.scheme !== 'bearer') return null;
+    const url = tokenUrl(challenge);
+    const res = await this.fetchOnce(url, ['application/json'], ref.host, creds ? basicAuth(creds) : undefined);
+    // Refused by the token service as by the registry: the caller says which credentials were refused and the fix.
+    if (res.status === 401 || res.status === 403) return null;
+    if (!res.ok) throw new Error(`registry ${ref.host}: its token service ${url} answered HTTP ${res.status}${creds ? ' to the credentials given' : ' to an anonymous request'}: ${(await res.text()).slice(0, 300)}`);
+    const body = (await res.json()) as { token?: string; access_token?: string };
+    const token = body.token ?? body.access_token;
+    if (!token) throw new Error(`registry ${ref.host}: its token service ${url} answered no token`);
+    return `Bearer ${token}`;
+  }
 
   private async get(ref: RegistryRef, path: string, accept: string[]): Promise<Response | null> {
     const url = `${registryBaseUrl(ref.host)}/v2/${ref.repository}/${path}`;
-    let res: Response;
-    try {
-      res = await fetch(url, { headers: { accept: accept.join(', ') } });
-    } catch (err) {
-      throw new Error(`registry ${ref.host} cannot be reached for ${ref.repository} (${url}): ${(err as Error).message}`);
+    const key = `${ref.host}/${ref.repository}`;
+    let res = await this.fetchOnce(url, accept, ref.host, this.authorized.get(key));
+    if (res.status === 401) {
+      const authorization = await this.answer(ref, res.headers.get('www-authenticate'));
+      if (authorization) {
+        await res.body?.cancel();
+        res = await this.fetchOnce(url, accept, ref.host, authorization);
+        if (res.ok) this.authorized.set(key, authorization);
+      }
     }
     if (res.status === 404) return null;
     if (res.status === 401 || res.status === 403) {
-      throw new Error(`registry ${ref.host} refuses anonymous reads of ${ref.repository} (HTTP ${res.status}): Berth reads only registries without auth so far; ` +
-        'push the image to the registry in berth.toml [kubernetes].registry');
+      const has = this.credentials(ref.host) !== null;
+      throw new Error(`registry ${ref.host} refuses ${has ? 'the credentials given for' : 'anonymous reads of'} ${ref.repository} (HTTP ${res.status}): ` +
+        (has ? 'check them (docker login ' + ref.host + ')' : `run \`docker login ${ref.host}\` (or set [kubernetes].docker_config to a config.json with auths for it)`));
     }
     if (!res.ok) throw new Error(`registry ${ref.host}: GET ${url} answered HTTP ${res.status}: ${(await res.text()).slice(0, 300)}`);
     return res;

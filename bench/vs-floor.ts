@@ -1,0 +1,81 @@
+// `npm run bench -- vs-floor [--episodes 96] [--pairs 9]`: issue 25's targets, each against the raw dockerode floor
+// (bench/episode.ts's loop: the same container steps an oracle episode needs) in the same run, alternating so a
+// machine that drifts weighs on both sides alike:
+//   one trivial episode, time ratio to the floor (target at most 0.8);
+//   throughput at concurrency 8 without and with the warm pool, ratio of the floor's (at least 1.0 and 1.3);
+//   busy CPU-seconds per episode when 32 start at once, the machine's whole (target at most 0.7), and the floor's;
+//   history events of a single-step episode (at most 42).
+// Niced time is not counted as busy (a background build at `nice 19` is not an episode's cost).
+import { Client, Connection } from '@temporalio/client';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startBatch } from '../src/client/batch.ts';
+import { ensureServer } from '../src/server/devserver.ts';
+import { median, startWorker, trivialDataset } from './common.ts';
+import { rawEpisode, rawMany } from './episode.ts';
+import { machineBusy } from './profile/cpu.ts';
+
+interface Target { what: string; figure: number; target: number; atMost: boolean; detail: string }
+
+export default async function bench(args: string[]): Promise<void> {
+  const opt = (name: string, d: number) => { const i = args.indexOf(`--${name}`); return i >= 0 ? Number(args[i + 1]) : d; };
+  const episodes = opt('episodes', 96);
+  const pairs = opt('pairs', 9);
+  await ensureServer();
+  const queue = `bench-floor-${process.pid}`;
+  const worker = startWorker(queue);
+  const connection = await Connection.connect({ address: '127.0.0.1:7233' });
+  const client = new Client({ connection });
+  const resultsDir = mkdtempSync(join(tmpdir(), 'berth-bench-results-'));
+  const berthRun = async (dataset: string, concurrency: number, warmPool = true) => {
+    const t = Date.now();
+    const s = await (await startBatch({ dataset, concurrency, resultsDir, taskQueue: queue, client, warmPool })).wait();
+    if (s.rows.some((r) => r.reward !== 1)) throw new Error(`an episode did not score 1: ${JSON.stringify(s.rows.find((r) => r.reward !== 1))}`);
+    return { sec: (Date.now() - t) / 1000, rows: s.rows };
+  };
+  const busyDuring = async (fn: () => Promise<unknown>) => { const b = machineBusy(); await fn(); return machineBusy() - b; };
+  const targets: Target[] = [];
+  try {
+    await berthRun(trivialDataset(1), 1);
+    const one = trivialDataset(1);
+    const berth: number[] = [];
+    const raw: number[] = [];
+    for (let i = 0; i < pairs; i++) {
+      raw.push(await rawEpisode(i));
+      berth.push((await berthRun(one, 1)).sec);
+    }
+    targets.push({ what: 'one episode, time / floor', figure: median(berth) / median(raw), target: 0.8, atMost: true, detail: `${median(berth).toFixed(2)} s vs ${median(raw).toFixed(2)} s` });
+
+    const half = Math.ceil(episodes / 2);
+    const many = trivialDataset(half);
+    const sec = { raw: 0, off: 0, on: 0 };
+    for (let round = 0; round < 2; round++) {
+      sec.raw += await rawMany(half, 8);
+      sec.off += (await berthRun(many, 8, false)).sec;
+      sec.on += (await berthRun(many, 8, true)).sec;
+    }
+    const rate = (s: number) => ((2 * half) / s) * 60;
+    for (const [mode, target] of [['off', 1.0], ['on', 1.3]] as const) {
+      targets.push({ what: `throughput at 8, warm pool ${mode}, / floor`, figure: rate(sec[mode]) / rate(sec.raw), target, atMost: false, detail: `${rate(sec[mode]).toFixed(1)}/min vs ${rate(sec.raw).toFixed(1)}/min, ${2 * half} episodes` });
+    }
+
+    const rawCpu = (await busyDuring(() => rawMany(32, 32))) / 32;
+    const thirtyTwo = trivialDataset(32);
+    const offCpu = (await busyDuring(() => berthRun(thirtyTwo, 32, false))) / 32;
+    const onCpu = (await busyDuring(() => berthRun(thirtyTwo, 32, true))) / 32;
+    targets.push({ what: 'busy CPU-s per episode, 32 at once, pool off', figure: offCpu, target: 0.7, atMost: true, detail: `the floor ${rawCpu.toFixed(2)} CPU-s` });
+    targets.push({ what: 'busy CPU-s per episode, 32 at once, pool on', figure: onCpu, target: 0.7, atMost: true, detail: `the floor ${rawCpu.toFixed(2)} CPU-s` });
+
+    const single = (await berthRun(trivialDataset(1), 1)).rows[0]!;
+    const events = (await client.workflow.getHandle(single.workflow_id).describe()).historyLength;
+    targets.push({ what: 'history events, single-step episode', figure: events, target: 42, atMost: true, detail: '' });
+  } finally {
+    worker.child.kill('SIGTERM');
+    await connection.close();
+  }
+  for (const t of targets) {
+    const met = t.atMost ? t.figure <= t.target : t.figure >= t.target;
+    console.log(`${t.what.padEnd(48)} ${t.figure.toFixed(2).padStart(7)}  target ${t.atMost ? '<=' : '>='} ${t.target}  ${met ? 'met' : 'MISSED'}  ${t.detail}`);
+  }
+}

@@ -1,0 +1,85 @@
+import Docker from 'dockerode';
+import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { containerName, DockerSandboxProvider, KubernetesSandboxProvider } from '../../src/sandbox/index.ts';
+import { pullSecretName } from '../../src/sandbox/kubernetes/pull-secret.ts';
+import { RegistryReader } from '../../src/sandbox/kubernetes/registry.ts';
+import { startAuthRegistry, type AuthRegistry } from '../helpers/auth-registry.ts';
+import { FIRST_BUILD_TIMEOUT_MS, useLocalCluster, type LocalCluster } from '../helpers/kubernetes.ts';
+import { waitUntil } from '../helpers/worker-process.ts';
+
+// A registry that needs credentials as [kubernetes].registry (issue 23: registries with credentials): Debian's
+// docker-registry started by this file on a port of its own, with htpasswd auth (HTTP basic) and with token auth (a
+// bearer token from the realm its challenge names, Distribution's token authentication). The credentials come from a Docker
+// config.json's `auths`; the engine pushes with them, the Registry HTTP API is read with them, and pods pull by digest
+// with an imagePullSecret Berth makes in their namespace (this file's own, removed at the end).
+
+
+describe.each(['htpasswd', 'token'] as const)('a registry with credentials (%s auth) on the Kubernetes sandbox (real cluster, real docker-registry)', (mode) => {
+  let cluster: LocalCluster;
+  let registry: AuthRegistry;
+  let provider: KubernetesSandboxProvider;
+  const suffix = randomBytes(4).toString('hex');
+  const namespace = `berth-regauth-${suffix}`;
+
+  beforeAll(async () => {
+    cluster = await useLocalCluster();
+    registry = await startAuthRegistry(mode);
+    await cluster.core.createNamespace({ body: { metadata: { name: namespace } } });
+    // Pods need the namespace's default service account, which the controller-manager makes.
+    await waitUntil(() => cluster.core.readNamespacedServiceAccount({ name: 'default', namespace }).then(() => true, () => false), 60_000, 'the default service account');
+    provider = new KubernetesSandboxProvider({
+      kubeConfig: cluster.kubeConfig, namespace, local: new DockerSandboxProvider(new Docker()), registryHost: registry.host, dockerConfig: registry.dockerConfig,
+    });
+  }, FIRST_BUILD_TIMEOUT_MS);
+
+  afterAll(async () => {
+    await cluster?.core.deleteNamespace({ name: namespace }).catch(() => undefined);
+    await registry?.stop();
+    await cluster?.release();
+  }, 120_000);
+
+  let pinned = '';
+
+  it('refuses an anonymous read, naming the registry and the fix', async () => {
+    await expect(new RegistryReader().imageConfiguration(`${registry.host}/berth/berth-base:latest`))
+      .rejects.toThrow(new RegExp(`registry ${registry.host.replace(/\./g, '\\.')} refuses anonymous reads of berth/berth-base \\(HTTP 401\\): run \`docker login`));
+  });
+
+  it('pushes with the credentials and reads the image back by digest from the registry alone', async () => {
+    const config = await provider.ensureImage('berth-base:bookworm');
+    expect(config.id).toMatch(new RegExp(`^${registry.host.replace(/\./g, '\\.')}/berth/berth-base@sha256:[0-9a-f]{64}$`));
+    pinned = config.id;
+    const local = await new Docker().getImage('berth-base:bookworm').inspect();
+    // A reader with the credentials (basic auth after the registry's 401) answers the engine's own image id.
+    const fresh = new KubernetesSandboxProvider({ kubeConfig: cluster.kubeConfig, namespace, local: new DockerSandboxProvider(new Docker()), registryHost: registry.host, dockerConfig: registry.dockerConfig });
+    expect(await fresh.imageConfig(pinned)).toMatchObject({ id: pinned, user: config.user, workdir: config.workdir });
+    expect((await fresh.driver.imageConfiguration(pinned))?.id).toBe(local.Id);
+  }, 180_000);
+
+  it('says so when the credentials are wrong', async () => {
+    const wrong = join(registry.dockerConfig, '..', 'wrong.json');
+    writeFileSync(wrong, JSON.stringify({ auths: { [registry.host]: { auth: Buffer.from(`${registry.username}:nope`).toString('base64') } } }));
+    const bad = new KubernetesSandboxProvider({ kubeConfig: cluster.kubeConfig, namespace, local: new DockerSandboxProvider(new Docker()), registryHost: registry.host, dockerConfig: wrong });
+    await expect(bad.driver.imageConfiguration(pinned)).rejects.toThrow(/refuses the credentials given for berth\/berth-base \(HTTP 401\)/);
+  });
+
+  it('a pod pulls the image by digest with the pull secret Berth made', async () => {
+    expect(pinned).not.toBe('');
+    const workflowId = `berth/k8s-regauth-${suffix}/pull/1`;
+    const name = containerName(workflowId, randomBytes(4).toString('hex'), 'agent');
+    const { handle } = await provider.seed({ name, labels: { batch: `k8s-regauth-${suffix}`, workflowId, role: 'agent' }, image: pinned, env: {}, network: 'bridge', workdir: '/app', user: 'root' });
+    expect((await provider.exec(handle, { command: 'cat /etc/debian_version' })).exitCode).toBe(0);
+    const pod = await cluster.core.readNamespacedPod({ name: handle.containerId, namespace });
+    expect(pod.spec?.containers[0]?.image).toBe(pinned);
+    expect(pod.spec?.imagePullSecrets).toEqual([{ name: pullSecretName(registry.host) }]);
+    const secret = await cluster.core.readNamespacedSecret({ name: pullSecretName(registry.host), namespace });
+    expect(secret.type).toBe('kubernetes.io/dockerconfigjson');
+    const auths = (JSON.parse(Buffer.from(secret.data!['.dockerconfigjson']!, 'base64').toString('utf8')) as { auths: Record<string, { username: string }> }).auths;
+    expect(Object.keys(auths)).toEqual([registry.host]);
+    expect(auths[registry.host]!.username).toBe(registry.username);
+    await provider.teardown(handle);
+  }, 180_000);
+});
