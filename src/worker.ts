@@ -12,7 +12,8 @@ import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { reconcileSlots, runIsOpen, seedBoundMs } from './activities/slot-reconcile.ts';
 import { freeing } from './activities/tear-down.ts';
 import { removeOrphanSandboxes, type JanitorReport } from './activities/host-upkeep.ts';
-import { slotCapacity, slotsFile } from './config/slots.ts';
+import { slotCapacity } from './config/slots.ts';
+import { ClusterSlots } from './activities/cluster-slots.ts';
 import { hostPollers } from './config/pollers.ts';
 import { SHARED_QUEUE, sandboxSharedQueue } from './config/index.ts';
 import type { SandboxProviderName } from './config/berth-config.ts';
@@ -20,6 +21,7 @@ import type { SandboxProviderName } from './config/berth-config.ts';
 // The CLI's commands that act on this host's engine reach it here (it may not import the sandbox): its identity for
 // `berth server status`, `berth gc`, `berth agents`, and the janitor below.
 export { hostIdentity } from './activities/host-identity.ts';
+export { clusterSandboxStatus, type ClusterSandboxStatus } from './activities/cluster-status.ts';
 export { installedAgentListing, removeKeptStates, retentionDays, type InstalledAgentListing, type JanitorReport } from './activities/host-upkeep.ts';
 
 const workflowsDir = join(dirname(fileURLToPath(import.meta.url)), 'workflows');
@@ -108,12 +110,14 @@ export async function createWorkers(opts: WorkerOptions, given?: ActivityDeps): 
 /** Tells the log what this worker serves, and which other workers already poll the same host (they share its slots). */
 async function announce(deps: ActivityDeps, address: string, namespace: string): Promise<void> {
   const { host, queue } = deps.identity;
-  const { slots, from } = slotCapacity();
+  await deps.slots.refresh().catch(() => undefined);
+  const slots = deps.slots.capacity;
+  const from = deps.slots instanceof ClusterSlots ? `${deps.slots.bound}, counted in the cluster` : slotCapacity().from;
   console.log(`berth worker: ${deps.driver.sandbox} sandbox on ${host}, sandbox queue ${queue}, ${slots} sandbox slots (${from}), warm pool ${deps.pool ? 'on' : 'off'}`);
   const others = await hostPollers(address, namespace, queue).catch(() => []);
   if (others.length > 0) {
     console.log(`berth worker: ${others.length} other worker(s) already poll this host's queue ${queue} (${others.map((p) => p.identity).join(', ')}); ` +
-      `they share its ${slots} sandbox slots (${slotsFile(queue)})`);
+      `they share its ${slots} sandbox slots (${deps.slots.where})`);
   }
 }
 

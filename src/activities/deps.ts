@@ -2,7 +2,8 @@
 // worker by src/worker.ts, so two workers in one process (other engines, other queues) share nothing.
 import { log } from '@temporalio/activity';
 import { DockerSandboxProvider, KubernetesSandboxProvider } from '../sandbox/index.ts';
-import type { SandboxDriver, SandboxProvider } from '../sandbox/index.ts';
+import type { SandboxDriver, SandboxProvider, SlotStore } from '../sandbox/index.ts';
+import { hostQueueName } from '../config/index.ts';
 import type { ModelGateway } from '../gateway/index.ts';
 import { composeSettings, finalStateRetentionDays, subnetSettings } from '../config/env.ts';
 import { homePath } from '../config/paths.ts';
@@ -17,6 +18,8 @@ import { Remover } from './remover.ts';
 import { GROUP_PREFIX } from './seed-compose.ts';
 import { slotCapacity, slotsFile } from '../config/slots.ts';
 import { HostSlots } from './slots.ts';
+import { ClusterSlots } from './cluster-slots.ts';
+import type { SandboxSlots } from './sandbox-slots.ts';
 import { warmPoolEnabled } from '../config/warm-pool.ts';
 import { poolOwnerTag } from './pool-owner.ts';
 import { WarmPool } from './warm-pool.ts';
@@ -33,8 +36,8 @@ export interface ActivityDeps extends NetworkDeps {
   driver: SandboxDriver;
   /** This host's name and sandbox queue. */
   identity: HostLease;
-  /** The host queue's slots, shared with every worker process polling it (under BERTH_HOME/slots). */
-  slots: HostSlots;
+  /** The sandbox queue's slots, shared with every worker process polling it (under BERTH_HOME/slots, or in the cluster). */
+  slots: SandboxSlots;
   /** The host queue's background remover; its journal is the queue's own, so a worker on another engine never resumes it. */
   remover: Remover;
   /** Sandboxes seeded ahead for the episodes this host runs next; undefined when turned off (--no-warm-pool, [worker].warm_pool). */
@@ -71,7 +74,16 @@ export function hostProvider(sandbox?: SandboxProviderName): SandboxProvider {
   return new KubernetesSandboxProvider({
     local, registryHost: k.registry, compose: composeSettings(), ...(k.namespace ? { namespace: k.namespace } : {}), ...(k.kubeconfig ? { kubeconfigFile: k.kubeconfig } : {}),
     ...(k.docker_config ? { dockerConfig: k.docker_config } : {}),
+    ...(k.max_pods !== undefined ? { maxPods: k.max_pods, maxPodsFrom: `${file} [kubernetes].max_pods` } : {}),
   });
+}
+
+/**
+ * The slots of a sandbox every worker reaches (a cluster), kept there: one set per cluster and namespace, whatever
+ * queue suffix a worker has, so [kubernetes].max_pods bounds every worker of the namespace together.
+ */
+export async function clusterSlotStore(provider: SandboxProvider): Promise<SlotStore | undefined> {
+  return provider.slotStore?.(hostQueueName((await provider.engineInfo()).id));
 }
 
 /** `provider`: the engine to work on (tests hand in their own); by default this host's. */
@@ -88,10 +100,11 @@ export async function createActivityDeps(opts: { provider?: SandboxProvider; san
   let reconciledAt = 0;
   const warned = new Set<string>();
   const network = sandboxDeps(provider);
-  const slots = new HostSlots(slotsFile(identity.queue), slotCapacity().slots);
+  const store = await clusterSlotStore(provider);
+  const slots = store ? new ClusterSlots(store) : new HostSlots(slotsFile(identity.queue), slotCapacity().slots);
   const loadEpisodeTask = episodeTaskLoader();
   // A pool claims by renaming; a provider that cannot rename keeps none.
-  const pool = (opts.warmPool ?? warmPoolEnabled().on) && canRename(provider)
+  const pool = (opts.warmPool ?? warmPoolEnabled().on) && canRename(provider) && slots instanceof HostSlots
     ? new WarmPool({
       ...network, provider, slots, remover, loadEpisodeTask, queue: identity.queue, owner: poolOwnerTag(), max: poolCapacity(slots.capacity),
       log: (m) => console.warn(`berth worker: ${m}`),

@@ -1,7 +1,7 @@
 import { scheduleToStartSec } from '../config/env.ts';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Remover } from './remover.ts';
-import type { HostSlots } from './slots.ts';
+import type { SandboxSlots } from './sandbox-slots.ts';
 import { poolOwnerLive } from './pool-owner.ts';
 import { episodeSandboxNames, freeing } from './tear-down.ts';
 
@@ -11,7 +11,7 @@ const MIN_AGE_MS = 20_000;
 const LEAVING_PATIENCE_MS = 60_000;
 
 export interface ReconcileDeps {
-  slots: HostSlots;
+  slots: SandboxSlots;
   remover: Pick<Remover, 'schedule' | 'has'>;
   /** Whether the episode run still runs; throwing keeps its slot (Temporal not reachable right now). */
   isOpen(workflowId: string, runId: string): Promise<boolean>;
@@ -30,6 +30,7 @@ export interface ReconcileDeps {
 export async function reconcileSlots(d: ReconcileDeps): Promise<string[]> {
   const now = d.now ?? Date.now;
   const done: string[] = [];
+  await d.slots.refresh();
   for (const l of d.slots.leases()) {
     if (l.pool) {
       // A warm pool's sandbox: its worker process removes it, unless that process is gone.

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { basename, dirname } from 'node:path';
 import { withLockFile } from '../config/lock-file.ts';
 import { readSlots, type Lease, type SlotsView } from '../config/slots.ts';
+import type { SandboxSlots } from './sandbox-slots.ts';
 
 
 const LOCK = { staleMs: 10_000, pollMs: 5 };
@@ -14,7 +15,7 @@ export const workerTag = (): string => `${hostname()}:${process.pid}`;
  * worker process polling that queue reads and changes under a lock file, so a slot reserved by one process is
  * freed by whichever process tears its episode down. Reserving is idempotent per episode.
  */
-export class HostSlots {
+export class HostSlots implements SandboxSlots {
   private watcher: FSWatcher | undefined;
   private wake = newWake();
 
@@ -27,6 +28,15 @@ export class HostSlots {
 
   get inUse(): number {
     return this.leases().length;
+  }
+
+  get where(): string {
+    return this.file;
+  }
+
+  /** Nothing to read ahead: leases() reads the file each time. */
+  refresh(): Promise<void> {
+    return Promise.resolve();
   }
 
   /**

@@ -4,7 +4,7 @@ import type { Task } from '../task/index.ts';
 import { turnVerifier } from '../verify/index.ts';
 import { groupRemovalName } from './seed-compose.ts';
 import type { ActivityDeps } from './deps.ts';
-import type { HostSlots } from './slots.ts';
+import type { SandboxSlots } from './sandbox-slots.ts';
 
 /** Which of an episode's possible sandboxes it may have made. Without the task (a teardown by name only), all of them. */
 export interface EpisodeSandboxKinds {
@@ -36,7 +36,7 @@ export const episodeSandboxNames = (episodeId: string, runId: string, kinds: Epi
 ];
 
 /** Frees a slot once called; a failure to free it is left to the reconciler (src/activities/slot-reconcile.ts). */
-export const freeing = (slots: HostSlots, key: string) => (): void => {
+export const freeing = (slots: SandboxSlots, key: string) => (): void => {
   slots.free(key).catch((err: Error) => console.warn(`berth worker: could not free the slot of ${key} (${err.message}); the reconciler frees it later`));
 };
 

@@ -5,10 +5,13 @@ import { temporalAnswers } from '../server/health.ts';
 import { ensureWorker, stopWorker, workerPid, workerPolls } from '../server/worker-daemon.ts';
 import { hostStatus, type HostStatus } from '../server/host-status.ts';
 import { hostQueueSuffix } from '../config/env.ts';
-import { hostIdentity } from '../worker.ts';
+import { clusterSandboxStatus, hostIdentity } from '../worker.ts';
+import type { SandboxProviderName } from '../config/berth-config.ts';
+import { printCluster } from './cluster-status.ts';
+import { sandboxOption } from './sandbox-option.ts';
 import { bold, dim, green, printJson, red, yellow } from './output.ts';
 
-async function status(json: boolean): Promise<void> {
+async function status(json: boolean, sandbox?: SandboxProviderName): Promise<void> {
   const { address, embedded } = temporalAddress();
   const up = await temporalAnswers(address);
   const polls = up ? await workerPolls(address).catch(() => false) : false;
@@ -16,13 +19,17 @@ async function status(json: boolean): Promise<void> {
   const host = await hostIdentity({ suffix: hostQueueSuffix() })
     .then((identity) => hostStatus(identity, up ? address : undefined))
     .catch((err: Error) => ({ error: err.message }));
-  const info = { address, ui: uiUrl(), embedded, running: up, server_pid: serverPid() ?? null, worker_pid: workerPid() ?? null, worker_polling: polls, host };
+  const cluster = await clusterSandboxStatus({ ...(sandbox ? { sandbox } : {}), ...(hostQueueSuffix() ? { suffix: hostQueueSuffix() } : {}) })
+    .catch((err: Error) => ({ error: err.message }));
+  const info = { address, ui: uiUrl(), embedded, running: up, server_pid: serverPid() ?? null, worker_pid: workerPid() ?? null, worker_polling: polls, host, ...(cluster ? { cluster } : {}) };
   if (json) return printJson(info);
   console.log(`${bold('Temporal')}  ${up ? green('running') : red('not running')}  grpc ${address}  ${embedded ? '(embedded dev server)' : '(TEMPORAL_ADDRESS)'}`);
   console.log(`${bold('Web UI')}    ${uiUrl()}`);
   console.log(`${bold('Worker')}    ${polls ? green('polling queue "berth"') : red('no worker polls queue "berth"')}${workerPid() ? ` (pid ${workerPid()})` : ''}`);
   if ('error' in host) console.log(`${bold('Host')}      ${red(`no Docker engine answers (${host.error})`)}`);
   else printHost(host);
+  if (cluster && 'error' in cluster) console.log(`${bold('Cluster')}   ${red(`the Kubernetes sandbox does not answer (${cluster.error})`)}`);
+  else if (cluster) printCluster(cluster);
   if (!up) console.log(`Start it with: npx berth server start`);
   if (!json && !up) process.exitCode = 1;
 }
@@ -52,6 +59,7 @@ export function registerServer(program: Command): void {
       if (o.json) printJson({ worker_stopped: worker, server_stopped: srv });
       else console.log(`worker ${worker ? 'stopped' : 'was not running'}; server ${srv ? 'stopped' : 'was not running'}`);
     });
-  server.command('status', { isDefault: true }).description('address, UI URL, whether a worker polls, the workers on this host and its sandbox slots in use').option('--json', 'print JSON')
-    .action(async (o: { json?: boolean }) => status(Boolean(o.json)));
+  server.command('status', { isDefault: true }).description('address, UI URL, whether a worker polls, the workers on this host and its sandbox slots in use; with a Kubernetes sandbox, the cluster, its nodes and Berth\'s pods').option('--json', 'print JSON')
+    .addOption(sandboxOption('also show the cluster of this sandbox (default: berth.toml [sandbox] provider)'))
+    .action(async (o: { json?: boolean; sandbox?: SandboxProviderName }) => status(Boolean(o.json), o.sandbox));
 }

@@ -38,6 +38,8 @@ const schema = z.object({
     kubeconfig: z.string().min(1).optional(),
     /** A Docker config.json whose `auths` hold the registry's credentials; default $DOCKER_CONFIG/config.json, else ~/.docker/config.json. */
     docker_config: z.string().min(1).optional(),
+    /** The most pods the episodes of one cluster and namespace hold at once, over all its workers (default 64). */
+    max_pods: z.number({ error: 'expected a whole number of pods of at least 1, e.g. 32' }).int('expected a whole number of pods, e.g. 32').positive('expected at least 1 pod, e.g. 32').optional(),
   }).strict().default({}),
   // The model gateway (docs/agents.md): USD per million tokens, keyed by provider/model or the bare model name.
   gateway: z.object({

@@ -32,3 +32,5 @@ export { capabilityRefusal, missingCapabilities, type MissingCapability } from '
 export { KubernetesSandboxProvider, type KubernetesProviderOptions } from './kubernetes/provider.ts';
 export { DriverSandboxProvider } from './driver-provider.ts';
 export type { LocalImageEngine } from './types.ts';
+export type { SlotRecord, SlotStore } from './slot-store.ts';
+export type { ClusterStatus } from './cluster-status.ts';

@@ -7,6 +7,8 @@ import type { ImageConfig } from './image-config.ts';
 import type { BuildImageOptions, BuildImageResult, EnsureImageOptions } from './docker/images.ts';
 import type { EntrypointState } from './seed-phases.ts';
 import type { SandboxDriver } from './driver.ts';
+import type { SlotStore } from './slot-store.ts';
+import type { ClusterStatus } from './cluster-status.ts';
 
 export type SandboxRole = 'agent' | 'verifier';
 
@@ -266,6 +268,10 @@ export interface SandboxProvider {
   /** Gives a running sandbox another name (a warm pool's claim); absent where the engine cannot, and then no pool is kept. */
   rename?(handle: SandboxHandle, name: string): Promise<SandboxHandle>;
   janitor(options: JanitorOptions): Promise<JanitorReport>;
+  /** Where a queue's sandbox slots are kept when every worker reaches every sandbox (a cluster); absent: on each host (a file). */
+  slotStore?(scope: string): SlotStore;
+  /** The cluster its sandboxes run on (`berth server status`); absent for a single engine. */
+  clusterStatus?(): Promise<ClusterStatus>;
   /** The image present locally (pulled once when not), with its configuration. */
   ensureImage(ref: string, options?: EnsureImageOptions): Promise<ImageConfig>;
   /** An image's configuration, or null when the engine does not have it. */

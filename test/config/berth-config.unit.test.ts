@@ -31,6 +31,7 @@ describe('loadBerthConfig', () => {
     ['', { provider: 'docker' }, {}],
     ['[sandbox]\nprovider = "kubernetes"\n[kubernetes]\nregistry = "127.0.0.1:5050"\nnamespace = "evals"\nkubeconfig = "/etc/k"\n',
       { provider: 'kubernetes' }, { registry: '127.0.0.1:5050', namespace: 'evals', kubeconfig: '/etc/k' }],
+    ['[kubernetes]\nmax_pods = 8\n', { provider: 'docker' }, { max_pods: 8 }],
   ])('reads the sandbox provider and [kubernetes] from %j', (text, sandbox, kubernetes) => {
     const file = join(mkdtempSync(join(tmpdir(), 'berth-config-')), 'berth.toml');
     writeFileSync(file, text);
@@ -45,6 +46,10 @@ describe('loadBerthConfig', () => {
     ['[kubernetes]\nregistry = "http://r:5000"\n', 'key kubernetes.registry: expected host[:port][/prefix]'],
     ['[kubernetes]\nnamespace = "Evals"\n', 'key kubernetes.namespace: expected a namespace name'],
     ['[kubernetes]\ncontext = "x"\n', 'key kubernetes'],
+    // issue 23, "Scheduling and slots": [kubernetes].max_pods bounds a batch's pods; checked when read.
+    ['[kubernetes]\nmax_pods = 0\n', 'key kubernetes.max_pods: expected at least 1 pod'],
+    ['[kubernetes]\nmax_pods = 2.5\n', 'key kubernetes.max_pods: expected a whole number of pods'],
+    ['[kubernetes]\nmax_pods = "32"\n', 'key kubernetes.max_pods: expected a whole number of pods of at least 1'],
   ])('refuses %j naming the file and the key', (text, want) => {
     const file = join(mkdtempSync(join(tmpdir(), 'berth-config-')), 'berth.toml');
     writeFileSync(file, text);

@@ -49,8 +49,8 @@ export function ownWorkerQueues(name: string) {
   return {
     env,
     workers,
-    startWorker(): WorkerProcess {
-      const w = startWorkerProcess(env);
+    startWorker(extra: Record<string, string> = {}): WorkerProcess {
+      const w = startWorkerProcess({ ...env, ...extra });
       workers.push(w);
       return w;
     },

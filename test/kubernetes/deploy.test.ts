@@ -19,9 +19,12 @@ const manifests = (file: string): Array<KubernetesObject & Record<string, unknow
   parseAllDocuments(readFileSync(join(deployDir, file), 'utf8')).map((d) => d.toJSON() as KubernetesObject & Record<string, unknown>);
 
 /** What the Kubernetes driver (src/sandbox/kubernetes/) asks the apiserver for: every one must be allowed. */
-const DRIVER_NEEDS: Array<[verb: string, resource: string, subresource?: string]> = [
+const DRIVER_NEEDS: Array<[verb: string, resource: string, subresource?: string, group?: string]> = [
   ['create', 'pods'], ['get', 'pods'], ['list', 'pods'], ['watch', 'pods'], ['delete', 'pods'],
   ['create', 'pods', 'exec'], ['get', 'pods', 'exec'], ['get', 'pods', 'log'],
+  // The slots as Leases (src/sandbox/kubernetes/slot-leases.ts) and the pod quota that bounds them.
+  ...(['create', 'get', 'list', 'update', 'delete'] as const).map((v): [string, string, undefined, string] => [v, 'leases', undefined, 'coordination.k8s.io']),
+  ['get', 'resourcequotas'], ['list', 'resourcequotas'],
 ];
 
 describe('deploy/kubernetes on the local cluster', () => {
@@ -47,13 +50,15 @@ describe('deploy/kubernetes on the local cluster', () => {
   it('the service account may do what the driver does in its namespace, and nothing more', async () => {
     for (const o of manifests('rbac.yaml')) await objects.create({ ...o, metadata: { ...o.metadata, namespace } });
     const authz = cluster.kubeConfig.makeApiClient(AuthorizationV1Api);
-    const allowed = async (verb: string, resource: string, subresource?: string, ns = namespace) => (await authz.createSubjectAccessReview({
-      body: { spec: { user: `system:serviceaccount:${namespace}:berth-worker`, groups: ['system:serviceaccounts', `system:serviceaccounts:${namespace}`, 'system:authenticated'], resourceAttributes: { namespace: ns, verb, resource, subresource } } },
+    const allowed = async (verb: string, resource: string, subresource?: string, ns = namespace, group = '') => (await authz.createSubjectAccessReview({
+      body: { spec: { user: `system:serviceaccount:${namespace}:berth-worker`, groups: ['system:serviceaccounts', `system:serviceaccounts:${namespace}`, 'system:authenticated'], resourceAttributes: { namespace: ns, verb, resource, subresource, group } } },
     })).status?.allowed ?? false;
-    for (const [verb, resource, sub] of DRIVER_NEEDS) expect(await allowed(verb, resource, sub), `${verb} ${resource}${sub ? `/${sub}` : ''}`).toBe(true);
+    for (const [verb, resource, sub, group] of DRIVER_NEEDS) expect(await allowed(verb, resource, sub, namespace, group), `${verb} ${group ? `${group}/` : ''}${resource}${sub ? `/${sub}` : ''}`).toBe(true);
     expect(await allowed('get', 'secrets'), 'secrets').toBe(false);
     expect(await allowed('create', 'pods', undefined, 'default'), 'pods in another namespace').toBe(false);
     expect(await allowed('patch', 'pods'), 'patching pods').toBe(false);
+    expect(await allowed('create', 'leases', undefined, 'default', 'coordination.k8s.io'), 'leases in another namespace').toBe(false);
+    expect(await allowed('create', 'resourcequotas'), 'changing the quota').toBe(false);
   }, 60_000);
 
   it('the worker\'s ConfigMap and StatefulSet pass a strict server-side dry run', async () => {

@@ -22,6 +22,10 @@ import { dockerConfigPath, registryCredentials } from '../registry-auth.ts';
 import { clusterGpuSupport } from './gpu-nodes.ts';
 import { CONTAINER, execArgv } from './pod-spec.ts';
 import { startStdinExecInPod } from './stdin-exec.ts';
+import type { SlotStore } from '../slot-store.ts';
+import { DEFAULT_MAX_PODS, SlotLeases } from './slot-leases.ts';
+import type { ClusterStatus } from '../cluster-status.ts';
+import { readClusterStatus } from './cluster-status.ts';
 
 export interface KubernetesProviderOptions extends KubernetesDriverOptions {
   /** The engine beside the worker that pulls, builds and pushes task images. */
@@ -30,6 +34,9 @@ export interface KubernetesProviderOptions extends KubernetesDriverOptions {
   registryHost: string;
   /** [kubernetes].docker_config: the config.json whose `auths` hold the registry's credentials (registry-auth.ts). */
   dockerConfig?: string;
+  /** [kubernetes].max_pods: the most pods the queue's episodes hold at once (default DEFAULT_MAX_PODS), and where it was set. */
+  maxPods?: number;
+  maxPodsFrom?: string;
 }
 
 function notYet(what: string): Promise<never> {
@@ -62,6 +69,20 @@ export class KubernetesSandboxProvider extends DriverSandboxProvider<KubernetesD
     if (own) this.ensurePullSecret = async () => { await ensurePullSecret(driver.kubeConfig, driver.namespace, host, own); };
     // A Compose group's sidecar images, built or pulled by the local engine, are pushed as main's is.
     driver.publishImage = (ref) => this.images.imageId(ref);
+    this.maxPods = options.maxPods ?? DEFAULT_MAX_PODS;
+    this.maxPodsFrom = options.maxPods === undefined ? `default ${DEFAULT_MAX_PODS}` : (options.maxPodsFrom ?? 'given');
+  }
+
+  private readonly maxPods: number;
+  private readonly maxPodsFrom: string;
+
+  /** The slots of every worker on this cluster and namespace, as Leases in it (docs/kubernetes.md, Sandbox queues on Kubernetes). */
+  slotStore(scope: string): SlotStore {
+    return new SlotLeases(this.driver.kubeConfig, this.driver.namespace, scope, this.maxPods, this.maxPodsFrom);
+  }
+
+  clusterStatus(): Promise<ClusterStatus> {
+    return readClusterStatus(this.driver.kubeConfig, this.driver.namespace);
   }
 
   /** Pods pull by digest from the registry: an image named by a local tag (an agent's layer) is pushed and pinned first. */

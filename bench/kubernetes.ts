@@ -1,0 +1,125 @@
+// `npm run bench -- kubernetes [--pairs 5] [--episodes 16]`: Berth's episodes on the Kubernetes sandbox of the local
+// cluster against a naive client-node loop measured in the same run (issue 23, Benchmark): create a pod, wait until
+// it runs, exec the solution, exec the test, delete it. (1) one trivial episode (median of pairs; ratio Berth/naive,
+// the goal at most 1.0), (2) 32 at once (wall time), (3) throughput at concurrency 8 (ratio of episodes per minute).
+// Everything runs in a namespace of the benchmark's own, removed at the end.
+import { CoreV1Api, Exec, KubeConfig, type V1Status } from '@kubernetes/client-node';
+import { Client, Connection } from '@temporalio/client';
+import Docker from 'dockerode';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { startBatch } from '../src/client/batch.ts';
+import { ensureServer } from '../src/server/devserver.ts';
+import { DockerSandboxProvider, KubernetesSandboxProvider } from '../src/sandbox/index.ts';
+import { median, startWorker, trivialDataset } from './common.ts';
+
+const endpoints = () => JSON.parse(readFileSync(join(process.env.BERTH_HOME ?? join(homedir(), '.berth'), 'kubernetes', 'endpoints.json'), 'utf8')) as { kubeconfig: string; registry: string };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The naive user's exec: argv in the pod's container, resolved with its exit status. */
+function exec(kc: KubeConfig, ns: string, pod: string, script: string): Promise<void> {
+  const sink = new Writable({ write: (_c, _e, done) => done() });
+  return new Promise((resolve, reject) => {
+    new Exec(kc).exec(ns, pod, 'main', ['bash', '-c', script], sink, sink, null, false, (st: V1Status) => {
+      if (st.status === 'Success') resolve(); else reject(new Error(`exec in ${pod}: ${st.message ?? st.reason}`));
+    }).catch(reject);
+  });
+}
+
+/** The floor: one oracle episode as a naive client-node loop does it. */
+async function naiveEpisode(kc: KubeConfig, core: CoreV1Api, ns: string, image: string, i: number): Promise<number> {
+  const t = Date.now();
+  const name = `naive-${process.pid}-${i}-${Date.now().toString(36)}`;
+  await core.createNamespacedPod({ namespace: ns, body: {
+    metadata: { name, labels: { 'berth.bench': 'naive' } },
+    spec: { restartPolicy: 'Never', containers: [{ name: 'main', image, command: ['sleep', 'infinity'], workingDir: '/app' }] },
+  } });
+  for (;;) {
+    const pod = await core.readNamespacedPod({ name, namespace: ns });
+    if (pod.status?.containerStatuses?.[0]?.state?.running) break;
+    if (pod.status?.phase === 'Failed') throw new Error(`pod ${name} failed`);
+    await sleep(100);
+  }
+  await exec(kc, ns, name, 'mkdir -p /app /logs/verifier && cd /app && echo ok > out.txt');
+  await exec(kc, ns, name, 'cd /app && grep -q ok /app/out.txt && echo 1 > /logs/verifier/reward.txt && cat /logs/verifier/reward.txt');
+  await core.deleteNamespacedPod({ name, namespace: ns, gracePeriodSeconds: 0 });
+  return (Date.now() - t) / 1000;
+}
+
+async function naiveMany(run: (i: number) => Promise<number>, n: number, concurrency: number): Promise<number> {
+  const t = Date.now();
+  let next = 0;
+  await Promise.all(Array.from({ length: concurrency }, async () => { while (next < n) await run(next++); }));
+  return (Date.now() - t) / 1000;
+}
+
+export default async function bench(args: string[]): Promise<void> {
+  const opt = (name: string, d: number) => { const i = args.indexOf(`--${name}`); return i >= 0 ? Number(args[i + 1]) : d; };
+  const pairs = opt('pairs', 5);
+  const episodes = opt('episodes', 16);
+  const { kubeconfig, registry } = endpoints();
+  const kc = new KubeConfig();
+  kc.loadFromFile(kubeconfig);
+  const core = kc.makeApiClient(CoreV1Api);
+  const ns = `berth-bench-${process.pid}`;
+  await core.createNamespace({ body: { metadata: { name: ns } } });
+  while (!(await core.listNamespacedServiceAccount({ namespace: ns })).items.length) await sleep(200);
+  const config = join(mkdtempSync(join(tmpdir(), 'berth-bench-k8s-')), 'berth.toml');
+  writeFileSync(config, `[sandbox]\nprovider = "kubernetes"\n[kubernetes]\nregistry = "${registry}"\nnamespace = "${ns}"\nkubeconfig = "${kubeconfig}"\nmax_pods = 64\n`);
+  await ensureServer();
+  const queue = `bench-k8s-${process.pid}`;
+  const worker = startWorker(queue, { env: { BERTH_CONFIG: config } });
+  const connection = await Connection.connect({ address: '127.0.0.1:7233' });
+  const client = new Client({ connection });
+  const resultsDir = mkdtempSync(join(tmpdir(), 'berth-bench-results-'));
+  const berthRun = async (dataset: string, concurrency: number) => {
+    const t = Date.now();
+    const s = await (await startBatch({ dataset, concurrency, resultsDir, taskQueue: `${queue}-kubernetes`, client })).wait();
+    if (s.rows.some((r) => r.reward !== 1)) throw new Error(`an episode did not score 1: ${JSON.stringify(s.rows.find((r) => r.reward !== 1))}`);
+    return { sec: (Date.now() - t) / 1000, rows: s.rows };
+  };
+  try {
+    await berthRun(trivialDataset(1), 1); // warm the worker (bundle, connections) and push the base image
+    // The image the batch pinned: the base image pushed to the cluster's registry, by digest.
+    const image = await new KubernetesSandboxProvider({ kubeConfig: kc, namespace: ns, local: new DockerSandboxProvider(new Docker()), registryHost: registry }).imageId('berth-base:bookworm');
+    const naive = (i: number) => naiveEpisode(kc, core, ns, image, i);
+    await naive(-1); // the naive loop warmed too (image on the node, connections)
+
+    const one = trivialDataset(1);
+    const berth: number[] = [];
+    const raw: number[] = [];
+    const phases: Record<string, number[]> = {};
+    for (let i = 0; i < pairs; i++) {
+      raw.push(await naive(i));
+      const run = await berthRun(one, 1);
+      berth.push(run.sec);
+      for (const [k, v] of Object.entries(run.rows[0]?.timings ?? {})) (phases[k] ??= []).push(v);
+    }
+    console.log(`(1) one episode: berth median ${median(berth).toFixed(2)} s, naive client-node loop ${median(raw).toFixed(2)} s (ratio ${(median(berth) / median(raw)).toFixed(2)}; goal at most 1.0)`);
+    console.log(`    berth phases (medians): ${Object.entries(phases).map(([k, v]) => `${k} ${median(v).toFixed(2)} s`).join(', ')}`);
+
+    const rawAll = await naiveMany(naive, 32, 32);
+    const berthAll = (await berthRun(trivialDataset(32), 32)).sec;
+    console.log(`(2) 32 concurrent episodes: berth ${berthAll.toFixed(1)} s, naive ${rawAll.toFixed(1)} s (ratio ${(berthAll / rawAll).toFixed(2)})`);
+
+    // Two alternating halves each, so a machine that drifts during the run weighs on both sides alike.
+    const half = Math.ceil(episodes / 2);
+    const many = trivialDataset(half);
+    let rawSec = 0;
+    let berthSec = 0;
+    for (let round = 0; round < 2; round++) {
+      rawSec += await naiveMany(naive, half, 8);
+      berthSec += (await berthRun(many, 8)).sec;
+    }
+    const rawRate = ((2 * half) / rawSec) * 60;
+    const berthRate = ((2 * half) / berthSec) * 60;
+    console.log(`(3) ${2 * half} episodes at concurrency 8: berth ${berthRate.toFixed(1)}/min, naive ${rawRate.toFixed(1)}/min (throughput ratio ${(berthRate / rawRate).toFixed(2)})`);
+    console.log(`kubernetes: ${median(berth).toFixed(2)} s per episode (ratio ${(median(berth) / median(raw)).toFixed(2)} to the naive loop), throughput ratio at concurrency 8 ${(berthRate / rawRate).toFixed(2)}`);
+  } finally {
+    worker.child.kill('SIGTERM');
+    await connection.close();
+    await core.deleteNamespace({ name: ns, gracePeriodSeconds: 0 }).catch(() => undefined);
+  }
+}
