@@ -1,0 +1,26 @@
+// When a pod's failed image pull ends its seed. The kubelet reads a pull secret from its own cache, which can lag a
+// Secret made a moment before the pod (seen under load: the first pull went anonymous and the registry answered
+// 401), and it pulls again by itself with a backoff. So with a pull secret, a refused authorization is waited on
+// for a grace period; any other pull failure (a missing image, a bad name, a registry that is down) ends it at once.
+
+/** How long an authorization refusal is waited on when the pod has a pull secret (the kubelet's first retries). */
+export const AUTH_PULL_GRACE_MS = 45_000;
+
+const PULL_FAILED = /ErrImagePull|ImagePullBackOff|InvalidImageName/;
+const AUTH_REFUSED = /401|unauthorized|failed to authorize|authentication required/i;
+
+export interface PullFailureInput {
+  /** The container's waiting reason and message. */
+  reason: string;
+  message: string;
+  hasPullSecret: boolean;
+  /** ms since the pull was first seen failing. */
+  failingForMs: number;
+}
+
+/** Whether the pull failure is the seed's end; false while it may still pass (or there is none). */
+export function pullFailureIsFinal({ reason, message, hasPullSecret, failingForMs }: PullFailureInput): boolean {
+  if (!PULL_FAILED.test(reason)) return false;
+  if (hasPullSecret && reason !== 'InvalidImageName' && AUTH_REFUSED.test(message)) return failingForMs >= AUTH_PULL_GRACE_MS;
+  return true;
+}
