@@ -74,6 +74,9 @@ export function hostProvider(sandbox?: SandboxProviderName): SandboxProvider {
   return new KubernetesSandboxProvider({
     local, registryHost: k.registry, compose: composeSettings(), ...(k.namespace ? { namespace: k.namespace } : {}), ...(k.kubeconfig ? { kubeconfigFile: k.kubeconfig } : {}),
     ...(k.docker_config ? { dockerConfig: k.docker_config } : {}),
+    ...(k.image_pull_secret ? { imagePullSecret: k.image_pull_secret } : {}),
+    ...(k.egress_address ? { egressAddress: k.egress_address } : {}),
+    ...(k.network_policies !== undefined ? { networkPolicies: k.network_policies } : {}),
     ...(k.max_pods !== undefined ? { maxPods: k.max_pods, maxPodsFrom: `${file} [kubernetes].max_pods` } : {}),
   });
 }

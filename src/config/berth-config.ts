@@ -40,6 +40,12 @@ const schema = z.object({
     docker_config: z.string().min(1).optional(),
     /** The most pods the episodes of one cluster and namespace hold at once, over all its workers (default 64). */
     max_pods: z.number({ error: 'expected a whole number of pods of at least 1, e.g. 32' }).int('expected a whole number of pods, e.g. 32').positive('expected at least 1 pod, e.g. 32').optional(),
+    /** An imagePullSecret made ahead in the namespace (kubectl create secret docker-registry): pods pull with it and the worker needs no rights on Secrets. */
+    image_pull_secret: z.string().regex(/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/, 'expected the name of a Secret in the namespace, e.g. "berth-registry"').optional(),
+    /** The address pods reach this worker at (its egress proxy and model gateway); default: this host's address toward the first node. */
+    egress_address: z.union([z.ipv4(), z.ipv6()], { error: 'expected an IP address pods reach the worker at, e.g. "10.0.0.5"' }).optional(),
+    /** Also keep a NetworkPolicy per phase, for a cluster whose CNI enforces them (the pods' own rules hold either way). */
+    network_policies: z.boolean({ error: 'expected true or false' }).optional(),
   }).strict().default({}),
   // The model gateway (docs/agents.md): USD per million tokens, keyed by provider/model or the bare model name.
   gateway: z.object({

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { startBatch } from '../../src/client/batch.ts';
 import type { ResultRow } from '../../src/workflows/types.ts';
 import { berth } from '../helpers/cli.ts';
+import { execSucceeds } from '../helpers/docker.ts';
 import { startEngines, type Engine, type Engines } from '../helpers/engines.ts';
 import { sleepyTasks, writeDataset } from '../helpers/tasks.ts';
 import { startWorkerProcess, waitUntil, type WorkerProcess } from '../helpers/worker-process.ts';
@@ -56,6 +57,13 @@ describe('three Docker engines, one worker each', () => {
     await waitUntil(async () => (await Promise.all(engines.map((e) => batchContainers(e.docker, handle.batchId)))).every((n) => n > 0),
       180_000, 'sandboxes of the batch on all three engines');
     await waitUntil(async () => (await handle.progress()).done >= 4, 180_000, 'a few episodes done');
+    // Killed only while one of its episodes is mid-turn (started, not yet written), so some episode is in flight
+    // there: under load the batch's tail can otherwise run on the other two alone (seen in CI: nothing masked).
+    await waitUntil(async () => {
+      const running = await victim.docker.listContainers({ filters: { label: [`berth.batch=${handle.batchId}`], status: ['running'] } });
+      const midTurn = await Promise.all(running.map((c) => execSucceeds(victim.docker, c.Id, ['sh', '-c', 'test -e /app/started && ! test -e /app/out.txt']).catch(() => false)));
+      return midTurn.some(Boolean);
+    }, 180_000, `an episode mid-turn on ${victim.name}`);
     victim.kill();
     workers.get(victim)!.kill9();
     const killedAt = Date.now();
@@ -96,6 +104,8 @@ describe('three Docker engines, one worker each', () => {
   // seed fails saying so, instead of scoring the episode on whatever the tag names there.
   it('a pull-mode base is pinned for the batch: a host whose tag names another image never runs the episode on it', async () => {
     const engines = cluster!.engines;
+    // The first test leaves its killed engine started again only when it gets to its end.
+    for (const e of engines) if (!(await e.docker.ping().then(() => true, () => false))) await e.restart();
     const repo = `berth-pin-${randomBytes(3).toString('hex')}`;
     const tag = `${repo}:1`;
     for (const e of engines) {

@@ -32,6 +32,10 @@ describe('loadBerthConfig', () => {
     ['[sandbox]\nprovider = "kubernetes"\n[kubernetes]\nregistry = "127.0.0.1:5050"\nnamespace = "evals"\nkubeconfig = "/etc/k"\n',
       { provider: 'kubernetes' }, { registry: '127.0.0.1:5050', namespace: 'evals', kubeconfig: '/etc/k' }],
     ['[kubernetes]\nmax_pods = 8\n', { provider: 'docker' }, { max_pods: 8 }],
+    // docs/kubernetes.md (Registries with credentials, Network per phase): the settings a deployment gives the driver.
+    ['[kubernetes]\nimage_pull_secret = "regcred"\negress_address = "10.0.0.5"\nnetwork_policies = true\n', { provider: 'docker' },
+      { image_pull_secret: 'regcred', egress_address: '10.0.0.5', network_policies: true }],
+    ['[kubernetes]\negress_address = "fd00::5"\n', { provider: 'docker' }, { egress_address: 'fd00::5' }],
   ])('reads the sandbox provider and [kubernetes] from %j', (text, sandbox, kubernetes) => {
     const file = join(mkdtempSync(join(tmpdir(), 'berth-config-')), 'berth.toml');
     writeFileSync(file, text);
@@ -50,6 +54,9 @@ describe('loadBerthConfig', () => {
     ['[kubernetes]\nmax_pods = 0\n', 'key kubernetes.max_pods: expected at least 1 pod'],
     ['[kubernetes]\nmax_pods = 2.5\n', 'key kubernetes.max_pods: expected a whole number of pods'],
     ['[kubernetes]\nmax_pods = "32"\n', 'key kubernetes.max_pods: expected a whole number of pods of at least 1'],
+    ['[kubernetes]\negress_address = "worker.local"\n', 'key kubernetes.egress_address: expected an IP address pods reach the worker at'],
+    ['[kubernetes]\nnetwork_policies = "yes"\n', 'key kubernetes.network_policies: expected true or false'],
+    ['[kubernetes]\nimage_pull_secret = "Reg_Cred"\n', 'key kubernetes.image_pull_secret: expected the name of a Secret'],
   ])('refuses %j naming the file and the key', (text, want) => {
     const file = join(mkdtempSync(join(tmpdir(), 'berth-config-')), 'berth.toml');
     writeFileSync(file, text);

@@ -28,18 +28,23 @@ export async function waitForFileInEpisode(workflowId: string, path: string, tim
   await waitUntil(async () => {
     const [c] = await docker.listContainers({ filters: { label } });
     if (!c) return false;
-    const ex = await docker.getContainer(c.Id).exec({ Cmd: ['test', '-f', path] });
-    await ex.start({ Detach: true });
     containerId = c.Id;
-    // A loaded machine can take longer than a fixed pause to run an exec: wait (bounded) for this one to end.
-    for (let i = 0; i < 50; i++) {
-      const state = await ex.inspect();
-      if (!state.Running) return state.ExitCode === 0;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    return false;
+    return execSucceeds(docker, c.Id, ['test', '-f', path]);
   }, timeoutMs, what);
   return containerId;
+}
+
+/** Whether `cmd` exits 0 in the container (false if it has not ended within 2.5 s). */
+export async function execSucceeds(docker: Docker, containerId: string, cmd: string[]): Promise<boolean> {
+  const ex = await docker.getContainer(containerId).exec({ Cmd: cmd });
+  await ex.start({ Detach: true });
+  // A loaded machine can take longer than a fixed pause to run an exec: wait (bounded) for this one to end.
+  for (let i = 0; i < 50; i++) {
+    const state = await ex.inspect();
+    if (!state.Running) return state.ExitCode === 0;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return false;
 }
 
 /** Builds a test's own image from a Dockerfile on stdin (no context). */

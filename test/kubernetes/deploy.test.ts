@@ -25,6 +25,8 @@ const DRIVER_NEEDS: Array<[verb: string, resource: string, subresource?: string,
   // The slots as Leases (src/sandbox/kubernetes/slot-leases.ts) and the pod quota that bounds them.
   ...(['create', 'get', 'list', 'update', 'delete'] as const).map((v): [string, string, undefined, string] => [v, 'leases', undefined, 'coordination.k8s.io']),
   ['get', 'resourcequotas'], ['list', 'resourcequotas'],
+  // [kubernetes] network_policies = true (src/sandbox/kubernetes/pod-policies.ts).
+  ...(['create', 'get', 'update'] as const).map((v): [string, string, undefined, string] => [v, 'networkpolicies', undefined, 'networking.k8s.io']),
 ];
 
 describe('deploy/kubernetes on the local cluster', () => {
@@ -42,7 +44,7 @@ describe('deploy/kubernetes on the local cluster', () => {
   });
 
   it('every object is labelled as Berth\'s worker, so one selector finds (and removes) the whole deployment', () => {
-    for (const o of [...manifests('rbac.yaml'), ...manifests('worker.yaml')]) {
+    for (const o of [...manifests('rbac.yaml'), ...manifests('rbac-pull-secret.yaml'), ...manifests('worker.yaml')]) {
       expect(o.metadata?.labels, `${o.kind} ${o.metadata?.name}`).toMatchObject({ 'app.kubernetes.io/name': 'berth', 'app.kubernetes.io/component': 'worker' });
     }
   });
@@ -59,6 +61,14 @@ describe('deploy/kubernetes on the local cluster', () => {
     expect(await allowed('patch', 'pods'), 'patching pods').toBe(false);
     expect(await allowed('create', 'leases', undefined, 'default', 'coordination.k8s.io'), 'leases in another namespace').toBe(false);
     expect(await allowed('create', 'resourcequotas'), 'changing the quota').toBe(false);
+
+    // rbac-pull-secret.yaml beside it: the worker may make and rotate its pull secret (src/sandbox/kubernetes/pull-secret.ts)
+    // and still list none, delete none, and touch none in another namespace.
+    for (const o of manifests('rbac-pull-secret.yaml')) await objects.create({ ...o, metadata: { ...o.metadata, namespace } });
+    await waitForAllowed(() => allowed('create', 'secrets'));
+    for (const verb of ['create', 'get', 'update']) expect(await allowed(verb, 'secrets'), `${verb} secrets`).toBe(true);
+    for (const verb of ['list', 'watch', 'delete']) expect(await allowed(verb, 'secrets'), `${verb} secrets`).toBe(false);
+    expect(await allowed('get', 'secrets', undefined, 'default'), 'secrets in another namespace').toBe(false);
   }, 60_000);
 
   it('the worker\'s ConfigMap and StatefulSet pass a strict server-side dry run', async () => {
@@ -83,3 +93,8 @@ describe('deploy/kubernetes on the local cluster', () => {
     expect(config.kubernetes.registry).toMatch(/^[\w.-]+:\d+$/);
   });
 });
+
+/** RBAC objects just made take a moment to reach the authorizer's cache. */
+async function waitForAllowed(check: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 50 && !(await check()); i++) await new Promise((r) => setTimeout(r, 200));
+}

@@ -7,6 +7,7 @@ import {
   type GroupPodInput,
 } from '../../src/sandbox/kubernetes/group-spec.ts';
 import { groupState } from '../../src/sandbox/kubernetes/group-state.ts';
+import { AUTH_PULL_GRACE_MS } from '../../src/sandbox/kubernetes/pull-failure.ts';
 import { containerStatus, podAndContainer, serviceContainerId } from '../../src/sandbox/kubernetes/pod-address.ts';
 
 // The pure mapping of a Compose group onto one pod (issue 23: "every service of the task's Compose file becomes a pod
@@ -241,6 +242,21 @@ describe('whether the pod is up, as up --wait judges', () => {
     expect(got.state).toBe(state);
     expect(got.failures.map((f) => `${f.service}: ${f.why}`)).toEqual(failures);
     expect(got.exited).toEqual(exited);
+  });
+
+  // As for a single pod (pull-failure.ts): with a pull secret, a sidecar's refused authorization is waited on for the
+  // grace the kubelet's secret cache needs; anything else, or past the grace, fails the group at once.
+  const refused = { state: { waiting: { reason: 'ErrImagePull', message: 'failed to authorize: 401 Unauthorized' } } };
+  it.each([
+    ['refused, pull secret, just now', refused, true, 1_000, 'waiting'],
+    ['refused, pull secret, past the grace', refused, true, AUTH_PULL_GRACE_MS, 'failed'],
+    ['refused, no pull secret', refused, false, 1_000, 'failed'],
+    ['not found, pull secret', { state: { waiting: { reason: 'ImagePullBackOff', message: 'manifest unknown' } } }, true, 1_000, 'failed'],
+    ['a bad config, pull secret', { state: { waiting: { reason: 'CreateContainerConfigError', message: 'unauthorized' } } }, true, 1_000, 'failed'],
+  ])('a sidecar\'s pull: %s', (_what, api, hasPullSecret, failingForMs, state) => {
+    const got = groupState(pod({ api }, {}), order, containers, { hasPullSecret, failingForMs: (c) => (c === 'api' ? failingForMs : 0) });
+    expect(got.state).toBe(state);
+    if (state === 'waiting') expect(got.waiting).toContain('api');
   });
 });
 

@@ -22,7 +22,7 @@ import { KubernetesGroups, removeGroupPod } from './group.ts';
 import { ANNOTATION_GROUP } from './group-spec.ts';
 import { containerStatus, podAndContainer } from './pod-address.ts';
 import { STOP_PROCESSES_SCRIPT } from './stop-processes.ts';
-import { pullFailureIsFinal } from './pull-failure.ts';
+import { PULLING, pullFailureIsFinal } from './pull-failure.ts';
 
 export interface KubernetesDriverOptions {
   /** Default: the file `kubeconfigFile` ([kubernetes].kubeconfig), else KUBECONFIG, else ~/.kube/config, else in-cluster credentials (client-node's loadFromDefault). */
@@ -138,7 +138,7 @@ export class KubernetesDriver implements SandboxDriver {
       if (!pod) throw new SandboxLost(handle.name, new Error(`pod ${handle.containerId} was deleted while starting`));
       const state = pod.status?.containerStatuses?.[0]?.state;
       const waiting = state?.waiting?.reason ?? '';
-      if (/ErrImagePull|ImagePullBackOff|InvalidImageName/.test(waiting)) pullFailingSince ??= Date.now();
+      if (PULLING.test(waiting)) pullFailingSince ??= Date.now();
       const pull = { reason: waiting, message: state?.waiting?.message ?? '', hasPullSecret: this.imagePullSecret !== undefined, failingForMs: Date.now() - (pullFailingSince ?? Date.now()) };
       if (pullFailureIsFinal(pull)) {
         throw new SeedFailed('harbor:seed_failed', `pod ${handle.containerId} cannot pull ${pod.spec?.containers[0]?.image}: ${state?.waiting?.message ?? waiting}`);

@@ -77,7 +77,7 @@ export class PodEgress {
         // A worker that may not list nodes (deploy/kubernetes grants none) routes toward the apiserver instead: in the
         // cluster, its Service address; outside, the kubeconfig's server when that is an address.
         const toward = node ?? apiserverAddress(this.o.kubeConfig);
-        if (!toward) throw new Error('cannot tell where pods reach this worker (for allowlist phases): the cluster lists no node address and the apiserver is not at an IP address; give the Kubernetes driver its egressAddress');
+        if (!toward) throw new Error('cannot tell where pods reach this worker (for allowlist phases): the cluster lists no node address and the apiserver is not at an IP address; set [kubernetes] egress_address in berth.toml to an address of this worker the pods reach');
         return localAddressToward(toward);
       })();
       this.address.catch(() => { this.address = null; });

@@ -4,6 +4,7 @@ import type { V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
 import type { GroupOrder } from './group-spec.ts';
 import { HOLDER, LOADER } from './group-spec.ts';
 import { containerStatus } from './pod-address.ts';
+import { PULLING, pullFailureIsFinal } from './pull-failure.ts';
 
 export interface GroupFailure {
   readonly service: string;
@@ -20,14 +21,27 @@ export interface GroupState {
   readonly exited: readonly string[];
 }
 
-const PULL_FAILURE = /ErrImagePull|ImagePullBackOff|InvalidImageName|ErrImageNeverPull|CreateContainerConfigError|CreateContainerError/;
+const START_FAILURE = /ErrImagePull|ImagePullBackOff|InvalidImageName|ErrImageNeverPull|CreateContainerConfigError|CreateContainerError/;
+
+/** How the group's pod pulls: with a pull secret, a refused authorization is waited on for a while (pull-failure.ts). */
+export interface GroupPull {
+  readonly hasPullSecret: boolean;
+  /** ms since the container's pull was first seen failing (0 when it is not). */
+  readonly failingForMs: (container: string) => number;
+}
+
+const NO_SECRET: GroupPull = { hasPullSecret: false, failingForMs: () => 0 };
 
 type Verdict = 'ready' | 'waiting' | 'exited' | { why: string };
 
-function verdict(st: V1ContainerStatus | undefined, kind: 'one-shot' | 'sidecar' | 'leaf' | 'holder'): Verdict {
+function verdict(st: V1ContainerStatus | undefined, kind: 'one-shot' | 'sidecar' | 'leaf' | 'holder', pull: GroupPull): Verdict {
   if (!st) return 'waiting';
   const waiting = st.state?.waiting;
-  if (waiting?.reason && PULL_FAILURE.test(waiting.reason)) return { why: `cannot start (${waiting.reason}): ${waiting.message ?? ''}`.trim() };
+  if (waiting?.reason && START_FAILURE.test(waiting.reason)) {
+    const message = waiting.message ?? '';
+    const mayPass = PULLING.test(waiting.reason) && !pullFailureIsFinal({ reason: waiting.reason, message, hasPullSecret: pull.hasPullSecret, failingForMs: pull.failingForMs(st.name) });
+    return mayPass ? 'waiting' : { why: `cannot start (${waiting.reason}): ${message}`.trim() };
+  }
   const ended = st.state?.terminated ?? st.lastState?.terminated;
   if (kind === 'sidecar' && ((st.restartCount ?? 0) > 0 || st.lastState?.terminated)) {
     return { why: `exited with code ${ended?.exitCode ?? 'unknown'}${ended?.reason === 'OOMKilled' ? ' (out of memory)' : ''} or failed its healthcheck at start` };
@@ -44,12 +58,12 @@ function verdict(st: V1ContainerStatus | undefined, kind: 'one-shot' | 'sidecar'
 }
 
 /** The pod's group as Compose would see it; `services` maps each service to its container. */
-export function groupState(pod: V1Pod, order: GroupOrder, containers: Readonly<Record<string, string>>): GroupState {
+export function groupState(pod: V1Pod, order: GroupOrder, containers: Readonly<Record<string, string>>, pull: GroupPull = NO_SECRET): GroupState {
   const failures: GroupFailure[] = [];
   const waiting: string[] = [];
   const exited: string[] = [];
   const look = (service: string, container: string, kind: 'one-shot' | 'sidecar' | 'leaf' | 'holder') => {
-    const v = verdict(containerStatus(pod, container), kind);
+    const v = verdict(containerStatus(pod, container), kind, pull);
     if (v === 'waiting') waiting.push(service);
     else if (v === 'exited') exited.push(service);
     else if (v !== 'ready') failures.push({ service, container, why: v.why });

@@ -61,20 +61,24 @@ export class KubernetesSandboxProvider extends DriverSandboxProvider<KubernetesD
     const controller: ControllerImage = new ControllerImage({ buildImage: (o) => options.local.buildImage(o), publish: (tag): Promise<string> => images.imageId(tag) });
     const driver: KubernetesDriver = new KubernetesDriver({
       egressImage: (): Promise<string> => controller.get(),
-      ...options, registry: options.registry ?? new RegistryReader(undefined, credentialsFor), ...(own ? { imagePullSecret: pullSecretName(host) } : {}),
+      ...options, registry: options.registry ?? new RegistryReader(undefined, credentialsFor),
+      // A secret named in berth.toml is the operator's: pods pull with it and Berth makes none.
+      ...(own && !options.imagePullSecret ? { imagePullSecret: pullSecretName(host) } : {}),
     });
     super(driver);
     const images: RegistryImages = new RegistryImages(options.local, options.registryHost, (ref): Promise<ImageConfig | null> => driver.imageConfiguration(ref), own);
     this.images = images;
-    if (own) this.ensurePullSecret = async () => { await ensurePullSecret(driver.kubeConfig, driver.namespace, host, own); };
+    if (own && !options.imagePullSecret) this.ensurePullSecret = async () => { await ensurePullSecret(driver.kubeConfig, driver.namespace, host, own); };
     // A Compose group's sidecar images, built or pulled by the local engine, are pushed as main's is.
     driver.publishImage = (ref) => this.images.imageId(ref);
+    this.egressAddress = options.egressAddress;
     this.maxPods = options.maxPods ?? DEFAULT_MAX_PODS;
     this.maxPodsFrom = options.maxPods === undefined ? `default ${DEFAULT_MAX_PODS}` : (options.maxPodsFrom ?? 'given');
   }
 
   private readonly maxPods: number;
   private readonly maxPodsFrom: string;
+  private readonly egressAddress: string | undefined;
 
   /** The slots of every worker on this cluster and namespace, as Leases in it (docs/kubernetes.md, Sandbox queues on Kubernetes). */
   slotStore(scope: string): SlotStore {
@@ -143,8 +147,12 @@ export class KubernetesSandboxProvider extends DriverSandboxProvider<KubernetesD
     return clusterGpuSupport(this.driver.kubeConfig);
   }
 
-  /** Where the model gateway listens for pods: this machine's node address, or the worker's pod IP (gateway-address.ts). */
+  /**
+   * Where the model gateway listens for pods: [kubernetes].egress_address when set (the one address an allowlist pod
+   * reaches), else this machine's node address, or the worker's pod IP (gateway-address.ts).
+   */
   async defaultNetworkRanges(): Promise<Array<{ gateway: string | null; subnet: string | null }>> {
+    if (this.egressAddress) return [{ gateway: this.egressAddress, subnet: null }];
     const address = gatewayListenAddress(await readGatewayPlace(this.driver.kubeConfig));
     if (address instanceof Error) throw address;
     return [{ gateway: address, subnet: null }];

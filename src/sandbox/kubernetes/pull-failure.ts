@@ -7,6 +7,8 @@
 export const AUTH_PULL_GRACE_MS = 45_000;
 
 const PULL_FAILED = /ErrImagePull|ImagePullBackOff|InvalidImageName/;
+/** The waiting reasons of a pull that failed and that the kubelet tries again. */
+export const PULLING = /ErrImagePull|ImagePullBackOff/;
 const AUTH_REFUSED = /401|unauthorized|failed to authorize|authentication required/i;
 
 export interface PullFailureInput {
