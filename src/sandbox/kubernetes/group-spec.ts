@@ -21,10 +21,9 @@ import type { ComposeModel, ComposeService } from '../docker/compose-model.ts';
 import { MAIN_SERVICE, mainAndItsDependencies } from '../docker/compose-model.ts';
 import type { GroupMainSpec } from '../driver.ts';
 import type { ImageConfig } from '../image-config.ts';
-import { LABEL_BATCH, LABEL_ROLE, LABEL_USER, LABEL_WORKDIR, LABEL_WORKFLOW } from '../names.ts';
 import { SANDBOX_LAYOUT } from '../../task/layout.ts';
 import type { SandboxLabels } from '../types.ts';
-import { ANNOTATION_NAME, CONTAINER, MANAGED_LABEL } from './pod-spec.ts';
+import { CONTAINER, podBase } from './pod-spec.ts';
 
 /** On a group's pod: the Compose project it stands for. */
 export const ANNOTATION_GROUP = 'berth.group';
@@ -422,30 +421,16 @@ export function groupPod(input: GroupPodInput): GroupPod {
     }
   }
   const mainEntry = services[MAIN_SERVICE]!;
+  const base = podBase({
+    podName: input.podName, kind: 'group', name: input.project, labels: input.labels, user: mainEntry.user, workdir: mainEntry.workdir,
+    annotations: { [ANNOTATION_GROUP]: input.project, [ANNOTATION_SERVICES]: JSON.stringify(services) },
+  });
   return {
     order, services, binds: bindList,
     pod: {
-      metadata: {
-        name: input.podName,
-        labels: { [MANAGED_LABEL]: 'group' },
-        annotations: {
-          [ANNOTATION_NAME]: input.project,
-          [ANNOTATION_GROUP]: input.project,
-          [ANNOTATION_SERVICES]: JSON.stringify(services),
-          [LABEL_BATCH]: input.labels.batch,
-          [LABEL_WORKFLOW]: input.labels.workflowId,
-          [LABEL_ROLE]: input.labels.role,
-          [LABEL_USER]: mainEntry.user,
-          [LABEL_WORKDIR]: mainEntry.workdir,
-        },
-      },
+      metadata: base.metadata,
       spec: {
-        restartPolicy: 'Never',
-        terminationGracePeriodSeconds: 0,
-        automountServiceAccountToken: false,
-        enableServiceLinks: false,
-        // As for a single sandbox: the pause process reaps orphans (Docker gives main Init: true).
-        shareProcessNamespace: true,
+        ...base.spec,
         hostAliases: [{ ip: '127.0.0.1', hostnames: [...hostnames].sort() }, ...[...extra].map(([ip, hosts]) => ({ ip, hostnames: [...hosts] }))],
         volumes: [...volumes.values()],
         initContainers,

@@ -1,11 +1,11 @@
 // Pure rules of the Kubernetes driver: a pod's name from a Berth sandbox name, the pod a single sandbox becomes,
 // and the argv an exec runs (the exec API has no user, working directory or environment of its own).
-import type { V1Pod } from '@kubernetes/client-node';
+import type { V1ObjectMeta, V1Pod, V1PodSpec } from '@kubernetes/client-node';
 import { createHash } from 'node:crypto';
 import type { SingleSandboxSpec } from '../driver.ts';
 import { envList, withTimeout, type RawExecOptions } from '../exec.ts';
 import { LABEL_BATCH, LABEL_ROLE, LABEL_USER, LABEL_WORKDIR, LABEL_WORKFLOW } from '../names.ts';
-import type { SandboxHandle } from '../types.ts';
+import type { SandboxHandle, SandboxLabels } from '../types.ts';
 
 /** Every pod the driver makes carries this label; Berth's own labels are annotations (their values are free text). */
 export const MANAGED_LABEL = 'berth.sandbox';
@@ -22,23 +22,33 @@ export function podName(name: string): string {
   return readable ? `${readable}-${hash}` : `s-${hash}`;
 }
 
-/** The pod of a single sandbox: the keep-alive as its command as root, env, limits, Berth's labels as annotations. */
-export function singlePod(spec: SingleSandboxSpec): V1Pod {
-  const limits: Record<string, string> = {};
-  if (spec.cpus) limits.cpu = `${Math.round(spec.cpus * 1000)}m`;
-  if (spec.memoryMb) limits.memory = `${spec.memoryMb}Mi`;
-  if (spec.gpus) limits['nvidia.com/gpu'] = String(spec.gpus);
+export interface PodBase {
+  podName: string;
+  kind: 'single' | 'group';
+  /** The Berth sandbox (or group project) name. */
+  name: string;
+  labels: SandboxLabels;
+  /** main's user and working directory, for exec. */
+  user: string;
+  workdir: string;
+  /** More annotations (a group's services). */
+  annotations?: Record<string, string>;
+}
+
+/** What every pod of Berth's has: its labels as annotations, no restarts, removed at once, no token, orphans reaped. */
+export function podBase(b: PodBase): { metadata: V1ObjectMeta; spec: Omit<V1PodSpec, 'containers'> } {
   return {
     metadata: {
-      name: podName(spec.name),
-      labels: { [MANAGED_LABEL]: 'single' },
+      name: b.podName,
+      labels: { [MANAGED_LABEL]: b.kind },
       annotations: {
-        [ANNOTATION_NAME]: spec.name,
-        [LABEL_BATCH]: spec.labels.batch,
-        [LABEL_WORKFLOW]: spec.labels.workflowId,
-        [LABEL_ROLE]: spec.labels.role,
-        [LABEL_USER]: spec.user,
-        [LABEL_WORKDIR]: spec.workdir,
+        [ANNOTATION_NAME]: b.name,
+        ...b.annotations,
+        [LABEL_BATCH]: b.labels.batch,
+        [LABEL_WORKFLOW]: b.labels.workflowId,
+        [LABEL_ROLE]: b.labels.role,
+        [LABEL_USER]: b.user,
+        [LABEL_WORKDIR]: b.workdir,
       },
     },
     spec: {
@@ -49,6 +59,21 @@ export function singlePod(spec: SingleSandboxSpec): V1Pod {
       enableServiceLinks: false,
       // As Docker's Init: true, something reaps orphans: the pod's pause process, with a shared PID namespace.
       shareProcessNamespace: true,
+    },
+  };
+}
+
+/** The pod of a single sandbox: the keep-alive as its command as root, env, limits, Berth's labels as annotations. */
+export function singlePod(spec: SingleSandboxSpec): V1Pod {
+  const limits: Record<string, string> = {};
+  if (spec.cpus) limits.cpu = `${Math.round(spec.cpus * 1000)}m`;
+  if (spec.memoryMb) limits.memory = `${spec.memoryMb}Mi`;
+  if (spec.gpus) limits['nvidia.com/gpu'] = String(spec.gpus);
+  const base = podBase({ podName: podName(spec.name), kind: 'single', name: spec.name, labels: spec.labels, user: spec.user, workdir: spec.workdir });
+  return {
+    metadata: base.metadata,
+    spec: {
+      ...base.spec,
       containers: [{
         name: CONTAINER,
         image: spec.image,
