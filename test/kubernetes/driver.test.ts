@@ -55,7 +55,7 @@ describe('KubernetesDriver on the local cluster', () => {
     const id = await driver.engineIdentity();
     expect(id.version).toBe(cluster.version);
     // Compose groups are test/kubernetes/compose.test.ts's; networks per phase test/kubernetes/network.test.ts's.
-    expect(driver.capabilities).toMatchObject({ groups: true, networkSwitching: true, noNetwork: true, allowlist: true, internalNetworks: false });
+    expect(driver.capabilities).toMatchObject({ groups: true, networkSwitching: true, noNetwork: true, allowlist: true, internalNetworks: true });
   });
 
   it('creates a pod for a sandbox whose name is not a DNS label, with its limits and annotations', async () => {

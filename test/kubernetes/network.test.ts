@@ -10,7 +10,7 @@ import { localAddressToward } from '../../src/sandbox/kubernetes/egress.ts';
 import { LABEL_ROLE } from '../../src/sandbox/names.ts';
 import type { ResultRow } from '../../src/workflows/types.ts';
 import { FIRST_BUILD_TIMEOUT_MS, useLocalCluster, type LocalCluster } from '../helpers/kubernetes.ts';
-import { PROBE } from '../helpers/network.ts';
+import { PROBE, PROBING_SIDECAR_COMPOSE, SIDE } from '../helpers/network.ts';
 import { rowsByTask, startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
 import { waitUntil } from '../helpers/worker-process.ts';
 
@@ -92,8 +92,29 @@ function dataset(a: string, b: string, aIp: string): Record<string, string> {
       `${expectLine('/overlay-probe', 'reach')}\n${expectLine('/app/agent', 'blocked')}\n${check(a, 'direct', 'blocked')}`),
     'overlay-online/task.toml': '[environment]\nworkdir = "/app"\nnetwork_mode = "no-network"\n',
     'overlay-online/environment/Dockerfile': `FROM berth-base:bookworm\nRUN python3 -c "import urllib.request; urllib.request.urlopen('${a}', timeout=10).read(); open('/overlay-probe', 'w').write('reach')"\n`,
+    // A Compose group (main and a probing sidecar) switched per phase: every service cut off from outside for the
+    // agent while main still reaches the sidecar by name, the verifier online again, then the reverse (on Kubernetes
+    // the group's one pod shares one network namespace, its loopback kept in every mode; on Docker its own network).
+    ...multiStep('group-switching', '', '', [
+      { name: 'offline-agent', toml: '[steps.agent]\nnetwork_mode = "no-network"\n',
+        agent: `${SIDE}\nprobe ${a} direct > /app/a1\nprobe http://side:8080/ direct > /app/s1\nside ${a} direct > /app/sa1`,
+        verify: `${SIDE}\n${expectLine('/app/a1', 'blocked')}\n${expectLine('/app/s1', 'reach')}\n${expectLine('/app/sa1', 'blocked')}\n${check(a, 'direct', 'reach')}\n${sideCheck(a, 'direct', 'reach')}` },
+      { name: 'offline-verifier', toml: '[steps.verifier]\nnetwork_mode = "no-network"\n',
+        agent: `${SIDE}\nprobe ${a} direct > /app/a2\nside ${a} direct > /app/sa2`,
+        verify: `${SIDE}\n${expectLine('/app/a2', 'reach')}\n${expectLine('/app/sa2', 'reach')}\n${check(a, 'direct', 'blocked')}\n${sideCheck(a, 'direct', 'blocked')}\n${check('http://side:8080/', 'direct', 'reach')}` },
+    ]),
+    'group-switching/environment/docker-compose.yaml': PROBING_SIDECAR_COMPOSE,
+    // An allowlist phase for every service of a group, through the proxy each one carries (the sidecar reached by name,
+    // past the proxy); the public verifier reaches b again from both.
+    ...singleStep('group-allowlist', `[agent]\nnetwork_mode = "allowlist"\nallowed_hosts = ["${aIp}"]\n[verifier]\nnetwork_mode = "public"\n`,
+      `${SIDE}\n{ probe ${a} env; probe ${b} env; probe http://side:8080/ env; side ${a} env; side ${b} env; } > /app/agent`,
+      `${SIDE}\n${expectLine('/app/agent', 'reach\nrefused:403\nreach\nreach\nrefused:403')}\n${check(b, 'direct', 'reach')}\n${sideCheck(b, 'direct', 'reach')}`),
+    'group-allowlist/environment/docker-compose.yaml': PROBING_SIDECAR_COMPOSE,
   };
 }
+
+/** The same check asked of the group's sidecar. */
+const sideCheck = (url: string, mode: string, want: string) => `got=$(side ${url} ${mode}); [ "$got" = "${want}" ] || fail "side ${url} ${mode}: $got, wanted ${want}"`;
 
 /** What the comparison looks at: the reward per turn and whether the row is clean. */
 const outcome = (row: ResultRow | undefined) => row && { reward: row.reward, failure: row.failure_reason, turns: row.turns.map((t) => [t.step, t.reward]) };
@@ -161,11 +182,20 @@ describe('network per phase on the Kubernetes sandbox, against the same tasks on
     await cluster?.release();
   }, 120_000);
 
-  it.each(['public', 'no-network', 'allowlist', 'switching', 'offline-env', 'overlay-online', 'separate-allowlist'])('%s: every expectation from inside the pod holds, as on Docker', (id) => {
+  it.each(['public', 'no-network', 'allowlist', 'switching', 'offline-env', 'overlay-online', 'separate-allowlist', 'group-allowlist'])('%s: every expectation from inside the pod holds, as on Docker', (id) => {
     const k8s = onKubernetes.get(id);
     expect(k8s?.failure_reason ?? null, JSON.stringify(k8s)).toBeNull();
     expect(k8s?.reward).toBe(1);
     expect(outcome(k8s)).toEqual(outcome(onDocker.get(id)));
+  });
+
+  // Not compared with Docker: a Docker group's own network is internal but its gateway is the host, so its services
+  // still reach the host's own addresses (this test's server) in a no-network phase; Docker's side of this switch is
+  // test/e2e/compose-network-phases.test.ts, whose outside is a container on the engine's bridge.
+  it('group-switching: every service of the group cut off and back per phase, the sidecar reached by name throughout', () => {
+    const k8s = onKubernetes.get('group-switching');
+    expect(k8s?.failure_reason ?? null, JSON.stringify(k8s)).toBeNull();
+    expect(k8s?.turns.map((t) => [t.step, t.reward])).toEqual([['offline-agent', 1], ['offline-verifier', 1]]);
   });
 
   it('a pod has the egress controller (NET_ADMIN alone) when its network is not public throughout, and only then', () => {

@@ -1,6 +1,6 @@
 import Docker from 'dockerode';
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { containerName, DockerSandboxProvider, KubernetesSandboxProvider } from '../../src/sandbox/index.ts';
@@ -81,5 +81,34 @@ describe.each(['htpasswd', 'token'] as const)('a registry with credentials (%s a
     expect(Object.keys(auths)).toEqual([registry.host]);
     expect(auths[registry.host]!.username).toBe(registry.username);
     await provider.teardown(handle);
+  }, 180_000);
+
+  // docs/kubernetes.md (Registries with credentials): [kubernetes] image_pull_secret names a Secret the operator made
+  // (`kubectl create secret docker-registry`), so the worker needs no rights on Secrets: pods pull with it and Berth
+  // makes none of its own.
+  it('a pod pulls with a pull secret made ahead and named in [kubernetes] image_pull_secret; Berth makes none', async () => {
+    expect(pinned).not.toBe('');
+    const own = `${namespace}-own`;
+    await cluster.core.createNamespace({ body: { metadata: { name: own } } });
+    try {
+      await waitUntil(() => cluster.core.readNamespacedServiceAccount({ name: 'default', namespace: own }).then(() => true, () => false), 60_000, 'the default service account');
+      await cluster.core.createNamespacedSecret({ namespace: own, body: {
+        metadata: { name: 'regcred' }, type: 'kubernetes.io/dockerconfigjson',
+        data: { '.dockerconfigjson': Buffer.from(readFileSync(registry.dockerConfig)).toString('base64') },
+      } });
+      const named = new KubernetesSandboxProvider({
+        kubeConfig: cluster.kubeConfig, namespace: own, local: new DockerSandboxProvider(new Docker()), registryHost: registry.host, dockerConfig: registry.dockerConfig, imagePullSecret: 'regcred',
+      });
+      const workflowId = `berth/k8s-regauth-${suffix}/named/1`;
+      const name = containerName(workflowId, randomBytes(4).toString('hex'), 'agent');
+      const { handle } = await named.seed({ name, labels: { batch: `k8s-regauth-${suffix}`, workflowId, role: 'agent' }, image: pinned, env: {}, network: 'bridge', workdir: '/app', user: 'root' });
+      expect((await named.exec(handle, { command: 'cat /etc/debian_version' })).exitCode).toBe(0);
+      const pod = await cluster.core.readNamespacedPod({ name: handle.containerId, namespace: own });
+      expect(pod.spec?.imagePullSecrets).toEqual([{ name: 'regcred' }]);
+      expect((await cluster.core.listNamespacedSecret({ namespace: own })).items.map((x) => x.metadata?.name).filter((n) => n?.startsWith('berth-'))).toEqual([]);
+      await named.teardown(handle);
+    } finally {
+      await cluster.core.deleteNamespace({ name: own }).catch(() => undefined);
+    }
   }, 180_000);
 });

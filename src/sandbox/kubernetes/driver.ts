@@ -68,7 +68,7 @@ function capped(bytes: Buffer, cap: number): { text: string; truncated: boolean 
 export class KubernetesDriver implements SandboxDriver {
   readonly sandbox = 'kubernetes';
   readonly capabilities: DriverCapabilities = {
-    groups: true, internalNetworks: false, networkSwitching: true, userWithGroup: true, gpus: true, noNetwork: true, allowlist: true, finalState: false, stopStart: true, modelGateway: true,
+    groups: true, internalNetworks: true, networkSwitching: true, userWithGroup: true, gpus: true, noNetwork: true, allowlist: true, finalState: false, stopStart: true, modelGateway: true,
   };
   readonly kubeConfig: KubeConfig;
   readonly namespace: string;
@@ -101,7 +101,7 @@ export class KubernetesDriver implements SandboxDriver {
       exec: (t, o) => this.exec(t, o), putArchive: (t, d, a) => this.putArchive(t, d, a), getArchive: (t, p) => this.getArchive(t, p),
       pathKind: (t, p) => this.pathKind(t, p), imageConfiguration: (ref) => this.imageConfiguration(ref),
       publishImage: (ref) => (this.publishImage ? this.publishImage(ref) : Promise.resolve(ref)),
-      keepAliveRuns: (main) => this.keepAliveRuns(main, KEEP_ALIVE_RUNS_IN_MAIN),
+      keepAliveRuns: (main) => this.keepAliveRuns(main, KEEP_ALIVE_RUNS_IN_MAIN), egress: this.egress,
     });
     this.imagePullSecret = options.imagePullSecret;
   }

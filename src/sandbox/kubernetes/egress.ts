@@ -11,6 +11,8 @@ import type { SandboxHandle } from '../types.ts';
 import { execInPod } from './exec.ts';
 import { EGRESS_CONTAINER, egressContainer, needsEgressController, rulesScript, startMode, type PodNetworkMode } from './egress-rules.ts';
 import { NETWORK_LABEL } from './network-policy.ts';
+import { containerStatus, podAndContainer } from './pod-address.ts';
+import { CONTAINER } from './pod-spec.ts';
 import { PodNetworkPolicies } from './pod-policies.ts';
 
 /** The local address this host uses toward `ip` (a UDP socket's connect sends nothing; the kernel picks the route). */
@@ -96,28 +98,30 @@ export class PodEgress {
     return {
       ...pod,
       metadata: { ...pod.metadata, labels: { ...pod.metadata?.labels, ...(this.policies ? { [NETWORK_LABEL]: mode } : {}) } },
-      spec: { ...pod.spec!, initContainers: [...(pod.spec?.initContainers ?? []), controller] },
+      // First: a group's other init containers (its services) start only once the first rules are in.
+      spec: { ...pod.spec!, initContainers: [controller, ...(pod.spec?.initContainers ?? [])] },
     };
   }
 
   /** Sets the pod's rules to `mode` through its controller. */
   async setMode(handle: SandboxHandle, mode: PodNetworkMode): Promise<void> {
     const gateway = mode === 'allowlist' ? await this.workerAddress() : undefined;
-    const target = { namespace: this.o.namespace, pod: handle.containerId, container: EGRESS_CONTAINER };
+    const { pod: podName, container } = podAndContainer(handle.containerId);
+    const target = { namespace: this.o.namespace, pod: podName, container: EGRESS_CONTAINER };
     let r;
     try {
       r = await execInPod(this.o.kubeConfig, target, ['/bin/sh', '-c', rulesScript(mode, gateway)]);
     } catch (err) {
-      const pod = await this.readPod(handle.containerId).catch(() => undefined);
-      if (!pod || pod.metadata?.deletionTimestamp || !pod.status?.containerStatuses?.[0]?.state?.running) throw new SandboxLost(handle.name, err);
+      const pod = await this.readPod(podName).catch(() => undefined);
+      if (!pod || pod.metadata?.deletionTimestamp || !containerStatus(pod, container)?.state?.running) throw new SandboxLost(handle.name, err);
       if (!pod.spec?.initContainers?.some((c) => c.name === EGRESS_CONTAINER)) {
-        throw new Error(`sandbox ${handle.name} (pod ${handle.containerId}) was created without an egress controller, so its network cannot change per phase`);
+        throw new Error(`sandbox ${handle.name} (pod ${podName}) was created without an egress controller, so its network cannot change per phase`);
       }
       throw err;
     }
     if (r.exitCode !== 0) throw new Error(`setting sandbox ${handle.name}'s network to ${mode} failed (exit ${r.exitCode}): ${(r.stderr.toString() || r.stdout.toString()).trim()}`);
     // After the rules: a label that widens lags behind them, one that narrows only adds to them.
-    await this.policies?.label(handle.containerId, mode);
+    await this.policies?.label(podName, mode);
   }
 
   /** The pod's network put as a create on `network` would have (after overlay RUN lines, which run online). */
@@ -130,6 +134,8 @@ export class PodEgress {
    * the two always first in place, as on Docker.
    */
   async applyPhase(handle: SandboxHandle, want: PhaseNetwork, opts: ApplyNetworkOptions = {}): Promise<void> {
+    // A group's services share its pod's network namespace: main's switch is every service's.
+    if (podAndContainer(handle.containerId).container !== CONTAINER) return;
     const egress = opts.egress;
     if (want.mode === 'allowlist' && !egress) throw new Error('an allowlist phase needs the egress network');
     const ip = egress ? await this.podIp(handle) : undefined;
@@ -144,7 +150,7 @@ export class PodEgress {
 
   /** Whether pod `pod` holds `ip` now (the proxy's check before it trusts a policy file). */
   async holds(pod: string, ip: string): Promise<boolean> {
-    const p = await this.readPod(pod);
+    const p = await this.readPod(podAndContainer(pod).pod);
     return p !== undefined && !p.metadata?.deletionTimestamp && (p.status?.podIPs?.some((a) => a.ip === ip) ?? p.status?.podIP === ip);
   }
 
@@ -159,7 +165,7 @@ export class PodEgress {
   }
 
   private async podIp(handle: SandboxHandle): Promise<string> {
-    const pod = await this.readPod(handle.containerId);
+    const pod = await this.readPod(podAndContainer(handle.containerId).pod);
     const ip = pod?.status?.podIP;
     if (!pod || !ip) throw new SandboxLost(handle.name, new Error(`pod ${handle.containerId} has no address`));
     return ip;

@@ -21,6 +21,7 @@ import {
 } from './group-spec.ts';
 import { groupState, type GroupState } from './group-state.ts';
 import { PULLING } from './pull-failure.ts';
+import type { PodEgress } from './egress.ts';
 import { containerStatus, serviceContainerId } from './pod-address.ts';
 import { CONTAINER, podName } from './pod-spec.ts';
 
@@ -39,6 +40,18 @@ export interface GroupPort extends FilesPort {
   publishImage(ref: string): Promise<string>;
   /** main's keep-alive reached `sleep infinity` (its root setup is done). */
   keepAliveRuns(main: ServiceHandle): Promise<boolean>;
+  /** The pod's egress controller (egress.ts): every service shares the pod's network namespace, so one holds them all. */
+  readonly egress: Pick<PodEgress, 'withController' | 'startFailure'>;
+}
+
+/**
+ * Where a group's pod starts and whether its network changes: the way out its baseline joins first (a task whose
+ * network switches by phase), else none for an internal group, else the bridge. Loopback stays open in every mode, so
+ * the services keep reaching each other by name (127.0.0.1), as a Docker group on its internal network does.
+ */
+export function groupNetwork(spec: Pick<GroupSpec, 'internal' | 'attachFirst'>): { network: string; networkPhases: boolean } {
+  if (spec.attachFirst !== undefined) return { network: spec.attachFirst[0] ?? 'none', networkPhases: true };
+  return { network: spec.internal ? 'none' : 'bridge', networkPhases: false };
 }
 
 const LOG_LINES = 40;
@@ -124,7 +137,7 @@ export class KubernetesGroups {
       ...(spec.sidecarEnv ? { sidecarEnv: spec.sidecarEnv } : {}),
       isFile: (source) => { try { return statSync(source).isFile(); } catch { return false; } },
     });
-    await this.create(plan.pod);
+    await this.create(await this.port.egress.withController(plan.pod, groupNetwork(spec)));
     const deadline = Date.now() + Math.max(spec.waitTimeoutSec * 1000, this.port.startTimeoutMs);
     if (plan.binds.length > 0) {
       const loader: ServiceHandle = { name: `${spec.project}/${LOADER}`, containerId: serviceContainerId(name, LOADER), user: '0', workdir: '/' };
@@ -192,6 +205,8 @@ export class KubernetesGroups {
       const { order: made, containers } = orderOf(pod);
       const state = groupState(pod, order ?? made, containers, pull);
       if (state.state === 'failed') throw await this.startFailure(pod, state);
+      const egressFailed = await this.port.egress.startFailure(pod);
+      if (egressFailed) throw egressFailed;
       if (await done(pod)) return;
       if (Date.now() > deadline) {
         throw new SeedFailed('harbor:seed_failed', `the group's pod ${name}: ${what} not ready in time; services not ready: ${state.waiting.join(', ') || '(none)'}`, '', true);
