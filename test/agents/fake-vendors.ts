@@ -109,7 +109,10 @@ function responses(res: ServerResponse, body: Json, n: number, command: string):
   const answered = input.some((i) => i['type'] === 'function_call_output');
   const tools = (body['tools'] as Json[] | undefined) ?? [];
   const tool = tools.find((t) => ['exec_command', 'shell_command', 'shell'].includes(String(t['name'])));
-  const usage = { input_tokens: 120, input_tokens_details: { cached_tokens: 20 }, output_tokens: answered ? 6 : 15, output_tokens_details: { reasoning_tokens: 0 } };
+  const output = answered ? 6 : 15;
+  // As the Responses API reports it, total_tokens included: codex refuses a response.completed without it (it
+  // reconnects, up to five times, and asks again).
+  const usage = { input_tokens: 120, input_tokens_details: { cached_tokens: 20 }, output_tokens: output, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 120 + output };
   const reported = { input: 120, cached: 20, output: usage.output_tokens };
   const id = `resp_${n}`;
   if (body['stream'] !== true) {
