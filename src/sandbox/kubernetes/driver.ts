@@ -22,7 +22,7 @@ import { KubernetesGroups, removeGroupPod } from './group.ts';
 import { ANNOTATION_GROUP } from './group-spec.ts';
 import { containerStatus, podAndContainer } from './pod-address.ts';
 import { STOP_PROCESSES_SCRIPT } from './stop-processes.ts';
-import { PULLING, pullFailureIsFinal } from './pull-failure.ts';
+import { PullFailureClock, pullFailureIsFinal } from './pull-failure.ts';
 
 export interface KubernetesDriverOptions {
   /** Default: the file `kubeconfigFile` ([kubernetes].kubeconfig), else KUBECONFIG, else ~/.kube/config, else in-cluster credentials (client-node's loadFromDefault). */
@@ -132,14 +132,15 @@ export class KubernetesDriver implements SandboxDriver {
   /** A new pod is ready once its keep-alive's root setup is done and `sleep infinity` runs; a setup that fails ends the pod. */
   private async waitReady(handle: ServiceHandle): Promise<void> {
     const deadline = Date.now() + this.startTimeoutMs;
-    let pullFailingSince: number | undefined;
+    const pullClock = new PullFailureClock();
     for (let attempt = 0; ; attempt++) {
       const pod = await this.readPod(handle.containerId);
       if (!pod) throw new SandboxLost(handle.name, new Error(`pod ${handle.containerId} was deleted while starting`));
-      const state = pod.status?.containerStatuses?.[0]?.state;
+      const status = pod.status?.containerStatuses?.[0];
+      const state = status?.state;
       const waiting = state?.waiting?.reason ?? '';
-      if (PULLING.test(waiting)) pullFailingSince ??= Date.now();
-      const pull = { reason: waiting, message: state?.waiting?.message ?? '', hasPullSecret: this.imagePullSecret !== undefined, failingForMs: Date.now() - (pullFailingSince ?? Date.now()) };
+      pullClock.observe(status ? [status] : []);
+      const pull = { reason: waiting, message: state?.waiting?.message ?? '', hasPullSecret: this.imagePullSecret !== undefined, failingForMs: status ? pullClock.failingForMs(status.name) : 0 };
       if (pullFailureIsFinal(pull)) {
         throw new SeedFailed('harbor:seed_failed', `pod ${handle.containerId} cannot pull ${pod.spec?.containers[0]?.image}: ${state?.waiting?.message ?? waiting}`);
       }

@@ -20,7 +20,7 @@ import {
   type GroupOrder, type ServiceEntry,
 } from './group-spec.ts';
 import { groupState, type GroupState } from './group-state.ts';
-import { PULLING } from './pull-failure.ts';
+import { PullFailureClock } from './pull-failure.ts';
 import type { PodEgress } from './egress.ts';
 import { containerStatus, serviceContainerId } from './pod-address.ts';
 import { CONTAINER, podName } from './pod-spec.ts';
@@ -194,14 +194,12 @@ export class KubernetesGroups {
   /** Polls the pod until `done`; a failed service (with its log) or the deadline is the seed's failure. */
   private async waitFor(project: string, deadline: number, done: (pod: V1Pod) => boolean | Promise<boolean>, what: string, order?: GroupOrder): Promise<void> {
     const name = podName(project);
-    const pullFailingSince = new Map<string, number>();
-    const pull = { hasPullSecret: this.port.imagePullSecret !== undefined, failingForMs: (c: string) => Date.now() - (pullFailingSince.get(c) ?? Date.now()) };
+    const pullClock = new PullFailureClock();
+    const pull = { hasPullSecret: this.port.imagePullSecret !== undefined, failingForMs: (c: string) => pullClock.failingForMs(c) };
     for (let attempt = 0; ; attempt++) {
       const pod = await this.port.readPod(name);
       if (!pod || pod.metadata?.deletionTimestamp) throw new SandboxLost(project, new Error(`the group's pod ${name} was deleted while starting`));
-      for (const st of [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])]) {
-        if (PULLING.test(st.state?.waiting?.reason ?? '') && !pullFailingSince.has(st.name)) pullFailingSince.set(st.name, Date.now());
-      }
+      pullClock.observe([...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])]);
       const { order: made, containers } = orderOf(pod);
       const state = groupState(pod, order ?? made, containers, pull);
       if (state.state === 'failed') throw await this.startFailure(pod, state);

@@ -57,18 +57,19 @@ export class KubernetesSandboxProvider extends DriverSandboxProvider<KubernetesD
     const credentialsFor = (host: string) => registryCredentials(configFile, host);
     const host = options.registryHost.split('/')[0]!;
     const own = credentialsFor(host);
+    // A secret named in berth.toml is the operator's: pods pull with it and Berth makes none.
+    const secretCredentials = options.imagePullSecret ? undefined : own;
     // The egress controller's image is pushed like a task image (its builder needs the images made just below).
     const controller: ControllerImage = new ControllerImage({ buildImage: (o) => options.local.buildImage(o), publish: (tag): Promise<string> => images.imageId(tag) });
     const driver: KubernetesDriver = new KubernetesDriver({
       egressImage: (): Promise<string> => controller.get(),
       ...options, registry: options.registry ?? new RegistryReader(undefined, credentialsFor),
-      // A secret named in berth.toml is the operator's: pods pull with it and Berth makes none.
-      ...(own && !options.imagePullSecret ? { imagePullSecret: pullSecretName(host) } : {}),
+      ...(secretCredentials ? { imagePullSecret: pullSecretName(host) } : {}),
     });
     super(driver);
     const images: RegistryImages = new RegistryImages(options.local, options.registryHost, (ref): Promise<ImageConfig | null> => driver.imageConfiguration(ref), own);
     this.images = images;
-    if (own && !options.imagePullSecret) this.ensurePullSecret = async () => { await ensurePullSecret(driver.kubeConfig, driver.namespace, host, own); };
+    if (secretCredentials) this.ensurePullSecret = async () => { await ensurePullSecret(driver.kubeConfig, driver.namespace, host, secretCredentials); };
     // A Compose group's sidecar images, built or pulled by the local engine, are pushed as main's is.
     driver.publishImage = (ref) => this.images.imageId(ref);
     this.egressAddress = options.egressAddress;

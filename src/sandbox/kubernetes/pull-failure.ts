@@ -26,3 +26,19 @@ export function pullFailureIsFinal({ reason, message, hasPullSecret, failingForM
   if (hasPullSecret && reason !== 'InvalidImageName' && AUTH_REFUSED.test(message)) return failingForMs >= AUTH_PULL_GRACE_MS;
   return true;
 }
+
+/** When each container's pull was first seen failing, over the polls of one pod's start. */
+export class PullFailureClock {
+  private readonly since = new Map<string, number>();
+
+  /** Notes the containers whose pull is failing now. */
+  observe(statuses: ReadonlyArray<{ name: string; state?: { waiting?: { reason?: string } } }>): void {
+    for (const st of statuses) if (PULLING.test(st.state?.waiting?.reason ?? '') && !this.since.has(st.name)) this.since.set(st.name, Date.now());
+  }
+
+  /** ms since `container`'s pull was first seen failing (0 when it was not). */
+  failingForMs(container: string): number {
+    const at = this.since.get(container);
+    return at === undefined ? 0 : Date.now() - at;
+  }
+}
