@@ -91,11 +91,16 @@ export async function createWorkers(opts: WorkerOptions, given?: ActivityDeps): 
     maxHeartbeatThrottleInterval: '3 seconds',
     maxConcurrentActivityTaskExecutions: activityRoom,
   });
+  const hostActivities = createHostActivities(deps, { workflowQueue: sharedQueue });
   const host = await Worker.create({
-    connection, namespace, taskQueue: queue, activities: createHostActivities(deps),
+    connection, namespace, taskQueue: queue, activities: hostActivities,
     // Every slot's episode may be in a long activity here at once (its agent turn), and removals and preparing too.
     maxConcurrentActivityTaskExecutions: activityRoom,
   });
+  // On a cluster: the episodes this BERTH_HOME keeps (their files, and an openai turn's conversation) are reached here.
+  const files = deps.identity.filesQueue
+    ? [await Worker.create({ connection, namespace, taskQueue: deps.identity.filesQueue, activities: hostActivities, maxConcurrentActivityTaskExecutions: activityRoom })]
+    : [];
   const client = new Client({ connection, namespace });
   const timer = setInterval(() => {
     reconcileSlots({ slots, remover, isOpen: runIsOpen(client), seedBoundMs: seedBoundMs() })
@@ -104,7 +109,7 @@ export async function createWorkers(opts: WorkerOptions, given?: ActivityDeps): 
   }, RECONCILE_EVERY_MS);
   // Unref'd: it never keeps a stopping process alive, and once the connection is closed its calls fail quietly.
   timer.unref();
-  return { workers: [shared, host], connection, sharedQueue, hostQueue: queue, deps };
+  return { workers: [shared, host, ...files], connection, sharedQueue, hostQueue: queue, deps };
 }
 
 /** Tells the log what this worker serves, and which other workers already poll the same host (they share its slots). */
@@ -113,7 +118,8 @@ async function announce(deps: ActivityDeps, address: string, namespace: string):
   await deps.slots.refresh().catch(() => undefined);
   const slots = deps.slots.capacity;
   const from = deps.slots instanceof ClusterSlots ? `${deps.slots.bound}, counted in the cluster` : slotCapacity().from;
-  console.log(`berth worker: ${deps.driver.sandbox} sandbox on ${host}, sandbox queue ${queue}, ${slots} sandbox slots (${from}), warm pool ${deps.pool ? 'on' : 'off'}`);
+  const files = deps.identity.filesQueue ? `, episode files on ${deps.identity.filesQueue}` : '';
+  console.log(`berth worker: ${deps.driver.sandbox} sandbox on ${host}, sandbox queue ${queue}${files}, ${slots} sandbox slots (${from}), warm pool ${deps.pool ? 'on' : 'off'}`);
   const others = await hostPollers(address, namespace, queue).catch(() => []);
   if (others.length > 0) {
     console.log(`berth worker: ${others.length} other worker(s) already poll this host's queue ${queue} (${others.map((p) => p.identity).join(', ')}); ` +

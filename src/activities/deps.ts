@@ -3,13 +3,14 @@
 import { log } from '@temporalio/activity';
 import { DockerSandboxProvider, KubernetesSandboxProvider } from '../sandbox/index.ts';
 import type { SandboxDriver, SandboxProvider, SlotStore } from '../sandbox/index.ts';
-import { hostQueueName } from '../config/index.ts';
+import { filesQueueName, hostQueueName } from '../config/index.ts';
 import type { ModelGateway } from '../gateway/index.ts';
 import { composeSettings, finalStateRetentionDays, subnetSettings } from '../config/env.ts';
 import { homePath } from '../config/paths.ts';
 import { loadBerthConfig, type SandboxProviderName } from '../config/berth-config.ts';
 import type { HostLease } from './types.ts';
 import { hostIdentity } from './host-identity.ts';
+import { homeId } from './home-id.ts';
 import { stopWorkerGateway, workerGateway } from './model-gateway.ts';
 import type { OnDemand } from './on-demand.ts';
 import { workerEgress, type NetworkDeps } from './phase-network.ts';
@@ -34,7 +35,7 @@ export interface ActivityDeps extends NetworkDeps {
   provider: SandboxProvider;
   /** The driver under the provider (groups: Compose tasks), on the same engine connection. */
   driver: SandboxDriver;
-  /** This host's name and sandbox queue. */
+  /** This host's name and sandbox queue (and, on a cluster, the queue of this BERTH_HOME's episode files). */
   identity: HostLease;
   /** The sandbox queue's slots, shared with every worker process polling it (under BERTH_HOME/slots, or in the cluster). */
   slots: SandboxSlots;
@@ -95,7 +96,10 @@ const canRename = (p: SandboxProvider): p is SandboxProvider & Required<Pick<San
 export async function createActivityDeps(opts: { provider?: SandboxProvider; sandbox?: SandboxProviderName; hostQueueSuffix?: string; warmPool?: boolean } = {}): Promise<ActivityDeps> {
   const provider = opts.provider ?? hostProvider(opts.sandbox);
   const { driver } = provider;
-  const identity = await hostIdentity({ provider, suffix: opts.hostQueueSuffix });
+  const store = await clusterSlotStore(provider);
+  const sandboxHost = await hostIdentity({ provider, suffix: opts.hostQueueSuffix });
+  // A cluster's queue is shared by workers on any number of machines: each BERTH_HOME serves its episode files on a queue of its own.
+  const identity = store ? { ...sandboxHost, filesQueue: filesQueueName(sandboxHost.queue, homeId()) } : sandboxHost;
   const remover = new Remover({
     remove: (name) => (name.startsWith(GROUP_PREFIX) ? driver.remove({ name: name.slice(GROUP_PREFIX.length), kind: 'group' }) : provider.teardown(name)),
     journal: new RemovalJournal(homePath('removals', identity.queue)),
@@ -103,7 +107,6 @@ export async function createActivityDeps(opts: { provider?: SandboxProvider; san
   let reconciledAt = 0;
   const warned = new Set<string>();
   const network = sandboxDeps(provider);
-  const store = await clusterSlotStore(provider);
   const slots = store ? new ClusterSlots(store) : new HostSlots(slotsFile(identity.queue), slotCapacity().slots);
   const loadEpisodeTask = episodeTaskLoader();
   // A pool claims by renaming; a provider that cannot rename keeps none.

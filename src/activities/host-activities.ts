@@ -1,18 +1,33 @@
 // Everything that runs on this host's sandbox queue (DESIGN.md section 3, Affinity), by the names workflows call.
 import { installAgentLayer } from './agent-layer.ts';
 import { withDeps, type ActivityDeps } from './deps.ts';
+import { EpisodeFilesHome } from './files-home.ts';
 import { seed, teardown } from './host.ts';
-import { hostArchiveChunk } from './host-files.ts';
+import { hostArchiveChunk, hostFilesPut } from './host-files.ts';
 import { openaiFinish, openaiModelCall, openaiStart, openaiToolCall } from './openai.ts';
 import { prepareTask } from './prepare.ts';
 import { regradeRefusal, regradeTurn } from './regrade.ts';
 import { stepSetup } from './step-setup.ts';
 import { agentTurn, verifyTurn } from './turn.ts';
+import type { SandboxRef } from './types.ts';
 
-export function createHostActivities(deps: ActivityDeps) {
+/**
+ * `workflowQueue`: the shared queue this worker runs workflows on. Where the sandbox queue is shared by several
+ * machines (deps.identity.filesQueue is set), a turn's activities on a worker that does not keep the episode's files
+ * work on a copy brought from the one that does (src/activities/files-home.ts).
+ */
+export function createHostActivities(deps: ActivityDeps, opts: { workflowQueue?: string } = {}) {
+  const bound = withDeps(deps, { seed, teardown, agentTurn, verifyTurn, stepSetup, prepareTask, openaiStart, openaiModelCall, openaiToolCall, openaiFinish, regradeTurn, regradeRefusal, installAgentLayer });
+  const home = opts.workflowQueue && deps.identity.filesQueue ? new EpisodeFilesHome(deps.identity, opts.workflowQueue) : undefined;
+  const onFiles = <Req extends { sandbox: SandboxRef }, R>(fn: (req: Req) => Promise<R>) =>
+    home ? (req: Req) => home.around(req.sandbox, (sandbox) => fn({ ...req, sandbox })) : fn;
   return {
-    ...withDeps(deps, { seed, teardown, agentTurn, verifyTurn, stepSetup, prepareTask, openaiStart, openaiModelCall, openaiToolCall, openaiFinish, regradeTurn, regradeRefusal, installAgentLayer }),
+    ...bound,
+    agentTurn: onFiles(bound.agentTurn),
+    verifyTurn: onFiles(bound.verifyTurn),
+    stepSetup: onFiles(bound.stepSetup),
     hostArchiveChunk,
+    hostFilesPut,
   };
 }
 

@@ -32,38 +32,42 @@ function retryWhileAttemptsLeft(err: unknown): unknown {
 
 /** Create-or-adopt the agent's sandbox: image ready, container started, overlay, entrypoint, healthchecks. */
 export async function seed(deps: ActivityDeps, req: { input: EpisodeInput; plan: EpisodePlan; workflowId: string; runId: string }): Promise<SandboxRef> {
-  return typed(() => beating(async () => {
-    const { host, queue } = deps.identity;
-    await deps.slots.seeded(req.workflowId, req.runId);
-    const task = await deps.loadEpisodeTask(req.input);
-    const logsDir = episodeLogsDir(req.workflowId, req.runId);
-    mkdirSync(logsDir, { recursive: true });
-    const labels = { batch: req.input.batchId, workflowId: req.workflowId, role: 'agent' } as const;
-    const hidden = hiddenValuesOf(task);
-    if (task.compose) {
-      return seedComposeSandbox(deps, task, req, { host, queue, logsDir, labels, hostEnv: process.env }).catch((err: unknown) => { throw retryWhileAttemptsLeft(redacted(err, hidden)); });
-    }
-    const name = containerName(req.workflowId, req.runId, 'agent');
-    const seeded = await (async () => {
-      const spec = await agentSeedSpec(deps, task, {
-        name, labels, imageAliases: req.input.imageAliases, ...(req.input.baseImageId ? { baseImageId: req.input.baseImageId } : {}), hostEnv: process.env,
-        agent: req.input.agent,
-      });
-      // A batch without the pool claims nothing (no key), but still removes a pooled sandbox its reservation took over.
-      const key = req.input.episodeSettings.warmPool === false ? undefined : seedKey(task, spec, req.input.agent);
-      const claimed = await deps.pool?.claim({ key, workflowId: req.workflowId, name });
-      const handle = claimed ?? await seedAgentFromSpec(deps, task, spec, req.input.agent, { logsDir, hidden: () => hidden });
-      if (!claimed) deps.pool?.seeded(key);
-      return { handle, spec, claimed: claimed !== undefined };
-    })().catch((err: unknown) => { throw retryWhileAttemptsLeft(redacted(err, hidden)); });
-    deps.pool?.serve(req.input, Context.current().client);
-    const { handle, spec } = seeded;
-    return {
-      queue, name: handle.name, id: handle.containerId, host, user: handle.user, workdir: handle.workdir, logsDir,
-      ...(spec.entrypoint ? { entrypoint: true } : {}),
-      ...(seeded.claimed ? { claimed: true } : {}),
-    };
-  }));
+  const { filesQueue } = deps.identity;
+  // The seeding worker keeps the episode's files where several machines share the sandbox queue (files-home.ts).
+  return typed(() => beating(async () => ({ ...await seedHere(deps, req), ...(filesQueue ? { filesQueue } : {}) })));
+}
+
+async function seedHere(deps: ActivityDeps, req: { input: EpisodeInput; plan: EpisodePlan; workflowId: string; runId: string }): Promise<SandboxRef> {
+  const { host, queue } = deps.identity;
+  await deps.slots.seeded(req.workflowId, req.runId);
+  const task = await deps.loadEpisodeTask(req.input);
+  const logsDir = episodeLogsDir(req.workflowId, req.runId);
+  mkdirSync(logsDir, { recursive: true });
+  const labels = { batch: req.input.batchId, workflowId: req.workflowId, role: 'agent' } as const;
+  const hidden = hiddenValuesOf(task);
+  if (task.compose) {
+    return seedComposeSandbox(deps, task, req, { host, queue, logsDir, labels, hostEnv: process.env }).catch((err: unknown) => { throw retryWhileAttemptsLeft(redacted(err, hidden)); });
+  }
+  const name = containerName(req.workflowId, req.runId, 'agent');
+  const seeded = await (async () => {
+    const spec = await agentSeedSpec(deps, task, {
+      name, labels, imageAliases: req.input.imageAliases, ...(req.input.baseImageId ? { baseImageId: req.input.baseImageId } : {}), hostEnv: process.env,
+      agent: req.input.agent,
+    });
+    // A batch without the pool claims nothing (no key), but still removes a pooled sandbox its reservation took over.
+    const key = req.input.episodeSettings.warmPool === false ? undefined : seedKey(task, spec, req.input.agent);
+    const claimed = await deps.pool?.claim({ key, workflowId: req.workflowId, name });
+    const handle = claimed ?? await seedAgentFromSpec(deps, task, spec, req.input.agent, { logsDir, hidden: () => hidden });
+    if (!claimed) deps.pool?.seeded(key);
+    return { handle, spec, claimed: claimed !== undefined };
+  })().catch((err: unknown) => { throw retryWhileAttemptsLeft(redacted(err, hidden)); });
+  deps.pool?.serve(req.input, Context.current().client);
+  const { handle, spec } = seeded;
+  return {
+    queue, name: handle.name, id: handle.containerId, host, user: handle.user, workdir: handle.workdir, logsDir,
+    ...(spec.entrypoint ? { entrypoint: true } : {}),
+    ...(seeded.claimed ? { claimed: true } : {}),
+  };
 }
 
 /**

@@ -88,6 +88,11 @@ export interface EpisodePlan {
 export interface HostLease {
   host: string;
   queue: string;
+  /**
+   * Where this worker's episode files are served, when its sandbox queue is shared by workers on several machines
+   * (a cluster): a queue of this BERTH_HOME's own (docs/kubernetes.md, Episode files without shared storage).
+   */
+  filesQueue?: string;
 }
 
 export interface SandboxRef {
@@ -102,6 +107,11 @@ export interface SandboxRef {
   workdir: string;
   /** Per-episode logs folder on the host that owns the sandbox. */
   logsDir: string;
+  /**
+   * The queue of the worker that seeded the sandbox, when the sandbox queue is shared by several machines: the
+   * episode's files are gathered there, and its openai conversation lives there.
+   */
+  filesQueue?: string;
   /** Berth runs the image's entrypoint beside the keep-alive; its death during the rollout masks the episode. */
   entrypoint?: boolean;
   /** A Compose task's group: main is the sandbox above; every service (main too) by name. */
@@ -236,6 +246,8 @@ export interface RegradeInput {
  * A bounded piece of a folder on the host that holds it, as a tar archive (Temporal payloads are limited to a few
  * MB): the one way files move from a host to whoever asks (docs/deployment.md, Moving files).
  */
+export type { HostArchiveChunk } from '../config/transfer.ts';
+
 export interface HostArchiveRequest {
   /** A folder under this host's BERTH_HOME/episodes (an episode's logs). */
   dir: string;
@@ -246,17 +258,18 @@ export interface HostArchiveRequest {
   sha256?: string;
 }
 
-export interface HostArchiveChunk {
-  /** The archive's bytes from `offset`, base64. */
-  data: string;
+/** One chunk of an episode folder's archive sent to the worker that keeps the episode's files. */
+export interface HostFilesPut {
+  /** The episode's logs folder (under BERTH_HOME/episodes, the same path on every worker). */
+  dir: string;
   offset: number;
-  /** The whole archive's size: the caller asks again from offset + bytes until it has them all. */
+  /** The whole archive's size and SHA-256: the last chunk unpacks it once all of it has arrived intact. */
   total: number;
-  /** SHA-256 of the whole archive (hex): the caller passes it back for the next chunk, and checks what it got. */
   sha256: string;
-  /** Set when the folder is not on this host (removed, or never made): no data. */
-  missing?: string;
+  /** This chunk's bytes, base64. */
+  data: string;
 }
+
 
 /**
  * What a batch answers its `upcoming` query with (src/config/batch-ids.ts): whether it is paused, and the episodes it

@@ -4,6 +4,7 @@ import { batchWorkflowId, listEpisodes } from '../client/episodes.ts';
 import { connect } from '../client/connect.ts';
 import { slotWaits } from '../client/slot-waits.ts';
 import { batchUiLink } from '../config/temporal.ts';
+import { ensureServer } from '../server/devserver.ts';
 import { ensureCluster } from './ensure.ts';
 import { collect, positiveInt } from './options.ts';
 import type { EpisodeSelection } from '../client/cancel-episodes.ts';
@@ -11,9 +12,25 @@ import { UserError, bold, dim, printJson, table, yellow } from './output.ts';
 import { progressLine } from './progress.ts';
 import { printSummary } from './run.ts';
 
+/**
+ * The shared queue a batch runs on (its workflow's): a batch of the Kubernetes sandbox needs a worker of that
+ * sandbox, not the Docker one. Unknown (no such batch yet): this process's default.
+ */
+async function batchQueue(batchId: string): Promise<string | undefined> {
+  await ensureServer();
+  const { client, connection } = await connect();
+  try {
+    return (await client.workflow.getHandle(batchWorkflowId(batchId)).describe()).taskQueue;
+  } catch {
+    return undefined;
+  } finally {
+    await connection.close();
+  }
+}
+
 /** A handle on a batch this Temporal server has (refused, with how to list them, when it has none). */
 export async function withHandle<T>(batchId: string, resultsDir: string | undefined, fn: (h: BatchHandle) => Promise<T>): Promise<T> {
-  await ensureCluster();
+  await ensureCluster(await batchQueue(batchId));
   const handle = await BatchHandle.attach(batchId, { resultsDir });
   try {
     const described = await handle.client.workflow.getHandle(batchWorkflowId(batchId)).describe().catch(() => undefined);

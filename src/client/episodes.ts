@@ -1,5 +1,5 @@
 import { WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { EpisodeInput, RegradeInput, ResultRow } from '../workflows/types.ts';
+import type { EpisodeInput, RegradeInput, ResultRow, SandboxRef } from '../workflows/types.ts';
 import { newestOf } from './newest.ts';
 import { batchWorkflowId } from '../config/batch-ids.ts';
 
@@ -111,8 +111,20 @@ export async function episodeInput(client: Client, workflowId: string): Promise<
   return 'episode' in input ? input.episode : input;
 }
 
-/** The first queue other than its own that a workflow's activities went to: the host that ran it (or its regrade). */
+/**
+ * Where a workflow's files are: the files queue its seed named (a cluster's workers share one sandbox queue, so the
+ * worker that seeded keeps them: src/activities/files-home.ts), else the first queue other than its own that its
+ * activities went to: the host that ran it (or its regrade).
+ */
 export async function hostQueueOf(client: Client, workflowId: string, ownQueue: string): Promise<string | null> {
-  const history = await client.workflow.getHandle(workflowId).fetchHistory();
-  return history.events?.map((ev) => ev.activityTaskScheduledEventAttributes?.taskQueue?.name).find((q) => q && q !== ownQueue) ?? null;
+  const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+  const seeds = new Set(events.filter((ev) => ev.activityTaskScheduledEventAttributes?.activityType?.name === 'seed').map((ev) => String(ev.eventId)));
+  for (const ev of events) {
+    const done = ev.activityTaskCompletedEventAttributes;
+    const payload = done?.result?.payloads?.[0];
+    if (!done || !payload || !seeds.has(String(done.scheduledEventId))) continue;
+    const ref = client.options.loadedDataConverter.payloadConverter.fromPayload<Partial<SandboxRef> | null>(payload);
+    if (typeof ref?.filesQueue === 'string') return ref.filesQueue;
+  }
+  return events.map((ev) => ev.activityTaskScheduledEventAttributes?.taskQueue?.name).find((q) => q && q !== ownQueue) ?? null;
 }

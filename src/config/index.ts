@@ -4,5 +4,5 @@ export { configFilePath, loadBerthConfig, loaderOptions, type BerthConfig, type 
 export { berthHome, berthHomeDir, homePath } from './paths.ts';
 export * from './temporal.ts';
 export * from './search-attributes.ts';
-export { SHARED_QUEUE, hostQueueName, sandboxSharedQueue, sharedQueue } from './queues.ts';
+export { SHARED_QUEUE, filesQueueName, hostQueueName, sandboxSharedQueue, sharedQueue } from './queues.ts';
 export * from './env.ts';

@@ -15,3 +15,9 @@ export const hostQueueName = (engineId: string): string =>
  * batch started for a sandbox (`berth run --sandbox`) is planned and run only by workers of that sandbox.
  */
 export const sandboxSharedQueue = (shared: string, sandbox: string): string => (sandbox === 'docker' ? shared : `${shared}-${sandbox}`);
+
+/**
+ * The queue of one BERTH_HOME's episode files on a sandbox queue that workers on several machines share (a cluster):
+ * every worker with that BERTH_HOME polls it, so whoever asks for a folder reaches the disk that holds it.
+ */
+export const filesQueueName = (sandboxQueue: string, homeId: string): string => `${sandboxQueue}-files-${homeId}`;

@@ -5,4 +5,4 @@ export { openaiTurnWorkflow } from './openai-turn.ts';
 export { episodeDoneSignal, progressQuery } from './signals.ts';
 export { regradeCheckWorkflow, regradeWorkflow } from './regrade.ts';
 export { modelProbeWorkflow } from './probe.ts';
-export { hostArchiveWorkflow } from './host-files.ts';
+export { hostArchiveWorkflow, hostFilesPutWorkflow } from './host-files.ts';

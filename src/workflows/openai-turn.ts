@@ -10,7 +10,8 @@ const CALLS_PER_RUN = 25;
 const MODEL_CALLS_ON_HOST = 'model-calls-on-the-sandbox-host';
 
 function acts(ref: TurnRef) {
-  const hostOpts = { taskQueue: ref.sandbox.queue, scheduleToStartTimeout: `${ref.plan.scheduleToStartSec} seconds` } as const;
+  // On a cluster the conversation stays with the worker that keeps the episode's files (src/activities/files-home.ts).
+  const hostOpts = { taskQueue: ref.sandbox.filesQueue ?? ref.sandbox.queue, scheduleToStartTimeout: `${ref.plan.scheduleToStartSec} seconds` } as const;
   const retry = { maximumAttempts: 3, nonRetryableErrorTypes: [...FINAL_ERROR_TYPES, 'berth:conversation_lost'] };
   return {
     // Model calls run on the sandbox's host, where the conversation file is, so hosts share no storage. Turns that

@@ -4,13 +4,12 @@
 // files). And a batch whose worker is killed with -9 midway still leaves a job directory Harbor's models read.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBatch } from '../../src/client/batch.ts';
-import { repoRoot, type CliResult } from '../helpers/cli.ts';
+import { berth, repoRoot } from '../helpers/cli.ts';
 import { startEngines, type Engines } from '../helpers/engines.ts';
 import { readWithHarbor } from '../helpers/harbor.ts';
 import { noContainersLeft } from '../helpers/docker.ts';
@@ -20,20 +19,6 @@ import { sleepyTasks, writeDataset } from '../helpers/tasks.ts';
 import { ownWorkerQueues, startWorkerProcess, waitUntil, type WorkerProcess } from '../helpers/worker-process.ts';
 
 const ADDRESS = '127.0.0.1:7233';
-
-/** `berth ARGS` in a mount namespace where each of `hidden` is an empty tmpfs: that machine has none of those files. */
-function berthWithout(hidden: string[], args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
-  const mounts = hidden.map((d) => `mount -t tmpfs none '${d}'`).join(' && ');
-  const cmd = `${mounts} && exec '${process.execPath}' '${join(repoRoot, 'bin', 'berth.mjs')}' ${args.map((a) => `'${a}'`).join(' ')}`;
-  return new Promise((resolve) => {
-    const child = spawn('unshare', ['-m', 'sh', '-c', cmd], { cwd: repoRoot, env: { ...process.env, ...env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
 
 describe('two hosts, no shared filesystem: one job directory where the batch is collected', () => {
   const suffix = `h24-hosts-${randomBytes(3).toString('hex')}`;
@@ -67,7 +52,7 @@ describe('two hosts, no shared filesystem: one job directory where the batch is 
     const handle = await startBatch({ dataset: writeDataset(sleepyTasks(4, 3)), concurrency: 4, resultsDir, taskQueue: env.BERTH_TASK_QUEUE, client });
     await client.workflow.getHandle(`berth/${handle.batchId}`).result();
 
-    const r = await berthWithout(homes, ['results', handle.batchId, '--results', resultsDir, '--json'], env);
+    const r = await berth(['results', handle.batchId, '--results', resultsDir, '--json'], env, 180_000, repoRoot, homes);
     expect(r.code, r.stderr).toBe(0);
     const rows = (JSON.parse(r.stdout) as { rows: Array<{ host: string; reward: number; logs_dir: string }> }).rows;
     expect(rows.map((x) => x.reward)).toEqual([1, 1, 1, 1]);

@@ -3,13 +3,22 @@ import { Client, Connection } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { temporalAddress } from '../../src/config/temporal.ts';
-import { repoRoot } from './cli.ts';
+import { hidingArgv, repoRoot } from './cli.ts';
 
 export interface WorkerProcess { child: ChildProcess; output: () => string; kill9(): void; stop(): Promise<void> }
 
+export interface WorkerProcessOptions {
+  /**
+   * Folders this worker cannot see (an empty tmpfs over each, in a mount namespace of its own): another machine's
+   * disk, so two workers on this machine share no storage.
+   */
+  hidden?: string[];
+}
+
 /** A real `berth worker` process on a test's own queues, so a test can kill -9 it. */
-export function startWorkerProcess(env: Record<string, string>): WorkerProcess {
-  const child = spawn(process.execPath, [join(repoRoot, 'bin', 'berth.mjs'), 'worker'], {
+export function startWorkerProcess(env: Record<string, string>, opts: WorkerProcessOptions = {}): WorkerProcess {
+  const [cmd, ...args] = hidingArgv(opts.hidden ?? [], [process.execPath, join(repoRoot, 'bin', 'berth.mjs'), 'worker']);
+  const child = spawn(cmd!, args, {
     cwd: repoRoot, env: { ...process.env, BERTH_DETACHED_WORKER: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
   });
   let out = '';
@@ -49,8 +58,8 @@ export function ownWorkerQueues(name: string) {
   return {
     env,
     workers,
-    startWorker(extra: Record<string, string> = {}): WorkerProcess {
-      const w = startWorkerProcess({ ...env, ...extra });
+    startWorker(extra: Record<string, string> = {}, opts: WorkerProcessOptions = {}): WorkerProcess {
+      const w = startWorkerProcess({ ...env, ...extra }, opts);
       workers.push(w);
       return w;
     },
