@@ -8,6 +8,7 @@ import { KubernetesDriver } from '../../src/sandbox/kubernetes/driver.ts';
 import type { SandboxHandle } from '../../src/sandbox/types.ts';
 import { FIRST_BUILD_TIMEOUT_MS, pushByDigest, useLocalCluster, type LocalCluster } from '../helpers/kubernetes.ts';
 import { tarOf } from '../helpers/tar.ts';
+import { BUSYBOX_IMAGE, ensureShelllessImages } from '../compose/shellless-images.ts';
 
 // Where Docker defines the behaviour, the Kubernetes driver is asked the same question as the Docker driver and the
 // answers are compared (issue 23: "ENTRYPOINT and healthcheck semantics exactly as on Docker"): an image's
@@ -90,5 +91,31 @@ describe('the Kubernetes driver answers as the Docker driver does', () => {
     expect(docker[2]).toMatch(/^65534 65534 65534 \/nonexistent\n$/);
     const kube = await Promise.all(users.map((u) => ask(k8s, onK8s, u)));
     expect(Object.fromEntries(users.map((u, i) => [u, kube[i]]))).toEqual(Object.fromEntries(users.map((u, i) => [u, docker[i]])));
+  });
+
+  it('in a busybox image (no coreutils env, no bash) an exec\'s working directory, environment and exit code are as on Docker', async () => {
+    await ensureShelllessImages();
+    const pushed = `${cluster.registry}/berth-test/k8s-parity-busybox-${suffix}`;
+    await docker.getImage(BUSYBOX_IMAGE).tag({ repo: pushed, tag: '1' });
+    const busybox = await pushByDigest(docker, `${pushed}:1`);
+    const plain = (name: string, image: string): SingleSandboxSpec => ({ ...spec(name, image), keepAlive: ['sh', '-c', 'exec sleep infinity'] });
+    const onDocker = (await dockerDriver.createOrAdoptSandbox(plain(`berth-k8s-parity-bd-${suffix}`, BUSYBOX_IMAGE))).handle;
+    made.push([dockerDriver, onDocker.name]);
+    const onK8s = (await k8s.createOrAdoptSandbox(plain(`berth-k8s-parity-bk-${suffix}`, busybox))).handle;
+    made.push([k8s, onK8s.name]);
+    const asks = [
+      { argv: ['sh', '-c', 'pwd; echo "$A|$B"'], workdir: '/data', env: { A: 'x y', B: '' } },
+      { argv: ['pwd'], workdir: '/tmp' },
+      { argv: ['sh', '-c', 'echo out; echo err >&2; exit 3'] },
+      { argv: ['sleep', '5'], timeoutSec: 1 },
+    ];
+    const answers = (driver: SandboxDriver, handle: SandboxHandle) =>
+      // uid 0: the image has no /etc/passwd, and Docker finds no user named root in it.
+      Promise.all(asks.map(async (a) => { const r = await driver.exec(handle, { user: '0', ...a }); return { exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr }; }));
+    const fromDocker = await answers(dockerDriver, onDocker);
+    expect(fromDocker[0]).toEqual({ exitCode: 0, stdout: '/data\nx y|\n', stderr: '' });
+    expect(fromDocker[2]).toEqual({ exitCode: 3, stdout: 'out\n', stderr: 'err\n' });
+    expect(await answers(k8s, onK8s)).toEqual(fromDocker);
+    await docker.getImage(`${pushed}:1`).remove().catch(() => undefined);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { execArgv, NUMERIC_USER_SCRIPT, numericUser, podName } from '../../src/sandbox/kubernetes/pod-spec.ts';
+import { CHDIR_SCRIPT, execArgv, NUMERIC_USER_SCRIPT, numericUser, podName } from '../../src/sandbox/kubernetes/pod-spec.ts';
 
 const handle = { name: 'x', containerId: 'x', user: 'agent', workdir: '/app' };
 
@@ -22,15 +22,16 @@ describe('pod names from sandbox names', () => {
 });
 
 describe('the argv an exec runs in a pod', () => {
+  const cd = (dir: string) => ['sh', '-c', CHDIR_SCRIPT, dir];
   it.each([
-    ['the handle\'s user and workdir', {}, ['runuser', '-u', 'agent', '--', 'env', '-C', '/app', 'true']],
-    ['root, no runuser', { user: 'root' }, ['env', '-C', '/app', 'true']],
-    ['uid 0', { user: '0' }, ['env', '-C', '/app', 'true']],
-    ['user:group', { user: 'agent:staff' }, ['runuser', '-u', 'agent', '-g', 'staff', '--', 'env', '-C', '/app', 'true']],
-    ['a bare uid, through setpriv', { user: '1234' }, ['sh', '-c', NUMERIC_USER_SCRIPT, 'berth-user', '1234', '', 'env', '-C', '/app', 'true']],
-    ['uid:gid', { user: '1234:55' }, ['sh', '-c', NUMERIC_USER_SCRIPT, 'berth-user', '1234', '55', 'env', '-C', '/app', 'true']],
-    ['uid 0 with another group', { user: '0:55' }, ['sh', '-c', NUMERIC_USER_SCRIPT, 'berth-user', '0', '55', 'env', '-C', '/app', 'true']],
-    ['env and budget', { user: 'root', workdir: '/', env: { A: '1' }, timeoutSec: 3 }, ['env', '-C', '/', 'A=1', 'timeout', '-k', '5', '3', 'true']],
+    ['the handle\'s user and workdir', {}, ['runuser', '-u', 'agent', '--', ...cd('/app'), 'true']],
+    ['root, no runuser', { user: 'root' }, [...cd('/app'), 'true']],
+    ['uid 0', { user: '0' }, [...cd('/app'), 'true']],
+    ['user:group', { user: 'agent:staff' }, ['runuser', '-u', 'agent', '-g', 'staff', '--', ...cd('/app'), 'true']],
+    ['a bare uid, through setpriv', { user: '1234' }, ['sh', '-c', NUMERIC_USER_SCRIPT, 'berth-user', '1234', '', ...cd('/app'), 'true']],
+    ['uid:gid', { user: '1234:55' }, ['sh', '-c', NUMERIC_USER_SCRIPT, 'berth-user', '1234', '55', ...cd('/app'), 'true']],
+    ['uid 0 with another group', { user: '0:55' }, ['sh', '-c', NUMERIC_USER_SCRIPT, 'berth-user', '0', '55', ...cd('/app'), 'true']],
+    ['env and budget', { user: 'root', workdir: '/', env: { A: '1' }, timeoutSec: 3 }, [...cd('/'), 'env', 'A=1', 'timeout', '-k', '5', '3', 'true']],
   ])('%s', (_what, options, want) => {
     expect(execArgv(handle, { argv: ['true'], ...options })).toEqual(want);
   });

@@ -115,15 +115,19 @@ export function numericUser(user: string): { uid: string; gid: string } | null {
 
 const isRoot = (user: string) => user === 'root' || user === '0' || user === '0:0' || user === '';
 
+/** The working directory through the shell: busybox's `env` (alpine, busybox images) has no `-C`. 125 as `env -C`'s. */
+export const CHDIR_SCRIPT = 'cd -- "$0" || exit 125; exec "$@"';
+
 /**
- * The argv an exec runs in the container: the budget (`timeout`, as on Docker), then the environment and working
- * directory through coreutils `env`, then the user: util-linux `runuser` for a name, `setpriv` for a uid.
+ * The argv an exec runs in the container: the budget (`timeout`, as on Docker), then the working directory (`cd` in
+ * `sh`) and the environment (`env`), then the user: util-linux `runuser` for a name, `setpriv` for a uid.
  */
 export function execArgv(handle: SandboxHandle, options: RawExecOptions): string[] {
   const user = options.user ?? handle.user;
   const workdir = options.workdir ?? handle.workdir;
   const inner = withTimeout(options.argv, options.timeoutSec);
-  const withEnv = ['env', '-C', workdir, ...(envList(options.env) ?? []), ...inner];
+  const env = envList(options.env) ?? [];
+  const withEnv = ['sh', '-c', CHDIR_SCRIPT, workdir, ...(env.length > 0 ? ['env', ...env] : []), ...inner];
   if (isRoot(user)) return withEnv;
   const numeric = numericUser(user);
   if (numeric) return ['sh', '-c', NUMERIC_USER_SCRIPT, 'berth-user', numeric.uid, numeric.gid, ...withEnv];
