@@ -314,4 +314,6 @@ export interface LocalImageEngine extends Pick<SandboxProvider,
   'ensureImage' | 'imageConfig' | 'buildImage' | 'imageId' | 'imageLabels' | 'tagImage' | 'runOnce' | 'imagesLabelled'> {
   /** Tags `ref` as `repository:tag`, pushes it (with the registry's credentials when given), and answers `repository@sha256:…`. */
   pushImage(ref: string, repository: string, tag: string, credentials?: RegistryCredentials | null): Promise<string>;
+  /** The files at `path` in an image as a tar archive (the path's own name first), or null when it has none there. */
+  imagePathArchive(image: string, path: string): Promise<Buffer | null>;
 }

@@ -318,6 +318,38 @@ echo 1 > /logs/verifier/reward.txt
 `,
 };
 
+/**
+ * A named volume whose first files are the sidecar image's at its mount point (owner and mode too), and an anonymous
+ * one of main's image: Docker copies them into the new volume, and so must the pod's loader.
+ */
+const VOLUME_TASK: Record<string, string> = {
+  'volume-files/task.toml': '[environment]\ndocker_image = "berth-base:bookworm"\nworkdir = "/app"\n[agent]\ntimeout_sec = 60\n[verifier]\ntimeout_sec = 60\n',
+  'volume-files/instruction.md': 'Look at /shared.\n',
+  'volume-files/environment/docker-compose.yaml': `services:
+  main:
+    depends_on:
+      store:
+        condition: service_started
+    volumes:
+      - seeded:/shared
+      - /etc/apt
+  store:
+    build:
+      context: ./store
+    command: ["sleep", "infinity"]
+    volumes:
+      - seeded:/seed
+volumes:
+  seeded: {}
+`,
+  'volume-files/environment/store/Dockerfile': 'FROM berth-base:bookworm\nRUN mkdir -p /seed/sub && echo from-the-image > /seed/sub/hello.txt && chown -R 1234:55 /seed && chmod 750 /seed && chmod 640 /seed/sub/hello.txt\n',
+  'volume-files/solution/solve.sh': '#!/bin/bash\n{ cat /shared/sub/hello.txt; stat -c "%u:%g %a" /shared /shared/sub/hello.txt; test -e /etc/apt/sources.list.d && echo apt-kept; } > /app/out.txt\n',
+  'volume-files/tests/test.sh': `#!/bin/bash
+want="$(printf 'from-the-image\\n1234:55 750\\n1234:55 640\\napt-kept')"
+if [ "$(cat /app/out.txt)" = "$want" ]; then echo 1 > /logs/verifier/reward.txt; else echo "got: $(cat /app/out.txt)"; echo 0 > /logs/verifier/reward.txt; fi
+`,
+};
+
 /** Every file under `dir` by its path relative to it. */
 function filesUnder(dir: string, prefix = ''): string[] {
   return readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? filesUnder(join(dir, f), `${prefix}${f}/`) : [`${prefix}${f}`]));
@@ -339,7 +371,7 @@ describe.each(['docker', 'kubernetes'] as const)('a Compose task with a sidecar,
   }, 120_000);
 
   it('scores 1 on both tasks, the sidecar\'s artifacts and its hook\'s output come out, and nothing of the group is left', async () => {
-    const dataset = writeDataset(TASK);
+    const dataset = writeDataset({ ...TASK, ...VOLUME_TASK });
     const resultsDir = mkdtempSync(join(tmpdir(), `berth-kgroups-${sandbox}-`));
     const handle = await startBatch({ dataset, agent: 'oracle', resultsDir, taskQueue: workers.taskQueue, client: workers.client });
     const hello = await startBatch({ dataset: join(examples, 'compose-hello'), agent: 'oracle', resultsDir: mkdtempSync(join(tmpdir(), `berth-kgroups-hello-${sandbox}-`)), taskQueue: workers.taskQueue, client: workers.client });
@@ -347,6 +379,7 @@ describe.each(['docker', 'kubernetes'] as const)('a Compose task with a sidecar,
     const rows = [...summary.rows, ...helloSummary.rows].map((r) => ({ task_id: r.task_id, reward: r.reward, failure_kind: r.failure_kind, mask_sample: r.mask_sample }));
     expect(rows).toEqual([
       { task_id: 'orders', reward: 1, failure_kind: null, mask_sample: false },
+      { task_id: 'volume-files', reward: 1, failure_kind: null, mask_sample: false },
       { task_id: 'compose-hello', reward: 1, failure_kind: null, mask_sample: false },
     ]);
     const trial = readdirSync(resultsDir).find((f) => f.startsWith('orders__'))!;

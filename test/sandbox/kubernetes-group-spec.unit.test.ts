@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { ComposeModel, ComposeService } from '../../src/sandbox/docker/compose-model.ts';
 import type { ImageConfig } from '../../src/sandbox/image-config.ts';
 import {
-  containerName, durationSec, groupOrder, groupPod, groupRefusals, healthOf, HOLDER, LOADER, LOADER_DONE, MAIN_GATE, startupProbe,
+  containerName, durationSec, groupOrder, groupPod, groupRefusals, healthOf, HOLDER, LOADER, LOADER_DONE, MAIN_GATE, startupProbe, volumePrefills,
   type GroupPodInput,
 } from '../../src/sandbox/kubernetes/group-spec.ts';
 import { groupState } from '../../src/sandbox/kubernetes/group-state.ts';
@@ -203,6 +203,29 @@ describe('the group\'s pod', () => {
     expect(loader.command?.join(' ')).toContain(LOADER_DONE);
     expect(loader.volumeMounts?.map((v) => v.mountPath)).toEqual(made.binds.map((b) => b.loaderDir));
     expect(loader.volumeMounts?.map((v) => v.name)).toEqual([mount('api', '/site').name, mount('main', '/notes.txt').name]);
+  });
+
+  it('fills a named or anonymous volume from the first image with files at its mount point, in Compose\'s start order (not nocopy, not a subpath)', () => {
+    const m = model({
+      main: { image: 'main-img', depends_on: { db: { condition: 'service_started' } }, volumes: [{ type: 'volume', source: 'data', target: '/shared' }] },
+      db: { image: 'db', volumes: [{ type: 'volume', source: 'data', target: '/var/lib/db' }, { type: 'volume', target: '/cache' }, { type: 'volume', source: 'raw', target: '/raw', volume: { nocopy: true } }] },
+      web: { image: 'web', volumes: [{ type: 'volume', source: 'data', target: '/srv' }, { type: 'volume', source: 'part', target: '/p', volume: { subpath: 'x' } }] },
+    });
+    const candidates = volumePrefills(m);
+    const mountOf = (p: V1Pod, c: string, path: string) => named(p, c).volumeMounts!.find((v) => v.mountPath === path)!.name;
+    const plain = groupPod(input(m)).pod;
+    // db starts before main (main depends on it), web (nothing depends on it) after: db's files win, as on Docker.
+    expect(candidates.get(mountOf(plain, 'db', '/var/lib/db'))).toEqual([{ service: 'db', target: '/var/lib/db' }, { service: 'main', target: '/shared' }, { service: 'web', target: '/srv' }]);
+    expect(candidates.get(mountOf(plain, 'db', '/cache'))).toEqual([{ service: 'db', target: '/cache' }]);
+    expect(candidates.has(mountOf(plain, 'db', '/raw'))).toBe(false);
+    expect(candidates.has(mountOf(plain, 'web', '/p'))).toBe(false);
+    expect(named(plain, LOADER)).toBeUndefined();
+
+    const data = mountOf(plain, 'db', '/var/lib/db');
+    const made = groupPod(input(m, { prefilled: new Set([data, 'vol-not-in-this-pod']) }));
+    expect(made.prefills).toEqual([{ volume: data, loaderDir: `/berth-binds/${data}` }]);
+    expect(named(made.pod, LOADER).volumeMounts).toEqual([{ name: data, mountPath: `/berth-binds/${data}` }]);
+    expect(made.pod.spec!.initContainers![0]!.name).toBe(LOADER);
   });
 
   it('clears an image\'s entrypoint as Docker does for entrypoint: [] (the command, else the image\'s CMD, is the argv)', () => {

@@ -2,6 +2,7 @@
 // a second tag, a one-shot command in a throwaway container, and the images carrying a label.
 import type Docker from 'dockerode';
 import { asSandboxError, ENGINE } from '../errors.ts';
+import { ensureImage } from './images.ts';
 
 export interface EngineImage {
   tags: string[];
@@ -72,5 +73,28 @@ export async function imageLabels(docker: Docker, ref: string): Promise<Record<s
   } catch (err) {
     if ((err as { statusCode?: number }).statusCode === 404) return null;
     throw asSandboxError(ENGINE, err);
+  }
+}
+
+/**
+ * The files at `path` in `image` as a tar archive (Docker's archive API: the path's own name first), read from a
+ * container created and never started; null when the image has nothing at `path`. The engine pulls `image` when it
+ * lacks it (a registry reference another worker pushed).
+ */
+export async function imagePathArchive(docker: Docker, image: string, path: string): Promise<Buffer | null> {
+  await ensureImage(docker, image);
+  const container = await docker.createContainer({ Image: image, Entrypoint: ['/berth-never-started'], Cmd: [], NetworkDisabled: true })
+    .catch((err: unknown) => { throw asSandboxError(ENGINE, err); });
+  try {
+    const stream = await container.getArchive({ path }).catch((err: { statusCode?: number }) => {
+      if (err.statusCode === 404) return null;
+      throw err;
+    });
+    if (stream === null) return null;
+    const chunks: Buffer[] = [];
+    for await (const chunk of stream as AsyncIterable<Buffer>) chunks.push(chunk);
+    return Buffer.concat(chunks);
+  } finally {
+    await container.remove({ force: true }).catch(() => undefined);
   }
 }

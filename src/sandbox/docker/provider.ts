@@ -11,7 +11,7 @@ import { dockerFromEnv } from './client.ts';
 import type { ComposeCliSettings } from './compose-cli.ts';
 import { DockerDriver } from './driver.ts';
 import { startStdinExec } from './exec.ts';
-import { addressOf, engineInfo, imageIdOf, imageLabels, imagesLabelled, runOnce, tagImage, type EngineImage } from './engine-images.ts';
+import { addressOf, engineInfo, imageIdOf, imageLabels, imagePathArchive, imagesLabelled, runOnce, tagImage, type EngineImage } from './engine-images.ts';
 import { keepFinalState, listFinalStates, removeFinalStates, retentionDays, type GcSelection, type KeptState } from './final-state.ts';
 import { gpuSupport } from './gpu-probe.ts';
 import { subnetSource, type SubnetSettings } from './group-network.ts';
@@ -138,5 +138,9 @@ export class DockerSandboxProvider extends DriverSandboxProvider<DockerDriver> i
 
   buildImage(options: BuildImageOptions): Promise<BuildImageResult> {
     return buildImage(this.docker, { ...(this.stateDir ? { stateDir: this.stateDir } : {}), ...options });
+  }
+
+  imagePathArchive(image: string, path: string): Promise<Buffer | null> {
+    return imagePathArchive(this.docker, image, path);
   }
 }

@@ -80,6 +80,8 @@ export class KubernetesDriver implements SandboxDriver {
   private readonly groups: KubernetesGroups;
   /** A sidecar's image, named as the local engine has it, as the registry reference pods pull (the provider's push). */
   publishImage: ((ref: string) => Promise<string>) | undefined;
+  /** The files at a path of an image, from the engine beside the worker: a Compose volume's first files (the provider's). */
+  imagePathArchive: ((image: string, path: string) => Promise<Buffer | null>) | undefined;
   private readonly imagePullSecret: string | undefined;
 
   constructor(options: KubernetesDriverOptions = {}) {
@@ -101,6 +103,7 @@ export class KubernetesDriver implements SandboxDriver {
       exec: (t, o) => this.exec(t, o), putArchive: (t, d, a) => this.putArchive(t, d, a), getArchive: (t, p) => this.getArchive(t, p),
       pathKind: (t, p) => this.pathKind(t, p), imageConfiguration: (ref) => this.imageConfiguration(ref),
       publishImage: (ref) => (this.publishImage ? this.publishImage(ref) : Promise.resolve(ref)),
+      imagePathArchive: (image, path) => (this.imagePathArchive ? this.imagePathArchive(image, path) : Promise.resolve(null)),
       keepAliveRuns: (main) => this.keepAliveRuns(main, KEEP_ALIVE_RUNS_IN_MAIN), egress: this.egress,
     });
     this.imagePullSecret = options.imagePullSecret;

@@ -3,8 +3,8 @@
 // Why one pod and not a pod per service: the local cluster (and many others) has no cluster DNS and no kube-proxy,
 // and Compose's named volumes are shared between services. In one pod every service name is 127.0.0.1 (hostAliases:
 // the services share one network namespace, as on Compose's network, without DNS or Services), a named volume is an
-// emptyDir every container that mounts it shares (no ReadWriteMany storage needed), and removing the group is deleting
-// one pod. The price: two services cannot listen on one port (refused when their `expose` says so), resources are
+// emptyDir every container that mounts it shares (no ReadWriteMany storage needed; the loader puts in the image's
+// files Docker would copy into a new volume: volumePrefills), and removing the group is deleting one pod. The price: two services cannot listen on one port (refused when their `expose` says so), resources are
 // per container, and a service the others depend on restarts when it exits (a Kubernetes sidecar).
 //
 // depends_on order is Kubernetes' own init-container order: main and what it depends on first (topologically), then
@@ -261,6 +261,8 @@ export interface GroupPodInput {
   readonly sidecarEnv?: Readonly<Record<string, string>>;
   /** Which bind sources are files (mounted by subPath) rather than folders. */
   readonly isFile: (source: string) => boolean;
+  /** The pod volumes (volumePrefills' keys) the loader fills from an image before any service starts. */
+  readonly prefilled?: ReadonlySet<string>;
 }
 
 export interface ServiceEntry {
@@ -274,6 +276,8 @@ export interface GroupPod {
   readonly order: GroupOrder;
   readonly services: Readonly<Record<string, ServiceEntry>>;
   readonly binds: readonly BindSource[];
+  /** The volumes the loader fills from an image, and where it sees each. */
+  readonly prefills: ReadonlyArray<{ readonly volume: string; readonly loaderDir: string }>;
 }
 
 function resources(s: ComposeService, main?: GroupMainSpec): V1Container['resources'] {
@@ -320,6 +324,32 @@ function securityOf(s: ComposeService, root: boolean): V1Container['securityCont
 }
 
 const volumeName = (prefix: string, key: string) => `${prefix}-${createHash('sha256').update(key).digest('hex').slice(0, 10)}`;
+/** The pod volume of a service's named (or anonymous) Compose volume: one per name, shared by every service mounting it. */
+const composeVolumeName = (service: string, i: number, v: ComposeVolume) => (v.source ? volumeName('vol', v.source) : volumeName('anon', `${service}\0${i}`));
+
+/** Where a volume of the pod may take its first files from: a service that mounts it, and where. */
+export interface VolumePrefill {
+  readonly service: string;
+  readonly target: string;
+}
+
+/**
+ * Docker fills a new named or anonymous volume with what the image of the first container mounting it has at the
+ * mount point (not with `volume.nocopy`, nor for a subpath). A pod's emptyDir starts empty, so the driver loads those
+ * files through the loader. Per pod volume, the services that may fill it in the order Compose starts them.
+ */
+export function volumePrefills(m: ComposeModel): Map<string, VolumePrefill[]> {
+  const order = groupOrder(m);
+  const out = new Map<string, VolumePrefill[]>();
+  for (const service of [...order.init, ...order.leaves]) {
+    volumesOf(m.services[service]!).forEach((v, i) => {
+      if (v.type !== 'volume' || !v.target || v.volume?.nocopy === true || v.volume?.subpath) return;
+      const vol = composeVolumeName(service, i, v);
+      out.set(vol, [...(out.get(vol) ?? []), { service, target: v.target }]);
+    });
+  }
+  return out;
+}
 
 /** The pod of a group (see the file's head for the mapping). */
 export function groupPod(input: GroupPodInput): GroupPod {
@@ -346,7 +376,7 @@ export function groupPod(input: GroupPodInput): GroupPod {
         mounts.push({ name: vol, mountPath: target });
       } else {
         // A named volume is one emptyDir for every service that mounts it; an anonymous one is this service's own.
-        const vol = v.source ? volumeName('vol', v.source) : volumeName('anon', `${name}\0${i}`);
+        const vol = composeVolumeName(name, i, v);
         volumes.set(vol, { name: vol, emptyDir: {} });
         mounts.push({ name: vol, mountPath: target, ...(v.volume?.subpath ? { subPath: v.volume.subpath } : {}), ...readOnly });
       }
@@ -401,12 +431,13 @@ export function groupPod(input: GroupPodInput): GroupPod {
     securityContext: { runAsUser: 0, runAsGroup: 0 }, resources: { limits: { cpu: '10m', memory: '16Mi' }, requests: { cpu: '10m', memory: '16Mi' } },
   };
   const bindList = [...binds.values()];
-  if (bindList.length > 0) {
+  const prefills = [...(input.prefilled ?? [])].filter((v) => volumes.has(v)).sort().map((volume) => ({ volume, loaderDir: `${LOADER_ROOT}/${volume}` }));
+  if (bindList.length > 0 || prefills.length > 0) {
     initContainers.unshift({
       name: LOADER, image: input.main.image, imagePullPolicy: 'IfNotPresent',
       command: ['/bin/sh', '-c', `until [ -e ${LOADER_DONE} ]; do sleep 0.1; done`], args: [],
       securityContext: { runAsUser: 0, runAsGroup: 0 },
-      volumeMounts: bindList.map((b) => ({ name: b.volume, mountPath: b.loaderDir })),
+      volumeMounts: [...bindList, ...prefills].map((b) => ({ name: b.volume, mountPath: b.loaderDir })),
     });
   }
   const hostnames = new Set<string>();
@@ -426,7 +457,7 @@ export function groupPod(input: GroupPodInput): GroupPod {
     annotations: { [ANNOTATION_GROUP]: input.project, [ANNOTATION_SERVICES]: JSON.stringify(services) },
   });
   return {
-    order, services, binds: bindList,
+    order, services, binds: bindList, prefills,
     pod: {
       metadata: base.metadata,
       spec: {

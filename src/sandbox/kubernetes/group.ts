@@ -16,11 +16,12 @@ import { uploadPath } from '../files.ts';
 import type { ImageConfig } from '../image-config.ts';
 import { isSeeded } from '../seed-scripts.ts';
 import {
-  ANNOTATION_GROUP, ANNOTATION_SERVICES, groupPod, groupRefusals, LOADER, LOADER_DONE, MAIN_GATE, refusalMessage,
+  ANNOTATION_GROUP, ANNOTATION_SERVICES, groupPod, groupRefusals, LOADER, LOADER_DONE, MAIN_GATE, refusalMessage, volumePrefills,
   type GroupOrder, type ServiceEntry,
 } from './group-spec.ts';
 import { groupState, type GroupState } from './group-state.ts';
 import { PullFailureClock } from './pull-failure.ts';
+import { rebasedArchive } from './volume-prefill.ts';
 import type { PodEgress } from './egress.ts';
 import { containerStatus, serviceContainerId } from './pod-address.ts';
 import { CONTAINER, podName } from './pod-spec.ts';
@@ -38,6 +39,8 @@ export interface GroupPort extends FilesPort {
   imageConfiguration(ref: string): Promise<ImageConfig | null>;
   /** A sidecar's image (a name the local engine has) as the reference pods pull. */
   publishImage(ref: string): Promise<string>;
+  /** The files at `path` in an image, from the engine beside the worker (null: none there); undefined: none is asked. */
+  imagePathArchive?(image: string, path: string): Promise<Buffer | null>;
   /** main's keep-alive reached `sleep infinity` (its root setup is done). */
   keepAliveRuns(main: ServiceHandle): Promise<boolean>;
   /** The pod's egress controller (egress.ts): every service shares the pod's network namespace, so one holds them all. */
@@ -102,6 +105,23 @@ export class KubernetesGroups {
     return refusals.length > 0 ? refusalMessage(spec.composeFile, refusals) : null;
   }
 
+  /** Per pod volume, the files Docker would give it first: those of the first image with anything at its mount point. */
+  private async volumeFiles(model: ComposeModel, imageOf: (service: string) => string): Promise<Map<string, Buffer>> {
+    const files = new Map<string, Buffer>();
+    const read = this.port.imagePathArchive?.bind(this.port);
+    if (!read) return files;
+    for (const [volume, candidates] of volumePrefills(model)) {
+      for (const c of candidates) {
+        const archive = await read(imageOf(c.service), c.target);
+        if (archive) {
+          files.set(volume, archive);
+          break;
+        }
+      }
+    }
+    return files;
+  }
+
   private async resolve(spec: ComposeFileSpec): Promise<ComposeModel> {
     const stateDir = await mkdtemp(join(tmpdir(), 'berth-k8s-group-'));
     try {
@@ -132,18 +152,20 @@ export class KubernetesGroups {
     const refusals = groupRefusals(resolved, taskDir, imageConfigs);
     if (refusals.length > 0) throw new SeedFailed('harbor:seed_failed', refusalMessage(spec.composeFile, refusals));
     const main = spec.mainFor?.(resolved) ?? spec.main;
+    const prefilled = await this.volumeFiles(resolved, (service) => (service === MAIN_SERVICE ? main.image : named[service] ?? resolved.services[service]!.image!));
     const plan = groupPod({
-      podName: name, project: spec.project, labels: spec.labels, model: resolved, images, imageConfigs, main,
+      podName: name, project: spec.project, labels: spec.labels, model: resolved, images, imageConfigs, main, prefilled: new Set(prefilled.keys()),
       ...(spec.sidecarEnv ? { sidecarEnv: spec.sidecarEnv } : {}),
       isFile: (source) => { try { return statSync(source).isFile(); } catch { return false; } },
     });
     await this.create(await this.port.egress.withController(plan.pod, groupNetwork(spec)));
     const deadline = Date.now() + Math.max(spec.waitTimeoutSec * 1000, this.port.startTimeoutMs);
-    if (plan.binds.length > 0) {
+    if (plan.binds.length > 0 || plan.prefills.length > 0) {
       const loader: ServiceHandle = { name: `${spec.project}/${LOADER}`, containerId: serviceContainerId(name, LOADER), user: '0', workdir: '/' };
       await this.waitFor(spec.project, deadline, (pod) => Boolean(containerStatus(pod, LOADER)?.state?.running), 'the loader of the task\'s files');
       // A source that does not exist is an empty folder, as Compose creates it (create_host_path).
       for (const b of plan.binds) if (existsSync(b.source)) await uploadPath(this.port, loader, b.source, b.loaderDir);
+      for (const p of plan.prefills) await this.port.putArchive(loader, '/', rebasedArchive(prefilled.get(p.volume)!, p.loaderDir));
       await this.checked(loader, ['touch', LOADER_DONE], 'finishing the copy of the task\'s files');
     }
     const group = handleOfGroup(spec.project, plan.pod);

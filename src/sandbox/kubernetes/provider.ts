@@ -72,6 +72,8 @@ export class KubernetesSandboxProvider extends DriverSandboxProvider<KubernetesD
     if (secretCredentials) this.ensurePullSecret = async () => { await ensurePullSecret(driver.kubeConfig, driver.namespace, host, secretCredentials); };
     // A Compose group's sidecar images, built or pulled by the local engine, are pushed as main's is.
     driver.publishImage = (ref) => this.images.imageId(ref);
+    // A Compose volume's first files come from the image as the local engine has it (pulled from the registry if not).
+    driver.imagePathArchive = (image, path) => options.local.imagePathArchive(image, path);
     this.egressAddress = options.egressAddress;
     this.maxPods = options.maxPods ?? DEFAULT_MAX_PODS;
     this.maxPodsFrom = options.maxPods === undefined ? `default ${DEFAULT_MAX_PODS}` : (options.maxPodsFrom ?? 'given');
