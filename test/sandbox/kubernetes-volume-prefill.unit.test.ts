@@ -5,7 +5,7 @@ import { rebasedArchive } from '../../src/sandbox/kubernetes/volume-prefill.ts';
 // A Compose volume's first files (docs/kubernetes.md, Compose groups): Docker's archive of the image's mount point,
 // moved under the loader's view of the volume with owners, modes and links kept.
 
-async function archive(entries: Array<tar.Header & { body?: string }>): Promise<Buffer> {
+async function archive(entries: Array<Partial<tar.Header> & Pick<tar.Header, 'name'> & { body?: string }>): Promise<Buffer> {
   const pack = tar.pack();
   for (const { body, ...h } of entries) pack.entry(h, body ?? '');
   pack.finalize();
