@@ -208,6 +208,8 @@ if [ "$TESTS" = 1 ]; then
   fi
   # The tests' bash-less sidecar images are made from Debian's static busybox (test/compose/shellless-images.ts).
   dpkg -s busybox-static >/dev/null 2>&1 || apt_install busybox-static
+  # A registry's credentials kept by a real Docker credential helper, pass (test/kubernetes/registry-auth.test.ts).
+  command -v docker-credential-pass >/dev/null 2>&1 && command -v pass >/dev/null 2>&1 || apt_install golang-docker-credential-helpers pass gnupg
   step chromium
   if [ -x /usr/bin/chromium ]; then
     done_step "chromium present"

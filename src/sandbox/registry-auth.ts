@@ -1,6 +1,8 @@
 // Credentials for the registry task images are pushed to and pulled from ([kubernetes].registry), read from a Docker
-// config.json's `auths` as `docker login` writes them, and the two ways a registry asks for them (Distribution's token
+// config.json as the docker CLI reads it (a credential helper named in `credHelpers`, else `credsStore`, else `auths`
+// as `docker login` writes them), and the two ways a registry asks for them (Distribution's token
 // authentication): HTTP basic, or a bearer token fetched from the realm its WWW-Authenticate challenge names.
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -28,12 +30,19 @@ interface AuthEntry { auth?: string; username?: string; password?: string }
  * The credentials config.json (`text`, read from `file`) holds for `host`; null when it holds none. An entry that is
  * there but unreadable is an error naming the file, the key and the fix.
  */
-export function credentialsFromDockerConfig(text: string, file: string, host: string): RegistryCredentials | null {
-  let config: { auths?: Record<string, AuthEntry> };
+export function credentialsFromDockerConfig(text: string, file: string, host: string, helper: CredentialHelperRunner = runCredentialHelper): RegistryCredentials | null {
+  let config: { auths?: Record<string, AuthEntry>; credHelpers?: Record<string, string>; credsStore?: string };
   try {
     config = JSON.parse(text) as typeof config;
   } catch (err) {
     throw new Error(`${file}: not JSON (${(err as Error).message}); fix it or run \`docker login ${host}\` again`);
+  }
+  // As the docker CLI: a helper named for the registry, else the store for every registry, else auths.
+  const helperKey = keysFor(host).find((k) => typeof config.credHelpers?.[k] === 'string');
+  if (helperKey) return fromHelper(helper, config.credHelpers![helperKey]!, helperKey, file, `credHelpers["${helperKey}"]`);
+  if (typeof config.credsStore === 'string' && config.credsStore !== '') {
+    const stored = keysFor(host).find((k) => config.auths?.[k] !== undefined) ?? host;
+    return fromHelper(helper, config.credsStore, stored, file, 'credsStore');
   }
   const key = keysFor(host).find((k) => config.auths?.[k] !== undefined);
   if (!key) return null;
@@ -45,6 +54,41 @@ export function credentialsFromDockerConfig(text: string, file: string, host: st
     throw new Error(`${file}: key auths["${key}"].auth is not base64 of "user:password"; run \`docker login ${host}\` again, or write it as base64 of user:password`);
   }
   return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+/** Runs `docker-credential-<name> get` with the server on stdin: its exit code and output. */
+export type CredentialHelperRunner = (name: string, server: string) => { status: number | null; stdout: string; stderr: string; error?: Error };
+
+export const runCredentialHelper: CredentialHelperRunner = (name, server) => {
+  const r = spawnSync(`docker-credential-${name}`, ['get'], { input: server, encoding: 'utf8', timeout: 30_000 });
+  return { status: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '', ...(r.error ? { error: r.error } : {}) };
+};
+
+/** The credentials a Docker credential helper keeps for `server` (its protocol: `get`, the server on stdin, JSON out). */
+function fromHelper(run: CredentialHelperRunner, name: string, server: string, file: string, key: string): RegistryCredentials | null {
+  const program = `docker-credential-${name}`;
+  const r = run(name, server);
+  if (r.error) {
+    const missing = (r.error as NodeJS.ErrnoException).code === 'ENOENT';
+    throw new Error(`${file}: key ${key} names the credential helper ${program}, which ${missing ? 'is not on this worker\'s PATH' : `did not run (${r.error.message})`}; ` +
+      `install it, or remove the key and give the registry's credentials in auths (docker login)`);
+  }
+  // Not found: newer helpers exit 1 saying so, older ones answer empty credentials.
+  if (r.status !== 0) {
+    if (/credentials not found/i.test(`${r.stdout}${r.stderr}`)) return null;
+    throw new Error(`${file}: key ${key}: ${program} get ${server} failed (exit ${r.status}): ${(r.stderr || r.stdout).trim().slice(0, 500)}; fix the helper's store, or run \`docker login ${server}\` again`);
+  }
+  let answer: { Username?: string; Secret?: string };
+  try {
+    answer = JSON.parse(r.stdout) as typeof answer;
+  } catch {
+    throw new Error(`${file}: key ${key}: ${program} get ${server} answered no JSON; fix the helper, or remove the key and use auths`);
+  }
+  if (!answer.Username && !answer.Secret) return null;
+  if (answer.Username === '<token>') {
+    throw new Error(`${file}: key ${key}: ${program} keeps an identity token for ${server}, which Berth cannot push with; run \`docker login ${server}\` with a user and password`);
+  }
+  return { username: answer.Username ?? '', password: answer.Secret ?? '' };
 }
 
 /** The credentials for `host` in the config.json at `file` (none when the file or its entry is missing). */

@@ -1,6 +1,8 @@
 import Docker from 'dockerode';
 import { randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { containerName, DockerSandboxProvider, KubernetesSandboxProvider } from '../../src/sandbox/index.ts';
@@ -13,7 +15,7 @@ import { waitUntil } from '../helpers/worker-process.ts';
 // A registry that needs credentials as [kubernetes].registry (issue 23: registries with credentials): Debian's
 // docker-registry started by this file on a port of its own, with htpasswd auth (HTTP basic) and with token auth (a
 // bearer token from the realm its challenge names, Distribution's token authentication). The credentials come from a Docker
-// config.json's `auths`; the engine pushes with them, the Registry HTTP API is read with them, and pods pull by digest
+// config.json's `auths` (or a real credential helper, docker-credential-pass, named in `credHelpers`); the engine pushes with them, the Registry HTTP API is read with them, and pods pull by digest
 // with an imagePullSecret Berth makes in their namespace (this file's own, removed at the end).
 
 
@@ -65,6 +67,29 @@ describe.each(['htpasswd', 'token'] as const)('a registry with credentials (%s a
     const bad = new KubernetesSandboxProvider({ kubeConfig: cluster.kubeConfig, namespace, local: new DockerSandboxProvider(new Docker()), registryHost: registry.host, dockerConfig: wrong });
     await expect(bad.driver.imageConfiguration(pinned)).rejects.toThrow(/refuses the credentials given for berth\/berth-base \(HTTP 401\)/);
   });
+
+  it('takes the credentials from a real credential helper (docker-credential-pass) named in credHelpers: it pushes and reads with them', async () => {
+    // pass keeps the secret gpg-encrypted in a store of this test's own, under a key made without a passphrase.
+    const saved = { GNUPGHOME: process.env.GNUPGHOME, PASSWORD_STORE_DIR: process.env.PASSWORD_STORE_DIR };
+    const gnupg = mkdtempSync(join(tmpdir(), 'berth-gnupg-'));
+    chmodSync(gnupg, 0o700);
+    Object.assign(process.env, { GNUPGHOME: gnupg, PASSWORD_STORE_DIR: mkdtempSync(join(tmpdir(), 'berth-pass-')) });
+    try {
+      execFileSync('gpg', ['--batch', '--pinentry-mode', 'loopback', '--passphrase', '', '--quick-gen-key', 'Berth Test <berth-test@example.invalid>', 'default', 'default', 'never'], { stdio: 'ignore' });
+      const fpr = execFileSync('gpg', ['--list-keys', '--with-colons'], { encoding: 'utf8' }).split('\n').find((l) => l.startsWith('fpr:'))!.split(':')[9]!;
+      execFileSync('pass', ['init', fpr], { stdio: 'ignore' });
+      execFileSync('docker-credential-pass', ['store'], { input: JSON.stringify({ ServerURL: registry.host, Username: registry.username, Secret: registry.password }) });
+      const config = join(mkdtempSync(join(tmpdir(), 'berth-docker-config-')), 'config.json');
+      writeFileSync(config, JSON.stringify({ credHelpers: { [registry.host]: 'pass' } }));
+      expect(readFileSync(config, 'utf8')).not.toContain(registry.password);
+      const viaHelper = new KubernetesSandboxProvider({ kubeConfig: cluster.kubeConfig, namespace, local: new DockerSandboxProvider(new Docker()), registryHost: registry.host, dockerConfig: config });
+      const pushed = await viaHelper.ensureImage('berth-base:bookworm');
+      expect(pushed.id).toMatch(new RegExp(`^${registry.host.replace(/\./g, '\\.')}/berth/berth-base@sha256:[0-9a-f]{64}$`));
+      expect((await viaHelper.driver.imageConfiguration(pushed.id))?.id).toBe((await new Docker().getImage('berth-base:bookworm').inspect()).Id);
+    } finally {
+      for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k]; else process.env[k] = v;
+    }
+  }, 180_000);
 
   it('a pod pulls the image by digest with the pull secret Berth made', async () => {
     expect(pinned).not.toBe('');
