@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 
 const OUTPUT_CAP = 256 * 1024;
 const KILL_GRACE_MS = 5_000;
@@ -65,11 +65,23 @@ function tailCollector(): { push(chunk: Buffer): void; text(): string } {
   };
 }
 
+/**
+ * Where compose runs: the project's folder (else its first file's). Compose asks for its working directory, and a
+ * worker may outlive the folder it was started from (a deleted working directory fails every command: getwd).
+ */
+export function composeCwd(args: readonly string[]): string | undefined {
+  const dir = args[args.indexOf('--project-directory') + 1];
+  if (args.includes('--project-directory') && dir && isAbsolute(dir)) return dir;
+  const file = args[args.indexOf('-f') + 1];
+  return args.includes('-f') && file && isAbsolute(file) ? dirname(file) : undefined;
+}
+
 /** Runs `docker-compose <args>`; a run past its budget (or aborted) is terminated, then killed. */
 export function runCompose(args: string[], options: ComposeRunOptions): Promise<ComposeRun> {
   const bin = composeBinary(options.settings);
   return new Promise((resolve, reject) => {
-    const child = spawn(bin, args, { env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const cwd = composeCwd(args);
+    const child = spawn(bin, args, { env: options.env, stdio: ['ignore', 'pipe', 'pipe'], ...(cwd ? { cwd } : {}) });
     if (options.pidFile && child.pid) writeFileSync(options.pidFile, String(child.pid));
     const out = tailCollector();
     const err = tailCollector();
