@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { SandboxProvider } from '../../src/sandbox/index.ts';
 import type { LocalCluster } from './kubernetes.ts';
 import { waitUntil } from './worker-process.ts';
 
@@ -14,6 +15,18 @@ export interface OwnNamespace {
   pods(): Promise<V1Pod[]>;
   /** Deletes the namespace and waits (bounded) until it is gone. */
   remove(): Promise<void>;
+}
+
+/** The pod of episode `workflowId` in the namespace, if any. */
+export async function episodePod(ns: OwnNamespace, workflowId: string): Promise<V1Pod | undefined> {
+  return (await ns.pods()).find((p) => p.metadata?.annotations?.['berth.workflow'] === workflowId);
+}
+
+/** Whether `path` exists in the running pod of episode `workflowId` (an agent's marker: its turn is under way). */
+export async function inEpisodePod(ns: OwnNamespace, provider: SandboxProvider, workflowId: string, path: string): Promise<boolean> {
+  const pod = await episodePod(ns, workflowId);
+  if (!pod?.status?.containerStatuses?.[0]?.state?.running) return false;
+  return (await provider.exec(await provider.attach(pod.metadata!.annotations!['berth.name']!), { command: `test -f ${path}` })).exitCode === 0;
 }
 
 export async function ownNamespace(core: CoreV1Api, name: string): Promise<OwnNamespace> {

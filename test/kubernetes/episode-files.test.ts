@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import Docker from 'dockerode';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +13,7 @@ import { DockerSandboxProvider, KubernetesSandboxProvider } from '../../src/sand
 import type { ResultRow, SandboxRef } from '../../src/workflows/types.ts';
 import { bashCall, finalMessage, startScriptedServer } from '../agents/scripted-openai.ts';
 import { berth, repoRoot } from '../helpers/cli.ts';
-import { kubernetesConfigFile, ownNamespace, type OwnNamespace } from '../helpers/kubernetes-namespace.ts';
+import { inEpisodePod, kubernetesConfigFile, ownNamespace, type OwnNamespace } from '../helpers/kubernetes-namespace.ts';
 import { FIRST_BUILD_TIMEOUT_MS, useLocalCluster, type LocalCluster } from '../helpers/kubernetes.ts';
 import { echoTask, writeDataset } from '../helpers/tasks.ts';
 import { ownWorkerQueues, waitUntil, type WorkerProcess } from '../helpers/worker-process.ts';
@@ -63,8 +63,7 @@ async function fetchedFiles(client: Client, row: ResultRow, taskQueue: string): 
   const got = await fetchHostFolder(client, { queue: queue!, taskQueue, dir: row.logs_dir! });
   if (!Buffer.isBuffer(got)) throw new Error(got.missing);
   const dir = mkdtempSync(join(tmpdir(), 'berth-k8s-files-got-'));
-  writeFileSync(join(dir, '..', `${dir.split('/').pop()}.tar`), got);
-  execFileSync('tar', ['-C', dir, '-xf', join(dir, '..', `${dir.split('/').pop()}.tar`)]);
+  execFileSync('tar', ['-C', dir, '-xf', '-'], { input: got });
   return dir;
 }
 
@@ -179,12 +178,7 @@ describe('episode files on a cluster queue whose workers share no storage', () =
     const handle = await startBatch({ dataset: slow, resultsDir: mkdtempSync(join(tmpdir(), 'berth-k8s-files-kill-')), taskQueue, client });
     const workflowId = `berth/${handle.batchId}/slow/1`;
     const provider = new KubernetesSandboxProvider({ kubeConfig: cluster.kubeConfig, namespace: ns.name, local: new DockerSandboxProvider(new Docker()), registryHost: cluster.registry });
-    const started = async () => {
-      const pod = (await ns.pods()).find((p) => p.metadata?.annotations?.['berth.workflow'] === workflowId);
-      if (!pod?.status?.containerStatuses?.[0]?.state?.running) return false;
-      return (await provider.exec(await provider.attach(pod.metadata!.annotations!['berth.name']!), { command: 'test -f /app/started-b' })).exitCode === 0;
-    };
-    await waitUntil(started, 180_000, "step b's agent in its pod");
+    await waitUntil(() => inEpisodePod(ns, provider, workflowId, '/app/started-b'), 180_000, "step b's agent in its pod");
     const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
     const seeder = activitiesOf(events).find((a) => a.name === 'seed')!.identity;
     const keeper = workers.find((w) => seeder.startsWith(`${w.child.pid}@`))!;

@@ -8,7 +8,7 @@ import { startBatch } from '../../src/client/batch.ts';
 import { sandboxSharedQueue } from '../../src/config/queues.ts';
 import { DockerSandboxProvider, KubernetesSandboxProvider } from '../../src/sandbox/index.ts';
 import { SLOTS_LABEL } from '../../src/sandbox/kubernetes/slot-leases.ts';
-import { kubernetesConfigFile, ownNamespace, type OwnNamespace } from '../helpers/kubernetes-namespace.ts';
+import { episodePod, inEpisodePod, kubernetesConfigFile, ownNamespace, type OwnNamespace } from '../helpers/kubernetes-namespace.ts';
 import { FIRST_BUILD_TIMEOUT_MS, useLocalCluster, type LocalCluster } from '../helpers/kubernetes.ts';
 import { BASE_TOML, writeDataset } from '../helpers/tasks.ts';
 import { ownWorkerQueues, waitUntil } from '../helpers/worker-process.ts';
@@ -49,13 +49,8 @@ describe('a Kubernetes worker killed with -9', () => {
     await cluster?.release();
   }, 180_000);
 
-  const podOf = async (workflowId: string) => (await ns.pods()).find((p) => p.metadata?.annotations?.['berth.workflow'] === workflowId);
-  /** Whether `path` exists in the episode's pod. */
-  const inPod = async (workflowId: string, path: string) => {
-    const pod = await podOf(workflowId);
-    if (!pod?.status?.containerStatuses?.[0]?.state?.running) return false;
-    return (await provider.exec(await provider.attach(pod.metadata!.annotations!['berth.name']!), { command: `test -f ${path}` })).exitCode === 0;
-  };
+  const podOf = (workflowId: string) => episodePod(ns, workflowId);
+  const inPod = (workflowId: string, path: string) => inEpisodePod(ns, provider, workflowId, path);
   const slotLeases = async () => (await cluster.kubeConfig.makeApiClient(CoordinationV1Api).listNamespacedLease({ namespace: ns.name, labelSelector: SLOTS_LABEL })).items;
 
   it('mid-turn: the episode resumes on a second worker of the cluster, every turn once (its history says so), scores 1', async () => {
