@@ -28,6 +28,9 @@ function checkedDir(dir: string): string {
   return abs;
 }
 
+/** A served folder's name in BERTH_HOME/exports: its archives out, and the chunks of one coming in. */
+const folderKey = (dir: string): string => createHash('sha256').update(dir).digest('hex').slice(0, 32);
+
 /** `<folder key>-<sha256>.tar`: an archive never changes once made, so every chunk of one transfer agrees. */
 async function pack(dir: string, key: string, exports: string): Promise<string> {
   await mkdir(exports, { recursive: true });
@@ -46,7 +49,7 @@ export async function hostArchiveChunk(req: HostArchiveRequest): Promise<HostArc
     return { data: '', offset: req.offset, total: 0, sha256: '', missing: `${req.dir} is not on this host (removed, or never made)` };
   }
   const exports = homePath('exports');
-  const key = createHash('sha256').update(dir).digest('hex').slice(0, 32);
+  const key = folderKey(dir);
   const asked = req.sha256 && /^[0-9a-f]{64}$/.test(req.sha256) && existsSync(join(exports, `${key}-${req.sha256}.tar`)) ? req.sha256 : undefined;
   const sha256 = asked ?? await pack(dir, key, exports);
   const path = join(exports, `${key}-${sha256}.tar`);
@@ -84,7 +87,7 @@ export async function hostFilesPut(req: HostFilesPut): Promise<{ received: numbe
   if (!/^[0-9a-f]{64}$/.test(req.sha256)) throw ApplicationFailure.nonRetryable(`${req.sha256} is no sha256`, 'berth:not_served');
   const incoming = homePath('exports', 'incoming');
   await mkdir(incoming, { recursive: true });
-  const staged = join(incoming, `${createHash('sha256').update(dir).digest('hex').slice(0, 32)}-${req.sha256}.part`);
+  const staged = join(incoming, `${folderKey(dir)}-${req.sha256}.part`);
   const data = Buffer.from(req.data, 'base64');
   const fd = await open(staged, existsSync(staged) ? 'r+' : 'w');
   try {

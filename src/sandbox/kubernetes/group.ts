@@ -39,8 +39,8 @@ export interface GroupPort extends FilesPort {
   imageConfiguration(ref: string): Promise<ImageConfig | null>;
   /** A sidecar's image (a name the local engine has) as the reference pods pull. */
   publishImage(ref: string): Promise<string>;
-  /** The files at `path` in an image, from the engine beside the worker (null: none there); undefined: none is asked. */
-  imagePathArchive?(image: string, path: string): Promise<Buffer | null>;
+  /** The files at `path` in an image, from the engine beside the worker (null: none there, or no engine to ask). */
+  imagePathArchive(image: string, path: string): Promise<Buffer | null>;
   /** main's keep-alive reached `sleep infinity` (its root setup is done). */
   keepAliveRuns(main: ServiceHandle): Promise<boolean>;
   /** The pod's egress controller (egress.ts): every service shares the pod's network namespace, so one holds them all. */
@@ -108,11 +108,9 @@ export class KubernetesGroups {
   /** Per pod volume, the files Docker would give it first: those of the first image with anything at its mount point. */
   private async volumeFiles(model: ComposeModel, imageOf: (service: string) => string): Promise<Map<string, Buffer>> {
     const files = new Map<string, Buffer>();
-    const read = this.port.imagePathArchive?.bind(this.port);
-    if (!read) return files;
     for (const [volume, candidates] of volumePrefills(model)) {
       for (const c of candidates) {
-        const archive = await read(imageOf(c.service), c.target);
+        const archive = await this.port.imagePathArchive(imageOf(c.service), c.target);
         if (archive) {
           files.set(volume, archive);
           break;
