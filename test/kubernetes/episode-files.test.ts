@@ -190,7 +190,10 @@ describe('episode files on a cluster queue whose workers share no storage', () =
     // Usually the survivor finishes it (reward 1); in one CI run in three its verification of step b did not find the
     // agent's trajectory and the episode was masked (docs/kubernetes.md, Episode files without shared storage). Never
     // a wrong score, and never a hang.
-    if (row.mask_sample) expect(row.reward).toBeNull();
+    if (row.mask_sample) {
+      console.log(`MASKED: ${row.failure_reason}\n--- keeper ---\n${keeper.output()}\n--- survivor ---\n${survivor.output()}`);
+      expect(row.reward).toBeNull();
+    }
     else {
       expect(row, row.failure_reason ?? '').toMatchObject({ reward: 1, failure_kind: null });
       expect(row.turns.map((t) => t.reward)).toEqual([1, 1]);
