@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBatch } from '../../src/client/batch.ts';
+import { runChain } from '../helpers/histories.ts';
 import { validateAtif } from '../../src/trajectory/atif.ts';
 import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
 import { echoTask, writeDataset } from '../helpers/tasks.ts';
@@ -77,9 +78,7 @@ describe('openai agent, durable (issue 7)', () => {
       const row = summary.rows[0]!;
       expect(row).toMatchObject({ reward: 1, response_text: 'done after many calls' });
       expect(row.usage).toMatchObject({ calls: 29 });
-      const runs: string[] = [];
-      for await (const wf of cluster.client.workflow.list({ query: `WorkflowId = "${row.workflow_id}/turn-1"` })) runs.push(wf.runId);
-      expect(runs.length).toBe(2);
+      expect(await runChain(cluster.client, `${row.workflow_id}/turn-1`)).toHaveLength(2);
     } finally {
       await server.close();
     }

@@ -26,3 +26,17 @@ export function historyIds(): Record<string, string> {
   const file = join(historiesDir, 'ids.json');
   return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) as Record<string, string> : {};
 }
+
+/**
+ * The run ids of a workflow that continued as new, newest first, read along the history chain (each run's first
+ * event names the run it continues). Visibility lists them too, but a loaded server updates it late.
+ */
+export async function runChain(client: Client, workflowId: string): Promise<string[]> {
+  const runs: string[] = [];
+  for (let runId: string | undefined = (await client.workflow.getHandle(workflowId).describe()).runId; runId;) {
+    runs.push(runId);
+    const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+    runId = history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
+  }
+  return runs;
+}

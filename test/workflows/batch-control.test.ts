@@ -8,7 +8,7 @@ import { startScriptedWorker } from '../helpers/temporal.ts';
 import type { BatchCarry } from '../../src/workflows/batch.ts';
 import { DEFAULT_EPISODE_SETTINGS } from '../../src/activities/types.ts';
 import type { BatchInput, EpisodeInput, TurnOutcome } from '../../src/workflows/types.ts';
-import { recordHistory } from '../helpers/histories.ts';
+import { recordHistory, runChain } from '../helpers/histories.ts';
 import { waitUntil } from '../helpers/worker-process.ts';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -47,11 +47,7 @@ const batchInput = (batchId: string, tasks: string[], concurrency: number, conti
 });
 
 const handleOf = (batchId: string) => new BatchHandle(batchId, undefined, new ResultsFolder(mkdtempSync(join(tmpdir(), 'berth-steer-'))), client);
-const runsOf = async (workflowId: string) => {
-  let n = 0;
-  for await (const _ of client.workflow.list({ query: `WorkflowId = "${workflowId}"` })) n++;
-  return n;
-};
+const runsOf = async (workflowId: string) => (await runChain(client, workflowId)).length;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let scripted: Awaited<ReturnType<typeof startScriptedWorker>>;

@@ -3,7 +3,7 @@ import type { Client } from '@temporalio/client';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { randomBytes } from 'node:crypto';
 import { startScriptedWorker } from '../helpers/temporal.ts';
-import { recordHistory } from '../helpers/histories.ts';
+import { recordHistory, runChain } from '../helpers/histories.ts';
 import { DEFAULT_EPISODE_SETTINGS } from '../../src/activities/types.ts';
 import type { EpisodeInput, EpisodePlan, ResultRow, TurnOutcome } from '../../src/workflows/types.ts';
 
@@ -164,14 +164,7 @@ describe('BatchWorkflow with scripted episodes', () => {
     const progress = await handle.result();
     await recordHistory(client, `berth/${batchId}`, 'batch-continued');
     expect(progress).toMatchObject({ total: 12, done: 12, running: 0, scored: 10, masked: 2, failed: 0, rewardSum: 4 });
-    // The runs are counted along the history chain (each run's first event names the run it continues), not through
-    // visibility, which a loaded server updates late (CI once listed 2 of the 3 runs).
-    const runs: string[] = [];
-    for (let runId: string | undefined = (await handle.describe()).runId; runId;) {
-      runs.push(runId);
-      const history = await client.workflow.getHandle(`berth/${batchId}`, runId).fetchHistory();
-      runId = history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
-    }
+    const runs = await runChain(client, `berth/${batchId}`);
     expect(runs.length).toBeGreaterThanOrEqual(3);
     const children = () => client.workflow.count(`BerthBatch = "${batchId}" AND WorkflowType = "episodeWorkflow"`).then((c) => c.count);
     await expect.poll(children, { timeout: 15_000, interval: 500 }).toBe(12);
