@@ -105,6 +105,7 @@ stop_cluster() {
   for name in containerd etcd registry; do stop_pid "$name"; done
   # The kubelet's root (it makes it a shared mount of itself) and the pod mounts under it, deepest first.
   { grep -o " $STATE/kubelet[^ ]*" /proc/mounts || true; } | sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
+  iptables -t nat -D PREROUTING -s "$POD_CIDR" -d "$SERVICE_IP/32" -p tcp --dport 443 -j DNAT --to-destination "127.0.0.1:$APISERVER_PORT" 2>/dev/null || true
   ip link del "$BRIDGE" 2>/dev/null || true
   ip link del "$NODE_LINK" 2>/dev/null || true
   done_step "stopped (state kept in $STATE)"
@@ -357,6 +358,18 @@ fi
 if ! ctr_k8s images ls -q | grep -qx "$PAUSE_IMAGE"; then
   ctr_k8s images import "$TOOLS/pause.tar" >/dev/null || die "ctr could not import $TOOLS/pause.tar"
 fi
+
+# --- the kubernetes Service for pods --------------------------------------------------------------------
+# There is no kube-proxy, so Service ClusterIPs do not route; but a client in a pod (a Berth worker run from
+# deploy/kubernetes/) reaches the apiserver through the kubernetes Service, as in-cluster credentials name it. The
+# one rule kube-proxy would keep for it: pods' traffic to $SERVICE_IP:443 goes to the loopback apiserver (the pods'
+# bridge, made here ahead of the CNI plugin, which adopts it, may route to loopback).
+ip link show "$BRIDGE" >/dev/null 2>&1 || { ip link add "$BRIDGE" type bridge && ip link set "$BRIDGE" up; } \
+  || die "could not create the pods' bridge $BRIDGE"
+sysctl -qw "net.ipv4.conf.$BRIDGE.route_localnet=1" || die "could not let $BRIDGE route to loopback (sysctl net.ipv4.conf.$BRIDGE.route_localnet)"
+SERVICE_RULE=(PREROUTING -s "$POD_CIDR" -d "$SERVICE_IP/32" -p tcp --dport 443 -j DNAT --to-destination "127.0.0.1:$APISERVER_PORT")
+iptables -t nat -C "${SERVICE_RULE[@]}" 2>/dev/null || iptables -t nat -A "${SERVICE_RULE[@]}" \
+  || die "could not add the nat rule for the kubernetes Service ($SERVICE_IP:443)"
 
 # --- control plane -----------------------------------------------------------------------------------------
 step kube-apiserver
