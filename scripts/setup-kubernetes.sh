@@ -105,6 +105,10 @@ stop_cluster() {
   for name in containerd etcd registry; do stop_pid "$name"; done
   # The kubelet's root (it makes it a shared mount of itself) and the pod mounts under it, deepest first.
   { grep -o " $STATE/kubelet[^ ]*" /proc/mounts || true; } | sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
+  for rule in "-i $BRIDGE -j ACCEPT" "-o $BRIDGE -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT"; do
+    # shellcheck disable=SC2086
+    iptables -D FORWARD $rule 2>/dev/null || true
+  done
   iptables -t nat -D PREROUTING -s "$POD_CIDR" -d "$SERVICE_IP/32" -p tcp --dport 443 -j DNAT --to-destination "127.0.0.1:$APISERVER_PORT" 2>/dev/null || true
   ip link del "$BRIDGE" 2>/dev/null || true
   ip link del "$NODE_LINK" 2>/dev/null || true
@@ -367,6 +371,14 @@ fi
 ip link show "$BRIDGE" >/dev/null 2>&1 || { ip link add "$BRIDGE" type bridge && ip link set "$BRIDGE" up; } \
   || die "could not create the pods' bridge $BRIDGE"
 sysctl -qw "net.ipv4.conf.$BRIDGE.route_localnet=1" || die "could not let $BRIDGE route to loopback (sysctl net.ipv4.conf.$BRIDGE.route_localnet)"
+# The Docker engine's FORWARD policy is DROP, and bridged traffic passes through it too (br_netfilter), so pods reach
+# neither each other nor anything beyond this machine until their traffic is let through, as the CNI firewall plugin
+# would (a sandbox pod calls the model gateway of a worker in another pod; that worker fetches installed agents from
+# the npm registry). What a sandbox may reach in each phase is its pod's own rules' (egress.ts), not these.
+for rule in "-i $BRIDGE -j ACCEPT" "-o $BRIDGE -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT"; do
+  # shellcheck disable=SC2086
+  iptables -C FORWARD $rule 2>/dev/null || iptables -I FORWARD 1 $rule || die "could not let the pods' traffic through FORWARD ($rule)"
+done
 SERVICE_RULE=(PREROUTING -s "$POD_CIDR" -d "$SERVICE_IP/32" -p tcp --dport 443 -j DNAT --to-destination "127.0.0.1:$APISERVER_PORT")
 iptables -t nat -C "${SERVICE_RULE[@]}" 2>/dev/null || iptables -t nat -A "${SERVICE_RULE[@]}" \
   || die "could not add the nat rule for the kubernetes Service ($SERVICE_IP:443)"

@@ -6,6 +6,8 @@ import { connect, createServer, type AddressInfo, type Server, type Socket } fro
 export interface Forward {
   /** host:port the pods dial. */
   readonly address: string;
+  /** The address each connection came from, in order. */
+  readonly clients: string[];
   close(): Promise<void>;
 }
 
@@ -13,7 +15,9 @@ export type ForwardTarget = { host: string; port: number } | { path: string };
 
 export async function forwardTcp(listenHost: string, target: ForwardTarget): Promise<Forward> {
   const open = new Set<Socket>();
+  const clients: string[] = [];
   const server: Server = createServer((inbound) => {
+    clients.push(inbound.remoteAddress ?? '');
     const outbound = 'path' in target ? connect(target.path) : connect(target.port, target.host);
     for (const s of [inbound, outbound]) {
       open.add(s);
@@ -26,6 +30,7 @@ export async function forwardTcp(listenHost: string, target: ForwardTarget): Pro
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, listenHost, resolve));
   return {
     address: `${listenHost}:${(server.address() as AddressInfo).port}`,
+    clients,
     close: () => new Promise<void>((resolve) => {
       for (const s of open) s.destroy();
       server.close(() => resolve());

@@ -17,6 +17,7 @@ import { ownNamespace, type OwnNamespace } from '../helpers/kubernetes-namespace
 import { FIRST_BUILD_TIMEOUT_MS, useLocalCluster, type LocalCluster } from '../helpers/kubernetes.ts';
 import { forwardTcp, type Forward } from '../helpers/tcp-forward.ts';
 import { buildWorkerImage } from '../helpers/worker-image.ts';
+import { reportedUsage, startFakeVendors, type FakeVendors } from '../agents/fake-vendors.ts';
 import { ownWorkerQueues, waitUntil } from '../helpers/worker-process.ts';
 
 // The worker deployed as deploy/kubernetes/ says, run end to end on the local cluster (issue 23, "Deployment"): the
@@ -27,6 +28,9 @@ import { ownWorkerQueues, waitUntil } from '../helpers/worker-process.ts';
 // files in its own volume, and hands them to the client through its files queue. What this machine serves on
 // loopback (the Temporal dev server, the Docker engine, the registry) the pod reaches through forwarders on the node's
 // address: a real deployment names them by their own addresses instead.
+
+const REAL_KEY = 'sk-berth-in-cluster-REAL-7c1d9e2a40b3';
+const HOST_CA = '/etc/ssl/certs/ca-certificates.crt';
 
 const manifests = (file: string): Array<KubernetesObject & Record<string, unknown>> =>
   parseAllDocuments(readFileSync(join(repoRoot, 'deploy', 'kubernetes', file), 'utf8')).map((d) => d.toJSON() as KubernetesObject & Record<string, unknown>);
@@ -46,6 +50,8 @@ describe('a Berth worker deployed in the cluster from deploy/kubernetes/', () =>
   const taskQueue = sandboxSharedQueue(own.env.BERTH_TASK_QUEUE, 'kubernetes');
   let workerPod = '';
   let datasets = '';
+  let fake: FakeVendors;
+  let vendorFwd: Forward;
 
   beforeAll(async () => {
     cluster = await useLocalCluster();
@@ -63,6 +69,9 @@ describe('a Berth worker deployed in the cluster from deploy/kubernetes/', () =>
       forwardTcp(nodeIp, { host: registryHost, port: Number(registryPort) }),
     ]);
     forwards.push(temporalFwd!, dockerFwd!, registryFwd!);
+    fake = await startFakeVendors(REAL_KEY);
+    vendorFwd = await forwardTcp(nodeIp, { host: '127.0.0.1', port: Number(new URL(fake.url).port) });
+    forwards.push(vendorFwd);
     const image = await buildWorkerImage(new Docker(), cluster.registry);
 
     // The worker's volume: the local cluster has no provisioner, so a PersistentVolume made ahead for its claim.
@@ -114,6 +123,13 @@ describe('a Berth worker deployed in the cluster from deploy/kubernetes/', () =>
     const mount = worker.volumeMounts!.find((m) => m.name === 'datasets')!;
     expect(mount.mountPath).toBe('/srv/berth/datasets');
     mount.mountPath = datasets;
+    // The model vendor's key and address, which only the worker's gateway holds. Installed agents are fetched from the
+    // npm registry by the worker, which here answers with this machine's CA (docs: a site's own CA, handed in).
+    setEnv(worker, 'ANTHROPIC_API_KEY', REAL_KEY);
+    setEnv(worker, 'ANTHROPIC_BASE_URL', `http://${vendorFwd.address}`);
+    setEnv(worker, 'NODE_EXTRA_CA_CERTS', HOST_CA);
+    (worker.volumeMounts ??= []).push({ name: 'host-ca', mountPath: HOST_CA, readOnly: true });
+    spec.template.spec!.volumes!.push({ name: 'host-ca', hostPath: { path: HOST_CA, type: 'File' } });
     // The test's own queues, so no other worker of this machine takes its activities.
     for (const [k, v] of Object.entries(own.env)) setEnv(worker, k, v);
     // The registry under the name the nodes pull by (127.0.0.1:5050), reached from the worker's pod.
@@ -135,6 +151,7 @@ describe('a Berth worker deployed in the cluster from deploy/kubernetes/', () =>
     await ns?.remove();
     for (const pv of ['home', 'datasets']) await cluster?.core.deletePersistentVolume({ name: `${ns?.name}-${pv}` }).catch(() => undefined);
     for (const f of forwards) await f.close();
+    await fake?.close();
     await own.stop();
     await cluster?.release();
   }, 180_000);
@@ -169,4 +186,36 @@ describe('a Berth worker deployed in the cluster from deploy/kubernetes/', () =>
     expect(berthFiles).toMatch(/^moved from the host that ran it \(\d+ bytes\) through queue \S+-files-[0-9a-f]{12}$/);
     await waitUntil(async () => (await ns.pods()).length === 0, 60_000, 'no sandbox pod left');
   }, 600_000);
+
+  it('claude-code scores 1 through the model gateway on the worker\'s pod IP, which alone reaches the vendor and holds the key', async () => {
+    const from = fake.reported.length;
+    const vendorClients = vendorFwd.clients.length;
+    const sandboxIps = new Set<string>();
+    const watching = setInterval(() => void ns.pods().then((list) => {
+      for (const p of list) if (p.status?.podIP) sandboxIps.add(p.status.podIP);
+    }).catch(() => undefined), 250);
+    const resultsDir = mkdtempSync(join(tmpdir(), 'berth-in-cluster-agent-'));
+    let summary;
+    try {
+      const handle = await startBatch({ dataset: join(datasets, 'hello'), agent: 'claude-code', model: 'anthropic/claude-sonnet-4-5', taskQueue, client, resultsDir });
+      summary = await handle.wait();
+    } finally {
+      clearInterval(watching);
+    }
+    const row = summary.rows[0]!;
+    const agentDir = join(resultsDir, readdirSync(resultsDir).find((n) => n.startsWith('hello__'))!, 'agent');
+    const agentLogs = readdirSync(agentDir).map((f) => `--- ${f}\n${readFileSync(join(agentDir, f), 'utf8').slice(-2000)}`).join('\n');
+    expect(row, `${row.failure_reason ?? ''}\nvendor calls: ${fake.reported.length - from}\n${agentLogs}\n${await workerLog()}`).toMatchObject({ reward: 1, mask_sample: false, failure_kind: null });
+    const calls = fake.reported.slice(from).filter((r) => !r.probe);
+    expect(calls.length).toBeGreaterThanOrEqual(2);
+    expect(row.usage).toMatchObject(reportedUsage(fake, from));
+    expect([...fake.keysSeen].every((k) => k === REAL_KEY)).toBe(true);
+    expect(JSON.stringify(row)).not.toContain(REAL_KEY);
+    // Every connection to the vendor came from the worker's pod (its gateway), none from the agent's sandbox pod.
+    const workerIp = (await cluster.core.readNamespacedPod({ namespace: ns.name, name: workerPod })).status!.podIP!;
+    const callers = new Set(vendorFwd.clients.slice(vendorClients));
+    expect(sandboxIps.size).toBeGreaterThan(0);
+    expect([...callers]).toEqual([workerIp]);
+    expect([...sandboxIps]).not.toContain(workerIp);
+  }, 900_000);
 });

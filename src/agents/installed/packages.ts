@@ -47,9 +47,11 @@ async function once(dir: string, fill: (tmp: string) => Promise<void>): Promise<
   return dir;
 }
 
-function failed(what: string, err: unknown): AgentInstallFailed {
+/** A fetch on the host that failed, as the install failure the batch reports (its last lines say why). */
+export function fetchFailure(what: string, err: unknown): AgentInstallFailed {
   const e = err as { stderr?: string; message?: string };
-  const tail = (e.stderr ?? e.message ?? String(err)).trim().split('\n').slice(-8).join('\n');
+  // npm --silent writes nothing to stderr when it fails: the message (its exit, or a timeout) is then the reason.
+  const tail = (e.stderr?.trim() || e.message || String(err)).trim().split('\n').slice(-8).join('\n');
   return new AgentInstallFailed(`${what} failed on the host:\n${tail}`);
 }
 
@@ -64,7 +66,7 @@ export async function fetchNpm(recipe: { package: string; version: string }, cac
       await run('tar', ['-xzf', join(tmp, tgz), '-C', tmp], { timeout: FETCH_TIMEOUT_MS });
       await rm(join(tmp, tgz));
     } catch (err) {
-      throw failed(`npm pack ${spec}`, err);
+      throw fetchFailure(`npm pack ${spec}`, err);
     }
   });
 }
@@ -95,7 +97,7 @@ export async function fetchWheels(recipe: Extract<InstallRecipe, { kind: 'pypi' 
       await run('python3', [...common, ...found, ...ignore, ...target, `${recipe.package}==${recipe.version}`], opts);
       await run('python3', [...common, '--no-deps', `pip==${PIP_VERSION}`], opts);
     } catch (err) {
-      throw failed(`pip download ${recipe.package}==${recipe.version} for Python ${py.major}.${py.minor}`, err);
+      throw fetchFailure(`pip download ${recipe.package}==${recipe.version} for Python ${py.major}.${py.minor}`, err);
     }
   });
 }
