@@ -4,6 +4,7 @@ import {
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import Docker from 'dockerode';
+import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -50,6 +51,7 @@ describe('a Berth worker deployed in the cluster from deploy/kubernetes/', () =>
   const taskQueue = sandboxSharedQueue(own.env.BERTH_TASK_QUEUE, 'kubernetes');
   let workerPod = '';
   let datasets = '';
+  let image = '';
   let fake: FakeVendors;
   let vendorFwd: Forward;
 
@@ -72,7 +74,7 @@ describe('a Berth worker deployed in the cluster from deploy/kubernetes/', () =>
     fake = await startFakeVendors(REAL_KEY);
     vendorFwd = await forwardTcp(nodeIp, { host: '127.0.0.1', port: Number(new URL(fake.url).port) });
     forwards.push(vendorFwd);
-    const image = await buildWorkerImage(new Docker(), cluster.registry);
+    image = await buildWorkerImage(new Docker(), cluster.registry);
 
     // The worker's volume: the local cluster has no provisioner, so a PersistentVolume made ahead for its claim.
     await cluster.core.createPersistentVolume({
@@ -155,6 +157,12 @@ describe('a Berth worker deployed in the cluster from deploy/kubernetes/', () =>
     await own.stop();
     await cluster?.release();
   }, 180_000);
+
+  it('the image holds the sources and runtime dependencies, and not the npm cache they were installed from', () => {
+    const r = spawnSync('docker', ['run', '--rm', '--entrypoint', 'sh', image, '-c', 'ls -A /opt/berth; test -d /opt/berth/node_modules/@temporalio/worker'], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout.trim().split('\n').sort()).toEqual(['bin', 'node_modules', 'package-lock.json', 'package.json', 'src']);
+  });
 
   it('examples/hello scores 1: its sandbox a pod the worker made with its service account, its files handed over from the worker\'s volume', async () => {
     // The sandbox pods seen in the worker's namespace while the batch runs.
