@@ -15,7 +15,7 @@ import { startEngineProxy } from './profile/engine-proxy.ts';
 import { episodeHistory, type EpisodeHistory } from './profile/timeline.ts';
 import { median, startWorker, trivialDataset } from './common.ts';
 
-const PHASES = ['plan', 'seed', 'agent', 'verify', 'teardown', 'workflow'];
+const PHASES = ['plan', 'seed', 'seed+agent', 'agent', 'verify', 'teardown', 'workflow'];
 const GROUPS = ['worker', 'temporal', 'engine', 'short-lived', 'client'];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
