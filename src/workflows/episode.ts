@@ -71,7 +71,6 @@ function decideVersions(): Versions {
 /** episode-v3's behaviour: in every run with episode-v4, else where the run recorded its own marker. */
 const hasV3 = (versions: Versions): boolean => versions.v4 || patched(EPISODE_V3);
 
-
 const GRACE_SEC = 60;
 /** Recorded only when a teardown failed (its host gone): the episode closes with its row instead of failing. */
 const TEARDOWN_HOST_GONE = 'teardown-host-gone';
