@@ -15,7 +15,7 @@ import { startEngineProxy } from './profile/engine-proxy.ts';
 import { episodeHistory, type EpisodeHistory } from './profile/timeline.ts';
 import { median, startWorker, trivialDataset } from './common.ts';
 
-const PHASES = ['plan', 'seed', 'agent', 'verify', 'teardown', 'workflow'];
+const PHASES = ['plan', 'seed', 'seed+agent', 'agent', 'verify', 'teardown', 'workflow'];
 const GROUPS = ['worker', 'temporal', 'engine', 'short-lived', 'client'];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -39,7 +39,7 @@ function table(title: string, m: Measured, episodes: number): { cpuPerEpisode: n
   const calls = callsByPhase(m.calls, timelines);
   const pad = (s: string, n: number) => s.padEnd(n);
   console.log(`\n${title}: wall ${m.wallSec.toFixed(2)} s`);
-  console.log(`  ${pad('phase', 10)}${pad('wall s', 9)}${GROUPS.map((g) => pad(g, 12)).join('')}${pad('cpu-s', 8)}engine calls (execs)`);
+  console.log(`  ${pad('phase', 12)}${pad('wall s', 9)}${GROUPS.map((g) => pad(g, 12)).join('')}${pad('cpu-s', 8)}engine calls (execs)`);
   const byGroup: Record<string, number> = {};
   for (const phase of [...PHASES, 'idle']) {
     const row = cpu[phase] ?? {};
@@ -50,7 +50,7 @@ function table(title: string, m: Measured, episodes: number): { cpuPerEpisode: n
     const nCalls = Object.values(c).reduce((s, n) => s + n, 0) / episodes;
     const nExecs = Object.entries(c).filter(([k]) => /\/exec$/.test(k)).reduce((s, [, n]) => s + n, 0) / episodes;
     if ((phase === 'idle' || !(phase in wall)) && total < 0.005) continue; // teardown is often no activity: removal runs in the background
-    console.log(`  ${pad(phase, 10)}${pad(phase === 'idle' ? '-' : (wall[phase] ?? 0).toFixed(3), 9)}${GROUPS.map((g) => pad(per(g).toFixed(3), 12)).join('')}${pad(total.toFixed(3), 8)}${nCalls.toFixed(1)} (${nExecs.toFixed(1)})`);
+    console.log(`  ${pad(phase, 12)}${pad(phase === 'idle' ? '-' : (wall[phase] ?? 0).toFixed(3), 9)}${GROUPS.map((g) => pad(per(g).toFixed(3), 12)).join('')}${pad(total.toFixed(3), 8)}${nCalls.toFixed(1)} (${nExecs.toFixed(1)})`);
   }
   const kinds: Record<string, number> = {};
   for (const c of m.calls) kinds[c.kind] = (kinds[c.kind] ?? 0) + 1;

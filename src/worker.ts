@@ -96,6 +96,9 @@ export async function createWorkers(opts: WorkerOptions, given?: ActivityDeps): 
     connection, namespace, taskQueue: queue, activities: hostActivities,
     // Every slot's episode may be in a long activity here at once (its agent turn), and removals and preparing too.
     maxConcurrentActivityTaskExecutions: activityRoom,
+    // A cancelled episode waits for its seedThenAgentTurn to stop, which learns of it from a heartbeat's answer: within
+    // this, not the SDK's default of 0.8 of the heartbeat timeout (36 s).
+    maxHeartbeatThrottleInterval: '3 seconds',
   });
   // On a cluster: the episodes this BERTH_HOME keeps (their files, and an openai turn's conversation) are reached here.
   const files = deps.identity.filesQueue

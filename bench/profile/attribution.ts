@@ -62,6 +62,7 @@ export function callsByPhase(calls: Array<{ at: number; kind: string }>, episode
 /** The phase an activity type belongs to in the profile's table. */
 export function phaseOf(activityType: string): string {
   if (/^(plan|pick)/i.test(activityType)) return 'plan';
+  if (activityType === 'seedThenAgentTurn') return 'seed+agent';
   if (/^(seed|installAgentLayer|stepSetup)/.test(activityType)) return 'seed';
   if (/^verify|regrade/i.test(activityType)) return 'verify';
   if (/^teardown/.test(activityType)) return 'teardown';

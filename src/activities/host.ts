@@ -31,13 +31,21 @@ function retryWhileAttemptsLeft(err: unknown): unknown {
 }
 
 /** Create-or-adopt the agent's sandbox: image ready, container started, overlay, entrypoint, healthchecks. */
-export async function seed(deps: ActivityDeps, req: { input: EpisodeInput; plan: EpisodePlan; workflowId: string; runId: string }): Promise<SandboxRef> {
-  const { filesQueue } = deps.identity;
-  // The seeding worker keeps the episode's files where several machines share the sandbox queue (files-home.ts).
-  return typed(() => beating(async () => ({ ...await seedHere(deps, req), ...(filesQueue ? { filesQueue } : {}) })));
+export async function seed(deps: ActivityDeps, req: SeedRequest): Promise<SandboxRef> {
+  return typed(() => beating(() => seedOnThisHost(deps, req)));
 }
 
-async function seedHere(deps: ActivityDeps, req: { input: EpisodeInput; plan: EpisodePlan; workflowId: string; runId: string }): Promise<SandboxRef> {
+/** What seeding an episode's sandbox takes: the episode, its plan and its workflow run. */
+export interface SeedRequest { input: EpisodeInput; plan: EpisodePlan; workflowId: string; runId: string }
+
+/** The seed's work, for activities that run it (seed, seedThenAgentTurn); errors untyped. */
+export async function seedOnThisHost(deps: ActivityDeps, req: SeedRequest): Promise<SandboxRef> {
+  const { filesQueue } = deps.identity;
+  // The seeding worker keeps the episode's files where several machines share the sandbox queue (files-home.ts).
+  return { ...await seedHere(deps, req), ...(filesQueue ? { filesQueue } : {}) };
+}
+
+async function seedHere(deps: ActivityDeps, req: SeedRequest): Promise<SandboxRef> {
   const { host, queue } = deps.identity;
   await deps.slots.seeded(req.workflowId, req.runId);
   const task = await deps.loadEpisodeTask(req.input);

@@ -50,54 +50,57 @@ export async function agentUserFor(provider: SandboxProvider, task: Task, ref: T
 
 /** One agent turn: the harness runs inside the sandbox; its transcript and full response go to the turn's logs. */
 export async function agentTurn(deps: ActivityDeps, req: TurnRequest): Promise<AgentTurnOutput> {
-  return typed(() => beating(async () => {
-    const task = await deps.loadEpisodeTask(req.input);
-    const { provider } = deps;
-    const handle = handleOf(req.sandbox);
-    const logsDir = join(turnDirOf(req), 'agent');
-    mkdirSync(logsDir, { recursive: true });
-    if (req.turn > 0) await clearTurnFiles(provider, handle, task.verifier.inputs);
-    const user = await agentUserFor(provider, task, req);
-    await enterPhase(deps, task, phaseTargets(req.sandbox), req.turn, 'agent', req.input.agent);
-    const instruction = task.multi_step ? task.steps[req.turn]!.instruction : task.instruction ?? '';
-    const installed = installedAgent(req.input.agent);
-    const egressHost = installed ? await agentGatewayHost(deps, task, req.turn, req.input.agent) : undefined;
-    const model = installed
-      ? await openTurnScope(deps.gateway, {
-        input: req.input, agent: installed, turn: req.turn, runKey: runKey(req.turn), turnDir: (t) => turnDirOf({ ...req, turn: t }),
-        ...(egressHost ? { gatewayUrl: await egressGatewayUrl(deps.gateway, egressHost) } : {}),
-      })
-      : undefined;
-    let ended: ReturnType<NonNullable<typeof model>['close']> | undefined;
-    // A Compose task's group is watched while the agent runs: a sidecar whose container is gone masks the episode.
-    const watching = new AbortController();
-    const signal = AbortSignal.any([Context.current().cancellationSignal, watching.signal]);
-    let result;
-    try {
-      const run = harnessFor(req.input.agent).runTurn({
-        provider, handle: { ...handle, user }, task, stepIndex: req.turn, instruction, user, workdir: handle.workdir, env: {},
-        timeoutSec: req.plan.steps[req.turn]!.agentTimeoutSec, runKey: runKey(req.turn), logsDir, args: req.input.agentArgs,
-        heartbeat: (d) => heartbeat(d), signal,
-        ...(model ? { model: model.access, stop: model.stop } : {}),
-      });
-      run.catch(() => undefined);
-      result = req.sandbox.group ? await Promise.race([run, watchGroup(provider, req.sandbox, watching.signal)]) : await run;
-    } finally {
-      watching.abort();
-      ended = model?.close();
-    }
-    // The agent's output may echo what [environment].env gave it: nothing leaves the sandbox in clear.
-    const hidden = hiddenValuesOf(task);
-    await redactTree(logsDir, hidden);
-    const responseText = redact(result.responseText, hidden);
-    writeFileSync(join(logsDir, 'trajectory.json'), redact(JSON.stringify(result.trajectory, null, 2), hidden));
-    writeFileSync(join(logsDir, 'response.txt'), responseText);
-    const usage = ended?.usage ?? result.usage;
-    return {
-      responseText: responseText.slice(-RESPONSE_CAP), exitCode: result.exitCode, timings: result.timings, ...(usage ? { usage } : {}),
-      ...(ended?.agentOutcome ? { agentOutcome: { ...ended.agentOutcome, reason: redact(ended.agentOutcome.reason, hidden) } } : {}),
-    };
-  }));
+  return typed(() => beating(() => agentTurnHere(deps, req)));
+}
+
+/** The agent turn's work, for activities that run it (agentTurn, seedThenAgentTurn); errors untyped. */
+export async function agentTurnHere(deps: ActivityDeps, req: TurnRequest): Promise<AgentTurnOutput> {
+  const task = await deps.loadEpisodeTask(req.input);
+  const { provider } = deps;
+  const handle = handleOf(req.sandbox);
+  const logsDir = join(turnDirOf(req), 'agent');
+  mkdirSync(logsDir, { recursive: true });
+  if (req.turn > 0) await clearTurnFiles(provider, handle, task.verifier.inputs);
+  const user = await agentUserFor(provider, task, req);
+  await enterPhase(deps, task, phaseTargets(req.sandbox), req.turn, 'agent', req.input.agent);
+  const instruction = task.multi_step ? task.steps[req.turn]!.instruction : task.instruction ?? '';
+  const installed = installedAgent(req.input.agent);
+  const egressHost = installed ? await agentGatewayHost(deps, task, req.turn, req.input.agent) : undefined;
+  const model = installed
+    ? await openTurnScope(deps.gateway, {
+      input: req.input, agent: installed, turn: req.turn, runKey: runKey(req.turn), turnDir: (t) => turnDirOf({ ...req, turn: t }),
+      ...(egressHost ? { gatewayUrl: await egressGatewayUrl(deps.gateway, egressHost) } : {}),
+    })
+    : undefined;
+  let ended: ReturnType<NonNullable<typeof model>['close']> | undefined;
+  // A Compose task's group is watched while the agent runs: a sidecar whose container is gone masks the episode.
+  const watching = new AbortController();
+  const signal = AbortSignal.any([Context.current().cancellationSignal, watching.signal]);
+  let result;
+  try {
+    const run = harnessFor(req.input.agent).runTurn({
+      provider, handle: { ...handle, user }, task, stepIndex: req.turn, instruction, user, workdir: handle.workdir, env: {},
+      timeoutSec: req.plan.steps[req.turn]!.agentTimeoutSec, runKey: runKey(req.turn), logsDir, args: req.input.agentArgs,
+      heartbeat: (d) => heartbeat(d), signal,
+      ...(model ? { model: model.access, stop: model.stop } : {}),
+    });
+    run.catch(() => undefined);
+    result = req.sandbox.group ? await Promise.race([run, watchGroup(provider, req.sandbox, watching.signal)]) : await run;
+  } finally {
+    watching.abort();
+    ended = model?.close();
+  }
+  // The agent's output may echo what [environment].env gave it: nothing leaves the sandbox in clear.
+  const hidden = hiddenValuesOf(task);
+  await redactTree(logsDir, hidden);
+  const responseText = redact(result.responseText, hidden);
+  writeFileSync(join(logsDir, 'trajectory.json'), redact(JSON.stringify(result.trajectory, null, 2), hidden));
+  writeFileSync(join(logsDir, 'response.txt'), responseText);
+  const usage = ended?.usage ?? result.usage;
+  return {
+    responseText: responseText.slice(-RESPONSE_CAP), exitCode: result.exitCode, timings: result.timings, ...(usage ? { usage } : {}),
+    ...(ended?.agentOutcome ? { agentOutcome: { ...ended.agentOutcome, reason: redact(ended.agentOutcome.reason, hidden) } } : {}),
+  };
 }
 
 /**

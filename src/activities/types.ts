@@ -219,6 +219,18 @@ export interface AgentTurnOutput {
   agentOutcome?: { kind: string; reason: string };
 }
 
+/** What seedThenAgentTurn returns: the seeded sandbox, the first turn's agent, and the seed's own seconds. */
+export interface SeededAgentTurn {
+  sandbox: SandboxRef;
+  agent: AgentTurnOutput;
+  seedSec: number;
+}
+
+/** Among a seedThenAgentTurn failure's details when its agent part failed: the sandbox the seed had made. */
+export interface SeededSandboxDetail {
+  seededSandbox: SandboxRef;
+}
+
 /** Model usage as the gateway counted it. `promptTokens` includes cached input tokens. */
 export interface TokenUsage { promptTokens: number; completionTokens: number; calls: number; cachedTokens?: number; costUsd?: number }
 

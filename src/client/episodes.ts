@@ -118,12 +118,15 @@ export async function episodeInput(client: Client, workflowId: string): Promise<
  */
 export async function hostQueueOf(client: Client, workflowId: string, ownQueue: string): Promise<string | null> {
   const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
-  const seeds = new Set(events.filter((ev) => ev.activityTaskScheduledEventAttributes?.activityType?.name === 'seed').map((ev) => String(ev.eventId)));
+  // A single-step episode's seed runs with its agent (seedThenAgentTurn), whose result holds the SandboxRef.
+  const seeds = new Set(events.filter((ev) => ['seed', 'seedThenAgentTurn'].includes(ev.activityTaskScheduledEventAttributes?.activityType?.name ?? ''))
+    .map((ev) => String(ev.eventId)));
   for (const ev of events) {
     const done = ev.activityTaskCompletedEventAttributes;
     const payload = done?.result?.payloads?.[0];
     if (!done || !payload || !seeds.has(String(done.scheduledEventId))) continue;
-    const ref = client.options.loadedDataConverter.payloadConverter.fromPayload<Partial<SandboxRef> | null>(payload);
+    const result = client.options.loadedDataConverter.payloadConverter.fromPayload<Partial<SandboxRef> & { sandbox?: Partial<SandboxRef> } | null>(payload);
+    const ref = result?.sandbox ?? result;
     if (typeof ref?.filesQueue === 'string') return ref.filesQueue;
   }
   return events.map((ev) => ev.activityTaskScheduledEventAttributes?.taskQueue?.name).find((q) => q && q !== ownQueue) ?? null;

@@ -4,12 +4,13 @@ import {
 import { episodeDoneSignal, type EpisodeDone } from './signals.ts';
 import type { SharedActivities } from '../activities/shared-activities.ts';
 import type { HostActivities } from '../activities/host-activities.ts';
-import { FINAL_ERROR_TYPES, TASK_ERROR_TYPES, failedTurn, maskedTurn, maskingFailure, plannedSeedFailure } from './failures.ts';
+import { FINAL_ERROR_TYPES, TASK_ERROR_TYPES, failedTurn, maskedTurn, maskingFailure, plannedSeedFailure, seededSandboxOf } from './failures.ts';
 import { openaiTurnWorkflow } from './openai-turn.ts';
 import { rollUp, shouldStop } from './rollup.ts';
+import { seedsWithAgent } from './seed-with-agent.ts';
 import { buildRow } from './row.ts';
 import { BERTH_FAILURE_KIND, BERTH_OUTCOME, BERTH_REWARD, BERTH_TURN } from '../config/search-attributes.ts';
-import type { EpisodeInput, EpisodePlan, HostLease, ResultRow, SandboxRef, TurnOutcome } from './types.ts';
+import type { AgentTurnOutput, EpisodeInput, EpisodePlan, HostLease, ResultRow, SandboxRef, TurnOutcome } from './types.ts';
 
 const { planEpisode } = proxyActivities<SharedActivities>({
   startToCloseTimeout: '2 minutes',
@@ -39,15 +40,36 @@ const EPISODE_V2 = 'episode-v2';
 const EPISODE_V3 = 'episode-v3';
 /** A step's own preparation (workdir/, setup.sh, [steps.healthcheck]) as an activity before its agent (issue 14). */
 const STEP_SETUP = 'step-setup';
+/**
+ * Everything of episode-v2 and episode-v3 under one marker, recorded in the first workflow task (so a new episode
+ * records one marker and one TemporalChangeVersion upsert instead of two of each), and since it: a single-step
+ * episode seeds and runs its agent in one activity (seedThenAgentTurn).
+ */
+const EPISODE_V4 = 'episode-v4';
 
-async function planAndLease(input: EpisodeInput, episodeId: string): Promise<{ plan: EpisodePlan; lease: HostLease; v2: boolean }> {
-  if (patched(EPISODE_V2)) {
+/** Which of the consolidated patches this run has: decided once, in the first workflow task. */
+interface Versions {
+  v2: boolean;
+  v4: boolean;
+}
+
+async function planAndLease(input: EpisodeInput, episodeId: string, versions: Versions): Promise<{ plan: EpisodePlan; lease: HostLease }> {
+  if (versions.v2) {
     const { plan, lease } = await planAndPickHost.executeWithOptions({ summary: `plan ${input.taskId}, pick a host` }, [{ input, episodeId }]);
-    return { plan, lease, v2: true };
+    return { plan, lease };
   }
   const plan = await planEpisode(input);
-  return { plan, lease: await pickHost({ episodeId }), v2: false };
+  return { plan, lease: await pickHost({ episodeId }) };
 }
+
+/** Newer runs record episode-v4 alone; a run that began before it replays its own markers (patched() is false for the rest). */
+function decideVersions(): Versions {
+  const v4 = patched(EPISODE_V4);
+  return { v4, v2: v4 || patched(EPISODE_V2) };
+}
+
+/** episode-v3's behaviour: in every run with episode-v4, else where the run recorded its own marker. */
+const hasV3 = (versions: Versions): boolean => versions.v4 || patched(EPISODE_V3);
 
 const GRACE_SEC = 60;
 /** Recorded only when a teardown failed (its host gone): the episode closes with its row instead of failing. */
@@ -59,14 +81,19 @@ const isLayerMissing = (err: unknown): boolean =>
   err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === 'berth:agent_layer_missing';
 
 /** Proxies bound to the host that owns the sandbox (DESIGN.md section 3, Affinity). */
-function hostActivities(lease: HostLease, plan: EpisodePlan) {
+function hostActivities(lease: HostLease, plan: EpisodePlan, versions: Versions) {
   const longest = Math.max(...plan.steps.map((s) => Math.max(s.agentTimeoutSec, s.verifierTimeoutSec)));
   const common = { taskQueue: lease.queue, scheduleToStartTimeout: `${plan.scheduleToStartSec} seconds` } as const;
   const retry = { maximumAttempts: 3, initialInterval: '2 seconds', nonRetryableErrorTypes: [...FINAL_ERROR_TYPES] };
   const heartbeatTimeout = `${plan.heartbeatTimeoutSec} seconds`;
   const turn = proxyActivities<HostActivities>({ ...common, startToCloseTimeout: `${longest + GRACE_SEC} seconds`, heartbeatTimeout, retry });
-  const ownLimits = plan.steps.every((s) => s.verifyTimeoutSec !== undefined) && patched(EPISODE_V3);
+  const ownLimits = plan.steps.every((s) => s.verifyTimeoutSec !== undefined) && hasV3(versions);
   return {
+    // The seed's limit and the turn's; like the seed, a cancelled episode waits for it (it may be creating the sandbox).
+    seedThenAgent: proxyActivities<HostActivities>({
+      ...common, startToCloseTimeout: `${plan.seedTimeoutSec + longest + GRACE_SEC} seconds`, heartbeatTimeout, retry,
+      cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    }).seedThenAgentTurn,
     // Installing an agent into a layer is long (a build); it runs only on a host that lacks the layer.
     install: proxyActivities<HostActivities>({
       ...common, startToCloseTimeout: '2 hours', heartbeatTimeout, retry: { ...retry, maximumAttempts: 2 },
@@ -93,6 +120,8 @@ type Acts = ReturnType<typeof hostActivities>;
 interface EpisodeState {
   /** Recorded in the first workflow task (patch episode-v2): the last verification also tears down. */
   v2: boolean;
+  /** The seed and the first agent run as one activity (seedsWithAgent). */
+  seedWithAgent: boolean;
   /** The last verification handed the sandbox to removal: no teardown activity needed. */
   tornDown?: boolean;
   seedStarted?: boolean;
@@ -103,41 +132,60 @@ interface EpisodeState {
   stoppedAfter: string | null;
 }
 
+/** Runs `seed`; an installed agent's first episode on a host installs the agent into a layer first, then seeds again. */
+async function withAgentLayer<T>(input: EpisodeInput, plan: EpisodePlan, acts: Acts, seed: () => Promise<T>): Promise<T> {
+  try {
+    return await seed();
+  } catch (err) {
+    if (!(isLayerMissing(err) && patched(AGENT_LAYER))) throw err;
+    await acts.install.executeWithOptions({ summary: `install ${input.agent} into ${input.taskId}'s image` }, [{ input, plan }]);
+    return await seed();
+  }
+}
+
 async function runTurns(input: EpisodeInput, plan: EpisodePlan, acts: Acts, state: EpisodeState): Promise<void> {
   const { workflowId, runId } = workflowInfo();
   const seedStarted = Date.now();
   state.seedStarted = true;
-  const seed = () => acts.seed.executeWithOptions({ summary: `seed ${input.taskId}` }, [{ input, plan, workflowId, runId }]);
+  const seedReq = { input, plan, workflowId, runId };
+  const firstStep = plan.steps[0]?.name ?? 'main';
+  /** The first turn's agent, when it ran in the seed's activity. */
+  let firstAgent: AgentTurnOutput | undefined;
   try {
-    try {
-      state.sandbox = await seed();
-    } catch (err) {
-      // An installed agent's first episode on a host: install it into a layer, then seed from it.
-      if (!(isLayerMissing(err) && patched(AGENT_LAYER))) throw err;
-      await acts.install.executeWithOptions({ summary: `install ${input.agent} into ${input.taskId}'s image` }, [{ input, plan }]);
-      state.sandbox = await seed();
+    if (state.seedWithAgent) {
+      upsertSearchAttributes([{ key: BERTH_TURN, value: 1 }]);
+      const seeded = await withAgentLayer(input, plan, acts, () => acts.seedThenAgent.executeWithOptions({ summary: `seed ${input.taskId}, agent: ${firstStep}` }, [seedReq]));
+      state.sandbox = seeded.sandbox;
+      state.seedSec = seeded.seedSec;
+      firstAgent = seeded.agent;
+    } else {
+      state.sandbox = await withAgentLayer(input, plan, acts, () => acts.seed.executeWithOptions({ summary: `seed ${input.taskId}` }, [seedReq]));
+      state.seedSec = (Date.now() - seedStarted) / 1000;
     }
-    state.seedSec = (Date.now() - seedStarted) / 1000;
   } catch (err) {
     if (isCancellation(err)) throw err;
     const f = maskingFailure(err);
-    state.turns.push(maskedTurn(plan.steps[0]?.name ?? 'main', f.kind, f.reason));
+    // The agent failed in the seed's activity: the first turn failed, in the sandbox the seed made.
+    const seeded = seededSandboxOf(err);
+    if (seeded) state.sandbox = seeded;
+    state.turns.push(seeded ? failedTurn(firstStep, f.kind, f.reason, 0) : maskedTurn(firstStep, f.kind, f.reason));
     return;
   }
   for (let i = 0; i < plan.steps.length; i++) {
     const step = plan.steps[i]!;
-    upsertSearchAttributes([{ key: BERTH_TURN, value: i + 1 }]);
+    const ranWithSeed = i === 0 ? firstAgent : undefined;
+    if (!ranWithSeed) upsertSearchAttributes([{ key: BERTH_TURN, value: i + 1 }]);
     const where = plan.multiStep ? `turn ${i + 1}/${plan.steps.length} ` : '';
     let outcome: TurnOutcome;
     try {
       const req = { input, plan, sandbox: state.sandbox, turn: i };
-      if (step.setupSec !== undefined && patched(STEP_SETUP)) {
+      if (!ranWithSeed && step.setupSec !== undefined && patched(STEP_SETUP)) {
         await acts.stepSetup.executeWithOptions({ summary: `${where}setup ${step.name}` }, [req]);
       }
       const summary = `${where}agent: ${step.name}`;
-      const agent = input.agent === 'openai'
+      const agent = ranWithSeed ?? (input.agent === 'openai'
         ? await executeChild(openaiTurnWorkflow, { workflowId: `${workflowId}/turn-${i + 1}`, args: [req], staticSummary: summary })
-        : await acts.turn.agentTurn.executeWithOptions({ summary }, [req]);
+        : await acts.turn.agentTurn.executeWithOptions({ summary }, [req]));
       const last = state.v2 && i === plan.steps.length - 1;
       const { tornDown, ...verified } = await acts.verify(i).executeWithOptions({ summary: `${where}verify ${step.name}` },
         [{ ...req, agentTimings: agent.timings, ...(agent.usage ? { usage: agent.usage } : {}),
@@ -164,21 +212,22 @@ async function runTurns(input: EpisodeInput, plan: EpisodePlan, acts: Acts, stat
 export async function episodeWorkflow(input: EpisodeInput): Promise<ResultRow> {
   const info = workflowInfo();
   try {
+    const versions = decideVersions();
     let planned: Awaited<ReturnType<typeof planAndLease>>;
     try {
-      planned = await planAndLease(input, info.workflowId);
+      planned = await planAndLease(input, info.workflowId, versions);
     } catch (err) {
       const failed = plannedSeedFailure(err);
-      if (failed === null || !patched(EPISODE_V3)) throw err;
+      if (failed === null || !hasV3(versions)) throw err;
       const turns = [maskedTurn(failed.step ?? input.taskId, failed.kind, failed.reason)];
       const row = buildRow({ input, plan: undefined, turns, result: rollUp(turns, 'mean'), stoppedAfter: null, sandbox: undefined,
         host: null, workflowId: info.workflowId, runId: info.runId });
       await closeWith(row);
       return row;
     }
-    const { plan, lease, v2 } = planned;
-    const acts = hostActivities(lease, plan);
-    const state: EpisodeState = { v2, turns: [], stoppedAfter: null };
+    const { plan, lease } = planned;
+    const acts = hostActivities(lease, plan, versions);
+    const state: EpisodeState = { v2: versions.v2, seedWithAgent: versions.v4 && seedsWithAgent(input, plan, lease), turns: [], stoppedAfter: null };
     let pastDeadline = false;
     const body = new CancellationScope();
     const deadline = new CancellationScope();
@@ -189,7 +238,7 @@ export async function episodeWorkflow(input: EpisodeInput): Promise<ResultRow> {
     }).catch(() => undefined);
     // Newer runs tell the batch while the sandbox is being removed: the batch's window moves on one removal
     // sooner and the episode closes one workflow task sooner. The episode still closes only after its teardown.
-    const doneBeforeTeardown = v2 || patched('done-signal-before-teardown');
+    const doneBeforeTeardown = versions.v2 || patched('done-signal-before-teardown');
     let rowNext = false;
     let teardown: Promise<void> | undefined;
     try {

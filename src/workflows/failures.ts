@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure, TimeoutFailure } from '@temporalio/workflow';
 import { isMasked, isMaskingKind, type FailureKind } from '../outcomes/index.ts';
-import type { TurnOutcome } from './types.ts';
+import type { SandboxRef, SeededSandboxDetail, TurnOutcome } from './types.ts';
 
 // The lists derive from the one table of src/outcomes (DESIGN.md section 4, Failure kinds).
 export { MASKING_KINDS, TASK_ERROR_TYPES, FINAL_ERROR_TYPES } from '../outcomes/index.ts';
@@ -31,6 +31,17 @@ export function plannedSeedFailure(err: unknown): { kind: string; reason: string
   if (!(cause instanceof ApplicationFailure) || cause.type !== 'harbor:seed_failed') return null;
   const step = (cause.details?.[0] as { step?: unknown } | undefined)?.step;
   return { kind: cause.type, reason: cause.message, step: typeof step === 'string' ? step : null };
+}
+
+/**
+ * The sandbox a seedThenAgentTurn failure names when its agent part failed (the seed had succeeded); undefined when
+ * the seed itself failed, or the host never answered.
+ */
+export function seededSandboxOf(err: unknown): SandboxRef | undefined {
+  const cause = err instanceof ActivityFailure ? err.cause : undefined;
+  if (!(cause instanceof ApplicationFailure)) return undefined;
+  const detail = (cause.details ?? []).find((d): d is SeededSandboxDetail => typeof d === 'object' && d !== null && 'seededSandbox' in d);
+  return detail?.seededSandbox;
 }
 
 function timeoutName(t: unknown): string {

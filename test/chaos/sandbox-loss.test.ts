@@ -29,6 +29,8 @@ describe('a sandbox removed from outside mid-turn (DESIGN.md section 3, Sandbox 
     const summary = await handle.wait();
     const elapsed = (Date.now() - removedAt) / 1000;
     expect(summary.rows[0]).toMatchObject({ mask_sample: true, reward: null, failure_kind: 'provider_unavailable' });
+    // The agent failed inside seedThenAgentTurn: its failure named the seeded sandbox, so the row keeps its logs folder.
+    expect(summary.rows[0]!.logs_dir).not.toBeNull();
     expect(elapsed).toBeLessThan(30);
     await noContainersLeft(`berth.workflow=${workflowId}`);
   });

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBatch } from '../../src/client/batch.ts';
@@ -45,3 +45,43 @@ describe('a worker killed with -9 inside turn 2 (DESIGN.md section 3, Surviving 
     await noContainersLeft(`berth.workflow=${workflowId}`);
   }, 300_000);
 });
+
+// One step: the seed and the agent run in one activity (seedThenAgentTurn). Its retried attempt must take the sandbox
+// the first one seeded (no second seed, no task files delivered again) and re-attach to the agent still running.
+const single = () => writeDataset({
+  'one/task.toml': '[environment]\ndocker_image = "berth-base:bookworm"\nworkdir = "/app"\n[agent]\ntimeout_sec = 120\n[verifier]\ntimeout_sec = 60\n',
+  'one/instruction.md': 'Once.\n',
+  'one/solution/solve.sh': '#!/bin/bash\necho run >> /app/runs\ntouch /app/started\nsleep 12\n',
+  'one/tests/test.sh': '#!/bin/bash\n[ "$(wc -l < /app/runs)" = 1 ] && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n',
+});
+
+describe('a worker killed with -9 inside a single-step episode\'s agent (seed and agent in one activity)', () => {
+  const own = ownWorkerQueues('crash1');
+  const { env, workers } = own;
+  afterAll(() => own.stop());
+
+  it('the retried attempt adopts the seeded sandbox and re-attaches to the agent: scored 1, the agent ran once', async () => {
+    const client = await own.client();
+    own.startWorker();
+    const handle = await startBatch({ dataset: single(), resultsDir: mkdtempSync(join(tmpdir(), 'berth-crash1-')), taskQueue: env.BERTH_TASK_QUEUE, client });
+    const workflowId = `berth/${handle.batchId}/one/1`;
+    const containerId = await waitForFileInEpisode(workflowId, '/app/started', 90_000, 'the agent process');
+    workers[0]!.kill9();
+    own.startWorker();
+
+    const row = (await handle.wait()).rows[0]!;
+    expect(row).toMatchObject({ reward: 1, mask_sample: false, failure_kind: null });
+    const history = await client.workflow.getHandle(workflowId).fetchHistory();
+    const started = (history.events ?? []).filter((e) => e.activityTaskStartedEventAttributes)
+      .map((e) => ({ id: String(e.activityTaskStartedEventAttributes!.scheduledEventId), attempt: e.activityTaskStartedEventAttributes!.attempt }));
+    const scheduled = new Map((history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes).map((e) => [String(e.eventId), e.activityTaskScheduledEventAttributes!.activityType?.name]));
+    // The kill landed in seedThenAgentTurn, which finished on a later attempt (no seed activity of its own).
+    expect(started.filter((s) => scheduled.get(s.id) === 'seedThenAgentTurn').map((s) => s.attempt).at(-1)).toBeGreaterThan(1);
+    expect([...scheduled.values()]).not.toContain('seed');
+    // The same container throughout: the first attempt's record, not a second seed.
+    const logs = readFileSync(join(row.logs_dir!, 'seeded-sandbox.json'), 'utf8');
+    expect(JSON.parse(logs).id).toBe(containerId);
+    await noContainersLeft(`berth.workflow=${workflowId}`);
+  }, 300_000);
+});
+

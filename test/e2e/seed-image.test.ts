@@ -12,7 +12,7 @@ import { startBatch } from '../../src/client/batch.ts';
 import type { ResultRow } from '../../src/workflows/types.ts';
 import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
 import { writeDataset } from '../helpers/tasks.ts';
-import { SEED_MODES } from '../helpers/warm-pool.ts';
+import { SEED_MODES, SEEDING_ACTIVITIES } from '../helpers/warm-pool.ts';
 
 const TOML = '[environment]\nworkdir = "/app"\n[agent]\ntimeout_sec = 60\n[verifier]\ntimeout_sec = 60\n';
 const REWARD_IF_OK = '#!/bin/bash\n[ "$(cat /app/out.txt 2>/dev/null)" = ok ] && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n';
@@ -91,7 +91,7 @@ describe.each(SEED_MODES)('seed with the image configuration on record, $through
     expect(row.failure_reason).toMatch(/failed 2 times in a row/);
     const history = await cluster.client.workflow.getHandle(row.workflow_id).fetchHistory();
     const events = history.events ?? [];
-    const seedScheduled = events.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'seed')!;
+    const seedScheduled = events.find((e) => SEEDING_ACTIVITIES.includes(e.activityTaskScheduledEventAttributes?.activityType?.name ?? ''))!;
     const seedStarted = events.find((e) => String(e.activityTaskStartedEventAttributes?.scheduledEventId) === String(seedScheduled.eventId));
     expect(seedStarted!.activityTaskStartedEventAttributes!.attempt).toBe(3);
   });

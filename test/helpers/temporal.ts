@@ -49,7 +49,8 @@ export async function startScriptedWorker(queue: string, activities: object): Pr
   installRuntime();
   const { address } = temporalAddress();
   const native = await NativeConnection.connect({ address });
-  const worker = await Worker.create({ connection: native, taskQueue: queue, workflowBundle: await workflowBundle(), activities });
+  // Heartbeats throttled as the real worker's (src/worker.ts): a cancelled activity hears of it within 3 s.
+  const worker = await Worker.create({ connection: native, taskQueue: queue, workflowBundle: await workflowBundle(), activities, maxHeartbeatThrottleInterval: '3 seconds' });
   const running = worker.run();
   const connection = await Connection.connect({ address });
   return {

@@ -20,6 +20,13 @@ const queue = `test-steer-${randomBytes(3).toString('hex')}`;
 const released = new Set<string>();
 let client: Client;
 
+async function scriptedSeed() { return { queue, name: 'c', id: 'c', host: 'test-host', user: 'root', workdir: '/', logsDir: '/tmp/x' }; }
+
+async function scriptedAgent(req: { input: EpisodeInput }) {
+  while (!released.has(req.input.taskId)) { Context.current().heartbeat(); await Context.current().sleep(100); }
+  return { responseText: 'done', exitCode: 0, timings: { agent: 1 } };
+}
+
 const activities = {
   async planAndPickHost(req: { input: EpisodeInput }) {
     return {
@@ -29,11 +36,10 @@ const activities = {
       lease: { host: 'test-host', queue },
     };
   },
-  async seed() { return { queue, name: 'c', id: 'c', host: 'test-host', user: 'root', workdir: '/', logsDir: '/tmp/x' }; },
-  async agentTurn(req: { input: EpisodeInput }) {
-    while (!released.has(req.input.taskId)) { Context.current().heartbeat(); await Context.current().sleep(100); }
-    return { responseText: 'done', exitCode: 0, timings: { agent: 1 } };
-  },
+  seed: scriptedSeed,
+  agentTurn: scriptedAgent,
+  // A single-step episode's seed and agent in one activity (src/activities/seed-then-agent.ts).
+  async seedThenAgentTurn(req: { input: EpisodeInput }) { return { sandbox: await scriptedSeed(), agent: await scriptedAgent(req), seedSec: 0 }; },
   async verifyTurn(req: { input: EpisodeInput; teardownAfter?: boolean }): Promise<TurnOutcome & { tornDown?: true }> {
     return { step: req.input.taskId, reward: 1, verifier_rewards: { reward: 1 }, failure_kind: null, failure_reason: null, masked: false,
       response_text: 'done', timings: { verify: 1 }, ...(req.teardownAfter ? { tornDown: true as const } : {}) };

@@ -5,7 +5,8 @@ import { randomBytes } from 'node:crypto';
 import { startScriptedWorker } from '../helpers/temporal.ts';
 import { recordHistory, runChain } from '../helpers/histories.ts';
 import { DEFAULT_EPISODE_SETTINGS } from '../../src/activities/types.ts';
-import type { EpisodeInput, EpisodePlan, ResultRow, TurnOutcome } from '../../src/workflows/types.ts';
+import { withSeededSandbox } from '../../src/activities/seed-then-agent.ts';
+import type { EpisodeInput, EpisodePlan, ResultRow, SandboxRef, TurnOutcome } from '../../src/workflows/types.ts';
 
 // Workflow logic with mocked activities (real Temporal server, real worker, scripted activities).
 const queue = `test-mocked-${randomBytes(3).toString('hex')}`;
@@ -29,6 +30,22 @@ const basePlan = (s: Script): EpisodePlan => ({
   episodeBudgetSec: 600, seedTimeoutSec: 30, heartbeatTimeoutSec: 10, scheduleToStartSec: 60, ...s.plan,
 });
 
+async function scriptedSeed(req: { input: EpisodeInput }) {
+  log(req.input.taskId, 'seed');
+  if (scripts.get(req.input.taskId)!.seed === 'masked') throw ApplicationFailure.nonRetryable('overlay line 2 failed', 'harbor:overlay_failed');
+  return { container: `c-${req.input.taskId}`, host: 'test-host', logsDir: `/tmp/logs-${req.input.taskId}` };
+}
+
+async function scriptedAgent(req: { input: EpisodeInput; turn: number }) {
+  log(req.input.taskId, `agent ${req.turn + 1}`);
+  const t = scripts.get(req.input.taskId)!.turns[req.turn];
+  if (t === 'hang') {
+    for (;;) { Context.current().heartbeat(); await Context.current().sleep(200); }
+  }
+  if (t && 'raise' in t) throw ApplicationFailure.nonRetryable('container vanished', t.raise);
+  return { responseText: `answer ${req.turn + 1}`, exitCode: 0, timings: { agent: 1 } };
+}
+
 const activities = {
   async planEpisode(input: EpisodeInput) { return basePlan(scripts.get(input.taskId)!); },
   async pickHost() { return { host: 'test-host', queue }; },
@@ -39,19 +56,16 @@ const activities = {
     }
     return { plan: basePlan(s), lease: { host: 'test-host', queue } };
   },
-  async seed(req: { input: EpisodeInput }) {
-    log(req.input.taskId, 'seed');
-    if (scripts.get(req.input.taskId)!.seed === 'masked') throw ApplicationFailure.nonRetryable('overlay line 2 failed', 'harbor:overlay_failed');
-    return { container: `c-${req.input.taskId}`, host: 'test-host', logsDir: '/tmp/x' };
-  },
-  async agentTurn(req: { input: EpisodeInput; turn: number }) {
-    log(req.input.taskId, `agent ${req.turn + 1}`);
-    const t = scripts.get(req.input.taskId)!.turns[req.turn];
-    if (t === 'hang') {
-      for (;;) { Context.current().heartbeat(); await Context.current().sleep(200); }
+  seed: scriptedSeed,
+  agentTurn: scriptedAgent,
+  // A single-step episode's seed and agent in one activity: the agent's failure names the sandbox (seed-then-agent.ts).
+  async seedThenAgentTurn(req: { input: EpisodeInput }) {
+    const sandbox = await scriptedSeed(req);
+    try {
+      return { sandbox, agent: await scriptedAgent({ input: req.input, turn: 0 }), seedSec: 0.5 };
+    } catch (err) {
+      throw withSeededSandbox(err, sandbox as unknown as SandboxRef);
     }
-    if (t && 'raise' in t) throw ApplicationFailure.nonRetryable('container vanished', t.raise);
-    return { responseText: `answer ${req.turn + 1}`, exitCode: 0, timings: { agent: 1 } };
   },
   async verifyTurn(req: { input: EpisodeInput; turn: number; teardownAfter?: boolean }): Promise<TurnOutcome & { tornDown?: true }> {
     log(req.input.taskId, `verify ${req.turn + 1}`);
@@ -117,9 +131,33 @@ describe('EpisodeWorkflow with scripted activities (multi-step-tasks.md)', () =>
 
   it('a failed seed is a masked row with its kind, and no turn runs', async () => {
     const row = await run('overlay', { plan: {}, seed: 'masked', turns: [{ reward: 1 }] });
-    expect(row).toMatchObject({ mask_sample: true, failure_kind: 'harbor:overlay_failed' });
+    expect(row).toMatchObject({ mask_sample: true, failure_kind: 'harbor:overlay_failed', failure_reason: 'overlay line 2 failed', logs_dir: null });
     // Teardown by name still runs: a failed seed may have left a container behind.
     expect(calls.get('overlay')).toEqual(['seed', 'teardown']);
+  });
+
+  // docs/performance.md, One activity for the seed and the agent: one marker, three activities, no seed activity of its own.
+  it('a single-step episode seeds and runs its agent in one activity, under one patch marker', async () => {
+    const row = await run('seededagent', { plan: { multiStep: false }, turns: [{ reward: 1 }] });
+    expect(row).toMatchObject({ reward: 1, mask_sample: false, response_text: 'answer 1', logs_dir: '/tmp/logs-seededagent' });
+    expect(row.timings.seed).toBe(0.5);
+    expect(calls.get('seededagent')).toEqual(['seed', 'agent 1', 'verify 1', 'teardown']);
+    const events = (await client.workflow.getHandle(`${queue}/seededagent`).fetchHistory()).events ?? [];
+    const activityTypes = events.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter((n) => n);
+    expect(activityTypes).toEqual(['planAndPickHost', 'seedThenAgentTurn', 'verifyTurn']);
+    const markers = events.filter((e) => e.markerRecordedEventAttributes).map((e) => Buffer.from(e.markerRecordedEventAttributes!.details!['patch-data']!.payloads![0]!.data!).toString());
+    expect(markers).toEqual(['{"id":"episode-v4","deprecated":false}']);
+    // 42 before (a seed activity of its own, the episode-v2 and episode-v3 markers); 8 fewer; no batch here to signal (5 more).
+    expect(events.length).toBe(29);
+    const limits = events.map((e) => e.activityTaskScheduledEventAttributes).filter((a) => a?.activityType?.name === 'seedThenAgentTurn');
+    expect(limits.map((a) => Number(a!.startToCloseTimeout?.seconds))).toEqual([30 + 30 + 60]);
+  });
+
+  it('an agent that fails in the seed\'s activity fails the first turn, in the sandbox the seed made', async () => {
+    const row = await run('seededlost', { plan: { multiStep: false }, turns: [{ raise: 'provider_unavailable' }] });
+    expect(row).toMatchObject({ mask_sample: true, reward: null, failure_kind: 'provider_unavailable', failure_reason: 'container vanished',
+      logs_dir: '/tmp/logs-seededlost', turns: [{ step: 'step-1', failure_kind: 'provider_unavailable' }] });
+    expect(calls.get('seededlost')).toEqual(['seed', 'agent 1', 'teardown']);
   });
 
   // task-folder-verifiers.md § Environment variables and secrets: a missing required value fails the episode before
