@@ -2,10 +2,14 @@
 // multi-step task's under steps/<name>/ (as Harbor does); Harbor keeps a single-step trial's agent/, verifier/ and
 // artifacts/ at the trial's root. Pure.
 
+/** Records a host keeps for its own retries (seed-record.ts, final-verify.ts): Berth's, so under berth/ wherever they sit. */
+const RUN_RECORDS = new Set(['seeded-sandbox.json', 'verify-outcome.json']);
+
 /** The path in the trial folder for a path in the episode's logs folder, or null for one never to be written. */
 export function trialPathOf(episodePath: string): string | null {
   const parts = episodePath.replace(/\\/g, '/').split('/').filter((p) => p !== '' && p !== '.');
   if (parts.length === 0 || parts.includes('..')) return null;
+  if (RUN_RECORDS.has(parts[parts.length - 1]!)) return ['berth', ...parts].join('/');
   const turn = /^turn-(\d+)$/.exec(parts[0]!);
   if (turn) {
     if (parts.length === 1) return null;
