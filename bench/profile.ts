@@ -12,14 +12,16 @@ import { ensureServer } from '../src/server/devserver.ts';
 import { callsByPhase, cpuByPhase, type CpuSample, type EpisodeTimeline } from './profile/attribution.ts';
 import { findGroups, sampleCpu } from './profile/cpu.ts';
 import { startEngineProxy } from './profile/engine-proxy.ts';
-import { episodeHistory, type EpisodeHistory } from './profile/timeline.ts';
+import { episodeHistory, eventTime, type EpisodeHistory } from './profile/timeline.ts';
+import { episodeParts, meanParts, type Part } from './profile/parts.ts';
+import { batchWorkflowId } from '../src/client/episodes.ts';
 import { median, startWorker, trivialDataset } from './common.ts';
 
 const PHASES = ['plan', 'seed', 'seed+agent', 'agent', 'verify', 'teardown', 'workflow'];
 const GROUPS = ['worker', 'temporal', 'engine', 'short-lived', 'client'];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-interface Measured { wallSec: number; samples: CpuSample[]; histories: EpisodeHistory[]; calls: Array<{ at: number; kind: string }> }
+interface Measured { wallSec: number; samples: CpuSample[]; histories: EpisodeHistory[]; calls: Array<{ at: number; kind: string }>; parts: Part[][] }
 
 function phaseWall(timelines: EpisodeTimeline[]): Record<string, number> {
   const out: Record<string, number> = {};
@@ -85,26 +87,36 @@ export default async function bench(args: string[]): Promise<void> {
     const firstCall = proxy.calls.length;
     const t = Date.now();
     const histories: EpisodeHistory[] = [];
+    const parts: Part[][] = [];
     try {
       for (const { dir, concurrency } of datasets) {
-        const s = await (await startBatch({ dataset: dir, concurrency, resultsDir, taskQueue: queue, client })).wait();
+        const called = Date.now();
+        const handle = await startBatch({ dataset: dir, concurrency, resultsDir, taskQueue: queue, client });
+        const s = await handle.wait();
+        const answered = Date.now();
         const bad = s.rows.find((r) => r.reward !== 1);
         if (bad) throw new Error(`an episode did not score 1: ${JSON.stringify(bad)}`);
         for (const r of s.rows) histories.push(await episodeHistory(client, r.workflow_id, r.run_id));
+        if (s.rows.length === 1) {
+          const batchStarted = eventTime((await client.workflow.getHandle(batchWorkflowId(handle.batchId)).fetchHistory()).events?.[0]);
+          parts.push(episodeParts({ called, batchStarted, answered, episode: histories.at(-1)!.timeline }));
+        }
       }
     } finally {
       clearInterval(timer);
     }
     await sleep(100);
     samples.push(sampleCpu(groups));
-    return { wallSec: (Date.now() - t) / 1000 / datasets.length, samples, histories, calls: proxy.calls.slice(firstCall) };
+    return { wallSec: (Date.now() - t) / 1000 / datasets.length, samples, histories, calls: proxy.calls.slice(firstCall), parts };
   };
 
   try {
     await measure([{ dir: trivialDataset(1), concurrency: 1 }]); // warm the worker (bundle, connections)
     await sleep(2000);
     const one = trivialDataset(1);
-    const single = table(`one trivial episode (mean of ${runs} runs)`, await measure(Array.from({ length: runs }, () => ({ dir: one, concurrency: 1 }))), runs);
+    const singleRun = await measure(Array.from({ length: runs }, () => ({ dir: one, concurrency: 1 })));
+    const single = table(`one trivial episode (mean of ${runs} runs)`, singleRun, runs);
+    console.log(`  from the client's startBatch to its wait() answering, ms (mean): ${meanParts(singleRun.parts).map((p) => `${p.part} ${p.ms.toFixed(0)}`).join(', ')}`);
     await sleep(2000);
     const manyRun = await measure([{ dir: trivialDataset(many), concurrency: many }]);
     const crowd = table(`${many} episodes at once`, manyRun, many);

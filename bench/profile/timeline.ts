@@ -5,6 +5,9 @@ import { phaseOf, type EpisodeTimeline, type Interval } from './attribution.ts';
 type Ts = { seconds?: { toNumber(): number } | number | null; nanos?: number | null } | null | undefined;
 const ms = (t: Ts): number => (t ? Number(typeof t.seconds === 'number' ? t.seconds : t.seconds?.toNumber() ?? 0) * 1000 + (t.nanos ?? 0) / 1e6 : 0);
 
+/** An event's time, ms since the epoch (0 for none). */
+export const eventTime = (e: { eventTime?: unknown } | null | undefined): number => ms(e?.eventTime as Ts);
+
 export interface EpisodeHistory { timeline: EpisodeTimeline; activities: Record<string, number>; events: number }
 
 export async function episodeHistory(client: Client, workflowId: string, runId?: string): Promise<EpisodeHistory> {
