@@ -40,3 +40,10 @@ export async function runChain(client: Client, workflowId: string): Promise<stri
   }
   return runs;
 }
+
+/** The arguments a run of a workflow started with (a continued run's carry the state its predecessor handed on). */
+export async function runStartArgs(client: Client, workflowId: string, runId: string): Promise<unknown[]> {
+  const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+  const payloads = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads ?? [];
+  return payloads.map((p) => JSON.parse(Buffer.from(p.data ?? new Uint8Array()).toString('utf8')) as unknown);
+}

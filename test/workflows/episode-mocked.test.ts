@@ -3,7 +3,7 @@ import type { Client } from '@temporalio/client';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { randomBytes } from 'node:crypto';
 import { startScriptedWorker } from '../helpers/temporal.ts';
-import { recordHistory, runChain } from '../helpers/histories.ts';
+import { recordHistory, runChain, runStartArgs } from '../helpers/histories.ts';
 import { DEFAULT_EPISODE_SETTINGS } from '../../src/activities/types.ts';
 import { withSeededSandbox } from '../../src/activities/seed-then-agent.ts';
 import type { EpisodeInput, EpisodePlan, ResultRow, SandboxRef, TurnOutcome } from '../../src/workflows/types.ts';
@@ -17,6 +17,8 @@ interface Script {
   /** Planning finds an unset `${VAR}` (a seed failure before any slot or sandbox). */
   planFails?: boolean;
   seed?: 'ok' | 'masked';
+  /** How long each agent turn takes (a batch's children must outlive the run that started them). */
+  agentMs?: number;
   /** Per turn: the verify outcome, or a failure kind the agent turn raises, or 'hang'. */
   turns: Array<Partial<TurnOutcome> | { raise: string } | 'hang'>;
 }
@@ -38,7 +40,9 @@ async function scriptedSeed(req: { input: EpisodeInput }) {
 
 async function scriptedAgent(req: { input: EpisodeInput; turn: number }) {
   log(req.input.taskId, `agent ${req.turn + 1}`);
-  const t = scripts.get(req.input.taskId)!.turns[req.turn];
+  const script = scripts.get(req.input.taskId)!;
+  const t = script.turns[req.turn];
+  if (script.agentMs) await Context.current().sleep(script.agentMs);
   if (t === 'hang') {
     for (;;) { Context.current().heartbeat(); await Context.current().sleep(200); }
   }
@@ -190,13 +194,17 @@ describe('EpisodeWorkflow with scripted activities (multi-step-tasks.md)', () =>
 });
 
 describe('BatchWorkflow with scripted episodes', () => {
+  // Each run continues as new once it has started 2 children, so the first does so right after filling its window of 3,
+  // while those children (1 s each) still run: their done signals must reach a later run. A child that could finish
+  // while its siblings start would let one run start more than the window (as it should), and the run count would
+  // depend on the machine's speed; it did under load in CI with instant children.
   it('keeps a window of children, continues as new with children outliving it, and counts every episode', async () => {
     const tasks = Array.from({ length: 6 }, (_, i) => `batch-t${i}`);
-    tasks.forEach((t, i) => scripts.set(t, { plan: { multiStep: false }, turns: [i === 5 ? { raise: 'provider_unavailable' } : { reward: i % 2 }] }));
+    tasks.forEach((t, i) => scripts.set(t, { plan: { multiStep: false }, agentMs: 1000, turns: [i === 5 ? { raise: 'provider_unavailable' } : { reward: i % 2 }] }));
     const batchId = `${queue}-b1`;
     const input = {
       batchId, datasetName: 'd', datasetPath: '/d', tasks: tasks.map((t) => ({ taskId: t, taskPath: `/d/${t}`, digest: 'sha256:x' })),
-      repeats: 2, concurrency: 3, agent: 'oracle', agentArgs: {}, imageAliases: {}, episodeSettings: DEFAULT_EPISODE_SETTINGS, continueAsNewAfter: 4,
+      repeats: 2, concurrency: 3, agent: 'oracle', agentArgs: {}, imageAliases: {}, episodeSettings: DEFAULT_EPISODE_SETTINGS, continueAsNewAfter: 2,
     };
     const handle = await client.workflow.start('batchWorkflow', { taskQueue: queue, workflowId: `berth/${batchId}`, args: [input] });
     const progress = await handle.result();
@@ -204,6 +212,8 @@ describe('BatchWorkflow with scripted episodes', () => {
     expect(progress).toMatchObject({ total: 12, done: 12, running: 0, scored: 10, masked: 2, failed: 0, rewardSum: 4 });
     const runs = await runChain(client, `berth/${batchId}`);
     expect(runs.length).toBeGreaterThanOrEqual(3);
+    const firstContinued = await runStartArgs(client, `berth/${batchId}`, runs.at(-2)!);
+    expect((firstContinued[1] as { running: string[] }).running.length).toBeGreaterThan(0);
     const children = () => client.workflow.count(`BerthBatch = "${batchId}" AND WorkflowType = "episodeWorkflow"`).then((c) => c.count);
     await expect.poll(children, { timeout: 15_000, interval: 500 }).toBe(12);
   });
