@@ -1,5 +1,5 @@
 // Keeps a batch's results folder a Harbor job directory while rows arrive: each closed attempt becomes a trial folder
-// at once (its files from this disk, or moved from the host that ran it), and result.json is rewritten after each.
+// at once (its files from this disk, or moved from the host that ran it), and result.json follows them (result-pace.ts).
 import type { Client } from '@temporalio/client';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,13 +10,17 @@ import { HarborJobDir } from './job-dir.ts';
 import { jobMetaOf, type JobMeta } from './job-meta.ts';
 import type { TrialFiles } from './trial-files.ts';
 import type { HarborTrialResult } from './types.ts';
+import { PacedWrites } from './result-pace.ts';
 
 export class JobRecorder {
   private readonly trials = new Map<string, HarborTrialResult>();
+  /** The attempts (workflow and run id) that have a trial folder. */
+  private readonly attempts = new Set<string>();
   private writes: Promise<unknown> = Promise.resolve();
+  private readonly result = new PacedWrites((write) => { this.writes = this.writes.then(write).catch(() => undefined); });
 
   private constructor(readonly client: Client, readonly job: HarborJobDir, readonly meta: JobMeta) {
-    for (const t of job.readTrials()) this.trials.set(t.trial_name, t);
+    for (const t of job.readTrials()) this.add(t);
   }
 
   /** The batch's job directory: config.json from the batch's input (given, or read from its workflow's history). */
@@ -31,19 +35,19 @@ export class JobRecorder {
       job.writeConfig(meta);
     }
     const recorder = new JobRecorder(client, job, meta);
-    if (!existsSync(job.resultPath)) await recorder.writeResult(null, 0);
+    if (!existsSync(job.resultPath)) recorder.result.timed(() => recorder.writeResult(null, 0));
     return recorder;
   }
 
-  /** The attempt's trial folder (once per run: a row already written is not copied again), then result.json. */
+  /**
+   * The attempt's trial folder (once per run: a row already written is not copied again). result.json follows soon
+   * after: rewriting it costs time in proportion to the trials, so it is not rewritten once per row (result-pace.ts).
+   */
   record(row: ResultRow): Promise<void> {
     const next = this.writes.then(async () => {
-      const had = [...this.trials.values()].find((t) => t.berth.workflow_id === row.workflow_id && t.berth.run_id === row.run_id);
-      if (!had) {
-        const t = await this.writeTrial(row);
-        this.trials.set(t.trial_name, t);
-      }
-      await this.writeResult(null, 0);
+      if (this.attempts.has(attemptKey(row.workflow_id, row.run_id))) return;
+      this.add(await this.writeTrial(row));
+      this.result.soon(() => this.writeResult(null, 0));
     });
     this.writes = next.catch(() => undefined);
     return next;
@@ -51,16 +55,22 @@ export class JobRecorder {
 
   /** result.json once the batch is collected: its close time, and the episodes that failed (no row, no trial). */
   finish(failedEpisodes: number): Promise<void> {
+    this.result.cancel();
     const next = this.writes.then(async () => {
       const described = await this.client.workflow.getHandle(batchWorkflowId(this.meta.batchId)).describe().catch(() => undefined);
       const closed = described && described.status.name !== 'RUNNING' ? (described.closeTime ?? new Date()).toISOString() : null;
-      await this.writeResult(closed, failedEpisodes);
+      this.result.timed(() => this.writeResult(closed, failedEpisodes));
     });
     this.writes = next.catch(() => undefined);
     return next;
   }
 
-  private async writeResult(finishedAt: string | null, failedEpisodes: number): Promise<void> {
+  private add(t: HarborTrialResult): void {
+    this.trials.set(t.trial_name, t);
+    this.attempts.add(attemptKey(t.berth.workflow_id, t.berth.run_id));
+  }
+
+  private writeResult(finishedAt: string | null, failedEpisodes: number): void {
     const skippedPath = join(this.job.dir, 'skipped.json');
     let skippedTasks = 0;
     try {
@@ -92,3 +102,5 @@ export class JobRecorder {
     return this.job.writeTrial(row, this.meta, times, files, note);
   }
 }
+
+const attemptKey = (workflowId: string, runId: string) => `${workflowId}\0${runId}`;
