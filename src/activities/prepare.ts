@@ -1,5 +1,5 @@
 import { Context, heartbeat } from '@temporalio/activity';
-import type { PrepareInput, PrepareRequest, PrepareOutcome } from './types.ts';
+import type { PrepareAhead, PrepareInput, PrepareRequest, PrepareOutcome } from './types.ts';
 import { isLossError } from '../sandbox/index.ts';
 import { prepareAndRecord } from './image-prep.ts';
 import { buildLayerFor } from './agent-layer.ts';
@@ -31,6 +31,7 @@ export async function prepareTasksHere(deps: ActivityDeps, input: PrepareInput):
       }, input.agent));
       heartbeat({ outcomes: done });
     }
+    if (input.ahead) deps.pool?.serveAhead(readyAhead(input.ahead, done), Context.current().client);
     return done;
   } finally {
     clearInterval(timer);
@@ -52,4 +53,17 @@ async function prepareOne(deps: ActivityDeps, req: PrepareRequest, agent?: strin
     if (isLossError(err)) throw err;
     return { taskId: req.taskId, ok: false, reason: (err as Error).message };
   }
+}
+
+/** The batch's first episodes as they will start: tasks whose image failed left out, base images pinned as prepared. */
+function readyAhead(ahead: PrepareAhead, outcomes: readonly PrepareOutcome[]): PrepareAhead {
+  const pins = new Map(outcomes.flatMap((o) => (o.ok ? [[o.taskId, o.baseImageId] as const] : [])));
+  const upcoming = ahead.upcoming.filter((u) => pins.has(u.taskId)).map((u) => {
+    const run = { ...u };
+    delete run.baseImageId;
+    const pin = pins.get(u.taskId);
+    if (pin !== undefined) run.baseImageId = pin;
+    return run;
+  });
+  return { first: ahead.first, upcoming };
 }

@@ -172,6 +172,15 @@ export interface PrepareInput {
   agent?: string;
   /** Tasks forced into separate verification need their verifier images too. */
   separateVerifierForArtifacts?: boolean;
+  /** The batch these tasks are prepared for, about to start: the host's warm pool seeds its first episodes ahead. */
+  ahead?: PrepareAhead;
+}
+
+/** A batch as its first episodes will start (docs/performance.md, The warm pool), before prepare pins base images. */
+export interface PrepareAhead {
+  /** The batch's first episode: its settings, which the pool's seeds share. */
+  first: EpisodeInput;
+  upcoming: UpcomingEpisodes['upcoming'];
 }
 
 /** One turn of an episode, as the turn activities see it. */

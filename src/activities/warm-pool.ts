@@ -6,7 +6,7 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
 import { batchWorkflowId, UPCOMING_QUERY } from '../config/batch-ids.ts';
-import { POOL_NAME_PREFIX, type SandboxHandle, type SandboxSpec } from '../sandbox/index.ts';
+import { POOL_NAME_PREFIX, SeedFailed, type SandboxHandle, type SandboxSpec } from '../sandbox/index.ts';
 import type { Task } from '../task/index.ts';
 import type { NetworkDeps } from './phase-network.ts';
 import type { Remover } from './remover.ts';
@@ -15,13 +15,15 @@ import { seedKey } from './seed-key.ts';
 import type { HostSlots } from './slots.ts';
 import { freeing } from './tear-down.ts';
 import type { EpisodeTaskLoader } from './task-loader.ts';
-import type { EpisodeInput, UpcomingEpisodes } from './types.ts';
+import type { EpisodeInput, PrepareAhead, UpcomingEpisodes } from './types.ts';
 import { poolWants } from './warm-pool-plan.ts';
 
 /** How often the pool looks at the batches it serves (each also looks when an episode seeds here). */
 const LOOK_EVERY_MS = 2000;
 /** A surplus sandbox younger than this is kept: an episode just started (so no longer upcoming) may claim it. */
 const SURPLUS_GRACE_MS = 10_000;
+/** How long a batch whose tasks were just prepared here may take to start before what was seeded for it goes. */
+const AHEAD_START_MS = 30_000;
 
 export interface WarmPoolDeps extends NetworkDeps {
   provider: NetworkDeps['provider'] & Required<Pick<NetworkDeps['provider'], 'rename'>>;
@@ -48,6 +50,10 @@ interface Pooled {
   claimed?: boolean;
   /** Removed before its seed ended: its failure says nothing of the seed. */
   dropped?: boolean;
+  /** Seeded while its batch was starting (serveAhead). */
+  early?: boolean;
+  /** Why its seed failed. */
+  failure?: Error;
 }
 
 /** What seeding one upcoming run needs: its task and the spec its episode's seed would make. */
@@ -61,6 +67,8 @@ interface Served {
   client: Client;
   /** An episode of the batch that seeded here: the batch's settings, with each upcoming run's task put in. */
   base: EpisodeInput;
+  /** Served from its tasks' prepare, before it started: its first episodes, until it starts or `until` passes. */
+  ahead?: { upcoming: UpcomingEpisodes['upcoming']; until: number };
 }
 
 export class WarmPool {
@@ -72,6 +80,8 @@ export class WarmPool {
   private readonly goodKeys = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private looking: Promise<void> | undefined;
+  /** A new batch came while a look was under way (which may have read the batches before it): look again after. */
+  private lookAgain = false;
   private closed = false;
 
   constructor(private readonly d: WarmPoolDeps) {}
@@ -82,6 +92,18 @@ export class WarmPool {
     if (!this.batches.has(input.batchId)) this.batches.set(input.batchId, { client, base: input });
     this.timer ??= setInterval(() => void this.look(), LOOK_EVERY_MS).unref();
     void this.look();
+  }
+
+  /**
+   * A batch whose tasks were just prepared here, about to start: its first episodes are seeded now, so the first
+   * seeds are claims too. If it does not start within AHEAD_START_MS (its client gave up), they are removed.
+   */
+  serveAhead(ahead: PrepareAhead, client: Client): void {
+    const batchId = ahead.first.batchId;
+    if (this.closed || ahead.first.episodeSettings.warmPool === false || this.batches.has(batchId)) return;
+    this.batches.set(batchId, { client, base: ahead.first, ahead: { upcoming: ahead.upcoming, until: Date.now() + AHEAD_START_MS } });
+    this.timer ??= setInterval(() => void this.look(), LOOK_EVERY_MS).unref();
+    void this.look({ again: true });
   }
 
   /**
@@ -102,6 +124,8 @@ export class WarmPool {
       return undefined;
     }
     if (o.key === undefined) return undefined;
+    // A batch prepared here may still be registering the seeds of its first episodes: looked for after, not seeded twice.
+    if ([...this.batches.values()].some((b) => b.ahead)) await this.looking;
     for (const p of this.pooled.filter((q) => q.key === o.key && !q.claimed && this.claimable(q))) {
       p.claimed = true;
       if (await this.d.slots.takePool(p.name)) return this.take(p, o.name);
@@ -130,17 +154,22 @@ export class WarmPool {
   }
 
   /**
-   * Seeded, or under way for a key seeded here before: never a first seed of a key, which may fail after as long as
-   * the episode's own would take (the claim would then seed fresh past its time limit).
+   * Seeded, or under way for a key seeded here before: not otherwise a first seed of a key, which may fail after as
+   * long as the episode's own would take (the claim would then seed fresh past its time limit). Except one seeded
+   * while its batch started: it began before the episode's own seed could, so waiting for it is shorter than seeding
+   * fresh, and only the first few episodes of a batch (the pool's size) could seed fresh after such a failure.
    */
   private claimable(p: Pooled): boolean {
-    return p.handle !== undefined || this.goodKeys.has(p.key);
+    return p.handle !== undefined || this.goodKeys.has(p.key) || p.early === true;
   }
 
   private async take(p: Pooled, name: string): Promise<SandboxHandle | undefined> {
     p.claimed = true;
     const handle = p.handle ?? await p.ready;
     this.forget(p);
+    // A seed begun for this very episode that the task's own setup failed (not the engine) fails it as its own would
+    // have: seeding again would take as long and end the same way.
+    if (!handle && p.early && p.failure instanceof SeedFailed) throw p.failure;
     if (!handle) return undefined;
     try {
       return await this.d.provider.rename(handle, name);
@@ -151,14 +180,24 @@ export class WarmPool {
     }
   }
 
-  private look(): Promise<void> {
-    this.looking ??= this.lookNow().catch((err: Error) => this.d.log(`warm pool: ${err.message}`)).finally(() => { this.looking = undefined; });
+  /** One look at a time; a look asked for while one runs is that one, unless `again` (a batch it may not have seen). */
+  private look(o: { again?: boolean } = {}): Promise<void> {
+    if (this.looking) {
+      this.lookAgain ||= o.again === true;
+      return this.looking;
+    }
+    this.looking = (async () => {
+      do {
+        this.lookAgain = false;
+        await this.lookNow().catch((err: Error) => this.d.log(`warm pool: ${err.message}`));
+      } while (this.lookAgain && !this.closed);
+    })().finally(() => { this.looking = undefined; });
     return this.looking;
   }
 
   private async lookNow(): Promise<void> {
     for (const [batchId, served] of this.batches) {
-      const state = await this.batchState(batchId, served.client);
+      const state = await this.batchState(batchId, served);
       if (this.closed) return;
       if (state === 'closed' || state.paused) {
         this.drain(batchId);
@@ -177,13 +216,15 @@ export class WarmPool {
     }
   }
 
-  private async batchState(batchId: string, client: Client): Promise<UpcomingEpisodes | 'closed'> {
-    const handle = client.workflow.getHandle(batchWorkflowId(batchId));
+  private async batchState(batchId: string, served: Served): Promise<UpcomingEpisodes | 'closed'> {
+    const handle = served.client.workflow.getHandle(batchWorkflowId(batchId));
     try {
       if ((await handle.describe()).status.name !== 'RUNNING') return 'closed';
+      delete served.ahead;
       return await handle.query<UpcomingEpisodes>(UPCOMING_QUERY);
     } catch (err) {
-      if (err instanceof WorkflowNotFoundError) return 'closed';
+      // Prepared here and not started yet: its first episodes, for a while.
+      if (err instanceof WorkflowNotFoundError) return served.ahead && Date.now() < served.ahead.until ? { paused: false, upcoming: served.ahead.upcoming } : 'closed';
       // A batch started before the query existed answers none: nothing to seed ahead for it.
       return { paused: false, upcoming: [] };
     }
@@ -231,7 +272,7 @@ export class WarmPool {
     const name = `${POOL_NAME_PREFIX}${randomBytes(6).toString('hex')}`;
     if (!(await this.d.slots.reservePool({ name, key, task: task.digest, owner: this.d.owner }))) return false;
     const labels = { ...spec.labels, pool: { queue: this.d.queue, owner: this.d.owner, key } };
-    const p: Pooled = { name, key, batchId, at: Date.now(), ready: Promise.resolve(undefined) };
+    const p: Pooled = { name, key, batchId, at: Date.now(), ready: Promise.resolve(undefined), ...(this.batches.get(batchId)?.ahead ? { early: true } : {}) };
     p.ready = seedAgentFromSpec(this.d, task, { ...spec, name, labels }, (this.batches.get(batchId)?.base ?? { agent: undefined }).agent)
       .then((handle) => {
         p.handle = handle;
@@ -239,7 +280,9 @@ export class WarmPool {
         return handle;
       }, (err: Error) => {
         if (p.dropped) return undefined;
-        // A seed that fails ahead fails for the episode too: it seeds fresh and reports it; the pool stops trying.
+        // A seed that fails ahead fails for the episode too: it seeds fresh and reports it (or, claimed while under
+        // way, takes this failure: take); the pool stops trying.
+        p.failure = err;
         this.failedKeys.add(key);
         this.d.log(`warm pool: seeding ahead for ${task.id} failed (${err.message.split('\n')[0]}); its episodes seed fresh`);
         void this.remove(p);

@@ -14,7 +14,7 @@ import { retryEpisodes, type RetrySelection } from './retry.ts';
 import { steerBatch } from './steer.ts';
 import { regradeEpisodes, regradeResult, type RegradeSelection, type RegradesStarted } from './regrade.ts';
 import { cancelEpisodes, type CancelledEpisodes, type EpisodeSelection } from './cancel-episodes.ts';
-import { prepareInput, prepareTasks } from './prepare.ts';
+import { aheadOf, prepareInput, prepareTasks } from './prepare.ts';
 import { loadDataset, toSkippedEntry } from '../task/index.ts';
 import { loadBerthConfig, loaderOptions } from '../config/berth-config.ts';
 import { ResultsFolder, metricsOf, type Metrics, type SkippedEntry } from './results.ts';
@@ -242,25 +242,11 @@ export async function startBatch(opts: StartBatchOptions): Promise<BatchHandle> 
     throw err;
   }
   const batchId = opts.batchId ?? newBatchId(opts.dataset);
-  let tasks = dataset.tasks.map((t) => ({ taskId: t.id, taskPath: t.path, digest: t.digest }));
-  const skipped = dataset.refused.map(toSkippedEntry);
-  if (opts.prepare !== false) {
-    const toPrepare = { root: dataset.root, imageAliases, separateVerifierForArtifacts: loader.separateVerifierForArtifacts === true };
-    const prepared = await prepareTasks(client, prepareInput(toPrepare, tasks, agent), opts.taskQueue);
-    skipped.push(...prepared.skipped);
-    const failed = new Set(prepared.skipped.map((s) => s.task_id));
-    const pins = new Map(prepared.outcomes.flatMap((o) => (o.ok && o.baseImageId ? [[o.taskId, o.baseImageId] as const] : [])));
-    tasks = tasks.filter((t) => !failed.has(t.taskId)).map((t) => (pins.has(t.taskId) ? { ...t, baseImageId: pins.get(t.taskId)! } : t));
-    if (tasks.length === 0) {
-      await owned?.connection.close();
-      throw new Error(`No task of ${opts.dataset} has an image ready:\n${prepared.skipped.map((s) => `  ${s.task_id}: ${s.reason}`).join('\n')}`);
-    }
-  }
   const input: BatchInput = {
     batchId,
     datasetName: basename(dataset.root),
     datasetPath: dataset.root,
-    tasks,
+    tasks: dataset.tasks.map((t) => ({ taskId: t.id, taskPath: t.path, digest: t.digest })),
     repeats: opts.repeats ?? dataset.settings.defaults.num_repeats ?? 1,
     concurrency: opts.concurrency ?? 4,
     agent,
@@ -278,6 +264,19 @@ export async function startBatch(opts: StartBatchOptions): Promise<BatchHandle> 
     ...(opts.model !== undefined ? { model: opts.model } : {}),
     ...(opts.limits && Object.keys(opts.limits).length > 0 ? { limits: opts.limits } : {}),
   };
+  const skipped = dataset.refused.map(toSkippedEntry);
+  if (opts.prepare !== false) {
+    const toPrepare = { root: dataset.root, imageAliases, separateVerifierForArtifacts: loader.separateVerifierForArtifacts === true };
+    const prepared = await prepareTasks(client, { ...prepareInput(toPrepare, input.tasks, agent), ...aheadOf(input) }, opts.taskQueue);
+    skipped.push(...prepared.skipped);
+    const failed = new Set(prepared.skipped.map((s) => s.task_id));
+    const pins = new Map(prepared.outcomes.flatMap((o) => (o.ok && o.baseImageId ? [[o.taskId, o.baseImageId] as const] : [])));
+    input.tasks = input.tasks.filter((t) => !failed.has(t.taskId)).map((t) => (pins.has(t.taskId) ? { ...t, baseImageId: pins.get(t.taskId)! } : t));
+    if (input.tasks.length === 0) {
+      await owned?.connection.close();
+      throw new Error(`No task of ${opts.dataset} has an image ready:\n${prepared.skipped.map((s) => `  ${s.task_id}: ${s.reason}`).join('\n')}`);
+    }
+  }
   const results = new ResultsFolder(resolve(opts.resultsDir ?? join(opts.jobsDir ?? 'results', batchId)));
   results.writeSkipped(skipped);
   await client.workflow.start('batchWorkflow', {

@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
-import type { PrepareInput, PrepareOutcome } from '../workflows/types.ts';
+import type { BatchInput, PrepareInput, PrepareOutcome } from '../workflows/types.ts';
+import { episodesOf, upcomingOf } from '../workflows/public.ts';
 import { isInstalledAgentName } from '../config/agents.ts';
 import type { DatasetToRun } from './datasets.ts';
 import type { SkippedEntry } from './results.ts';
@@ -18,6 +19,17 @@ export function prepareInput(dataset: Pick<DatasetToRun, 'root' | 'imageAliases'
     datasetPath: dataset.root, tasks, imageAliases: dataset.imageAliases, ...(agent !== undefined && isInstalledAgentName(agent) ? { agent } : {}),
     ...(dataset.separateVerifierForArtifacts ? { separateVerifierForArtifacts: true } : {}),
   };
+}
+
+/**
+ * The batch's first episodes, so the host that prepares its tasks seeds them in its warm pool while the batch starts
+ * (docs/performance.md, The warm pool); nothing when the batch turns the pool off.
+ */
+export function aheadOf(batch: BatchInput): Pick<PrepareInput, 'ahead'> {
+  if (batch.episodeSettings.warmPool === false) return {};
+  const episodes = episodesOf(batch);
+  if (episodes.length === 0) return {};
+  return { ahead: { first: episodes[0]!, upcoming: upcomingOf(episodes, 0, false).upcoming } };
 }
 
 /** Builds or checks every task's image on a worker's host (DESIGN.md section 7: run and validate prepare first). */

@@ -1,5 +1,6 @@
 // The warm pool on the real engine and a real Temporal worker on this file's own queues (docs/performance.md, The
-// warm pool): episodes after the first claim a sandbox seeded ahead (across tasks that share a seed), the pool holds
+// warm pool): episodes claim a sandbox seeded ahead (across tasks that share a seed; the first ones seeded by the host
+// that prepared the batch's tasks, while the batch started), the pool holds
 // slots and drains when its batch ends, is paused or is cancelled, `warmPool: false` (berth run --no-warm-pool) turns
 // it off for a batch, and the janitor and the slot reconciler remove what a dead worker's pool left.
 import Docker from 'dockerode';
@@ -17,35 +18,56 @@ import { HostSlots } from '../../src/activities/slots.ts';
 import { Remover } from '../../src/activities/remover.ts';
 import { RemovalJournal } from '../../src/activities/removal-journal.ts';
 import { startBatch } from '../../src/client/batch.ts';
+import { batchWorkflowId } from '../../src/client/episodes.ts';
+import { aheadOf, prepareInput, prepareTasks } from '../../src/client/prepare.ts';
+import { DEFAULT_EPISODE_SETTINGS } from '../../src/activities/types.ts';
+import { loadDataset } from '../../src/task/index.ts';
+import { episodeWorkflowId } from '../../src/workflows/public.ts';
+import type { BatchInput, ResultRow } from '../../src/workflows/types.ts';
 import { readSlots, slotsFile } from '../../src/config/slots.ts';
 import { DockerSandboxProvider } from '../../src/sandbox/docker/provider.ts';
-import { containerName, POOL_NAME_PREFIX } from '../../src/sandbox/names.ts';
+import { containerName, LABEL_BATCH, POOL_NAME_PREFIX } from '../../src/sandbox/names.ts';
 import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
 import { echoTask, writeDataset } from '../helpers/tasks.ts';
-import { eventually, pooledOn, seedResult } from '../helpers/warm-pool.ts';
+import { claimedSeed, eventually, pooledOn, seedResult } from '../helpers/warm-pool.ts';
 import { teardownAll } from '../sandbox/helpers.ts';
 
 const docker = new Docker();
 const results = () => mkdtempSync(join(tmpdir(), 'berth-warm-pool-'));
 const poolLeases = (queue: string) => readSlots(slotsFile(queue)).leases.filter((l) => l.pool);
 
+/** A batch of one task's one episode, as startBatch would start it, and its tasks prepared with the batch ahead. */
+async function preparedAhead(cluster: TestCluster, task: string): Promise<BatchInput> {
+  const dataset = writeDataset(echoTask(task));
+  const loaded = await loadDataset(dataset);
+  const batchId = `vitest-ahead-${randomBytes(3).toString('hex')}`;
+  const input: BatchInput = {
+    batchId, datasetName: 'd', datasetPath: loaded.root, tasks: loaded.tasks.map((t) => ({ taskId: t.id, taskPath: t.path, digest: t.digest })),
+    repeats: 1, concurrency: 1, agent: 'oracle', agentArgs: {}, imageAliases: {}, episodeSettings: DEFAULT_EPISODE_SETTINGS,
+  };
+  const toPrepare = { root: loaded.root, imageAliases: {}, separateVerifierForArtifacts: false };
+  const { outcomes } = await prepareTasks(cluster.client, { ...prepareInput(toPrepare, input.tasks), ...aheadOf(input) }, cluster.taskQueue);
+  const pins = new Map(outcomes.flatMap((o) => (o.ok && o.baseImageId ? [[o.taskId, o.baseImageId] as const] : [])));
+  input.tasks = input.tasks.map((t) => (pins.has(t.taskId) ? { ...t, baseImageId: pins.get(t.taskId)! } : t));
+  return input;
+}
+
 describe('the warm pool (docs/performance.md, The warm pool)', () => {
   let cluster: TestCluster;
   beforeAll(async () => { cluster = await startTestWorkers('warm-pool'); });
   afterAll(async () => { await cluster?.stop(); });
 
-  it('episodes after the first claim a sandbox seeded ahead, across tasks sharing a seed; the pool drains when the batch ends', async () => {
+  it('episodes claim a sandbox seeded ahead, across tasks sharing a seed; the pool drains when the batch ends', async () => {
     // Three tasks with one seed (same image and settings), two repeats each, one at a time.
     const dataset = writeDataset({ ...echoTask('a'), ...echoTask('b'), ...echoTask('c') });
     const handle = await startBatch({ dataset, repeats: 2, concurrency: 1, resultsDir: results(), taskQueue: cluster.taskQueue, client: cluster.client });
     const rows = (await handle.wait()).rows;
     expect(rows.map((r) => r.reward)).toEqual([1, 1, 1, 1, 1, 1]);
     const claimed = await Promise.all(rows.map(async (r) => (await seedResult(cluster.client, r.workflow_id))?.claimed === true));
-    const first = rows.findIndex((r) => r.task_id === 'a' && r.repeat === 1);
-    expect(claimed[first]).toBe(false);
-    // Every later episode finds a sandbox the pool seeded while the one before it ran (task b's and c's from a's run).
-    expect(claimed.filter(Boolean).length).toBe(5);
-    expect(rows.filter((_, i) => claimed[i]).map((r) => r.task_id).sort()).toEqual(['a', 'b', 'b', 'c', 'c']);
+    // Every episode finds a sandbox the pool seeded: the first one seeded as the batch's tasks were prepared here
+    // (its claim waits for the pool to register it), each later one while the one before it ran (task b's and c's
+    // from a's run).
+    expect(claimed).toEqual(rows.map(() => true));
     // A claim is inside the seed activity: a claimed single-step episode's history is as long as a fresh one's (34:
     // its seed and agent in one activity under the one episode-v4 marker, docs/performance.md; 42 before).
     const lengths = await Promise.all(rows.map(async (r) => (await cluster.client.workflow.getHandle(r.workflow_id).describe()).historyLength));
@@ -53,6 +75,30 @@ describe('the warm pool (docs/performance.md, The warm pool)', () => {
     await eventually('pooled sandboxes after the batch ended', () => pooledOn(cluster.hostQueue),
       (list) => list.filter((c) => c.name.startsWith(POOL_NAME_PREFIX)).length === 0);
     await eventually('pool slots after the batch ended', async () => poolLeases(cluster.hostQueue), (l) => l.length === 0);
+  }, 300_000);
+
+  // startBatch starts the batch as soon as its tasks are prepared, and its first episode waits for the sandbox seeded
+  // meanwhile; here the batch starts only once that sandbox is ready, so the claim does not depend on timing.
+  it("the host that prepares a batch's tasks seeds its first episode while the batch starts, and that episode claims it", async () => {
+    const input = await preparedAhead(cluster, 'first');
+    const forBatch = async () => (await pooledOn(cluster.hostQueue)).filter((c) => c.labels[LABEL_BATCH] === input.batchId);
+    await eventually('a sandbox seeded for the batch before it starts', forBatch, (l) => l.length === 1, 60_000);
+    await cluster.client.workflow.start('batchWorkflow', { taskQueue: cluster.taskQueue, workflowId: batchWorkflowId(input.batchId), args: [input] });
+    await cluster.client.workflow.getHandle(batchWorkflowId(input.batchId)).result();
+    const episode = episodeWorkflowId(input.batchId, 'first', 1);
+    const row = await cluster.client.workflow.getHandle(episode).result() as ResultRow;
+    expect(row.reward).toBe(1);
+    expect(await claimedSeed(cluster.client, episode)).toBe(true);
+    await eventually('pool slots after the batch ended', async () => poolLeases(cluster.hostQueue), (l) => l.length === 0);
+  }, 300_000);
+
+  it('a batch prepared here that never starts (its client gave up): what was seeded for it is removed', async () => {
+    const input = await preparedAhead(cluster, 'never');
+    const forBatch = async () => (await pooledOn(cluster.hostQueue)).filter((c) => c.labels[LABEL_BATCH] === input.batchId);
+    await eventually('a sandbox seeded for the batch', forBatch, (l) => l.length === 1, 60_000);
+    // AHEAD_START_MS (30 s) after the prepare, then the pool's next look.
+    await eventually('the sandbox seeded for a batch that never started', forBatch, (l) => l.length === 0, 90_000);
+    await eventually('its slot', async () => poolLeases(cluster.hostQueue), (l) => l.length === 0);
   }, 300_000);
 
   it('the pool drains when its batch is paused, fills again on resume, and drains when the batch is cancelled', async () => {

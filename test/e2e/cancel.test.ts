@@ -26,7 +26,8 @@ describe('cancelling a batch (berth cancel)', () => {
     const handle = await startBatch({ dataset: writeDataset(files), resultsDir: mkdtempSync(join(tmpdir(), 'berth-cancel-')), taskQueue: cluster.taskQueue, client: cluster.client });
     const docker = new Docker();
     const containers = () => docker.listContainers({ all: true, filters: { label: [`berth.batch=${handle.batchId}`] } });
-    await waitUntil(async () => (await containers()).length === 2, 60_000, 'two sandboxes');
+    // Both episodes under way with their sandboxes (the host that prepared the tasks may have seeded them ahead).
+    await waitUntil(async () => (await handle.progress()).running === 2 && (await containers()).length >= 2, 60_000, 'two sandboxes');
     const cancelled = await handle.cancel();
     expect(cancelled.sort()).toEqual([`berth/${handle.batchId}/x/1`, `berth/${handle.batchId}/y/1`]);
     const summary = await handle.collect();
@@ -46,7 +47,9 @@ describe('cancelling a batch (berth cancel)', () => {
     }
     const handle = await startBatch({ dataset: writeDataset(files), concurrency: 1, resultsDir: mkdtempSync(join(tmpdir(), 'berth-cancel-')), taskQueue: cluster.taskQueue, client: cluster.client });
     const docker = new Docker();
-    await waitUntil(async () => (await docker.listContainers({ filters: { label: [`berth.batch=${handle.batchId}`] } })).length === 1, 60_000, 'the first sandbox');
+    // The first episode under way and a sandbox of the batch up (a warm pool may hold one more for the next episode).
+    const started = async () => (await handle.progress()).running >= 1 && (await docker.listContainers({ filters: { label: [`berth.batch=${handle.batchId}`] } })).length >= 1;
+    await waitUntil(started, 60_000, 'the first sandbox');
     const rows = handle.rows();
     await handle.cancel();
     const outcome = await Promise.race([rows, new Promise((r) => setTimeout(() => r('still waiting'), 20_000))]);
