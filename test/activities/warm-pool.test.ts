@@ -37,8 +37,8 @@ const results = () => mkdtempSync(join(tmpdir(), 'berth-warm-pool-'));
 const poolLeases = (queue: string) => readSlots(slotsFile(queue)).leases.filter((l) => l.pool);
 
 /** A batch of one task's one episode, as startBatch would start it, and its tasks prepared with the batch ahead. */
-async function preparedAhead(cluster: TestCluster, task: string): Promise<BatchInput> {
-  const dataset = writeDataset(echoTask(task));
+async function preparedAhead(cluster: TestCluster, task: string, toml?: string): Promise<BatchInput> {
+  const dataset = writeDataset(echoTask(task, 'ok', toml));
   const loaded = await loadDataset(dataset);
   const batchId = `vitest-ahead-${randomBytes(3).toString('hex')}`;
   const input: BatchInput = {
@@ -90,6 +90,28 @@ describe('the warm pool (docs/performance.md, The warm pool)', () => {
     expect(row.reward).toBe(1);
     expect(await claimedSeed(cluster.client, episode)).toBe(true);
     await eventually('pool slots after the batch ended', async () => poolLeases(cluster.hostQueue), (l) => l.length === 0);
+  }, 300_000);
+
+  it("the first episode claims a seed its prepare began that the task's healthcheck then fails: it fails with that failure, not after a second seed", async () => {
+    // Unhealthy only once its start period is over: the episode claims the seed long before it fails.
+    const toml = '[environment]\ndocker_image = "berth-base:bookworm"\nworkdir = "/app"\n[environment.healthcheck]\ncommand = "echo not-today; exit 1"\n' +
+      'start_period_sec = 15\nstart_interval_sec = 1\ninterval_sec = 1\ntimeout_sec = 2\nretries = 1\n[agent]\ntimeout_sec = 60\n[verifier]\ntimeout_sec = 60\n';
+    // Watched live: the engine keeps only its last 256 events for a later `since`, fewer than a busy CI makes.
+    const created: string[] = [];
+    const watch = await docker.getEvents({ filters: { type: ['container'], event: ['create'] } }) as NodeJS.ReadableStream & { destroy(): void };
+    watch.on('data', (chunk: Buffer) => { for (const line of String(chunk).split('\n').filter(Boolean)) created.push(line); });
+    const input = await preparedAhead(cluster, 'unhealthy', toml);
+    const forBatch = async () => (await pooledOn(cluster.hostQueue)).filter((c) => c.labels[LABEL_BATCH] === input.batchId);
+    await eventually('a sandbox seeding for the batch before it starts', forBatch, (l) => l.length === 1, 60_000);
+    await cluster.client.workflow.start('batchWorkflow', { taskQueue: cluster.taskQueue, workflowId: batchWorkflowId(input.batchId), args: [input] });
+    await cluster.client.workflow.getHandle(batchWorkflowId(input.batchId)).result();
+    const row = await cluster.client.workflow.getHandle(episodeWorkflowId(input.batchId, 'unhealthy', 1)).result() as ResultRow;
+    expect(row).toMatchObject({ mask_sample: true, failure_kind: 'harbor:seed_failed' });
+    expect(row.failure_reason).toContain('not-today');
+    // The seed's three attempts made two sandboxes after the pool's: the first attempt took the pool's failure.
+    watch.destroy();
+    const ofBatch = created.filter((line) => (JSON.parse(line) as { Actor: { Attributes: Record<string, string> } }).Actor.Attributes[LABEL_BATCH] === input.batchId);
+    expect(ofBatch.length).toBe(3);
   }, 300_000);
 
   it('a batch prepared here that never starts (its client gave up): what was seeded for it is removed', async () => {
