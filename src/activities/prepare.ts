@@ -1,5 +1,6 @@
 import { Context, heartbeat } from '@temporalio/activity';
-import type { PrepareAhead, PrepareInput, PrepareRequest, PrepareOutcome } from './types.ts';
+import type { EpisodeInput, PrepareAhead, PrepareInput, PrepareRequest, PrepareOutcome } from './types.ts';
+import { planEpisode } from './shared.ts';
 import { isLossError } from '../sandbox/index.ts';
 import { prepareAndRecord } from './image-prep.ts';
 import { buildLayerFor } from './agent-layer.ts';
@@ -31,7 +32,7 @@ export async function prepareTasksHere(deps: ActivityDeps, input: PrepareInput):
       }, input.agent));
       heartbeat({ outcomes: done });
     }
-    if (input.ahead) deps.pool?.serveAhead(readyAhead(input.ahead, done), Context.current().client);
+    if (input.ahead && deps.pool) deps.pool.serveAhead(await readyAhead(deps, input.ahead, done), Context.current().client);
     return done;
   } finally {
     clearInterval(timer);
@@ -55,15 +56,27 @@ async function prepareOne(deps: ActivityDeps, req: PrepareRequest, agent?: strin
   }
 }
 
-/** The batch's first episodes as they will start: tasks whose image failed left out, base images pinned as prepared. */
-function readyAhead(ahead: PrepareAhead, outcomes: readonly PrepareOutcome[]): PrepareAhead {
+/**
+ * The batch's first episodes as they will start: tasks whose image failed left out, base images pinned as prepared,
+ * and tasks their episode's plan would refuse (planEpisode: an unset variable, a capability) left out too, so no
+ * sandbox is ever made for an episode that must fail before any sandbox starts.
+ */
+async function readyAhead(deps: ActivityDeps, ahead: PrepareAhead, outcomes: readonly PrepareOutcome[]): Promise<PrepareAhead> {
   const pins = new Map(outcomes.flatMap((o) => (o.ok ? [[o.taskId, o.baseImageId] as const] : [])));
-  const upcoming = ahead.upcoming.filter((u) => pins.has(u.taskId)).map((u) => {
+  const wanted = new Set(ahead.episodes.map((e) => e.taskId));
+  const upcoming: PrepareAhead['upcoming'] = [];
+  for (const u of ahead.upcoming.filter((v) => pins.has(v.taskId) && wanted.has(v.taskId))) {
     const run = { ...u };
     delete run.baseImageId;
     const pin = pins.get(u.taskId);
     if (pin !== undefined) run.baseImageId = pin;
-    return run;
-  });
-  return { first: ahead.first, upcoming };
+    if (await plans(deps, { ...ahead.first, taskId: run.taskId, taskPath: run.taskPath, digest: run.digest, ...(pin !== undefined ? { baseImageId: pin } : {}) })) upcoming.push(run);
+  }
+  const ready = new Set(upcoming.map((u) => u.taskId));
+  return { first: ahead.first, upcoming, episodes: ahead.episodes.filter((e) => ready.has(e.taskId)) };
+}
+
+async function plans(deps: ActivityDeps, input: EpisodeInput): Promise<boolean> {
+  if (input.baseImageId === undefined) delete input.baseImageId;
+  return planEpisode(deps, input).then(() => true, () => false);
 }

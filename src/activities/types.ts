@@ -181,6 +181,11 @@ export interface PrepareAhead {
   /** The batch's first episode: its settings, which the pool's seeds share. */
   first: EpisodeInput;
   upcoming: UpcomingEpisodes['upcoming'];
+  /**
+   * Its first episodes in start order: a sandbox seeded ahead is made for one of them, carries its workflow label
+   * (as its own seed's would) and is claimed by it alone.
+   */
+  episodes: Array<{ workflowId: string; taskId: string }>;
 }
 
 /** One turn of an episode, as the turn activities see it. */

@@ -50,8 +50,8 @@ interface Pooled {
   claimed?: boolean;
   /** Removed before its seed ended: its failure says nothing of the seed. */
   dropped?: boolean;
-  /** Seeded while its batch was starting (serveAhead). */
-  early?: boolean;
+  /** Seeded while its batch was starting (serveAhead), for this episode: labelled as its, and claimed by it alone. */
+  for?: string;
   /** Why its seed failed. */
   failure?: Error;
 }
@@ -68,7 +68,7 @@ interface Served {
   /** An episode of the batch that seeded here: the batch's settings, with each upcoming run's task put in. */
   base: EpisodeInput;
   /** Served from its tasks' prepare, before it started: its first episodes, until it starts or `until` passes. */
-  ahead?: { upcoming: UpcomingEpisodes['upcoming']; until: number };
+  ahead?: { upcoming: UpcomingEpisodes['upcoming']; episodes: PrepareAhead['episodes']; seededFor: Set<string>; until: number };
 }
 
 export class WarmPool {
@@ -101,7 +101,7 @@ export class WarmPool {
   serveAhead(ahead: PrepareAhead, client: Client): void {
     const batchId = ahead.first.batchId;
     if (this.closed || ahead.first.episodeSettings.warmPool === false || this.batches.has(batchId)) return;
-    this.batches.set(batchId, { client, base: ahead.first, ahead: { upcoming: ahead.upcoming, until: Date.now() + AHEAD_START_MS } });
+    this.batches.set(batchId, { client, base: ahead.first, ahead: { upcoming: ahead.upcoming, episodes: ahead.episodes, seededFor: new Set(), until: Date.now() + AHEAD_START_MS } });
     this.timer ??= setInterval(() => void this.look(), LOOK_EVERY_MS).unref();
     void this.look({ again: true });
   }
@@ -114,7 +114,7 @@ export class WarmPool {
     const handed = await this.d.slots.takePooled(o.workflowId);
     if (handed !== undefined) {
       const mine = this.pooled.find((p) => p.name === handed && !p.claimed);
-      if (mine && mine.key === o.key && this.claimable(mine)) return this.take(mine, o.name);
+      if (mine && mine.key === o.key && this.claimable(mine) && this.claimableBy(mine, o.workflowId)) return this.take(mine, o.name);
       if (mine) {
         mine.dropped = true;
         this.forget(mine);
@@ -126,7 +126,7 @@ export class WarmPool {
     if (o.key === undefined) return undefined;
     // A batch prepared here may still be registering the seeds of its first episodes: looked for after, not seeded twice.
     if ([...this.batches.values()].some((b) => b.ahead)) await this.looking;
-    for (const p of this.pooled.filter((q) => q.key === o.key && !q.claimed && this.claimable(q))) {
+    for (const p of this.pooled.filter((q) => q.key === o.key && !q.claimed && this.claimable(q) && this.claimableBy(q, o.workflowId))) {
       p.claimed = true;
       if (await this.d.slots.takePool(p.name)) return this.take(p, o.name);
       p.claimed = false;
@@ -160,7 +160,11 @@ export class WarmPool {
    * fresh, and only the first few episodes of a batch (the pool's size) could seed fresh after such a failure.
    */
   private claimable(p: Pooled): boolean {
-    return p.handle !== undefined || this.goodKeys.has(p.key) || p.early === true;
+    return p.handle !== undefined || this.goodKeys.has(p.key) || p.for !== undefined;
+  }
+
+  private claimableBy(p: Pooled, workflowId: string): boolean {
+    return p.for === undefined || p.for === workflowId;
   }
 
   private async take(p: Pooled, name: string): Promise<SandboxHandle | undefined> {
@@ -169,7 +173,7 @@ export class WarmPool {
     this.forget(p);
     // A seed begun for this very episode that the task's own setup failed (not the engine) fails it as its own would
     // have: seeding again would take as long and end the same way.
-    if (!handle && p.early && p.failure instanceof SeedFailed) throw p.failure;
+    if (!handle && p.for !== undefined && p.failure instanceof SeedFailed) throw p.failure;
     if (!handle) return undefined;
     try {
       return await this.d.provider.rename(handle, name);
@@ -231,7 +235,11 @@ export class WarmPool {
   }
 
   private async refill(batchId: string, served: Served, state: UpcomingEpisodes): Promise<void> {
-    const runs = await Promise.all(state.upcoming.map(async (u) => ({ ...(await this.runSeed(served.base, u)), remaining: u.remaining })));
+    const runs = await Promise.all(state.upcoming.map(async (u) => ({ ...(await this.runSeed(served.base, u)), taskId: u.taskId, remaining: u.remaining })));
+    // Seeded for an episode that started and did not claim it (it went to another host): no other episode will.
+    if (!served.ahead) {
+      for (const p of this.pooled.filter((q) => q.batchId === batchId && q.for !== undefined && !q.claimed && Date.now() - q.at > SURPLUS_GRACE_MS)) void this.remove(p);
+    }
     const held: Record<string, number> = {};
     for (const p of this.pooled) if (!p.claimed) held[p.key] = (held[p.key] ?? 0) + 1;
     const { seed, surplus } = poolWants(runs.filter((r) => r.key === undefined || !this.failedKeys.has(r.key)), held, this.d.max);
@@ -241,7 +249,12 @@ export class WarmPool {
     }
     for (const key of seed) {
       const run = runs.find((r) => r.key === key)!;
-      if (!(await this.seedAhead(batchId, key, run.task!, run.spec!))) return;
+      // Before the batch starts, each seed is made for one of its first episodes, which alone may claim it.
+      const ahead = served.ahead;
+      const episode = ahead?.episodes.find((e) => !ahead.seededFor.has(e.workflowId) && runs.some((r) => r.taskId === e.taskId && r.key === key));
+      if (ahead && !episode) continue;
+      if (!(await this.seedAhead(batchId, key, run.task!, run.spec!, episode?.workflowId))) return;
+      if (episode) ahead?.seededFor.add(episode.workflowId);
     }
   }
 
@@ -267,12 +280,12 @@ export class WarmPool {
     return run;
   }
 
-  /** One sandbox seeded ahead under a pool name and labels; false when no slot is free. */
-  private async seedAhead(batchId: string, key: string, task: Task, spec: SandboxSpec): Promise<boolean> {
+  /** One sandbox seeded ahead under a pool name and labels (and for one episode's, its workflow's); false when no slot is free. */
+  private async seedAhead(batchId: string, key: string, task: Task, spec: SandboxSpec, forEpisode?: string): Promise<boolean> {
     const name = `${POOL_NAME_PREFIX}${randomBytes(6).toString('hex')}`;
     if (!(await this.d.slots.reservePool({ name, key, task: task.digest, owner: this.d.owner }))) return false;
-    const labels = { ...spec.labels, pool: { queue: this.d.queue, owner: this.d.owner, key } };
-    const p: Pooled = { name, key, batchId, at: Date.now(), ready: Promise.resolve(undefined), ...(this.batches.get(batchId)?.ahead ? { early: true } : {}) };
+    const labels = { ...spec.labels, ...(forEpisode !== undefined ? { workflowId: forEpisode } : {}), pool: { queue: this.d.queue, owner: this.d.owner, key } };
+    const p: Pooled = { name, key, batchId, at: Date.now(), ready: Promise.resolve(undefined), ...(forEpisode !== undefined ? { for: forEpisode } : {}) };
     p.ready = seedAgentFromSpec(this.d, task, { ...spec, name, labels }, (this.batches.get(batchId)?.base ?? { agent: undefined }).agent)
       .then((handle) => {
         p.handle = handle;

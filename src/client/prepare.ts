@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
 import type { BatchInput, PrepareInput, PrepareOutcome } from '../workflows/types.ts';
-import { episodesOf, upcomingOf } from '../workflows/public.ts';
+import { episodeWorkflowId, episodesOf, upcomingOf } from '../workflows/public.ts';
 import { isInstalledAgentName } from '../config/agents.ts';
 import type { DatasetToRun } from './datasets.ts';
 import type { SkippedEntry } from './results.ts';
@@ -21,6 +21,9 @@ export function prepareInput(dataset: Pick<DatasetToRun, 'root' | 'imageAliases'
   };
 }
 
+/** Episodes seeded for at most: more than any host's pool holds (warm-pool-plan.ts poolCapacity). */
+const AHEAD_EPISODES = 8;
+
 /**
  * The batch's first episodes, so the host that prepares its tasks seeds them in its warm pool while the batch starts
  * (docs/performance.md, The warm pool); nothing when the batch turns the pool off.
@@ -29,7 +32,9 @@ export function aheadOf(batch: BatchInput): Pick<PrepareInput, 'ahead'> {
   if (batch.episodeSettings.warmPool === false) return {};
   const episodes = episodesOf(batch);
   if (episodes.length === 0) return {};
-  return { ahead: { first: episodes[0]!, upcoming: upcomingOf(episodes, 0, false).upcoming } };
+  const { upcoming } = upcomingOf(episodes, 0, false);
+  const first = episodes.slice(0, AHEAD_EPISODES).map((e) => ({ workflowId: episodeWorkflowId(e.batchId, e.taskId, e.repeat, e.attempt), taskId: e.taskId }));
+  return { ahead: { first: episodes[0]!, upcoming, episodes: first } };
 }
 
 /** Builds or checks every task's image on a worker's host (DESIGN.md section 7: run and validate prepare first). */

@@ -14,10 +14,10 @@ export type SandboxRole = 'agent' | 'verifier';
 
 export interface SandboxLabels {
   batch: string;
-  /** Empty for a pooled sandbox: no episode owns it until one claims it. */
+  /** Empty for a pooled sandbox (no episode owns it until one claims it), but for one seeded for a known episode. */
   workflowId: string;
   role: SandboxRole;
-  /** A warm pool's sandbox: labelled with these instead of the workflow (Docker cannot relabel it at claim). */
+  /** A warm pool's sandbox: labelled with these (Docker cannot relabel it at claim); judged by the pool's rules. */
   pool?: { queue: string; owner: string; key: string };
 }
 

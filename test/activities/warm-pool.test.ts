@@ -26,7 +26,7 @@ import { episodeWorkflowId } from '../../src/workflows/public.ts';
 import type { BatchInput, ResultRow } from '../../src/workflows/types.ts';
 import { readSlots, slotsFile } from '../../src/config/slots.ts';
 import { DockerSandboxProvider } from '../../src/sandbox/docker/provider.ts';
-import { containerName, LABEL_BATCH, POOL_NAME_PREFIX } from '../../src/sandbox/names.ts';
+import { containerName, LABEL_BATCH, LABEL_WORKFLOW, POOL_NAME_PREFIX } from '../../src/sandbox/names.ts';
 import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
 import { echoTask, writeDataset } from '../helpers/tasks.ts';
 import { claimedSeed, eventually, pooledOn, seedResult } from '../helpers/warm-pool.ts';
@@ -37,8 +37,8 @@ const results = () => mkdtempSync(join(tmpdir(), 'berth-warm-pool-'));
 const poolLeases = (queue: string) => readSlots(slotsFile(queue)).leases.filter((l) => l.pool);
 
 /** A batch of one task's one episode, as startBatch would start it, and its tasks prepared with the batch ahead. */
-async function preparedAhead(cluster: TestCluster, task: string, toml?: string): Promise<BatchInput> {
-  const dataset = writeDataset(echoTask(task, 'ok', toml));
+async function preparedAhead(cluster: TestCluster, task: string | Record<string, string>, toml?: string): Promise<BatchInput> {
+  const dataset = writeDataset(typeof task === 'string' ? echoTask(task, 'ok', toml) : task);
   const loaded = await loadDataset(dataset);
   const batchId = `vitest-ahead-${randomBytes(3).toString('hex')}`;
   const input: BatchInput = {
@@ -82,10 +82,12 @@ describe('the warm pool (docs/performance.md, The warm pool)', () => {
   it("the host that prepares a batch's tasks seeds its first episode while the batch starts, and that episode claims it", async () => {
     const input = await preparedAhead(cluster, 'first');
     const forBatch = async () => (await pooledOn(cluster.hostQueue)).filter((c) => c.labels[LABEL_BATCH] === input.batchId);
-    await eventually('a sandbox seeded for the batch before it starts', forBatch, (l) => l.length === 1, 60_000);
+    const [seeded] = await eventually('a sandbox seeded for the batch before it starts', forBatch, (l) => l.length === 1, 60_000);
+    const episode = episodeWorkflowId(input.batchId, 'first', 1);
+    // Made for that episode: it carries the episode's workflow label, as the episode's own seed would.
+    expect(seeded!.labels[LABEL_WORKFLOW]).toBe(episode);
     await cluster.client.workflow.start('batchWorkflow', { taskQueue: cluster.taskQueue, workflowId: batchWorkflowId(input.batchId), args: [input] });
     await cluster.client.workflow.getHandle(batchWorkflowId(input.batchId)).result();
-    const episode = episodeWorkflowId(input.batchId, 'first', 1);
     const row = await cluster.client.workflow.getHandle(episode).result() as ResultRow;
     expect(row.reward).toBe(1);
     expect(await claimedSeed(cluster.client, episode)).toBe(true);
@@ -112,6 +114,23 @@ describe('the warm pool (docs/performance.md, The warm pool)', () => {
     watch.destroy();
     const ofBatch = created.filter((line) => (JSON.parse(line) as { Actor: { Attributes: Record<string, string> } }).Actor.Attributes[LABEL_BATCH] === input.batchId);
     expect(ofBatch.length).toBe(3);
+  }, 300_000);
+
+  // task-folder-verifiers.md § Environment variables and secrets: "A missing required value fails the episode before any
+  // sandbox starts", so nothing is seeded ahead for a task its episode's plan refuses.
+  it("a task its episode's plan refuses (an unset variable in [verifier].env) is seeded nothing ahead; the batch's other task is", async () => {
+    const refused = '[environment]\ndocker_image = "berth-base:bookworm"\nworkdir = "/app"\n[verifier.env]\nJUDGE = "${BERTH_POOL_UNSET_KEY}"\n';
+    delete process.env.BERTH_POOL_UNSET_KEY;
+    // Different settings, so a seed of one could never stand for the other's.
+    const fine = '[environment]\ndocker_image = "berth-base:bookworm"\nworkdir = "/srv"\n';
+    const input = await preparedAhead(cluster, { ...echoTask('refused', 'ok', refused), ...echoTask('fine', 'ok', fine) });
+    const forBatch = async () => (await pooledOn(cluster.hostQueue)).filter((c) => c.labels[LABEL_BATCH] === input.batchId);
+    // Both tasks' seeds would be made in one look of the pool: once the fine one's is there, the refused one's would be.
+    const seeded = await eventually('a sandbox seeded for the batch', forBatch, (l) => l.length >= 1, 60_000);
+    await new Promise((r) => setTimeout(r, 2500));
+    expect((await forBatch()).map((c) => c.labels[LABEL_WORKFLOW])).toEqual([episodeWorkflowId(input.batchId, 'fine', 1)]);
+    expect(seeded.map((c) => c.labels[LABEL_WORKFLOW])).toEqual([episodeWorkflowId(input.batchId, 'fine', 1)]);
+    await eventually('the sandbox seeded for a batch that never started', forBatch, (l) => l.length === 0, 90_000);
   }, 300_000);
 
   it('a batch prepared here that never starts (its client gave up): what was seeded for it is removed', async () => {

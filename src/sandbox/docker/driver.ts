@@ -15,7 +15,7 @@ import { DEFAULT_STATE_DIR } from './images.ts';
 import type { ImageConfig } from '../image-config.ts';
 import { readImageConfig } from './image-inspect.ts';
 import { inspectSandbox, resumeSandbox, stopSandbox, teardownSandbox } from './lifecycle.ts';
-import { LABEL_WORKFLOW } from '../names.ts';
+import { LABEL_POOL, LABEL_WORKFLOW } from '../names.ts';
 import type { ExecResult, SandboxInfo } from '../types.ts';
 import { createOrAdoptGroup, inspectGroup, listGroups, logTail, removeGroup } from './compose-group.ts';
 import type { ComposeCliSettings } from './compose-cli.ts';
@@ -165,6 +165,8 @@ export class DockerDriver implements SandboxDriver {
     }
     for (const c of singles) {
       if (c.Labels[LABEL_GROUP]) continue;
+      // A warm pool's sandbox is judged by the pool's rules (janitorPool), even one labelled for the episode it awaits.
+      if (c.Labels[LABEL_POOL] !== undefined && !wanted.includes(LABEL_POOL)) continue;
       out.push({ name: (c.Names[0] ?? c.Id).replace(/^\//, ''), kind: 'single', workflowId: c.Labels[LABEL_WORKFLOW] ?? '' });
     }
     return out;

@@ -23,9 +23,9 @@ function createOptions(spec: SingleSandboxSpec): Docker.ContainerCreateOptions {
     Env: envList(spec.env),
     Labels: {
       [LABEL_BATCH]: spec.labels.batch,
-      ...(spec.labels.pool
-        ? { [LABEL_POOL]: spec.labels.pool.queue, [LABEL_POOL_OWNER]: spec.labels.pool.owner, [LABEL_POOL_KEY]: spec.labels.pool.key }
-        : { [LABEL_WORKFLOW]: spec.labels.workflowId }),
+      // A pooled sandbox seeded for one known episode (at prepare) carries its workflow label as well.
+      ...(spec.labels.workflowId !== '' || !spec.labels.pool ? { [LABEL_WORKFLOW]: spec.labels.workflowId } : {}),
+      ...(spec.labels.pool ? { [LABEL_POOL]: spec.labels.pool.queue, [LABEL_POOL_OWNER]: spec.labels.pool.owner, [LABEL_POOL_KEY]: spec.labels.pool.key } : {}),
       [LABEL_ROLE]: spec.labels.role,
       [LABEL_USER]: spec.user,
       [LABEL_WORKDIR]: spec.workdir,
