@@ -1,7 +1,7 @@
 // What several benchmarks share: a trivial oracle dataset and a detached worker on queues of its own.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WORKER_NODE_FLAGS } from '../src/server/worker-daemon.ts';
 
@@ -37,9 +37,26 @@ export function startWorker(queue: string, opts: { slots?: number; env?: Record<
     },
     stdio: 'ignore',
   });
+  stopWithBench(child);
   const peakRssMb = () => {
     const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
     return Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
   };
   return { child, peakRssMb };
+}
+
+/**
+ * A benchmark stopped from outside (its shell closed, ^C, kill) takes its worker with it: left alone, the worker would
+ * go on running the batches under way and load the machine for whatever is measured next.
+ */
+function stopWithBench(child: ChildProcess): void {
+  // Once: a second SIGTERM would cut short the worker's drain.
+  const stop = () => { if (!child.killed && child.exitCode === null) child.kill('SIGTERM'); };
+  process.once('exit', stop);
+  for (const signal of ['SIGHUP', 'SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      stop();
+      process.exit(128 + constants.signals[signal]);
+    });
+  }
 }

@@ -3,14 +3,14 @@
 // compose exec` each for the solution and test.sh, `down`), alternating in one run; then --many
 // episodes at once (0 failures expected).
 import { Client, Connection } from '@temporalio/client';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBatch } from '../src/client/batch.ts';
 import { composeBinary } from '../src/sandbox/docker/compose-cli.ts';
 import { ensureServer } from '../src/server/devserver.ts';
-import { WORKER_NODE_FLAGS } from '../src/server/worker-daemon.ts';
+import { startWorker } from './common.ts';
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const IMAGE = 'berth-base:bookworm';
@@ -52,20 +52,13 @@ function floorEpisode(i: number): number {
   return (Date.now() - t) / 1000;
 }
 
-function startWorker(queue: string, slots: number) {
-  return spawn(process.execPath, [...WORKER_NODE_FLAGS, join(import.meta.dirname, '..', 'bin', 'berth.mjs'), 'worker'], {
-    env: { ...process.env, BERTH_DETACHED_WORKER: '1', BERTH_TASK_QUEUE: queue, BERTH_HOST_QUEUE_SUFFIX: queue, BERTH_WORKER_SLOTS: String(slots), BERTH_JANITOR_AT_START: '0' },
-    stdio: 'ignore',
-  });
-}
-
 export default async function bench(args: string[]): Promise<void> {
   const opt = (name: string, d: number) => { const i = args.indexOf(`--${name}`); return i >= 0 ? Number(args[i + 1]) : d; };
   const pairs = opt('pairs', 7);
   const many = opt('many', 48);
   await ensureServer();
   const queue = `bench-compose-${process.pid}`;
-  const worker = startWorker(queue, Math.max(many, 8));
+  const worker = startWorker(queue, { slots: Math.max(many, 8) }).child;
   const connection = await Connection.connect({ address: '127.0.0.1:7233' });
   const client = new Client({ connection });
   const resultsDir = mkdtempSync(join(tmpdir(), 'berth-bench-results-'));

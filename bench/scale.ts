@@ -4,15 +4,14 @@
 // memory per episode beyond its base, the engine's, and Temporal history events per episode.
 import Docker from 'dockerode';
 import { Client, Connection } from '@temporalio/client';
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readSlots, slotsFile } from '../src/config/slots.ts';
 import { startBatch } from '../src/client/batch.ts';
 import { ensureServer } from '../src/server/devserver.ts';
-import { WORKER_NODE_FLAGS } from '../src/server/worker-daemon.ts';
 import { hostQueueName } from '../src/config/index.ts';
+import { startWorker } from './common.ts';
 
 const docker = new Docker();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -80,10 +79,7 @@ export default async function bench(args: string[]): Promise<void> {
   await ensureServer();
   const queue = `bench-scale-${process.pid}`;
   const slots = Math.max(...sizes);
-  const worker = spawn(process.execPath, [...WORKER_NODE_FLAGS, join(import.meta.dirname, '..', 'bin', 'berth.mjs'), 'worker'], {
-    env: { ...process.env, BERTH_DETACHED_WORKER: '1', BERTH_TASK_QUEUE: queue, BERTH_HOST_QUEUE_SUFFIX: queue, BERTH_WORKER_SLOTS: String(slots), BERTH_JANITOR_AT_START: '0' },
-    stdio: 'ignore',
-  });
+  const worker = startWorker(queue, { slots }).child;
   const hostQueue = `${hostQueueName(String((await docker.info()).ID))}-${queue}`;
   const connection = await Connection.connect({ address: '127.0.0.1:7233' });
   const client = new Client({ connection });
