@@ -14,14 +14,29 @@ import { pushByDigest } from './kubernetes.ts';
 const run = promisify(execFile);
 const BASE = 'berth-base:bookworm';
 
-async function dockerBuild(context: string, tag: string, buildArgs: Record<string, string> = {}): Promise<void> {
-  const args = ['build', '-q', '-t', tag, ...Object.entries(buildArgs).flatMap(([k, v]) => ['--build-arg', `${k}=${v}`]), context];
+async function dockerBuild(context: string, tag: string, buildArgs: Record<string, string> = {}, target?: string): Promise<void> {
+  const args = ['build', '-q', '-t', tag, ...(target ? ['--target', target] : []), ...Object.entries(buildArgs).flatMap(([k, v]) => ['--build-arg', `${k}=${v}`]), context];
   try {
     await run('docker', args, { maxBuffer: 32 * 1024 * 1024, timeout: 15 * 60_000 });
   } catch (err) {
     const e = err as { stdout?: string; stderr?: string; message: string };
     throw new Error(`docker ${args.join(' ')} failed: ${e.message}\n${e.stdout ?? ''}${e.stderr ?? ''}`);
   }
+}
+
+/** The id of the image `tag` names now, if any. */
+async function imageId(tag: string): Promise<string | undefined> {
+  return run('docker', ['image', 'inspect', '--format', '{{.Id}}', tag]).then((r) => r.stdout.trim(), () => undefined);
+}
+
+/**
+ * Builds `tag`, then removes the image it named before when the build moved the tag: left alone, each run of the
+ * in-cluster test would leave a dangling image of over a gigabyte behind. One still in use is kept.
+ */
+async function rebuild(context: string, tag: string, buildArgs: Record<string, string> = {}, target?: string): Promise<void> {
+  const before = await imageId(tag);
+  await dockerBuild(context, tag, buildArgs, target);
+  if (before !== undefined && before !== await imageId(tag)) await run('docker', ['image', 'rm', before]).catch(() => undefined);
 }
 
 /** `berth-node:<version>`: the local base with the Node.js binary and npm this machine runs. */
@@ -39,7 +54,7 @@ async function nodeBaseImage(): Promise<string> {
       'RUN ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm && node --version && npm --version',
       '',
     ].join('\n'));
-    await dockerBuild(ctx, tag);
+    await rebuild(ctx, tag);
     return tag;
   } finally {
     rmSync(ctx, { recursive: true, force: true });
@@ -58,7 +73,10 @@ export async function buildWorkerImage(docker: Docker, registry: string): Promis
     mkdirSync(join(ctx, 'npm-cache'));
     cpSync(join(process.env.npm_config_cache ?? join(homedir(), '.npm'), '_cacache'), join(ctx, 'npm-cache', '_cacache'), { recursive: true });
     const tag = `${registry}/berth-worker:test`;
-    await dockerBuild(ctx, tag, { NODE_IMAGE: nodeImage });
+    // The install stage tagged too (the full build then takes it from the cache): untagged, every build would leave
+    // it behind as another dangling image of over a gigabyte.
+    await rebuild(ctx, 'berth-worker-deps:test', { NODE_IMAGE: nodeImage }, 'dependencies');
+    await rebuild(ctx, tag, { NODE_IMAGE: nodeImage });
     return await pushByDigest(docker, tag);
   } finally {
     rmSync(ctx, { recursive: true, force: true });
