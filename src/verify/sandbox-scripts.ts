@@ -122,9 +122,9 @@ export function parseTestReport(res: Pick<ExecResult, 'stdout' | 'stdoutTruncate
   return { snapshot: Buffer.from(b64, 'base64'), artifactsEmpty };
 }
 
-// Only Docker's own messages, and `timeout` failing to start the bash Berth wraps: a command's own "command not
+// Only Docker's own messages (and the exec channel's, in the same words: src/sandbox/docker/exec-channel.ts), and `timeout` failing to start the bash Berth wraps: a command's own "command not
 // found" (a hook running `timeout 5 git …` without git) is that command's failure, not the sandbox's.
-const START_FAILURE = /OCI runtime exec failed|unable to find user .*: no matching entries in passwd|^timeout: failed to run command '(bash|sh)'/im;
+const START_FAILURE = /OCI runtime exec failed|^berth channel: unable to start the command|unable to find user .*: no matching entries in passwd|^timeout: failed to run command '(bash|sh)'/im;
 
 /**
  * Why an exec never started its command (no bash, no timeout, an unknown user), or null when it ran. Docker reports

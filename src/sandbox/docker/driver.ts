@@ -11,6 +11,7 @@ import type {
 import { asSandboxError, SandboxLost } from '../errors.ts';
 import type { RawExecOptions } from '../exec.ts';
 import { runExec } from './exec.ts';
+import { ExecChannel } from './exec-channel.ts';
 import { DEFAULT_STATE_DIR } from './images.ts';
 import type { ImageConfig } from '../image-config.ts';
 import { readImageConfig } from './image-inspect.ts';
@@ -25,6 +26,8 @@ import { LABEL_GROUP } from './group-names.ts';
 import { createOrAdoptSingle, handleFromInspect } from './single.ts';
 
 const ENGINE = '(docker engine)';
+/** The users a channel's command runs as: root, as the keep-alive does (any other goes through exec). */
+const ROOT = /^(root|0)(:(root|0))?$/;
 
 export interface DockerDriverOptions {
   docker?: Docker;
@@ -44,6 +47,8 @@ export class DockerDriver implements SandboxDriver {
   private readonly subnets: SubnetSource;
   private readonly compose: ComposeCliSettings;
   private readonly groupsDir: string;
+  /** The exec channels of the single sandboxes this process created (exec-channel.ts), by container id. */
+  private readonly channels = new Map<string, Promise<ExecChannel | undefined>>();
 
   constructor(options: DockerDriverOptions = {}) {
     this.docker = options.docker ?? dockerFromEnv();
@@ -61,8 +66,19 @@ export class DockerDriver implements SandboxDriver {
     }
   }
 
-  createOrAdoptSandbox(spec: SingleSandboxSpec): Promise<{ handle: ServiceHandle; adopted: boolean }> {
-    return createOrAdoptSingle(this.docker, this, spec);
+  async createOrAdoptSandbox(spec: SingleSandboxSpec): Promise<{ handle: ServiceHandle; adopted: boolean }> {
+    const { channel, ...made } = await createOrAdoptSingle(this.docker, this, spec);
+    if (channel) this.openChannel(made.handle);
+    return made;
+  }
+
+  /** Attached now, so the first command finds it open; it removes itself when the attach ends. */
+  private openChannel(handle: ServiceHandle): void {
+    const id = handle.containerId;
+    this.channels.set(id, ExecChannel.open(this.docker, handle, () => this.channels.delete(id)).catch(() => {
+      this.channels.delete(id);
+      return undefined;
+    }));
   }
 
   createOrAdoptGroup(spec: GroupSpec): Promise<GroupCreateResult> {
@@ -89,7 +105,13 @@ export class DockerDriver implements SandboxDriver {
     return logTail(this.docker, target.containerId);
   }
 
-  exec(target: ServiceHandle, options: RawExecOptions): Promise<ExecResult> {
+  /** A root command in a sandbox this process created goes over its keep-alive's channel; any other, through exec. */
+  async exec(target: ServiceHandle, options: RawExecOptions): Promise<ExecResult> {
+    const opening = this.channels.get(target.containerId);
+    if (opening && options.streamToFile === undefined && ROOT.test(options.user ?? target.user)) {
+      const channel = await opening;
+      if (channel?.open) return channel.run(options);
+    }
     return runExec(this.docker, target, options);
   }
 

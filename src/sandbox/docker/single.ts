@@ -8,16 +8,21 @@ import { gpuDeviceRequests } from '../gpus.ts';
 import { LABEL_BATCH, LABEL_POOL, LABEL_POOL_KEY, LABEL_POOL_OWNER, LABEL_ROLE, LABEL_USER, LABEL_WORKDIR, LABEL_WORKFLOW } from '../names.ts';
 import { isSeeded } from '../seed-scripts.ts';
 import type { SandboxHandle } from '../types.ts';
+import { withExecChannel } from './exec-channel.ts';
 import { waitForKeepAlive } from './keep-alive.ts';
 
 function createOptions(spec: SingleSandboxSpec): Docker.ContainerCreateOptions {
   const memory = spec.memoryMb ? spec.memoryMb * 1024 * 1024 : undefined;
+  const keepAlive = withExecChannel(spec.keepAlive);
+  // The loop reads requests on stdin (exec-channel.ts); kept open across attaches.
+  const channel = keepAlive.join('\0') !== spec.keepAlive.join('\0');
   return {
     name: spec.name,
     Image: spec.image,
     // Keep-alive under docker-init (Init: true reaps orphans). It first runs the root setup, so seed
-    // needs no exec for it; waitForKeepAlive sees it reach `sleep infinity`.
-    Entrypoint: [...spec.keepAlive],
+    // needs no exec for it; waitForKeepAlive sees it reach `sleep infinity` or its request loop.
+    Entrypoint: keepAlive,
+    ...(channel ? { OpenStdin: true, StdinOnce: false } : {}),
     Cmd: [],
     User: '0:0',
     Env: envList(spec.env),
@@ -74,7 +79,7 @@ async function tryAdopt(docker: Docker, markers: ExecPort, name: string): Promis
 }
 
 /** The container made, started and its keep-alive's setup done; or the seeded one of that name adopted. */
-export async function createOrAdoptSingle(docker: Docker, markers: ExecPort, spec: SingleSandboxSpec): Promise<{ handle: SandboxHandle; adopted: boolean }> {
+export async function createOrAdoptSingle(docker: Docker, markers: ExecPort, spec: SingleSandboxSpec): Promise<{ handle: SandboxHandle; adopted: boolean; channel?: boolean }> {
   let container: Docker.Container | undefined;
   for (let attempt = 0; !container; attempt++) {
     try {
@@ -99,6 +104,6 @@ export async function createOrAdoptSingle(docker: Docker, markers: ExecPort, spe
   } catch (err) {
     throw asSandboxError(spec.name, err);
   }
-  await waitForKeepAlive(container, handle.name);
-  return { handle, adopted: false };
+  const { channel } = await waitForKeepAlive(container, handle.name);
+  return { handle, adopted: false, ...(channel ? { channel } : {}) };
 }

@@ -1,0 +1,245 @@
+// Root commands without an exec (issue 25; docs/performance.md, "Commands without an exec"). A Docker exec costs a
+// runc process joining the container's namespaces and a shim's work: 50 to 70 ms of CPU here, and a trivial episode
+// makes two. A single sandbox's keep-alive instead ends in a small loop reading requests on the container's stdin:
+// each request is a script run as root in the background, its output kept in files, and answered whole on the
+// keep-alive's output under a lock, so answers never interleave. The worker that created the container keeps one
+// attach to it (stdin and output) and sends root commands there; everything else (another user, output streamed to
+// a file, a container this process did not create, a keep-alive without the loop) goes through exec as before.
+import type Docker from 'dockerode';
+import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { asSandboxError, SandboxLost } from '../errors.ts';
+import { DEFAULT_OUTPUT_CAP, KILL_GRACE_SEC, withTimeout, type RawExecOptions } from '../exec.ts';
+import { shellQuote } from '../names.ts';
+import { KEEP_ALIVE_READY } from '../seed-scripts.ts';
+import { TailBuffer } from '../output-capture.ts';
+import type { ExecResult, SandboxHandle } from '../types.ts';
+
+/** What the keep-alive prints instead of KEEP_ALIVE_READY when its loop serves requests (KEEP_ALIVE_READY prefixes it). */
+export const CHANNEL_READY = `${KEEP_ALIVE_READY}; channel`;
+/** The loop's last argument, so `top` tells it apart (keep-alive.ts waits for it as for `sleep infinity`). */
+export const CHANNEL_PROCESS = 'berth-channel';
+/** Root-owned, out of the agent's and the verifier's folders. */
+const CHANNEL_DIR = '/run/berth-channel';
+/** Extra host-side patience beyond the in-container budget, as for an exec. */
+const HOST_GUARD_SEC = 20;
+
+const LOOP = `D=${CHANNEL_DIR}
+respond() {
+  o="$D/$1.out"; e="$D/$1.err"
+  ot=$(wc -c < "$o" 2>/dev/null || echo 0); et=$(wc -c < "$e" 2>/dev/null || echo 0)
+  ot=$((ot + 0)); et=$((et + 0)); ol=$ot; el=$et
+  [ "$ol" -gt "$3" ] && ol=$3
+  [ "$el" -gt "$3" ] && el=$3
+  n=0
+  until mkdir "$D/.lock" 2>/dev/null; do
+    n=$((n + 1)); [ "$n" -gt 500 ] && rmdir "$D/.lock" 2>/dev/null
+    sleep 0.01 2>/dev/null || sleep 1
+  done
+  printf 'berth:ch %s %s %s %s %s %s\\n' "$1" "$2" "$ol" "$el" "$ot" "$et"
+  [ "$ol" -gt 0 ] && tail -c "$ol" "$o"
+  [ "$el" -gt 0 ] && tail -c "$el" "$e"
+  rmdir "$D/.lock"
+  rm -f "$o" "$e" "$D/$1.sh"
+}
+rmdir "$D/.lock" 2>/dev/null
+while IFS= read -r line; do
+  id=\${line%% *}; rest=\${line#* }; cap=\${rest%% *}; b64=\${rest#* }
+  case "$id" in ''|*[!0-9a-f]*) continue ;; esac
+  case "$cap" in ''|*[!0-9]*) continue ;; esac
+  # Twice in the background: the request's process is init's child (reaped there), not this loop's. Its answer goes
+  # to the keep-alive's own output, which it keeps.
+  ( (
+    mkdir -p -m 700 "$D"
+    if printf '%s' "$b64" | base64 -d > "$D/$id.sh" 2>/dev/null; then
+      sh "$D/$id.sh" > "$D/$id.out" 2> "$D/$id.err" < /dev/null; rc=$?
+    else
+      : > "$D/$id.out"; echo "berth: the channel could not read request $id" > "$D/$id.err"; rc=125
+    fi
+    respond "$id" "$rc" "$cap"
+  ) < /dev/null & )
+done
+exec sleep infinity`;
+
+/**
+ * The keep-alive's argv with the loop instead of `sleep infinity`, when it is Berth's own (`/bin/sh -c '…exec sleep
+ * infinity'`) and the image has what the loop needs; the argv unchanged otherwise.
+ */
+export function withExecChannel(keepAlive: readonly string[]): string[] {
+  const script = keepAlive[2];
+  const tail = `echo '${KEEP_ALIVE_READY}'\nexec sleep infinity`;
+  if (keepAlive.length !== 3 || keepAlive[0] !== '/bin/sh' || keepAlive[1] !== '-c' || !script?.endsWith(tail)) return [...keepAlive];
+  const open = [
+    'if command -v base64 >/dev/null 2>&1 && command -v tail >/dev/null 2>&1 && command -v wc >/dev/null 2>&1 &&',
+    `  mkdir -p -m 700 ${CHANNEL_DIR} 2>/dev/null; then`,
+    `  echo '${CHANNEL_READY}'`,
+    `  exec /bin/sh -c ${shellQuote(LOOP)} ${CHANNEL_PROCESS}`,
+    'fi',
+    tail,
+  ].join('\n');
+  return ['/bin/sh', '-c', `${script.slice(0, -tail.length)}${open}`];
+}
+
+/** How the channel says it could not start a command (verify/sandbox-scripts.ts startFailure reads it as the engine's). */
+export const CHANNEL_START_FAILURE = 'berth channel: unable to start the command';
+
+/**
+ * The request's script: the working directory, the environment on top of the container's, then the argv. A missing
+ * directory or program fails as an exec's start does: exit 126, the reason on stdout, in the engine's words.
+ */
+export function requestScript(argv: readonly string[], workdir: string, env: Record<string, string> | undefined): string {
+  const fail = (why: string) => `{ printf '%s\\n' ${shellQuote(`${CHANNEL_START_FAILURE}: ${why}`)}; exit 126; }`;
+  const lines = [`cd -- ${shellQuote(workdir)} 2>/dev/null || ${fail(`chdir to cwd ("${workdir}") failed: no such file or directory`)}`];
+  for (const [k, v] of Object.entries(env ?? {})) lines.push(`export ${shellQuote(`${k}=${v}`)}`);
+  const program = argv[0] ?? '';
+  // As the engine looks a program up: an executable file on PATH (or the path given), never a shell builtin.
+  lines.push(
+    `found() { case "$1" in */*) [ -f "$1" ] && [ -x "$1" ]; return ;; esac; o=$IFS; IFS=:; for d in $PATH; do ` +
+      `if [ -f "\${d:-.}/$1" ] && [ -x "\${d:-.}/$1" ]; then IFS=$o; return 0; fi; done; IFS=$o; return 1; }`,
+    `found ${shellQuote(program)} || ${fail(`exec: "${program}": executable file not found in $PATH`)}`,
+    `exec ${argv.map(shellQuote).join(' ')}`,
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+export interface ChannelAnswer {
+  id: string;
+  exitCode: number;
+  stdout: Buffer;
+  stderr: Buffer;
+  /** The whole output's sizes in the container (what was sent is the last `cap` bytes of each). */
+  stdoutBytes: number;
+  stderrBytes: number;
+}
+
+const HEADER = /^berth:ch ([0-9a-f]+) (\d+) (\d+) (\d+) (\d+) (\d+)$/;
+
+/** Reads answers off the keep-alive's output: a header line, then that many bytes of stdout and of stderr. */
+export class ChannelParser {
+  private buf: Buffer = Buffer.alloc(0);
+
+  push(chunk: Buffer): ChannelAnswer[] {
+    this.buf = this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);
+    const out: ChannelAnswer[] = [];
+    for (;;) {
+      const nl = this.buf.indexOf(0x0a);
+      if (nl < 0) return out;
+      const m = HEADER.exec(this.buf.subarray(0, nl).toString('latin1'));
+      if (!m) {
+        // Not an answer (nothing else should be written here after the ready line): skipped.
+        this.buf = this.buf.subarray(nl + 1);
+        continue;
+      }
+      const [ol, el] = [Number(m[3]), Number(m[4])];
+      if (this.buf.length < nl + 1 + ol + el) return out;
+      const body = this.buf.subarray(nl + 1);
+      out.push({
+        id: m[1]!, exitCode: Number(m[2]), stdout: Buffer.from(body.subarray(0, ol)), stderr: Buffer.from(body.subarray(ol, ol + el)),
+        stdoutBytes: Number(m[5]), stderrBytes: Number(m[6]),
+      });
+      this.buf = Buffer.from(body.subarray(ol + el));
+    }
+  }
+}
+
+interface Pending {
+  resolve(answer: ChannelAnswer): void;
+  reject(err: Error): void;
+}
+
+type Hijacked = NodeJS.ReadWriteStream & { destroy(): void };
+
+/** One attach to a container's keep-alive loop, shared by every root command this process runs in it. */
+export class ExecChannel {
+  private readonly pending = new Map<string, Pending>();
+  private readonly parser = new ChannelParser();
+  private closed = false;
+
+  private constructor(private readonly docker: Docker, private readonly handle: SandboxHandle, private readonly stream: Hijacked, private readonly onClose: () => void) {
+    const answers = new Writable({
+      write: (chunk: Buffer, _enc, done) => {
+        for (const a of this.parser.push(chunk)) {
+          const p = this.pending.get(a.id);
+          this.pending.delete(a.id);
+          p?.resolve(a);
+        }
+        done();
+      },
+    });
+    docker.modem.demuxStream(stream, answers, new Writable({ write: (_c, _e, done) => done() }));
+    const end = () => this.close();
+    stream.on('end', end);
+    stream.on('close', end);
+    stream.on('error', end);
+  }
+
+  static async open(docker: Docker, handle: SandboxHandle, onClose: () => void): Promise<ExecChannel> {
+    const stream = await docker.getContainer(handle.containerId).attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true });
+    return new ExecChannel(docker, handle, stream as unknown as Hijacked, onClose);
+  }
+
+  get open(): boolean {
+    return !this.closed;
+  }
+
+  /** One command, as runExec would run it (argv under `timeout`, the last bytes of each stream kept). */
+  async run(opts: RawExecOptions): Promise<ExecResult> {
+    const cap = opts.outputCapBytes ?? DEFAULT_OUTPUT_CAP;
+    const id = randomBytes(8).toString('hex');
+    const script = requestScript(withTimeout(opts.argv, opts.timeoutSec), opts.workdir ?? this.handle.workdir, opts.env);
+    const started = Date.now();
+    const answer = new Promise<ChannelAnswer>((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    let guard: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    const stopped = new Promise<'guard'>((resolve, reject) => {
+      if (opts.timeoutSec !== undefined && opts.timeoutSec > 0) {
+        guard = setTimeout(() => resolve('guard'), (opts.timeoutSec + KILL_GRACE_SEC + HOST_GUARD_SEC) * 1000);
+      }
+      onAbort = () => reject(opts.signal?.reason instanceof Error ? opts.signal.reason : new Error('aborted'));
+      opts.signal?.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      opts.signal?.throwIfAborted();
+      this.stream.write(`${id} ${cap} ${Buffer.from(script).toString('base64')}\n`);
+      const got = await Promise.race([answer, stopped]);
+      if (got === 'guard') return { exitCode: 124, stdout: '', stderr: '', stdoutTruncated: false, stderrTruncated: false, timedOut: true };
+      const elapsedSec = (Date.now() - started) / 1000;
+      const stdout = new TailBuffer(cap);
+      const stderr = new TailBuffer(cap);
+      stdout.push(got.stdout);
+      stderr.push(got.stderr);
+      const timedOut = opts.timeoutSec !== undefined && (got.exitCode === 124 || (got.exitCode === 137 && elapsedSec >= opts.timeoutSec));
+      return {
+        exitCode: got.exitCode, stdout: stdout.toString(), stderr: stderr.toString(),
+        stdoutTruncated: stdout.truncated || got.stdoutBytes > got.stdout.length, stderrTruncated: stderr.truncated || got.stderrBytes > got.stderr.length,
+        timedOut,
+      };
+    } finally {
+      this.pending.delete(id);
+      if (guard) clearTimeout(guard);
+      if (onAbort) opts.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** The attach ended (the container stopped, was removed, or the engine went away): every command waiting fails. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.onClose();
+    this.stream.destroy();
+    const waiting = [...this.pending.values()];
+    this.pending.clear();
+    if (waiting.length === 0) return;
+    void this.lossOrError().then((err) => { for (const p of waiting) p.reject(err); });
+  }
+
+  private async lossOrError(): Promise<Error> {
+    try {
+      const state = (await this.docker.getContainer(this.handle.containerId).inspect()).State;
+      if (!state.Running || state.Status === 'removing') return new SandboxLost(this.handle.name, new Error(`container is ${state.Status}`));
+      return asSandboxError(this.handle.name, new Error('the exec channel to the keep-alive closed')) as Error;
+    } catch (err) {
+      return asSandboxError(this.handle.name, err) as Error;
+    }
+  }
+}
