@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../src/sandbox/types.ts';
+import { DockerSandboxProvider } from '../../src/sandbox/docker/provider.ts';
 import { makeSpec, provider, sh, teardownAll } from './helpers.ts';
 
 const made: string[] = [];
@@ -64,11 +65,13 @@ describe('detached processes', () => {
     expect(next).toMatchObject({ state: 'started', done: { exitCode: 0, output: { tail: 'ok\n' } } });
   });
 
-  // The issue this answers measured about 0.025 busy cores per waiting episode with one exec per poll.
+  // The issue this answers measured about 0.025 busy cores per waiting episode with one exec per poll. Through exec
+  // (a worker that did not create the sandbox has no channel to it) and over the channel (one request, answered once).
   it('waits for a running process with one exec, woken by its end rather than by looking', async () => {
-    await provider.startDetached(handle, { key: 'quiet', command: 'sleep 6; exit 4', timeoutSec: 60 });
+    const viaExec = new DockerSandboxProvider();
+    await viaExec.startDetached(handle, { key: 'quiet', command: 'sleep 6; exit 4', timeoutSec: 60 });
     const since = Math.floor(Date.now() / 1000) - 1;
-    const result = await provider.waitDetached(handle, 'quiet', { pollMs: 1000 });
+    const result = await viaExec.waitDetached(handle, 'quiet', { pollMs: 1000 });
     expect(result).toMatchObject({ exitCode: 4, timedOut: false });
     const events = await provider.docker.getEvents({ since, until: Math.ceil(Date.now() / 1000) + 1, filters: { container: [handle.containerId], event: ['exec_create'] } });
     const text = await new Promise<string>((resolve) => { let t = ''; events.on('data', (d) => { t += d; }); events.on('end', () => resolve(t)); });
@@ -76,6 +79,18 @@ describe('detached processes', () => {
     const actions = text.split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { Action: string }).Action);
     expect(actions.filter((a) => a.startsWith('exec_create: bash -c') && a.includes('berth-wait /logs/agent/.berth/quiet '))).toHaveLength(1);
     expect(await sh(handle, 'ls /logs/agent/.berth/quiet')).not.toMatch(/wait\./);
+  });
+
+  it('waits for a running process with one request over the channel, woken by its end rather than by looking', async () => {
+    // Each answer is one header line on the keep-alive's output (the container's log); nothing else runs meanwhile.
+    const answers = async () => ((await provider.docker.getContainer(handle.containerId).logs({ stdout: true })) as unknown as Buffer)
+      .toString('latin1').split('\n').filter((l) => l.includes('berth:ch ')).length;
+    await provider.startDetached(handle, { key: 'quiet-ch', command: 'sleep 6; exit 4', timeoutSec: 60 });
+    const before = await answers();
+    const result = await provider.waitDetached(handle, 'quiet-ch', { pollMs: 1000 });
+    expect(result).toMatchObject({ exitCode: 4, timedOut: false });
+    expect(await answers()).toBe(before + 1);
+    expect(await sh(handle, 'ls /logs/agent/.berth/quiet-ch')).not.toMatch(/wait\./);
   });
 
   it('reports a process killed from outside (no exit code written) as lost', async () => {

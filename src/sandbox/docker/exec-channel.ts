@@ -175,7 +175,19 @@ export class ExecChannel {
 
   static async open(docker: Docker, handle: SandboxHandle, onClose: () => void): Promise<ExecChannel> {
     const stream = await docker.getContainer(handle.containerId).attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true });
-    return new ExecChannel(docker, handle, stream as unknown as Hijacked, onClose);
+    const channel = new ExecChannel(docker, handle, stream as unknown as Hijacked, onClose);
+    channel.holdProcess(false);
+    return channel;
+  }
+
+  /**
+   * The attach keeps the process running only while a command waits on it: an idle one never does (a stopping worker
+   * leaves its episodes' containers, and these attaches, behind).
+   */
+  private holdProcess(hold: boolean): void {
+    const socket = this.stream as unknown as { ref?: () => void; unref?: () => void };
+    if (hold) socket.ref?.();
+    else socket.unref?.();
   }
 
   get open(): boolean {
@@ -198,6 +210,7 @@ export class ExecChannel {
       onAbort = () => reject(opts.signal?.reason instanceof Error ? opts.signal.reason : new Error('aborted'));
       opts.signal?.addEventListener('abort', onAbort, { once: true });
     });
+    this.holdProcess(true);
     try {
       opts.signal?.throwIfAborted();
       this.stream.write(`${id} ${cap} ${Buffer.from(script).toString('base64')}\n`);
@@ -216,6 +229,7 @@ export class ExecChannel {
       };
     } finally {
       this.pending.delete(id);
+      if (this.pending.size === 0) this.holdProcess(false);
       if (guard) clearTimeout(guard);
       if (onAbort) opts.signal?.removeEventListener('abort', onAbort);
     }
