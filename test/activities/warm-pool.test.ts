@@ -212,7 +212,10 @@ describe("what a dead worker's pool left", () => {
     expect(await exists(closedName!)).toBe(false);
     expect(await exists(awayName!)).toBe(false);
     expect(asked).toEqual(expect.arrayContaining([running.workflowId, closed.workflowId]));
-    expect(report.removed.map((r) => r.name).sort()).toEqual([orphan, closedName!, awayName!].sort());
+    // Only this test's: on a shared engine the janitor also (rightly) removes pooled sandboxes other test files'
+    // stopped workers left behind.
+    const ours = new Set([orphan, live, runningName!, closedName!, awayName!]);
+    expect(report.removed.map((r) => r.name).filter((n) => ours.has(n)).sort()).toEqual([orphan, closedName!, awayName!].sort());
     slots.close();
   }, 120_000);
 
