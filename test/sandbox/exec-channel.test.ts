@@ -40,6 +40,9 @@ describe('root commands over the keep-alive channel (docs/performance.md, Comman
   const cases: Array<[string, RawExecOptions]> = [
     ['exit code, stdout and stderr', bash('echo out; echo err >&2; exit 3')],
     ['the default working directory and the container env', bash('pwd; echo "$FROM_SPEC"; echo "$HOME"; id -u; id -g')],
+    // Sorted: the variables' order differs (sh builds the environment anew), their set does not.
+    ['the whole environment, as env prints it', { argv: ['sh', '-c', 'env | sort'], user: 'root' }],
+    ['the whole environment with a working directory and env of its own', { argv: ['sh', '-c', 'env | sort'], user: 'root', workdir: '/tmp', env: { B: '2' } }],
     ['a working directory and env of its own', bash('pwd; echo "$A $B"', { workdir: '/tmp', env: { A: "it's", B: 'two words $HOME' } })],
     ['output over the cap: the last bytes kept, truncated', bash('head -c 5000 /dev/zero | tr "\\0" a; echo tail-marker; seq 1 300 >&2', { outputCapBytes: 100 })],
     ['bytes that are not text', bash('printf "\\000\\001\\377\\n"')],

@@ -89,7 +89,11 @@ export const CHANNEL_START_FAILURE = 'berth channel: unable to start the command
  */
 export function requestScript(argv: readonly string[], workdir: string, env: Record<string, string> | undefined): string {
   const fail = (why: string) => `{ printf '%s\\n' ${shellQuote(`${CHANNEL_START_FAILURE}: ${why}`)}; exit 126; }`;
-  const lines = [`cd -- ${shellQuote(workdir)} 2>/dev/null || ${fail(`chdir to cwd ("${workdir}") failed: no such file or directory`)}`];
+  const lines = [
+    `cd -- ${shellQuote(workdir)} 2>/dev/null || ${fail(`chdir to cwd ("${workdir}") failed: no such file or directory`)}`,
+    // sh exports these itself (an exec's process has neither unless the image sets them, which the channel loses).
+    'unset OLDPWD PWD',
+  ];
   for (const [k, v] of Object.entries(env ?? {})) lines.push(`export ${shellQuote(`${k}=${v}`)}`);
   const program = argv[0] ?? '';
   // As the engine looks a program up: an executable file on PATH (or the path given), never a shell builtin.
