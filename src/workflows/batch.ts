@@ -1,13 +1,16 @@
 import {
-  ParentClosePolicy, allHandlersFinished, condition, continueAsNew, patched, setHandler, startChild, workflowInfo,
+  ParentClosePolicy, allHandlersFinished, condition, continueAsNew, getExternalWorkflowHandle, patched, setHandler, startChild, workflowInfo,
 } from '@temporalio/workflow';
 import { episodeWorkflow } from './episode.ts';
 import { concurrencyProblem, episodeStartOptions, episodesOf, type BatchControl } from './public.ts';
-import { episodeDoneSignal, pauseUpdate, progressQuery, resizeUpdate, resumeUpdate, upcomingQuery, type EpisodeDone } from './signals.ts';
+import { episodeDoneSignal, pauseUpdate, progressQuery, reportBySignal, resizeUpdate, resumeUpdate, upcomingQuery, type EpisodeDone } from './signals.ts';
+import type { ResultRow } from './types.ts';
 import { upcomingOf } from './upcoming.ts';
 import type { BatchInput, BatchProgress } from './types.ts';
 
 const COUNT_DONE_WHILE_STARTING = 'count-done-while-starting';
+/** Running children told to signal before the batch continues as new (episode-v5 children otherwise do not). */
+const HAND_OVER = 'hand-over-before-continue';
 
 /** What a batch carries across continue-as-new: a cursor, the ids still running, counters and its live control. */
 export interface BatchCarry {
@@ -28,9 +31,17 @@ export function countDone(progress: BatchProgress, done: EpisodeDone): void {
   else progress.failed++;
 }
 
+/** What a child's completion tells the batch: its row's outcome, or a failure when it did not complete. */
+export function doneOf(workflowId: string, row: ResultRow | undefined): EpisodeDone {
+  if (!row) return { workflowId, outcome: 'failed', reward: null };
+  return { workflowId, outcome: row.mask_sample ? 'masked' : 'scored', reward: row.reward };
+}
+
 /**
- * Runs every (task, repeat) as a child episode, at most `concurrency` at a time. Children outlive a
- * continue-as-new (ABANDON) and report completion by signal, so the batch keeps counters, not rows.
+ * Runs every (task, repeat) as a child episode, at most `concurrency` at a time. A child of this run is counted when
+ * it completes; children outlive a continue-as-new (ABANDON), and those carried into the next run (told so just
+ * before it: reportBySignal) report their closing by signal, as every child did before episode-v5. The batch keeps
+ * counters, not rows.
  * Updates pause it (no new episode starts; running ones go on), resume it, and resize its window.
  */
 export async function batchWorkflow(batch: BatchInput, carry?: BatchCarry): Promise<BatchProgress> {
@@ -54,8 +65,11 @@ export async function batchWorkflow(batch: BatchInput, carry?: BatchCarry): Prom
   // before the start resolves: that signal is kept for the episode being started, or the batch would wait forever.
   let starting: string | undefined;
   let doneWhileStarting: EpisodeDone | undefined;
-  setHandler(episodeDoneSignal, (done) => {
+  const closed = (done: EpisodeDone) => {
     if (running.delete(done.workflowId)) countDone(progress, done);
+  };
+  setHandler(episodeDoneSignal, (done) => {
+    if (running.has(done.workflowId)) closed(done);
     else if (done.workflowId === starting) doneWhileStarting = done;
   });
   setHandler(pauseUpdate, steer({ paused: true }));
@@ -71,8 +85,10 @@ export async function batchWorkflow(batch: BatchInput, carry?: BatchCarry): Prom
     while (!control.paused && next < episodes.length && running.size < Math.max(1, control.concurrency)) {
       const opts = episodeStartOptions(episodes[next]!);
       starting = opts.workflowId;
-      await startChild(episodeWorkflow, { ...opts, parentClosePolicy: ParentClosePolicy.ABANDON });
+      const child = await startChild(episodeWorkflow, { ...opts, parentClosePolicy: ParentClosePolicy.ABANDON });
       starting = undefined;
+      // Counted once, by whichever comes first: its completion (episode-v5 children), or its signal (older ones).
+      void child.result().then((row) => closed(doneOf(opts.workflowId, row)), () => closed(doneOf(opts.workflowId, undefined)));
       progress.running++;
       next++;
       startedThisRun++;
@@ -82,6 +98,8 @@ export async function batchWorkflow(batch: BatchInput, carry?: BatchCarry): Prom
       doneWhileStarting = undefined;
     }
     if (startedThisRun >= limit || workflowInfo().continueAsNewSuggested) {
+      // Patched: a run that continued before episode-v5 replays as it ran (its children all signalled).
+      if (patched(HAND_OVER)) await handOver(running);
       await condition(allHandlersFinished);
       await continueAsNew<typeof batchWorkflow>(batch, { next, running: [...running], progress, control });
     }
@@ -90,4 +108,19 @@ export async function batchWorkflow(batch: BatchInput, carry?: BatchCarry): Prom
     await condition(() => progress.done > before || changes !== seen);
   }
   return progress;
+}
+
+/** How long the batch waits, before it continues as new, for a child that closed as it was told to signal. */
+const CLOSING_WAIT = '1 minute';
+
+/**
+ * Before continuing as new: every running child is told to report its closing by signal, since the next run will not
+ * see its completion. A child that closed before it could be told is counted here, from its completion (or its
+ * signal); one that never says (terminated from outside) is carried, as before.
+ */
+async function handOver(running: Set<string>): Promise<void> {
+  await Promise.all([...running].map(async (id) => {
+    const told = await getExternalWorkflowHandle(id).signal(reportBySignal).then(() => true, () => false);
+    if (!told) await condition(() => !running.has(id), CLOSING_WAIT);
+  }));
 }

@@ -1,7 +1,7 @@
 import {
-  ActivityCancellationType, ActivityFailure, ApplicationFailure, CancellationScope, executeChild, getExternalWorkflowHandle, isCancellation, patched, proxyActivities, sleep, upsertSearchAttributes, workflowInfo,
+  ActivityCancellationType, ActivityFailure, ApplicationFailure, CancellationScope, executeChild, getExternalWorkflowHandle, isCancellation, patched, proxyActivities, setHandler, sleep, upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
-import { episodeDoneSignal, type EpisodeDone } from './signals.ts';
+import { episodeDoneSignal, reportBySignal, type EpisodeDone } from './signals.ts';
 import type { SharedActivities } from '../activities/shared-activities.ts';
 import type { HostActivities } from '../activities/host-activities.ts';
 import { FINAL_ERROR_TYPES, TASK_ERROR_TYPES, failedTurn, maskedTurn, maskingFailure, plannedSeedFailure, seededSandboxOf } from './failures.ts';
@@ -46,11 +46,18 @@ const STEP_SETUP = 'step-setup';
  * episode seeds and runs its agent in one activity (seedThenAgentTurn).
  */
 const EPISODE_V4 = 'episode-v4';
+/**
+ * Everything of episode-v4, and since it: the batch that started the episode reads its closing from the child's
+ * completion, so the episode signals its batch only when told to (the batch is about to continue as new, and its next
+ * run will not see this child's completion): no signal round trip before an episode closes.
+ */
+const EPISODE_V5 = 'episode-v5';
 
 /** Which of the consolidated patches this run has: decided once, in the first workflow task. */
 interface Versions {
   v2: boolean;
   v4: boolean;
+  v5: boolean;
 }
 
 async function planAndLease(input: EpisodeInput, episodeId: string, versions: Versions): Promise<{ plan: EpisodePlan; lease: HostLease }> {
@@ -62,10 +69,11 @@ async function planAndLease(input: EpisodeInput, episodeId: string, versions: Ve
   return { plan, lease: await pickHost({ episodeId }) };
 }
 
-/** Newer runs record episode-v4 alone; a run that began before it replays its own markers (patched() is false for the rest). */
+/** Newer runs record episode-v5 alone; a run that began before it replays its own markers (patched() is false for the rest). */
 function decideVersions(): Versions {
-  const v4 = patched(EPISODE_V4);
-  return { v4, v2: v4 || patched(EPISODE_V2) };
+  const v5 = patched(EPISODE_V5);
+  const v4 = v5 || patched(EPISODE_V4);
+  return { v5, v4, v2: v4 || patched(EPISODE_V2) };
 }
 
 /** episode-v3's behaviour: in every run with episode-v4, else where the run recorded its own marker. */
@@ -211,8 +219,13 @@ async function runTurns(input: EpisodeInput, plan: EpisodePlan, acts: Acts, stat
  */
 export async function episodeWorkflow(input: EpisodeInput): Promise<ResultRow> {
   const info = workflowInfo();
+  const told = { toSignal: false };
+  setHandler(reportBySignal, () => { told.toSignal = true; });
+  let versions: Versions | undefined;
+  // Before episode-v5 (or told to by a batch about to continue as new), the batch learns of the closing by signal.
+  const tellBatch = (done: EpisodeDone) => (versions?.v5 && !told.toSignal ? Promise.resolve() : signalBatch(done));
   try {
-    const versions = decideVersions();
+    versions = decideVersions();
     let planned: Awaited<ReturnType<typeof planAndLease>>;
     try {
       planned = await planAndLease(input, info.workflowId, versions);
@@ -222,7 +235,7 @@ export async function episodeWorkflow(input: EpisodeInput): Promise<ResultRow> {
       const turns = [maskedTurn(failed.step ?? input.taskId, failed.kind, failed.reason)];
       const row = buildRow({ input, plan: undefined, turns, result: rollUp(turns, 'mean'), stoppedAfter: null, sandbox: undefined,
         host: null, workflowId: info.workflowId, runId: info.runId });
-      await closeWith(row);
+      await closeWith(row, tellBatch);
       return row;
     }
     const { plan, lease } = planned;
@@ -262,7 +275,7 @@ export async function episodeWorkflow(input: EpisodeInput): Promise<ResultRow> {
     const row = buildRow({ input, plan, turns: state.turns, result, stoppedAfter: state.stoppedAfter, sandbox: state.sandbox,
       host: lease.host, workflowId: info.workflowId, runId: info.runId });
     if (state.seedSec !== undefined) row.timings = { seed: state.seedSec, ...row.timings };
-    await Promise.all([closeWith(row), teardown]);
+    await Promise.all([closeWith(row, tellBatch), teardown]);
     return row;
   } catch (err) {
     upsertSearchAttributes([{ key: BERTH_OUTCOME, value: 'failed' }]);
@@ -272,7 +285,7 @@ export async function episodeWorkflow(input: EpisodeInput): Promise<ResultRow> {
 }
 
 /** The row's outcome on the episode's search attributes, and told to the batch. */
-async function closeWith(row: ResultRow): Promise<void> {
+async function closeWith(row: ResultRow, tellBatch: (done: EpisodeDone) => Promise<void>): Promise<void> {
   upsertSearchAttributes([
     { key: BERTH_OUTCOME, value: row.mask_sample ? 'masked' : 'scored' },
     ...(row.reward !== null ? [{ key: BERTH_REWARD, value: row.reward }] : []),
@@ -282,7 +295,7 @@ async function closeWith(row: ResultRow): Promise<void> {
 }
 
 /** Episodes started by a batch report to it; retries started by a client have no parent. */
-async function tellBatch(done: EpisodeDone): Promise<void> {
+async function signalBatch(done: EpisodeDone): Promise<void> {
   const parent = workflowInfo().parent;
   if (!parent) return;
   await getExternalWorkflowHandle(parent.workflowId).signal(episodeDoneSignal, done).catch(() => undefined);

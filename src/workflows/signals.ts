@@ -11,6 +11,11 @@ export interface EpisodeDone {
 
 /** An episode tells its batch it closed, by the batch's workflow id, so it reaches the batch's current run. */
 export const episodeDoneSignal = defineSignal<[EpisodeDone]>('episodeDone');
+/**
+ * A batch about to continue as new tells its running children to report their closing by signal: its next run does
+ * not see their completions (episode-v5 children are otherwise counted from their completion, and do not signal).
+ */
+export const reportBySignal = defineSignal('reportBySignal');
 export const progressQuery = defineQuery<BatchProgress>('progress');
 /** Which episodes the batch starts next, for the hosts' warm pools (a query: nothing in the batch's history). */
 export const upcomingQuery = defineQuery<UpcomingEpisodes>(UPCOMING_QUERY);
