@@ -87,7 +87,8 @@ describe('BatchWorkflow live control across continue-as-new', () => {
 
     expect(await h.resume()).toMatchObject({ paused: false });
     await waitUntil(async () => (await h.progress()).running === 3, 30_000, 'the last three episodes');
-    expect(await runsOf(workflowId)).toBeGreaterThan(runsAfterResize);
+    // Each start continues the batch once its running children were told to signal (a round trip each): waited for.
+    await waitUntil(async () => (await runsOf(workflowId)) > runsAfterResize, 30_000, 'a run after the resume');
     expect(await h.progress()).toMatchObject({ concurrency: 3, paused: false });
     for (const t of tasks) released.add(t);
     const result = await client.workflow.getHandle(workflowId).result();
@@ -112,5 +113,18 @@ describe('BatchWorkflow live control across continue-as-new', () => {
     expect(await client.workflow.getHandle(`berth/${batchId}`).result()).toMatchObject({ done: 2, scored: 2 });
     // A history with updates in it, for the replay test.
     await recordHistory(client, `berth/${batchId}`, 'batch-steered');
+  });
+
+  // docs/performance.md, The batch reads its children's closing: a child that never reports (terminated from outside,
+  // so none of its own code runs) is still counted, from its completion event, and the batch ends.
+  it('an episode terminated from outside is counted as failed and the batch still ends', async () => {
+    const tasks = [`${queue}-t0`, `${queue}-t1`];
+    const batchId = `${queue}-b3`;
+    await client.workflow.start('batchWorkflow', { taskQueue: queue, workflowId: `berth/${batchId}`, args: [batchInput(batchId, tasks, 2, 100)] });
+    const h = handleOf(batchId);
+    await waitUntil(async () => (await h.progress()).running === 2, 30_000, 'both episodes');
+    await client.workflow.getHandle(`berth/${batchId}/${tasks[0]}/1`).terminate('test: terminated from outside');
+    released.add(tasks[1]!);
+    expect(await client.workflow.getHandle(`berth/${batchId}`).result()).toMatchObject({ total: 2, done: 2, running: 0, scored: 1, failed: 1 });
   });
 });

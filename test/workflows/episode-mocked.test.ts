@@ -150,8 +150,9 @@ describe('EpisodeWorkflow with scripted activities (multi-step-tasks.md)', () =>
     const activityTypes = events.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter((n) => n);
     expect(activityTypes).toEqual(['planAndPickHost', 'seedThenAgentTurn', 'verifyTurn']);
     const markers = events.filter((e) => e.markerRecordedEventAttributes).map((e) => Buffer.from(e.markerRecordedEventAttributes!.details!['patch-data']!.payloads![0]!.data!).toString());
-    expect(markers).toEqual(['{"id":"episode-v4","deprecated":false}']);
-    // 42 before (a seed activity of its own, the episode-v2 and episode-v3 markers); 8 fewer; no batch here to signal (5 more).
+    expect(markers).toEqual(['{"id":"episode-v5","deprecated":false}']);
+    // 42 before (a seed activity of its own, the episode-v2 and episode-v3 markers); 8 fewer; no batch here to signal
+    // (in a batch, the same since episode-v5: the batch reads the child's completion).
     expect(events.length).toBe(29);
     const limits = events.map((e) => e.activityTaskScheduledEventAttributes).filter((a) => a?.activityType?.name === 'seedThenAgentTurn');
     expect(limits.map((a) => Number(a!.startToCloseTimeout?.seconds))).toEqual([30 + 30 + 60]);
