@@ -65,18 +65,16 @@ async function readyAhead(deps: ActivityDeps, ahead: PrepareAhead, outcomes: rea
   const pins = new Map(outcomes.flatMap((o) => (o.ok ? [[o.taskId, o.baseImageId] as const] : [])));
   const wanted = new Set(ahead.episodes.map((e) => e.taskId));
   const upcoming: PrepareAhead['upcoming'] = [];
+  const { baseImageId: _unpinned, ...first } = ahead.first;
   for (const u of ahead.upcoming.filter((v) => pins.has(v.taskId) && wanted.has(v.taskId))) {
-    const run = { ...u };
-    delete run.baseImageId;
     const pin = pins.get(u.taskId);
-    if (pin !== undefined) run.baseImageId = pin;
-    if (await plans(deps, { ...ahead.first, taskId: run.taskId, taskPath: run.taskPath, digest: run.digest, ...(pin !== undefined ? { baseImageId: pin } : {}) })) upcoming.push(run);
+    const task = { taskId: u.taskId, taskPath: u.taskPath, digest: u.digest, ...(pin !== undefined ? { baseImageId: pin } : {}) };
+    if (await plans(deps, { ...first, ...task })) upcoming.push({ ...task, remaining: u.remaining });
   }
   const ready = new Set(upcoming.map((u) => u.taskId));
   return { first: ahead.first, upcoming, episodes: ahead.episodes.filter((e) => ready.has(e.taskId)) };
 }
 
 async function plans(deps: ActivityDeps, input: EpisodeInput): Promise<boolean> {
-  if (input.baseImageId === undefined) delete input.baseImageId;
   return planEpisode(deps, input).then(() => true, () => false);
 }

@@ -1,6 +1,6 @@
 import { DetachedProcessLost, isLossError } from './errors.ts';
 import type { ExecPort } from './driver.ts';
-import { KILL_GRACE_SEC } from './exec.ts';
+import { isPlainRoot, KILL_GRACE_SEC } from './exec.ts';
 import type {
   DetachedLaunchOptions,
   DetachedLaunchResult,
@@ -180,9 +180,6 @@ esac
 
 const TAIL_MARK = 'berth:tail ';
 
-function isRootUser(user: string): boolean {
-  return /^(root|0)(:(root|0))?$/.test(user);
-}
 
 /** How long one wait exec may block, and how often it looks: short and fine first, then longer and coarser. */
 function waitBound(round: number, capMs: number): { polls: number; every: string } {
@@ -275,8 +272,8 @@ export async function launchDetached(
   const dir = detachedDir(opts.key);
   const claim = opts.claim !== false;
   const prepareMode = opts.prepareScript ? 'p' : '';
-  const first = isRootUser(user) ? `${claim ? 'c' : ''}${prepareMode}sw` : `${claim ? 'c' : ''}${prepareMode}`;
-  let r = first === '' ? undefined : await launchExec(driver, handle, first, { ...opts, user: isRootUser(user) ? user : 'root' });
+  const first = isPlainRoot(user) ? `${claim ? 'c' : ''}${prepareMode}sw` : `${claim ? 'c' : ''}${prepareMode}`;
+  let r = first === '' ? undefined : await launchExec(driver, handle, first, { ...opts, user: isPlainRoot(user) ? user : 'root' });
   if (r) {
     if (claim && !r.answer.claim) throw unexpected('claim', opts.key, handle, r);
     if (r.answer.claim === 'claimed_by_other') return { state: 'claimed_by_other', dir };

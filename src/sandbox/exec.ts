@@ -3,6 +3,18 @@ import type { ExecOptions } from './types.ts';
 export const DEFAULT_OUTPUT_CAP = 1024 * 1024;
 /** Seconds between `timeout`'s TERM and its KILL. */
 export const KILL_GRACE_SEC = 5;
+/** Extra host-side patience beyond the in-container budget before a runner gives up on a command's answer. */
+export const HOST_GUARD_SEC = 20;
+
+/** root or uid 0, with no other group: the user a process of Berth's own (a keep-alive, a launcher) runs as. */
+export function isPlainRoot(user: string): boolean {
+  return /^(root|0)(:(root|0))?$/.test(user);
+}
+
+/** Whether a command ended by its in-container budget: `timeout`'s 124, or its KILL (137) once the budget had passed. */
+export function endedByTimeout(exitCode: number, elapsedSec: number, timeoutSec: number | undefined): boolean {
+  return timeoutSec !== undefined && (exitCode === 124 || (exitCode === 137 && elapsedSec >= timeoutSec));
+}
 
 /** ExecOptions with an argv instead of a bash command. */
 export interface RawExecOptions extends Omit<ExecOptions, 'command'> {

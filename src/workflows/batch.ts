@@ -3,8 +3,7 @@ import {
 } from '@temporalio/workflow';
 import { episodeWorkflow } from './episode.ts';
 import { concurrencyProblem, episodeStartOptions, episodesOf, type BatchControl } from './public.ts';
-import { episodeDoneSignal, pauseUpdate, progressQuery, reportBySignal, resizeUpdate, resumeUpdate, upcomingQuery, type EpisodeDone } from './signals.ts';
-import type { ResultRow } from './types.ts';
+import { doneOf, episodeDoneSignal, pauseUpdate, progressQuery, reportBySignal, resizeUpdate, resumeUpdate, upcomingQuery, type EpisodeDone } from './signals.ts';
 import { upcomingOf } from './upcoming.ts';
 import type { BatchInput, BatchProgress } from './types.ts';
 
@@ -29,12 +28,6 @@ export function countDone(progress: BatchProgress, done: EpisodeDone): void {
     progress.rewardSum += done.reward ?? 0;
   } else if (done.outcome === 'masked') progress.masked++;
   else progress.failed++;
-}
-
-/** What a child's completion tells the batch: its row's outcome, or a failure when it did not complete. */
-export function doneOf(workflowId: string, row: ResultRow | undefined): EpisodeDone {
-  if (!row) return { workflowId, outcome: 'failed', reward: null };
-  return { workflowId, outcome: row.mask_sample ? 'masked' : 'scored', reward: row.reward };
 }
 
 /**

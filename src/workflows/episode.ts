@@ -1,7 +1,7 @@
 import {
   ActivityCancellationType, ActivityFailure, ApplicationFailure, CancellationScope, executeChild, getExternalWorkflowHandle, isCancellation, patched, proxyActivities, setHandler, sleep, upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
-import { episodeDoneSignal, reportBySignal, type EpisodeDone } from './signals.ts';
+import { doneOf, episodeDoneSignal, reportBySignal, type EpisodeDone } from './signals.ts';
 import type { SharedActivities } from '../activities/shared-activities.ts';
 import type { HostActivities } from '../activities/host-activities.ts';
 import { FINAL_ERROR_TYPES, TASK_ERROR_TYPES, failedTurn, maskedTurn, maskingFailure, plannedSeedFailure, seededSandboxOf } from './failures.ts';
@@ -279,7 +279,7 @@ export async function episodeWorkflow(input: EpisodeInput): Promise<ResultRow> {
     return row;
   } catch (err) {
     upsertSearchAttributes([{ key: BERTH_OUTCOME, value: 'failed' }]);
-    await CancellationScope.nonCancellable(() => tellBatch({ workflowId: info.workflowId, outcome: 'failed', reward: null }));
+    await CancellationScope.nonCancellable(() => tellBatch(doneOf(info.workflowId, undefined)));
     throw err;
   }
 }
@@ -291,7 +291,7 @@ async function closeWith(row: ResultRow, tellBatch: (done: EpisodeDone) => Promi
     ...(row.reward !== null ? [{ key: BERTH_REWARD, value: row.reward }] : []),
     ...(row.failure_kind ? [{ key: BERTH_FAILURE_KIND, value: row.failure_kind }] : []),
   ]);
-  await tellBatch({ workflowId: workflowInfo().workflowId, outcome: row.mask_sample ? 'masked' : 'scored', reward: row.reward });
+  await tellBatch(doneOf(workflowInfo().workflowId, row));
 }
 
 /** Episodes started by a batch report to it; retries started by a client have no parent. */

@@ -1,12 +1,18 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { BATCH_UPDATES } from './public.ts';
 import { UPCOMING_QUERY } from '../config/batch-ids.ts';
-import type { BatchProgress, UpcomingEpisodes } from './types.ts';
+import type { BatchProgress, ResultRow, UpcomingEpisodes } from './types.ts';
 
 export interface EpisodeDone {
   workflowId: string;
   outcome: 'scored' | 'masked' | 'failed';
   reward: number | null;
+}
+
+/** What a closed episode tells its batch: its row's outcome, or a failure when it has no row. */
+export function doneOf(workflowId: string, row: ResultRow | undefined): EpisodeDone {
+  if (!row) return { workflowId, outcome: 'failed', reward: null };
+  return { workflowId, outcome: row.mask_sample ? 'masked' : 'scored', reward: row.reward };
 }
 
 /** An episode tells its batch it closed, by the batch's workflow id, so it reaches the batch's current run. */

@@ -9,7 +9,7 @@ import type {
   SandboxDriver, ServiceHandle, SingleSandboxSpec,
 } from '../driver.ts';
 import { asSandboxError, SandboxLost } from '../errors.ts';
-import type { RawExecOptions } from '../exec.ts';
+import { isPlainRoot, type RawExecOptions } from '../exec.ts';
 import { runExec } from './exec.ts';
 import { ExecChannel } from './exec-channel.ts';
 import { DEFAULT_STATE_DIR } from './images.ts';
@@ -26,8 +26,6 @@ import { LABEL_GROUP } from './group-names.ts';
 import { createOrAdoptSingle, handleFromInspect } from './single.ts';
 
 const ENGINE = '(docker engine)';
-/** The users a channel's command runs as: root, as the keep-alive does (any other goes through exec). */
-const ROOT = /^(root|0)(:(root|0))?$/;
 
 export interface DockerDriverOptions {
   docker?: Docker;
@@ -108,7 +106,8 @@ export class DockerDriver implements SandboxDriver {
   /** A root command in a sandbox this process created goes over its keep-alive's channel; any other, through exec. */
   async exec(target: ServiceHandle, options: RawExecOptions): Promise<ExecResult> {
     const opening = this.channels.get(target.containerId);
-    if (opening && options.streamToFile === undefined && ROOT.test(options.user ?? target.user)) {
+    // The keep-alive, and so every command it runs, is plain root: any other user goes through exec.
+    if (opening && options.streamToFile === undefined && isPlainRoot(options.user ?? target.user)) {
       const channel = await opening;
       if (channel?.open) return channel.run(options);
     }

@@ -9,7 +9,7 @@ import type Docker from 'dockerode';
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { asSandboxError, SandboxLost } from '../errors.ts';
-import { DEFAULT_OUTPUT_CAP, KILL_GRACE_SEC, withTimeout, type RawExecOptions } from '../exec.ts';
+import { DEFAULT_OUTPUT_CAP, endedByTimeout, HOST_GUARD_SEC, KILL_GRACE_SEC, withTimeout, type RawExecOptions } from '../exec.ts';
 import { shellQuote } from '../names.ts';
 import { KEEP_ALIVE_READY } from '../seed-scripts.ts';
 import { TailBuffer } from '../output-capture.ts';
@@ -21,8 +21,6 @@ export const CHANNEL_READY = `${KEEP_ALIVE_READY}; channel`;
 export const CHANNEL_PROCESS = 'berth-channel';
 /** Root-owned, out of the agent's and the verifier's folders. */
 const CHANNEL_DIR = '/run/berth-channel';
-/** Extra host-side patience beyond the in-container budget, as for an exec. */
-const HOST_GUARD_SEC = 20;
 
 const LOOP = `D=${CHANNEL_DIR}
 respond() {
@@ -63,12 +61,12 @@ exec sleep infinity`;
 
 /**
  * The keep-alive's argv with the loop instead of `sleep infinity`, when it is Berth's own (`/bin/sh -c '…exec sleep
- * infinity'`) and the image has what the loop needs; the argv unchanged otherwise.
+ * infinity'`) and the image has what the loop needs; the same argv otherwise.
  */
-export function withExecChannel(keepAlive: readonly string[]): string[] {
+export function withExecChannel(keepAlive: readonly string[]): readonly string[] {
   const script = keepAlive[2];
   const tail = `echo '${KEEP_ALIVE_READY}'\nexec sleep infinity`;
-  if (keepAlive.length !== 3 || keepAlive[0] !== '/bin/sh' || keepAlive[1] !== '-c' || !script?.endsWith(tail)) return [...keepAlive];
+  if (keepAlive.length !== 3 || keepAlive[0] !== '/bin/sh' || keepAlive[1] !== '-c' || !script?.endsWith(tail)) return keepAlive;
   const open = [
     'if command -v base64 >/dev/null 2>&1 && command -v tail >/dev/null 2>&1 && command -v wc >/dev/null 2>&1 &&',
     `  mkdir -p -m 700 ${CHANNEL_DIR} 2>/dev/null; then`,
@@ -225,7 +223,7 @@ export class ExecChannel {
       const stderr = new TailBuffer(cap);
       stdout.push(got.stdout);
       stderr.push(got.stderr);
-      const timedOut = opts.timeoutSec !== undefined && (got.exitCode === 124 || (got.exitCode === 137 && elapsedSec >= opts.timeoutSec));
+      const timedOut = endedByTimeout(got.exitCode, elapsedSec, opts.timeoutSec);
       return {
         exitCode: got.exitCode, stdout: stdout.toString(), stderr: stderr.toString(),
         stdoutTruncated: stdout.truncated || got.stdoutBytes > got.stdout.length, stderrTruncated: stderr.truncated || got.stderrBytes > got.stderr.length,

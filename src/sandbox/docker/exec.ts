@@ -4,12 +4,10 @@ import type Docker from 'dockerode';
 import { PassThrough } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { asSandboxError, SandboxLost } from '../errors.ts';
-import { DEFAULT_OUTPUT_CAP, envList, KILL_GRACE_SEC, withTimeout, type RawExecOptions } from '../exec.ts';
+import { DEFAULT_OUTPUT_CAP, endedByTimeout, envList, HOST_GUARD_SEC, KILL_GRACE_SEC, withTimeout, type RawExecOptions } from '../exec.ts';
 import { closeSink, demuxToSinks, openSink, TailBuffer } from '../output-capture.ts';
 import type { ExecResult, SandboxHandle, StdinExecOptions, StdinProcess } from '../types.ts';
 
-/** Extra host-side patience beyond the in-container budget before giving up on the stream. */
-const HOST_GUARD_SEC = 20;
 
 /** One docker exec: create, start, drain the output, read the exit code. */
 export async function runExec(docker: Docker, handle: SandboxHandle, opts: RawExecOptions): Promise<ExecResult> {
@@ -62,9 +60,7 @@ export async function runExec(docker: Docker, handle: SandboxHandle, opts: RawEx
 
   const elapsedSec = (Date.now() - started) / 1000;
   const exitCode = guardFired ? 124 : await readExitCode(docker, handle, exec);
-  const timedOut =
-    guardFired ||
-    (opts.timeoutSec !== undefined && (exitCode === 124 || (exitCode === 137 && elapsedSec >= opts.timeoutSec)));
+  const timedOut = guardFired || endedByTimeout(exitCode, elapsedSec, opts.timeoutSec);
   return {
     exitCode,
     stdout: stdout.toString(),

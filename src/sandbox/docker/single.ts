@@ -15,13 +15,13 @@ function createOptions(spec: SingleSandboxSpec): Docker.ContainerCreateOptions {
   const memory = spec.memoryMb ? spec.memoryMb * 1024 * 1024 : undefined;
   const keepAlive = withExecChannel(spec.keepAlive);
   // The loop reads requests on stdin (exec-channel.ts); kept open across attaches.
-  const channel = keepAlive.join('\0') !== spec.keepAlive.join('\0');
+  const channel = keepAlive !== spec.keepAlive;
   return {
     name: spec.name,
     Image: spec.image,
     // Keep-alive under docker-init (Init: true reaps orphans). It first runs the root setup, so seed
     // needs no exec for it; waitForKeepAlive sees it reach `sleep infinity` or its request loop.
-    Entrypoint: keepAlive,
+    Entrypoint: [...keepAlive],
     ...(channel ? { OpenStdin: true, StdinOnce: false } : {}),
     Cmd: [],
     User: '0:0',
