@@ -51,7 +51,7 @@ async function taskOf(files: Record<string, string>): Promise<Task> {
 }
 
 describe('the cost of a trivial seed and teardown (issue 25)', () => {
-  it('a prebuilt-image seed is five engine calls (image read once, create, start, attach for the ready line, attach kept for root commands) and gives the seeded sandbox', async () => {
+  it('a prebuilt-image seed is four engine calls (image read once, create, one attach before the start for the ready line and then root commands, start) and gives the seeded sandbox', async () => {
     const task = await taskOf({});
     const workflowId = `berth/vitest-seed-cost/${randomBytes(4).toString('hex')}/0`;
     const runId = randomBytes(6).toString('hex');
@@ -61,7 +61,7 @@ describe('the cost of a trivial seed and teardown (issue 25)', () => {
     const { handle } = await seedAgentSandbox(sandboxDeps(counted), task, {
       name, labels: { batch: 'vitest-seed-cost', workflowId, role: 'agent' }, imageAliases: {}, hostEnv: {}, logsDir: join(task.path, '..', 'logs'), hidden: () => [],
     });
-    expect(calls).toEqual(['GET /images/berth-base:bookworm/json', 'POST /containers/create', 'POST /containers/{id}/start', 'POST /containers/{id}/attach', 'POST /containers/{id}/attach']);
+    expect(calls).toEqual(['GET /images/berth-base:bookworm/json', 'POST /containers/create', 'POST /containers/{id}/attach', 'POST /containers/{id}/start']);
     calls.length = 0;
     // Exactly what a seed gives: the working directory, the log folders, the seeded marker, the image's tag in use.
     expect(await isSeeded(counted.driver, handle)).toBe(true);

@@ -6,6 +6,7 @@ import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SandboxLost } from '../../src/sandbox/errors.ts';
 import { runExec } from '../../src/sandbox/docker/exec.ts';
+import { KEEP_ALIVE_READY } from '../../src/sandbox/seed-scripts.ts';
 import { startFailure } from '../../src/verify/sandbox-scripts.ts';
 import type { RawExecOptions } from '../../src/sandbox/exec.ts';
 import type { SandboxHandle } from '../../src/sandbox/types.ts';
@@ -86,6 +87,17 @@ describe('root commands over the keep-alive channel (docs/performance.md, Comman
     const { result, execs } = await execsDuring(handle.containerId, () => provider.driver.exec(handle, bash('id -u', { user: 'nobody' })));
     expect(execs).toBe(1);
     expect(result.stdout.trim()).not.toBe('0');
+  }, 60_000);
+
+  it('a keep-alive slower than a second to print its ready line (seen by `top` first) still serves root commands', async () => {
+    const spec = makeSpec(made);
+    const slow = ['/bin/sh', '-c', `set -e\nsleep 1.5\necho '${KEEP_ALIVE_READY}'\nexec sleep infinity`];
+    const { handle: late } = await provider.driver.createOrAdoptSandbox({
+      name: spec.name, labels: spec.labels, image: spec.image, keepAlive: slow, env: {}, user: 'root', workdir: '/', network: 'none',
+    });
+    const { result, execs } = await execsDuring(late.containerId, () => provider.driver.exec(late, bash('echo here')));
+    expect(execs).toBe(0);
+    expect(result).toMatchObject({ exitCode: 0, stdout: 'here\n' });
   }, 60_000);
 
   it('a container removed while a command runs: the command fails as a lost sandbox', async () => {

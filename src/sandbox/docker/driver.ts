@@ -46,7 +46,7 @@ export class DockerDriver implements SandboxDriver {
   private readonly compose: ComposeCliSettings;
   private readonly groupsDir: string;
   /** The exec channels of the single sandboxes this process created (exec-channel.ts), by container id. */
-  private readonly channels = new Map<string, Promise<ExecChannel | undefined>>();
+  private readonly channels = new Map<string, ExecChannel>();
 
   constructor(options: DockerDriverOptions = {}) {
     this.docker = options.docker ?? dockerFromEnv();
@@ -66,17 +66,13 @@ export class DockerDriver implements SandboxDriver {
 
   async createOrAdoptSandbox(spec: SingleSandboxSpec): Promise<{ handle: ServiceHandle; adopted: boolean }> {
     const { channel, ...made } = await createOrAdoptSingle(this.docker, this, spec);
-    if (channel) this.openChannel(made.handle);
+    if (channel) {
+      // The seed's own attach; the channel removes itself when it ends.
+      const id = made.handle.containerId;
+      const opened = new ExecChannel(this.docker, made.handle, channel, () => this.channels.delete(id));
+      if (opened.open) this.channels.set(id, opened);
+    }
     return made;
-  }
-
-  /** Attached now, so the first command finds it open; it removes itself when the attach ends. */
-  private openChannel(handle: ServiceHandle): void {
-    const id = handle.containerId;
-    this.channels.set(id, ExecChannel.open(this.docker, handle, () => this.channels.delete(id)).catch(() => {
-      this.channels.delete(id);
-      return undefined;
-    }));
   }
 
   createOrAdoptGroup(spec: GroupSpec): Promise<GroupCreateResult> {
@@ -105,12 +101,9 @@ export class DockerDriver implements SandboxDriver {
 
   /** A root command in a sandbox this process created goes over its keep-alive's channel; any other, through exec. */
   async exec(target: ServiceHandle, options: RawExecOptions): Promise<ExecResult> {
-    const opening = this.channels.get(target.containerId);
+    const channel = this.channels.get(target.containerId);
     // The keep-alive, and so every command it runs, is plain root: any other user goes through exec.
-    if (opening && options.streamToFile === undefined && isPlainRoot(options.user ?? target.user)) {
-      const channel = await opening;
-      if (channel?.open) return channel.run(options);
-    }
+    if (channel?.open && options.streamToFile === undefined && isPlainRoot(options.user ?? target.user)) return channel.run(options);
     return runExec(this.docker, target, options);
   }
 

@@ -7,16 +7,15 @@
 // a file, a container this process did not create, a keep-alive without the loop) goes through exec as before.
 import type Docker from 'dockerode';
 import { randomBytes } from 'node:crypto';
-import { Writable } from 'node:stream';
 import { asSandboxError, SandboxLost } from '../errors.ts';
 import { DEFAULT_OUTPUT_CAP, endedByTimeout, HOST_GUARD_SEC, KILL_GRACE_SEC, withTimeout, type RawExecOptions } from '../exec.ts';
 import { shellQuote } from '../names.ts';
 import { KEEP_ALIVE_READY } from '../seed-scripts.ts';
 import { TailBuffer } from '../output-capture.ts';
 import type { ExecResult, SandboxHandle } from '../types.ts';
+import { CHANNEL_READY, type KeepAliveStream } from './keep-alive-stream.ts';
 
-/** What the keep-alive prints instead of KEEP_ALIVE_READY when its loop serves requests (KEEP_ALIVE_READY prefixes it). */
-export const CHANNEL_READY = `${KEEP_ALIVE_READY}; channel`;
+export { CHANNEL_READY };
 /** The loop's last argument, so `top` tells it apart (keep-alive.ts waits for it as for `sleep infinity`). */
 export const CHANNEL_PROCESS = 'berth-channel';
 /** Root-owned, out of the agent's and the verifier's folders. */
@@ -149,47 +148,21 @@ interface Pending {
   reject(err: Error): void;
 }
 
-type Hijacked = NodeJS.ReadWriteStream & { destroy(): void };
-
-/** One attach to a container's keep-alive loop, shared by every root command this process runs in it. */
+/** The keep-alive's attach, kept by the worker that made the container, shared by every root command it runs there. */
 export class ExecChannel {
   private readonly pending = new Map<string, Pending>();
   private readonly parser = new ChannelParser();
   private closed = false;
 
-  private constructor(private readonly docker: Docker, private readonly handle: SandboxHandle, private readonly stream: Hijacked, private readonly onClose: () => void) {
-    const answers = new Writable({
-      write: (chunk: Buffer, _enc, done) => {
-        for (const a of this.parser.push(chunk)) {
-          const p = this.pending.get(a.id);
-          this.pending.delete(a.id);
-          p?.resolve(a);
-        }
-        done();
-      },
-    });
-    docker.modem.demuxStream(stream, answers, new Writable({ write: (_c, _e, done) => done() }));
-    const end = () => this.close();
-    stream.on('end', end);
-    stream.on('close', end);
-    stream.on('error', end);
-  }
-
-  static async open(docker: Docker, handle: SandboxHandle, onClose: () => void): Promise<ExecChannel> {
-    const stream = await docker.getContainer(handle.containerId).attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true });
-    const channel = new ExecChannel(docker, handle, stream as unknown as Hijacked, onClose);
-    channel.holdProcess(false);
-    return channel;
-  }
-
-  /**
-   * The attach keeps the process running only while a command waits on it: an idle one never does (a stopping worker
-   * leaves its episodes' containers, and these attaches, behind).
-   */
-  private holdProcess(hold: boolean): void {
-    const socket = this.stream as unknown as { ref?: () => void; unref?: () => void };
-    if (hold) socket.ref?.();
-    else socket.unref?.();
+  constructor(private readonly docker: Docker, private readonly handle: SandboxHandle, private readonly stream: KeepAliveStream, private readonly onClose: () => void) {
+    stream.holdProcess(false);
+    stream.deliver((chunk) => {
+      for (const a of this.parser.push(chunk)) {
+        const p = this.pending.get(a.id);
+        this.pending.delete(a.id);
+        p?.resolve(a);
+      }
+    }, () => this.close());
   }
 
   get open(): boolean {
@@ -212,7 +185,7 @@ export class ExecChannel {
       onAbort = () => reject(opts.signal?.reason instanceof Error ? opts.signal.reason : new Error('aborted'));
       opts.signal?.addEventListener('abort', onAbort, { once: true });
     });
-    this.holdProcess(true);
+    this.stream.holdProcess(true);
     try {
       opts.signal?.throwIfAborted();
       this.stream.write(`${id} ${cap} ${Buffer.from(script).toString('base64')}\n`);
@@ -231,7 +204,7 @@ export class ExecChannel {
       };
     } finally {
       this.pending.delete(id);
-      if (this.pending.size === 0) this.holdProcess(false);
+      if (this.pending.size === 0) this.stream.holdProcess(false);
       if (guard) clearTimeout(guard);
       if (onAbort) opts.signal?.removeEventListener('abort', onAbort);
     }
@@ -242,7 +215,7 @@ export class ExecChannel {
     if (this.closed) return;
     this.closed = true;
     this.onClose();
-    this.stream.destroy();
+    this.stream.close();
     const waiting = [...this.pending.values()];
     this.pending.clear();
     if (waiting.length === 0) return;

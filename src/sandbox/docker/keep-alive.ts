@@ -1,54 +1,45 @@
 import type Docker from 'dockerode';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { asSandboxError, SandboxLost, SeedFailed } from '../errors.ts';
-import { KEEP_ALIVE_READY } from '../seed-scripts.ts';
-import { CHANNEL_PROCESS, CHANNEL_READY } from './exec-channel.ts';
+import { CHANNEL_PROCESS } from './exec-channel.ts';
+import { KeepAliveStream } from './keep-alive-stream.ts';
 
 const READY_TIMEOUT_MS = 60_000;
 /** A keep-alive that never prints the ready line (one a caller wrote itself) is looked for with `top` after this. */
 const POLL_AFTER_MS = 1_000;
-const TAIL_BYTES = 4096;
 
 /**
  * The keep-alive runs the root setup, prints KEEP_ALIVE_READY and execs `sleep infinity` (or prints CHANNEL_READY
- * and execs its request loop: exec-channel.ts; then `channel` is true). Its output, attached
- * with what it already wrote (`logs`), tells seed the setup is done in one engine call instead of a `top` poll; a
- * setup that failed ends the container and the stream, and its output becomes the seed failure. A keep-alive
- * without the line, or an engine whose log driver replays nothing, is still seen by `top` (waitForSleep).
+ * and execs its request loop: exec-channel.ts; then `channel` is true). Its output (keep-alive-stream.ts) tells seed
+ * the setup is done in one engine call instead of a `top` poll; a setup that failed ends the container and the
+ * stream, and its log becomes the seed failure. A keep-alive without the line, or an engine whose log driver replays
+ * nothing, is still seen by `top` (waitForSleep).
  */
-export async function waitForKeepAlive(container: Docker.Container, name: string): Promise<{ channel: boolean }> {
-  const seen = await readyOnOutput(container);
+export async function waitForReady(attached: KeepAliveStream | undefined, container: Docker.Container, name: string): Promise<{ channel: boolean }> {
+  const seen = attached ? await within(attached.ready, POLL_AFTER_MS) : undefined;
   if (seen === 'ready' || seen === 'channel') return { channel: seen === 'channel' };
-  // Seen by `top` only: whether its loop serves requests is not known, so its commands go through exec.
   await waitForSleep(container, name);
-  return { channel: false };
+  // Slow to print it (a loaded machine): the loop's ready line is written before the loop runs, so it is on its way.
+  return { channel: attached !== undefined && (await within(attached.ready, POLL_AFTER_MS)) === 'channel' };
 }
 
-async function readyOnOutput(container: Docker.Container): Promise<'ready' | 'channel' | 'ended' | 'unknown'> {
-  let stream: NodeJS.ReadableStream & { destroy(): void };
+/** A started container's keep-alive (a Compose group's main): attached with what it already wrote, then let go. */
+export async function waitForKeepAlive(container: Docker.Container, name: string): Promise<void> {
+  // Unattachable: the poll says what is wrong.
+  const attached = await KeepAliveStream.attach(container, { stdin: false, logs: true }).catch(() => undefined);
   try {
-    stream = (await container.attach({ stream: true, logs: true, stdout: true, stderr: false })) as unknown as typeof stream;
-  } catch {
-    return 'unknown'; // the poll below says what is wrong
+    await waitForReady(attached, container, name);
+  } finally {
+    attached?.close();
   }
+}
+
+async function within<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await new Promise((resolve) => {
-      let tail = '';
-      timer = setTimeout(() => resolve('unknown'), POLL_AFTER_MS);
-      stream.on('data', (chunk: Buffer) => {
-        // The line is one write, so one frame: it never straddles a frame header.
-        tail = (tail + chunk.toString('latin1')).slice(-TAIL_BYTES);
-        if (tail.includes(CHANNEL_READY)) resolve('channel');
-        else if (tail.includes(KEEP_ALIVE_READY)) resolve('ready');
-      });
-      stream.on('end', () => resolve('ended'));
-      stream.on('close', () => resolve('ended'));
-      stream.on('error', () => resolve('ended'));
-    });
+    return await Promise.race([p, new Promise<undefined>((resolve) => { timer = setTimeout(() => resolve(undefined), ms); })]);
   } finally {
     clearTimeout(timer);
-    stream.destroy();
   }
 }
 

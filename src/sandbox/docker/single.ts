@@ -9,7 +9,8 @@ import { LABEL_BATCH, LABEL_POOL, LABEL_POOL_KEY, LABEL_POOL_OWNER, LABEL_ROLE, 
 import { isSeeded } from '../seed-scripts.ts';
 import type { SandboxHandle } from '../types.ts';
 import { withExecChannel } from './exec-channel.ts';
-import { waitForKeepAlive } from './keep-alive.ts';
+import { waitForReady } from './keep-alive.ts';
+import { KeepAliveStream } from './keep-alive-stream.ts';
 
 function createOptions(spec: SingleSandboxSpec): Docker.ContainerCreateOptions {
   const memory = spec.memoryMb ? spec.memoryMb * 1024 * 1024 : undefined;
@@ -20,7 +21,7 @@ function createOptions(spec: SingleSandboxSpec): Docker.ContainerCreateOptions {
     name: spec.name,
     Image: spec.image,
     // Keep-alive under docker-init (Init: true reaps orphans). It first runs the root setup, so seed
-    // needs no exec for it; waitForKeepAlive sees it reach `sleep infinity` or its request loop.
+    // needs no exec for it; waitForReady sees it reach `sleep infinity` or its request loop.
     Entrypoint: [...keepAlive],
     ...(channel ? { OpenStdin: true, StdinOnce: false } : {}),
     Cmd: [],
@@ -79,11 +80,12 @@ async function tryAdopt(docker: Docker, markers: ExecPort, name: string): Promis
 }
 
 /** The container made, started and its keep-alive's setup done; or the seeded one of that name adopted. */
-export async function createOrAdoptSingle(docker: Docker, markers: ExecPort, spec: SingleSandboxSpec): Promise<{ handle: SandboxHandle; adopted: boolean; channel?: boolean }> {
+export async function createOrAdoptSingle(docker: Docker, markers: ExecPort, spec: SingleSandboxSpec): Promise<{ handle: SandboxHandle; adopted: boolean; channel?: KeepAliveStream }> {
+  const options = createOptions(spec);
   let container: Docker.Container | undefined;
   for (let attempt = 0; !container; attempt++) {
     try {
-      container = await docker.createContainer(createOptions(spec));
+      container = await docker.createContainer(options);
     } catch (err) {
       const e = err as { statusCode?: number };
       if (e.statusCode === 409 && attempt === 0) {
@@ -99,11 +101,23 @@ export async function createOrAdoptSingle(docker: Docker, markers: ExecPort, spe
     }
   }
   const handle: SandboxHandle = { name: spec.name, containerId: container.id, user: spec.user, workdir: spec.workdir };
+  // Attached before it starts (one call for the ready line and, when it serves requests, the channel); unattachable,
+  // the `top` poll sees it.
+  const attached = await KeepAliveStream.attach(container, { stdin: options.OpenStdin === true, logs: false }).catch(() => undefined);
   try {
     await container.start();
   } catch (err) {
+    attached?.close();
     throw asSandboxError(spec.name, err);
   }
-  const { channel } = await waitForKeepAlive(container, handle.name);
-  return { handle, adopted: false, ...(channel ? { channel } : {}) };
+  let channel: boolean;
+  try {
+    ({ channel } = await waitForReady(attached, container, handle.name));
+  } catch (err) {
+    attached?.close();
+    throw err;
+  }
+  if (channel) return { handle, adopted: false, channel: attached! };
+  attached?.close();
+  return { handle, adopted: false };
 }
