@@ -49,6 +49,9 @@ describe('root commands over the keep-alive channel (docs/performance.md, Comman
     ['bytes that are not text', bash('printf "\\000\\001\\377\\n"')],
     ['a command past its timeout', bash('sleep 5', { timeoutSec: 1 })],
     ['argv as given, no shell', { argv: ['printf', '%s|', 'a b', "c'd", '$HOME'], user: 'root' }],
+    // The script reaches the loop as lines its shell reads itself: arguments over several lines, backslashes, leading
+    // and trailing blanks, and a line shaped like a request's header stay as they are.
+    ['arguments over several lines', { argv: ['printf', '[%s]', 'one\n  two \\\n\\three\\', '\t tab ', '\nab 10 2\n', ''], user: 'root' }],
   ];
   for (const [what, opts] of cases) {
     it(`${what}: the same as through a Docker exec`, async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ChannelParser, CHANNEL_PROCESS, CHANNEL_READY, requestScript, withExecChannel } from '../../src/sandbox/docker/exec-channel.ts';
+import { ChannelParser, CHANNEL_PROCESS, CHANNEL_READY, requestLine, requestScript, withExecChannel } from '../../src/sandbox/docker/exec-channel.ts';
 import { KEEP_ALIVE_READY } from '../../src/sandbox/seed-scripts.ts';
 import { keepAliveCommand, seedPlan } from '../../src/sandbox/seed.ts';
 
@@ -56,5 +56,15 @@ describe('requestScript', () => {
     expect(script).toContain("cd -- '/a b' 2>/dev/null || ");
     expect(script).toContain("export 'K=v w'\nexport 'Q=x'\\''y'\n");
     expect(script.endsWith("exec 'printf' '%s' 'it'\\''s $HOME'\n")).toBe(true);
+  });
+});
+
+describe('requestLine: the header, then the script as lines', () => {
+  it.each([
+    ['a script ending in a newline', 'a\nb\n', 'ab12 100 2\na\nb\n'],
+    ['one without: the newline added', 'a\nb', 'ab12 100 2\na\nb\n'],
+    ['an argument over several lines counts each', "exec 'x\ny'\n", "ab12 100 2\nexec 'x\ny'\n"],
+  ])('%s', (_what, script, line) => {
+    expect(requestLine('ab12', 100, script)).toBe(line);
   });
 });

@@ -24,35 +24,41 @@ const CHANNEL_DIR = '/run/berth-channel';
 const LOOP = `D=${CHANNEL_DIR}
 respond() {
   o="$D/$1.out"; e="$D/$1.err"
-  ot=$(wc -c < "$o" 2>/dev/null || echo 0); et=$(wc -c < "$e" 2>/dev/null || echo 0)
-  ot=$((ot + 0)); et=$((et + 0)); ol=$ot; el=$et
+  # One wc for both sizes ("N out M err T total"); a missing file counts as empty.
+  set -- "$1" "$2" "$3" $(wc -c "$o" "$e" 2>/dev/null)
+  ot=\${4:-0}; et=\${6:-0}
+  case "$ot$et" in *[!0-9]*) ot=0; et=0 ;; esac
+  ol=$ot; el=$et
   [ "$ol" -gt "$3" ] && ol=$3
   [ "$el" -gt "$3" ] && el=$3
+  # The lock is a file made with O_EXCL (noclobber), so taking it starts no process.
+  set -C
   n=0
-  until mkdir "$D/.lock" 2>/dev/null; do
-    n=$((n + 1)); [ "$n" -gt 500 ] && rmdir "$D/.lock" 2>/dev/null
+  until true > "$D/.lock" 2>/dev/null; do
+    n=$((n + 1)); [ "$n" -gt 500 ] && rm -f "$D/.lock"
+    [ -d "$D" ] || mkdir -p -m 700 "$D"
     sleep 0.01 2>/dev/null || sleep 1
   done
   printf 'berth:ch %s %s %s %s %s %s\\n' "$1" "$2" "$ol" "$el" "$ot" "$et"
   [ "$ol" -gt 0 ] && tail -c "$ol" "$o"
   [ "$el" -gt 0 ] && tail -c "$el" "$e"
-  rmdir "$D/.lock"
-  rm -f "$o" "$e" "$D/$1.sh"
+  rm -f "$D/.lock" "$o" "$e"
 }
-rmdir "$D/.lock" 2>/dev/null
+rm -f "$D/.lock"
 while IFS= read -r line; do
-  id=\${line%% *}; rest=\${line#* }; cap=\${rest%% *}; b64=\${rest#* }
+  id=\${line%% *}; rest=\${line#* }; cap=\${rest%% *}; n=\${rest#* }
   case "$id" in ''|*[!0-9a-f]*) continue ;; esac
   case "$cap" in ''|*[!0-9]*) continue ;; esac
+  case "$n" in ''|*[!0-9]*) continue ;; esac
+  # The request's script: its next n lines, read by the shell itself.
+  s=''
+  while [ "$n" -gt 0 ] && IFS= read -r l; do s="$s$l
+"; n=$((n - 1)); done
   # Twice in the background: the request's process is init's child (reaped there), not this loop's. Its answer goes
   # to the keep-alive's own output, which it keeps.
   ( (
-    mkdir -p -m 700 "$D"
-    if printf '%s' "$b64" | base64 -d > "$D/$id.sh" 2>/dev/null; then
-      sh "$D/$id.sh" > "$D/$id.out" 2> "$D/$id.err" < /dev/null; rc=$?
-    else
-      : > "$D/$id.out"; echo "berth: the channel could not read request $id" > "$D/$id.err"; rc=125
-    fi
+    [ -d "$D" ] || mkdir -p -m 700 "$D"
+    ( eval "$s" ) > "$D/$id.out" 2> "$D/$id.err" < /dev/null; rc=$?
     respond "$id" "$rc" "$cap"
   ) < /dev/null & )
 done
@@ -67,7 +73,7 @@ export function withExecChannel(keepAlive: readonly string[]): readonly string[]
   const tail = `echo '${KEEP_ALIVE_READY}'\nexec sleep infinity`;
   if (keepAlive.length !== 3 || keepAlive[0] !== '/bin/sh' || keepAlive[1] !== '-c' || !script?.endsWith(tail)) return keepAlive;
   const open = [
-    'if command -v base64 >/dev/null 2>&1 && command -v tail >/dev/null 2>&1 && command -v wc >/dev/null 2>&1 &&',
+    'if command -v tail >/dev/null 2>&1 && command -v wc >/dev/null 2>&1 &&',
     `  mkdir -p -m 700 ${CHANNEL_DIR} 2>/dev/null; then`,
     `  echo '${CHANNEL_READY}'`,
     `  exec /bin/sh -c ${shellQuote(LOOP)} ${CHANNEL_PROCESS}`,
@@ -101,6 +107,12 @@ export function requestScript(argv: readonly string[], workdir: string, env: Rec
     `exec ${argv.map(shellQuote).join(' ')}`,
   );
   return `${lines.join('\n')}\n`;
+}
+
+/** A request on the loop's stdin: `id cap n`, then the script's n lines, which the loop reads with the shell's own `read`. */
+export function requestLine(id: string, cap: number, script: string): string {
+  const body = script.endsWith('\n') ? script : `${script}\n`;
+  return `${id} ${cap} ${body.split('\n').length - 1}\n${body}`;
 }
 
 export interface ChannelAnswer {
@@ -188,7 +200,7 @@ export class ExecChannel {
     this.stream.holdProcess(true);
     try {
       opts.signal?.throwIfAborted();
-      this.stream.write(`${id} ${cap} ${Buffer.from(script).toString('base64')}\n`);
+      this.stream.write(requestLine(id, cap, script));
       const got = await Promise.race([answer, stopped]);
       if (got === 'guard') return { exitCode: 124, stdout: '', stderr: '', stdoutTruncated: false, stderrTruncated: false, timedOut: true };
       const elapsedSec = (Date.now() - started) / 1000;
