@@ -11,7 +11,7 @@ export { retentionDays, type GcSelection, type JanitorReport };
 
 /**
  * A claimed warm-pool sandbox carries the pool's labels, not its episode's (Docker cannot relabel a container): its
- * episode is the one whose slot on the pool's host queue names it (docs/performance.md, The warm pool).
+ * episode is the one whose slot on the pool's host queue names it (docs/performance-notes.md, The warm pool).
  */
 export function claimedBy(queue: string, name: string): string | undefined {
   const held = readSlots(slotsFile(queue)).leases.find((l) => !l.pool && (containerName(l.workflowId, l.runId, 'agent') === name || l.names?.includes(name)));

@@ -1,4 +1,4 @@
-// Which seeds a warm pool may make ahead (docs/performance.md, The warm pool): a seed keyed by everything it depends
+// Which seeds a warm pool may make ahead (docs/performance-notes.md, The warm pool): a seed keyed by everything it depends
 // on, so a claimed sandbox is exactly what a fresh seed of that key gives.
 import { createHash } from 'node:crypto';
 import { taskFileContent } from '../agents/task-file.ts';

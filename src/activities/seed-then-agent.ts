@@ -1,4 +1,4 @@
-// The seed and the first turn's agent in one activity (docs/performance.md, One activity for the seed and the agent):
+// The seed and the first turn's agent in one activity (docs/performance-notes.md, One activity for the seed and the agent):
 // they always run back to back on the same host, so a single-step episode spares one activity's dispatch and one
 // workflow task. Each part keeps its guarantees: the seed is create-or-adopt and recorded once finished
 // (seed-record.ts), so a retried attempt goes straight to the agent, which re-attaches to the process already

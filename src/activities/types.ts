@@ -116,7 +116,7 @@ export interface SandboxRef {
   entrypoint?: boolean;
   /** A Compose task's group: main is the sandbox above; every service (main too) by name. */
   group?: SandboxGroupRef;
-  /** The seed claimed a sandbox this host's warm pool had seeded ahead (docs/performance.md, The warm pool). */
+  /** The seed claimed a sandbox this host's warm pool had seeded ahead (docs/performance-notes.md, The warm pool). */
   claimed?: true;
 }
 
@@ -176,7 +176,7 @@ export interface PrepareInput {
   ahead?: PrepareAhead;
 }
 
-/** A batch as its first episodes will start (docs/performance.md, The warm pool), before prepare pins base images. */
+/** A batch as its first episodes will start (docs/performance-notes.md, The warm pool), before prepare pins base images. */
 export interface PrepareAhead {
   /** The batch's first episode: its settings, which the pool's seeds share. */
   first: EpisodeInput;

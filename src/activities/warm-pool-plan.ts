@@ -1,4 +1,4 @@
-// How many sandboxes a host's warm pool seeds ahead, and for which seeds (docs/performance.md, The warm pool). Pure.
+// How many sandboxes a host's warm pool seeds ahead, and for which seeds (docs/performance-notes.md, The warm pool). Pure.
 
 export interface UpcomingRun {
   /** The run's seed key; undefined when its seed cannot be made ahead. */

@@ -1,4 +1,4 @@
-// A host's warm pool (docs/performance.md, The warm pool): while a batch runs, this worker process seeds a few
+// A host's warm pool (docs/performance-notes.md, The warm pool): while a batch runs, this worker process seeds a few
 // sandboxes ahead for the episodes the batch starts next, so an episode's seed becomes a claim (a rename). Each pooled
 // sandbox holds a slot of the host; the pool yields its slots to waiting episodes (HostSlots.tryReserve), drains a
 // batch's sandboxes once the batch is closed or paused, and all of them when the worker stops. The janitor and the

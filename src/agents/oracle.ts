@@ -43,9 +43,12 @@ async function finish(ctx: AgentTurnContext, result: AgentTurnResult): Promise<A
 /** Root shell that moves the staged solution to /solution (emptied first) and clears the previous output. */
 function placeStagedSolution(): string {
   return [
-    `rm -rf ${SOLUTION_DIR} && mkdir -p "$BERTH_STAGE" && mv "$BERTH_STAGE" ${SOLUTION_DIR} && chmod 755 ${SOLUTION_DIR}`,
+    // Each removal only when there is something to remove: a test of the shell's own instead of a process.
+    `if [ -e ${SOLUTION_DIR} ] || [ -L ${SOLUTION_DIR} ]; then rm -rf ${SOLUTION_DIR}; fi`,
+    `[ -d "$BERTH_STAGE" ] || mkdir -p "$BERTH_STAGE"`,
+    `mv "$BERTH_STAGE" ${SOLUTION_DIR} && chmod 755 ${SOLUTION_DIR}`,
     `chmod -R a+rX ${SOLUTION_DIR} && if [ -f ${SOLUTION_DIR}/solve.sh ]; then chmod +x ${SOLUTION_DIR}/solve.sh; fi`,
-    `rm -f ${ORACLE_OUTPUT}`,
+    `if [ -e ${ORACLE_OUTPUT} ] || [ -L ${ORACLE_OUTPUT} ]; then rm -f ${ORACLE_OUTPUT}; fi`,
   ].join('\n');
 }
 

@@ -48,7 +48,7 @@ export interface StartBatchOptions {
   prepare?: boolean;
   /** Commit each shared-mode sandbox to an image after its last agent turn, so `regrade` can verify it again. */
   keepFinalState?: boolean;
-  /** false: no host seeds sandboxes ahead for this batch (`berth run --no-warm-pool`; docs/performance.md, The warm pool). */
+  /** false: no host seeds sandboxes ahead for this batch (`berth run --no-warm-pool`; docs/performance-notes.md, The warm pool). */
   warmPool?: boolean;
   /** `provider/model` for an agent that calls a model (--model). */
   model?: string;

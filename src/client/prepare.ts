@@ -26,7 +26,7 @@ const AHEAD_EPISODES = 8;
 
 /**
  * The batch's first episodes, so the host that prepares its tasks seeds them in its warm pool while the batch starts
- * (docs/performance.md, The warm pool); nothing when the batch turns the pool off.
+ * (docs/performance-notes.md, The warm pool); nothing when the batch turns the pool off.
  */
 export function aheadOf(batch: BatchInput): Pick<PrepareInput, 'ahead'> {
   if (batch.episodeSettings.warmPool === false) return {};

@@ -25,7 +25,7 @@ const schema = z.object({
   }).strict().default({}),
   worker: z.object({
     slots: z.number().int().positive().optional(),
-    /** Sandboxes seeded ahead for the episodes this host runs next (docs/performance.md, The warm pool); default on. */
+    /** Sandboxes seeded ahead for the episodes this host runs next (docs/performance-notes.md, The warm pool); default on. */
     warm_pool: z.boolean().optional(),
   }).strict().default({}),
   // Which sandbox the worker's episodes run in (docs/kubernetes.md); `berth run --sandbox` names the same choice.

@@ -41,7 +41,7 @@ export interface Lease {
   names?: string[];
   /**
    * A warm pool's sandbox holds this slot (key `pool/<name>`): seeded ahead by worker process `owner` for the task
-   * `task` (its digest) with seed key `key` (docs/performance.md, The warm pool).
+   * `task` (its digest) with seed key `key` (docs/performance-notes.md, The warm pool).
    */
   pool?: { name: string; key: string; task: string; owner: string };
   /** A pooled sandbox this episode's reservation took over (the host was full): its seed claims or removes it. */

@@ -1,4 +1,4 @@
-// Whether this worker keeps a warm pool (docs/performance.md, The warm pool): `berth worker --no-warm-pool` wins
+// Whether this worker keeps a warm pool (docs/performance-notes.md, The warm pool): `berth worker --no-warm-pool` wins
 // (src/worker.ts), then BERTH_WARM_POOL, then berth.toml's [worker].warm_pool; on by default.
 import { loadBerthConfig } from './berth-config.ts';
 import { warmPoolSetting } from './env.ts';

@@ -39,7 +39,7 @@ echo $! > "$d/pid"`;
 
 const START_SCRIPT = `
 d="$1"; out="$2"; shift 2
-mkdir -p -m 1777 ${DETACHED_BASE} 2>/dev/null
+[ -d ${DETACHED_BASE} ] || mkdir -p -m 1777 ${DETACHED_BASE} 2>/dev/null
 if ! mkdir "$d" 2>/dev/null; then
   if [ -d "$d" ]; then echo exists; exit 0; fi
   echo "cannot create marker directory $d" >&2; exit 90
@@ -54,11 +54,11 @@ const POLL_SCRIPT = `
 d="$1"
 # The process is gone; its wrapper writes the exit file a moment later (up to 0.3 s in 10 ms looks).
 settle() { j=0; while [ ! -f "$1/exit" ] && [ "$j" -lt 30 ]; do sleep 0.01 2>/dev/null || sleep 1; j=$((j + 1)); done; }
-report() { echo "exit $(cat "$d/exit") $([ -f "$d/timed_out" ] && echo 1 || echo 0)"; }
+report() { read -r rc < "$d/exit" || :; t=0; [ -f "$d/timed_out" ] && t=1; echo "exit $rc $t"; }
 if [ -f "$d/exit" ]; then report
 elif [ ! -d "$d" ]; then echo missing
 elif [ ! -s "$d/pid" ]; then echo starting
-elif [ -d "/proc/$(cat "$d/pid")" ]; then echo running
+elif read -r p < "$d/pid" || :; [ -d "/proc/$p" ]; then echo running
 else settle "$d"; if [ -f "$d/exit" ]; then report; else echo dead; fi
 fi
 `;
@@ -120,7 +120,7 @@ const REPORT = `echo "berth:wait $st"
   if [ "$tailb" -gt 0 ] && [ "\${st%% *}" = exit ]; then
     if [ ! -e "$out" ]; then echo "berth:tail none"
     elif [ ! -r "$out" ]; then echo "berth:tail unreadable"
-    else echo "berth:tail $(wc -c < "$out" | tr -d ' ')"; tail -c "$tailb" "$out"; fi
+    else n=$(wc -c < "$out"); n=$((n + 0)); echo "berth:tail $n"; [ "$n" -gt 0 ] && tail -c "$tailb" "$out"; fi
   fi;;`;
 
 /*
@@ -139,7 +139,7 @@ case "$mode" in *c*)
   if [ -d "$d" ]; then
     echo "berth:claim started"; [ -n "$stage" ] && rm -rf "$stage"; mode=w
   else
-    mkdir -p -m 700 "\${claim%/*}"
+    [ -d "\${claim%/*}" ] || mkdir -p -m 700 "\${claim%/*}"
     if mkdir "$claim" 2>/dev/null; then echo "berth:claim claimed"
     else echo "berth:claim claimed_by_other"; exit 0; fi
   fi;;
@@ -151,7 +151,7 @@ $prep" berth-prepare >&2 < /dev/null || { echo "berth:prepare failed $?"; exit 0
   fi;;
 esac
 case "$mode" in *s*)
-  mkdir -p -m 1777 ${DETACHED_BASE} 2>/dev/null
+  [ -d ${DETACHED_BASE} ] || mkdir -p -m 1777 ${DETACHED_BASE} 2>/dev/null
   if mkdir "$d" 2>/dev/null; then
     printf '%s' "$cmd" > "$d/command.sh"
 ${RUN_IN_BACKGROUND}
@@ -163,9 +163,9 @@ esac
 case "$mode" in *w*)
   i=0; st=
   while :; do
-    if [ -f "$d/exit" ]; then st="exit $(cat "$d/exit") $([ -f "$d/timed_out" ] && echo 1 || echo 0)"; break; fi
+    if [ -f "$d/exit" ]; then read -r rc < "$d/exit" || :; t=0; [ -f "$d/timed_out" ] && t=1; st="exit $rc $t"; break; fi
     if [ ! -d "$d" ]; then st=missing; break; fi
-    if [ -s "$d/pid" ] && [ ! -d "/proc/$(cat "$d/pid")" ]; then
+    if [ -s "$d/pid" ] && { read -r p < "$d/pid" || :; [ ! -d "/proc/$p" ]; }; then
       settle "$d"; [ -f "$d/exit" ] && continue; st=dead; break
     fi
     [ "$i" -ge "$polls" ] && break

@@ -244,12 +244,14 @@ export async function inlineWriteScript(source: string | UploadEntry[], containe
     }
   }
   const q = (rel: string) => shellQuote(rel === '' ? containerDir : `${containerDir.replace(/\/+$/, '')}/${rel}`);
-  const lines = [`mkdir -p ${q('')}`];
-  for (const d of dirs) lines.push(`mkdir -p ${q(d)}`);
+  // `[ -d ]` first: the shell's own test, where `mkdir -p` of a folder already there is a process for nothing.
+  const made = (rel: string) => `[ -d ${q(rel)} ] || mkdir -p ${q(rel)}`;
+  const lines = [made('')];
+  for (const d of dirs) lines.push(made(d));
   let size = 0;
   for (const f of files) {
     const parent = path.dirname(f.rel);
-    if (parent !== '.') lines.push(`mkdir -p ${q(parent)}`);
+    if (parent !== '.') lines.push(made(parent));
     const arg = printfArgument(f.content);
     size += arg.length;
     if (size > INLINE_MAX_SCRIPT) return null;

@@ -6,7 +6,7 @@ export const LABEL_WORKFLOW = 'berth.workflow';
 export const LABEL_ROLE = 'berth.role';
 export const LABEL_USER = 'berth.user';
 export const LABEL_WORKDIR = 'berth.workdir';
-/** A warm pool's sandbox (docs/performance.md, The warm pool): its host queue, its worker process and its seed key. */
+/** A warm pool's sandbox (docs/performance-notes.md, The warm pool): its host queue, its worker process and its seed key. */
 export const LABEL_POOL = 'berth.pool';
 export const LABEL_POOL_OWNER = 'berth.pool.owner';
 export const LABEL_POOL_KEY = 'berth.pool.key';

@@ -48,7 +48,8 @@ export function userCheckScript(user: string): string {
   return `id -u ${shellQuote(name)} >/dev/null 2>&1 || { echo "user ${name} does not exist in the image: set [agent].user to an existing user or a numeric uid" >&2; exit 1; }`;
 }
 
-export const MARK_SEEDED = `touch ${SEEDED_MARKER}`;
+// The shell writes it itself (`touch` would be a process of its own).
+export const MARK_SEEDED = `: > ${SEEDED_MARKER}`;
 
 /** Whether the sandbox finished its seed: a retried seed adopts it then, instead of seeding it again. */
 export async function isSeeded(driver: ExecPort, handle: SandboxHandle): Promise<boolean> {

@@ -219,7 +219,7 @@ export type GpuSupport = { ok: true } | { ok: false; reason: string };
 export interface JanitorOptions {
   isLive(workflowId: string): Promise<boolean>;
   /**
-   * How to judge warm-pool sandboxes (docs/performance.md, The warm pool); without it they are kept. One still under
+   * How to judge warm-pool sandboxes (docs/performance-notes.md, The warm pool); without it they are kept. One still under
    * its pool name goes when its worker process is gone; one an episode claimed (renamed) belongs to the episode
    * `episodeOf` names from the host's slots (undefined: no episode holds it, so it goes).
    */

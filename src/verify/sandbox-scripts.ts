@@ -19,25 +19,34 @@ const MARK_TRANSFER = 'berth-missing-transfer:';
 const MARK_SHIPS = 'berth-ships-test-sh';
 const MARK_READY = 'berth-ready';
 
+/**
+ * `berth_has DIR`: whether DIR holds anything, dot files included, seen by the shell's own globbing (a `find` or
+ * `mkdir` costs a process, and every verification runs these on folders that are usually empty or already there).
+ */
+const HAS_ENTRIES = 'berth_has() { for f in "$1"/* "$1"/.[!.]* "$1"/..?*; do if [ -e "$f" ] || [ -L "$f" ]; then return 0; fi; done; return 1; }';
+
 /** Empties a folder's contents, replacing a symlink or file planted in its place; keeps `keep` if regular files. */
 function emptyDir(dir: string, mode: string, keep: readonly string[]): string {
   const d = shellQuote(dir);
   const kept = keep.length === 0 ? '' : ` ! \\( -type f \\( ${keep.map((k) => `-name ${shellQuote(k)}`).join(' -o ')} \\) \\)`;
   return [
     `if [ -L ${d} ] || { [ -e ${d} ] && [ ! -d ${d} ]; }; then rm -rf -- ${d}; fi`,
-    `mkdir -p -- ${d}`,
+    `[ -d ${d} ] || mkdir -p -- ${d}`,
     `chmod ${mode} ${d}`,
-    `find ${d} -mindepth 1 -maxdepth 1${kept} -exec rm -rf -- {} +`,
+    `if berth_has ${d}; then find ${d} -mindepth 1 -maxdepth 1${kept} -exec rm -rf -- {} +; fi`,
   ].join('\n');
 }
 
 /** Empties /tests and /logs/verifier (except sidecar inputs) and removes the previous transcript. */
 export function clearScript(inputs: readonly string[], clearTests = true): string {
+  const t = shellQuote(TRAJECTORY_PATH);
   return [
+    HAS_ENTRIES,
     ...(clearTests ? [emptyDir(TESTS_DIR, '755', [])] : []),
     emptyDir(VERIFIER_LOGS, '777', inputs),
-    `mkdir -p ${SANDBOX_LAYOUT.agentLogs} && chmod 777 ${SANDBOX_LAYOUT.agentLogs}`,
-    `rm -rf -- ${TRAJECTORY_PATH}`,
+    `[ -d ${SANDBOX_LAYOUT.agentLogs} ] || mkdir -p ${SANDBOX_LAYOUT.agentLogs}`,
+    `chmod 777 ${SANDBOX_LAYOUT.agentLogs}`,
+    `if [ -e ${t} ] || [ -L ${t} ]; then rm -rf -- ${t}; fi`,
   ].join('\n');
 }
 
@@ -91,7 +100,8 @@ export function runTestShCommand(): string {
   return [
     `bash ${TESTS_DIR}/test.sh > ${VERIFIER_LOGS}/${TEST_STDOUT} 2>&1`,
     `a=${ARTIFACTS_LOGS}`,
-    `if [ -d "$a" ] && [ ! -L "$a" ] && [ -r "$a" ] && [ -x "$a" ] && [ -z "$(find "$a" -mindepth 1 -maxdepth 1 -print -quit 2>/dev/null)" ]; then echo ${ARTIFACTS_EMPTY}; fi`,
+    HAS_ENTRIES,
+    `if [ -d "$a" ] && [ ! -L "$a" ] && [ -r "$a" ] && [ -x "$a" ] && ! berth_has "$a"; then echo ${ARTIFACTS_EMPTY}; fi`,
     `k=$(du -s -k --apparent-size ${VERIFIER_LOGS} 2>/dev/null | cut -f1)`,
     `if [ -n "$k" ] && [ "$k" -le ${SNAPSHOT_MAX_KB} ] && command -v base64 >/dev/null 2>&1; then`,
     `  echo ${SNAPSHOT_BEGIN}`,

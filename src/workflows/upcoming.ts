@@ -1,4 +1,4 @@
-// What a batch answers a host's warm pool (docs/performance.md, The warm pool): the episodes it has not started, in
+// What a batch answers a host's warm pool (docs/performance-notes.md, The warm pool): the episodes it has not started, in
 // its start order, as runs of one task. Pure.
 import type { EpisodeInput, UpcomingEpisodes } from './types.ts';
 

@@ -65,7 +65,7 @@ describe('the cost of a trivial seed and teardown (issue 25)', () => {
     calls.length = 0;
     // Exactly what a seed gives: the working directory, the log folders, the seeded marker, the image's tag in use.
     expect(await isSeeded(counted.driver, handle)).toBe(true);
-    // A root command over the keep-alive's channel: no engine call at all (docs/performance.md, Commands without an exec).
+    // A root command over the keep-alive's channel: no engine call at all (docs/performance-notes.md, Commands without an exec).
     expect(calls).toEqual([]);
     expect(await sh(handle, 'cd /app && pwd && stat -c %a /logs/agent /logs/verifier')).toBe('/app\n777\n777\n');
     const image = await docker.getImage('berth-base:bookworm').inspect();

@@ -1,4 +1,4 @@
-// The seed and the first agent in one activity (docs/performance.md): a finished seed is recorded so a retried attempt
+// The seed and the first agent in one activity (docs/performance-notes.md, One activity for the seed and the agent): a finished seed is recorded so a retried attempt
 // goes straight to the agent, and a failure of the agent part names the sandbox while a seed failure names none.
 import { ApplicationFailure } from '@temporalio/activity';
 import { ActivityFailure, RetryState, TimeoutFailure, TimeoutType } from '@temporalio/common';

@@ -1,4 +1,4 @@
-// How a host's warm pool sizes itself (docs/performance.md, The warm pool: never more of a key than the batch's
+// How a host's warm pool sizes itself (docs/performance-notes.md, The warm pool: never more of a key than the batch's
 // upcoming episodes of it, never beyond its capacity with what it already holds) and what a batch tells it.
 import { describe, expect, it } from 'vitest';
 import { poolCapacity, poolWants, type UpcomingRun } from '../../src/activities/warm-pool-plan.ts';

@@ -1,4 +1,4 @@
-// The warm pool on the real engine and a real Temporal worker on this file's own queues (docs/performance.md, The
+// The warm pool on the real engine and a real Temporal worker on this file's own queues (docs/performance-notes.md, The
 // warm pool): episodes claim a sandbox seeded ahead (across tasks that share a seed; the first ones seeded by the host
 // that prepared the batch's tasks, while the batch started), the pool holds
 // slots and drains when its batch ends, is paused or is cancelled, `warmPool: false` (berth run --no-warm-pool) turns
@@ -52,7 +52,7 @@ async function preparedAhead(cluster: TestCluster, task: string | Record<string,
   return input;
 }
 
-describe('the warm pool (docs/performance.md, The warm pool)', () => {
+describe('the warm pool (docs/performance-notes.md, The warm pool)', () => {
   let cluster: TestCluster;
   beforeAll(async () => { cluster = await startTestWorkers('warm-pool'); });
   afterAll(async () => { await cluster?.stop(); });
@@ -70,7 +70,7 @@ describe('the warm pool (docs/performance.md, The warm pool)', () => {
     expect(claimed).toEqual(rows.map(() => true));
     // A claim is inside the seed activity: a claimed single-step episode's history is as long as a fresh one's (29:
     // its seed and agent in one activity under the one episode-v5 marker, and no signal to its batch before it closes:
-    // docs/performance.md; 42 before, 34 with the signal).
+    // docs/performance-notes.md; 42 before, 34 with the signal).
     const lengths = await Promise.all(rows.map(async (r) => (await cluster.client.workflow.getHandle(r.workflow_id).describe()).historyLength));
     expect(lengths).toEqual(rows.map(() => 29));
     await eventually('pooled sandboxes after the batch ended', () => pooledOn(cluster.hostQueue),

@@ -1,4 +1,4 @@
-// Turning the warm pool off (docs/performance.md, The warm pool): berth.toml's [worker].warm_pool, and
+// Turning the warm pool off (docs/performance-notes.md, The warm pool): berth.toml's [worker].warm_pool, and
 // BERTH_WARM_POOL winning over the file.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

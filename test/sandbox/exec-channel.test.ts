@@ -32,7 +32,7 @@ async function execsDuring<T>(containerId: string, fn: () => Promise<T>): Promis
 
 const bash = (command: string, extra: Partial<RawExecOptions> = {}): RawExecOptions => ({ argv: ['bash', '-c', command], user: 'root', ...extra });
 
-describe('root commands over the keep-alive channel (docs/performance.md, Commands without an exec)', () => {
+describe('root commands over the keep-alive channel (docs/performance-notes.md, Commands without an exec)', () => {
   beforeAll(async () => {
     ({ handle } = await provider.seed(makeSpec(made, { workdir: '/app', env: { FROM_SPEC: 'spec' } })));
   }, 60_000);

@@ -115,7 +115,7 @@ describe('BatchWorkflow live control across continue-as-new', () => {
     await recordHistory(client, `berth/${batchId}`, 'batch-steered');
   });
 
-  // docs/performance.md, The batch reads its children's closing: a child that never reports (terminated from outside,
+  // docs/performance-notes.md, The batch reads its children's closing: a child that never reports (terminated from outside,
   // so none of its own code runs) is still counted, from its completion event, and the batch ends.
   it('an episode terminated from outside is counted as failed and the batch still ends', async () => {
     const tasks = [`${queue}-t0`, `${queue}-t1`];

@@ -140,7 +140,7 @@ describe('EpisodeWorkflow with scripted activities (multi-step-tasks.md)', () =>
     expect(calls.get('overlay')).toEqual(['seed', 'teardown']);
   });
 
-  // docs/performance.md, One activity for the seed and the agent: one marker, three activities, no seed activity of its own.
+  // docs/performance-notes.md, One activity for the seed and the agent: one marker, three activities, no seed activity of its own.
   it('a single-step episode seeds and runs its agent in one activity, under one patch marker', async () => {
     const row = await run('seededagent', { plan: { multiStep: false }, turns: [{ reward: 1 }] });
     expect(row).toMatchObject({ reward: 1, mask_sample: false, response_text: 'answer 1', logs_dir: '/tmp/logs-seededagent' });

@@ -1,4 +1,4 @@
-// Root commands without an exec (issue 25; docs/performance.md, "Commands without an exec"). A Docker exec costs a
+// Root commands without an exec (issue 25; docs/performance-notes.md, "Commands without an exec"). A Docker exec costs a
 // runc process joining the container's namespaces and a shim's work: 50 to 70 ms of CPU here, and a trivial episode
 // makes two. A single sandbox's keep-alive instead ends in a small loop reading requests on the container's stdin:
 // each request is a script run as root in the background, its output kept in files, and answered whole on the

@@ -71,7 +71,7 @@ export async function renameSandbox(docker: Docker, handle: SandboxHandle, name:
 
 /**
  * The janitor's part for warm-pool sandboxes, which carry the pool's labels instead of a workflow's (Docker cannot
- * relabel a container: docs/performance.md). One still under its pool name goes when its owner process is gone; a
+ * relabel a container: docs/performance-notes.md, The warm pool). One still under its pool name goes when its owner process is gone; a
  * claimed one is judged as the episode that claimed it (found by its name in the host's slots) is.
  */
 export async function janitorPool(docker: Docker, options: JanitorOptions, remove: (containerId: string) => Promise<{ removed: boolean }>): Promise<JanitorReport> {

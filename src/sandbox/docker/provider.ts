@@ -51,7 +51,7 @@ export class DockerSandboxProvider extends DriverSandboxProvider<DockerDriver> i
     return startStdinExec(this.docker, handle, o);
   }
 
-  /** A warm pool's claim: the running sandbox takes the episode's name (labels cannot change: docs/performance.md). */
+  /** A warm pool's claim: the running sandbox takes the episode's name (labels cannot change: docs/performance-notes.md, The warm pool). */
   rename(handle: SandboxHandle, name: string): Promise<SandboxHandle> {
     return renameSandbox(this.docker, handle, name);
   }
