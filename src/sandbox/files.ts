@@ -227,13 +227,18 @@ function printfArgument(bytes: Buffer): string {
  * modes, so a small upload rides along in an exec instead of costing its own archive request; null when the
  * source is too large or holds anything but regular files and folders (upload it then).
  */
-export async function inlineWriteScript(source: string | UploadEntry[], containerDir: string): Promise<string | null> {
+export async function inlineWriteScript(
+  source: string | UploadEntry[], containerDir: string,
+  /** Files of a host folder (relative paths) that a later script writes over: not written here. */
+  writtenLater: ReadonlySet<string> = new Set(),
+): Promise<string | null> {
   const files: { rel: string; mode: number; content: Buffer }[] = [];
   const dirs: string[] = [];
   if (typeof source === 'string') {
     for (const item of await listHost(source)) {
       const st = await lstat(item.abs);
       if (st.isDirectory()) dirs.push(item.rel);
+      else if (st.isFile() && writtenLater.has(item.rel)) continue;
       else if (st.isFile() && st.size <= INLINE_MAX_SCRIPT) files.push({ rel: item.rel, mode: st.mode & 0o7777, content: await readFile(item.abs) });
       else return null;
     }

@@ -132,8 +132,12 @@ const PLACEMENT_MAX = 96 * 1024;
  */
 export async function placementScript(plan: UploadPlan): Promise<string | null> {
   const parts: (string | null)[] = [];
-  if (plan.uploadTests) for (const dir of plan.turn.testsDirs) parts.push(await inlineWriteScript(dir, TESTS_DIR));
-  parts.push(await inlineWriteScript(await verifierEntries(plan), '/'));
+  const entries = await verifierEntries(plan);
+  // test.sh (0755) is among the entries, written after the folders: their own copy would be written for nothing.
+  const underTests = TESTS_DIR.slice(1) + '/';
+  const later = new Set(entries.filter((e) => e.name.startsWith(underTests)).map((e) => e.name.slice(underTests.length)));
+  if (plan.uploadTests) for (const dir of plan.turn.testsDirs) parts.push(await inlineWriteScript(dir, TESTS_DIR, later));
+  parts.push(await inlineWriteScript(entries, '/'));
   if (parts.some((p) => p === null)) return null;
   const script = parts.join('\n');
   return script.length <= PLACEMENT_MAX ? script : null;

@@ -84,4 +84,16 @@ describe('inline writes (small uploads carried by an exec)', () => {
     expect(await sh(handle, 'stat -c %a /tmp/inline-dst/solve.sh && test -d /tmp/inline-dst/sub/empty && echo dir')).toBe('750\ndir\n');
     expect(await inlineWriteScript([{ name: 'big.txt', content: Buffer.alloc(70 * 1024, 0x61) }], '/tmp/x')).toBeNull();
   });
+
+  it('a file a later script writes over is left out, the rest of the folder written', async () => {
+    const { inlineWriteScript } = await import('../../src/sandbox/files.ts');
+    const src = join(host, 'inline-later');
+    await mkdir(join(src, 'sub'), { recursive: true });
+    await writeFile(join(src, 'test.sh'), 'from the folder\n');
+    await writeFile(join(src, 'sub', 'data.txt'), 'kept\n');
+    const script = await inlineWriteScript(src, '/tmp/inline-later', new Set(['test.sh']));
+    const res = await provider.exec(handle, { command: `set -e\n${script!}`, user: 'root', workdir: '/' });
+    expect(res.exitCode).toBe(0);
+    expect(await sh(handle, 'cat /tmp/inline-later/sub/data.txt; test -e /tmp/inline-later/test.sh || echo absent')).toBe('kept\nabsent\n');
+  });
 });
