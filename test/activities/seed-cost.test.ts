@@ -13,7 +13,7 @@ import { seedAgentSandbox } from '../../src/activities/seed-agent.ts';
 import { sandboxKindsOf, tearDownEpisode } from '../../src/activities/tear-down.ts';
 import { DockerSandboxProvider } from '../../src/sandbox/docker/provider.ts';
 import { containerName } from '../../src/sandbox/names.ts';
-import { isSeeded } from '../../src/sandbox/seed-scripts.ts';
+import { isSeeded, KEEP_ALIVE_READY } from '../../src/sandbox/seed-scripts.ts';
 import { loadTask, type Task } from '../../src/task/index.ts';
 import { writeDataset } from '../helpers/tasks.ts';
 import { sh, teardownAll } from '../sandbox/helpers.ts';
@@ -86,6 +86,26 @@ describe('the cost of a trivial seed and teardown (issue 25)', () => {
       name, labels: { batch: 'vitest-seed-cost', workflowId, role: 'agent' }, image: 'berth-base:bookworm', env: {}, network: 'none', user: 'nosuchuser', workdir: '/app',
     });
     await expect(seeding).rejects.toMatchObject({ kind: 'harbor:seed_failed', message: expect.stringMatching(/preparing sandbox .* failed \(exit 1\): user nosuchuser does not exist/) });
+  }, 60_000);
+
+  // Keep-alives without the request loop: attached before the start for their output only, their commands by exec.
+  it.each([
+    ['prints the ready line (not in the form the channel replaces): seen on its output, no `top`', `echo '${KEEP_ALIVE_READY}'; exec sleep infinity`, false],
+    ['prints nothing: seen by `top` after a second', 'exec sleep infinity', true],
+  ])('a keep-alive that %s', async (_what, script, polled) => {
+    const workflowId = `berth/vitest-seed-cost/${randomBytes(4).toString('hex')}/0`;
+    const name = containerName(workflowId, randomBytes(6).toString('hex'), 'agent');
+    made.push(name);
+    calls.length = 0;
+    const { handle } = await counted.driver.createOrAdoptSandbox({
+      name, labels: { batch: 'vitest-seed-cost', workflowId, role: 'agent' }, image: 'berth-base:bookworm', keepAlive: ['/bin/sh', '-c', script],
+      env: {}, user: 'root', workdir: '/', network: 'none',
+    });
+    expect(calls.slice(0, 3)).toEqual(['POST /containers/create', 'POST /containers/{id}/attach', 'POST /containers/{id}/start']);
+    expect(calls.includes('GET /containers/{id}/top')).toBe(polled);
+    calls.length = 0;
+    expect((await counted.exec(handle, { command: 'echo here', user: 'root' })).stdout).toBe('here\n');
+    expect(calls).toContain('POST /containers/{id}/exec');
   }, 60_000);
 
   it.each<{ what: string; files: Record<string, string>; want: ReturnType<typeof sandboxKindsOf> }>([

@@ -105,19 +105,13 @@ export async function createOrAdoptSingle(docker: Docker, markers: ExecPort, spe
   // the `top` poll sees it.
   const attached = await KeepAliveStream.attach(container, { stdin: options.OpenStdin === true, logs: false }).catch(() => undefined);
   try {
-    await container.start();
-  } catch (err) {
-    attached?.close();
-    throw asSandboxError(spec.name, err);
-  }
-  let channel: boolean;
-  try {
-    ({ channel } = await waitForReady(attached, container, handle.name));
+    await container.start().catch((err: unknown) => { throw asSandboxError(spec.name, err); });
+    const { channel } = await waitForReady(attached, container, handle.name);
+    if (channel && attached) return { handle, adopted: false, channel: attached };
   } catch (err) {
     attached?.close();
     throw err;
   }
-  if (channel) return { handle, adopted: false, channel: attached! };
   attached?.close();
   return { handle, adopted: false };
 }
