@@ -5,7 +5,7 @@ import { CoreV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import type Docker from 'dockerode';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -39,6 +39,9 @@ const stateDir = () => join(process.env.BERTH_HOME ?? join(homedir(), '.berth'),
 const setupScript = () => join(repoRoot, 'scripts', 'setup-kubernetes.sh');
 const usersDir = () => join(stateDir(), 'test-users');
 const startedByTests = () => join(stateDir(), 'started-by-tests');
+/** Which test run this process belongs to: the global setup's process id, which the run's workers inherit. */
+export const TEST_RUN_ENV = 'BERTH_TEST_RUN';
+const thisRun = () => process.env[TEST_RUN_ENV] ?? String(process.pid);
 
 function apiserverUp(): boolean {
   const pidFile = join(stateDir(), 'run', 'kube-apiserver.pid');
@@ -62,7 +65,7 @@ export async function useLocalCluster(): Promise<LocalCluster> {
   writeFileSync(me, String(process.pid));
   const wasUp = apiserverUp();
   await setup([]);
-  if (!wasUp) writeFileSync(startedByTests(), String(process.pid));
+  if (!wasUp) writeFileSync(startedByTests(), thisRun());
   const endpoints = JSON.parse(readFileSync(join(stateDir(), 'endpoints.json'), 'utf8')) as ClusterEndpoints;
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(endpoints.kubeconfig);
@@ -112,9 +115,18 @@ export function pushByDigest(docker: Docker, tag: string): Promise<string> {
   return pushImage(docker, tag, tag.slice(0, at), tag.slice(at + 1));
 }
 
-/** At the end of a test run: stops the local cluster when a test of this run started it, and only then. */
+/**
+ * At the end of a test run: stops the local cluster when a test of this run started it, and only then. Two runs on one
+ * machine share it: one that did not start it never stops it, and the one that did leaves it up while a test of
+ * another run still uses it.
+ */
 export async function stopClusterIfTestsStartedIt(): Promise<void> {
-  if (!existsSync(startedByTests())) return;
+  const starter = existsSync(startedByTests()) ? readFileSync(startedByTests(), 'utf8').trim() : undefined;
+  if (starter !== thisRun()) return;
   rmSync(startedByTests(), { force: true });
-  await setup(['--stop']);
+  const inUse = existsSync(usersDir()) && readdirSync(usersDir()).some((f) => {
+    const pid = readFileSync(join(usersDir(), f), 'utf8').trim();
+    return existsSync(`/proc/${pid}`);
+  });
+  if (!inUse) await setup(['--stop']);
 }
