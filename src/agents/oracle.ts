@@ -2,7 +2,7 @@
 // solution/answer.md (spec/task-folder-verifiers.md, Reference answers).
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { DetachedOutput } from '../sandbox/index.ts';
+import { removeIfThere, type DetachedOutput } from '../sandbox/index.ts';
 import { resolveTemplates, SANDBOX_LAYOUT, SOLUTION_FILES, type Task } from '../task/index.ts';
 import { agentStep, buildTrajectory, oracleTrajectory, userStep } from '../trajectory/atif.ts';
 import { redact, redactFile } from '../trajectory/redact.ts';
@@ -43,12 +43,11 @@ async function finish(ctx: AgentTurnContext, result: AgentTurnResult): Promise<A
 /** Root shell that moves the staged solution to /solution (emptied first) and clears the previous output. */
 function placeStagedSolution(): string {
   return [
-    // Each removal only when there is something to remove: a test of the shell's own instead of a process.
-    `if [ -e ${SOLUTION_DIR} ] || [ -L ${SOLUTION_DIR} ]; then rm -rf ${SOLUTION_DIR}; fi`,
+    removeIfThere(SOLUTION_DIR, '-rf'),
     `[ -d "$BERTH_STAGE" ] || mkdir -p "$BERTH_STAGE"`,
     `mv "$BERTH_STAGE" ${SOLUTION_DIR} && chmod 755 ${SOLUTION_DIR}`,
     `chmod -R a+rX ${SOLUTION_DIR} && if [ -f ${SOLUTION_DIR}/solve.sh ]; then chmod +x ${SOLUTION_DIR}/solve.sh; fi`,
-    `if [ -e ${ORACLE_OUTPUT} ] || [ -L ${ORACLE_OUTPUT} ]; then rm -f ${ORACLE_OUTPUT}; fi`,
+    removeIfThere(ORACLE_OUTPUT, '-f'),
   ].join('\n');
 }
 

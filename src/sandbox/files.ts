@@ -6,6 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import * as tar from 'tar-stream';
 import type { FilesPort } from './driver.ts';
 import { shellQuote } from './names.ts';
+import { mkdirUnlessThere } from './shell-lines.ts';
 import type { SandboxHandle, UploadEntry, UploadOptions } from './types.ts';
 
 interface HostItem {
@@ -248,9 +249,9 @@ export async function inlineWriteScript(
       files.push({ rel: e.name, mode: e.mode ?? 0o644, content: Buffer.from(e.content) });
     }
   }
-  const q = (rel: string) => shellQuote(rel === '' ? containerDir : `${containerDir.replace(/\/+$/, '')}/${rel}`);
-  // `[ -d ]` first: the shell's own test, where `mkdir -p` of a folder already there is a process for nothing.
-  const made = (rel: string) => `[ -d ${q(rel)} ] || mkdir -p ${q(rel)}`;
+  const at = (rel: string) => (rel === '' ? containerDir : `${containerDir.replace(/\/+$/, '')}/${rel}`);
+  const q = (rel: string) => shellQuote(at(rel));
+  const made = (rel: string) => mkdirUnlessThere(at(rel));
   const lines = [made('')];
   for (const d of dirs) lines.push(made(d));
   let size = 0;

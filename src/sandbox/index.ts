@@ -2,6 +2,7 @@ export type * from './types.ts';
 export { DockerSandboxProvider } from './docker/provider.ts';
 export type { EngineImage } from './docker/engine-images.ts';
 export { dockerFromEnv } from './docker/client.ts';
+export { mkdirUnlessThere, removeIfThere } from './shell-lines.ts';
 export { containerName, shellQuote, LABEL_BATCH, LABEL_POOL, LABEL_ROLE, LABEL_USER, LABEL_WORKDIR, LABEL_WORKFLOW, POOL_NAME_PREFIX } from './names.ts';
 export {
   SandboxLost,

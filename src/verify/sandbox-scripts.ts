@@ -1,6 +1,6 @@
 // The shell run inside the sandbox around test.sh. Everything runs through the provider's `bash -c`, as root
 // unless noted, so an image without bash fails the very first exec (reported as verifier_error).
-import { shellQuote } from '../sandbox/index.ts';
+import { mkdirUnlessThere, removeIfThere, shellQuote } from '../sandbox/index.ts';
 import type { ExecResult } from '../sandbox/index.ts';
 import { SANDBOX_LAYOUT } from '../task/index.ts';
 
@@ -31,7 +31,7 @@ function emptyDir(dir: string, mode: string, keep: readonly string[]): string {
   const kept = keep.length === 0 ? '' : ` ! \\( -type f \\( ${keep.map((k) => `-name ${shellQuote(k)}`).join(' -o ')} \\) \\)`;
   return [
     `if [ -L ${d} ] || { [ -e ${d} ] && [ ! -d ${d} ]; }; then rm -rf -- ${d}; fi`,
-    `[ -d ${d} ] || mkdir -p -- ${d}`,
+    mkdirUnlessThere(dir),
     `chmod ${mode} ${d}`,
     `if berth_has ${d}; then find ${d} -mindepth 1 -maxdepth 1${kept} -exec rm -rf -- {} +; fi`,
   ].join('\n');
@@ -39,14 +39,13 @@ function emptyDir(dir: string, mode: string, keep: readonly string[]): string {
 
 /** Empties /tests and /logs/verifier (except sidecar inputs) and removes the previous transcript. */
 export function clearScript(inputs: readonly string[], clearTests = true): string {
-  const t = shellQuote(TRAJECTORY_PATH);
   return [
     HAS_ENTRIES,
     ...(clearTests ? [emptyDir(TESTS_DIR, '755', [])] : []),
     emptyDir(VERIFIER_LOGS, '777', inputs),
-    `[ -d ${SANDBOX_LAYOUT.agentLogs} ] || mkdir -p ${SANDBOX_LAYOUT.agentLogs}`,
+    mkdirUnlessThere(SANDBOX_LAYOUT.agentLogs),
     `chmod 777 ${SANDBOX_LAYOUT.agentLogs}`,
-    `if [ -e ${t} ] || [ -L ${t} ]; then rm -rf -- ${t}; fi`,
+    removeIfThere(TRAJECTORY_PATH, '-rf'),
   ].join('\n');
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ChannelParser, CHANNEL_PROCESS, CHANNEL_READY, requestLine, requestScript, withExecChannel } from '../../src/sandbox/docker/exec-channel.ts';
+import { ChannelParser, CHANNEL_PROCESS, requestLine, requestScript, withExecChannel } from '../../src/sandbox/docker/exec-channel.ts';
+import { CHANNEL_READY } from '../../src/sandbox/docker/keep-alive-stream.ts';
 import { KEEP_ALIVE_READY } from '../../src/sandbox/seed-scripts.ts';
 import { keepAliveCommand, seedPlan } from '../../src/sandbox/seed.ts';
 

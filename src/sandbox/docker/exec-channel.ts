@@ -15,7 +15,6 @@ import { TailBuffer } from '../output-capture.ts';
 import type { ExecResult, SandboxHandle } from '../types.ts';
 import { CHANNEL_READY, type KeepAliveStream } from './keep-alive-stream.ts';
 
-export { CHANNEL_READY };
 /** The loop's last argument, so `top` tells it apart (keep-alive.ts waits for it as for `sleep infinity`). */
 export const CHANNEL_PROCESS = 'berth-channel';
 /** Root-owned, out of the agent's and the verifier's folders. */
