@@ -75,6 +75,8 @@ describe('BatchWorkflow live control across continue-as-new', () => {
 
     expect(await h.resize(3)).toMatchObject({ concurrency: 3 });
     await waitUntil(async () => (await h.progress()).running === 3, 30_000, 'three episodes');
+    // The third start is seen running a moment before its run hands over and continues as new (episode-v5).
+    await waitUntil(async () => (await runsOf(workflowId)) >= 3, 30_000, 'three runs');
     const runsAfterResize = await runsOf(workflowId);
     expect(runsAfterResize).toBeGreaterThanOrEqual(3);
     expect(await h.progress()).toMatchObject({ concurrency: 3, paused: false });
