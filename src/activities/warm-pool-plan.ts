@@ -1,4 +1,5 @@
 // How many sandboxes a host's warm pool seeds ahead, and for which seeds (docs/performance-notes.md, The warm pool). Pure.
+import type { EpisodeInput, UpcomingEpisodes } from './types.ts';
 
 export interface UpcomingRun {
   /** The run's seed key; undefined when its seed cannot be made ahead. */
@@ -33,4 +34,17 @@ export function poolWants(upcoming: readonly UpcomingRun[], held: Readonly<Recor
   }
   const surplus = Object.fromEntries(Object.entries(left).filter(([, n]) => n > 0));
   return { seed, surplus };
+}
+
+/**
+ * A batch's answer after one of its episodes seeded here: that episode is no longer upcoming (one fewer of the first
+ * run of its task; a run left empty goes). An episode the answer did not count (it had started before) takes one of a
+ * later repeat: the pool then seeds less until the next answer, never more.
+ */
+export function upcomingAfterSeed(state: UpcomingEpisodes, seeded: Pick<EpisodeInput, 'taskPath' | 'digest'>): UpcomingEpisodes {
+  const i = state.upcoming.findIndex((u) => u.taskPath === seeded.taskPath && u.digest === seeded.digest);
+  if (i < 0) return state;
+  const upcoming = state.upcoming.map((u) => ({ ...u }));
+  if (--upcoming[i]!.remaining === 0) upcoming.splice(i, 1);
+  return { paused: state.paused, upcoming };
 }

@@ -5,7 +5,7 @@
 // slot reconciler remove what a dead worker's pool left (poolOwnerLive).
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
-import { batchWorkflowId, UPCOMING_QUERY } from '../config/batch-ids.ts';
+import { batchWorkflowId, UPCOMING_QUERY, UPCOMING_RUNS } from '../config/batch-ids.ts';
 import { POOL_NAME_PREFIX, SeedFailed, type SandboxHandle, type SandboxSpec } from '../sandbox/index.ts';
 import type { Task } from '../task/index.ts';
 import type { NetworkDeps } from './phase-network.ts';
@@ -16,7 +16,7 @@ import type { HostSlots } from './slots.ts';
 import { freeing } from './tear-down.ts';
 import type { EpisodeTaskLoader } from './task-loader.ts';
 import type { EpisodeInput, PrepareAhead, UpcomingEpisodes } from './types.ts';
-import { poolWants } from './warm-pool-plan.ts';
+import { poolWants, upcomingAfterSeed } from './warm-pool-plan.ts';
 
 /** How often the pool looks at the batches it serves (each also looks when an episode seeds here). */
 const LOOK_EVERY_MS = 2000;
@@ -69,6 +69,8 @@ interface Served {
   base: EpisodeInput;
   /** Served from its tasks' prepare, before it started: its first episodes, until it starts or `until` passes. */
   ahead?: { upcoming: UpcomingEpisodes['upcoming']; episodes: PrepareAhead['episodes']; seededFor: Set<string>; until: number };
+  /** What the batch last answered, less the episodes seeded here since (upcomingAfterSeed). */
+  last?: { state: UpcomingEpisodes; at: number; whole: boolean };
 }
 
 export class WarmPool {
@@ -89,9 +91,13 @@ export class WarmPool {
   /** An episode of this batch seeded here: serve the batch from now on, and look at what it starts next. */
   serve(input: EpisodeInput, client: Client): void {
     if (this.closed || input.episodeSettings.warmPool === false) return;
-    if (!this.batches.has(input.batchId)) this.batches.set(input.batchId, { client, base: input });
-    this.timer ??= setInterval(() => void this.look(), LOOK_EVERY_MS).unref();
-    void this.look();
+    const served = this.batches.get(input.batchId);
+    if (!served) this.batches.set(input.batchId, { client, base: input });
+    this.timer ??= setInterval(() => void this.look({ full: true }), LOOK_EVERY_MS).unref();
+    // The batch's answer, less this episode, does for a refill until the timer's next look: asking the batch again
+    // for every episode cost the server and the worker a describe and a query each.
+    if (served?.last) served.last.state = upcomingAfterSeed(served.last.state, input);
+    void this.look({ again: true });
   }
 
   /**
@@ -184,24 +190,40 @@ export class WarmPool {
     }
   }
 
-  /** One look at a time; a look asked for while one runs is that one, unless `again` (a batch it may not have seen). */
-  private look(o: { again?: boolean } = {}): Promise<void> {
+  /**
+   * One look at a time; a look asked for while one runs is that one, unless `again` (something changed it may not
+   * have seen). A `full` look asks every batch; others use a batch's recent answer while it still covers the pool.
+   */
+  private look(o: { again?: boolean; full?: boolean } = {}): Promise<void> {
     if (this.looking) {
       this.lookAgain ||= o.again === true;
       return this.looking;
     }
     this.looking = (async () => {
+      let full = o.full === true;
       do {
         this.lookAgain = false;
-        await this.lookNow().catch((err: Error) => this.d.log(`warm pool: ${err.message}`));
+        await this.lookNow(full).catch((err: Error) => this.d.log(`warm pool: ${err.message}`));
+        full = false;
       } while (this.lookAgain && !this.closed);
     })().finally(() => { this.looking = undefined; });
     return this.looking;
   }
 
-  private async lookNow(): Promise<void> {
+  /**
+   * The batch's recent answer while it still tells the pool enough: the timer's looks renew it (so it is at most
+   * two intervals old), and it is the whole rest of the batch or more episodes than the pool holds.
+   */
+  private recent(served: Served): UpcomingEpisodes | undefined {
+    const last = served.last;
+    if (!last || Date.now() - last.at >= 2 * LOOK_EVERY_MS) return undefined;
+    const left = last.state.upcoming.reduce((n, u) => n + u.remaining, 0);
+    return last.whole || left > this.d.max ? last.state : undefined;
+  }
+
+  private async lookNow(full: boolean): Promise<void> {
     for (const [batchId, served] of this.batches) {
-      const state = await this.batchState(batchId, served);
+      const state = (!full && this.recent(served)) || await this.batchState(batchId, served);
       if (this.closed) return;
       if (state === 'closed' || state.paused) {
         this.drain(batchId);
@@ -225,7 +247,9 @@ export class WarmPool {
     try {
       if ((await handle.describe()).status.name !== 'RUNNING') return 'closed';
       delete served.ahead;
-      return await handle.query<UpcomingEpisodes>(UPCOMING_QUERY);
+      const state = await handle.query<UpcomingEpisodes>(UPCOMING_QUERY);
+      served.last = { state, at: Date.now(), whole: state.upcoming.length < UPCOMING_RUNS };
+      return { paused: state.paused, upcoming: state.upcoming.map((u) => ({ ...u })) };
     } catch (err) {
       // Prepared here and not started yet: its first episodes, for a while.
       if (err instanceof WorkflowNotFoundError) return served.ahead && Date.now() < served.ahead.until ? { paused: false, upcoming: served.ahead.upcoming } : 'closed';

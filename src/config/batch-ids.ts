@@ -3,3 +3,6 @@
 export const batchWorkflowId = (batchId: string): string => `berth/${batchId}`;
 
 export const UPCOMING_QUERY = 'upcoming';
+
+/** Runs the query tells at most: a pool holds a few sandboxes, so the next few tasks are all it can use. */
+export const UPCOMING_RUNS = 8;

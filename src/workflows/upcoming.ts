@@ -1,9 +1,7 @@
 // What a batch answers a host's warm pool (docs/performance-notes.md, The warm pool): the episodes it has not started, in
 // its start order, as runs of one task. Pure.
+import { UPCOMING_RUNS } from '../config/batch-ids.ts';
 import type { EpisodeInput, UpcomingEpisodes } from './types.ts';
-
-/** Runs told at most: a pool holds a few sandboxes, so the next few tasks are all it can use. */
-export const UPCOMING_RUNS = 8;
 
 export function upcomingOf(episodes: readonly EpisodeInput[], next: number, paused: boolean): UpcomingEpisodes {
   const upcoming: UpcomingEpisodes['upcoming'] = [];

@@ -1,7 +1,7 @@
 // How a host's warm pool sizes itself (docs/performance-notes.md, The warm pool: never more of a key than the batch's
 // upcoming episodes of it, never beyond its capacity with what it already holds) and what a batch tells it.
 import { describe, expect, it } from 'vitest';
-import { poolCapacity, poolWants, type UpcomingRun } from '../../src/activities/warm-pool-plan.ts';
+import { poolCapacity, poolWants, upcomingAfterSeed, type UpcomingRun } from '../../src/activities/warm-pool-plan.ts';
 import { upcomingOf } from '../../src/workflows/upcoming.ts';
 import type { EpisodeInput } from '../../src/workflows/types.ts';
 
@@ -43,5 +43,27 @@ describe('upcomingOf (the batch answering its upcoming query)', () => {
   it('tells at most eight runs ahead', () => {
     const many = Array.from({ length: 20 }, (_, i) => ep(`t${i}`, 1));
     expect(upcomingOf(many, 0, false).upcoming.map((u) => u.taskId)).toEqual(['t0', 't1', 't2', 't3', 't4', 't5', 't6', 't7']);
+  });
+});
+
+describe('upcomingAfterSeed (the pool refilling from the batch\'s last answer between looks)', () => {
+  const run = (task: string, remaining: number) => ({ taskId: task, taskPath: `/d/${task}`, digest: `sha-${task}`, remaining });
+  const seeded = (task: string, digest = `sha-${task}`) => ({ taskPath: `/d/${task}`, digest });
+  it.each([
+    { what: 'one fewer of the seeded task', before: [run('a', 3), run('b', 1)], seeded: seeded('a'), after: [run('a', 2), run('b', 1)] },
+    { what: 'a run left empty goes', before: [run('a', 1), run('b', 2)], seeded: seeded('a'), after: [run('b', 2)] },
+    { what: 'the first run of its task, when the task comes twice', before: [run('a', 1), run('b', 1), run('a', 2)], seeded: seeded('a'), after: [run('b', 1), run('a', 2)] },
+    { what: 'an episode the answer did not count takes one of a later run (the pool seeds less, never more)', before: [run('b', 1), run('a', 2)], seeded: seeded('a'), after: [run('b', 1), run('a', 1)] },
+    { what: 'a task not upcoming changes nothing', before: [run('b', 1)], seeded: seeded('a'), after: [run('b', 1)] },
+    { what: 'another version of the task (its digest) changes nothing', before: [run('a', 1)], seeded: seeded('a', 'sha-new'), after: [run('a', 1)] },
+  ])('$what', ({ before, seeded: s, after }) => {
+    const state = { paused: false, upcoming: before };
+    const copy = structuredClone(state);
+    expect(upcomingAfterSeed(state, s)).toEqual({ paused: false, upcoming: after });
+    expect(state).toEqual(copy);
+  });
+
+  it('keeps the paused flag', () => {
+    expect(upcomingAfterSeed({ paused: true, upcoming: [run('a', 2)] }, seeded('a'))).toEqual({ paused: true, upcoming: [run('a', 1)] });
   });
 });
