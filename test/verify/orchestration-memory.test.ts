@@ -60,10 +60,11 @@ it('50 MB of test.sh output does not grow the worker RSS and still scores (secre
   expect(small.r).toMatchObject({ reward: 1, masked: false });
   expect(small.size).toBeGreaterThan(50 * MB);
   // After the run the worker holds nothing of the output; the transient peak is garbage of the streaming copy not yet
-  // collected, below the output's own size, and it does not grow with the output: 100 MB more of it add (much) less
-  // than half that at the peak (a copy that held the output would add all of it).
+  // collected, and it does not grow with the output: 100 MB more of it add (much) less than half that at the peak (a
+  // copy that held the output would add all of it). How high that garbage piles before a collection depends on the
+  // machine's load (4 MB on a quiet run, 0.6 MB above the output's own size on a loaded CI run), so only its growth
+  // is held to a bound.
   expect(small.kept).toBeLessThan(5 * MB);
-  expect(small.peak).toBeLessThan(small.size);
   const large = await measured(hundredFifty);
   expect(large.r).toMatchObject({ reward: 1, masked: false });
   expect(large.size).toBeGreaterThan(150 * MB);
