@@ -23,6 +23,10 @@ export interface Engine {
   kill(): void;
   /** Starts this engine's dockerd again on the same state; its containers come back stopped. */
   restart(): Promise<void>;
+  /** Stops this engine's dockerd in place (SIGSTOP): its socket still takes connections, and nothing answers. */
+  pause(): void;
+  /** Lets a paused dockerd go on (SIGCONT). */
+  resume(): void;
 }
 
 export interface Engines {
@@ -51,6 +55,8 @@ export async function startEngines(count: number): Promise<Engines> {
   const started: Array<{ bridge: string; dir: string; ns: string; child?: ChildProcess; start: () => Promise<void> }> = [];
   const engines: Engine[] = [];
   const stop = async () => {
+    // A test that failed with an engine paused would leave the removals below unanswered.
+    for (const s of started) if (s.child && s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGCONT');
     for (const e of engines) await removeAllContainers(e.docker).catch(() => undefined);
     await Promise.all(started.map(async (s) => {
       if (s.child && s.child.exitCode === null && s.child.signalCode === null) {
@@ -105,6 +111,8 @@ export async function startEngines(count: number): Promise<Engines> {
       engines.push({
         name, dockerHost: `unix://${socket}`, docker, id,
         kill: () => entry.child?.kill('SIGKILL'),
+        pause: () => entry.child?.kill('SIGSTOP'),
+        resume: () => entry.child?.kill('SIGCONT'),
         // A dockerd 20.10 started again on its data root deletes its stored default bridge network, and with it the
         // link named docker0 (the machine's engine's bridge, not its own): its network store goes first (tried).
         // Its containers' processes are killed too, so it restores them as stopped.

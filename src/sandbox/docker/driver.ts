@@ -24,6 +24,7 @@ import { subnetSource, type SubnetSource } from './group-network.ts';
 import { putOnNetwork } from './phase-network.ts';
 import { LABEL_GROUP } from './group-names.ts';
 import { createOrAdoptSingle, handleFromInspect } from './single.ts';
+import { ENGINE_ANSWER_SEC } from './engine-deadline.ts';
 
 const ENGINE = '(docker engine)';
 
@@ -34,6 +35,8 @@ export interface DockerDriverOptions {
   compose?: ComposeCliSettings;
   /** Where each group's project files go; default <DEFAULT_STATE_DIR>/groups (the worker gives BERTH_HOME/groups). */
   groupsDir?: string;
+  /** How long a create, attach, start or remove may go unanswered (engine-deadline.ts); default ENGINE_ANSWER_SEC. */
+  engineAnswerSec?: number;
 }
 
 export class DockerDriver implements SandboxDriver {
@@ -45,6 +48,7 @@ export class DockerDriver implements SandboxDriver {
   private readonly subnets: SubnetSource;
   private readonly compose: ComposeCliSettings;
   private readonly groupsDir: string;
+  private readonly answerSec: number;
   /** The exec channels of the single sandboxes this process created (exec-channel.ts), by container id. */
   private readonly channels = new Map<string, ExecChannel>();
 
@@ -53,6 +57,7 @@ export class DockerDriver implements SandboxDriver {
     this.subnets = options.subnets ?? subnetSource();
     this.compose = options.compose ?? {};
     this.groupsDir = options.groupsDir ?? join(DEFAULT_STATE_DIR, 'groups');
+    this.answerSec = options.engineAnswerSec ?? ENGINE_ANSWER_SEC;
   }
 
   async engineIdentity(): Promise<EngineIdentity> {
@@ -65,7 +70,7 @@ export class DockerDriver implements SandboxDriver {
   }
 
   async createOrAdoptSandbox(spec: SingleSandboxSpec): Promise<{ handle: ServiceHandle; adopted: boolean }> {
-    const { channel, ...made } = await createOrAdoptSingle(this.docker, this, spec);
+    const { channel, ...made } = await createOrAdoptSingle(this.docker, this, spec, this.answerSec);
     if (channel) {
       // The seed's own attach; the channel removes itself when it ends.
       const id = made.handle.containerId;
@@ -163,7 +168,7 @@ export class DockerDriver implements SandboxDriver {
   }
 
   async remove(sandbox: Pick<LabelledSandbox, 'name' | 'kind'>): Promise<{ removed: boolean }> {
-    if (sandbox.kind === 'single') return teardownSandbox(this.docker, sandbox.name);
+    if (sandbox.kind === 'single') return teardownSandbox(this.docker, sandbox.name, this.answerSec);
     const r = await removeGroup(this.docker, sandbox.name);
     return { removed: r.containers + r.networks + r.volumes > 0 };
   }
@@ -187,6 +192,6 @@ export class DockerDriver implements SandboxDriver {
   }
 
   imageConfiguration(ref: string): Promise<ImageConfig | null> {
-    return readImageConfig(this.docker, ref);
+    return readImageConfig(this.docker, ref, this.answerSec);
   }
 }

@@ -2,6 +2,7 @@
 import type Docker from 'dockerode';
 import { asSandboxError, ENGINE } from '../errors.ts';
 import { imageConfigOf, type EngineImageConfig, type ImageConfig } from '../image-config.ts';
+import { ENGINE_ANSWER_SEC, settledWithin } from './engine-deadline.ts';
 
 export function imageConfigFromInspect(info: Docker.ImageInspectInfo): ImageConfig {
   return imageConfigOf(String(info.Id), info.Config as EngineImageConfig | undefined);
@@ -11,13 +12,14 @@ export function imageConfigFromInspect(info: Docker.ImageInspectInfo): ImageConf
 const byId = new Map<string, ImageConfig>();
 const BY_ID_MAX = 512;
 
-/** The image's configuration, or null when the engine has no such image. */
-export async function readImageConfig(docker: Docker, ref: string): Promise<ImageConfig | null> {
+/** The image's configuration, or null when the engine has no such image; an engine silent for `answerSec` is lost. */
+export async function readImageConfig(docker: Docker, ref: string, answerSec = ENGINE_ANSWER_SEC): Promise<ImageConfig | null> {
   const kept = byId.get(ref);
   if (kept) return kept;
   let info: Docker.ImageInspectInfo;
   try {
-    info = await docker.getImage(ref).inspect();
+    // dockerode's image read takes no signal: one left unanswered is let go.
+    info = await settledWithin(`the image read of ${ref}`, answerSec, docker.getImage(ref).inspect(), () => undefined);
   } catch (err) {
     if ((err as { statusCode?: number }).statusCode === 404) return null;
     throw asSandboxError(ENGINE, err);

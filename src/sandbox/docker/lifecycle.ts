@@ -1,5 +1,6 @@
 import type Docker from 'dockerode';
 import { asSandboxError, SandboxLost } from '../errors.ts';
+import { answeredWithin, ENGINE_ANSWER_SEC } from './engine-deadline.ts';
 import { LABEL_POOL, LABEL_POOL_OWNER, POOL_NAME_PREFIX } from '../names.ts';
 import type { JanitorOptions, JanitorReport, SandboxHandle, SandboxInfo } from '../types.ts';
 
@@ -23,12 +24,13 @@ export async function inspectSandbox(docker: Docker, handle: SandboxHandle): Pro
   };
 }
 
-/** Removes the container and its anonymous volumes; a container already gone is fine. */
-export async function teardownSandbox(docker: Docker, nameOrHandle: string | SandboxHandle): Promise<{ removed: boolean }> {
+/** Removes the container and its anonymous volumes; a container already gone is fine. An engine silent for `answerSec` loses it. */
+export async function teardownSandbox(docker: Docker, nameOrHandle: string | SandboxHandle, answerSec = ENGINE_ANSWER_SEC): Promise<{ removed: boolean }> {
   const ref = typeof nameOrHandle === 'string' ? nameOrHandle : nameOrHandle.containerId;
   const name = typeof nameOrHandle === 'string' ? nameOrHandle : nameOrHandle.name;
   try {
-    await docker.getContainer(ref).remove({ force: true, v: true });
+    // dockerode takes a signal on remove; its types leave it out.
+    await answeredWithin(`the removal of ${name}`, answerSec, (abortSignal) => docker.getContainer(ref).remove({ force: true, v: true, abortSignal } as Docker.ContainerRemoveOptions));
     return { removed: true };
   } catch (err) {
     const e = err as { statusCode?: number; message?: string };

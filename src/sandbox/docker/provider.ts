@@ -32,6 +32,8 @@ export interface DockerProviderOptions {
   compose?: ComposeCliSettings;
   /** Days a kept final state lives (BERTH_FINAL_STATE_RETENTION_DAYS); default 7. */
   finalStateRetentionDays?: number;
+  /** How long a create, attach, start or remove may go unanswered before the sandbox counts as lost; default 120 s. */
+  engineAnswerSec?: number;
 }
 
 export class DockerSandboxProvider extends DriverSandboxProvider<DockerDriver> implements SandboxProvider, LocalImageEngine {
@@ -42,6 +44,7 @@ export class DockerSandboxProvider extends DriverSandboxProvider<DockerDriver> i
     super(new DockerDriver({
       docker, groupsDir: join(options.stateDir ?? DEFAULT_STATE_DIR, 'groups'),
       subnets: subnetSource(options.subnets), ...(options.compose ? { compose: options.compose } : {}),
+      ...(options.engineAnswerSec !== undefined ? { engineAnswerSec: options.engineAnswerSec } : {}),
     }));
     this.stateDir = options.stateDir;
     this.finalStateRetentionDays = retentionDays(options.finalStateRetentionDays);

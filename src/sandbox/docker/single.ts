@@ -8,6 +8,7 @@ import { gpuDeviceRequests } from '../gpus.ts';
 import { LABEL_BATCH, LABEL_POOL, LABEL_POOL_KEY, LABEL_POOL_OWNER, LABEL_ROLE, LABEL_USER, LABEL_WORKDIR, LABEL_WORKFLOW } from '../names.ts';
 import { isSeeded } from '../seed-scripts.ts';
 import type { SandboxHandle } from '../types.ts';
+import { answeredWithin, ENGINE_ANSWER_SEC, settledWithin } from './engine-deadline.ts';
 import { withExecChannel } from './exec-channel.ts';
 import { waitForReady } from './keep-alive.ts';
 import { KeepAliveStream } from './keep-alive-stream.ts';
@@ -79,13 +80,16 @@ async function tryAdopt(docker: Docker, markers: ExecPort, name: string): Promis
   return undefined;
 }
 
-/** The container made, started and its keep-alive's setup done; or the seeded one of that name adopted. */
-export async function createOrAdoptSingle(docker: Docker, markers: ExecPort, spec: SingleSandboxSpec): Promise<{ handle: SandboxHandle; adopted: boolean; channel?: KeepAliveStream }> {
+/**
+ * The container made, started and its keep-alive's setup done; or the seeded one of that name adopted. An engine that
+ * does not answer the create, attach or start within `answerSec` loses the sandbox (engine-deadline.ts).
+ */
+export async function createOrAdoptSingle(docker: Docker, markers: ExecPort, spec: SingleSandboxSpec, answerSec = ENGINE_ANSWER_SEC): Promise<{ handle: SandboxHandle; adopted: boolean; channel?: KeepAliveStream }> {
   const options = createOptions(spec);
   let container: Docker.Container | undefined;
   for (let attempt = 0; !container; attempt++) {
     try {
-      container = await docker.createContainer(options);
+      container = await answeredWithin(`the create of ${spec.name}`, answerSec, (abortSignal) => docker.createContainer({ ...options, abortSignal }));
     } catch (err) {
       const e = err as { statusCode?: number };
       if (e.statusCode === 409 && attempt === 0) {
@@ -103,9 +107,10 @@ export async function createOrAdoptSingle(docker: Docker, markers: ExecPort, spe
   const handle: SandboxHandle = { name: spec.name, containerId: container.id, user: spec.user, workdir: spec.workdir };
   // Attached before it starts (one call for the ready line and, when it serves requests, the channel); unattachable,
   // the `top` poll sees it.
-  const attached = await KeepAliveStream.attach(container, { stdin: options.OpenStdin === true, logs: false }).catch(() => undefined);
+  const attach = KeepAliveStream.attach(container, { stdin: options.OpenStdin === true, logs: false });
+  const attached = await settledWithin(`the attach to ${spec.name}`, answerSec, attach, (late) => late.close()).catch(() => undefined);
   try {
-    await container.start().catch((err: unknown) => { throw asSandboxError(spec.name, err); });
+    await answeredWithin(`the start of ${spec.name}`, answerSec, (abortSignal) => container.start({ abortSignal })).catch((err: unknown) => { throw asSandboxError(spec.name, err); });
     const { channel } = await waitForReady(attached, container, handle.name);
     if (channel && attached) return { handle, adopted: false, channel: attached };
   } catch (err) {
