@@ -248,8 +248,9 @@ export class WarmPool {
       if ((await handle.describe()).status.name !== 'RUNNING') return 'closed';
       delete served.ahead;
       const state = await handle.query<UpcomingEpisodes>(UPCOMING_QUERY);
+      // Kept as it is: upcomingAfterSeed makes a new answer rather than change this one.
       served.last = { state, at: Date.now(), whole: state.upcoming.length < UPCOMING_RUNS };
-      return { paused: state.paused, upcoming: state.upcoming.map((u) => ({ ...u })) };
+      return state;
     } catch (err) {
       // Prepared here and not started yet: its first episodes, for a while.
       if (err instanceof WorkflowNotFoundError) return served.ahead && Date.now() < served.ahead.until ? { paused: false, upcoming: served.ahead.upcoming } : 'closed';

@@ -35,7 +35,7 @@ export interface DockerDriverOptions {
   compose?: ComposeCliSettings;
   /** Where each group's project files go; default <DEFAULT_STATE_DIR>/groups (the worker gives BERTH_HOME/groups). */
   groupsDir?: string;
-  /** How long a create, attach, start or remove may go unanswered (engine-deadline.ts); default ENGINE_ANSWER_SEC. */
+  /** How long a seed's image read, create, attach or start, or a removal, may go unanswered (engine-deadline.ts); default ENGINE_ANSWER_SEC. */
   engineAnswerSec?: number;
 }
 

@@ -1,8 +1,9 @@
-// A bound on the engine calls that answer in seconds when the engine is well (create, attach, start, remove).
+// A bound on the engine calls that answer in seconds when the engine is well (a single sandbox's image read, create,
+// attach, start and removal).
 // Docker 20.10 can deadlock under container churn (docs/performance-notes.md, 2026-12-04 evening): its calls then
 // never answer, and without a bound an episode would wait out its activity's whole time limit, every attempt.
 
-/** How long a create, attach, start or remove may go unanswered before the engine counts as lost. */
+/** How long one of those calls may go unanswered before the engine counts as lost. */
 export const ENGINE_ANSWER_SEC = 120;
 
 /** The engine did not answer a call in time: a loss (isLossError reads its code), so the episode is masked, not failed. */

@@ -32,7 +32,7 @@ export interface DockerProviderOptions {
   compose?: ComposeCliSettings;
   /** Days a kept final state lives (BERTH_FINAL_STATE_RETENTION_DAYS); default 7. */
   finalStateRetentionDays?: number;
-  /** How long a create, attach, start or remove may go unanswered before the sandbox counts as lost; default 120 s. */
+  /** How long a seed's image read, create, attach or start, or a removal, may go unanswered before the sandbox counts as lost; default 120 s. */
   engineAnswerSec?: number;
 }
 
