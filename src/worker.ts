@@ -105,11 +105,14 @@ export async function createWorkers(opts: WorkerOptions, given?: ActivityDeps): 
     ? [await Worker.create({ connection, namespace, taskQueue: deps.identity.filesQueue, activities: hostActivities, maxConcurrentActivityTaskExecutions: activityRoom })]
     : [];
   const client = new Client({ connection, namespace });
-  const timer = setInterval(() => {
+  const reconcile = () => {
     reconcileSlots({ slots, remover, isOpen: runIsOpen(client), seedBoundMs: seedBoundMs() })
       .then((done) => { for (const line of done) console.log(`berth worker: slot ${line}`); })
       .catch(() => undefined);
-  }, RECONCILE_EVERY_MS);
+  };
+  // Once now too: a worker restarted after a kill removes what its predecessor's warm pool held at once, not 30 s on.
+  reconcile();
+  const timer = setInterval(reconcile, RECONCILE_EVERY_MS);
   // Unref'd: it never keeps a stopping process alive, and once the connection is closed its calls fail quietly.
   timer.unref();
   return { workers: [shared, host, ...files], connection, sharedQueue, hostQueue: queue, deps };

@@ -14,7 +14,7 @@ export interface SandboxSlots {
   refresh(): Promise<void>;
   tryReserve(workflowId: string, runId: string, task?: string): Promise<boolean>;
   reservePool(pool: NonNullable<Lease['pool']>): Promise<boolean>;
-  takePool(name: string): Promise<boolean>;
+  takePool(name: string, claimedBy?: string): Promise<boolean>;
   takePooled(workflowId: string): Promise<string | undefined>;
   seeded(workflowId: string, runId: string): Promise<void>;
   vacate(workflowId: string, runId: string, names: string[]): Promise<string | undefined>;

@@ -78,12 +78,18 @@ export class HostSlots implements SandboxSlots {
     });
   }
 
-  /** Takes a pooled sandbox's slot away (its claim, or its removal once gone); false when it no longer holds one. */
-  async takePool(name: string): Promise<boolean> {
+  /**
+   * Takes a pooled sandbox's slot away (its claim, or its removal once gone); false when it no longer holds one.
+   * Claimed by episode `claimedBy`, the sandbox is named in that episode's lease (`pooled`) until the claim ends
+   * (takePooled): a worker that dies mid-claim leaves it to the episode's next seed attempt or its teardown.
+   */
+  async takePool(name: string, claimedBy?: string): Promise<boolean> {
     return this.change((leases) => {
       const i = leases.findIndex((l) => l.pool?.name === name);
       if (i < 0) return false;
       leases.splice(i, 1);
+      const episode = claimedBy === undefined ? undefined : leases.find((l) => l.key === claimedBy);
+      if (episode) episode.pooled = name;
       return true;
     });
   }

@@ -134,7 +134,14 @@ export class WarmPool {
     if ([...this.batches.values()].some((b) => b.ahead)) await this.looking;
     for (const p of this.pooled.filter((q) => q.key === o.key && !q.claimed && this.claimable(q) && this.claimableBy(q, o.workflowId))) {
       p.claimed = true;
-      if (await this.d.slots.takePool(p.name)) return this.take(p, o.name);
+      if (await this.d.slots.takePool(p.name, o.workflowId)) {
+        try {
+          return await this.take(p, o.name);
+        } finally {
+          // Renamed to the episode's name, or removed: no longer the episode's lease's to remove.
+          await this.d.slots.takePooled(o.workflowId);
+        }
+      }
       p.claimed = false;
     }
     return undefined;

@@ -44,7 +44,10 @@ export interface Lease {
    * `task` (its digest) with seed key `key` (docs/performance-notes.md, The warm pool).
    */
   pool?: { name: string; key: string; task: string; owner: string };
-  /** A pooled sandbox this episode's reservation took over (the host was full): its seed claims or removes it. */
+  /**
+   * A pooled sandbox this episode's reservation took over (the host was full), or that its seed is claiming: its
+   * seed claims or removes it, and its teardown removes it if no seed did.
+   */
   pooled?: string;
 }
 

@@ -142,6 +142,31 @@ describe('HostSlots', () => {
       run: async (s) => { await s.tryReserve('a', 'r'); await s.tryReserve('b', 'r'); await s.free('a'); await s.tryReserve('c', 'r'); await s.seeded('a', 'r'); return [s.inUse]; },
       expected: [3],
     },
+    {
+      // Issue 25 (the warm pool): a worker killed between a claim and its rename must not leak the pooled sandbox.
+      case: "a pooled sandbox being claimed is named in the claiming episode's lease until the claim ends, and goes with its teardown",
+      run: async (s, other) => {
+        await s.tryReserve('a', 'r');
+        await s.reservePool({ name: 'berth-pool-1', key: 'k', task: 'd', owner: 'o' });
+        const taken = await s.takePool('berth-pool-1', 'a');
+        const during = [s.inUse, other.leases().find((l) => l.key === 'a')?.pooled];
+        const names: string[] = ['berth-a'];
+        await other.vacate('a', 'r', names);
+        return [taken, ...during, names];
+      },
+      expected: [true, 1, 'berth-pool-1', ['berth-a', 'berth-pool-1']],
+    },
+    {
+      case: 'a finished claim leaves nothing named in the lease; a pool slot already taken is not taken twice',
+      run: async (s) => {
+        await s.tryReserve('a', 'r');
+        await s.reservePool({ name: 'berth-pool-1', key: 'k', task: 'd', owner: 'o' });
+        await s.takePool('berth-pool-1', 'a');
+        const ended = await s.takePooled('a');
+        return [ended, await s.takePooled('a'), await s.takePool('berth-pool-1', 'a'), s.leases().find((l) => l.key === 'a')?.pooled];
+      },
+      expected: ['berth-pool-1', undefined, false, undefined],
+    },
   ];
   it.each(steps)('$case', async ({ run, expected }) => {
     const f = file();
