@@ -58,6 +58,14 @@ describe('an engine that stops answering', () => {
     const { handle } = await retried();
     expect((await provider.exec(handle, { command: 'echo ok', user: 'root' })).stdout.trim()).toBe('ok');
 
+    // A command as another user goes through a docker exec (root's go over the keep-alive's channel, which needs no
+    // engine call): its create is bounded too, and the next one, answered, runs.
+    const exec = await paused(() => provider.exec(handle, { command: 'id -u', user: 'nobody' }));
+    expect(exec.err).toBeInstanceOf(SandboxLost);
+    expect((exec.err as Error).message).toContain(`did not answer an exec's create in ${handle.name} within 3 s`);
+    expect(exec.waited).toBeLessThan(60_000);
+    expect((await provider.exec(handle, { command: 'id -u', user: 'nobody' })).stdout.trim()).toBe('65534');
+
     const removal = await paused(() => provider.teardown(handle));
     expect(removal.err).toBeInstanceOf(SandboxLost);
     expect((removal.err as Error).message).toContain(`did not answer the removal of ${handle.containerId}`);

@@ -109,7 +109,7 @@ export class DockerDriver implements SandboxDriver {
     const channel = this.channels.get(target.containerId);
     // The keep-alive, and so every command it runs, is plain root: any other user goes through exec.
     if (channel?.open && options.streamToFile === undefined && isPlainRoot(options.user ?? target.user)) return channel.run(options);
-    return runExec(this.docker, target, options);
+    return runExec(this.docker, target, options, this.answerSec);
   }
 
   putOnNetwork(target: ServiceHandle, network: string): Promise<void> {

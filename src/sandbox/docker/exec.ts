@@ -7,10 +7,14 @@ import { asSandboxError, SandboxLost } from '../errors.ts';
 import { DEFAULT_OUTPUT_CAP, endedByTimeout, envList, HOST_GUARD_SEC, KILL_GRACE_SEC, withTimeout, type RawExecOptions } from '../exec.ts';
 import { closeSink, demuxToSinks, openSink, TailBuffer } from '../output-capture.ts';
 import type { ExecResult, SandboxHandle, StdinExecOptions, StdinProcess } from '../types.ts';
+import { answeredWithin, ENGINE_ANSWER_SEC } from './engine-deadline.ts';
 
 
-/** One docker exec: create, start, drain the output, read the exit code. */
-export async function runExec(docker: Docker, handle: SandboxHandle, opts: RawExecOptions): Promise<ExecResult> {
+/**
+ * One docker exec: create, start, drain the output, read the exit code. The engine calls (not the command, which
+ * its own timeout bounds) are each bounded by `answerSec` (engine-deadline.ts).
+ */
+export async function runExec(docker: Docker, handle: SandboxHandle, opts: RawExecOptions, answerSec = ENGINE_ANSWER_SEC): Promise<ExecResult> {
   const container = docker.getContainer(handle.containerId);
   const stdout = new TailBuffer(opts.outputCapBytes ?? DEFAULT_OUTPUT_CAP);
   const stderr = new TailBuffer(opts.outputCapBytes ?? DEFAULT_OUTPUT_CAP);
@@ -18,7 +22,7 @@ export async function runExec(docker: Docker, handle: SandboxHandle, opts: RawEx
   let exec: Docker.Exec;
   let stream: NodeJS.ReadableStream;
   try {
-    exec = await container.exec({
+    exec = await answeredWithin(`an exec's create in ${handle.name}`, answerSec, (abortSignal) => container.exec({
       Cmd: withTimeout(opts.argv, opts.timeoutSec),
       AttachStdout: true,
       AttachStderr: true,
@@ -26,8 +30,9 @@ export async function runExec(docker: Docker, handle: SandboxHandle, opts: RawEx
       User: opts.user ?? handle.user,
       WorkingDir: opts.workdir ?? handle.workdir,
       Env: envList(opts.env),
-    });
-    stream = await exec.start({ hijack: true, stdin: false });
+      abortSignal,
+    }));
+    stream = await answeredWithin(`an exec's start in ${handle.name}`, answerSec, (abortSignal) => exec.start({ hijack: true, stdin: false, abortSignal }));
   } catch (err) {
     throw asSandboxError(handle.name, err);
   }
@@ -59,7 +64,7 @@ export async function runExec(docker: Docker, handle: SandboxHandle, opts: RawEx
   opts.signal?.throwIfAborted();
 
   const elapsedSec = (Date.now() - started) / 1000;
-  const exitCode = guardFired ? 124 : await readExitCode(docker, handle, exec);
+  const exitCode = guardFired ? 124 : await readExitCode(docker, handle, exec, answerSec);
   const timedOut = guardFired || endedByTimeout(exitCode, elapsedSec, opts.timeoutSec);
   return {
     exitCode,
@@ -71,21 +76,21 @@ export async function runExec(docker: Docker, handle: SandboxHandle, opts: RawEx
   };
 }
 
-async function readExitCode(docker: Docker, handle: SandboxHandle, exec: Docker.Exec): Promise<number> {
+async function readExitCode(docker: Docker, handle: SandboxHandle, exec: Docker.Exec, answerSec: number): Promise<number> {
   for (let attempt = 0; ; attempt++) {
     let info: Docker.ExecInspectInfo;
     try {
-      info = await exec.inspect();
+      info = await answeredWithin(`an exec's inspect in ${handle.name}`, answerSec, (abortSignal) => exec.inspect({ abortSignal }));
     } catch (err) {
       throw asSandboxError(handle.name, err);
     }
     if (!info.Running && info.ExitCode !== null && info.ExitCode !== undefined) {
       // A killed container ends its execs with 137 (or leaves no code): tell that apart from the command's own.
-      if (info.ExitCode === 137 || info.ExitCode === 143) await assertStillRunning(docker, handle);
+      if (info.ExitCode === 137 || info.ExitCode === 143) await assertStillRunning(docker, handle, answerSec);
       return info.ExitCode;
     }
     if (attempt >= 50) {
-      await assertRunning(docker, handle);
+      await assertRunning(docker, handle, answerSec);
       throw new Error(`exec in ${handle.name} ended its output but reports no exit code`);
     }
     await sleep(Math.min(5 * (attempt + 1), 100));
@@ -93,16 +98,16 @@ async function readExitCode(docker: Docker, handle: SandboxHandle, exec: Docker.
 }
 
 /** A forced removal ends execs before the container's state changes: look twice. */
-async function assertStillRunning(docker: Docker, handle: SandboxHandle): Promise<void> {
-  await assertRunning(docker, handle);
+async function assertStillRunning(docker: Docker, handle: SandboxHandle, answerSec: number): Promise<void> {
+  await assertRunning(docker, handle, answerSec);
   await sleep(300);
-  await assertRunning(docker, handle);
+  await assertRunning(docker, handle, answerSec);
 }
 
-export async function assertRunning(docker: Docker, handle: SandboxHandle): Promise<void> {
+export async function assertRunning(docker: Docker, handle: SandboxHandle, answerSec = ENGINE_ANSWER_SEC): Promise<void> {
   let state: Docker.ContainerInspectInfo['State'];
   try {
-    state = (await docker.getContainer(handle.containerId).inspect()).State;
+    state = (await answeredWithin(`the inspect of ${handle.name}`, answerSec, (abortSignal) => docker.getContainer(handle.containerId).inspect({ abortSignal }))).State;
   } catch (err) {
     throw asSandboxError(handle.name, err);
   }
@@ -112,13 +117,13 @@ export async function assertRunning(docker: Docker, handle: SandboxHandle): Prom
 }
 
 /** One docker exec with its stdin attached: the caller talks to the process while it runs (execWithStdin). */
-export async function startStdinExec(docker: Docker, handle: SandboxHandle, o: StdinExecOptions): Promise<StdinProcess> {
+export async function startStdinExec(docker: Docker, handle: SandboxHandle, o: StdinExecOptions, answerSec = ENGINE_ANSWER_SEC): Promise<StdinProcess> {
   try {
-    const exec = await docker.getContainer(handle.containerId).exec({
+    const exec = await answeredWithin(`an exec's create in ${handle.name}`, answerSec, (abortSignal) => docker.getContainer(handle.containerId).exec({
       Cmd: withTimeout(o.argv, o.timeoutSec), AttachStdin: true, AttachStdout: true, AttachStderr: true, Tty: false,
-      User: o.user ?? handle.user, WorkingDir: o.workdir ?? handle.workdir, Env: envList(o.env),
-    });
-    const stream = (await exec.start({ hijack: true, stdin: true })) as NodeJS.ReadWriteStream & { destroy(): void };
+      User: o.user ?? handle.user, WorkingDir: o.workdir ?? handle.workdir, Env: envList(o.env), abortSignal,
+    }));
+    const stream = (await answeredWithin(`an exec's start in ${handle.name}`, answerSec, (abortSignal) => exec.start({ hijack: true, stdin: true, abortSignal }))) as NodeJS.ReadWriteStream & { destroy(): void };
     const stdout = new PassThrough();
     const stderr = new PassThrough();
     docker.modem.demuxStream(stream, stdout, stderr);

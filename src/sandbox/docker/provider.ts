@@ -10,6 +10,7 @@ import { applyPhaseNetwork, ensureEgressNetwork, holdsAddress } from './phase-ne
 import { dockerFromEnv } from './client.ts';
 import type { ComposeCliSettings } from './compose-cli.ts';
 import { DockerDriver } from './driver.ts';
+import { ENGINE_ANSWER_SEC } from './engine-deadline.ts';
 import { startStdinExec } from './exec.ts';
 import { addressOf, engineInfo, imageIdOf, imageLabels, imagePathArchive, imagesLabelled, runOnce, tagImage, type EngineImage } from './engine-images.ts';
 import { keepFinalState, listFinalStates, removeFinalStates, retentionDays, type GcSelection, type KeptState } from './final-state.ts';
@@ -39,6 +40,7 @@ export interface DockerProviderOptions {
 export class DockerSandboxProvider extends DriverSandboxProvider<DockerDriver> implements SandboxProvider, LocalImageEngine {
   readonly stateDir: string | undefined;
   readonly finalStateRetentionDays: number;
+  private readonly answerSec: number;
 
   constructor(readonly docker: Docker = dockerFromEnv(), options: DockerProviderOptions = {}) {
     super(new DockerDriver({
@@ -48,10 +50,11 @@ export class DockerSandboxProvider extends DriverSandboxProvider<DockerDriver> i
     }));
     this.stateDir = options.stateDir;
     this.finalStateRetentionDays = retentionDays(options.finalStateRetentionDays);
+    this.answerSec = options.engineAnswerSec ?? ENGINE_ANSWER_SEC;
   }
 
   execWithStdin(handle: SandboxHandle, o: StdinExecOptions): Promise<StdinProcess> {
-    return startStdinExec(this.docker, handle, o);
+    return startStdinExec(this.docker, handle, o, this.answerSec);
   }
 
   /** A warm pool's claim: the running sandbox takes the episode's name (labels cannot change: docs/performance-notes.md, The warm pool). */
