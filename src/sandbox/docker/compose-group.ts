@@ -4,7 +4,7 @@ import type Docker from 'dockerode';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { asSandboxError, SandboxLost, SeedFailed } from '../errors.ts';
+import { asSandboxError, ENGINE, SandboxLost, SeedFailed } from '../errors.ts';
 import { stripFrames, waitForKeepAlive } from './keep-alive.ts';
 import { resumeSandbox, stopSandbox, teardownSandbox } from './lifecycle.ts';
 import { LABEL_BATCH, LABEL_ROLE, LABEL_USER, LABEL_WORKDIR, LABEL_WORKFLOW } from '../names.ts';
@@ -335,7 +335,7 @@ export async function listGroups(docker: Docker, labels: string[] = [LABEL_WORKF
     for (const n of await docker.listNetworks({ filters })) note(n.Labels, 'networks');
     for (const v of (await docker.listVolumes({ filters })).Volumes ?? []) note(v.Labels ?? undefined, 'volumes');
   } catch (err) {
-    throw asSandboxError('(docker engine)', err);
+    throw asSandboxError(ENGINE, err);
   }
   return [...groups.values()];
 }

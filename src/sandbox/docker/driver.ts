@@ -8,7 +8,7 @@ import type {
   DriverCapabilities, EngineIdentity, GroupCreateResult, GroupHandle, GroupSpec, LabelledSandbox, PathKind,
   SandboxDriver, ServiceHandle, SingleSandboxSpec,
 } from '../driver.ts';
-import { asSandboxError, SandboxLost } from '../errors.ts';
+import { asSandboxError, ENGINE, SandboxLost } from '../errors.ts';
 import { isPlainRoot, type RawExecOptions } from '../exec.ts';
 import { runExec } from './exec.ts';
 import { ExecChannel } from './exec-channel.ts';
@@ -25,8 +25,6 @@ import { putOnNetwork } from './phase-network.ts';
 import { LABEL_GROUP } from './group-names.ts';
 import { createOrAdoptSingle, handleFromInspect } from './single.ts';
 import { ENGINE_ANSWER_SEC } from './engine-deadline.ts';
-
-const ENGINE = '(docker engine)';
 
 export interface DockerDriverOptions {
   docker?: Docker;

@@ -1,7 +1,7 @@
 // An image of this engine pushed to a registry (docker tag, then docker push), answered as the reference a pod
 // pulls by digest. The engine wants an X-Registry-Auth header even for a registry without auth: an empty one then.
 import type Docker from 'dockerode';
-import { asSandboxError } from '../errors.ts';
+import { asSandboxError, ENGINE } from '../errors.ts';
 import type { RegistryCredentials } from '../registry-auth.ts';
 
 interface PushMessage {
@@ -18,7 +18,7 @@ export async function pushImage(docker: Docker, ref: string, repository: string,
     const stream = await docker.getImage(`${repository}:${tag}`).push({ authconfig: { username: credentials?.username ?? '', password: credentials?.password ?? '', serveraddress: registry } });
     out = await new Promise<PushMessage[]>((resolve, reject) => docker.modem.followProgress(stream, (err, o) => (err ? reject(err) : resolve((o ?? []) as PushMessage[]))));
   } catch (err) {
-    throw asSandboxError('(docker engine)', err);
+    throw asSandboxError(ENGINE, err);
   }
   const failed = out.find((m) => m.error);
   const digest = out.find((m) => m.aux?.Digest)?.aux?.Digest;
