@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { hostPollers } from '../../src/config/pollers.ts';
 import { readSlots, slotsFile } from '../../src/config/slots.ts';
 import { startBatch } from '../../src/client/batch.ts';
 import { testHostQueue } from '../helpers/host-slots.ts';
@@ -33,6 +34,14 @@ describe('a worker killed with -9 while holding slots', () => {
     const queue = await testHostQueue(suffix);
     const [doomed, survivor] = [startWorkerProcess(env), startWorkerProcess(env)];
     workers.push(doomed, survivor);
+    // Both polling before the batch starts: on a loaded machine one worker may take its time to start, and the other
+    // would then run the whole batch alone (CI saw the doomed one hold no slot for 120 s).
+    await waitUntil(async () => {
+      const ids = (await hostPollers(ADDRESS, 'default', queue)).map((p) => p.identity);
+      return [doomed, survivor].every((w) => ids.some((id) => id.startsWith(`${w.child.pid}@`)));
+    }, 120_000, 'both workers polling the host queue').catch((err: Error) => {
+      throw new Error(`${err.message}\n${[doomed, survivor].map((w) => `worker ${w.child.pid}:\n${w.output().slice(-2000)}`).join('\n')}`);
+    });
     const files = sleepyTasks(8, 10);
     const handle = await startBatch({ dataset: writeDataset(files), concurrency: 8, resultsDir: mkdtempSync(join(tmpdir(), 'berth-holder-')), taskQueue: env.BERTH_TASK_QUEUE, client });
 

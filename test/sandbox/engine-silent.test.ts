@@ -66,6 +66,20 @@ describe('an engine that stops answering', () => {
     expect(exec.waited).toBeLessThan(60_000);
     expect((await provider.exec(handle, { command: 'id -u', user: 'nobody' })).stdout.trim()).toBe('65534');
 
+    // A warm pool's claim (the rename), the janitor's listing and a Compose group's removal (the host's remover retries
+    // a failed one) are bounded the same way.
+    const rename = await paused(() => provider.rename(handle, `${handle.name}-claimed`));
+    expect(rename.err).toBeInstanceOf(SandboxLost);
+    expect((rename.err as Error).message).toContain(`did not answer the rename of ${handle.name} within 3 s`);
+    const janitor = await paused(() => provider.janitor({ isLive: () => Promise.resolve(true) }));
+    expect((janitor.err as Error).message).toContain("did not answer the list of the warm pools' sandboxes within 3 s");
+    expect(isLossError(janitor.err)).toBe(true);
+    const group = await paused(() => provider.driver.remove({ name: 'berth-engine-silent-group', kind: 'group' }));
+    expect((group.err as Error).message).toContain('did not answer the list of the containers of group berth-engine-silent-group within 3 s');
+    expect(isLossError(group.err)).toBe(true);
+    for (const bounded of [rename, janitor, group]) expect(bounded.waited).toBeLessThan(60_000);
+    expect(await provider.driver.remove({ name: 'berth-engine-silent-group', kind: 'group' })).toEqual({ removed: false });
+
     const removal = await paused(() => provider.teardown(handle));
     expect(removal.err).toBeInstanceOf(SandboxLost);
     expect((removal.err as Error).message).toContain(`did not answer the removal of ${handle.containerId}`);

@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { asSandboxError, ENGINE, SandboxLost, SeedFailed } from '../errors.ts';
 import { stripFrames, waitForKeepAlive } from './keep-alive.ts';
 import { resumeSandbox, stopSandbox, teardownSandbox } from './lifecycle.ts';
+import { answeredWithin, ENGINE_ANSWER_SEC } from './engine-deadline.ts';
 import { LABEL_BATCH, LABEL_ROLE, LABEL_USER, LABEL_WORKDIR, LABEL_WORKFLOW } from '../names.ts';
 import { isSeeded } from '../seed-scripts.ts';
 import type { ExecPort, GroupCreateResult, GroupHandle, GroupSpec } from '../driver.ts';
@@ -55,10 +56,11 @@ function handleOf(info: Docker.ContainerInspectInfo): SandboxHandle {
   };
 }
 
-async function projectContainers(docker: Docker, project: string): Promise<Docker.ContainerInspectInfo[]> {
+/** The project's containers as the engine has them; each call bounded by `answerSec` (engine-deadline.ts). */
+async function projectContainers(docker: Docker, project: string, answerSec = ENGINE_ANSWER_SEC): Promise<Docker.ContainerInspectInfo[]> {
   try {
-    const list = await docker.listContainers({ all: true, filters: projectFilter(project) });
-    const infos = await Promise.all(list.map((c) => docker.getContainer(c.Id).inspect().catch(() => null)));
+    const list = await answeredWithin(`the list of ${project}'s containers`, answerSec, (abortSignal) => docker.listContainers({ all: true, filters: projectFilter(project), abortSignal }));
+    const infos = await Promise.all(list.map((c) => answeredWithin(`the inspect of ${c.Id}`, answerSec, (abortSignal) => docker.getContainer(c.Id).inspect({ abortSignal })).catch(() => null)));
     return infos.filter((i): i is Docker.ContainerInspectInfo => i !== null);
   } catch (err) {
     throw asSandboxError(project, err);
@@ -70,9 +72,10 @@ function serviceOf(info: Docker.ContainerInspectInfo): string {
 }
 
 /** The group as the engine has it now; SandboxLost when main is gone. */
-export async function inspectGroup(docker: Docker, project: string): Promise<GroupHandle> {
-  const infos = await projectContainers(docker, project);
-  const nets = await docker.listNetworks({ filters: { label: [`${LABEL_GROUP}=${project}`] } });
+export async function inspectGroup(docker: Docker, project: string, answerSec = ENGINE_ANSWER_SEC): Promise<GroupHandle> {
+  const infos = await projectContainers(docker, project, answerSec);
+  const nets = await answeredWithin(`the list of ${project}'s networks`, answerSec, (abortSignal) => docker.listNetworks({ filters: { label: [`${LABEL_GROUP}=${project}`] }, abortSignal }))
+    .catch((err: unknown) => { throw asSandboxError(project, err); });
   return handleOfGroup(project, infos, nets.map((n) => n.Name));
 }
 
@@ -278,19 +281,23 @@ export interface GroupRemoval {
   volumes: number;
 }
 
-/** Removes every container, network and volume of the project; what is already gone is fine. */
-export async function removeGroup(docker: Docker, project: string): Promise<GroupRemoval> {
+/**
+ * Removes every container, network and volume of the project; what is already gone is fine. Each engine call is
+ * bounded by `answerSec` (engine-deadline.ts): on an engine that stopped answering the removal fails, to be retried.
+ */
+export async function removeGroup(docker: Docker, project: string, answerSec = ENGINE_ANSWER_SEC): Promise<GroupRemoval> {
   const byLabel = { label: [`${LABEL_GROUP}=${project}`] };
+  const bounded = <T>(what: string, call: (abortSignal: AbortSignal) => Promise<T>) => answeredWithin(`${what} of group ${project}`, answerSec, call);
   try {
     const containers = new Map<string, string>();
     for (const filters of [projectFilter(project), byLabel]) {
-      for (const c of await docker.listContainers({ all: true, filters })) containers.set(c.Id, c.Id);
+      for (const c of await bounded('the list of the containers', (abortSignal) => docker.listContainers({ all: true, filters, abortSignal }))) containers.set(c.Id, c.Id);
     }
-    const removed = await Promise.all([...containers.keys()].map(async (id) => (await teardownSandbox(docker, id)).removed));
-    const nets = await docker.listNetworks({ filters: byLabel });
-    const netsRemoved = await Promise.all(nets.map((n) => removeNetwork(docker, n.Id)));
-    const vols = (await docker.listVolumes({ filters: byLabel })).Volumes ?? [];
-    const volsRemoved = await Promise.all(vols.map((v) => removeVolume(docker, v.Name)));
+    const removed = await Promise.all([...containers.keys()].map(async (id) => (await teardownSandbox(docker, id, answerSec)).removed));
+    const nets = await bounded('the list of the networks', (abortSignal) => docker.listNetworks({ filters: byLabel, abortSignal }));
+    const netsRemoved = await Promise.all(nets.map((n) => bounded(`the removal of network ${n.Name}`, (abortSignal) => removeNetwork(docker, n.Id, abortSignal))));
+    const vols = (await bounded('the list of the volumes', (abortSignal) => docker.listVolumes({ filters: byLabel, abortSignal }))).Volumes ?? [];
+    const volsRemoved = await Promise.all(vols.map((v) => bounded(`the removal of volume ${v.Name}`, (abortSignal) => removeVolume(docker, v.Name, abortSignal))));
     return {
       containers: removed.filter(Boolean).length,
       networks: netsRemoved.filter(Boolean).length,
@@ -301,9 +308,9 @@ export async function removeGroup(docker: Docker, project: string): Promise<Grou
   }
 }
 
-async function removeVolume(docker: Docker, name: string): Promise<boolean> {
+async function removeVolume(docker: Docker, name: string, abortSignal?: AbortSignal): Promise<boolean> {
   try {
-    await docker.getVolume(name).remove();
+    await docker.getVolume(name).remove(abortSignal ? { abortSignal } : {});
     return true;
   } catch (err) {
     if ((err as { statusCode?: number }).statusCode === 404) return false;
@@ -320,7 +327,7 @@ export interface LabelledGroup {
 }
 
 /** Every group on the engine whose resources carry all the given labels (`key` or `key=value`). */
-export async function listGroups(docker: Docker, labels: string[] = [LABEL_WORKFLOW]): Promise<LabelledGroup[]> {
+export async function listGroups(docker: Docker, labels: string[] = [LABEL_WORKFLOW], answerSec = ENGINE_ANSWER_SEC): Promise<LabelledGroup[]> {
   const filters = { label: [...labels, LABEL_GROUP] };
   const groups = new Map<string, LabelledGroup>();
   const note = (l: Record<string, string> | undefined, field: 'containers' | 'networks' | 'volumes') => {
@@ -331,9 +338,10 @@ export async function listGroups(docker: Docker, labels: string[] = [LABEL_WORKF
     groups.set(project, g);
   };
   try {
-    for (const c of await docker.listContainers({ all: true, filters })) note(c.Labels, 'containers');
-    for (const n of await docker.listNetworks({ filters })) note(n.Labels, 'networks');
-    for (const v of (await docker.listVolumes({ filters })).Volumes ?? []) note(v.Labels ?? undefined, 'volumes');
+    const bounded = <T>(what: string, call: (abortSignal: AbortSignal) => Promise<T>) => answeredWithin(`the list of Berth's group ${what}`, answerSec, call);
+    for (const c of await bounded('containers', (abortSignal) => docker.listContainers({ all: true, filters, abortSignal }))) note(c.Labels, 'containers');
+    for (const n of await bounded('networks', (abortSignal) => docker.listNetworks({ filters, abortSignal }))) note(n.Labels, 'networks');
+    for (const v of (await bounded('volumes', (abortSignal) => docker.listVolumes({ filters, abortSignal }))).Volumes ?? []) note(v.Labels ?? undefined, 'volumes');
   } catch (err) {
     throw asSandboxError(ENGINE, err);
   }

@@ -83,7 +83,7 @@ export class DockerDriver implements SandboxDriver {
   }
 
   inspectGroup(project: string): Promise<GroupHandle> {
-    return inspectGroup(this.docker, project);
+    return inspectGroup(this.docker, project, this.answerSec);
   }
 
   async attach(name: string): Promise<ServiceHandle> {
@@ -167,13 +167,13 @@ export class DockerDriver implements SandboxDriver {
 
   async remove(sandbox: Pick<LabelledSandbox, 'name' | 'kind'>): Promise<{ removed: boolean }> {
     if (sandbox.kind === 'single') return teardownSandbox(this.docker, sandbox.name, this.answerSec);
-    const r = await removeGroup(this.docker, sandbox.name);
+    const r = await removeGroup(this.docker, sandbox.name, this.answerSec);
     return { removed: r.containers + r.networks + r.volumes > 0 };
   }
 
   async listByLabel(labels: readonly string[]): Promise<LabelledSandbox[]> {
     const wanted = labels.length > 0 ? [...labels] : [LABEL_WORKFLOW];
-    const out: LabelledSandbox[] = (await listGroups(this.docker, wanted)).map((g) => ({ name: g.project, kind: 'group', workflowId: g.workflowId }));
+    const out: LabelledSandbox[] = (await listGroups(this.docker, wanted, this.answerSec)).map((g) => ({ name: g.project, kind: 'group', workflowId: g.workflowId }));
     let singles: Docker.ContainerInfo[];
     try {
       singles = await this.docker.listContainers({ all: true, filters: { label: wanted } });

@@ -165,9 +165,9 @@ async function createOrAdopt(docker: Docker, spec: GroupNetworkSpec): Promise<Gr
 }
 
 /** Removes the named network; one already gone is fine. */
-export async function removeNetwork(docker: Docker, idOrName: string): Promise<boolean> {
+export async function removeNetwork(docker: Docker, idOrName: string, abortSignal?: AbortSignal): Promise<boolean> {
   try {
-    await docker.getNetwork(idOrName).remove();
+    await docker.getNetwork(idOrName).remove(abortSignal ? { abortSignal } : {});
     return true;
   } catch (err) {
     if ((err as { statusCode?: number }).statusCode === 404) return false;

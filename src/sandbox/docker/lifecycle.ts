@@ -1,5 +1,5 @@
 import type Docker from 'dockerode';
-import { asSandboxError, SandboxLost } from '../errors.ts';
+import { asSandboxError, ENGINE, SandboxLost } from '../errors.ts';
 import { answeredWithin, ENGINE_ANSWER_SEC } from './engine-deadline.ts';
 import { LABEL_POOL, LABEL_POOL_OWNER, POOL_NAME_PREFIX } from '../names.ts';
 import type { JanitorOptions, JanitorReport, SandboxHandle, SandboxInfo } from '../types.ts';
@@ -62,9 +62,9 @@ export async function resumeSandbox(docker: Docker, handle: SandboxHandle): Prom
 }
 
 /** Gives a running sandbox another name (a warm pool's claim); the container, its processes and files stay as they are. */
-export async function renameSandbox(docker: Docker, handle: SandboxHandle, name: string): Promise<SandboxHandle> {
+export async function renameSandbox(docker: Docker, handle: SandboxHandle, name: string, answerSec = ENGINE_ANSWER_SEC): Promise<SandboxHandle> {
   try {
-    await docker.getContainer(handle.containerId).rename({ name });
+    await answeredWithin(`the rename of ${handle.name}`, answerSec, (abortSignal) => docker.getContainer(handle.containerId).rename({ name, abortSignal }));
   } catch (err) {
     throw asSandboxError(handle.name, err);
   }
@@ -76,9 +76,11 @@ export async function renameSandbox(docker: Docker, handle: SandboxHandle, name:
  * relabel a container: docs/performance-notes.md, The warm pool). One still under its pool name goes when its owner process is gone; a
  * claimed one is judged as the episode that claimed it (found by its name in the host's slots) is.
  */
-export async function janitorPool(docker: Docker, options: JanitorOptions, remove: (containerId: string) => Promise<{ removed: boolean }>): Promise<JanitorReport> {
+export async function janitorPool(docker: Docker, options: JanitorOptions, remove: (containerId: string) => Promise<{ removed: boolean }>, answerSec = ENGINE_ANSWER_SEC): Promise<JanitorReport> {
   const report: JanitorReport = { removed: [], kept: [] };
-  for (const c of await docker.listContainers({ all: true, filters: { label: [LABEL_POOL] } })) {
+  const list = await answeredWithin("the list of the warm pools' sandboxes", answerSec, (abortSignal) => docker.listContainers({ all: true, filters: { label: [LABEL_POOL] }, abortSignal }))
+    .catch((err: unknown) => { throw asSandboxError(ENGINE, err); });
+  for (const c of list) {
     const name = (c.Names[0] ?? c.Id).replace(/^\//, '');
     const verdict = poolVerdict(options, name, c.Labels[LABEL_POOL] ?? '', c.Labels[LABEL_POOL_OWNER] ?? '');
     if ('keep' in verdict) { report.kept.push({ name, workflowId: '', reason: verdict.keep }); continue; }

@@ -59,12 +59,12 @@ export class DockerSandboxProvider extends DriverSandboxProvider<DockerDriver> i
 
   /** A warm pool's claim: the running sandbox takes the episode's name (labels cannot change: docs/performance-notes.md, The warm pool). */
   rename(handle: SandboxHandle, name: string): Promise<SandboxHandle> {
-    return renameSandbox(this.docker, handle, name);
+    return renameSandbox(this.docker, handle, name, this.answerSec);
   }
 
   /** Warm-pool sandboxes first (they carry no workflow label), then what the neutral janitor finds. */
   override async janitor(options: JanitorOptions): Promise<JanitorReport> {
-    const pooled = await janitorPool(this.docker, options, (id) => this.driver.remove({ name: id, kind: 'single' }));
+    const pooled = await janitorPool(this.docker, options, (id) => this.driver.remove({ name: id, kind: 'single' }), this.answerSec);
     const rest = await super.janitor(options);
     return { removed: [...pooled.removed, ...rest.removed], kept: [...pooled.kept, ...rest.kept] };
   }
