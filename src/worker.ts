@@ -14,7 +14,8 @@ import { freeing } from './activities/tear-down.ts';
 import { removeOrphanSandboxes, type JanitorReport } from './activities/host-upkeep.ts';
 import { slotCapacity } from './config/slots.ts';
 import { ClusterSlots } from './activities/cluster-slots.ts';
-import { hostPollers } from './config/pollers.ts';
+import { hostPollers, withoutGoneLocal } from './config/pollers.ts';
+import { alive } from './config/process.ts';
 import { SHARED_QUEUE, sandboxSharedQueue } from './config/index.ts';
 import type { SandboxProviderName } from './config/berth-config.ts';
 
@@ -126,7 +127,7 @@ async function announce(deps: ActivityDeps, address: string, namespace: string):
   const from = deps.slots instanceof ClusterSlots ? `${deps.slots.bound}, counted in the cluster` : slotCapacity().from;
   const files = deps.identity.filesQueue ? `, episode files on ${deps.identity.filesQueue}` : '';
   console.log(`berth worker: ${deps.driver.sandbox} sandbox on ${host}, sandbox queue ${queue}${files}, ${slots} sandbox slots (${from}), warm pool ${deps.pool ? 'on' : 'off'}`);
-  const others = await hostPollers(address, namespace, queue).catch(() => []);
+  const others = withoutGoneLocal(await hostPollers(address, namespace, queue).catch(() => []), alive);
   if (others.length > 0) {
     console.log(`berth worker: ${others.length} other worker(s) already poll this host's queue ${queue} (${others.map((p) => p.identity).join(', ')}); ` +
       `they share its ${slots} sandbox slots (${deps.slots.where})`);

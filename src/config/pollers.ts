@@ -1,6 +1,7 @@
 // Which workers poll a queue, per Temporal: the worker tells its log who shares its host, the server whether a
 // worker is up.
 import { Connection } from '@temporalio/client';
+import { hostname } from 'node:os';
 
 export interface Poller { identity: string; lastAccess: Date }
 
@@ -25,3 +26,15 @@ export async function queuePollers(address: string, namespace: string, queue: st
 /** The workers polling a host's sandbox queue. */
 export const hostPollers = (address: string, namespace: string, queue: string): Promise<Poller[]> =>
   queuePollers(address, namespace, queue, 'activity');
+
+/**
+ * The pollers less those of this machine whose process is gone: Temporal keeps a poller for about a minute after its
+ * worker died (a worker's identity is the SDK's `<pid>@<hostname>`), and a killed worker is not one that shares slots.
+ */
+export function withoutGoneLocal(pollers: Poller[], isRunning: (pid: number) => boolean, host = hostname()): Poller[] {
+  return pollers.filter((p) => {
+    const at = p.identity.indexOf('@');
+    const pid = Number(p.identity.slice(0, at));
+    return at <= 0 || p.identity.slice(at + 1) !== host || !Number.isInteger(pid) || isRunning(pid);
+  });
+}

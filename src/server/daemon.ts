@@ -1,5 +1,8 @@
 import { spawn } from 'node:child_process';
 import { openSync, closeSync, readFileSync, writeFileSync, existsSync, rmSync } from 'node:fs';
+import { alive } from '../config/process.ts';
+
+export { alive };
 
 /**
  * Starts a daemon in its own session with no inherited descriptors (DESIGN.md section 5, Daemons),
@@ -29,15 +32,6 @@ export function readPid(pidFile: string): number | undefined {
   return Number.isInteger(pid) && pid > 0 ? pid : undefined;
 }
 
-export function alive(pid: number | undefined): pid is number {
-  if (pid === undefined) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** SIGTERM the process group, then SIGKILL if it is still there after graceMs. */
 export async function stopPid(pidFile: string, graceMs = 10_000): Promise<boolean> {
