@@ -1,5 +1,6 @@
 // A bound on the engine calls that answer in seconds when the engine is well (a single sandbox's image read, create,
-// attach, start and removal; an exec's create, start and inspect).
+// attach, start, rename and removal; an exec's create, start and inspect; a Compose group's inspect, listings and
+// removal; the janitor's listings).
 // Docker 20.10 can deadlock under container churn (docs/performance-notes.md, 2026-12-04 evening): its calls then
 // never answer, and without a bound an episode would wait out its activity's whole time limit, every attempt.
 
