@@ -2,8 +2,6 @@ import { spawn } from 'node:child_process';
 import { openSync, closeSync, readFileSync, writeFileSync, existsSync, rmSync } from 'node:fs';
 import { alive } from '../config/process.ts';
 
-export { alive };
-
 /**
  * Starts a daemon in its own session with no inherited descriptors (DESIGN.md section 5, Daemons),
  * so whatever waits on our output (a CI runner, a pipe) never waits on it.

@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { asSandboxError, ENGINE, SandboxLost, SeedFailed } from '../errors.ts';
 import { stripFrames, waitForKeepAlive } from './keep-alive.ts';
 import { resumeSandbox, stopSandbox, teardownSandbox } from './lifecycle.ts';
-import { answeredWithin, ENGINE_ANSWER_SEC } from './engine-deadline.ts';
+import { answeredWithin, boundedBy, ENGINE_ANSWER_SEC } from './engine-deadline.ts';
 import { LABEL_BATCH, LABEL_ROLE, LABEL_USER, LABEL_WORKDIR, LABEL_WORKFLOW } from '../names.ts';
 import { isSeeded } from '../seed-scripts.ts';
 import type { ExecPort, GroupCreateResult, GroupHandle, GroupSpec } from '../driver.ts';
@@ -287,17 +287,17 @@ export interface GroupRemoval {
  */
 export async function removeGroup(docker: Docker, project: string, answerSec = ENGINE_ANSWER_SEC): Promise<GroupRemoval> {
   const byLabel = { label: [`${LABEL_GROUP}=${project}`] };
-  const bounded = <T>(what: string, call: (abortSignal: AbortSignal) => Promise<T>) => answeredWithin(`${what} of group ${project}`, answerSec, call);
+  const bounded = boundedBy(answerSec);
   try {
     const containers = new Map<string, string>();
     for (const filters of [projectFilter(project), byLabel]) {
-      for (const c of await bounded('the list of the containers', (abortSignal) => docker.listContainers({ all: true, filters, abortSignal }))) containers.set(c.Id, c.Id);
+      for (const c of await bounded(`the list of the containers of group ${project}`, (abortSignal) => docker.listContainers({ all: true, filters, abortSignal }))) containers.set(c.Id, c.Id);
     }
     const removed = await Promise.all([...containers.keys()].map(async (id) => (await teardownSandbox(docker, id, answerSec)).removed));
-    const nets = await bounded('the list of the networks', (abortSignal) => docker.listNetworks({ filters: byLabel, abortSignal }));
-    const netsRemoved = await Promise.all(nets.map((n) => bounded(`the removal of network ${n.Name}`, (abortSignal) => removeNetwork(docker, n.Id, abortSignal))));
-    const vols = (await bounded('the list of the volumes', (abortSignal) => docker.listVolumes({ filters: byLabel, abortSignal }))).Volumes ?? [];
-    const volsRemoved = await Promise.all(vols.map((v) => bounded(`the removal of volume ${v.Name}`, (abortSignal) => removeVolume(docker, v.Name, abortSignal))));
+    const nets = await bounded(`the list of the networks of group ${project}`, (abortSignal) => docker.listNetworks({ filters: byLabel, abortSignal }));
+    const netsRemoved = await Promise.all(nets.map((n) => bounded(`the removal of network ${n.Name} of group ${project}`, (abortSignal) => removeNetwork(docker, n.Id, abortSignal))));
+    const vols = (await bounded(`the list of the volumes of group ${project}`, (abortSignal) => docker.listVolumes({ filters: byLabel, abortSignal }))).Volumes ?? [];
+    const volsRemoved = await Promise.all(vols.map((v) => bounded(`the removal of volume ${v.Name} of group ${project}`, (abortSignal) => removeVolume(docker, v.Name, abortSignal))));
     return {
       containers: removed.filter(Boolean).length,
       networks: netsRemoved.filter(Boolean).length,
@@ -338,10 +338,10 @@ export async function listGroups(docker: Docker, labels: string[] = [LABEL_WORKF
     groups.set(project, g);
   };
   try {
-    const bounded = <T>(what: string, call: (abortSignal: AbortSignal) => Promise<T>) => answeredWithin(`the list of Berth's group ${what}`, answerSec, call);
-    for (const c of await bounded('containers', (abortSignal) => docker.listContainers({ all: true, filters, abortSignal }))) note(c.Labels, 'containers');
-    for (const n of await bounded('networks', (abortSignal) => docker.listNetworks({ filters, abortSignal }))) note(n.Labels, 'networks');
-    for (const v of (await bounded('volumes', (abortSignal) => docker.listVolumes({ filters, abortSignal }))).Volumes ?? []) note(v.Labels ?? undefined, 'volumes');
+    const bounded = boundedBy(answerSec);
+    for (const c of await bounded("the list of Berth's group containers", (abortSignal) => docker.listContainers({ all: true, filters, abortSignal }))) note(c.Labels, 'containers');
+    for (const n of await bounded("the list of Berth's group networks", (abortSignal) => docker.listNetworks({ filters, abortSignal }))) note(n.Labels, 'networks');
+    for (const v of (await bounded("the list of Berth's group volumes", (abortSignal) => docker.listVolumes({ filters, abortSignal }))).Volumes ?? []) note(v.Labels ?? undefined, 'volumes');
   } catch (err) {
     throw asSandboxError(ENGINE, err);
   }

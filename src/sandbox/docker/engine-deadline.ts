@@ -29,6 +29,9 @@ export async function answeredWithin<T>(what: string, sec: number, call: (signal
   }
 }
 
+/** answeredWithin with `sec` fixed, for a function that makes several bounded calls. */
+export const boundedBy = (sec: number) => <T>(what: string, call: (signal: AbortSignal) => Promise<T>): Promise<T> => answeredWithin(what, sec, call);
+
 /**
  * A call that cannot take a signal (an attach hands back a long-lived stream): after `sec` seconds it counts as
  * unanswered, and what it hands back later is given to `discard`.
