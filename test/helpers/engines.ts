@@ -1,7 +1,7 @@
 import Docker from 'dockerode';
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, openSync, closeSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, closeSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { waitUntil } from './worker-process.ts';
@@ -23,8 +23,11 @@ export interface Engine {
   kill(): void;
   /** Starts this engine's dockerd again on the same state; its containers come back stopped. */
   restart(): Promise<void>;
-  /** Stops this engine's dockerd in place (SIGSTOP): its socket still takes connections, and nothing answers. */
-  pause(): void;
+  /**
+   * Stops this engine's dockerd in place (SIGSTOP): its socket still takes connections, and nothing answers. Resolves
+   * once every thread of it is stopped, so no request sent after it is answered.
+   */
+  pause(): Promise<void>;
   /** Lets a paused dockerd go on (SIGCONT). */
   resume(): void;
 }
@@ -111,7 +114,11 @@ export async function startEngines(count: number): Promise<Engines> {
       engines.push({
         name, dockerHost: `unix://${socket}`, docker, id,
         kill: () => entry.child?.kill('SIGKILL'),
-        pause: () => entry.child?.kill('SIGSTOP'),
+        pause: async () => {
+          const pid = entry.child?.pid;
+          if (pid === undefined || !entry.child?.kill('SIGSTOP')) return;
+          await waitUntil(() => allThreadsStopped(pid), 10_000, `${name}'s dockerd to stop`);
+        },
         resume: () => entry.child?.kill('SIGCONT'),
         // A dockerd 20.10 started again on its data root deletes its stored default bridge network, and with it the
         // link named docker0 (the machine's engine's bridge, not its own): its network store goes first (tried).
@@ -178,6 +185,18 @@ function linkExists(name: string): boolean {
   try {
     execFileSync('ip', ['link', 'show', name], { stdio: 'ignore' });
     return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether every thread of the process is stopped (state T): a SIGSTOP reaches each thread at its next scheduling. */
+function allThreadsStopped(pid: number): boolean {
+  try {
+    return readdirSync(`/proc/${pid}/task`).every((tid) => {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      return stat.slice(stat.lastIndexOf(')') + 2).startsWith('T');
+    });
   } catch {
     return false;
   }

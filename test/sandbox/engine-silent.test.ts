@@ -19,7 +19,7 @@ describe('an engine that stops answering', () => {
     const provider = new DockerSandboxProvider(engine.docker, { engineAnswerSec: 3 });
     const made: string[] = [];
     const paused = async <T>(fn: () => Promise<T>): Promise<{ err: unknown; waited: number }> => {
-      engine.pause();
+      await engine.pause();
       const started = Date.now();
       try {
         return { err: await fn().then(() => undefined, (e: unknown) => e), waited: Date.now() - started };
