@@ -79,13 +79,14 @@ describe('exec', () => {
   it('streams 50 MB to a host file without holding it in memory', async () => {
     const file = join(hostDir, 'big.out');
     const command = 'head -c 52428800 /dev/urandom | base64 -w 0 | head -c 52428800';
-    // Warm-up: the first large read grows the allocator's arenas once (socket buffers awaiting GC);
-    // the measured run then shows what a streamed exec costs, not the process's first-touch growth.
-    await provider.exec(handle, { command, streamToFile: file, outputCapBytes: 64 * 1024 });
-    gc();
-    const before = process.memoryUsage().rss;
+    // Measured: live memory (the heap plus buffers outside it) right after a full collection, sampled while the
+    // output streams; holding the output keeps 50 MB or more alive. Not the resident size: that also counts garbage
+    // V8 has not swept and arenas the allocator keeps (34 MB once in CI, against a 30 MB bound). Here: 6-9 MB
+    // streamed, 120 MB when the exec keeps the whole output (a 100 MB cap).
+    const live = () => { gc(); const m = process.memoryUsage(); return m.heapUsed + m.external; };
+    const before = live();
     let peak = before;
-    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
+    const sampler = setInterval(() => (peak = Math.max(peak, live())), 50);
     const res = await provider.exec(handle, {
       command,
       streamToFile: file,
@@ -95,9 +96,7 @@ describe('exec', () => {
     expect(res.exitCode).toBe(0);
     expect((await stat(file)).size).toBe(52428800);
     expect(res.stdout.length).toBe(64 * 1024);
-    // Holding the output would cost 50 MB or more; what remains is socket buffers waiting for the
-    // collector, which V8 sweeps on its own schedule (measured 1-22 MB here).
-    expect(peak - before).toBeLessThan(30 * 1024 * 1024);
+    expect(peak - before).toBeLessThan(25 * 1024 * 1024);
   });
 });
 
