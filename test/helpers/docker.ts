@@ -19,19 +19,38 @@ export async function noContainersLeft(label: string, timeoutMs = 15_000): Promi
 
 /**
  * Waits (bounded) until the episode's sandbox holds `path` (a file its agent writes when it has started), and
- * returns that container's id. In a Compose group, `service` names the service to look in.
+ * returns that container's id. In a Compose group, `service` names the service to look in. The file is looked for
+ * through the engine's archive API (a stat of the container's filesystem), not a docker exec: a probe that starts
+ * no process in the sandbox has nothing to wait for on a busy engine. A timeout says what the last look saw.
  */
 export async function waitForFileInEpisode(workflowId: string, path: string, timeoutMs: number, what: string, service?: string): Promise<string> {
   const docker = new Docker();
   let containerId = '';
+  let seen = 'no look finished';
   const label = [`berth.workflow=${workflowId}`, ...(service ? [`com.docker.compose.service=${service}`] : [])];
   await waitUntil(async () => {
     const [c] = await docker.listContainers({ filters: { label } });
-    if (!c) return false;
+    if (!c) { seen = `no running container labelled ${label.join(', ')}`; return false; }
     containerId = c.Id;
-    return execSucceeds(docker, c.Id, ['test', '-f', path]);
-  }, timeoutMs, what);
+    const found = await fileInContainer(docker, c.Id, path);
+    seen = `${c.Names[0] ?? c.Id} is ${c.State}; ${path}: ${found}`;
+    return found === 'present';
+  }, timeoutMs, what).catch((err: Error) => {
+    throw new Error(`${err.message} (last look: ${seen})`);
+  });
   return containerId;
+}
+
+/** Whether `path` is in the container's filesystem, by the engine's archive stat (HEAD /containers/{id}/archive). */
+async function fileInContainer(docker: Docker, containerId: string, path: string): Promise<string> {
+  try {
+    const res = (await docker.getContainer(containerId).infoArchive({ path })) as { destroy?: () => void };
+    res.destroy?.();
+    return 'present';
+  } catch (err) {
+    const e = err as { statusCode?: number; message: string };
+    return e.statusCode === 404 ? 'absent' : `error ${e.message}`;
+  }
 }
 
 /** Whether `cmd` exits 0 in the container (false if it has not ended within 2.5 s). */
