@@ -7,8 +7,14 @@ import { WORKER_NODE_FLAGS } from '../src/server/worker-daemon.ts';
 
 export const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-/** `count` tasks that write ok to a file and check it; `steps` > 1 makes each a multi-step task. */
-export function trivialDataset(count: number, steps = 1): string {
+/**
+ * The trivial agent's command: writes ok to out.txt, after waiting `agentSec` seconds when asked (what a model
+ * call's latency looks like to the host: the sandbox idle while the agent waits).
+ */
+export const solveScript = (agentSec = 0): string => `${agentSec > 0 ? `sleep ${agentSec}\n` : ''}echo ok > out.txt\n`;
+
+/** `count` tasks that write ok to a file and check it; `steps` > 1 makes each a multi-step task; `agentSec` as in solveScript. */
+export function trivialDataset(count: number, steps = 1, agentSec = 0): string {
   const root = mkdtempSync(join(tmpdir(), 'berth-bench-'));
   for (let i = 0; i < count; i++) {
     const dir = join(root, `t${i}`);
@@ -18,7 +24,7 @@ export function trivialDataset(count: number, steps = 1): string {
     mkdirSync(join(dir, 'tests'), { recursive: true });
     writeFileSync(join(dir, 'task.toml'), `${toml.join('\n')}\n`);
     writeFileSync(join(dir, 'instruction.md'), 'Write ok to out.txt\n');
-    writeFileSync(join(dir, 'solution', 'solve.sh'), 'echo ok > out.txt\n');
+    writeFileSync(join(dir, 'solution', 'solve.sh'), solveScript(agentSec));
     writeFileSync(join(dir, 'tests', 'test.sh'), 'grep -q ok /app/out.txt && echo 1 > /logs/verifier/reward.txt\n');
     for (let s = 1; steps > 1 && s <= steps; s++) {
       mkdirSync(join(dir, 'steps', `s${s}`), { recursive: true });

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { pack } from 'tar-stream';
 import { startBatch } from '../src/client/batch.ts';
 import { ensureServer } from '../src/server/devserver.ts';
-import { median, startWorker, trivialDataset } from './common.ts';
+import { median, solveScript, startWorker, trivialDataset } from './common.ts';
 
 const docker = new Docker();
 
@@ -26,13 +26,13 @@ function tarOf(name: string, text: string): NodeJS.ReadableStream {
   return p as unknown as NodeJS.ReadableStream;
 }
 
-/** The floor: the same container steps an oracle episode needs, straight through dockerode. */
-export async function rawEpisode(i: number): Promise<number> {
+/** The floor: the same container steps an oracle episode needs, straight through dockerode (`agentSec` as in solveScript). */
+export async function rawEpisode(i: number, agentSec = 0): Promise<number> {
   const t = Date.now();
   const c = await docker.createContainer({ name: `bench-raw-${process.pid}-${i}-${Date.now()}`, Image: 'berth-base:bookworm', Entrypoint: ['sleep'], Cmd: ['infinity'], WorkingDir: '/app', HostConfig: { Init: true } });
   await c.start();
   await rawExec(c, 'mkdir -p /app /logs/agent /logs/verifier /logs/artifacts /solution /tests');
-  await c.putArchive(tarOf('solve.sh', 'echo ok > out.txt\n'), { path: '/solution' });
+  await c.putArchive(tarOf('solve.sh', solveScript(agentSec)), { path: '/solution' });
   await rawExec(c, 'cd /app && bash /solution/solve.sh > /logs/agent/oracle.txt 2>&1');
   await c.putArchive(tarOf('test.sh', 'grep -q ok /app/out.txt && echo 1 > /logs/verifier/reward.txt\n'), { path: '/tests' });
   await rawExec(c, 'cd /app && bash /tests/test.sh > /logs/verifier/test-stdout.txt 2>&1');
@@ -41,10 +41,10 @@ export async function rawEpisode(i: number): Promise<number> {
   return (Date.now() - t) / 1000;
 }
 
-export async function rawMany(n: number, concurrency: number): Promise<number> {
+export async function rawMany(n: number, concurrency: number, agentSec = 0): Promise<number> {
   const t = Date.now();
   let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => { while (next < n) await rawEpisode(next++); }));
+  await Promise.all(Array.from({ length: concurrency }, async () => { while (next < n) await rawEpisode(next++, agentSec); }));
   return (Date.now() - t) / 1000;
 }
 
