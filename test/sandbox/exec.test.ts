@@ -81,8 +81,8 @@ describe('exec', () => {
     const command = 'head -c 52428800 /dev/urandom | base64 -w 0 | head -c 52428800';
     // Measured: live memory (the heap and the buffers JS still reaches) right after a full collection, sampled while
     // the output streams; holding the output keeps 50 MB or more alive. Not the resident size, nor V8's `external`:
-    // both also count memory the collection freed but has not yet returned (34 MB of resident size once in CI,
-    // against a 30 MB bound). Here: 2-5 MB streamed, 72 MB when the exec keeps the whole output (a 100 MB cap).
+    // both also count memory no JS object reaches (pages kept for reuse, native buffers; 34 MB of resident size once
+    // in CI, against a 30 MB bound). Here: 2-5 MB streamed, 72 MB when the exec keeps the whole output (a 100 MB cap).
     const live = () => { gc(); const m = process.memoryUsage(); return m.heapUsed + m.arrayBuffers; };
     const before = live();
     let peak = before;
