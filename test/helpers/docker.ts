@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import Docker from 'dockerode';
+import { DockerDriver } from '../../src/sandbox/docker/driver.ts';
 import { waitUntil } from './worker-process.ts';
 
 /**
@@ -41,16 +42,10 @@ export async function waitForFileInEpisode(workflowId: string, path: string, tim
   return containerId;
 }
 
-/** Whether `path` is in the container's filesystem, by the engine's archive stat (HEAD /containers/{id}/archive). */
+/** Whether `path` is in the container's filesystem: the driver's own archive stat (DockerDriver.pathKind). */
 async function fileInContainer(docker: Docker, containerId: string, path: string): Promise<string> {
-  try {
-    const res = (await docker.getContainer(containerId).infoArchive({ path })) as { destroy?: () => void };
-    res.destroy?.();
-    return 'present';
-  } catch (err) {
-    const e = err as { statusCode?: number; message: string };
-    return e.statusCode === 404 ? 'absent' : `error ${e.message}`;
-  }
+  const handle = { name: containerId, containerId, user: 'root', workdir: '/' };
+  return new DockerDriver({ docker }).pathKind(handle, path).then((kind) => (kind === null ? 'absent' : 'present'), (err: Error) => `error ${err.message}`);
 }
 
 /** Whether `cmd` exits 0 in the container (false if it has not ended within 2.5 s). */
