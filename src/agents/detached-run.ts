@@ -2,7 +2,7 @@
 // turn with the same key finds the marker and re-attaches instead of starting the process a second time.
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DETACHED_BASE, inlineWriteScript, shellQuote, type DetachedOutput, type DetachedResult, type UploadEntry } from '../sandbox/index.ts';
+import { DETACHED_BASE, DetachedProcessLost, inlineWriteScript, shellQuote, type DetachedOutput, type DetachedResult, type UploadEntry } from '../sandbox/index.ts';
 import type { AgentTurnContext } from './types.ts';
 import { SANDBOX_LAYOUT } from '../task/index.ts';
 
@@ -25,8 +25,15 @@ export interface DetachedRunOptions {
 }
 
 export interface DetachedRunResult {
-  exitCode: number;
+  /** Null when the process's end went unrecorded (`lost`). */
+  exitCode: number | null;
   timedOut: boolean;
+  /**
+   * The process ended unrecorded, the sandbox still answering: something inside it killed the process's wrapper or
+   * removed its marker (the agent, or a process it left). The turn ends there and is verified, as Harbor verifies
+   * after an agent whose exec ended however it did; never a retried turn or a masked row.
+   */
+  lost?: string;
   /** True when an earlier attempt had already started the process. */
   reattached: boolean;
   /** When tailBytes was asked for and could be read along with the exit. */
@@ -91,23 +98,41 @@ export async function runDetached(ctx: AgentTurnContext, opts: DetachedRunOption
     ...(stageDir !== undefined ? { stageDir } : {}),
     ...(opts.tailBytes !== undefined ? { tailBytes: opts.tailBytes } : {}),
   };
+  try {
+    return await launchAndWait(ctx, opts, key, launch, stageDir, inline !== null);
+  } catch (err) {
+    if (!(err instanceof DetachedProcessLost)) throw err;
+    return { exitCode: null, timedOut: false, reattached: false, lost: err.message };
+  }
+}
+
+async function launchAndWait(
+  ctx: AgentTurnContext, opts: DetachedRunOptions, key: string, launch: Parameters<AgentTurnContext['provider']['launchDetached']>[1],
+  stageDir: string | undefined, inlined: boolean,
+): Promise<DetachedRunResult> {
   let res = await ctx.provider.launchDetached(ctx.handle, launch);
   if (res.state === 'claimed_by_other') {
     if (await waitForStart(ctx, key, opts.prefix)) {
-      if (stageDir !== undefined && inline === null) await ctx.provider.exec(ctx.handle, { command: `rm -rf ${shellQuote(stageDir)}`, user: 'root', workdir: '/' });
+      if (stageDir !== undefined && !inlined) await ctx.provider.exec(ctx.handle, { command: `rm -rf ${shellQuote(stageDir)}`, user: 'root', workdir: '/' });
       res = { state: 'exists', dir: res.dir };
     } else {
       res = await ctx.provider.launchDetached(ctx.handle, { ...launch, claim: false });
     }
   }
   const reattached = res.state !== 'started';
-  const done: DetachedResult = res.done ?? await ctx.provider.waitDetached(ctx.handle, key, {
-    pollMs: WAIT_CAP_MS,
-    outputPath: opts.outputPath,
-    signal: ctx.signal,
-    onPoll: ({ elapsedMs }) => ctx.heartbeat({ phase: opts.prefix, key, elapsedMs }),
-    ...(opts.tailBytes !== undefined ? { tailBytes: opts.tailBytes } : {}),
-  });
+  let done: DetachedResult;
+  try {
+    done = res.done ?? await ctx.provider.waitDetached(ctx.handle, key, {
+      pollMs: WAIT_CAP_MS,
+      outputPath: opts.outputPath,
+      signal: ctx.signal,
+      onPoll: ({ elapsedMs }) => ctx.heartbeat({ phase: opts.prefix, key, elapsedMs }),
+      ...(opts.tailBytes !== undefined ? { tailBytes: opts.tailBytes } : {}),
+    });
+  } catch (err) {
+    if (!(err instanceof DetachedProcessLost)) throw err;
+    return { exitCode: null, timedOut: false, reattached, lost: err.message };
+  }
   return { exitCode: done.exitCode, timedOut: done.timedOut, reattached, ...(done.output !== undefined ? { output: done.output } : {}) };
 }
 

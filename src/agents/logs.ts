@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { buildTrajectory, userStep, type AtifTrajectory } from '../trajectory/atif.ts';
 import type { AgentTurnContext } from './types.ts';
 import { SANDBOX_LAYOUT } from '../task/index.ts';
+import { isLossError } from '../sandbox/index.ts';
 
 /** Where every harness's output lives inside the sandbox. */
 export const AGENT_LOGS = SANDBOX_LAYOUT.agentLogs;
@@ -14,14 +15,18 @@ export async function writeTrajectory(ctx: AgentTurnContext, trajectory: AtifTra
   await writeFile(join(ctx.logsDir, 'trajectory.json'), `${JSON.stringify(trajectory, null, 2)}\n`);
 }
 
-/** Copies a file from the sandbox into logsDir; a missing file is not an error (the process wrote nothing). */
+/**
+ * Copies a file from the sandbox into logsDir; false when it could not be read there (the process wrote nothing, or
+ * the agent removed it or planted a file in the place of /logs/agent): a record only, never the turn's failure. Only a
+ * lost sandbox throws.
+ */
 export async function copyLogToHost(ctx: AgentTurnContext, containerPath: string): Promise<boolean> {
   try {
     await ctx.provider.download(ctx.handle, containerPath, ctx.logsDir);
     return true;
   } catch (err) {
-    if (err instanceof Error && err.message.includes('does not exist')) return false;
-    throw err;
+    if (isLossError(err)) throw err;
+    return false;
   }
 }
 

@@ -78,13 +78,13 @@ async function runSolveSh(ctx: AgentTurnContext, dir: string, env: ReturnType<ty
   const tail = typeof run.output === 'object' ? run.output.tail : run.output === 'none' ? '' : await readTail(ctx, ORACLE_OUTPUT, OUTPUT_TAIL_BYTES);
   const output = redact(tail, secrets);
   await keepOutput(ctx, run.output, secrets);
-  if (run.exitCode !== 0) await writeFile(join(ctx.logsDir, 'exit-code.txt'), `${run.exitCode}\n`);
+  if (run.exitCode !== 0 && run.exitCode !== null) await writeFile(join(ctx.logsDir, 'exit-code.txt'), `${run.exitCode}\n`);
   const trajectory = oracleTrajectory({
     sessionId: ctx.runKey,
     instruction: ctx.instruction,
     command: ORACLE_COMMAND,
     output,
-    exitCode: run.exitCode,
+    exitCode: run.exitCode ?? undefined,
     startedAt,
     finishedAt: new Date(),
   });

@@ -13,9 +13,10 @@ import type {
 } from './types.ts';
 import { SANDBOX_LAYOUT } from '../task/index.ts';
 
-export const DETACHED_BASE = `${SANDBOX_LAYOUT.agentLogs}/.berth`;
+/** Markers of detached processes (made at seed, mode 1777): outside /logs, where the agent works and may remove things. */
+export const DETACHED_BASE = `${SANDBOX_LAYOUT.berthState}/run`;
 /** Claims of detached keys: whoever makes `<key>` here prepares and starts the process. */
-export const CLAIMS_DIR = `${SANDBOX_LAYOUT.agentLogs}/.berth-claims`;
+export const CLAIMS_DIR = `${SANDBOX_LAYOUT.berthState}/claims`;
 
 /*
  * The marker directory is created with an atomic `mkdir`: whoever creates it launches the process,
@@ -131,7 +132,7 @@ const REPORT = `echo "berth:wait $st"
  * stdout; the tail, when asked for, comes last, after `berth:tail <size>`.
  */
 const LAUNCH_SCRIPT = `
-mode="$1"; d="$2"; out="$3"; claim="$4"; stage="$5"; polls="$6"; every="$7"; tailb="$8"; shift 8
+mode="$1"; d="$2"; out="$3"; claim="$4"; stage="$5"; polls="$6"; every="$7"; tailb="$8"; wd="$9"; shift 9
 # The process is gone; its wrapper writes the exit file a moment later (up to 0.3 s in 10 ms looks).
 settle() { j=0; while [ ! -f "$1/exit" ] && [ "$j" -lt 30 ]; do sleep 0.01 2>/dev/null || sleep 1; j=$((j + 1)); done; }
 cmd="$BERTH_DETACHED_CMD"; prep="$BERTH_PREPARE"; unset BERTH_DETACHED_CMD BERTH_PREPARE
@@ -139,6 +140,7 @@ case "$mode" in *c*)
   if [ -d "$d" ]; then
     echo "berth:claim started"; [ -n "$stage" ] && rm -rf "$stage"; mode=w
   else
+    [ -d ${DETACHED_BASE} ] || { mkdir -p ${DETACHED_BASE} && chmod 1777 ${DETACHED_BASE}; }
     [ -d "\${claim%/*}" ] || mkdir -p -m 700 "\${claim%/*}"
     if mkdir "$claim" 2>/dev/null; then echo "berth:claim claimed"
     else echo "berth:claim claimed_by_other"; exit 0; fi
@@ -151,6 +153,8 @@ $prep" berth-prepare >&2 < /dev/null || { echo "berth:prepare failed $?"; exit 0
   fi;;
 esac
 case "$mode" in *s*)
+  # The process starts in the working directory, or in / when the agent of an earlier turn removed it.
+  cd -- "$wd" 2>/dev/null || cd /
   [ -d ${DETACHED_BASE} ] || mkdir -p -m 1777 ${DETACHED_BASE} 2>/dev/null
   if mkdir "$d" 2>/dev/null; then
     printf '%s' "$cmd" > "$d/command.sh"
@@ -215,10 +219,12 @@ async function launchExec(
   const res = await driver.exec(handle, {
     argv: [
       'sh', '-c', LAUNCH_SCRIPT, 'berth-launch', mode, dir, opts.outputPath ?? `${dir}/output`,
-      `${CLAIMS_DIR}/${opts.key}`, opts.stageDir ?? '', String(mode.includes('w') ? polls : 0), every, String(tailBytes), ...timeout,
+      `${CLAIMS_DIR}/${opts.key}`, opts.stageDir ?? '', String(mode.includes('w') ? polls : 0), every, String(tailBytes),
+      opts.workdir ?? handle.workdir, ...timeout,
     ],
     user: opts.user,
-    workdir: mode.includes('s') ? opts.workdir : '/',
+    // The start changes to the working directory itself: an exec into a directory that is gone would never start.
+    workdir: '/',
     env,
     outputCapBytes: tailBytes + 64 * 1024,
     signal: opts.signal,
@@ -299,7 +305,7 @@ export async function launchDetached(
   if (!r?.answer.wait) return { state, dir };
   const w = r.answer.wait;
   if (w.state === 'exit') return { state, dir, done: resultOf(opts.key, w, r.answer.output, opts.outputPath) };
-  if (w.state === 'missing') throw new Error(`no detached process "${opts.key}" in ${handle.name}: start it with startDetached first`);
+  if (w.state === 'missing') throw goneError(opts.key, handle);
   if (w.state === 'dead') throw lostError(opts.key, handle);
   return { state, dir };
 }
@@ -319,6 +325,11 @@ async function assertReachable(driver: ExecPort, handle: SandboxHandle): Promise
 
 function lostError(key: string, handle: SandboxHandle): DetachedProcessLost {
   return new DetachedProcessLost(`detached process "${key}" in ${handle.name} ended without writing an exit code (killed from outside?)`);
+}
+
+/** The marker folder is not there (never started, or removed from inside the sandbox): the sandbox itself answered. */
+function goneError(key: string, handle: SandboxHandle): DetachedProcessLost {
+  return new DetachedProcessLost(`no detached process "${key}" in ${handle.name}: its marker ${detachedDir(key)} is not there (never started, or removed from inside the sandbox)`);
 }
 
 /*
@@ -414,9 +425,7 @@ export async function waitDetached(
     const s = r.answer.wait;
     if (!s) throw new Error(`unexpected answer waiting for detached process "${key}" in ${handle.name}: ${r.stderr.trim()}`);
     if (s.state === 'exit') return resultOf(key, s, r.answer.output, opts.outputPath);
-    if (s.state === 'missing') {
-      throw new Error(`no detached process "${key}" in ${handle.name}: start it with startDetached first`);
-    }
+    if (s.state === 'missing') throw goneError(key, handle);
     if (s.state === 'dead' || (s.state === 'starting' && Date.now() - started > STARTING_PATIENCE_MS)) throw lostError(key, handle);
     await opts.onPoll?.({ elapsedMs: Date.now() - started });
   }

@@ -60,7 +60,10 @@ export class ImageBuildFailed extends Error {
   }
 }
 
-/** A detached process whose pid is gone without an exit-code file (killed from outside, OOM). */
+/**
+ * A detached process whose pid is gone without an exit-code file (killed from outside, OOM), or whose marker is gone:
+ * the sandbox answered, so it is what happened inside it, not a lost sandbox.
+ */
 export class DetachedProcessLost extends Error {
   override readonly name = 'DetachedProcessLost';
 }

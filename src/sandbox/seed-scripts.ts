@@ -2,16 +2,20 @@ import type { ExecPort } from './driver.ts';
 import { shellQuote } from './names.ts';
 import type { SandboxHandle } from './types.ts';
 import { SANDBOX_LAYOUT } from '../task/layout.ts';
+import { DETACHED_BASE } from './detached.ts';
 
 export const SEEDED_MARKER = `${SANDBOX_LAYOUT.logsDir}/.berth-seeded`;
 /** The line the keep-alive prints once its root setup is done, just before `exec sleep infinity` (drivers wait for it). */
 export const KEEP_ALIVE_READY = 'berth: keep-alive ready';
 export const LOG_DIRS = [SANDBOX_LAYOUT.agentLogs, SANDBOX_LAYOUT.verifierLogs, SANDBOX_LAYOUT.artifactsLogs];
 
-/** Log folders (mode 777) plus the folders overlay RUN lines start in (root-owned, like Docker's WORKDIR). */
+/**
+ * Log folders (mode 777), the detached processes' markers (1777: a non-root agent or entrypoint makes its own), plus
+ * the folders overlay RUN lines start in (root-owned, like Docker's WORKDIR).
+ */
 export function baseSetupScript(overlayWorkdirs: string[]): string {
   const dirs = LOG_DIRS.map(shellQuote).join(' ');
-  const lines = [`mkdir -p ${dirs}`, `chmod 777 ${dirs}`];
+  const lines = [`mkdir -p ${dirs} ${DETACHED_BASE}`, `chmod 777 ${dirs}`, `chmod 1777 ${DETACHED_BASE}`];
   if (overlayWorkdirs.length > 0) lines.push(`mkdir -p ${overlayWorkdirs.map(shellQuote).join(' ')}`);
   return lines.join(' && ');
 }

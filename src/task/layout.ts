@@ -36,6 +36,11 @@ export const SANDBOX_LAYOUT = {
   rewardTxt: '/logs/verifier/reward.txt',
   testsDir: '/tests',
   solutionDir: '/solution',
+  /**
+   * Berth's own state in the sandbox (detached processes' markers, their claims): outside /logs, which the agent may
+   * empty or replace, so nothing the agent does to its logs loses a turn.
+   */
+  berthState: '/var/lib/berth',
 } as const;
 
 /** What a solution folder (the task's `solution/` or a step's) holds. */

@@ -1,7 +1,7 @@
 // [[verifier.collect]] hooks: run before clearing and before any artifact is copied. A hook that fails or times
 // out, or names a service the task does not have, only warns; one the sandbox cannot run (no bash in main, no sh in a
 // sidecar, an unknown user) masks the row (task-folder-format.md § [verifier], collect).
-import type { SandboxHandle, SandboxProvider } from '../sandbox/index.ts';
+import { shellQuote, type SandboxHandle, type SandboxProvider } from '../sandbox/index.ts';
 import type { CollectHook } from '../task/index.ts';
 import { tailOf } from './failure-reason.ts';
 import { VerificationMasked } from './masked.ts';
@@ -34,12 +34,13 @@ export async function runCollectHooks(
       continue;
     }
     const res = await provider.exec(target, {
-      command: hook.command,
+      // From the service's working directory, or from / when the agent removed it (an exec into it would never start).
+      command: `cd -- ${shellQuote(target.workdir)} 2>/dev/null || cd /\n${hook.command}`,
       // main is the agent's sandbox (bash, as for test.sh); a sidecar's image may have only sh, as Gym runs hooks.
       shell: isMain ? 'bash' : 'sh',
       // Unset: the service's default user, in main the task's agent user (the sandbox's default).
       user: hook.user === null ? target.user : String(hook.user),
-      workdir: target.workdir,
+      workdir: '/',
       timeoutSec: hook.timeout_sec,
       outputCapBytes: HOOK_OUTPUT_CAP,
     });

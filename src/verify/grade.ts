@@ -1,13 +1,13 @@
 // The part of verification that happens where test.sh runs (the agent's sandbox in shared mode, the verifier's in
 // separate mode): check the tools, clear, upload tests/ (and the Python shim) and the transcript, run test.sh
 // under `timeout` with its output redirected inside the container, copy /logs/verifier out and score it.
-import { lstat, open, readFile, rm } from 'node:fs/promises';
+import { lstat, mkdir, open, readFile, rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { join, posix } from 'node:path';
-import { extractTar, inlineWriteScript, type ExecResult, type SandboxHandle, type SandboxProvider, type UploadEntry } from '../sandbox/index.ts';
+import { extractTar, inlineWriteScript, isLossError, type ExecResult, type SandboxHandle, type SandboxProvider, type UploadEntry } from '../sandbox/index.ts';
 import type { Task } from '../task/index.ts';
 import type { AtifTrajectory } from '../trajectory/atif.ts';
-import { VerificationMasked, transfer } from './masked.ts';
+import { VerificationMasked, transfer, transferFailed } from './masked.ts';
 import { redactTree } from '../trajectory/redact.ts';
 import { responseFromText } from './response.ts';
 import { scoreVerifierOutput, verifierOutputFromFiles, type RewardOutcome } from './reward.ts';
@@ -71,9 +71,9 @@ function checkPreflight(res: ExecResult, clear: string | null, exitMustBeZero: b
 export async function preflightAndTest(provider: SandboxProvider, handle: SandboxHandle, clear: string, run: RunPlan): Promise<{ timedOut: boolean; report: TestReport }> {
   const started = Date.now();
   const res = await provider.exec(handle, {
-    command: `${preflightScript(clear)}\nset +e\n${runTestShCommand()}`,
+    command: `${preflightScript(clear)}\nset +e\n${runTestShCommand(handle.workdir)}`,
     user: 'root',
-    workdir: handle.workdir,
+    workdir: '/',
     env: run.env,
     timeoutSec: run.timeoutSec,
     outputCapBytes: SNAPSHOT_OUTPUT_CAP,
@@ -166,9 +166,9 @@ export interface RunPlan {
 export async function runTestSh(provider: SandboxProvider, handle: SandboxHandle, run: RunPlan): Promise<{ timedOut: boolean; report: TestReport }> {
   const started = Date.now();
   const res = await provider.exec(handle, {
-    command: runTestShCommand(),
+    command: runTestShCommand(handle.workdir),
     user: run.user,
-    workdir: handle.workdir,
+    workdir: '/',
     env: run.env,
     timeoutSec: run.timeoutSec,
     outputCapBytes: SNAPSHOT_OUTPUT_CAP,
@@ -219,6 +219,22 @@ async function readTail(path: string): Promise<string | undefined> {
 }
 
 /**
+ * /logs/verifier to `dir`. A copy that fails because test.sh removed the folder leaves `dir` empty: no reward file,
+ * scored as such (a file or link left in its place comes back as that, with no reward file beside it). Any other
+ * failure of the copy masks the row (provider_unavailable).
+ */
+async function copyVerifierLogs(provider: SandboxProvider, handle: SandboxHandle, dir: string): Promise<void> {
+  const what = `copying ${VERIFIER_LOGS} out of the sandbox`;
+  try {
+    await provider.download(handle, VERIFIER_LOGS, dir);
+  } catch (err) {
+    if (isLossError(err) || (await transfer(what, () => provider.pathKind(handle, VERIFIER_LOGS))) === 'dir') throw transferFailed(what, err);
+    await rm(dir, { recursive: true, force: true });
+    await mkdir(dir, { recursive: true });
+  }
+}
+
+/**
  * Copies /logs/verifier to <logsDir>/verifier (streaming, to disk; from the snapshot test.sh's exec sent back when
  * there is one), reads the reward files as written, redacts secrets from every other file there, and scores.
  */
@@ -229,6 +245,8 @@ export async function collectAndScore(
   timedOut: boolean,
   redactValues: readonly string[],
   snapshot: Buffer | null = null,
+  /** test.sh's exec saw /logs/verifier gone or replaced (TestReport.verifierLogsGone). */
+  verifierLogsGone = false,
 ): Promise<RewardOutcome> {
   const dir = join(logsDir, 'verifier');
   await rm(dir, { recursive: true, force: true });
@@ -236,7 +254,8 @@ export async function collectAndScore(
     await rm(dir, { recursive: true, force: true });
     return false;
   });
-  if (!unpacked) await transfer(`copying ${VERIFIER_LOGS} out of the sandbox`, () => provider.download(handle, VERIFIER_LOGS, dir));
+  if (verifierLogsGone) await mkdir(dir, { recursive: true });
+  else if (!unpacked) await copyVerifierLogs(provider, handle, dir);
   const files = new Map<string, string>();
   for (const name of REWARD_FILES) {
     const text = await readCapped(join(dir, name));

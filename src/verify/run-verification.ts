@@ -176,7 +176,7 @@ async function copySharedArtifacts(s: Shared): Promise<void> {
 /** Reads back and scores /logs/verifier (shared mode). */
 async function scoreShared(s: Shared, timedOut: boolean, report: TestReport): Promise<RewardOutcome> {
   const { ctx, phases } = s;
-  const outcome = await phases.run('score', () => collectAndScore(ctx.provider, ctx.agent, ctx.logsDir, timedOut, s.hidden, report.snapshot));
+  const outcome = await phases.run('score', () => collectAndScore(ctx.provider, ctx.agent, ctx.logsDir, timedOut, s.hidden, report.snapshot, report.verifierLogsGone));
   // The verdict is in: a sandbox lost now only warns.
   if (!report.artifactsEmpty) await phases.run('artifacts', async () => {
     try {
@@ -279,7 +279,7 @@ async function verifySeparate(s: Shared): Promise<RewardOutcome> {
       }),
     );
     const { timedOut, report } = await phases.run('test', () => runTestSh(provider, v, { user: v.user, env, timeoutSec: turn.timeoutSec }));
-    const outcome = await phases.run('score', () => collectAndScore(provider, v, ctx.logsDir, timedOut, s.hidden, report.snapshot));
+    const outcome = await phases.run('score', () => collectAndScore(provider, v, ctx.logsDir, timedOut, s.hidden, report.snapshot, report.verifierLogsGone));
     if (spec.entrypoint) await keepEntrypointOutput(s, v);
     return outcome;
   } finally {

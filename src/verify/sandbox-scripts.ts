@@ -25,25 +25,35 @@ const MARK_READY = 'berth-ready';
  */
 const HAS_ENTRIES = 'berth_has() { for f in "$1"/* "$1"/.[!.]* "$1"/..?*; do if [ -e "$f" ] || [ -L "$f" ]; then return 0; fi; done; return 1; }';
 
+/** A folder at `dir`, replacing a symlink or file the agent left in its place (the folder's contents stay). */
+function realDir(dir: string): string {
+  const d = shellQuote(dir);
+  return [`if [ -L ${d} ] || { [ -e ${d} ] && [ ! -d ${d} ]; }; then rm -rf -- ${d}; fi`, mkdirUnlessThere(dir)].join('\n');
+}
+
 /** Empties a folder's contents, replacing a symlink or file planted in its place; keeps `keep` if regular files. */
 function emptyDir(dir: string, mode: string, keep: readonly string[]): string {
   const d = shellQuote(dir);
   const kept = keep.length === 0 ? '' : ` ! \\( -type f \\( ${keep.map((k) => `-name ${shellQuote(k)}`).join(' -o ')} \\) \\)`;
   return [
-    `if [ -L ${d} ] || { [ -e ${d} ] && [ ! -d ${d} ]; }; then rm -rf -- ${d}; fi`,
-    mkdirUnlessThere(dir),
+    realDir(dir),
     `chmod ${mode} ${d}`,
     `if berth_has ${d}; then find ${d} -mindepth 1 -maxdepth 1${kept} -exec rm -rf -- {} +; fi`,
   ].join('\n');
 }
 
-/** Empties /tests and /logs/verifier (except sidecar inputs) and removes the previous transcript. */
+/**
+ * Empties /tests and /logs/verifier (except sidecar inputs) and removes the previous transcript. /logs and
+ * /logs/agent are made folders again when the agent removed them or left a file or link there (under Harbor's
+ * Docker environment they are mounts the agent cannot replace): the turn is verified, never masked for it.
+ */
 export function clearScript(inputs: readonly string[], clearTests = true): string {
   return [
     HAS_ENTRIES,
     ...(clearTests ? [emptyDir(TESTS_DIR, '755', [])] : []),
+    realDir(SANDBOX_LAYOUT.logsDir),
     emptyDir(VERIFIER_LOGS, '777', inputs),
-    mkdirUnlessThere(SANDBOX_LAYOUT.agentLogs),
+    realDir(SANDBOX_LAYOUT.agentLogs),
     `chmod 777 ${SANDBOX_LAYOUT.agentLogs}`,
     removeIfThere(TRAJECTORY_PATH, '-rf'),
   ].join('\n');
@@ -89,15 +99,21 @@ export const SNAPSHOT_MAX_KB = 256;
 const SNAPSHOT_BEGIN = 'berth-snapshot-begin';
 const SNAPSHOT_END = 'berth-snapshot-end';
 const ARTIFACTS_EMPTY = 'berth-artifacts-empty';
+const VERIFIER_LOGS_GONE = 'berth-verifier-logs-gone';
 
 /**
- * test.sh under the caller's `timeout`, its output redirected inside the container so it never crosses the wire.
- * When it returns in time, the same exec reports whether /logs/artifacts is empty and, when /logs/verifier is
- * small and readable, sends it back as a base64 tar; anything unusual leaves the snapshot out (copied as before).
+ * test.sh under the caller's `timeout`, from the working directory (or from / when the agent removed it: the exec
+ * itself starts in /, since an exec into a folder that is gone never starts), its output redirected inside the
+ * container so it never crosses the wire. When it returns in time, the same exec reports whether /logs/verifier is
+ * still a folder and /logs/artifacts empty and, when /logs/verifier is small and readable, sends it back as a base64
+ * tar; anything unusual leaves the snapshot out (copied as before).
  */
-export function runTestShCommand(): string {
+export function runTestShCommand(workdir: string): string {
+  const v = shellQuote(VERIFIER_LOGS);
   return [
+    `cd -- ${shellQuote(workdir)} 2>/dev/null || cd /`,
     `bash ${TESTS_DIR}/test.sh > ${VERIFIER_LOGS}/${TEST_STDOUT} 2>&1`,
+    `if [ -L ${v} ] || [ ! -d ${v} ]; then echo ${VERIFIER_LOGS_GONE}; exit 0; fi`,
     `a=${ARTIFACTS_LOGS}`,
     HAS_ENTRIES,
     `if [ -d "$a" ] && [ ! -L "$a" ] && [ -r "$a" ] && [ -x "$a" ] && ! berth_has "$a"; then echo ${ARTIFACTS_EMPTY}; fi`,
@@ -119,10 +135,13 @@ export interface TestReport {
   snapshot: Buffer | null;
   /** /logs/artifacts was an empty folder when test.sh returned. */
   artifactsEmpty: boolean;
+  /** test.sh removed /logs/verifier or left a file or link in its place: no reward file, nothing to copy. */
+  verifierLogsGone?: true;
 }
 
 export function parseTestReport(res: Pick<ExecResult, 'stdout' | 'stdoutTruncated'>): TestReport {
   const lines = res.stdout.split('\n');
+  if (lines.includes(VERIFIER_LOGS_GONE)) return { snapshot: null, artifactsEmpty: false, verifierLogsGone: true };
   const artifactsEmpty = lines.includes(ARTIFACTS_EMPTY);
   const begin = lines.indexOf(SNAPSHOT_BEGIN);
   const end = lines.indexOf(SNAPSHOT_END);

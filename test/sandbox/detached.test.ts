@@ -77,8 +77,8 @@ describe('detached processes', () => {
     const text = await new Promise<string>((resolve) => { let t = ''; events.on('data', (d) => { t += d; }); events.on('end', () => resolve(t)); });
     // Every exec's command line names its key; this file's other tests run execs of their own on the container.
     const actions = text.split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { Action: string }).Action);
-    expect(actions.filter((a) => a.startsWith('exec_create: bash -c') && a.includes('berth-wait /logs/agent/.berth/quiet '))).toHaveLength(1);
-    expect(await sh(handle, 'ls /logs/agent/.berth/quiet')).not.toMatch(/wait\./);
+    expect(actions.filter((a) => a.startsWith('exec_create: bash -c') && a.includes('berth-wait /var/lib/berth/run/quiet '))).toHaveLength(1);
+    expect(await sh(handle, 'ls /var/lib/berth/run/quiet')).not.toMatch(/wait\./);
   });
 
   it('waits for a running process with one request over the channel, woken by its end rather than by looking', async () => {
@@ -90,13 +90,13 @@ describe('detached processes', () => {
     const result = await provider.waitDetached(handle, 'quiet-ch', { pollMs: 1000 });
     expect(result).toMatchObject({ exitCode: 4, timedOut: false });
     expect(await answers()).toBe(before + 1);
-    expect(await sh(handle, 'ls /logs/agent/.berth/quiet-ch')).not.toMatch(/wait\./);
+    expect(await sh(handle, 'ls /var/lib/berth/run/quiet-ch')).not.toMatch(/wait\./);
   });
 
   it('reports a process killed from outside (no exit code written) as lost', async () => {
     await provider.startDetached(handle, { key: 'victim', command: 'sleep 300', timeoutSec: 600 });
     const waiting = provider.waitDetached(handle, 'victim', { pollMs: 1000 });
-    await sh(handle, 'kill -9 -- -$(cat /logs/agent/.berth/victim/pid)');
+    await sh(handle, 'kill -9 -- -$(cat /var/lib/berth/run/victim/pid)');
     await expect(waiting).rejects.toThrow(/ended without writing an exit code/);
   });
 });
