@@ -50,18 +50,20 @@ describe('preflight and clear scripts', () => {
 describe('parseTestReport (what test.sh\'s exec sends back)', () => {
   const tarBytes = Buffer.from('pretend tar bytes \x00\x01\x02');
   const b64 = tarBytes.toString('base64');
-  const cases: { name: string; stdout: string; truncated?: boolean; snapshot: Buffer | null; artifactsEmpty: boolean }[] = [
+  const cases: { name: string; stdout: string; truncated?: boolean; snapshot: Buffer | null; artifactsEmpty: boolean; gone?: boolean }[] = [
     { name: 'a whole snapshot, artifacts empty', stdout: `berth-artifacts-empty\nberth-snapshot-begin\n${b64.slice(0, 8)}\n${b64.slice(8)}\nberth-snapshot-end\n`, snapshot: tarBytes, artifactsEmpty: true },
     { name: 'no end mark: tar or base64 failed part way', stdout: `berth-snapshot-begin\n${b64}\n`, snapshot: null, artifactsEmpty: false },
     { name: 'output cut by the cap', stdout: `berth-snapshot-begin\n${b64}\nberth-snapshot-end\n`, truncated: true, snapshot: null, artifactsEmpty: false },
     { name: 'not base64 between the marks', stdout: 'berth-snapshot-begin\nnot base64!\nberth-snapshot-end\n', snapshot: null, artifactsEmpty: false },
     { name: 'too large to send: no marks at all', stdout: 'berth-artifacts-empty\n', snapshot: null, artifactsEmpty: true },
     { name: 'killed by the timeout: nothing', stdout: '', snapshot: null, artifactsEmpty: false },
+    { name: 'test.sh removed /logs/verifier: nothing to copy', stdout: 'berth-verifier-logs-gone\n', snapshot: null, artifactsEmpty: false, gone: true },
   ];
   for (const c of cases) {
     it(c.name, () => {
       const r = parseTestReport({ stdout: c.stdout, stdoutTruncated: c.truncated ?? false });
       expect(r.artifactsEmpty).toBe(c.artifactsEmpty);
+      expect(r.verifierLogsGone ?? false).toBe(c.gone ?? false);
       expect(r.snapshot === null ? null : Buffer.compare(r.snapshot, c.snapshot!)).toBe(c.snapshot === null ? null : 0);
     });
   }
