@@ -51,6 +51,7 @@ describe('an agent cannot take its row out of the score', () => {
       ...task('rm-agent-logs', 'echo done > /root/out.txt\nrm -rf /logs/agent', wroteOut),
       ...task('file-agent-logs', 'echo done > /root/out.txt\nrm -rf /logs/agent\necho planted > /logs/agent', wroteOut),
       ...task('rm-logs', 'echo done > /root/out.txt\nrm -rf /logs', wroteOut),
+      ...task('kill-wrapper', 'echo done > /root/out.txt\npkill -9 -f berth-detached', wroteOut),
       ...task('rm-workdir-writes', 'cd / && rm -rf /app', `${report('0.5')}\n[ "$(pwd)" = / ] || echo "not run from /"`),
       ...task('rm-workdir-silent', 'cd / && rm -rf /app', 'if [ -d /app ]; then echo 1 > /logs/verifier/reward.txt; fi'),
       ...task('rm-verifier-logs', 'true', 'echo 1 > /logs/verifier/reward.txt\nrm -rf /logs/verifier'),
@@ -74,8 +75,8 @@ describe('an agent cannot take its row out of the score', () => {
     return r;
   };
 
-  it('removing /logs/agent, or leaving a file there, or removing /logs: the turn finishes once and is scored (Harbor: 1)', () => {
-    for (const id of ['rm-agent-logs', 'file-agent-logs', 'rm-logs']) {
+  it('removing /logs/agent, or leaving a file there, or removing /logs, or killing Berth\'s wrapper of its process: the turn finishes once and is scored (Harbor: 1)', () => {
+    for (const id of ['rm-agent-logs', 'file-agent-logs', 'rm-logs', 'kill-wrapper']) {
       expect(row(id), id).toMatchObject({ reward: 1, mask_sample: false, failure_kind: null, verifier_rewards: { reward: 1, agent_runs: 1 } });
     }
   });
