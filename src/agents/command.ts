@@ -94,7 +94,7 @@ export async function runCommandTurn(ctx: AgentTurnContext): Promise<AgentTurnRe
         llmCallCount: 0,
         timestamp: new Date(),
         toolCalls: [{ id: 'command', name: 'bash', arguments: { command: cmd }, output: response.stdoutTail }],
-        extra: { exit_code: run.exitCode, timed_out: run.timedOut, response_from: response.from },
+        extra: { exit_code: run.exitCode, timed_out: run.timedOut, response_from: response.from, ...(run.lost ? { ended_unrecorded: run.lost } : {}) },
       }),
     ],
   });

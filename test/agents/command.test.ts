@@ -52,6 +52,22 @@ describe('command agent', () => {
     expect(res.responseText).toBe('started\n');
   });
 
+  it('a non-root command that empties /logs/agent ends its turn as usual: Berth\'s markers are not there (issue 37)', async () => {
+    const cmd = 'rm -rf /logs/agent/* /logs/agent/.[!.]* 2>/dev/null; echo after; exit 3';
+    const res = await command.runTurn(await makeCtx(handle, task, { args: { cmd }, user: 'agent', workdir: '/work' }));
+    expect(res).toMatchObject({ exitCode: 3, timedOut: false });
+    expect(res.trajectory.steps.at(-1)?.extra).not.toHaveProperty('ended_unrecorded');
+  });
+
+  it('a command that kills Berth\'s wrapper of its process ends the turn with no exit code, said in the transcript (issue 37)', async () => {
+    const cmd = 'echo before; pkill -9 -f berth-detached; sleep 1; echo never';
+    const res = await command.runTurn(await makeCtx(handle, task, { args: { cmd }, user: 'agent', workdir: '/work' }));
+    expect(res.exitCode).toBeNull();
+    expect(res.responseText).toContain('before');
+    expect(res.trajectory.steps.at(-1)?.extra?.['ended_unrecorded']).toMatch(/ended without writing an exit code/);
+    expect(validateAtif(res.trajectory)).toEqual({ ok: true });
+  });
+
   it('asks for --agent-arg cmd when none is given', async () => {
     const err = await command.runTurn(await makeCtx(handle, task)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AgentConfigError);

@@ -110,7 +110,7 @@ export async function runInstalledTurn(agent: InstalledAgent, ctx: AgentTurnCont
     if (await copyLogToHost(ctx, f)) files[f] = await readFile(join(ctx.logsDir, basename(f)), 'utf8');
   }
   const { trajectory, responseText } = agent.transcript({ stdout, files, sessionId: ctx.runKey, instruction: ctx.instruction, model: run.model });
-  trajectory.extra = { ...trajectory.extra, exit_code: res.exitCode, timed_out: res.timedOut, ...(stopped ? { stopped_by_berth: true } : {}) };
+  trajectory.extra = { ...trajectory.extra, exit_code: res.exitCode, timed_out: res.timedOut, ...(stopped ? { stopped_by_berth: true } : {}), ...(res.lost ? { ended_unrecorded: res.lost } : {}) };
   await writeTrajectory(ctx, trajectory);
   return { responseText, exitCode: res.exitCode, timedOut: res.timedOut, trajectory, timings: { agent: secondsSince(started) } };
 }
