@@ -53,6 +53,8 @@ describe('an agent cannot take its row out of the score', () => {
       ...task('rm-logs', 'echo done > /root/out.txt\nrm -rf /logs', wroteOut),
       ...task('kill-wrapper', 'echo done > /root/out.txt\npkill -9 -f berth-detached', wroteOut),
       ...task('rm-workdir-writes', 'cd / && rm -rf /app', `${report('0.5')}\n[ "$(pwd)" = / ] || echo "not run from /"`),
+      ...task('rm-workdir-hook', 'cd / && rm -rf /app', report('$([ "$(cat /root/hook-pwd)" = / ] && echo 1 || echo 0)'),
+        `${TOML()}[[verifier.collect]]\ncommand = "pwd > /root/hook-pwd"\n`),
       ...task('rm-workdir-silent', 'cd / && rm -rf /app', 'if [ -d /app ]; then echo 1 > /logs/verifier/reward.txt; fi'),
       ...task('rm-verifier-logs', 'true', 'echo 1 > /logs/verifier/reward.txt\nrm -rf /logs/verifier'),
       ...task('file-verifier-logs', 'true', 'echo 1 > /logs/verifier/reward.txt\nrm -rf /logs/verifier\necho 1 > /logs/verifier'),
@@ -81,9 +83,11 @@ describe('an agent cannot take its row out of the score', () => {
     }
   });
 
-  it('removing the working directory: test.sh runs from / and its reward stands, 0 when it writes none (Harbor: an error, mean 0)', () => {
+  it('removing the working directory: test.sh and collect hooks run from / and the reward stands, 0 when none is written (Harbor: an error, mean 0)', () => {
     expect(row('rm-workdir-writes')).toMatchObject({ reward: 0.5, mask_sample: false, failure_kind: null, verifier_rewards: { agent_runs: 1 } });
     expect(row('rm-workdir-silent')).toMatchObject({ reward: 0, mask_sample: false, failure_kind: 'harbor:missing_reward' });
+    // A collect hook runs from / too (Harbor: the hook's exec fails to start; hooks only warn there).
+    expect(row('rm-workdir-hook')).toMatchObject({ reward: 1, mask_sample: false, failure_kind: null, verifier_rewards: { agent_runs: 1 } });
   });
 
   it('test.sh removing /logs/verifier, or leaving a file there: no reward file, 0 (Harbor: DownloadVerifierDirError, mean 0)', () => {
