@@ -43,7 +43,8 @@ export interface DetachedRunResult {
 const POLL_MS = 500;
 /** Longest wait without a heartbeat with details. */
 const WAIT_CAP_MS = 10_000;
-const STAGING = `${SANDBOX_LAYOUT.logsDir}/.berth-stage`;
+/** Berth's own, outside /logs: an earlier turn's agent may have removed or replaced anything there. */
+const STAGING = `${SANDBOX_LAYOUT.berthState}/stage`;
 /** How long an attempt waits for another attempt's start before taking the turn over (that one died mid-prepare). */
 export const CLAIM_PATIENCE_MS = 120_000;
 
