@@ -2,7 +2,7 @@ import { heartbeatTimeoutSec, scheduleToStartSec } from '../config/env.ts';
 import { ApplicationFailure, heartbeat } from '@temporalio/activity';
 import { loadBerthConfig } from '../config/berth-config.ts';
 import { capabilityRefusal } from '../sandbox/index.ts';
-import { checkDigest, envTablesOf, firstUnsetVariable, unsetVariableMessage, type Task } from '../task/index.ts';
+import { checkDigest, envTablesOf, firstUnsetVariable, unsetVariableMessage, type CollectHook, type Task } from '../task/index.ts';
 import { episodeBudget, healthcheckWorstSec, seedTimeLimitSec, verifyTimeLimitSec } from './budget.ts';
 import type { EpisodeInput, EpisodePlan, EpisodeSettings, HostLease } from './types.ts';
 import { typed } from './failures.ts';
@@ -30,8 +30,8 @@ function separateVerifierStart(v: Pick<Task['verifier'], 'mode' | 'image' | 'env
 }
 
 export function stepsOf(task: Task, settings: EpisodeSettings): EpisodePlan['steps'] {
-  const collectSec = task.verifier.collect.map((h) => h.timeout_sec);
-  const verifyTimeoutSec = (testSec: number, separate: ReturnType<typeof separateVerifierStart>) => verifyTimeLimitSec({ collectSec, testSec, ...(separate ? { separate } : {}) });
+  const verifyTimeoutSec = (testSec: number, separate: ReturnType<typeof separateVerifierStart>, stepHooks: readonly CollectHook[] = []) =>
+    verifyTimeLimitSec({ collectSec: [...task.verifier.collect, ...stepHooks].map((h) => h.timeout_sec), testSec, ...(separate ? { separate } : {}) });
   if (!task.multi_step) {
     const testSec = task.verifier.timeout_sec;
     return [{ name: task.id, agentTimeoutSec: task.agent.timeout_sec, verifierTimeoutSec: testSec, verifyTimeoutSec: verifyTimeoutSec(testSec, separateVerifierStart(task.verifier, settings)) }];
@@ -40,7 +40,7 @@ export function stepsOf(task: Task, settings: EpisodeSettings): EpisodePlan['ste
     name: s.name,
     agentTimeoutSec: s.agent.timeout_sec,
     verifierTimeoutSec: s.verifier.timeout_sec,
-    verifyTimeoutSec: verifyTimeoutSec(s.verifier.timeout_sec, separateVerifierStart(s.verifier, settings)),
+    verifyTimeoutSec: verifyTimeoutSec(s.verifier.timeout_sec, separateVerifierStart(s.verifier, settings), s.verifier.collect),
     ...(s.min_reward !== null ? { minReward: typeof s.min_reward === 'number' ? s.min_reward : { ...s.min_reward } } : {}),
     ...(stepNeedsSetup(s) ? { setupSec: stepSetupBudgetSec(task, s) } : {}),
   }));
@@ -73,7 +73,9 @@ export async function planEpisode(deps: ActivityDeps, input: EpisodeInput): Prom
     if (refusal) throw ApplicationFailure.nonRetryable(refusal, 'berth:task_refused');
     const groupRefusal = await composeRefusal(deps.driver, task);
     if (groupRefusal) throw ApplicationFailure.nonRetryable(groupRefusal, 'berth:task_refused');
-    const collectSec = task.verifier.collect.reduce((s, h) => s + h.timeout_sec, 0);
+    // Each turn's collect hooks: the task's, and a step's own after them.
+    const hooksSec = (hooks: readonly CollectHook[]) => hooks.reduce((s, h) => s + h.timeout_sec, 0);
+    const collectSec = (task.multi_step ? task.steps.map((st) => st.verifier.collect) : [[]]).map((own) => hooksSec(task.verifier.collect) + hooksSec(own));
     // Each turn's separate verifier start (a multi-step task's steps may mix modes).
     const separateSec = (task.multi_step ? task.steps.map((st) => st.verifier) : [task.verifier]).map((v) => {
       const start = separateVerifierStart(v, settings);
@@ -81,7 +83,7 @@ export async function planEpisode(deps: ActivityDeps, input: EpisodeInput): Prom
     });
     const seedHealthchecks = task.environment.healthcheck ? [task.environment.healthcheck] : [];
     const budget = episodeBudget({
-      turns: steps.map((s, i) => ({ agentSec: s.agentTimeoutSec + (s.setupSec ?? 0), verifierSec: s.verifierTimeoutSec + separateSec[i]!, collectSec })),
+      turns: steps.map((s, i) => ({ agentSec: s.agentTimeoutSec + (s.setupSec ?? 0), verifierSec: s.verifierTimeoutSec + separateSec[i]!, collectSec: collectSec[i]! })),
       setupPerTurnSec: SETUP_PER_TURN_SEC,
       sandboxReadySec: settings.sandboxReadyTimeoutSec + seedHealthchecks.reduce((sum, hc) => sum + healthcheckWorstSec(hc), 0),
       buildTimeoutSec: task.image.mode === 'overlay' ? task.environment.build_timeout_sec : 0,

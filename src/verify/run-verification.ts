@@ -122,7 +122,7 @@ async function verifyShared(s: Shared): Promise<RewardOutcome> {
   const { ctx, turn, phases } = s;
   const { provider, agent } = ctx;
   const env = verifierEnv(s);
-  const hooks = ctx.task.verifier.collect;
+  const hooks = turn.collect;
   const files = { task: ctx.task, turn, trajectory: ctx.trajectory, responseText: ctx.responseText, uploadTests: true };
   // Small test files are written by the clear's own exec; larger ones are uploaded after it.
   const placement = await placementScript(files);
@@ -223,7 +223,7 @@ async function verifySeparate(s: Shared): Promise<RewardOutcome> {
       // Sidecars an earlier attempt stopped (never a one-shot service that completed with 0).
       for (const h of sidecars) if ((await provider.inspect(h)).exitCode !== 0) await provider.resume(h);
       await ctx.network?.agentPhase('collect');
-      await runCollectHooks(provider, agent, task.verifier.collect, s.warnings, ctx.heartbeat, services, 'main');
+      await runCollectHooks(provider, agent, turn.collect, s.warnings, ctx.heartbeat, services, 'main');
     });
     // Harbor's order: main's hooks and artifacts, main stopped, then the sidecars' hooks and artifacts. A later step
     // that still works in this group keeps it running.
@@ -232,7 +232,7 @@ async function verifySeparate(s: Shared): Promise<RewardOutcome> {
       services,
       beforeSidecars: sidecars.length === 0 ? undefined : async () => {
         if (!keepRunning) await provider.stop(agent);
-        await runCollectHooks(provider, agent, task.verifier.collect, s.warnings, ctx.heartbeat, services, 'sidecars');
+        await runCollectHooks(provider, agent, turn.collect, s.warnings, ctx.heartbeat, services, 'sidecars');
       },
     }));
     // Nothing the agent left running goes on while the verifier grades (the episode's teardown removes the whole group).
