@@ -20,6 +20,7 @@ import type { RewardOutcome } from './reward.ts';
 import { ARTIFACTS_LOGS, clearScript } from './sandbox-scripts.ts';
 import { turnVerifier, type TurnVerifier } from './turn-settings.ts';
 import { resolveVerifierImage } from './verifier-image.ts';
+import { WORKSPACE_VAR } from './shim.ts';
 import { separateVerifierSeedUser, sharedVerifierUser } from './verifier-user.ts';
 
 const HEARTBEAT_MS = 10_000;
@@ -278,7 +279,9 @@ async function verifySeparate(s: Shared): Promise<RewardOutcome> {
         uploadTests: !(pre.shipsTestSh && !turn.python),
       }),
     );
-    const { timedOut, report } = await phases.run('test', () => runTestSh(provider, v, { user: v.user, env, timeoutSec: turn.timeoutSec }));
+    // A Python verifier's `workspace` is the task's working directory, where the artifacts restore it (python-verifier.md).
+    const testEnv = turn.python ? { ...env, [WORKSPACE_VAR]: agent.workdir } : env;
+    const { timedOut, report } = await phases.run('test', () => runTestSh(provider, v, { user: v.user, env: testEnv, timeoutSec: turn.timeoutSec }));
     const outcome = await phases.run('score', () => collectAndScore(provider, v, ctx.logsDir, timedOut, s.hidden, report.snapshot));
     if (spec.entrypoint) await keepEntrypointOutput(s, v);
     return outcome;

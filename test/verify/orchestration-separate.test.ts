@@ -121,6 +121,37 @@ describe('a Python verifier in separate mode', () => {
   });
 });
 
+describe('a Python verifier\'s workspace in separate mode (python-verifier.md; task-folder-verifiers.md § Python verifiers)', () => {
+  it('is the task\'s working directory, where the artifacts restore it, not the verifier sandbox\'s own working directory', async () => {
+    const task = await fx.task({
+      'task.toml': [
+        'artifacts = ["/app"]',
+        '[environment]',
+        `docker_image = "${BASE_IMAGE}"`,
+        'workdir = "/app"',
+        '[verifier.environment]',
+        `docker_image = "${BASE_IMAGE}"`,
+        'workdir = "/grader"',
+      ].join('\n'),
+      'tests/verifier.py': [
+        'import os',
+        'from nemo_gym.verifiers.files import read_text',
+        '',
+        'def verify(workspace, state):',
+        '    return {"reward": float(read_text(workspace, "answer.txt") == "blue"), "at_app": float(str(workspace) == "/app"),',
+        '            "state_same": float(state["workspace"] == workspace), "cwd_grader": float(os.getcwd() == "/grader")}',
+        '',
+      ].join('\n'),
+    });
+    expect(task.verifier).toMatchObject({ kind: 'python', mode: 'separate' });
+    const agent = await fx.seedTask(task);
+    await sh(agent, 'echo blue > /app/answer.txt');
+    const r = await runVerification(context(fx, task, agent));
+    // test.sh itself still runs from the verifier environment's working directory, as every separate test.sh does.
+    expect(r).toMatchObject({ reward: 1, masked: false, verifierMode: 'separate', verifier_rewards: { reward: 1, at_app: 1, state_same: 1, cwd_grader: 1 } });
+  });
+});
+
 describe('separate verifier image on record', () => {
   it('a built tests/Dockerfile runs its ENTRYPOINT and HEALTHCHECK before test.sh; the entrypoint output is kept', async () => {
     const task = await fx.task({
