@@ -1,5 +1,5 @@
 import { heartbeatTimeoutSec, scheduleToStartSec } from '../config/env.ts';
-import { ApplicationFailure, heartbeat } from '@temporalio/activity';
+import { ApplicationFailure, Context, heartbeat } from '@temporalio/activity';
 import { loadBerthConfig } from '../config/berth-config.ts';
 import { capabilityRefusal } from '../sandbox/index.ts';
 import { checkDigest, envTablesOf, firstUnsetVariable, unsetVariableMessage, type CollectHook, type Task } from '../task/index.ts';
@@ -58,8 +58,11 @@ function checkVariables(task: Task, input: EpisodeInput, firstStep: string): voi
   });
 }
 
-/** Loads the task (refusing one whose digest moved) and returns the small plan the workflow follows. */
-export async function planEpisode(deps: ActivityDeps, input: EpisodeInput): Promise<EpisodePlan> {
+/**
+ * Loads the task (refusing one whose digest moved) and returns the small plan the workflow follows. `episodeId` (the
+ * episode's workflow id) is given where an episode is about to seed, the one place the budget warning is logged.
+ */
+export async function planEpisode(deps: ActivityDeps, input: EpisodeInput, episodeId?: string): Promise<EpisodePlan> {
   return typed(async () => {
     const task = await deps.loadEpisodeTask(input, { fresh: true });
     const digest = checkDigest(input.digest, task);
@@ -93,7 +96,8 @@ export async function planEpisode(deps: ActivityDeps, input: EpisodeInput): Prom
       enforceTaskTimeouts: settings.enforceTaskTimeouts,
     });
     if (!budget.ok) throw ApplicationFailure.nonRetryable(`${task.path}: ${budget.reason}`, 'berth:task_refused');
-    if (budget.warning) deps.warnOnce(`budget\0${task.path}\0${task.digest}`, `${task.id}: ${budget.warning}`);
+    // multi-step-tasks.md § Episode time budget: the seed logs this once per episode (a retried plan does not repeat it).
+    if (budget.warning && episodeId !== undefined) deps.warnOnce(`budget\0${episodeId}`, `${task.id} (episode ${episodeId}): ${budget.warning}`);
     heartbeat();
     return {
       taskId: task.id,
@@ -122,8 +126,13 @@ export async function planEpisode(deps: ActivityDeps, input: EpisodeInput): Prom
  * heartbeats, since this activity has pickHost's heartbeat timeout.
  */
 export async function planAndPickHost(deps: ActivityDeps, req: { input: EpisodeInput; episodeId: string }): Promise<{ plan: EpisodePlan; lease: HostLease }> {
-  const plan = await beating(() => planEpisode(deps, req.input));
+  const plan = await beating(() => planEpisode(deps, req.input, req.episodeId));
   return { plan, lease: await pickHost(deps, { episodeId: req.episodeId, task: req.input.digest }) };
+}
+
+/** planEpisode as the activity of episodes from before planAndPickHost: the episode is the calling workflow. */
+export async function planEpisodeActivity(deps: ActivityDeps, input: EpisodeInput): Promise<EpisodePlan> {
+  return planEpisode(deps, input, Context.current().info.workflowExecution?.workflowId);
 }
 
 /** This host's sandbox queue, without reserving a slot (preparing images). */
