@@ -152,6 +152,26 @@ describe('a Python verifier\'s workspace in separate mode (python-verifier.md; t
   });
 });
 
+describe('a separate step\'s [[steps.verifier.collect]] hooks (issue 37; Harbor 0.25 trial.py _collect_hooks_for)', () => {
+  it('run in the agent\'s sandbox after the task\'s hooks, before the step\'s artifacts are copied to its verifier', async () => {
+    const task = await fx.task({
+      'task.toml': [
+        '[environment]', `docker_image = "${BASE_IMAGE}"`, 'workdir = "/app"',
+        '[[verifier.collect]]', 'command = "echo task >> /app/order.txt"',
+        '[[steps]]', 'name = "one"', 'artifacts = ["/app/order.txt"]',
+        '[steps.verifier]', 'environment_mode = "separate"',
+        '[[steps.verifier.collect]]', 'command = "echo step >> /app/order.txt"',
+      ].join('\n'),
+      'steps/one/instruction.md': 'one\n',
+      'steps/one/tests/test.sh': '[ "$(cat /app/order.txt)" = "$(printf \'task\\nstep\')" ] && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n',
+    });
+    expect(task.steps[0]!.verifier.mode).toBe('separate');
+    const agent = await fx.seedTask(task);
+    const r = await runVerification(context(fx, task, agent, { stepIndex: 0, agentNeededAfter: true }));
+    expect(r).toMatchObject({ reward: 1, masked: false, verifierMode: 'separate' });
+  });
+});
+
 describe('separate verifier image on record', () => {
   it('a built tests/Dockerfile runs its ENTRYPOINT and HEALTHCHECK before test.sh; the entrypoint output is kept', async () => {
     const task = await fx.task({
