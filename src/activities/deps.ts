@@ -47,8 +47,22 @@ export interface ActivityDeps extends NetworkDeps {
   gateway: OnDemand<ModelGateway>;
   /** Whether a waiting pickHost should reconcile the slots now: once per RECONCILE_EVERY_MS for all of this worker's waiters. */
   reconcileDue(): boolean;
-  /** A warning (keyed by what it is about) goes to this worker's log once, not once per episode. */
+  /** A warning (keyed by what it is about: a task, an episode) goes to this worker's log once per key. */
   warnOnce(key: string, message: string): void;
+}
+
+/** Keys remembered by warnOnce: the newest this many (keys per episode would otherwise grow with the worker's life). */
+const WARNED_KEYS_KEPT = 10_000;
+
+/** `warn` once per key, remembering the newest WARNED_KEYS_KEPT keys. */
+export function onceLog(warn: (message: string) => void, kept = WARNED_KEYS_KEPT): (key: string, message: string) => void {
+  const warned = new Set<string>();
+  return (key, message) => {
+    if (warned.has(key)) return;
+    warned.add(key);
+    if (warned.size > kept) warned.delete(warned.values().next().value!);
+    warn(message);
+  };
 }
 
 /** The engine and its egress: all seeding an agent's sandbox needs besides the task (tests use it on its own). */
@@ -105,7 +119,7 @@ export async function createActivityDeps(opts: { provider?: SandboxProvider; san
     journal: new RemovalJournal(homePath('removals', identity.queue)),
   });
   let reconciledAt = 0;
-  const warned = new Set<string>();
+  const warnOnce = onceLog((m) => log.warn(m));
   const network = sandboxDeps(provider);
   const slots = store ? new ClusterSlots(store) : new HostSlots(slotsFile(identity.queue), slotCapacity().slots);
   const loadEpisodeTask = episodeTaskLoader();
@@ -125,11 +139,7 @@ export async function createActivityDeps(opts: { provider?: SandboxProvider; san
       reconciledAt = Date.now();
       return true;
     },
-    warnOnce: (key, message) => {
-      if (warned.has(key)) return;
-      warned.add(key);
-      log.warn(message);
-    },
+    warnOnce,
   };
 }
 

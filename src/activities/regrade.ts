@@ -94,8 +94,9 @@ async function regradeSeparate(base: Base, source: string, input: RegradeInput):
   const artifacts = join(base.logsDir, 'artifacts');
   if (existsSync(join(source, 'artifacts'))) await cp(join(source, 'artifacts'), artifacts, { recursive: true });
   const collected = await copiedFromManifest(artifacts);
-  // The agent's sandbox is long gone: it is only named, never reached.
-  const gone: SandboxHandle = { name: containerName(input.from.workflowId, input.from.runId, 'agent'), containerId: '', user: 'root', workdir: '/' };
+  // The agent's sandbox is long gone: it is only named, never reached. Its working directory is a Python verifier's
+  // `workspace`: [environment].workdir when the task sets one (the image's WORKDIR is not on record here).
+  const gone: SandboxHandle = { name: containerName(input.from.workflowId, input.from.runId, 'agent'), containerId: '', user: 'root', workdir: base.task.environment.workdir ?? '/' };
   return runVerification({ ...base, agent: gone, collected });
 }
 

@@ -5,10 +5,10 @@ import { openaiModelCall } from './openai.ts';
 import { pickHost } from './pick-host.ts';
 import { prepareTasksHere } from './prepare.ts';
 import { planRegrade } from './regrade-plan.ts';
-import { hostLease, planAndPickHost, planEpisode } from './shared.ts';
+import { hostLease, planAndPickHost, planEpisodeActivity } from './shared.ts';
 
 export function createSharedActivities(deps: ActivityDeps) {
-  return withDeps(deps, { planEpisode, pickHost, planAndPickHost, hostLease, openaiModelCall, prepareTasksHere, probeAgentModel, planRegrade });
+  return withDeps(deps, { planEpisode: planEpisodeActivity, pickHost, planAndPickHost, hostLease, openaiModelCall, prepareTasksHere, probeAgentModel, planRegrade });
 }
 
 export type SharedActivities = ReturnType<typeof createSharedActivities>;

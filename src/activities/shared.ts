@@ -1,8 +1,8 @@
 import { heartbeatTimeoutSec, scheduleToStartSec } from '../config/env.ts';
-import { ApplicationFailure, heartbeat } from '@temporalio/activity';
+import { ApplicationFailure, Context, heartbeat } from '@temporalio/activity';
 import { loadBerthConfig } from '../config/berth-config.ts';
 import { capabilityRefusal } from '../sandbox/index.ts';
-import { checkDigest, envTablesOf, firstUnsetVariable, unsetVariableMessage, type Task } from '../task/index.ts';
+import { checkDigest, envTablesOf, firstUnsetVariable, unsetVariableMessage, type CollectHook, type Task } from '../task/index.ts';
 import { episodeBudget, healthcheckWorstSec, seedTimeLimitSec, verifyTimeLimitSec } from './budget.ts';
 import type { EpisodeInput, EpisodePlan, EpisodeSettings, HostLease } from './types.ts';
 import { typed } from './failures.ts';
@@ -30,8 +30,8 @@ function separateVerifierStart(v: Pick<Task['verifier'], 'mode' | 'image' | 'env
 }
 
 export function stepsOf(task: Task, settings: EpisodeSettings): EpisodePlan['steps'] {
-  const collectSec = task.verifier.collect.map((h) => h.timeout_sec);
-  const verifyTimeoutSec = (testSec: number, separate: ReturnType<typeof separateVerifierStart>) => verifyTimeLimitSec({ collectSec, testSec, ...(separate ? { separate } : {}) });
+  const verifyTimeoutSec = (testSec: number, separate: ReturnType<typeof separateVerifierStart>, stepHooks: readonly CollectHook[] = []) =>
+    verifyTimeLimitSec({ collectSec: [...task.verifier.collect, ...stepHooks].map((h) => h.timeout_sec), testSec, ...(separate ? { separate } : {}) });
   if (!task.multi_step) {
     const testSec = task.verifier.timeout_sec;
     return [{ name: task.id, agentTimeoutSec: task.agent.timeout_sec, verifierTimeoutSec: testSec, verifyTimeoutSec: verifyTimeoutSec(testSec, separateVerifierStart(task.verifier, settings)) }];
@@ -40,7 +40,7 @@ export function stepsOf(task: Task, settings: EpisodeSettings): EpisodePlan['ste
     name: s.name,
     agentTimeoutSec: s.agent.timeout_sec,
     verifierTimeoutSec: s.verifier.timeout_sec,
-    verifyTimeoutSec: verifyTimeoutSec(s.verifier.timeout_sec, separateVerifierStart(s.verifier, settings)),
+    verifyTimeoutSec: verifyTimeoutSec(s.verifier.timeout_sec, separateVerifierStart(s.verifier, settings), s.verifier.collect),
     ...(s.min_reward !== null ? { minReward: typeof s.min_reward === 'number' ? s.min_reward : { ...s.min_reward } } : {}),
     ...(stepNeedsSetup(s) ? { setupSec: stepSetupBudgetSec(task, s) } : {}),
   }));
@@ -58,8 +58,11 @@ function checkVariables(task: Task, input: EpisodeInput, firstStep: string): voi
   });
 }
 
-/** Loads the task (refusing one whose digest moved) and returns the small plan the workflow follows. */
-export async function planEpisode(deps: ActivityDeps, input: EpisodeInput): Promise<EpisodePlan> {
+/**
+ * Loads the task (refusing one whose digest moved) and returns the small plan the workflow follows. `episodeId` (the
+ * episode's workflow id) is given where an episode is about to seed, the one place the budget warning is logged.
+ */
+export async function planEpisode(deps: ActivityDeps, input: EpisodeInput, episodeId?: string): Promise<EpisodePlan> {
   return typed(async () => {
     const task = await deps.loadEpisodeTask(input, { fresh: true });
     const digest = checkDigest(input.digest, task);
@@ -73,7 +76,9 @@ export async function planEpisode(deps: ActivityDeps, input: EpisodeInput): Prom
     if (refusal) throw ApplicationFailure.nonRetryable(refusal, 'berth:task_refused');
     const groupRefusal = await composeRefusal(deps.driver, task);
     if (groupRefusal) throw ApplicationFailure.nonRetryable(groupRefusal, 'berth:task_refused');
-    const collectSec = task.verifier.collect.reduce((s, h) => s + h.timeout_sec, 0);
+    // Each turn's collect hooks: the task's, and a step's own after them.
+    const hooksSec = (hooks: readonly CollectHook[]) => hooks.reduce((s, h) => s + h.timeout_sec, 0);
+    const collectSec = (task.multi_step ? task.steps.map((st) => st.verifier.collect) : [[]]).map((own) => hooksSec(task.verifier.collect) + hooksSec(own));
     // Each turn's separate verifier start (a multi-step task's steps may mix modes).
     const separateSec = (task.multi_step ? task.steps.map((st) => st.verifier) : [task.verifier]).map((v) => {
       const start = separateVerifierStart(v, settings);
@@ -81,7 +86,7 @@ export async function planEpisode(deps: ActivityDeps, input: EpisodeInput): Prom
     });
     const seedHealthchecks = task.environment.healthcheck ? [task.environment.healthcheck] : [];
     const budget = episodeBudget({
-      turns: steps.map((s, i) => ({ agentSec: s.agentTimeoutSec + (s.setupSec ?? 0), verifierSec: s.verifierTimeoutSec + separateSec[i]!, collectSec })),
+      turns: steps.map((s, i) => ({ agentSec: s.agentTimeoutSec + (s.setupSec ?? 0), verifierSec: s.verifierTimeoutSec + separateSec[i]!, collectSec: collectSec[i]! })),
       setupPerTurnSec: SETUP_PER_TURN_SEC,
       sandboxReadySec: settings.sandboxReadyTimeoutSec + seedHealthchecks.reduce((sum, hc) => sum + healthcheckWorstSec(hc), 0),
       buildTimeoutSec: task.image.mode === 'overlay' ? task.environment.build_timeout_sec : 0,
@@ -91,7 +96,8 @@ export async function planEpisode(deps: ActivityDeps, input: EpisodeInput): Prom
       enforceTaskTimeouts: settings.enforceTaskTimeouts,
     });
     if (!budget.ok) throw ApplicationFailure.nonRetryable(`${task.path}: ${budget.reason}`, 'berth:task_refused');
-    if (budget.warning) deps.warnOnce(`budget\0${task.path}\0${task.digest}`, `${task.id}: ${budget.warning}`);
+    // multi-step-tasks.md § Episode time budget: the seed logs this once per episode (a retried plan does not repeat it).
+    if (budget.warning && episodeId !== undefined) deps.warnOnce(`budget\0${episodeId}`, `${task.id} (episode ${episodeId}): ${budget.warning}`);
     heartbeat();
     return {
       taskId: task.id,
@@ -120,8 +126,13 @@ export async function planEpisode(deps: ActivityDeps, input: EpisodeInput): Prom
  * heartbeats, since this activity has pickHost's heartbeat timeout.
  */
 export async function planAndPickHost(deps: ActivityDeps, req: { input: EpisodeInput; episodeId: string }): Promise<{ plan: EpisodePlan; lease: HostLease }> {
-  const plan = await beating(() => planEpisode(deps, req.input));
+  const plan = await beating(() => planEpisode(deps, req.input, req.episodeId));
   return { plan, lease: await pickHost(deps, { episodeId: req.episodeId, task: req.input.digest }) };
+}
+
+/** planEpisode as the activity of episodes from before planAndPickHost: the episode is the calling workflow. */
+export async function planEpisodeActivity(deps: ActivityDeps, input: EpisodeInput): Promise<EpisodePlan> {
+  return planEpisode(deps, input, Context.current().info.workflowExecution?.workflowId);
 }
 
 /** This host's sandbox queue, without reserving a slot (preparing images). */

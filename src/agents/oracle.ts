@@ -13,7 +13,11 @@ import { solutionForTurn } from '../task/index.ts';
 import type { AgentHarness, AgentTurnContext, AgentTurnResult } from './types.ts';
 
 export const SOLUTION_DIR = SANDBOX_LAYOUT.solutionDir;
-export const ORACLE_COMMAND = `bash ${SOLUTION_DIR}/solve.sh`;
+/**
+ * solve.sh is executed (made executable first), so its `#!` line picks the interpreter, as Harbor's oracle runs it;
+ * the command runs under bash, which runs a script without a `#!` line itself.
+ */
+export const ORACLE_COMMAND = `${SOLUTION_DIR}/solve.sh`;
 export const ORACLE_OUTPUT = `${AGENT_LOGS}/oracle.txt`;
 
 /** `[solution].env` resolved from this worker's environment (and the values to keep out of transcripts and host logs); an unset `${VAR}` is a SolutionEnvUnset. */

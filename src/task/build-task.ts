@@ -84,6 +84,11 @@ export function buildTask(snap: TaskSnapshot, ctx: BuildContext): Task {
   for (const [i, h] of doc.verifier.collect.entries()) {
     if (!services.includes(h.service)) warn(`task.toml: verifier.collect[${i}].service = "${h.service}" names no service ${what}; the hook is skipped.`);
   }
+  for (const [j, step] of (doc.steps ?? []).entries()) {
+    for (const [i, h] of step.verifier.collect.entries()) {
+      if (!services.includes(h.service)) warn(`task.toml: steps[${j}].verifier.collect[${i}].service = "${h.service}" (step ${step.name}) names no service ${what}; the hook is skipped.`);
+    }
+  }
   for (const [i, a] of artifacts.entries()) {
     if (!services.includes(a.service)) warn(`task.toml: artifacts[${i}].service = "${a.service}" names no service ${what}; the artifact is skipped.`);
   }

@@ -68,6 +68,8 @@ export interface CollectHook {
   /** Never scaled. */
   readonly timeout_sec: number;
   readonly user: User | null;
+  /** Set for a step's `[[steps.verifier.collect]]` hook: the step that declares it. */
+  readonly step?: string;
 }
 
 export type ImageMode = 'prebuilt' | 'pull' | 'overlay' | 'build';
@@ -161,6 +163,8 @@ export interface Step {
     readonly user: User | null;
     /** [verifier].env with [steps.verifier].env over it. */
     readonly env: Readonly<Record<string, string>>;
+    /** The step's own `[[steps.verifier.collect]]` hooks, run after the task's. */
+    readonly collect: readonly CollectHook[];
     /** Folders uploaded to /tests, in order (task tests/ first, step tests/ on top). */
     readonly tests_dirs: readonly string[];
     /** Absolute path of the test.sh that grades the step; null for a separate step whose image must ship one. */

@@ -121,6 +121,8 @@ export const stepSchema = z.object({
       env: envTableSchema,
       environment_mode: z.enum(['shared', 'separate']).optional(),
       environment: environmentSchema.optional(),
+      /** Run after the task's [[verifier.collect]] hooks, before the step's artifacts and verifier (Harbor's `_collect_hooks_for`). */
+      collect: z.array(collectHookSchema).default([]),
       network_mode: networkModeSchema.optional(),
       allowed_hosts: z.array(z.string()).optional(),
     })

@@ -13,7 +13,7 @@ import { requireStepFiles } from './refusals/missing-files.ts';
 import type { ArtifactToml, TaskToml } from './schema.ts';
 import type { TaskSnapshot } from './snapshot.ts';
 import { stepVerifierMode } from './verifier-mode.ts';
-import { separateVerifierOf } from './verifier-plan.ts';
+import { collectHookOf, separateVerifierOf } from './verifier-plan.ts';
 
 export function normaliseArtifact(a: ArtifactToml): Artifact {
   if (typeof a === 'string') return { source: a, destination: null, service: 'main', exclude: [] };
@@ -74,6 +74,7 @@ export function buildSteps(doc: TaskToml, snap: TaskSnapshot, solution: Solution
         timeout_sec: s.verifier.timeout_sec * tm,
         user: s.verifier.user ?? doc.verifier.user ?? null,
         env: { ...doc.verifier.env, ...s.verifier.env },
+        collect: s.verifier.collect.map((c) => collectHookOf(c, s.name)),
         tests_dirs: testsDirs,
         script: hasScript ? inTask(root, own ? paths.testSh : TASK_LAYOUT.testSh) : null,
         mode: stepVerifierMode(doc.verifier, s.verifier),

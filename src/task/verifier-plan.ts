@@ -6,15 +6,20 @@ import type { BuildContext } from './build-context.ts';
 import { toEnvironment } from './environment.ts';
 import { refuse } from './errors.ts';
 import { inTask, TASK_LAYOUT } from './layout.ts';
-import type { Environment, Verifier, VerifierImage, VerifierMode } from './model.ts';
+import type { CollectHook, Environment, Verifier, VerifierImage, VerifierMode } from './model.ts';
 import { policyAt } from './network.ts';
 import { checkRecorded, refuseSeparateVerifierWithoutImage, type VerifierSource } from './refusals/missing-images.ts';
 import type { SingleStepGrading } from './refusals/missing-files.ts';
 import { stepKey } from './refusals/keys.ts';
-import type { StepToml, TaskToml } from './schema.ts';
+import type { CollectHookToml, StepToml, TaskToml } from './schema.ts';
 import type { TaskSnapshot } from './snapshot.ts';
 import { checkVerifierCompose, type VerifierComposeMain } from './verifier-compose.ts';
 import { stepVerifierBuildContext, stepVerifierEnvironment } from './verifier-mode.ts';
+
+/** A `[[verifier.collect]]` hook, or a step's `[[steps.verifier.collect]]` one (`step` names it). */
+export function collectHookOf(c: CollectHookToml, step?: string): CollectHook {
+  return { command: c.command, service: c.service, timeout_sec: c.timeout_sec, user: c.user ?? null, ...(step !== undefined ? { step } : {}) };
+}
 
 /** The image in `context` (`tests`, or a step's tests folder): the environment's docker_image, else its Dockerfile. */
 function resolveVerifierImage(verifierEnv: Environment, source: VerifierSource, snap: TaskSnapshot, context: string): VerifierImage {
@@ -88,7 +93,7 @@ export function buildVerifier(doc: TaskToml, mode: VerifierMode, grading: Gradin
     timeout_sec: doc.verifier.timeout_sec * ctx.defaults.timeout_multiplier,
     user: doc.verifier.user ?? null,
     env: { ...doc.verifier.env },
-    collect: doc.verifier.collect.map((c) => ({ command: c.command, service: c.service, timeout_sec: c.timeout_sec, user: c.user ?? null })),
+    collect: doc.verifier.collect.map((c) => collectHookOf(c)),
     inputs: [...doc.verifier.inputs],
     network_mode: net.network_mode,
     allowed_hosts: net.allowed_hosts,

@@ -188,7 +188,7 @@ export class TrajectoryBuilder {
 export interface OracleTranscriptInput {
   sessionId: string;
   instruction: string;
-  /** The command the oracle ran, e.g. `bash /solution/solve.sh`. */
+  /** The command the oracle ran, e.g. `/solution/solve.sh`. */
   command: string;
   /** Its combined output (oracle.txt); the caller bounds its size. */
   output: string;

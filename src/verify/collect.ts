@@ -9,6 +9,13 @@ import { startFailure } from './sandbox-scripts.ts';
 
 const HOOK_OUTPUT_CAP = 16 * 1024;
 
+/** How task.toml names hook `i`: `[[verifier.collect]] #n`, or `[[steps.verifier.collect]] #n of step s`. */
+function hookName(hooks: readonly CollectHook[], i: number): string {
+  const hook = hooks[i]!;
+  const n = hooks.slice(0, i + 1).filter((h) => h.step === hook.step).length;
+  return hook.step === undefined ? `[[verifier.collect]] #${n}` : `[[steps.verifier.collect]] #${n} of step ${hook.step}`;
+}
+
 /**
  * Runs the hooks whose service `which` selects (Harbor's order in separate mode: main's, then the sidecars'
  * once main is stopped). `services` are the group's (a Compose task); a hook naming a service that is not there
@@ -26,7 +33,7 @@ export async function runCollectHooks(
   for (const [i, hook] of hooks.entries()) {
     const isMain = hook.service === 'main';
     if ((which === 'main' && !isMain) || (which === 'sidecars' && isMain)) continue;
-    const label = `[[verifier.collect]] #${i + 1} (${tailOf(hook.command, 120)})`;
+    const label = `${hookName(hooks, i)} (${tailOf(hook.command, 120)})`;
     const target = isMain ? agent : services[hook.service];
     if (!target) {
       const have = Object.keys(services).length > 0 ? Object.keys(services).join(', ') : 'main';

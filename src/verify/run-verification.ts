@@ -20,6 +20,7 @@ import type { RewardOutcome } from './reward.ts';
 import { ARTIFACTS_LOGS, clearScript } from './sandbox-scripts.ts';
 import { turnVerifier, type TurnVerifier } from './turn-settings.ts';
 import { resolveVerifierImage } from './verifier-image.ts';
+import { WORKSPACE_VAR } from './shim.ts';
 import { separateVerifierSeedUser, sharedVerifierUser } from './verifier-user.ts';
 
 const HEARTBEAT_MS = 10_000;
@@ -122,7 +123,7 @@ async function verifyShared(s: Shared): Promise<RewardOutcome> {
   const { ctx, turn, phases } = s;
   const { provider, agent } = ctx;
   const env = verifierEnv(s);
-  const hooks = ctx.task.verifier.collect;
+  const hooks = turn.collect;
   const files = { task: ctx.task, turn, trajectory: ctx.trajectory, responseText: ctx.responseText, uploadTests: true };
   // Small test files are written by the clear's own exec; larger ones are uploaded after it.
   const placement = await placementScript(files);
@@ -223,7 +224,7 @@ async function verifySeparate(s: Shared): Promise<RewardOutcome> {
       // Sidecars an earlier attempt stopped (never a one-shot service that completed with 0).
       for (const h of sidecars) if ((await provider.inspect(h)).exitCode !== 0) await provider.resume(h);
       await ctx.network?.agentPhase('collect');
-      await runCollectHooks(provider, agent, task.verifier.collect, s.warnings, ctx.heartbeat, services, 'main');
+      await runCollectHooks(provider, agent, turn.collect, s.warnings, ctx.heartbeat, services, 'main');
     });
     // Harbor's order: main's hooks and artifacts, main stopped, then the sidecars' hooks and artifacts. A later step
     // that still works in this group keeps it running.
@@ -232,7 +233,7 @@ async function verifySeparate(s: Shared): Promise<RewardOutcome> {
       services,
       beforeSidecars: sidecars.length === 0 ? undefined : async () => {
         if (!keepRunning) await provider.stop(agent);
-        await runCollectHooks(provider, agent, task.verifier.collect, s.warnings, ctx.heartbeat, services, 'sidecars');
+        await runCollectHooks(provider, agent, turn.collect, s.warnings, ctx.heartbeat, services, 'sidecars');
       },
     }));
     // Nothing the agent left running goes on while the verifier grades (the episode's teardown removes the whole group).
@@ -278,7 +279,9 @@ async function verifySeparate(s: Shared): Promise<RewardOutcome> {
         uploadTests: !(pre.shipsTestSh && !turn.python),
       }),
     );
-    const { timedOut, report } = await phases.run('test', () => runTestSh(provider, v, { user: v.user, env, timeoutSec: turn.timeoutSec }));
+    // A Python verifier's `workspace` is the task's working directory, where the artifacts restore it (python-verifier.md).
+    const testEnv = turn.python ? { ...env, [WORKSPACE_VAR]: agent.workdir } : env;
+    const { timedOut, report } = await phases.run('test', () => runTestSh(provider, v, { user: v.user, env: testEnv, timeoutSec: turn.timeoutSec }));
     const outcome = await phases.run('score', () => collectAndScore(provider, v, ctx.logsDir, timedOut, s.hidden, report.snapshot, report.verifierLogsGone));
     if (spec.entrypoint) await keepEntrypointOutput(s, v);
     return outcome;

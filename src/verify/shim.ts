@@ -44,7 +44,10 @@ const DIR_MODE = 0o755;
  * /logs/verifier/test-stdout.txt like any test.sh. It reads these variables, all unset in a sandbox and
  * there for running the shim elsewhere: BERTH_TESTS_DIR (/tests), BERTH_SHIM_DIR (/tests/.ng),
  * BERTH_REWARD_DIR (/logs/verifier), BERTH_WORKSPACE (the current directory), BERTH_VERIFIER (the module).
+ * A separate verifier sets BERTH_WORKSPACE to the task's working directory (where the artifacts restore it), since
+ * its sandbox's own working directory is the verifier environment's.
  */
+export const WORKSPACE_VAR = 'BERTH_WORKSPACE';
 export const shimLayout = {
   testsDir: SANDBOX_LAYOUT.testsDir,
   shimDir: '.ng',

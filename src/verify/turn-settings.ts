@@ -1,5 +1,5 @@
 // What grades one turn: the single-step [verifier] or a step's [steps.verifier], with templates resolved.
-import { type Artifact, type Environment, type NetworkPolicy, type Task, type VerifierImage, type VerifierMode } from '../task/index.ts';
+import { type Artifact, type CollectHook, type Environment, type NetworkPolicy, type Task, type VerifierImage, type VerifierMode } from '../task/index.ts';
 
 export interface TurnVerifier {
   /** Effective (already multiplied by the loader). */
@@ -22,6 +22,8 @@ export interface TurnVerifier {
   /** Separate mode: how task.toml names the table `environment.env` comes from, for messages. */
   environmentEnvTable: string | null;
   image: VerifierImage | null;
+  /** The hooks run before the turn's artifacts and verifier: the task's `[[verifier.collect]]`, then the step's own. */
+  collect: readonly CollectHook[];
   /** What is collected after the turn: the task's artifacts, then the step's own. */
   artifacts: readonly Artifact[];
   /** The verifier phase's network. */
@@ -46,6 +48,7 @@ export function turnVerifier(task: Task, stepIndex: number | null): TurnVerifier
       environment: step.verifier.environment,
       environmentEnvTable: step.verifier.env_table,
       image: step.verifier.image,
+      collect: [...v.collect, ...step.verifier.collect],
       artifacts: [...task.artifacts, ...step.artifacts],
       network: { network_mode: step.verifier.network_mode, allowed_hosts: step.verifier.allowed_hosts },
     };
@@ -63,6 +66,7 @@ export function turnVerifier(task: Task, stepIndex: number | null): TurnVerifier
     environment: v.environment,
     environmentEnvTable: v.env_table,
     image: v.image,
+    collect: v.collect,
     artifacts: task.artifacts,
     network: { network_mode: v.network_mode, allowed_hosts: v.allowed_hosts },
   };

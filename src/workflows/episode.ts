@@ -6,7 +6,7 @@ import type { SharedActivities } from '../activities/shared-activities.ts';
 import type { HostActivities } from '../activities/host-activities.ts';
 import { FINAL_ERROR_TYPES, TASK_ERROR_TYPES, failedTurn, maskedTurn, maskingFailure, plannedSeedFailure, seededSandboxOf } from './failures.ts';
 import { openaiTurnWorkflow } from './openai-turn.ts';
-import { rollUp, shouldStop } from './rollup.ts';
+import { rollUp, shouldStop, stoppedByScore } from './rollup.ts';
 import { seedsWithAgent } from './seed-with-agent.ts';
 import { buildRow } from './row.ts';
 import { BERTH_FAILURE_KIND, BERTH_OUTCOME, BERTH_REWARD, BERTH_TURN } from '../config/search-attributes.ts';
@@ -52,6 +52,15 @@ const EPISODE_V4 = 'episode-v4';
  * run will not see this child's completion): no signal round trip before an episode closes.
  */
 const EPISODE_V5 = 'episode-v5';
+/**
+ * A min_reward gate reads the reward file's `reward` key, missing = minus infinity (issue 37), where it read the
+ * turn's score. Asked only when the two readings differ, so an episode that never meets the case records nothing.
+ */
+const MIN_REWARD_KEY = 'min-reward-key';
+
+/** multi-step-tasks.md § Early stop; a run from before MIN_REWARD_KEY replays its own reading. */
+const stopsAfter = (outcome: TurnOutcome, gate: EpisodePlan['steps'][number]['minReward']): boolean =>
+  shouldStop(outcome, gate) && (stoppedByScore(outcome, gate) || patched(MIN_REWARD_KEY));
 
 /** Which of the consolidated patches this run has: decided once, in the first workflow task. */
 interface Versions {
@@ -206,7 +215,7 @@ async function runTurns(input: EpisodeInput, plan: EpisodePlan, acts: Acts, stat
       outcome = failedTurn(step.name, f.kind, f.reason, i);
     }
     state.turns.push(outcome);
-    if (i < plan.steps.length - 1 && shouldStop(outcome, step.minReward)) {
+    if (i < plan.steps.length - 1 && stopsAfter(outcome, step.minReward)) {
       state.stoppedAfter = step.name;
       return;
     }

@@ -32,17 +32,35 @@ export function rollUp(turns: TurnOutcome[], strategy: 'mean' | 'final'): Rollup
       masked: false,
     };
   }
-  const keys = new Set(turns.flatMap((t) => Object.keys(t.verifier_rewards)));
-  const perKey: Record<string, number> = {};
-  for (const key of keys) {
-    perKey[key] = turns.reduce((sum, t) => sum + (valid(t) ? t.verifier_rewards[key] ?? 0 : 0), 0) / turns.length;
-  }
   const reward = turns.reduce((sum, t) => sum + (valid(t) ? t.reward ?? 0 : 0), 0) / turns.length;
-  return { reward, verifier_rewards: perKey, ...failure, masked: false };
+  const components = turns.some((t) => valid(t) && t.reward_components) ? perKeyMeans(turns, (t) => t.reward_components ?? {}) : undefined;
+  return { reward, verifier_rewards: perKeyMeans(turns, (t) => t.verifier_rewards), ...(components ? { reward_components: components } : {}), ...failure, masked: false };
 }
 
-/** multi-step-tasks.md "Early stop": masked, no valid reward, or a missed min_reward gate. */
+/** The mean of each key over every turn that ran: a turn lacking the key, or without a valid reward, counts 0. */
+function perKeyMeans(turns: TurnOutcome[], of: (t: TurnOutcome) => Readonly<Record<string, number>>): Record<string, number> {
+  const keys = new Set(turns.flatMap((t) => Object.keys(of(t))));
+  const means: Record<string, number> = {};
+  for (const key of keys) means[key] = turns.reduce((sum, t) => sum + (valid(t) ? of(t)[key] ?? 0 : 0), 0) / turns.length;
+  return means;
+}
+
+/**
+ * multi-step-tasks.md "Early stop": masked, no valid reward, or a missed min_reward gate. A number gates the turn's
+ * `reward` key and a table each key it names, read from the reward file's keys as Harbor's `_min_reward_failure`
+ * reads them: a key the file lacks is minus infinity, so a reward.json without `reward` (scored as the sum of its
+ * components) fails a number gate.
+ */
 export function shouldStop(turn: TurnOutcome, gate: number | Record<string, number> | undefined): boolean {
+  if (!valid(turn)) return true;
+  if (gate === undefined) return false;
+  const actual = (key: string): number => (Object.hasOwn(turn.verifier_rewards, key) ? turn.verifier_rewards[key]! : -Infinity);
+  if (typeof gate === 'number') return actual('reward') < gate;
+  return Object.entries(gate).some(([key, min]) => actual(key) < min);
+}
+
+/** What runs before 2026-12 read: a gate on `reward` took the turn's score, the sum of a reward.json's components. */
+export function stoppedByScore(turn: TurnOutcome, gate: number | Record<string, number> | undefined): boolean {
   if (!valid(turn)) return true;
   if (gate === undefined) return false;
   if (typeof gate === 'number') return (turn.reward ?? -Infinity) < gate;

@@ -60,6 +60,24 @@ describe('oracle with solve.sh', () => {
     expect((err as Error).message).toMatch(/BERTH_AGENTS_TEST_UNSET.*not set/);
   });
 
+  // Harbor 0.25 (agents/oracle.py, utils/scripts.py build_execution_command) chmods /solution/solve.sh as root and
+  // executes it. The same two tiny tasks run under `harbor trial start -a oracle` on berth-base:bookworm: the
+  // python3 `#!` script wrote "python" and the one without a `#!` line took its bash branch; both scored reward 1.
+  it('executes solve.sh, so its #! line picks the interpreter, and runs one without a #! line under bash, as Harbor', async () => {
+    const toml = '[agent]\ntimeout_sec = 60\nuser = "agent"\n';
+    const python = await loadTestTask(await singleTask({ 'solve.sh': "#!/usr/bin/env python3\nimport os\nopen('ran', 'w').write('python ' + os.getcwd())\n" }, toml));
+    const handle = await seedTask(made, python);
+    const res = await oracle.runTurn(await makeCtx(handle, python));
+    expect(res.exitCode).toBe(0);
+    expect(await sh(handle, 'cat /work/ran')).toBe('python /work');
+    expect(res.trajectory.steps[1]?.tool_calls?.[0]?.arguments).toEqual({ command: '/solution/solve.sh' });
+
+    const plain = await loadTestTask(await singleTask({ 'solve.sh': 'if [[ -n "$BASH_VERSION" ]]; then printf bash > ran; else printf other > ran; fi\n' }, toml));
+    const again = await oracle.runTurn(await makeCtx(handle, plain));
+    expect(again.exitCode).toBe(0);
+    expect(await sh(handle, 'cat /work/ran')).toBe('bash');
+  });
+
   it('records a non-zero exit without failing, and a timeout', async () => {
     const toml = '[agent]\ntimeout_sec = 60\nuser = "agent"\n';
     const task = await loadTestTask(await singleTask({ 'solve.sh': 'echo boom >&2\nexit 3\n' }, toml));

@@ -102,6 +102,26 @@ describe('multi-step tasks', () => {
     expect(t.steps[0]!.agent.user).toBe('1000:1000');
   });
 
+  it('[[steps.verifier.collect]] hooks are the step\'s own, after the task\'s (Harbor 0.25 _collect_hooks_for); one naming no service warns', () => {
+    const hooks = [
+      '[[verifier.collect]]', 'command = "echo task"',
+      '[[steps]]', 'name = "one"', '[[steps.verifier.collect]]', 'command = "echo one"', 'timeout_sec = 5', 'user = "agent"',
+      '[[steps.verifier.collect]]', 'command = "echo db"', 'service = "db"',
+      '[[steps]]', 'name = "two"',
+    ].join('\n');
+    const warnings: string[] = [];
+    const unknown: string[] = [];
+    const t = expectTask(build({ ...FILES, 'task.toml': hooks }, { warn: (m) => warnings.push(m), unknownKey: (k) => unknown.push(k) }));
+    expect(t.verifier.collect.map((h) => h.command)).toEqual(['echo task']);
+    expect(t.steps[0]!.verifier.collect).toEqual([
+      { command: 'echo one', service: 'main', timeout_sec: 5, user: 'agent', step: 'one' },
+      { command: 'echo db', service: 'db', timeout_sec: 60, user: null, step: 'one' },
+    ]);
+    expect(t.steps[1]!.verifier.collect).toEqual([]);
+    expect(unknown).toEqual([]);
+    expect(warnings).toEqual([expect.stringContaining('steps[0].verifier.collect[1].service = "db" (step one) names no service')]);
+  });
+
   it('harbor-behaviour.md § 1: a steps = [] list is a single-step task', () => {
     const t = build({ 'task.toml': 'steps = []\n' });
     expect(expectTask(t).multi_step).toBe(false);

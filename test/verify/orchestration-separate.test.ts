@@ -121,6 +121,57 @@ describe('a Python verifier in separate mode', () => {
   });
 });
 
+describe('a Python verifier\'s workspace in separate mode (python-verifier.md; task-folder-verifiers.md § Python verifiers)', () => {
+  it('is the task\'s working directory, where the artifacts restore it, not the verifier sandbox\'s own working directory', async () => {
+    const task = await fx.task({
+      'task.toml': [
+        'artifacts = ["/app"]',
+        '[environment]',
+        `docker_image = "${BASE_IMAGE}"`,
+        'workdir = "/app"',
+        '[verifier.environment]',
+        `docker_image = "${BASE_IMAGE}"`,
+        'workdir = "/grader"',
+      ].join('\n'),
+      'tests/verifier.py': [
+        'import os',
+        'from nemo_gym.verifiers.files import read_text',
+        '',
+        'def verify(workspace, state):',
+        '    return {"reward": float(read_text(workspace, "answer.txt") == "blue"), "at_app": float(str(workspace) == "/app"),',
+        '            "state_same": float(state["workspace"] == workspace), "cwd_grader": float(os.getcwd() == "/grader")}',
+        '',
+      ].join('\n'),
+    });
+    expect(task.verifier).toMatchObject({ kind: 'python', mode: 'separate' });
+    const agent = await fx.seedTask(task);
+    await sh(agent, 'echo blue > /app/answer.txt');
+    const r = await runVerification(context(fx, task, agent));
+    // test.sh itself still runs from the verifier environment's working directory, as every separate test.sh does.
+    expect(r).toMatchObject({ reward: 1, masked: false, verifierMode: 'separate', verifier_rewards: { reward: 1, at_app: 1, state_same: 1, cwd_grader: 1 } });
+  });
+});
+
+describe('a separate step\'s [[steps.verifier.collect]] hooks (issue 37; Harbor 0.25 trial.py _collect_hooks_for)', () => {
+  it('run in the agent\'s sandbox after the task\'s hooks, before the step\'s artifacts are copied to its verifier', async () => {
+    const task = await fx.task({
+      'task.toml': [
+        '[environment]', `docker_image = "${BASE_IMAGE}"`, 'workdir = "/app"',
+        '[[verifier.collect]]', 'command = "echo task >> /app/order.txt"',
+        '[[steps]]', 'name = "one"', 'artifacts = ["/app/order.txt"]',
+        '[steps.verifier]', 'environment_mode = "separate"',
+        '[[steps.verifier.collect]]', 'command = "echo step >> /app/order.txt"',
+      ].join('\n'),
+      'steps/one/instruction.md': 'one\n',
+      'steps/one/tests/test.sh': '[ "$(cat /app/order.txt)" = "$(printf \'task\\nstep\')" ] && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n',
+    });
+    expect(task.steps[0]!.verifier.mode).toBe('separate');
+    const agent = await fx.seedTask(task);
+    const r = await runVerification(context(fx, task, agent, { stepIndex: 0, agentNeededAfter: true }));
+    expect(r).toMatchObject({ reward: 1, masked: false, verifierMode: 'separate' });
+  });
+});
+
 describe('separate verifier image on record', () => {
   it('a built tests/Dockerfile runs its ENTRYPOINT and HEALTHCHECK before test.sh; the entrypoint output is kept', async () => {
     const task = await fx.task({

@@ -206,6 +206,29 @@ describe('[[verifier.collect]] hooks', () => {
   });
 });
 
+describe('[[steps.verifier.collect]] hooks (issue 37; Harbor 0.25 trial.py _collect_hooks_for)', () => {
+  it('run after the task\'s hooks and before the step\'s artifacts; a failing one warns under its own name', async () => {
+    const task = await fx.task({
+      'task.toml': [
+        `artifacts = ["/work/order.txt"]`,
+        '[environment]', `docker_image = "${BASE_IMAGE}"`, 'workdir = "/work"',
+        '[[verifier.collect]]', 'command = "echo task >> /work/order.txt"',
+        '[[steps]]', 'name = "one"',
+        '[[steps.verifier.collect]]', 'command = "echo step >> /work/order.txt"',
+        '[[steps.verifier.collect]]', 'command = "exit 3"',
+      ].join('\n'),
+      'steps/one/instruction.md': 'one\n',
+      'steps/one/tests/test.sh': '[ "$(cat /work/order.txt)" = "$(printf \'task\\nstep\')" ] && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n',
+    });
+    await sh(root, 'mkdir -p /work && rm -f /work/order.txt');
+    const ctx = context(fx, task, root, { stepIndex: 0 });
+    const r = await runVerification(ctx);
+    expect(r).toMatchObject({ reward: 1, masked: false });
+    expect(readFileSync(join(ctx.logsDir, 'artifacts', 'work', 'order.txt'), 'utf8')).toBe('task\nstep\n');
+    expect(r.warnings).toEqual([expect.stringMatching(/^\[\[steps\.verifier\.collect\]\] #2 of step one \(exit 3\) exited 3/)]);
+  });
+});
+
 describe('artifacts in shared mode', () => {
   it('copies /logs/artifacts and the declared entries (destination, exclude); a missing one warns', async () => {
     await sh(root, 'mkdir -p /logs/artifacts/sub /work/data && echo a > /logs/artifacts/sub/a.txt && echo out > /work/out.txt && echo keep > /work/data/keep.txt && echo skip > /work/data/skip.log');

@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { stepsOf } from '../../src/activities/shared.ts';
+import { DEFAULT_EPISODE_SETTINGS } from '../../src/activities/types.ts';
+import { build, expectTask } from '../task/helpers.ts';
 import { EXEC_OVERHEAD_SEC, VERIFY_PHASES_SEC, episodeBudget, healthcheckWorstSec, seedTimeLimitSec, verifyTimeLimitSec, type BudgetInput, type VerifyTimeInput } from '../../src/activities/budget.ts';
 
 const base: BudgetInput = {
@@ -94,5 +97,17 @@ describe('seed time limit', () => {
         expect(seedTimeLimitSec({ readySec: 61, buildSec: 0, healthchecks: [hc] })).toBeGreaterThan(61 + start + retries * 15);
       }
     }
+  });
+});
+
+describe('a turn\'s verify time limit', () => {
+  it('counts the task\'s collect hooks on every turn and a step\'s own [[steps.verifier.collect]] hooks on its turn', () => {
+    const task = expectTask(build({
+      'task.toml': '[[verifier.collect]]\ncommand = "true"\ntimeout_sec = 7\n[[steps]]\nname = "one"\n[[steps.verifier.collect]]\ncommand = "true"\ntimeout_sec = 30\n[[steps]]\nname = "two"\n',
+      'steps/one/instruction.md': 'a', 'steps/two/instruction.md': 'b',
+    }));
+    const [one, two] = stepsOf(task, DEFAULT_EPISODE_SETTINGS);
+    expect(two!.verifyTimeoutSec).toBe(verifyTimeLimitSec({ collectSec: [7], testSec: 600 }));
+    expect(one!.verifyTimeoutSec).toBe(verifyTimeLimitSec({ collectSec: [7, 30], testSec: 600 }));
   });
 });

@@ -122,6 +122,18 @@ describe('EpisodeWorkflow with scripted activities (multi-step-tasks.md)', () =>
     expect(calls.get('gate')?.at(-1)).toBe('teardown');
   });
 
+  // Issue 37: a gate reads the `reward` key, a reward.json without one is -inf (Harbor's _min_reward_failure), though
+  // the turn scores the sum of its components. Stored as episode-gatekey; episode-gatekey-v0 is the same script run
+  // before the min-reward-key patch, which went on to step 2 and must replay so.
+  it('a number min_reward stops after a turn whose reward file has no `reward` key, whatever its sum', async () => {
+    const row = await run('gatekey', {
+      plan: { steps: [1, 2].map((i) => ({ name: `step-${i}`, agentTimeoutSec: 30, verifierTimeoutSec: 30, minReward: 0.5 })) },
+      turns: [{ reward: 2, verifier_rewards: { a: 1, b: 1 }, reward_components: { a: 1, b: 1 } }, { reward: 1 }],
+    });
+    expect(row).toMatchObject({ stopped_after_turn: 'step-1', reward: 2, reward_components: { a: 1, b: 1 } });
+    expect(calls.get('gatekey')).not.toContain('agent 2');
+  });
+
   it('stops after a turn without a valid reward and carries its failure kind', async () => {
     const row = await run('nofile', { plan: {}, turns: [{ reward: 1 }, { reward: 0, verifier_rewards: {}, failure_kind: 'harbor:missing_reward', failure_reason: 'no reward file' }, { reward: 1 }] });
     expect(row).toMatchObject({ stopped_after_turn: 'step-2', reward: 0.5, failure_kind: 'harbor:missing_reward', mask_sample: false });

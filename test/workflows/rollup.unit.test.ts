@@ -11,6 +11,9 @@ const missing = turn(0, {}, { verifier_rewards: {}, failure_kind: 'harbor:missin
 const masked = turn(null, {}, { failure_kind: 'provider_unavailable', failure_reason: 'gone', masked: true });
 // The agent's model ended the turn and its verifier then scored it (multi-step-tasks.md § Reward roll-up).
 const ended = (kind: string, reward = 1, keys: Record<string, number> = {}) => turn(reward, keys, { failure_kind: kind, failure_reason: 'limit' });
+// A reward.json without a `reward` key scores the sum of its components (task-folder-verifiers.md § Reward files).
+const summed = (components: Record<string, number>): TurnOutcome =>
+  turn(Object.values(components).reduce((a, b) => a + b, 0), {}, { verifier_rewards: { ...components }, reward_components: { ...components } });
 const setupFailed = failedTurn('s2', 'harbor:step_setup_failed', 'setup.sh exited 1', 1);
 
 describe('roll-up (multi-step-tasks.md § Reward roll-up)', () => {
@@ -40,6 +43,17 @@ describe('roll-up (multi-step-tasks.md § Reward roll-up)', () => {
     expect(r).toMatchObject({ masked: true, reward: null, failure_kind: 'provider_unavailable', failure_reason: 'gone' });
   });
 
+  it('a mean keeps reward_components: per-key means over every turn, a missing key and an invalid turn counting 0', () => {
+    const r = rollUp([summed({ a: 1, b: 0.5 }), summed({ a: 0.5 }), turn(1), { ...missing, reward_components: { a: 9 } }], 'mean');
+    expect(r.reward).toBeCloseTo((1.5 + 0.5 + 1 + 0) / 4);
+    expect(r.reward_components).toEqual({ a: (1 + 0.5) / 4, b: 0.5 / 4 });
+    expect(r.verifier_rewards).toEqual({ a: (1 + 0.5) / 4, b: 0.5 / 4, reward: 1 / 4 });
+  });
+
+  it('a mean over turns that all wrote a `reward` key has no reward_components', () => {
+    expect(rollUp([turn(1), turn(0.5)], 'mean')).not.toHaveProperty('reward_components');
+  });
+
   it('no turn at all is masked', () => {
     expect(rollUp([], 'mean').masked).toBe(true);
   });
@@ -56,6 +70,12 @@ describe('early stop (multi-step-tasks.md § Early stop)', () => {
     ['a table gates each named key: all met', turn(0.1, { a: 0.6 }), { a: 0.5 }, false],
     ['a table naming a key the turn lacks fails', turn(1), { b: 0 }, true],
     ['a table may gate reward itself', turn(0.2), { reward: 0.5 }, true],
+    // Harbor 0.25 (trial/multi_step.py _min_reward_failure): a gated key the rewards lack is -inf. The same tiny task
+    // run under Harbor (a first step whose reward.json is {"score": 1}, min_reward = 0.5) stopped after that step.
+    ['a number gate fails a reward.json without a `reward` key, whatever its components sum to', summed({ score: 1 }), 0.5, true],
+    ['a table gating `reward` fails a reward.json without one', summed({ score: 1 }), { reward: 0 }, true],
+    ['a table gating a component of such a file reads that key', summed({ score: 1 }), { score: 0.5 }, false],
+    ['a key named like an Object member is still missing', turn(1), { constructor: 0 }, true],
     ['no verifier result fails every gate', missing, { a: 0 }, true],
     ['a verified turn the model ended on its context window goes on', ended('agent:context_length'), undefined, false],
     ['a verified turn ended on --max-tokens goes on', ended('agent:max_tokens'), undefined, false],

@@ -5,7 +5,8 @@
 # with harbor:missing_reward). The exit code never affects the score.
 #
 # Laid out under /tests by src/verify/shim.ts (see shimLayout there). Every path can be moved through the
-# environment so the shim also runs outside a sandbox (tests); in a sandbox none of these is set:
+# environment so the shim also runs outside a sandbox (tests); in a sandbox none of these is set but BERTH_WORKSPACE
+# by a separate verifier, whose own working directory is not the task's:
 #   BERTH_TESTS_DIR   where the task's tests/ and this script live     (default /tests)
 #   BERTH_SHIM_DIR    the runner, helpers, task_data.json, response.json (default $BERTH_TESTS_DIR/.ng)
 #   BERTH_REWARD_DIR  where reward.txt / reward.json go                (default /logs/verifier)
