@@ -83,6 +83,18 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { paths: engineClients('The Kubernetes driver does not talk to Docker.', ['dockerode']) }] },
   },
   {
+    // src/host/ is what a host owns, outside Temporal's activity API: src/activities/ wraps it for Temporal.
+    files: ['src/host/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [
+          ...engineClients('Only src/sandbox/ talks to an engine: use a SandboxProvider method.'),
+          ...['@temporalio/activity', '@temporalio/workflow'].map((name) => ({ name, message: 'src/host/ does not speak Temporal\'s activity API: throw a typed error (src/host/errors.ts) and let src/activities/failures.ts turn it into a failure.' })),
+        ],
+      }],
+    },
+  },
+  {
     files: ['src/workflows/**/*.ts'],
     rules: {
       'no-restricted-imports': [

@@ -15,18 +15,18 @@ import type { RegradeInput } from './types.ts';
 import type { EpisodePlan, TurnOutcome } from './types.ts';
 import { beating } from './beating.ts';
 import { typed } from './failures.ts';
-import { environmentOf } from './seed-agent.ts';
-import { agentSandboxNetwork } from './phase-network.ts';
-import { episodeLogsDir, turnLogsDir } from './logs.ts';
-import type { ActivityDeps } from './deps.ts';
-import { agentSandboxSpec } from './sandbox-spec.ts';
+import { environmentOf } from '../host/seed-agent.ts';
+import { agentSandboxNetwork } from '../host/phase-network.ts';
+import { episodeLogsDir, turnLogsDir } from '../host/logs.ts';
+import type { HostServices } from '../host/deps.ts';
+import { agentSandboxSpec } from '../host/sandbox-spec.ts';
 import { turnOutcomeOf } from './turn.ts';
-import { hiddenValuesOf } from './hidden.ts';
+import { hiddenValuesOf } from '../host/hidden.ts';
 
 const refused = (message: string) => ApplicationFailure.nonRetryable(message, REGRADE_REFUSED);
 
 /** A slot of this host, as an episode takes one: a regrade of a whole batch runs as many at once as episodes do. */
-async function withSlot<T>(deps: ActivityDeps, workflowId: string, runId: string, fn: () => Promise<T>): Promise<T> {
+async function withSlot<T>(deps: HostServices, workflowId: string, runId: string, fn: () => Promise<T>): Promise<T> {
   const { identity: { host }, slots } = deps;
   while (!(await slots.tryReserve(workflowId, runId))) {
     heartbeat({ waiting: { host, inUse: slots.inUse, capacity: slots.capacity } });
@@ -42,11 +42,11 @@ async function withSlot<T>(deps: ActivityDeps, workflowId: string, runId: string
   }
 }
 
-const noKeptState = (deps: ActivityDeps, input: RegradeInput): string =>
+const noKeptState = (deps: HostServices, input: RegradeInput): string =>
   `no final state of ${input.stateOf.workflowId} is kept on this host (image ${finalStateImage(input.stateOf.workflowId, input.stateOf.runId)}): a shared-mode regrade needs the batch run with --keep-final-state, and the image not yet removed (berth gc, or ${deps.provider.finalStateRetentionDays} days of retention)`;
 
 /** Why this host cannot regrade the episode (its agent's logs gone; for shared mode, no kept final state), or null. */
-export async function regradeRefusal(deps: ActivityDeps, req: { input: RegradeInput; plan: EpisodePlan }): Promise<string | null> {
+export async function regradeRefusal(deps: HostServices, req: { input: RegradeInput; plan: EpisodePlan }): Promise<string | null> {
   const { input, plan } = req;
   const source = turnLogsDir(input.from.logsDir, 0, null);
   if (!existsSync(join(source, 'agent', 'trajectory.json'))) {
@@ -56,7 +56,7 @@ export async function regradeRefusal(deps: ActivityDeps, req: { input: RegradeIn
   return null;
 }
 
-export async function regradeTurn(deps: ActivityDeps, req: { input: RegradeInput; plan: EpisodePlan }): Promise<TurnOutcome & { logsDir: string }> {
+export async function regradeTurn(deps: HostServices, req: { input: RegradeInput; plan: EpisodePlan }): Promise<TurnOutcome & { logsDir: string }> {
   return typed(() => beating(async () => {
     const { input, plan } = req;
     const exec = Context.current().info.workflowExecution;
@@ -99,7 +99,7 @@ async function regradeSeparate(base: Base, source: string, input: RegradeInput):
   return runVerification({ ...base, agent: gone, collected });
 }
 
-async function regradeShared(deps: ActivityDeps, base: Base, task: Task, input: RegradeInput, workflowId: string, runId: string): Promise<VerifyResult> {
+async function regradeShared(deps: HostServices, base: Base, task: Task, input: RegradeInput, workflowId: string, runId: string): Promise<VerifyResult> {
   const { provider } = deps;
   const image = finalStateImage(input.stateOf.workflowId, input.stateOf.runId);
   const labels = await provider.imageLabels(image);

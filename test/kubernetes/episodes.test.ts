@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RemovalJournal } from '../../src/activities/removal-journal.ts';
+import { RemovalJournal } from '../../src/host/removal-journal.ts';
 import { startBatch } from '../../src/client/batch.ts';
 import { homePath } from '../../src/config/paths.ts';
 import { DockerSandboxProvider, KubernetesSandboxProvider } from '../../src/sandbox/index.ts';

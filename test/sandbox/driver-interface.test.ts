@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentSandboxSpec } from '../../src/activities/sandbox-spec.ts';
+import { agentSandboxSpec } from '../../src/host/sandbox-spec.ts';
 import { DETACHED_BASE, startDetached, waitDetached } from '../../src/sandbox/detached.ts';
 import type { SandboxDriver } from '../../src/sandbox/driver.ts';
 import { prepareAgentImage } from '../../src/sandbox/image-prep.ts';

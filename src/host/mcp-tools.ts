@@ -5,7 +5,7 @@
 // user, once per session.
 import { describeEndpoint, listMcpTools, reachedInMain, type McpEndpoint, type McpToolBinding, type StdioStarter } from '../agents/index.ts';
 import type { McpServer, Task } from '../task/index.ts';
-import type { SandboxRef } from './types.ts';
+import type { SandboxRef } from '../activities/types.ts';
 import { SandboxLost, type SandboxProvider } from '../sandbox/index.ts';
 import { handleOf, serviceHandle } from './handle.ts';
 

@@ -6,17 +6,17 @@ import { seedGroup } from '../sandbox/group-seed.ts';
 import { prepareServiceImages } from '../sandbox/image-prep.ts';
 import type { SandboxLabels } from '../sandbox/index.ts';
 import { inTask, TASK_LAYOUT, type Task } from '../task/index.ts';
-import type { EpisodeInput, SandboxRef, ServiceRef } from './types.ts';
-import { agentImageForSeed } from './image-prep.ts';
+import type { EpisodeInput, SandboxRef, ServiceRef } from '../activities/types.ts';
+import { taskImageForSeed } from './episode-image.ts';
 import { environmentOf } from './seed-agent.ts';
-import type { ActivityDeps } from './deps.ts';
+import type { HostServices } from './deps.ts';
 import { phaseTargets } from './handle.ts';
 import { enterPhase, groupPhaseNetwork } from './phase-network.ts';
 import { agentSandboxSpec } from './sandbox-spec.ts';
 import { deliverTaskExtras } from './task-extras.ts';
 
 /** multi-step-tasks.md § Compose sidecar sizing: once per task, which sidecars run at the default size. */
-function logDefaultSized(deps: ActivityDeps, task: Task): void {
+function logDefaultSized(deps: HostServices, task: Task): void {
   const plain = task.compose!.sidecars.filter((s) => !s.sized).map((s) => s.name);
   if (plain.length === 0) return;
   deps.warnOnce(
@@ -30,13 +30,13 @@ function logDefaultSized(deps: ActivityDeps, task: Task): void {
 export const GROUP_PREFIX = 'group:';
 export const groupRemovalName = (project: string): string => `${GROUP_PREFIX}${project}`;
 
-export async function seedComposeSandbox(deps: ActivityDeps, task: Task, req: { input: EpisodeInput; workflowId: string; runId: string }, o: {
+export async function seedComposeSandbox(deps: HostServices, task: Task, req: { input: EpisodeInput; workflowId: string; runId: string }, o: {
   host: string; queue: string; logsDir: string; labels: SandboxLabels; hostEnv: Readonly<Record<string, string | undefined>>;
 }): Promise<SandboxRef> {
   const { provider, driver } = deps;
   const project = groupProjectName(req.workflowId, req.runId, 'agent');
   const taskEnv = environmentOf(task, o.hostEnv);
-  let prepared = await agentImageForSeed(provider, task, req.input.imageAliases, req.input.baseImageId);
+  let prepared = await taskImageForSeed(provider, task, req.input.imageAliases, req.input.baseImageId);
   // A Compose task's main runs its image's entrypoint and healthcheck even for a bare docker_image
   // (task-folder-verifiers.md § Image entrypoint: "from the record prepare makes of every service image").
   if (!prepared.config) prepared = { ...prepared, config: await provider.imageConfig(prepared.ref) };

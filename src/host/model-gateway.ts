@@ -12,7 +12,7 @@ import {
 } from '../gateway/index.ts';
 import { homePath } from '../config/paths.ts';
 import { loadBerthConfig } from '../config/berth-config.ts';
-import type { EpisodeInput, TokenUsage } from './types.ts';
+import type { EpisodeInput, TokenUsage } from '../activities/types.ts';
 import { OnDemand } from './on-demand.ts';
 
 /** A port kept from the last start, so an agent still running from before a worker restart reaches it again. */
