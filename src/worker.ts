@@ -67,7 +67,7 @@ export interface WorkerOptions {
   sandbox?: SandboxProviderName;
 }
 
-/** How often a worker looks for slots of its host that nobody else will free (src/activities/slot-reconcile.ts). */
+/** How often a worker looks for slots of its host that nobody else will free (src/host/slot-reconcile.ts). */
 const RECONCILE_EVERY_MS = 30_000;
 
 /**

@@ -15,7 +15,7 @@ export interface SlotWait {
  * Returns this host's queue once a sandbox slot of the host (shared by every worker process polling its queue) is
  * reserved for the episode (on a full host, a warm pool's slot: `task`, the episode's digest, picks one seeded for
  * its task first). While waiting it heartbeats how many are in use, and now and then frees slots that
- * nobody else will (src/activities/slot-reconcile.ts).
+ * nobody else will (src/host/slot-reconcile.ts).
  */
 export async function pickHost(deps: HostServices, req: { episodeId: string; task?: string }): Promise<HostLease> {
   const { identity: id, slots } = deps;

@@ -35,7 +35,7 @@ export const episodeSandboxNames = (episodeId: string, runId: string, kinds: Epi
   ...(kinds.separateVerifier ? [containerName(episodeId, runId, 'verifier')] : []),
 ];
 
-/** Frees a slot once called; a failure to free it is left to the reconciler (src/activities/slot-reconcile.ts). */
+/** Frees a slot once called; a failure to free it is left to the reconciler (src/host/slot-reconcile.ts). */
 export const freeing = (slots: SandboxSlots, key: string) => (): void => {
   slots.free(key).catch((err: Error) => console.warn(`berth worker: could not free the slot of ${key} (${err.message}); the reconciler frees it later`));
 };

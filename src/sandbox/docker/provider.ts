@@ -23,7 +23,7 @@ import type { GpuSupport, LocalImageEngine, SandboxHandle, SandboxProvider, Stdi
 import { janitorPool, renameSandbox } from './lifecycle.ts';
 import type { JanitorOptions, JanitorReport } from '../types.ts';
 
-/** What the worker hands the sandbox (src/activities/deps.ts); tests and the CLI leave out what they do not need. */
+/** What the worker hands the sandbox (src/host/deps.ts); tests and the CLI leave out what they do not need. */
 export interface DockerProviderOptions {
   /** Where image builds keep their logs and locks and groups their project files (`groups/`); the worker gives BERTH_HOME. */
   stateDir?: string;
