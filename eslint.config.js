@@ -29,7 +29,7 @@ export const importTableAllowlist = [
   // and task, workflows only outcomes): the shared rules are defined once, each on one side, and imported across.
   { from: 'src/client/', to: 'src/workflows/public.ts', why: 'episode ids, start options, batch expansion and its upcoming episodes, the batch\'s update names and concurrency rule, the usage sum: the workflows\' rules the client applies too' },
   { from: 'src/workflows/', to: 'src/config/search-attributes.ts', why: 'the search attribute keys the workflows set, defined once with the list the server registers and the client queries' },
-  { from: 'src/workflows/', to: 'src/config/batch-ids.ts', why: 'the name of the batch query the hosts\' warm pools ask (src/activities/warm-pool.ts), defined once for both sides' },
+  { from: 'src/workflows/', to: 'src/config/batch-ids.ts', why: 'the name of the batch query the hosts\' warm pools ask (src/host/warm-pool.ts), defined once for both sides' },
   { from: 'src/client/retry.ts', to: 'src/outcomes/index.ts', why: '`retry --masked` reads each kind\'s retryable flag (outcomes is a bottom module the table leaves out of the client row)' },
   { from: 'src/client/', to: 'src/trajectory/atif-types.ts', typesOnly: true, why: 'the viewer reads ATIF trajectories' },
 ];
