@@ -1,9 +1,7 @@
-import { groupProjectName } from '../sandbox/docker/group-names.ts';
-import { containerName } from '../sandbox/index.ts';
+import { containerName, groupProjectName } from '../sandbox/index.ts';
 import type { Task } from '../task/index.ts';
 import { turnVerifier } from '../verify/index.ts';
-import { groupRemovalName } from './seed-compose.ts';
-import type { HostServices } from './deps.ts';
+import { groupRemovalName, type Remover } from './remover.ts';
 import type { SandboxSlots } from './sandbox-slots.ts';
 
 /** Which of an episode's possible sandboxes it may have made. Without the task (a teardown by name only), all of them. */
@@ -41,7 +39,7 @@ export const freeing = (slots: SandboxSlots, key: string) => (): void => {
 };
 
 /** Hands the episode run's sandboxes to this host's remover; its slot is freed once they are gone. Idempotent. */
-export async function tearDownEpisode(deps: Pick<HostServices, 'slots' | 'remover'>, episodeId: string, runId: string, kinds?: EpisodeSandboxKinds): Promise<void> {
+export async function tearDownEpisode(deps: { slots: SandboxSlots; remover: Remover }, episodeId: string, runId: string, kinds?: EpisodeSandboxKinds): Promise<void> {
   const names = episodeSandboxNames(episodeId, runId, kinds);
   const { slots } = deps;
   const key = await slots.vacate(episodeId, runId, names);

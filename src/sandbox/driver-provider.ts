@@ -7,11 +7,8 @@ import { downloadPath, uploadPath } from './files.ts';
 import { runJanitor } from './janitor.ts';
 import { seedSandbox } from './seed.ts';
 import { entrypointState, pollHealthcheck, type EntrypointState } from './seed-phases.ts';
-import type {
-  DetachedLaunchOptions, DetachedLaunchResult, DetachedResult, DetachedStartOptions, DetachedStartResult, DetachedWaitOptions, ExecOptions,
-  ExecResult, HealthcheckSpec, JanitorOptions, JanitorReport, SandboxHandle, SandboxInfo, SandboxProvider, SandboxSpec, SeedResult,
-  UploadEntry, UploadOptions,
-} from './types.ts';
+import type { DetachedLaunchOptions, DetachedLaunchResult, DetachedResult, DetachedStartOptions, DetachedStartResult, DetachedWaitOptions, ExecOptions, ExecResult, HealthcheckSpec, JanitorOptions, JanitorReport, SandboxHandle, SandboxInfo, SandboxSpec, SeedResult, UploadEntry, UploadOptions } from './types.ts';
+import type { SandboxProvider } from './provider.ts';
 
 /** The methods of SandboxProvider that need nothing but the driver. */
 export type DriverProviderPart = Pick<SandboxProvider,

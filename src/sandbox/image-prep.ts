@@ -9,8 +9,8 @@ import { applyImageAlias, inTask, TASK_LAYOUT, type Task, type VerifierImage } f
 import { SeedFailed } from './errors.ts';
 import type { ImageConfig } from './image-config.ts';
 import { imageContentHash, imageTagForHash, readContextFiles } from './image-hash.ts';
-import type { SandboxProvider } from './types.ts';
-import { servicesToBuild, type ComposeModel } from './docker/compose-model.ts';
+import type { SandboxProvider } from './provider.ts';
+import { servicesToBuild, type ComposeModel } from './compose/model.ts';
 import type { ResolvedGroup } from './driver.ts';
 
 const BASE_HINT = 'berth-base:bookworm';

@@ -4,9 +4,8 @@
 // the pods pull it, and any worker reads its configuration from the registry without having the image itself.
 import type { ImageConfig } from './image-config.ts';
 import type { RegistryCredentials } from './registry-auth.ts';
-import type { BuildImageOptions, BuildImageResult, EnsureImageOptions } from './docker/images.ts';
-import type { EngineImage } from './docker/engine-images.ts';
-import type { LocalImageEngine } from './types.ts';
+import type { BuildImageOptions, BuildImageResult, EngineImage, EnsureImageOptions } from './image-types.ts';
+import type { LocalImageEngine } from './provider.ts';
 
 /** The repository an image is pushed to: `<registry>/berth/<its name's last path component, without tag>`. */
 export function registryRepository(registry: string, name: string): string {
