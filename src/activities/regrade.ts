@@ -43,7 +43,7 @@ async function withSlot<T>(deps: HostServices, workflowId: string, runId: string
 }
 
 const noKeptState = (deps: HostServices, input: RegradeInput): string =>
-  `no final state of ${input.stateOf.workflowId} is kept on this host (image ${finalStateImage(input.stateOf.workflowId, input.stateOf.runId)}): a shared-mode regrade needs the batch run with --keep-final-state, and the image not yet removed (berth gc, or ${deps.provider.finalStateRetentionDays} days of retention)`;
+  `no final state of ${input.stateOf.workflowId} is kept on this host (image ${finalStateImage(input.stateOf.workflowId, input.stateOf.runId)}): a shared-mode regrade needs the batch run with --keep-final-state, and the image not yet removed (berth gc, or ${deps.provider.finalStates?.retentionDays ?? 0} days of retention)`;
 
 /** Why this host cannot regrade the episode (its agent's logs gone; for shared mode, no kept final state), or null. */
 export async function regradeRefusal(deps: HostServices, req: { input: RegradeInput; plan: EpisodePlan }): Promise<string | null> {
@@ -52,7 +52,7 @@ export async function regradeRefusal(deps: HostServices, req: { input: RegradeIn
   if (!existsSync(join(source, 'agent', 'trajectory.json'))) {
     return `${source}/agent/trajectory.json is not on this host: the episode ${input.from.workflowId} has no agent turn to regrade (its seed failed, or its logs were removed)`;
   }
-  if (plan.verifierMode !== 'separate' && (await deps.provider.imageLabels(finalStateImage(input.stateOf.workflowId, input.stateOf.runId))) === null) return noKeptState(deps, input);
+  if (plan.verifierMode !== 'separate' && (await deps.provider.images.labels(finalStateImage(input.stateOf.workflowId, input.stateOf.runId))) === null) return noKeptState(deps, input);
   return null;
 }
 
@@ -102,7 +102,7 @@ async function regradeSeparate(base: Base, source: string, input: RegradeInput):
 async function regradeShared(deps: HostServices, base: Base, task: Task, input: RegradeInput, workflowId: string, runId: string): Promise<VerifyResult> {
   const { provider } = deps;
   const image = finalStateImage(input.stateOf.workflowId, input.stateOf.runId);
-  const labels = await provider.imageLabels(image);
+  const labels = await provider.images.labels(image);
   if (labels === null) throw refused(noKeptState(deps, input));
   const spec = agentSandboxSpec(task, { ref: image, name: image, config: null, built: false }, {
     name: containerName(workflowId, runId, 'agent'), taskEnv: environmentOf(task, process.env),

@@ -115,7 +115,11 @@ export async function verifyTurn(deps: HostServices, req: VerifyRequest & { tear
     if (!req.teardownAfter) return verifyHere(deps, req, turnDir);
     const { workflowId, runId } = execution();
     const keep = req.input.keepFinalState && req.plan.verifierMode === 'shared'
-      ? async () => { await deps.provider.keepFinalState(handleOf(req.sandbox).name, { batch: req.input.batchId, workflowId, runId }); }
+      ? async () => {
+        // The plan refuses --keep-final-state where the engine keeps none (capability finalState): absent here is a bug.
+        if (!deps.provider.finalStates) throw new Error('this sandbox keeps no final state (--keep-final-state runs on --sandbox docker)');
+        await deps.provider.finalStates.keep(handleOf(req.sandbox).name, { batch: req.input.batchId, workflowId, runId });
+      }
       : undefined;
     const outcome = await verifyThenTearDown(turnDir, () => verifyHere(deps, req, turnDir), async () => tearDownEpisode(deps, workflowId, runId, await kindsOf(deps, req)), keep);
     return { ...outcome, tornDown: true };

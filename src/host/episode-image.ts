@@ -13,9 +13,9 @@ import { readRecord, writeRecord, type Aliases } from './image-prep.ts';
  */
 async function batchPinnedBase(provider: SandboxProvider, task: Task, aliases: Aliases, id: string): Promise<PreparedImage> {
   const name = task.image.image!;
-  const config = await provider.imageConfig(id);
+  const config = await provider.images.config(id);
   if (config) return pinnedAgentImage(provider, task, name, config, false);
-  const here = await provider.imageConfig(name);
+  const here = await provider.images.config(name);
   throw new SeedFailed(
     'harbor:seed_failed',
     `the base image ${name} was pinned when the batch was prepared to ${id}, which this host does not have ` +
@@ -33,7 +33,7 @@ export async function taskImageForSeed(provider: SandboxProvider, task: Task, al
   if (baseImageId !== undefined && (task.image.mode === 'pull' || task.image.mode === 'overlay')) return batchPinnedBase(provider, task, aliases, baseImageId);
   const record = task.image.mode === 'prebuilt' ? null : readRecord(task, aliases);
   if (record?.image_id) {
-    const config = await provider.imageConfig(record.image_id);
+    const config = await provider.images.config(record.image_id);
     if (config) return pinnedAgentImage(provider, task, record.image, config, false);
     if (task.image.mode !== 'build') {
       throw new SeedFailed(

@@ -15,7 +15,7 @@ async function reachable(provider: SandboxProvider, url: string, sandbox: Sandbo
   const u = new URL(url);
   const service = sandbox.group?.services[u.hostname];
   if (!service) return url;
-  const ip = await provider.addressOf(serviceHandle(service).containerId);
+  const ip = await provider.network.address(serviceHandle(service).containerId);
   if (!ip) throw new Error(`service ${u.hostname} has no network address`);
   u.hostname = ip;
   return u.toString();

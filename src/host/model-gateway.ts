@@ -31,7 +31,7 @@ function rememberPort(host: string, port: number): void {
 }
 
 async function start(provider: SandboxProvider): Promise<ModelGateway> {
-  const host = await gatewayHost(() => provider.defaultNetworkRanges());
+  const host = await gatewayHost(() => provider.network.defaultRanges());
   const baseDelayMs = gatewayRetryBaseMs();
   const retry = baseDelayMs ? { baseDelayMs } : {};
   let gateway = new ModelGateway({ host, port: rememberedPort(host), retry });

@@ -37,7 +37,7 @@ export async function seedComposeSandbox(deps: ComposeSeedDeps, task: Task, req:
   let prepared = await taskImageForSeed(provider, task, req.input.imageAliases, req.input.baseImageId);
   // A Compose task's main runs its image's entrypoint and healthcheck even for a bare docker_image
   // (task-folder-verifiers.md § Image entrypoint: "from the record prepare makes of every service image").
-  if (!prepared.config) prepared = { ...prepared, config: await provider.imageConfig(prepared.ref) };
+  if (!prepared.config) prepared = { ...prepared, config: await provider.images.config(prepared.ref) };
   // A group either keeps one network for the episode or has internal networks and switches its way out by phase.
   const phased = await groupPhaseNetwork(deps, task, req.input.agent);
   const network = { network: task.environment.network_mode === 'no-network' ? 'none' : 'bridge', env: phased?.mainEnv ?? {} };

@@ -8,20 +8,23 @@ import type { EntrypointState } from './seed-phases.ts';
 import type { SandboxDriver } from './driver.ts';
 import type { SlotStore } from './slot-store.ts';
 import type { ClusterStatus } from './cluster-status.ts';
-import type { HealthcheckSpec, SandboxSpec, SandboxHandle, SeedResult, ExecOptions, ExecResult, StdinExecOptions, StdinProcess, DetachedStartOptions, DetachedStartResult, DetachedLaunchOptions, DetachedLaunchResult, DetachedWaitOptions, DetachedResult, UploadEntry, UploadOptions, SandboxInfo, GpuSupport, JanitorOptions, JanitorReport } from './types.ts';
+import type { HealthcheckSpec, SandboxSpec, SandboxHandle, SeedResult, ExecOptions, ExecResult, StdinExecOptions, StdinProcess, DetachedLaunchOptions, DetachedLaunchResult, DetachedWaitOptions, DetachedResult, UploadEntry, UploadOptions, SandboxInfo, GpuSupport, JanitorOptions, JanitorReport } from './types.ts';
 
 export interface SandboxProvider {
   /** The driver every sandbox of this provider is reached through (single sandboxes and groups alike). */
   readonly driver: SandboxDriver;
-  /** Days a kept final state lives before `berth gc` removes it. */
-  readonly finalStateRetentionDays: number;
+  /** The engine's images: pulls, configurations, builds, ids, labels, tags and the agents' layers. */
+  readonly images: SandboxImages;
+  /** Networks: the egress network, addresses, and switching a sandbox's networks between phases. */
+  readonly network: SandboxNetwork;
+  /** Final states kept as images (regrade in shared mode); absent where the engine cannot keep one. */
+  readonly finalStates?: SandboxFinalStates;
   seed(spec: SandboxSpec): Promise<SeedResult>;
   /** Rebuild a handle from an existing container's name (e.g. in a new worker process). */
   attach(name: string): Promise<SandboxHandle>;
   exec(handle: SandboxHandle, options: ExecOptions): Promise<ExecResult>;
   /** A process talked to over its stdin and stdout while it runs (an MCP stdio server). */
   execWithStdin(handle: SandboxHandle, options: StdinExecOptions): Promise<StdinProcess>;
-  startDetached(handle: SandboxHandle, options: DetachedStartOptions): Promise<DetachedStartResult>;
   waitDetached(handle: SandboxHandle, key: string, options?: DetachedWaitOptions): Promise<DetachedResult>;
   launchDetached(handle: SandboxHandle, options: DetachedLaunchOptions): Promise<DetachedLaunchResult>;
   upload(
@@ -51,46 +54,59 @@ export interface SandboxProvider {
   slotStore?(scope: string): SlotStore;
   /** The cluster its sandboxes run on (`berth server status`); absent for a single engine. */
   clusterStatus?(): Promise<ClusterStatus>;
-  /** The image present locally (pulled once when not), with its configuration. */
-  ensureImage(ref: string, options?: EnsureImageOptions): Promise<ImageConfig>;
-  /** An image's configuration, or null when the engine does not have it. */
-  imageConfig(ref: string): Promise<ImageConfig | null>;
-  buildImage(options: BuildImageOptions): Promise<BuildImageResult>;
   /** Whether sandboxes on this engine can be given GPUs, and why not (asked once, with a local image to try). */
   gpuSupport(probeImage: string): Promise<GpuSupport>;
-  /** The address ranges of the network sandboxes start on by default (Docker: the bridge), each with its gateway when listed. */
-  defaultNetworkRanges(): Promise<Array<{ gateway: string | null; subnet: string | null }>>;
-  /** An image's id (`sha256:…`). */
-  imageId(ref: string): Promise<string>;
-  /** An image's labels, or null when the engine does not have it. */
-  imageLabels(ref: string): Promise<Record<string, string> | null>;
-  /** Gives an image a second name. */
-  tagImage(ref: string, repo: string, tag: string): Promise<void>;
-  /** Runs a command once in a throwaway container of the image, with no network. */
-  runOnce(image: string, argv: string[], o?: { user?: string; labels?: Record<string, string> }): Promise<{ exitCode: number; stdout: string }>;
-  /** The images carrying a label (`key=value`). */
-  imagesLabelled(label: string): Promise<EngineImage[]>;
   /** The engine's id (what a host's sandbox queue is named after) and its machine's name. */
   engineInfo(): Promise<{ id: string; name: string | null }>;
-  /** A running service's network address, or null. */
-  addressOf(container: string): Promise<string | null>;
   /** Waits for a healthcheck to pass (the spec's start period, interval and retries); throws when it never does. */
   pollHealthcheck(handle: SandboxHandle, hc: HealthcheckSpec, watchEntrypoint: boolean, user?: string): Promise<void>;
+}
+
+/** An engine's images (on Kubernetes: the local engine's, pushed to the cluster's registry and named by digest). */
+export interface SandboxImages {
+  /** The image present locally (pulled once when not), with its configuration. */
+  ensure(ref: string, options?: EnsureImageOptions): Promise<ImageConfig>;
+  /** An image's configuration, or null when the engine does not have it. */
+  config(ref: string): Promise<ImageConfig | null>;
+  build(options: BuildImageOptions): Promise<BuildImageResult>;
+  /** An image's id (`sha256:…`). */
+  id(ref: string): Promise<string>;
+  /** An image's labels, or null when the engine does not have it. */
+  labels(ref: string): Promise<Record<string, string> | null>;
+  /** Gives an image a second name. */
+  tag(ref: string, repo: string, tag: string): Promise<void>;
+  /** The images carrying a label (`key=value`): an installed agent's layers. */
+  labelled(label: string): Promise<EngineImage[]>;
+  /** Runs a command once in a throwaway container of the image, with no network. */
+  runOnce(image: string, argv: string[], o?: { user?: string; labels?: Record<string, string> }): Promise<{ exitCode: number; stdout: string }>;
+}
+
+/** How sandboxes reach and are kept from the network. */
+export interface SandboxNetwork {
   /** The host's internal network for allowlist sandboxes (created or adopted). */
-  ensureEgressNetwork(): Promise<EgressNetwork>;
+  egress(): Promise<EgressNetwork>;
+  /** A running service's network address, or null. */
+  address(container: string): Promise<string | null>;
   /** Whether `container` still holds `ip` on `network` (an address a newer sandbox may have taken). */
-  holdsAddress(network: string, ip: string, container: string): Promise<boolean>;
+  holds(network: string, ip: string, container: string): Promise<boolean>;
   /** Puts the sandbox on the networks of a phase, and on no other. */
-  applyPhaseNetwork(handle: SandboxHandle, want: PhaseNetwork, opts?: ApplyNetworkOptions): Promise<void>;
-  /** Keeps a sandbox's final state as an image (regrade in shared mode), and lists or removes kept ones. */
-  keepFinalState(container: string, ids: { batch: string; workflowId: string; runId: string }): Promise<string>;
-  listFinalStates(): Promise<KeptState[]>;
-  removeFinalStates(sel: GcSelection): Promise<{ removed: KeptState[]; kept: Array<KeptState & { reason: string }> }>;
+  applyPhase(handle: SandboxHandle, want: PhaseNetwork, opts?: ApplyNetworkOptions): Promise<void>;
+  /** The address ranges of the network sandboxes start on by default (Docker: the bridge), each with its gateway when listed. */
+  defaultRanges(): Promise<Array<{ gateway: string | null; subnet: string | null }>>;
+}
+
+/** A sandbox's final state kept as an image, listed and removed (`berth gc`). */
+export interface SandboxFinalStates {
+  /** Days a kept final state lives before `berth gc` removes it. */
+  readonly retentionDays: number;
+  keep(container: string, ids: { batch: string; workflowId: string; runId: string }): Promise<string>;
+  list(): Promise<KeptState[]>;
+  remove(sel: GcSelection): Promise<{ removed: KeptState[]; kept: Array<KeptState & { reason: string }> }>;
 }
 
 /** The images of the engine beside the worker (pulls, builds, overlays, tags), and a push of one to a registry. */
-export interface LocalImageEngine extends Pick<SandboxProvider,
-  'ensureImage' | 'imageConfig' | 'buildImage' | 'imageId' | 'imageLabels' | 'tagImage' | 'runOnce' | 'imagesLabelled'> {
+export interface LocalImageEngine {
+  readonly images: SandboxImages;
   /** Tags `ref` as `repository:tag`, pushes it (with the registry's credentials when given), and answers `repository@sha256:…`. */
   pushImage(ref: string, repository: string, tag: string, credentials?: RegistryCredentials | null): Promise<string>;
   /** The files at `path` in an image as a tar archive (the path's own name first), or null when it has none there. */

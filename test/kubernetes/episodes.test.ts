@@ -48,7 +48,7 @@ describe('episodes on the Kubernetes sandbox (real cluster, real Temporal)', () 
     const row = summary.rows[0]!;
     expect(row).toMatchObject({ task_id: 'hello', reward: 1, mask_sample: false, failure_kind: null });
     // The base image was pushed to the cluster's registry and the batch pinned to it by digest.
-    expect(await provider.imageId('berth-base:bookworm')).toMatch(PINNED);
+    expect(await provider.images.id('berth-base:bookworm')).toMatch(PINNED);
     // The episode's logs came out of the pod to the results folder (downloaded by the worker, moved by hostArchiveChunk).
     const trial = readdirSync(resultsDir).find((f) => f.startsWith('hello__'))!;
     expect(readFileSync(join(resultsDir, trial, 'verifier', 'reward.txt'), 'utf8').trim()).toBe('1');

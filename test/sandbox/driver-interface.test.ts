@@ -62,7 +62,7 @@ beforeAll(async () => {
       `HEALTHCHECK --interval=1s --timeout=5s --start-period=20s --retries=3 CMD ${PROBE}\n`,
     'entry.sh': '#!/bin/sh\ntouch /tmp/entry-up\nexec "$@"\n',
   });
-  await provider.buildImage({ contextDir: context, tag: baseTag });
+  await provider.images.build({ contextDir: context, tag: baseTag });
 }, 120_000);
 
 afterAll(async () => {

@@ -31,7 +31,7 @@ describe('BERTH_FINAL_STATE_RETENTION_DAYS', () => {
     [{ BERTH_FINAL_STATE_RETENTION_DAYS: 'soon' }, 7],
   ])('%j: kept final states live %d days', (vars, days) => {
     withEnv(vars);
-    expect(new DockerSandboxProvider(undefined, { finalStateRetentionDays: finalStateRetentionDays() }).finalStateRetentionDays).toBe(days);
+    expect(new DockerSandboxProvider(undefined, { finalStateRetentionDays: finalStateRetentionDays() }).finalStates!.retentionDays).toBe(days);
   });
 });
 

@@ -131,6 +131,6 @@ export function shTask(fx: Fixture, body: string, o: ShTaskOptions = {}): Promis
 export async function derivedImage(fx: Fixture, tag: string, run: string): Promise<string> {
   const dir = fx.tmp('berth-verify-img-');
   writeFileSync(join(dir, 'Dockerfile'), `FROM ${BASE_IMAGE}\nRUN ${run}\n`);
-  await provider.buildImage({ contextDir: dir, tag });
+  await provider.images.build({ contextDir: dir, tag });
   return tag;
 }
