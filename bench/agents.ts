@@ -53,7 +53,7 @@ async function timedCall(url: string, token: string, stream: boolean): Promise<n
 async function gatewayOverhead(calls: number): Promise<void> {
   const upstream = await fakeUpstream();
   const provider = new DockerSandboxProvider();
-  const gateway = new ModelGateway({ host: await gatewayHost(() => provider.defaultNetworkRanges()) });
+  const gateway = new ModelGateway({ host: await gatewayHost(() => provider.network.defaultRanges()) });
   await gateway.start();
   const scope = gateway.register({ label: 'bench', upstreams: { openai: { provider: 'openai', baseUrl: upstream.url, apiKey: 'sk-bench' } }, prices: {} });
   for (const stream of [false, true]) {

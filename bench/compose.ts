@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBatch } from '../src/client/batch.ts';
-import { composeBinary } from '../src/sandbox/docker/compose-cli.ts';
+import { composeBinary } from '../src/sandbox/compose/cli.ts';
 import { ensureServer } from '../src/server/devserver.ts';
 import { startWorker } from './common.ts';
 

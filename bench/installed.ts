@@ -10,7 +10,7 @@ import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { INSTALLED_AGENTS, ensureLayer, imageId, layerExists, layerTag } from '../src/agents/index.ts';
-import { agentPackagesDir } from '../src/activities/agent-layer.ts';
+import { agentPackagesDir } from '../src/host/agent-layer.ts';
 import { startBatch } from '../src/client/batch.ts';
 import { homePath } from '../src/config/paths.ts';
 import { DockerSandboxProvider } from '../src/sandbox/index.ts';

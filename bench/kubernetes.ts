@@ -83,7 +83,7 @@ export default async function bench(args: string[]): Promise<void> {
   try {
     await berthRun(trivialDataset(1), 1); // warm the worker (bundle, connections) and push the base image
     // The image the batch pinned: the base image pushed to the cluster's registry, by digest.
-    const image = await new KubernetesSandboxProvider({ kubeConfig: kc, namespace: ns, local: new DockerSandboxProvider(new Docker()), registryHost: registry }).imageId('berth-base:bookworm');
+    const image = await new KubernetesSandboxProvider({ kubeConfig: kc, namespace: ns, local: new DockerSandboxProvider(new Docker()), registryHost: registry }).images.id('berth-base:bookworm');
     const naive = (i: number) => naiveEpisode(kc, core, ns, image, i);
     await naive(-1); // the naive loop warmed too (image on the node, connections)
 

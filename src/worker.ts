@@ -4,16 +4,17 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createActivityDeps, releaseActivityDeps, type ActivityDeps } from './activities/deps.ts';
+import { log as activityLog } from '@temporalio/activity';
+import { createHostServices, releaseHostServices, type HostServices } from './host/deps.ts';
 import { createHostActivities } from './activities/host-activities.ts';
 import { createSharedActivities } from './activities/shared-activities.ts';
 import { homePath } from './config/paths.ts';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
-import { reconcileSlots, runIsOpen, seedBoundMs } from './activities/slot-reconcile.ts';
-import { freeing } from './activities/tear-down.ts';
-import { removeOrphanSandboxes, type JanitorReport } from './activities/host-upkeep.ts';
+import { reconcileSlots, runIsOpen, seedBoundMs } from './host/slot-reconcile.ts';
+import { freeing } from './host/tear-down.ts';
+import { removeOrphanSandboxes, type JanitorReport } from './host/host-upkeep.ts';
 import { slotCapacity } from './config/slots.ts';
-import { ClusterSlots } from './activities/cluster-slots.ts';
+import { ClusterSlots } from './host/cluster-slots.ts';
 import { hostPollers, withoutGoneLocal } from './config/pollers.ts';
 import { alive } from './config/process.ts';
 import { SHARED_QUEUE, sandboxSharedQueue } from './config/index.ts';
@@ -21,9 +22,9 @@ import type { SandboxProviderName } from './config/berth-config.ts';
 
 // The CLI's commands that act on this host's engine reach it here (it may not import the sandbox): its identity for
 // `berth server status`, `berth gc`, `berth agents`, and the janitor below.
-export { hostIdentity } from './activities/host-identity.ts';
-export { clusterSandboxStatus, type ClusterSandboxStatus } from './activities/cluster-status.ts';
-export { installedAgentListing, removeKeptStates, retentionDays, type InstalledAgentListing, type JanitorReport } from './activities/host-upkeep.ts';
+export { hostIdentity } from './host/host-identity.ts';
+export { clusterSandboxStatus, type ClusterSandboxStatus } from './host/cluster-status.ts';
+export { installedAgentListing, removeKeptStates, retentionDays, type InstalledAgentListing, type JanitorReport } from './host/host-upkeep.ts';
 
 const workflowsDir = join(dirname(fileURLToPath(import.meta.url)), 'workflows');
 
@@ -66,17 +67,17 @@ export interface WorkerOptions {
   sandbox?: SandboxProviderName;
 }
 
-/** How often a worker looks for slots of its host that nobody else will free (src/activities/slot-reconcile.ts). */
+/** How often a worker looks for slots of its host that nobody else will free (src/host/slot-reconcile.ts). */
 const RECONCILE_EVERY_MS = 30_000;
 
 /**
  * This host's two workers: the shared queue (workflows, planning) and the sandbox queue named after the engine,
- * with activities built from `deps` (built here from `opts` when not given). `deps` go to releaseActivityDeps once
+ * with activities built from `deps` (built here from `opts` when not given). `deps` go to releaseHostServices once
  * the workers have stopped.
  */
-export async function createWorkers(opts: WorkerOptions, given?: ActivityDeps): Promise<{ workers: Worker[]; connection: NativeConnection; sharedQueue: string; hostQueue: string; deps: ActivityDeps }> {
+export async function createWorkers(opts: WorkerOptions, given?: HostServices): Promise<{ workers: Worker[]; connection: NativeConnection; sharedQueue: string; hostQueue: string; deps: HostServices }> {
   installRuntime();
-  const deps = given ?? await createActivityDeps({ hostQueueSuffix: opts.hostQueueSuffix, ...(opts.sandbox ? { sandbox: opts.sandbox } : {}) });
+  const deps = given ?? await createHostServices({ hostQueueSuffix: opts.hostQueueSuffix, warn: (m) => activityLog.warn(m), ...(opts.sandbox ? { sandbox: opts.sandbox } : {}) });
   const sharedQueue = sandboxSharedQueue(opts.taskQueue ?? SHARED_QUEUE, deps.driver.sandbox);
   const connection = await NativeConnection.connect({ address: opts.address });
   const namespace = opts.namespace ?? 'default';
@@ -120,7 +121,7 @@ export async function createWorkers(opts: WorkerOptions, given?: ActivityDeps): 
 }
 
 /** Tells the log what this worker serves, and which other workers already poll the same host (they share its slots). */
-async function announce(deps: ActivityDeps, address: string, namespace: string): Promise<void> {
+async function announce(deps: HostServices, address: string, namespace: string): Promise<void> {
   const { host, queue } = deps.identity;
   await deps.slots.refresh().catch(() => undefined);
   const slots = deps.slots.capacity;
@@ -147,12 +148,12 @@ export function temporalLiveness(client: Client): (workflowId: string) => Promis
 }
 
 /** The janitor: removes this host's sandboxes whose episode workflow no longer runs, as Temporal tells (`berth janitor`). */
-export function removeOrphans(client: Client, provider?: ActivityDeps['provider']): Promise<JanitorReport> {
+export function removeOrphans(client: Client, provider?: HostServices['provider']): Promise<JanitorReport> {
   return removeOrphanSandboxes(temporalLiveness(client), provider);
 }
 
 /** Removes sandboxes whose episode no longer runs, so a crash before this start never leaks containers. */
-async function janitorAtStart(deps: ActivityDeps, address: string, namespace: string): Promise<void> {
+async function janitorAtStart(deps: HostServices, address: string, namespace: string): Promise<void> {
   const connection = await Connection.connect({ address });
   try {
     const report = await removeOrphans(new Client({ connection, namespace }), deps.provider);
@@ -164,14 +165,14 @@ async function janitorAtStart(deps: ActivityDeps, address: string, namespace: st
 
 export async function runWorkers(opts: WorkerOptions & { janitor?: boolean; warmPool?: false }): Promise<void> {
   const namespace = opts.namespace ?? 'default';
-  const deps = await createActivityDeps({ hostQueueSuffix: opts.hostQueueSuffix, ...(opts.sandbox ? { sandbox: opts.sandbox } : {}), ...(opts.warmPool === false ? { warmPool: false } : {}) });
+  const deps = await createHostServices({ hostQueueSuffix: opts.hostQueueSuffix, warn: (m) => activityLog.warn(m), ...(opts.sandbox ? { sandbox: opts.sandbox } : {}), ...(opts.warmPool === false ? { warmPool: false } : {}) });
   if (opts.janitor) await janitorAtStart(deps, opts.address, namespace);
   await announce(deps, opts.address, namespace);
   const { workers, connection } = await createWorkers(opts, deps);
   try {
     await Promise.all(workers.map((w) => w.run()));
   } finally {
-    await releaseActivityDeps(deps);
+    await releaseHostServices(deps);
     await connection.close();
   }
 }

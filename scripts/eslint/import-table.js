@@ -8,9 +8,12 @@ export const IMPORT_TABLE = {
   cli: ['client', 'config', 'server'],
   client: ['types:workflows', 'task', 'config'],
   server: ['config'],
-  'worker.ts': ['activities', 'gateway', 'config'],
+  'worker.ts': ['activities', 'host', 'gateway', 'config'],
   workflows: ['outcomes', 'types:activities'],
-  activities: ['sandbox', 'verify', 'agents', 'task', 'gateway', 'outcomes', 'config'],
+  activities: ['host', 'sandbox', 'verify', 'agents', 'task', 'gateway', 'outcomes', 'config'],
+  // What a host owns (slots, removal, warm pool, network per phase, gateway wiring, identity, seed services): no
+  // Temporal activity API; it reads the activities' contracts (types.ts) as types only.
+  host: ['sandbox', 'verify', 'agents', 'task', 'gateway', 'outcomes', 'config', 'types:activities'],
   gateway: ['outcomes', 'config'],
   agents: ['sandbox', 'task', 'trajectory', 'outcomes'],
   verify: ['sandbox', 'task', 'trajectory', 'outcomes'],

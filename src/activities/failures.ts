@@ -3,12 +3,16 @@ import { ImageBuildFailed, ImageMissing, SandboxLost, SeedFailed, isLossError } 
 import { DatasetRefusal, TaskRefusal } from '../task/index.ts';
 import { VerificationMasked } from '../verify/index.ts';
 import { AgentConfigError, ModelRequestRejected, SolutionEnvUnset } from '../agents/index.ts';
+import { AgentLayerMissing, EntrypointDied } from '../host/errors.ts';
 import { FINAL_ERROR_TYPES, modelStatusMeaning, type FailureKind, type TaskErrorType } from '../outcomes/index.ts';
 
 /**
  * The failure the workflow branches on for a kind of src/outcomes: masking kinds and task errors are final
  * (FINAL_ERROR_TYPES); only a kind the table lets a new attempt change is left to Temporal's retry.
  */
+/** The failure type of a seed that found no layer of its installed agent on this host (src/workflows/episode.ts installs it, then seeds again). */
+export const LAYER_MISSING = 'berth:agent_layer_missing';
+
 export function outcomeFailure(kind: FailureKind | TaskErrorType, message: string, ...details: unknown[]): ApplicationFailure {
   return ApplicationFailure.create({ type: kind, message, nonRetryable: FINAL_ERROR_TYPES.includes(kind), details });
 }
@@ -19,6 +23,8 @@ export function outcomeFailure(kind: FailureKind | TaskErrorType, message: strin
  */
 export function asActivityFailure(err: unknown): unknown {
   if (err instanceof ApplicationFailure) return err;
+  if (err instanceof AgentLayerMissing) return ApplicationFailure.nonRetryable(err.message, LAYER_MISSING);
+  if (err instanceof EntrypointDied) return outcomeFailure('harbor:entrypoint_failed', err.message);
   if (err instanceof VerificationMasked) return outcomeFailure(err.kind, err.reason);
   if (err instanceof SolutionEnvUnset || err instanceof AgentConfigError) return outcomeFailure('harbor:seed_failed', err.message);
   if (err instanceof SeedFailed) return outcomeFailure(err.kind, err.message, err.output);

@@ -1,6 +1,7 @@
 // Everything that runs on this host's sandbox queue (DESIGN.md section 3, Affinity), by the names workflows call.
 import { installAgentLayer } from './agent-layer.ts';
-import { withDeps, type ActivityDeps } from './deps.ts';
+import type { HostServices } from '../host/deps.ts';
+import { withDeps } from './with-deps.ts';
 import { EpisodeFilesHome } from './files-home.ts';
 import { seed, teardown } from './host.ts';
 import { hostArchiveChunk, hostFilesPut } from './host-files.ts';
@@ -17,7 +18,7 @@ import type { SandboxRef } from './types.ts';
  * machines (deps.identity.filesQueue is set), a turn's activities on a worker that does not keep the episode's files
  * work on a copy brought from the one that does (src/activities/files-home.ts).
  */
-export function createHostActivities(deps: ActivityDeps, opts: { workflowQueue?: string } = {}) {
+export function createHostActivities(deps: HostServices, opts: { workflowQueue?: string } = {}) {
   const bound = withDeps(deps, { seed, seedThenAgentTurn, teardown, agentTurn, verifyTurn, stepSetup, prepareTask, openaiStart, openaiModelCall, openaiToolCall, openaiFinish, regradeTurn, regradeRefusal, installAgentLayer });
   const home = opts.workflowQueue && deps.identity.filesQueue ? new EpisodeFilesHome(deps.identity, opts.workflowQueue) : undefined;
   const onFiles = <Req extends { sandbox: SandboxRef }, R>(fn: (req: Req) => Promise<R>) =>

@@ -4,14 +4,14 @@ import { containerName, SeedFailed } from '../sandbox/index.ts';
 import { redact } from '../verify/index.ts';
 import type { EpisodeInput, EpisodePlan, SandboxRef } from './types.ts';
 import { typed } from './failures.ts';
-import type { ActivityDeps } from './deps.ts';
-import { episodeLogsDir } from './logs.ts';
-import { agentSeedSpec, seedAgentFromSpec } from './seed-agent.ts';
-import { seedKey } from './seed-key.ts';
-import { seedComposeSandbox } from './seed-compose.ts';
-import { tearDownEpisode } from './tear-down.ts';
+import type { HostServices } from '../host/deps.ts';
+import { episodeLogsDir } from '../host/logs.ts';
+import { agentSeedSpec, seedAgentFromSpec } from '../host/seed-agent.ts';
+import { seedKey } from '../host/seed-key.ts';
+import { seedComposeSandbox } from '../host/seed-compose.ts';
+import { tearDownEpisode } from '../host/tear-down.ts';
 import { beating } from './beating.ts';
-import { hiddenValuesOf } from './hidden.ts';
+import { hiddenValuesOf } from '../host/hidden.ts';
 
 /** A healthcheck's or entrypoint's output may hold what [environment].env gave main (DESIGN.md §7 "Secrets"). */
 function redacted(err: unknown, hidden: readonly string[]): unknown {
@@ -31,7 +31,7 @@ function retryWhileAttemptsLeft(err: unknown): unknown {
 }
 
 /** Create-or-adopt the agent's sandbox: image ready, container started, overlay, entrypoint, healthchecks. */
-export async function seed(deps: ActivityDeps, req: SeedRequest): Promise<SandboxRef> {
+export async function seed(deps: HostServices, req: SeedRequest): Promise<SandboxRef> {
   return typed(() => beating(() => seedOnThisHost(deps, req)));
 }
 
@@ -39,13 +39,13 @@ export async function seed(deps: ActivityDeps, req: SeedRequest): Promise<Sandbo
 export interface SeedRequest { input: EpisodeInput; plan: EpisodePlan; workflowId: string; runId: string }
 
 /** The seed's work, for activities that run it (seed, seedThenAgentTurn); errors untyped. */
-export async function seedOnThisHost(deps: ActivityDeps, req: SeedRequest): Promise<SandboxRef> {
+export async function seedOnThisHost(deps: HostServices, req: SeedRequest): Promise<SandboxRef> {
   const { filesQueue } = deps.identity;
   // The seeding worker keeps the episode's files where several machines share the sandbox queue (files-home.ts).
   return { ...await seedHere(deps, req), ...(filesQueue ? { filesQueue } : {}) };
 }
 
-async function seedHere(deps: ActivityDeps, req: SeedRequest): Promise<SandboxRef> {
+async function seedHere(deps: HostServices, req: SeedRequest): Promise<SandboxRef> {
   const { host, queue } = deps.identity;
   await deps.slots.seeded(req.workflowId, req.runId);
   const task = await deps.loadEpisodeTask(req.input);
@@ -87,6 +87,6 @@ async function seedHere(deps: ActivityDeps, req: SeedRequest): Promise<SandboxRe
  * janitor alone would not: at that start the episode is usually still RUNNING (closing it takes a
  * workflow task that only a live worker runs), and the janitor keeps a running episode's containers.
  */
-export async function teardown(deps: ActivityDeps, req: { episodeId: string; runId: string }): Promise<void> {
+export async function teardown(deps: HostServices, req: { episodeId: string; runId: string }): Promise<void> {
   await tearDownEpisode(deps, req.episodeId, req.runId);
 }

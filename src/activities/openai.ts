@@ -10,19 +10,19 @@ import type { ModelLimits, OpenAiModelAnswer, OpenAiTurnSetup, TurnRef } from '.
 import { upstreamFor } from '../gateway/index.ts';
 import { loadBerthConfig } from '../config/berth-config.ts';
 import { asActivityFailure, typed } from './failures.ts';
-import { handleOf, phaseTargets } from './handle.ts';
-import { turnDirOf } from './logs.ts';
-import { enterPhase } from './phase-network.ts';
-import type { ActivityDeps } from './deps.ts';
+import { handleOf, phaseTargets } from '../host/handle.ts';
+import { turnDirOf } from '../host/logs.ts';
+import { enterPhase } from '../host/phase-network.ts';
+import type { HostServices } from '../host/deps.ts';
 import { beating } from './beating.ts';
-import { mcpToolsFor, stdioStarter } from './mcp-tools.ts';
+import { mcpToolsFor, stdioStarter } from '../host/mcp-tools.ts';
 import { agentUserFor } from './turn.ts';
-import { hiddenValuesOf } from './hidden.ts';
+import { hiddenValuesOf } from '../host/hidden.ts';
 
 const agentDir = (ref: TurnRef) => join(turnDirOf(ref), 'agent');
 
 /** Host queue: clears the previous turn's files, switches the agent user, and opens the conversation file. */
-export async function openaiStart(deps: ActivityDeps, ref: TurnRef): Promise<OpenAiTurnSetup> {
+export async function openaiStart(deps: HostServices, ref: TurnRef): Promise<OpenAiTurnSetup> {
   return typed(async () => {
     const task = await deps.loadEpisodeTask(ref.input);
     const opts = openAiOptionsFromArgs(ref.input.agentArgs);
@@ -56,7 +56,7 @@ export async function openaiStart(deps: ActivityDeps, ref: TurnRef): Promise<Ope
  * retried with backoff. `spentTokens`/`spentCostUsd` are what the turn used before: passing --max-tokens or
  * --max-cost is reported as `limit`.
  */
-export async function openaiModelCall(deps: ActivityDeps, s: OpenAiTurnSetup, spent?: { tokens: number; costUsd: number; limits?: ModelLimits }): Promise<OpenAiModelAnswer> {
+export async function openaiModelCall(deps: HostServices, s: OpenAiTurnSetup, spent?: { tokens: number; costUsd: number; limits?: ModelLimits }): Promise<OpenAiModelAnswer> {
   const gateway = await deps.gateway.get();
   const scope = gateway.register({
     label: 'openai',
@@ -86,7 +86,7 @@ export async function openaiModelCall(deps: ActivityDeps, s: OpenAiTurnSetup, sp
 }
 
 /** Host queue: one bash tool call in the sandbox, as the agent user; idempotent by tool call id. */
-export async function openaiToolCall(deps: ActivityDeps, req: { ref: TurnRef; setup: OpenAiTurnSetup; toolCallId: string; timeoutSec: number }): Promise<{ exitCode: number | null }> {
+export async function openaiToolCall(deps: HostServices, req: { ref: TurnRef; setup: OpenAiTurnSetup; toolCallId: string; timeoutSec: number }): Promise<{ exitCode: number | null }> {
   return typed(() => beating(async () => {
     const records = await readConversation(req.setup.conversationPath);
     const assistant = lastAssistant(records);
@@ -111,7 +111,7 @@ export async function openaiToolCall(deps: ActivityDeps, req: { ref: TurnRef; se
 }
 
 /** Host queue: the turn's ATIF transcript and final text, from the conversation file (redacted as every agent's is). */
-export async function openaiFinish(deps: ActivityDeps, req: { ref: TurnRef; setup: OpenAiTurnSetup; stopReason: string | null }): Promise<{ responseText: string }> {
+export async function openaiFinish(deps: HostServices, req: { ref: TurnRef; setup: OpenAiTurnSetup; stopReason: string | null }): Promise<{ responseText: string }> {
   return typed(async () => {
     const { runId } = Context.current().info.workflowExecution ?? { runId: 'local' };
     const { trajectory, finalText: clear } = await openaiTrajectory(req.setup.conversationPath, { sessionId: `${runId}-t${req.ref.turn + 1}`, modelName: req.setup.model });

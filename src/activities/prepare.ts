@@ -2,13 +2,13 @@ import { Context, heartbeat } from '@temporalio/activity';
 import type { EpisodeInput, PrepareAhead, PrepareInput, PrepareRequest, PrepareOutcome } from './types.ts';
 import { planEpisode } from './shared.ts';
 import { isLossError } from '../sandbox/index.ts';
-import { prepareAndRecord } from './image-prep.ts';
-import { buildLayerFor } from './agent-layer.ts';
+import { prepareAndRecord } from '../host/image-prep.ts';
+import { buildLayerFor } from '../host/agent-layer.ts';
 import { installedAgent } from '../agents/index.ts';
-import type { ActivityDeps } from './deps.ts';
+import type { HostServices } from '../host/deps.ts';
 
 /** Makes one task's image ready on this host and records it; a failure is an outcome, not an error. */
-export async function prepareTask(deps: ActivityDeps, req: PrepareRequest): Promise<PrepareOutcome> {
+export async function prepareTask(deps: HostServices, req: PrepareRequest): Promise<PrepareOutcome> {
   const timer = setInterval(() => heartbeat(), 5000);
   try {
     return await prepareOne(deps, req);
@@ -21,7 +21,7 @@ export async function prepareTask(deps: ActivityDeps, req: PrepareRequest): Prom
  * Every task of a batch, one at a time (builds are CPU-heavy), on the host whose worker took the activity: one
  * activity instead of one per task. Progress goes in the heartbeat, so a retried attempt goes on from there.
  */
-export async function prepareTasksHere(deps: ActivityDeps, input: PrepareInput): Promise<PrepareOutcome[]> {
+export async function prepareTasksHere(deps: HostServices, input: PrepareInput): Promise<PrepareOutcome[]> {
   const done = ((Context.current().info.heartbeatDetails as { outcomes?: PrepareOutcome[] } | undefined)?.outcomes ?? []).slice();
   const timer = setInterval(() => heartbeat({ outcomes: done }), 5000);
   try {
@@ -39,7 +39,7 @@ export async function prepareTasksHere(deps: ActivityDeps, input: PrepareInput):
   }
 }
 
-async function prepareOne(deps: ActivityDeps, req: PrepareRequest, agent?: string): Promise<PrepareOutcome> {
+async function prepareOne(deps: HostServices, req: PrepareRequest, agent?: string): Promise<PrepareOutcome> {
   try {
     const task = await deps.loadEpisodeTask({ ...req, batchId: '', datasetName: '', repeat: 1, attempt: 1, agent: 'oracle', agentArgs: {},
       episodeSettings: { defaultTimeoutSec: 0, enforceTaskTimeouts: true, sandboxReadyTimeoutSec: 0, separateVerifierForArtifacts: req.separateVerifierForArtifacts === true } });
@@ -61,7 +61,7 @@ async function prepareOne(deps: ActivityDeps, req: PrepareRequest, agent?: strin
  * and tasks their episode's plan would refuse (planEpisode: an unset variable, a capability) left out too, so no
  * sandbox is ever made for an episode that must fail before any sandbox starts.
  */
-async function readyAhead(deps: ActivityDeps, ahead: PrepareAhead, outcomes: readonly PrepareOutcome[]): Promise<PrepareAhead> {
+async function readyAhead(deps: HostServices, ahead: PrepareAhead, outcomes: readonly PrepareOutcome[]): Promise<PrepareAhead> {
   const pins = new Map(outcomes.flatMap((o) => (o.ok ? [[o.taskId, o.baseImageId] as const] : [])));
   const wanted = new Set(ahead.episodes.map((e) => e.taskId));
   const upcoming: PrepareAhead['upcoming'] = [];
@@ -75,6 +75,6 @@ async function readyAhead(deps: ActivityDeps, ahead: PrepareAhead, outcomes: rea
   return { first: ahead.first, upcoming, episodes: ahead.episodes.filter((e) => ready.has(e.taskId)) };
 }
 
-async function plans(deps: ActivityDeps, input: EpisodeInput): Promise<boolean> {
+async function plans(deps: HostServices, input: EpisodeInput): Promise<boolean> {
   return planEpisode(deps, input).then(() => true, () => false);
 }

@@ -3,14 +3,14 @@ import { REGRADE_REFUSED } from '../outcomes/index.ts';
 import type { RegradeInput } from './types.ts';
 import type { EpisodePlan } from './types.ts';
 import { typed } from './failures.ts';
-import type { ActivityDeps } from './deps.ts';
+import type { HostServices } from '../host/deps.ts';
 import { planEpisode } from './shared.ts';
 
 /**
  * The regrade's plan from the task as it is now: its tests/ may have changed since the batch started (that is the
  * point of a regrade), so the plan takes the current digest instead of refusing a moved one.
  */
-export async function planRegrade(deps: ActivityDeps, input: RegradeInput): Promise<EpisodePlan> {
+export async function planRegrade(deps: HostServices, input: RegradeInput): Promise<EpisodePlan> {
   return typed(async () => {
     const task = await deps.loadEpisodeTask(input.episode, { fresh: true });
     if (task.multi_step) {

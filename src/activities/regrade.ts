@@ -15,18 +15,18 @@ import type { RegradeInput } from './types.ts';
 import type { EpisodePlan, TurnOutcome } from './types.ts';
 import { beating } from './beating.ts';
 import { typed } from './failures.ts';
-import { environmentOf } from './seed-agent.ts';
-import { agentSandboxNetwork } from './phase-network.ts';
-import { episodeLogsDir, turnLogsDir } from './logs.ts';
-import type { ActivityDeps } from './deps.ts';
-import { agentSandboxSpec } from './sandbox-spec.ts';
+import { environmentOf } from '../host/seed-agent.ts';
+import { agentSandboxNetwork } from '../host/phase-network.ts';
+import { episodeLogsDir, turnLogsDir } from '../host/logs.ts';
+import type { HostServices } from '../host/deps.ts';
+import { agentSandboxSpec } from '../host/sandbox-spec.ts';
 import { turnOutcomeOf } from './turn.ts';
-import { hiddenValuesOf } from './hidden.ts';
+import { hiddenValuesOf } from '../host/hidden.ts';
 
 const refused = (message: string) => ApplicationFailure.nonRetryable(message, REGRADE_REFUSED);
 
 /** A slot of this host, as an episode takes one: a regrade of a whole batch runs as many at once as episodes do. */
-async function withSlot<T>(deps: ActivityDeps, workflowId: string, runId: string, fn: () => Promise<T>): Promise<T> {
+async function withSlot<T>(deps: HostServices, workflowId: string, runId: string, fn: () => Promise<T>): Promise<T> {
   const { identity: { host }, slots } = deps;
   while (!(await slots.tryReserve(workflowId, runId))) {
     heartbeat({ waiting: { host, inUse: slots.inUse, capacity: slots.capacity } });
@@ -42,21 +42,21 @@ async function withSlot<T>(deps: ActivityDeps, workflowId: string, runId: string
   }
 }
 
-const noKeptState = (deps: ActivityDeps, input: RegradeInput): string =>
-  `no final state of ${input.stateOf.workflowId} is kept on this host (image ${finalStateImage(input.stateOf.workflowId, input.stateOf.runId)}): a shared-mode regrade needs the batch run with --keep-final-state, and the image not yet removed (berth gc, or ${deps.provider.finalStateRetentionDays} days of retention)`;
+const noKeptState = (deps: HostServices, input: RegradeInput): string =>
+  `no final state of ${input.stateOf.workflowId} is kept on this host (image ${finalStateImage(input.stateOf.workflowId, input.stateOf.runId)}): a shared-mode regrade needs the batch run with --keep-final-state, and the image not yet removed (berth gc, or ${deps.provider.finalStates?.retentionDays ?? 0} days of retention)`;
 
 /** Why this host cannot regrade the episode (its agent's logs gone; for shared mode, no kept final state), or null. */
-export async function regradeRefusal(deps: ActivityDeps, req: { input: RegradeInput; plan: EpisodePlan }): Promise<string | null> {
+export async function regradeRefusal(deps: HostServices, req: { input: RegradeInput; plan: EpisodePlan }): Promise<string | null> {
   const { input, plan } = req;
   const source = turnLogsDir(input.from.logsDir, 0, null);
   if (!existsSync(join(source, 'agent', 'trajectory.json'))) {
     return `${source}/agent/trajectory.json is not on this host: the episode ${input.from.workflowId} has no agent turn to regrade (its seed failed, or its logs were removed)`;
   }
-  if (plan.verifierMode !== 'separate' && (await deps.provider.imageLabels(finalStateImage(input.stateOf.workflowId, input.stateOf.runId))) === null) return noKeptState(deps, input);
+  if (plan.verifierMode !== 'separate' && (await deps.provider.images.labels(finalStateImage(input.stateOf.workflowId, input.stateOf.runId))) === null) return noKeptState(deps, input);
   return null;
 }
 
-export async function regradeTurn(deps: ActivityDeps, req: { input: RegradeInput; plan: EpisodePlan }): Promise<TurnOutcome & { logsDir: string }> {
+export async function regradeTurn(deps: HostServices, req: { input: RegradeInput; plan: EpisodePlan }): Promise<TurnOutcome & { logsDir: string }> {
   return typed(() => beating(async () => {
     const { input, plan } = req;
     const exec = Context.current().info.workflowExecution;
@@ -100,10 +100,10 @@ async function regradeSeparate(base: Base, source: string, input: RegradeInput):
   return runVerification({ ...base, agent: gone, collected });
 }
 
-async function regradeShared(deps: ActivityDeps, base: Base, task: Task, input: RegradeInput, workflowId: string, runId: string): Promise<VerifyResult> {
+async function regradeShared(deps: HostServices, base: Base, task: Task, input: RegradeInput, workflowId: string, runId: string): Promise<VerifyResult> {
   const { provider } = deps;
   const image = finalStateImage(input.stateOf.workflowId, input.stateOf.runId);
-  const labels = await provider.imageLabels(image);
+  const labels = await provider.images.labels(image);
   if (labels === null) throw refused(noKeptState(deps, input));
   const spec = agentSandboxSpec(task, { ref: image, name: image, config: null, built: false }, {
     name: containerName(workflowId, runId, 'agent'), taskEnv: environmentOf(task, process.env),

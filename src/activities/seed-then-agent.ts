@@ -5,16 +5,16 @@
 // running (run-keyed markers); a seed failure keeps its own kind and carries no sandbox, while a failure of the agent
 // carries the sandbox it ran in, so the workflow tells the two apart.
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { ActivityDeps } from './deps.ts';
+import type { HostServices } from '../host/deps.ts';
 import { beating } from './beating.ts';
 import { typed } from './failures.ts';
 import { seedOnThisHost, type SeedRequest } from './host.ts';
-import { episodeLogsDir } from './logs.ts';
-import { recordedSeed, recordSeed } from './seed-record.ts';
+import { episodeLogsDir } from '../host/logs.ts';
+import { recordedSeed, recordSeed } from '../host/seed-record.ts';
 import { agentTurnHere } from './turn.ts';
 import type { SandboxRef, SeededAgentTurn, SeededSandboxDetail } from './types.ts';
 
-export async function seedThenAgentTurn(deps: ActivityDeps, req: SeedRequest): Promise<SeededAgentTurn> {
+export async function seedThenAgentTurn(deps: HostServices, req: SeedRequest): Promise<SeededAgentTurn> {
   return beating(async () => {
     const started = Date.now();
     const sandbox = await typed(() => seededSandbox(deps, req));
@@ -31,7 +31,7 @@ export async function seedThenAgentTurn(deps: ActivityDeps, req: SeedRequest): P
 }
 
 /** This run's sandbox: the one a finished seed recorded (a retried attempt), else seeded now and recorded. */
-async function seededSandbox(deps: ActivityDeps, req: SeedRequest): Promise<SandboxRef> {
+async function seededSandbox(deps: HostServices, req: SeedRequest): Promise<SandboxRef> {
   const logsDir = episodeLogsDir(req.workflowId, req.runId);
   const recorded = recordedSeed(logsDir);
   if (recorded) {

@@ -1,13 +1,14 @@
 // Everything that runs on the shared queue: planning, picking a host, model calls, preparing, by the names workflows call.
-import { withDeps, type ActivityDeps } from './deps.ts';
-import { probeAgentModel } from './model-probe.ts';
+import type { HostServices } from '../host/deps.ts';
+import { withDeps } from './with-deps.ts';
+import { probeAgentModel } from '../host/model-probe.ts';
 import { openaiModelCall } from './openai.ts';
 import { pickHost } from './pick-host.ts';
 import { prepareTasksHere } from './prepare.ts';
 import { planRegrade } from './regrade-plan.ts';
 import { hostLease, planAndPickHost, planEpisodeActivity } from './shared.ts';
 
-export function createSharedActivities(deps: ActivityDeps) {
+export function createSharedActivities(deps: HostServices) {
   return withDeps(deps, { planEpisode: planEpisodeActivity, pickHost, planAndPickHost, hostLease, openaiModelCall, prepareTasksHere, probeAgentModel, planRegrade });
 }
 

@@ -6,10 +6,10 @@ import { checkDigest, envTablesOf, firstUnsetVariable, unsetVariableMessage, typ
 import { episodeBudget, healthcheckWorstSec, seedTimeLimitSec, verifyTimeLimitSec } from './budget.ts';
 import type { EpisodeInput, EpisodePlan, EpisodeSettings, HostLease } from './types.ts';
 import { typed } from './failures.ts';
-import type { ActivityDeps } from './deps.ts';
+import type { HostServices } from '../host/deps.ts';
 import { beating } from './beating.ts';
-import { composeRefusal } from './compose-refusal.ts';
-import { modelInSandbox } from './phase-network.ts';
+import { composeRefusal } from '../host/compose-refusal.ts';
+import { modelInSandbox } from '../host/phase-network.ts';
 import { pickHost } from './pick-host.ts';
 import { stepNeedsSetup, stepSetupBudgetSec } from './step-setup.ts';
 
@@ -62,7 +62,7 @@ function checkVariables(task: Task, input: EpisodeInput, firstStep: string): voi
  * Loads the task (refusing one whose digest moved) and returns the small plan the workflow follows. `episodeId` (the
  * episode's workflow id) is given where an episode is about to seed, the one place the budget warning is logged.
  */
-export async function planEpisode(deps: ActivityDeps, input: EpisodeInput, episodeId?: string): Promise<EpisodePlan> {
+export async function planEpisode(deps: HostServices, input: EpisodeInput, episodeId?: string): Promise<EpisodePlan> {
   return typed(async () => {
     const task = await deps.loadEpisodeTask(input, { fresh: true });
     const digest = checkDigest(input.digest, task);
@@ -125,17 +125,17 @@ export async function planEpisode(deps: ActivityDeps, input: EpisodeInput, episo
  * planEpisode then pickHost in one activity: a round trip and three history events fewer per episode. The load
  * heartbeats, since this activity has pickHost's heartbeat timeout.
  */
-export async function planAndPickHost(deps: ActivityDeps, req: { input: EpisodeInput; episodeId: string }): Promise<{ plan: EpisodePlan; lease: HostLease }> {
+export async function planAndPickHost(deps: HostServices, req: { input: EpisodeInput; episodeId: string }): Promise<{ plan: EpisodePlan; lease: HostLease }> {
   const plan = await beating(() => planEpisode(deps, req.input, req.episodeId));
   return { plan, lease: await pickHost(deps, { episodeId: req.episodeId, task: req.input.digest }) };
 }
 
 /** planEpisode as the activity of episodes from before planAndPickHost: the episode is the calling workflow. */
-export async function planEpisodeActivity(deps: ActivityDeps, input: EpisodeInput): Promise<EpisodePlan> {
+export async function planEpisodeActivity(deps: HostServices, input: EpisodeInput): Promise<EpisodePlan> {
   return planEpisode(deps, input, Context.current().info.workflowExecution?.workflowId);
 }
 
 /** This host's sandbox queue, without reserving a slot (preparing images). */
-export async function hostLease(deps: ActivityDeps): Promise<HostLease> {
+export async function hostLease(deps: HostServices): Promise<HostLease> {
   return deps.identity;
 }

@@ -11,12 +11,12 @@ import { EXEC_OVERHEAD_SEC, healthcheckWorstSec } from './budget.ts';
 import type { TurnRef } from './types.ts';
 import { beating } from './beating.ts';
 import { typed } from './failures.ts';
-import { handleOf, phaseTargets } from './handle.ts';
-import { turnDirOf } from './logs.ts';
-import { enterPhase } from './phase-network.ts';
-import type { ActivityDeps } from './deps.ts';
+import { handleOf, phaseTargets } from '../host/handle.ts';
+import { turnDirOf } from '../host/logs.ts';
+import { enterPhase } from '../host/phase-network.ts';
+import type { HostServices } from '../host/deps.ts';
 import { agentUserFor } from './turn.ts';
-import { hiddenValuesOf } from './hidden.ts';
+import { hiddenValuesOf } from '../host/hidden.ts';
 import { redact } from '../verify/index.ts';
 
 const OUTPUT_CHARS = 4000;
@@ -41,7 +41,7 @@ export function stepSetupBudgetSec(task: Task, step: Step): number {
   return (step.setup_script ? task.environment.build_timeout_sec + EXEC_OVERHEAD_SEC : 0) + hcSec + EXEC_OVERHEAD_SEC;
 }
 
-export async function stepSetup(deps: ActivityDeps, req: TurnRef): Promise<void> {
+export async function stepSetup(deps: HostServices, req: TurnRef): Promise<void> {
   return typed(() => beating(async () => {
     const task = await deps.loadEpisodeTask(req.input);
     const step = task.steps[req.turn];

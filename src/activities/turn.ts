@@ -2,7 +2,7 @@ import { Context, heartbeat } from '@temporalio/activity';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { harnessFor, installedAgent } from '../agents/index.ts';
-import { egressGatewayUrl, openTurnScope } from './model-gateway.ts';
+import { egressGatewayUrl, openTurnScope } from '../host/model-gateway.ts';
 import { loadBerthConfig } from '../config/berth-config.ts';
 import type { Task } from '../task/index.ts';
 import { clearTurnFiles, redact, redactTree, runVerification, type VerifyResult } from '../verify/index.ts';
@@ -10,16 +10,16 @@ import type { SandboxProvider } from '../sandbox/index.ts';
 import type { AtifTrajectory } from '../verify/index.ts';
 import type { AgentTurnOutput, SandboxRef, TokenUsage, TurnOutcome, TurnRef } from './types.ts';
 import { beating } from './beating.ts';
-import { failIfEntrypointDied, keepEntrypointOutput } from './entrypoint-output.ts';
+import { failIfEntrypointDied, keepEntrypointOutput } from '../host/entrypoint-output.ts';
 import { typed } from './failures.ts';
-import { groupNotes, watchGroup } from './group-watch.ts';
-import { handleOf, phaseTargets, servicesOf } from './handle.ts';
+import { groupNotes, watchGroup } from '../host/group-watch.ts';
+import { handleOf, phaseTargets, servicesOf } from '../host/handle.ts';
 import { verifyThenTearDown } from './final-verify.ts';
-import { turnDirOf } from './logs.ts';
-import { agentGatewayHost, enterPhase, verifyNetwork } from './phase-network.ts';
-import { sandboxKindsOf, tearDownEpisode, type EpisodeSandboxKinds } from './tear-down.ts';
-import type { ActivityDeps } from './deps.ts';
-import { hiddenValuesOf } from './hidden.ts';
+import { turnDirOf } from '../host/logs.ts';
+import { agentGatewayHost, enterPhase, verifyNetwork } from '../host/phase-network.ts';
+import { sandboxKindsOf, tearDownEpisode, type EpisodeSandboxKinds } from '../host/tear-down.ts';
+import type { HostServices } from '../host/deps.ts';
+import { hiddenValuesOf } from '../host/hidden.ts';
 
 export type TurnRequest = TurnRef;
 
@@ -49,12 +49,12 @@ export async function agentUserFor(provider: SandboxProvider, task: Task, ref: T
 }
 
 /** One agent turn: the harness runs inside the sandbox; its transcript and full response go to the turn's logs. */
-export async function agentTurn(deps: ActivityDeps, req: TurnRequest): Promise<AgentTurnOutput> {
+export async function agentTurn(deps: HostServices, req: TurnRequest): Promise<AgentTurnOutput> {
   return typed(() => beating(() => agentTurnHere(deps, req)));
 }
 
 /** The agent turn's work, for activities that run it (agentTurn, seedThenAgentTurn); errors untyped. */
-export async function agentTurnHere(deps: ActivityDeps, req: TurnRequest): Promise<AgentTurnOutput> {
+export async function agentTurnHere(deps: HostServices, req: TurnRequest): Promise<AgentTurnOutput> {
   const task = await deps.loadEpisodeTask(req.input);
   const { provider } = deps;
   const handle = handleOf(req.sandbox);
@@ -109,13 +109,17 @@ export async function agentTurnHere(deps: ActivityDeps, req: TurnRequest): Promi
  */
 type VerifyRequest = TurnRequest & { agentTimings: Record<string, number>; usage?: TokenUsage; agentOutcome?: { kind: string; reason: string } };
 
-export async function verifyTurn(deps: ActivityDeps, req: VerifyRequest & { teardownAfter?: boolean }): Promise<TurnOutcome & { tornDown?: true }> {
+export async function verifyTurn(deps: HostServices, req: VerifyRequest & { teardownAfter?: boolean }): Promise<TurnOutcome & { tornDown?: true }> {
   return typed(() => beating(async () => {
     const turnDir = turnDirOf(req);
     if (!req.teardownAfter) return verifyHere(deps, req, turnDir);
     const { workflowId, runId } = execution();
     const keep = req.input.keepFinalState && req.plan.verifierMode === 'shared'
-      ? async () => { await deps.provider.keepFinalState(handleOf(req.sandbox).name, { batch: req.input.batchId, workflowId, runId }); }
+      ? async () => {
+        // The plan refuses --keep-final-state where the engine keeps none (capability finalState): absent here is a bug.
+        if (!deps.provider.finalStates) throw new Error('this sandbox keeps no final state (--keep-final-state runs on --sandbox docker)');
+        await deps.provider.finalStates.keep(handleOf(req.sandbox).name, { batch: req.input.batchId, workflowId, runId });
+      }
       : undefined;
     const outcome = await verifyThenTearDown(turnDir, () => verifyHere(deps, req, turnDir), async () => tearDownEpisode(deps, workflowId, runId, await kindsOf(deps, req)), keep);
     return { ...outcome, tornDown: true };
@@ -123,10 +127,10 @@ export async function verifyTurn(deps: ActivityDeps, req: VerifyRequest & { tear
 }
 
 /** What the episode's task can have made (removal by name is cheap only for those); a task that no longer loads: all of them. */
-const kindsOf = (deps: ActivityDeps, req: TurnRequest): Promise<EpisodeSandboxKinds | undefined> =>
+const kindsOf = (deps: HostServices, req: TurnRequest): Promise<EpisodeSandboxKinds | undefined> =>
   deps.loadEpisodeTask(req.input).then(sandboxKindsOf, () => undefined);
 
-async function verifyHere(deps: ActivityDeps, req: VerifyRequest, turnDir: string): Promise<TurnOutcome> {
+async function verifyHere(deps: HostServices, req: VerifyRequest, turnDir: string): Promise<TurnOutcome> {
   const task = await deps.loadEpisodeTask(req.input);
   const { provider } = deps;
   const handle = handleOf(req.sandbox);

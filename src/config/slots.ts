@@ -1,5 +1,5 @@
 // A host's sandbox slots file (DESIGN.md section 7, Slots): where it is, its format, and how many slots a host has.
-// The worker changes it (src/activities/slots.ts); `berth server status` reads it.
+// The worker changes it (src/host/slots.ts); `berth server status` reads it.
 import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { loadBerthConfig } from './berth-config.ts';

@@ -1,21 +1,18 @@
 // The provider-neutral part of a sandbox provider, written once over SandboxDriver: a single sandbox's seed, exec,
 // detached processes, files, inspection, log tail, stop and start, removal and the janitor. Each engine's provider
 // extends it with what is its own (images, networks, final states).
-import { launchDetached, startDetached, waitDetached } from './detached.ts';
+import { launchDetached, waitDetached } from './detached.ts';
 import type { SandboxDriver } from './driver.ts';
 import { downloadPath, uploadPath } from './files.ts';
 import { runJanitor } from './janitor.ts';
 import { seedSandbox } from './seed.ts';
 import { entrypointState, pollHealthcheck, type EntrypointState } from './seed-phases.ts';
-import type {
-  DetachedLaunchOptions, DetachedLaunchResult, DetachedResult, DetachedStartOptions, DetachedStartResult, DetachedWaitOptions, ExecOptions,
-  ExecResult, HealthcheckSpec, JanitorOptions, JanitorReport, SandboxHandle, SandboxInfo, SandboxProvider, SandboxSpec, SeedResult,
-  UploadEntry, UploadOptions,
-} from './types.ts';
+import type { DetachedLaunchOptions, DetachedLaunchResult, DetachedResult, DetachedWaitOptions, ExecOptions, ExecResult, HealthcheckSpec, JanitorOptions, JanitorReport, SandboxHandle, SandboxInfo, SandboxSpec, SeedResult, UploadEntry, UploadOptions } from './types.ts';
+import type { SandboxProvider } from './provider.ts';
 
 /** The methods of SandboxProvider that need nothing but the driver. */
 export type DriverProviderPart = Pick<SandboxProvider,
-  'seed' | 'attach' | 'exec' | 'startDetached' | 'waitDetached' | 'launchDetached' | 'upload' | 'download' | 'pathKind' | 'logTail' | 'inspect'
+  'seed' | 'attach' | 'exec' | 'waitDetached' | 'launchDetached' | 'upload' | 'download' | 'pathKind' | 'logTail' | 'inspect'
   | 'entrypointState' | 'stop' | 'resume' | 'teardown' | 'janitor' | 'pollHealthcheck'>;
 
 export abstract class DriverSandboxProvider<D extends SandboxDriver = SandboxDriver> implements DriverProviderPart {
@@ -40,10 +37,6 @@ export abstract class DriverSandboxProvider<D extends SandboxDriver = SandboxDri
       outputCapBytes: o.outputCapBytes,
       streamToFile: o.streamToFile,
     });
-  }
-
-  startDetached(handle: SandboxHandle, options: DetachedStartOptions): Promise<DetachedStartResult> {
-    return startDetached(this.driver, handle, options);
   }
 
   waitDetached(handle: SandboxHandle, key: string, options?: DetachedWaitOptions): Promise<DetachedResult> {

@@ -2,7 +2,7 @@
 // sandbox is (the same keep-alive setup, overlay RUN lines, entrypoint, healthcheck and seeded
 // marker, all on exec). A retried seed adopts a group whose main finished its seed.
 import { DETACHED_BASE } from './detached.ts';
-import { mainLaunchOverride, type ComposeModel } from './docker/compose-model.ts';
+import { mainLaunchOverride, type ComposeModel } from './compose/model.ts';
 import type { GroupHandle, GroupMainSpec, GroupSpec, SandboxDriver } from './driver.ts';
 import { ENTRYPOINT_KEY } from './seed-phases.ts';
 import { finishSeed, keepAliveCommand, resolveUserAndWorkdir, seedPlan, type SeedPlan } from './seed.ts';

@@ -9,8 +9,8 @@ import { applyImageAlias, inTask, TASK_LAYOUT, type Task, type VerifierImage } f
 import { SeedFailed } from './errors.ts';
 import type { ImageConfig } from './image-config.ts';
 import { imageContentHash, imageTagForHash, readContextFiles } from './image-hash.ts';
-import type { SandboxProvider } from './types.ts';
-import { servicesToBuild, type ComposeModel } from './docker/compose-model.ts';
+import type { SandboxProvider } from './provider.ts';
+import { servicesToBuild, type ComposeModel } from './compose/model.ts';
 import type { ResolvedGroup } from './driver.ts';
 
 const BASE_HINT = 'berth-base:bookworm';
@@ -63,27 +63,27 @@ async function buildContext(provider: SandboxProvider, b: ContextBuild): Promise
   const original = await readFile(b.dockerfilePath, 'utf8');
   const { text, bases } = aliasFromLines(original, b.aliases);
   const baseIds: Record<string, string> = {};
-  for (const base of bases) baseIds[base] = (await provider.ensureImage(base, { aliasHint: BASE_HINT })).id;
+  for (const base of bases) baseIds[base] = (await provider.images.ensure(base, { aliasHint: BASE_HINT })).id;
   const files = await readContextFiles(b.contextDir);
   const dockerfile = b.dockerfile ?? 'Dockerfile';
   const args = b.buildArgs && Object.keys(b.buildArgs).length > 0 ? b.buildArgs : undefined;
   const tag = imageTagForHash(imageContentHash({ files, aliases: { ...b.aliases }, buildSettings: { dockerfile, baseIds, ...(args ? { args } : {}) } }), b.suffix);
   const options = { tag, ...(dockerfile !== 'Dockerfile' ? { dockerfile } : {}), ...(args ? { buildArgs: args } : {}) };
   if (text === original && b.dockerfilePath === join(b.contextDir, dockerfile)) {
-    return { tag, built: (await provider.buildImage({ contextDir: b.contextDir, ...options })).built };
+    return { tag, built: (await provider.images.build({ contextDir: b.contextDir, ...options })).built };
   }
   const buildDir = await mkdtemp(join(tmpdir(), 'berth-build-'));
   try {
     await cp(b.contextDir, buildDir, { recursive: true });
     await writeFile(join(buildDir, dockerfile), text);
-    return { tag, built: (await provider.buildImage({ contextDir: buildDir, ...options })).built };
+    return { tag, built: (await provider.images.build({ contextDir: buildDir, ...options })).built };
   } finally {
     await rm(buildDir, { recursive: true, force: true });
   }
 }
 
 async function configOf(provider: SandboxProvider, tag: string): Promise<ImageConfig> {
-  const config = await provider.imageConfig(tag);
+  const config = await provider.images.config(tag);
   if (!config) throw new Error(`image ${tag} was built but the engine does not have it`);
   return config;
 }
@@ -109,7 +109,7 @@ export async function pinnedAgentImage(provider: SandboxProvider, task: Task, na
   const plan = task.image;
   let runtime = config;
   if (plan.mode === 'pull' && plan.docker_image !== null && plan.from !== null && plan.from !== plan.docker_image) {
-    const from = await provider.ensureImage(plan.from, { aliasHint: BASE_HINT });
+    const from = await provider.images.ensure(plan.from, { aliasHint: BASE_HINT });
     runtime = { ...config, entrypoint: from.entrypoint, healthcheck: from.healthcheck };
   }
   const cleared = plan.mode !== 'build' && plan.entrypoint_cleared;
@@ -127,7 +127,7 @@ export async function prepareAgentImage(provider: SandboxProvider, task: Task, a
     prepared = await pinnedAgentImage(provider, task, tag, await configOf(provider, tag), built);
   } else {
     const name = plan.image!;
-    const config = await provider.ensureImage(name, { aliasHint: BASE_HINT });
+    const config = await provider.images.ensure(name, { aliasHint: BASE_HINT });
     // A prebuilt image has no configuration on record, but the episode starts from the id just looked up, so what the
     // tag names now is what runs, and every later read of the image (user, workdir) is answered by id without the engine.
     prepared = plan.mode === 'prebuilt' ? { ref: config.id, name, config: null, built: false } : await pinnedAgentImage(provider, task, name, config, false);
@@ -139,10 +139,10 @@ export async function prepareAgentImage(provider: SandboxProvider, task: Task, a
 /** The image on this engine: looked up only when a pull_policy forbids pulling (`why`), else pulled when missing. */
 async function presentOrPulled(provider: SandboxProvider, ref: string, why: string | null): Promise<void> {
   if (why === null) {
-    await provider.ensureImage(ref, { aliasHint: BASE_HINT });
+    await provider.images.ensure(ref, { aliasHint: BASE_HINT });
     return;
   }
-  if (!(await provider.imageConfig(ref))) {
+  if (!(await provider.images.config(ref))) {
     throw new SeedFailed('harbor:seed_failed', `image ${ref} is not on this engine and ${why}, so it is not pulled; load or build it here, or set pull_policy to missing`);
   }
 }
@@ -150,7 +150,7 @@ async function presentOrPulled(provider: SandboxProvider, ref: string, why: stri
 async function tagAs(provider: SandboxProvider, source: string, name: string): Promise<void> {
   const at = name.lastIndexOf(':');
   const [repo, tag] = at > name.lastIndexOf('/') ? [name.slice(0, at), name.slice(at + 1)] : [name, 'latest'];
-  await provider.tagImage(source, repo, tag);
+  await provider.images.tag(source, repo, tag);
 }
 
 // Hashing reads every file of tests/; a task folder of a given digest hashes the same every turn of every episode.
@@ -174,7 +174,7 @@ export async function prepareVerifierImage(
   } else {
     const key = JSON.stringify([task.path, task.digest, image.context, Object.entries(aliases).sort()]);
     const known = verifierTags.get(key);
-    const present = known === undefined ? null : await provider.imageConfig(known);
+    const present = known === undefined ? null : await provider.images.config(known);
     if (known !== undefined && present) {
       prepared = { ref: present.id, name: known, config: present, built: false };
     } else {

@@ -4,9 +4,8 @@
 // the pods pull it, and any worker reads its configuration from the registry without having the image itself.
 import type { ImageConfig } from './image-config.ts';
 import type { RegistryCredentials } from './registry-auth.ts';
-import type { BuildImageOptions, BuildImageResult, EnsureImageOptions } from './docker/images.ts';
-import type { EngineImage } from './docker/engine-images.ts';
-import type { LocalImageEngine } from './types.ts';
+import type { BuildImageOptions, BuildImageResult, EngineImage, EnsureImageOptions } from './image-types.ts';
+import type { LocalImageEngine, SandboxImages } from './provider.ts';
 
 /** The repository an image is pushed to: `<registry>/berth/<its name's last path component, without tag>`. */
 export function registryRepository(registry: string, name: string): string {
@@ -19,7 +18,7 @@ export function registryRepository(registry: string, name: string): string {
 /** The tag a local image is pushed under: its id's first 16 hex digits (the same image always gets the same tag). */
 export const registryTag = (imageId: string): string => imageId.replace(/^sha256:/, '').slice(0, 16);
 
-export class RegistryImages {
+export class RegistryImages implements SandboxImages {
   /** Local image id → its digest reference in the registry (one push per image per worker). */
   private readonly published = new Map<string, Promise<string>>();
 
@@ -53,44 +52,44 @@ export class RegistryImages {
     return config ? { ...config, id: ref } : null;
   }
 
-  async ensureImage(ref: string, options?: EnsureImageOptions): Promise<ImageConfig> {
+  async ensure(ref: string, options?: EnsureImageOptions): Promise<ImageConfig> {
     if (this.isPinned(ref)) {
       const config = await this.pinned(ref);
       if (!config) throw new Error(`image ${ref} is not in the registry ${this.registry} any more; run \`berth prepare\` again`);
       return config;
     }
-    return this.publish(ref, await this.local.ensureImage(ref, options));
+    return this.publish(ref, await this.local.images.ensure(ref, options));
   }
 
-  async imageConfig(ref: string): Promise<ImageConfig | null> {
+  async config(ref: string): Promise<ImageConfig | null> {
     if (this.isPinned(ref)) return this.pinned(ref);
-    const config = await this.local.imageConfig(ref);
+    const config = await this.local.images.config(ref);
     return config ? this.publish(ref, config) : null;
   }
 
-  async imageId(ref: string): Promise<string> {
-    const config = await this.imageConfig(ref);
+  async id(ref: string): Promise<string> {
+    const config = await this.config(ref);
     if (!config) throw new Error(`no image ${ref} on this engine or in the registry ${this.registry}`);
     return config.id;
   }
 
-  buildImage(options: BuildImageOptions): Promise<BuildImageResult> {
-    return this.local.buildImage(options);
+  build(options: BuildImageOptions): Promise<BuildImageResult> {
+    return this.local.images.build(options);
   }
 
-  imageLabels(ref: string): Promise<Record<string, string> | null> {
-    return this.local.imageLabels(ref);
+  labels(ref: string): Promise<Record<string, string> | null> {
+    return this.local.images.labels(ref);
   }
 
-  tagImage(ref: string, repo: string, tag: string): Promise<void> {
-    return this.local.tagImage(ref, repo, tag);
+  tag(ref: string, repo: string, tag: string): Promise<void> {
+    return this.local.images.tag(ref, repo, tag);
   }
 
   runOnce(image: string, argv: string[], o?: { user?: string; labels?: Record<string, string> }): Promise<{ exitCode: number; stdout: string }> {
-    return this.local.runOnce(image, argv, o);
+    return this.local.images.runOnce(image, argv, o);
   }
 
-  imagesLabelled(label: string): Promise<EngineImage[]> {
-    return this.local.imagesLabelled(label);
+  labelled(label: string): Promise<EngineImage[]> {
+    return this.local.images.labelled(label);
   }
 }

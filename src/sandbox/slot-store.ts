@@ -1,7 +1,7 @@
 // Sandbox slots kept in the cluster itself (docs/kubernetes.md, Sandbox queues on Kubernetes): a provider whose
 // sandboxes every worker reaches (a Kubernetes cluster) keeps its slots where every worker sees them, one record per
 // numbered slot, so taking slot N is one create that only one worker can win. The activities give the records meaning
-// (src/activities/cluster-slots.ts); the store only keeps them.
+// (src/host/cluster-slots.ts); the store only keeps them.
 
 /** One taken slot: its number, who holds it (a slot key), the holder's data (opaque JSON) and the version a change must match. */
 export interface SlotRecord {

@@ -18,7 +18,7 @@ export async function sharedVerifierUser(
   if (task.image.mode === 'prebuilt') return 'root';
   if (task.image.user) return task.image.user;
   if (knownImageUser !== undefined) return knownImageUser || 'root';
-  const config = await provider.imageConfig((await provider.inspect(agent)).image);
+  const config = await provider.images.config((await provider.inspect(agent)).image);
   return config?.user || 'root';
 }
 

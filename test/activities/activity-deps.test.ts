@@ -2,18 +2,18 @@
 // (other host queues, other engines) share no state. Real engine (only asked for its id; no container is made).
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createActivityDeps, releaseActivityDeps, type ActivityDeps } from '../../src/activities/deps.ts';
+import { createHostServices, releaseHostServices, type HostServices } from '../../src/host/deps.ts';
 import { createHostActivities } from '../../src/activities/host-activities.ts';
 import { createSharedActivities } from '../../src/activities/shared-activities.ts';
 import { readSlots, slotsFile } from '../../src/config/slots.ts';
 import { provider } from '../sandbox/helpers.ts';
 
 const tag = randomBytes(3).toString('hex');
-const a = await createActivityDeps({ provider, hostQueueSuffix: `deps-a-${tag}` });
-const b = await createActivityDeps({ provider, hostQueueSuffix: `deps-b-${tag}` });
-const released = new Set<ActivityDeps>();
+const a = await createHostServices({ provider, hostQueueSuffix: `deps-a-${tag}` });
+const b = await createHostServices({ provider, hostQueueSuffix: `deps-b-${tag}` });
+const released = new Set<HostServices>();
 afterAll(async () => {
-  for (const d of [a, b]) if (!released.has(d)) await releaseActivityDeps(d);
+  for (const d of [a, b]) if (!released.has(d)) await releaseHostServices(d);
 });
 
 const token = 'berth-vitest-activity-deps';
@@ -52,7 +52,7 @@ describe('two activity sets with different dependencies in one process', () => {
     // A knows the token (no upstream for the path: 404); B refuses it (401).
     expect(await status(ga.url)).toBe(404);
     expect(await status(gb.url)).toBe(401);
-    await releaseActivityDeps(a);
+    await releaseHostServices(a);
     released.add(a);
     await expect(status(ga.url)).rejects.toThrow();
     expect(await status(gb.url)).toBe(401);

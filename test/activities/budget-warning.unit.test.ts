@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { onceLog, type ActivityDeps } from '../../src/activities/deps.ts';
+import { onceLog, type HostServices } from '../../src/host/deps.ts';
 import { planEpisode } from '../../src/activities/shared.ts';
-import { episodeTaskLoader } from '../../src/activities/task-loader.ts';
+import { episodeTaskLoader } from '../../src/host/task-loader.ts';
 import { DEFAULT_EPISODE_SETTINGS, type EpisodeInput } from '../../src/activities/types.ts';
 import { DockerDriver } from '../../src/sandbox/docker/driver.ts';
 import { loadTask } from '../../src/task/index.ts';
@@ -26,7 +26,7 @@ async function input(): Promise<EpisodeInput> {
 describe('the episode budget warning (multi-step-tasks.md § Episode time budget)', () => {
   it('is logged once per episode: each episode of the same task logs it, a retried plan of one episode does not', async () => {
     const logged: string[] = [];
-    const deps = { driver: new DockerDriver(), loadEpisodeTask: episodeTaskLoader(), warnOnce: onceLog((m) => logged.push(m)) } as Pick<ActivityDeps, 'driver' | 'loadEpisodeTask' | 'warnOnce'> as ActivityDeps;
+    const deps = { driver: new DockerDriver(), loadEpisodeTask: episodeTaskLoader(), warnOnce: onceLog((m) => logged.push(m)) } as Pick<HostServices, 'driver' | 'loadEpisodeTask' | 'warnOnce'> as HostServices;
     const plan = async (episodeId?: string) => expect(planEpisode(deps, await input(), episodeId)).rejects.toThrow(/activity context/i);
     await plan('berth/b/long/0');
     await plan('berth/b/long/0');

@@ -1,9 +1,9 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { ActivityDeps } from '../../src/activities/deps.ts';
+import type { HostServices } from '../../src/host/deps.ts';
 import { planEpisode } from '../../src/activities/shared.ts';
-import { episodeTaskLoader } from '../../src/activities/task-loader.ts';
+import { episodeTaskLoader } from '../../src/host/task-loader.ts';
 import { DEFAULT_EPISODE_SETTINGS, type EpisodeInput } from '../../src/activities/types.ts';
 import { DockerDriver } from '../../src/sandbox/docker/driver.ts';
 import type { SandboxDriver } from '../../src/sandbox/driver.ts';
@@ -29,9 +29,9 @@ async function inputFor(taskId: string, agent: EpisodeInput['agent'] = 'oracle')
   };
 }
 
-function depsOn(driver: SandboxDriver): ActivityDeps {
-  const deps: Pick<ActivityDeps, 'driver' | 'loadEpisodeTask' | 'warnOnce'> = { driver, loadEpisodeTask: episodeTaskLoader(), warnOnce: () => undefined };
-  return deps as ActivityDeps;
+function depsOn(driver: SandboxDriver): HostServices {
+  const deps: Pick<HostServices, 'driver' | 'loadEpisodeTask' | 'warnOnce'> = { driver, loadEpisodeTask: episodeTaskLoader(), warnOnce: () => undefined };
+  return deps as HostServices;
 }
 
 describe('planning against the driver\'s capabilities', () => {

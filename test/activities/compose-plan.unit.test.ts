@@ -1,9 +1,9 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { ActivityDeps } from '../../src/activities/deps.ts';
+import type { HostServices } from '../../src/host/deps.ts';
 import { planEpisode } from '../../src/activities/shared.ts';
-import { episodeTaskLoader } from '../../src/activities/task-loader.ts';
+import { episodeTaskLoader } from '../../src/host/task-loader.ts';
 import { DEFAULT_EPISODE_SETTINGS, type EpisodeInput } from '../../src/activities/types.ts';
 import { DockerDriver } from '../../src/sandbox/docker/driver.ts';
 import type { SandboxDriver } from '../../src/sandbox/driver.ts';
@@ -34,7 +34,7 @@ async function inputFor(taskId: string): Promise<EpisodeInput> {
   };
 }
 
-const depsOn = (driver: SandboxDriver): ActivityDeps => ({ driver, loadEpisodeTask: episodeTaskLoader(), warnOnce: () => undefined }) as Pick<ActivityDeps, 'driver' | 'loadEpisodeTask' | 'warnOnce'> as ActivityDeps;
+const depsOn = (driver: SandboxDriver): HostServices => ({ driver, loadEpisodeTask: episodeTaskLoader(), warnOnce: () => undefined }) as Pick<HostServices, 'driver' | 'loadEpisodeTask' | 'warnOnce'> as HostServices;
 // Past every check the plan heartbeats, which needs an activity context these tests do not give.
 const PAST_THE_CHECKS = /activity context/i;
 

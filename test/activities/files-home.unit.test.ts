@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { localEpisodeDir } from '../../src/activities/files-home.ts';
-import { homeId } from '../../src/activities/home-id.ts';
+import { homeId } from '../../src/host/home-id.ts';
 import { hostFilesPut, unpackArchive } from '../../src/activities/host-files.ts';
 import { filesQueueName } from '../../src/config/queues.ts';
 

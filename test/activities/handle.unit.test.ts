@@ -1,6 +1,6 @@
 // Sandbox references in workflow history (DESIGN.md section 2: workflow types speak of sandboxes and services).
 import { describe, expect, it } from 'vitest';
-import { handleOf, servicesOf } from '../../src/activities/handle.ts';
+import { handleOf, servicesOf } from '../../src/host/handle.ts';
 import type { SandboxRef } from '../../src/workflows/types.ts';
 
 const base = { queue: 'q', host: 'h', user: 'agent', workdir: '/app', logsDir: '/logs' };

@@ -2,10 +2,10 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RemovalJournal } from '../../src/activities/removal-journal.ts';
-import { Remover } from '../../src/activities/remover.ts';
-import { HostSlots } from '../../src/activities/slots.ts';
-import { reconcileSlots } from '../../src/activities/slot-reconcile.ts';
+import { RemovalJournal } from '../../src/host/removal-journal.ts';
+import { Remover } from '../../src/host/remover.ts';
+import { HostSlots } from '../../src/host/slots.ts';
+import { reconcileSlots } from '../../src/host/slot-reconcile.ts';
 
 const journal = () => new RemovalJournal(mkdtempSync(join(tmpdir(), 'berth-removals-')));
 

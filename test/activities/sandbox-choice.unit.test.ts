@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { hostProvider } from '../../src/activities/deps.ts';
+import { hostProvider } from '../../src/host/deps.ts';
 import { KubernetesSandboxProvider } from '../../src/sandbox/index.ts';
 
 // [sandbox] provider, or `--sandbox` per worker, picks the worker's sandbox (issue 23, "Selecting it";

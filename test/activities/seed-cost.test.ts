@@ -8,9 +8,9 @@ import Docker from 'dockerode';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createActivityDeps, releaseActivityDeps, sandboxDeps } from '../../src/activities/deps.ts';
-import { seedAgentSandbox } from '../../src/activities/seed-agent.ts';
-import { sandboxKindsOf, tearDownEpisode } from '../../src/activities/tear-down.ts';
+import { createHostServices, releaseHostServices, sandboxDeps } from '../../src/host/deps.ts';
+import { seedAgentSandbox } from '../../src/host/seed-agent.ts';
+import { sandboxKindsOf, tearDownEpisode } from '../../src/host/tear-down.ts';
 import { DockerSandboxProvider } from '../../src/sandbox/docker/provider.ts';
 import { containerName } from '../../src/sandbox/names.ts';
 import { isSeeded, KEEP_ALIVE_READY } from '../../src/sandbox/seed-scripts.ts';
@@ -33,10 +33,10 @@ function countingDocker(): { docker: Docker; calls: string[] } {
 
 const { docker, calls } = countingDocker();
 const counted = new DockerSandboxProvider(docker);
-const deps = await createActivityDeps({ provider: counted, hostQueueSuffix: `seed-cost-${randomBytes(3).toString('hex')}` });
+const deps = await createHostServices({ provider: counted, hostQueueSuffix: `seed-cost-${randomBytes(3).toString('hex')}` });
 const made: string[] = [];
 afterAll(async () => {
-  await releaseActivityDeps(deps);
+  await releaseHostServices(deps);
   await teardownAll(made);
 });
 

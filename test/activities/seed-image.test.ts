@@ -7,9 +7,9 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { prepareAndRecord } from '../../src/activities/image-prep.ts';
-import { sandboxDeps } from '../../src/activities/deps.ts';
-import { seedAgentSandbox } from '../../src/activities/seed-agent.ts';
+import { prepareAndRecord } from '../../src/host/image-prep.ts';
+import { sandboxDeps } from '../../src/host/deps.ts';
+import { seedAgentSandbox } from '../../src/host/seed-agent.ts';
 import { SeedFailed } from '../../src/sandbox/errors.ts';
 import { prepareAgentImage } from '../../src/sandbox/image-prep.ts';
 import { containerName } from '../../src/sandbox/names.ts';
@@ -102,7 +102,7 @@ describe('base images pinned at prepare (task-folder-format.md § Dockerfile mod
     images.push(ref);
     const task = await taskOf({ 'environment/Dockerfile': `FROM ${ref}\nENV PINNED=yes\n` });
     const { agent } = await prepareAndRecord(provider, task, {});
-    const baseId = (await provider.imageConfig(BASE_IMAGE))!.id;
+    const baseId = (await provider.images.config(BASE_IMAGE))!.id;
     expect(agent.ref).toBe(baseId);
     const record = readdirSync(join(process.env.BERTH_HOME ?? join(process.env.HOME!, '.berth'), 'images')).find((f) => f.startsWith(`${task.id}-`));
     expect(JSON.parse(readFileSync(join(process.env.BERTH_HOME ?? join(process.env.HOME!, '.berth'), 'images', record!), 'utf8'))).toMatchObject({ image: ref, image_id: baseId });
@@ -111,7 +111,7 @@ describe('base images pinned at prepare (task-folder-format.md § Dockerfile mod
     const moved = await taskOf({ 'environment/Dockerfile': `FROM ${BASE_IMAGE}\nRUN echo moved > /moved\nCOPY note.txt /note.txt\n`, 'environment/note.txt': 'x\n' });
     const movedTag = await builtTag(moved);
     await provider.docker.getImage(movedTag).tag({ repo, tag: '1' });
-    expect((await provider.imageConfig(ref))!.id).not.toBe(baseId);
+    expect((await provider.images.config(ref))!.id).not.toBe(baseId);
 
     const h = await seed(task);
     const info = await provider.inspect(h);

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { recordedSeed, recordSeed } from '../../src/activities/seed-record.ts';
+import { recordedSeed, recordSeed } from '../../src/host/seed-record.ts';
 import { withSeededSandbox } from '../../src/activities/seed-then-agent.ts';
 import { seededSandboxOf } from '../../src/workflows/failures.ts';
 import { seedsWithAgent } from '../../src/workflows/seed-with-agent.ts';

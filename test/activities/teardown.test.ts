@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createActivityDeps, releaseActivityDeps } from '../../src/activities/deps.ts';
+import { createHostServices, releaseHostServices } from '../../src/host/deps.ts';
 import { teardown } from '../../src/activities/host.ts';
-import { RemovalJournal } from '../../src/activities/removal-journal.ts';
+import { RemovalJournal } from '../../src/host/removal-journal.ts';
 import { containerName } from '../../src/sandbox/names.ts';
 import { homePath } from '../../src/config/paths.ts';
 import { noContainersLeft } from '../helpers/docker.ts';
@@ -11,11 +11,11 @@ import { BASE_IMAGE, provider, teardownAll } from '../sandbox/helpers.ts';
 
 const made: string[] = [];
 // This file's own sandbox queue, so no other worker on this engine shares its slots or its removal journal.
-const deps = await createActivityDeps({ provider, hostQueueSuffix: `teardown-${randomBytes(3).toString('hex')}` });
+const deps = await createHostServices({ provider, hostQueueSuffix: `teardown-${randomBytes(3).toString('hex')}` });
 const workers: WorkerProcess[] = [];
 afterAll(async () => {
   for (const w of workers) await w.stop();
-  await releaseActivityDeps(deps);
+  await releaseHostServices(deps);
   await teardownAll(made);
 });
 
@@ -75,7 +75,7 @@ describe('the teardown activity (real Docker)', () => {
     const ep = await seededEpisode();
     const suffix = `resume-${randomBytes(3).toString('hex')}`;
     // What teardown leaves before it returns; the worker that wrote it died before removing.
-    const { identity: { queue }, slots } = await createActivityDeps({ provider, hostQueueSuffix: suffix });
+    const { identity: { queue }, slots } = await createHostServices({ provider, hostQueueSuffix: suffix });
     await slots.tryReserve(ep.episodeId, ep.runId);
     await slots.vacate(ep.episodeId, ep.runId, [ep.name]);
     new RemovalJournal(homePath('removals', queue)).add(`${ep.episodeId}/${ep.runId}`, [ep.name]);

@@ -1,7 +1,7 @@
 // How a host's warm pool sizes itself (docs/performance-notes.md, The warm pool: never more of a key than the batch's
 // upcoming episodes of it, never beyond its capacity with what it already holds) and what a batch tells it.
 import { describe, expect, it } from 'vitest';
-import { poolCapacity, poolWants, upcomingAfterSeed, type UpcomingRun } from '../../src/activities/warm-pool-plan.ts';
+import { poolCapacity, poolWants, upcomingAfterSeed, type UpcomingRun } from '../../src/host/warm-pool-plan.ts';
 import { upcomingOf } from '../../src/workflows/upcoming.ts';
 import type { EpisodeInput } from '../../src/workflows/types.ts';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { composeCwd } from '../../src/sandbox/docker/compose-cli.ts';
+import { composeCwd } from '../../src/sandbox/compose/cli.ts';
 import { repoRoot } from '../helpers/cli.ts';
 
 // A worker started from a folder that is later removed (a detached worker outlives the `berth run` that started it)

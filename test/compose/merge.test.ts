@@ -7,9 +7,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { composeBinary } from '../../src/sandbox/docker/compose-cli.ts';
+import { composeBinary } from '../../src/sandbox/compose/cli.ts';
 import { resolveComposeModel } from '../../src/sandbox/docker/compose-group.ts';
-import { groupModel, type ComposeModel, type ComposeService } from '../../src/sandbox/docker/compose-model.ts';
+import { groupModel, type ComposeModel, type ComposeService } from '../../src/sandbox/compose/model.ts';
 import { CORPUS } from '../task/helpers.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'berth-merge-'));

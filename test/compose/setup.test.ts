@@ -5,7 +5,7 @@ import { existsSync, readlinkSync } from 'node:fs';
 import Docker from 'dockerode';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { composeBinary } from '../../src/sandbox/docker/compose-cli.ts';
+import { composeBinary } from '../../src/sandbox/compose/cli.ts';
 import { DEFAULT_SUBNET_POOL, ENOUGH_ENGINE_NETWORKS, ensureGroupNetwork, removeNetwork, subnetSource } from '../../src/sandbox/docker/group-network.ts';
 import { enginePoolNetworks, parseCidr } from '../../src/sandbox/docker/subnets.ts';
 import { homePath } from '../../src/config/paths.ts';

@@ -47,7 +47,7 @@ describe('berth regrade: verification again without the agent (issue 17)', () =>
     const shared1 = first.rows.find((r) => r.task_id === 'shared')!;
     // The shared episode's sandbox was kept as an image; the separate one needs none (its artifacts were collected).
     const docker = new Docker();
-    const kept = (await new DockerSandboxProvider(docker).listFinalStates()).filter((k) => k.batch === handle.batchId);
+    const kept = (await new DockerSandboxProvider(docker).finalStates!.list()).filter((k) => k.batch === handle.batchId);
     expect(kept.map((k) => k.image)).toEqual([finalStateImage(shared1.workflow_id, shared1.run_id)]);
 
     // A verifier bug fixed: new test.sh files that also check the agent ran once.

@@ -2,7 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
 import { temporalAddress } from '../../src/config/temporal.ts';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { createActivityDeps, releaseActivityDeps } from '../../src/activities/deps.ts';
+import { createHostServices, releaseHostServices } from '../../src/host/deps.ts';
 import type { SandboxProvider } from '../../src/sandbox/index.ts';
 import { createWorkers, installRuntime, workflowBundle } from '../../src/worker.ts';
 import { mkdtempSync } from 'node:fs';
@@ -27,7 +27,7 @@ export interface TestCluster {
 export async function startTestWorkers(name: string, opts: { provider?: SandboxProvider } = {}): Promise<TestCluster> {
   const { address } = temporalAddress();
   const suffix = `${name}-${randomBytes(3).toString('hex')}`;
-  const given = opts.provider ? await createActivityDeps({ provider: opts.provider, hostQueueSuffix: suffix }) : undefined;
+  const given = opts.provider ? await createHostServices({ provider: opts.provider, hostQueueSuffix: suffix }) : undefined;
   const { workers, connection: native, sharedQueue: taskQueue, hostQueue, deps } = await createWorkers({ address, taskQueue: `test-${suffix}`, hostQueueSuffix: suffix }, given);
   const running = workers.map((w) => w.run());
   const connection = await Connection.connect({ address });
@@ -37,7 +37,7 @@ export async function startTestWorkers(name: string, opts: { provider?: SandboxP
     async stop() {
       for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
       await Promise.allSettled(running);
-      await releaseActivityDeps(deps);
+      await releaseHostServices(deps);
       await native.close();
       await connection.close();
     },

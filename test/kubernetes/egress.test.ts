@@ -47,7 +47,7 @@ describe('the egress controller in a pod', () => {
     await cluster.core.createNamespace({ body: { metadata: { name: namespace } } });
     await waitUntil(() => cluster.core.readNamespacedServiceAccount({ name: 'default', namespace }).then(() => true, () => false), 60_000, 'the namespace\'s service account');
     provider = new KubernetesSandboxProvider({ kubeConfig: cluster.kubeConfig, namespace, local: new DockerSandboxProvider(new Docker()), registryHost: cluster.registry });
-    image = await provider.imageId('berth-base:bookworm');
+    image = await provider.images.id('berth-base:bookworm');
   }, FIRST_BUILD_TIMEOUT_MS);
 
   afterAll(async () => {
@@ -76,9 +76,9 @@ describe('the egress controller in a pod', () => {
   }, 120_000);
 
   it('a phase switch goes through the restarted controller, both ways', async () => {
-    await provider.applyPhaseNetwork(handle, { mode: 'public', hosts: [] });
+    await provider.network.applyPhase(handle, { mode: 'public', hosts: [] });
     expect(await probe(outside)).toBe('reach');
-    await provider.applyPhaseNetwork(handle, { mode: 'no-network', hosts: [] });
+    await provider.network.applyPhase(handle, { mode: 'no-network', hosts: [] });
     expect(await probe(outside)).toBe('blocked');
     expect(await probe('http://127.0.0.1:9999/')).toBe('reach');
     await provider.driver.remove({ name: handle.name, kind: 'single' });

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RemovalJournal } from '../../src/activities/removal-journal.ts';
+import { RemovalJournal } from '../../src/host/removal-journal.ts';
 import { startBatch } from '../../src/client/batch.ts';
 import { homePath } from '../../src/config/paths.ts';
 import { DockerSandboxProvider, KubernetesSandboxProvider } from '../../src/sandbox/index.ts';
@@ -48,7 +48,7 @@ describe('episodes on the Kubernetes sandbox (real cluster, real Temporal)', () 
     const row = summary.rows[0]!;
     expect(row).toMatchObject({ task_id: 'hello', reward: 1, mask_sample: false, failure_kind: null });
     // The base image was pushed to the cluster's registry and the batch pinned to it by digest.
-    expect(await provider.imageId('berth-base:bookworm')).toMatch(PINNED);
+    expect(await provider.images.id('berth-base:bookworm')).toMatch(PINNED);
     // The episode's logs came out of the pod to the results folder (downloaded by the worker, moved by hostArchiveChunk).
     const trial = readdirSync(resultsDir).find((f) => f.startsWith('hello__'))!;
     expect(readFileSync(join(resultsDir, trial, 'verifier', 'reward.txt'), 'utf8').trim()).toBe('1');

@@ -100,7 +100,7 @@ describe('an installed agent on the Kubernetes sandbox (real cluster, real Tempo
     expect(spawnSync('grep', ['-rlF', REAL_KEY, row.logs_dir!], { encoding: 'utf8' }).stdout).toBe('');
 
     // The layer is in the registry, pinned by digest: what the pod pulled.
-    const layer = layerTag(await provider.imageId('berth-base:bookworm'), INSTALLED_AGENTS[agent]);
-    expect(await provider.imageId(layer)).toMatch(new RegExp(`^127\\.0\\.0\\.1:\\d+/berth/berth-agent-${agent}@sha256:[0-9a-f]{64}$`));
+    const layer = layerTag(await provider.images.id('berth-base:bookworm'), INSTALLED_AGENTS[agent]);
+    expect(await provider.images.id(layer)).toMatch(new RegExp(`^127\\.0\\.0\\.1:\\d+/berth/berth-agent-${agent}@sha256:[0-9a-f]{64}$`));
   }, 900_000);
 });

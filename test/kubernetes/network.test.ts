@@ -138,7 +138,7 @@ describe('network per phase on the Kubernetes sandbox, against the same tasks on
     const port = (server.address() as { port: number }).port;
     // Two host addresses: the one toward the world, and the Docker bridge's gateway (a pod reaches both on the host).
     const aIp = await localAddressToward('203.0.113.1');
-    const [bridge] = await new DockerSandboxProvider(new Docker()).defaultNetworkRanges();
+    const [bridge] = await new DockerSandboxProvider(new Docker()).network.defaultRanges();
     const bIp = bridge?.gateway ?? await localAddressToward(bridge!.subnet!.replace(/\.\d+\/\d+$/, '.2'));
     expect(aIp).not.toBe(bIp);
     const files = dataset(`http://${aIp}:${port}/`, `http://${bIp}:${port}/`, aIp);

@@ -10,6 +10,7 @@ import { containerName, DockerSandboxProvider, KubernetesSandboxProvider, Sandbo
 import { registryRepository, registryTag } from '../../src/sandbox/registry-images.ts';
 import { temporalLiveness } from '../../src/worker.ts';
 import { FIRST_BUILD_TIMEOUT_MS, useLocalCluster, waitForPodGone, type LocalCluster } from '../helpers/kubernetes.ts';
+import { startDetached } from '../../src/sandbox/detached.ts';
 
 // The sandbox provider on the Kubernetes driver (issue 23; docs/kubernetes.md "What is left" 1 and 2) on the local
 // cluster: the base image pushed by the local engine and pinned by digest, a seed with env, workdir and uploads,
@@ -43,15 +44,15 @@ describe('KubernetesSandboxProvider on the local cluster', () => {
 
   it('pushes a local image to the registry once and names it by digest; the registry answers for that reference', async () => {
     const local = await docker.getImage('berth-base:bookworm').inspect();
-    const config = await provider.ensureImage('berth-base:bookworm');
+    const config = await provider.images.ensure('berth-base:bookworm');
     expect(config.id).toMatch(new RegExp(`^${cluster.registry.replace(/\./g, '\\.')}/berth/berth-base@sha256:[0-9a-f]{64}$`));
     image = config.id;
     // The engine recorded the push: the digest reference is this very image.
     expect((await docker.getImage(`${registryRepository(cluster.registry, 'berth-base:bookworm')}:${registryTag(local.Id)}`).inspect()).Id).toBe(local.Id);
     // Read back from the registry alone (what a worker without the image does), under the same reference.
-    const again = await provider.imageConfig(image);
+    const again = await provider.images.config(image);
     expect(again).toMatchObject({ id: image, user: config.user, workdir: config.workdir, env: config.env });
-    expect(await provider.imageConfig(`${cluster.registry}/berth/berth-base@sha256:${'0'.repeat(64)}`)).toBeNull();
+    expect(await provider.images.config(`${cluster.registry}/berth/berth-base@sha256:${'0'.repeat(64)}`)).toBeNull();
   }, 120_000);
 
   it('seeds a pod with the spec\'s env and workdir and its uploads, and execs as another user', async () => {
@@ -73,7 +74,7 @@ describe('KubernetesSandboxProvider on the local cluster', () => {
     const done = launched.done ?? (await provider.waitDetached(handle, `k8s-${suffix}`, { tailBytes: 100, pollMs: 200 }));
     expect(done.exitCode).toBe(7);
     expect(done.timedOut).toBe(false);
-    const again = await provider.startDetached(handle, { key: `k8s-${suffix}`, command: 'echo never' });
+    const again = await startDetached(provider.driver, handle, { key: `k8s-${suffix}`, command: 'echo never' });
     expect(again.started).toBe(false);
   }, 60_000);
 

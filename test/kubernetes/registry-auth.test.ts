@@ -51,13 +51,13 @@ describe.each(['htpasswd', 'token'] as const)('a registry with credentials (%s a
   });
 
   it('pushes with the credentials and reads the image back by digest from the registry alone', async () => {
-    const config = await provider.ensureImage('berth-base:bookworm');
+    const config = await provider.images.ensure('berth-base:bookworm');
     expect(config.id).toMatch(new RegExp(`^${registry.host.replace(/\./g, '\\.')}/berth/berth-base@sha256:[0-9a-f]{64}$`));
     pinned = config.id;
     const local = await new Docker().getImage('berth-base:bookworm').inspect();
     // A reader with the credentials (basic auth after the registry's 401) answers the engine's own image id.
     const fresh = new KubernetesSandboxProvider({ kubeConfig: cluster.kubeConfig, namespace, local: new DockerSandboxProvider(new Docker()), registryHost: registry.host, dockerConfig: registry.dockerConfig });
-    expect(await fresh.imageConfig(pinned)).toMatchObject({ id: pinned, user: config.user, workdir: config.workdir });
+    expect(await fresh.images.config(pinned)).toMatchObject({ id: pinned, user: config.user, workdir: config.workdir });
     expect((await fresh.driver.imageConfiguration(pinned))?.id).toBe(local.Id);
   }, 180_000);
 
@@ -83,7 +83,7 @@ describe.each(['htpasswd', 'token'] as const)('a registry with credentials (%s a
       writeFileSync(config, JSON.stringify({ credHelpers: { [registry.host]: 'pass' } }));
       expect(readFileSync(config, 'utf8')).not.toContain(registry.password);
       const viaHelper = new KubernetesSandboxProvider({ kubeConfig: cluster.kubeConfig, namespace, local: new DockerSandboxProvider(new Docker()), registryHost: registry.host, dockerConfig: config });
-      const pushed = await viaHelper.ensureImage('berth-base:bookworm');
+      const pushed = await viaHelper.images.ensure('berth-base:bookworm');
       expect(pushed.id).toMatch(new RegExp(`^${registry.host.replace(/\./g, '\\.')}/berth/berth-base@sha256:[0-9a-f]{64}$`));
       expect((await viaHelper.driver.imageConfiguration(pushed.id))?.id).toBe((await new Docker().getImage('berth-base:bookworm').inspect()).Id);
     } finally {

@@ -81,7 +81,7 @@ describe('a separate verifier on the Kubernetes sandbox (real cluster, real Temp
     const workflowId = `berth/k8s-separate-${suffix}/stop/1`;
     const name = containerName(workflowId, randomBytes(4).toString('hex'), 'agent');
     made.push(name);
-    const image = (await provider.ensureImage('berth-base:bookworm')).id;
+    const image = (await provider.images.ensure('berth-base:bookworm')).id;
     const { handle } = await provider.seed({ name, labels: { batch: `k8s-separate-${suffix}`, workflowId, role: 'agent' }, image, env: {}, network: 'bridge', workdir: '/app', user: 'nobody' });
     await provider.exec(handle, { command: 'echo kept > /app/file.txt; (setsid sh -c "trap \'\' TERM; while :; do sleep 0.2; done" >/dev/null 2>&1 &); (setsid sleep 600 >/dev/null 2>&1 &)' });
     const before = await processes(provider, handle);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ClusterSlots } from '../../src/activities/cluster-slots.ts';
+import { ClusterSlots } from '../../src/host/cluster-slots.ts';
 import { hostQueueName } from '../../src/config/queues.ts';
 import { SlotLeases } from '../../src/sandbox/kubernetes/slot-leases.ts';
 import { berth } from '../helpers/cli.ts';

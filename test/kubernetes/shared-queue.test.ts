@@ -5,7 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createActivityDeps, releaseActivityDeps } from '../../src/activities/deps.ts';
+import { createHostServices, releaseHostServices } from '../../src/host/deps.ts';
 import { startBatch } from '../../src/client/batch.ts';
 import { temporalAddress } from '../../src/config/temporal.ts';
 import { DockerSandboxProvider, KubernetesSandboxProvider, type SandboxSpec } from '../../src/sandbox/index.ts';
@@ -49,7 +49,7 @@ describe('two workers on one cluster share its sandbox queue and its max_pods', 
     const provider = new CountingProvider({
       kubeConfig: cluster.kubeConfig, namespace: ns.name, local: new DockerSandboxProvider(new Docker()), registryHost: cluster.registry, maxPods: MAX_PODS,
     });
-    const deps = await createActivityDeps({ provider, hostQueueSuffix: suffix });
+    const deps = await createHostServices({ provider, hostQueueSuffix: suffix });
     const made = await createWorkers({ address, taskQueue: `test-${suffix}`, hostQueueSuffix: suffix }, deps);
     const runs = made.workers.map((w) => w.run());
     let stopped: Promise<void> | undefined;
@@ -58,7 +58,7 @@ describe('two workers on one cluster share its sandbox queue and its max_pods', 
       stop: () => stopped ??= (async () => {
         for (const x of made.workers) if (x.getState() === 'RUNNING') x.shutdown();
         await Promise.allSettled(runs);
-        await releaseActivityDeps(deps);
+        await releaseHostServices(deps);
         await made.connection.close();
       })(),
     };

@@ -1,6 +1,6 @@
 import { CoordinationV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ClusterSlots } from '../../src/activities/cluster-slots.ts';
+import { ClusterSlots } from '../../src/host/cluster-slots.ts';
 import { SLOTS_LABEL, SlotLeases, scopeTag } from '../../src/sandbox/kubernetes/slot-leases.ts';
 import { ownNamespace, type OwnNamespace } from '../helpers/kubernetes-namespace.ts';
 import { FIRST_BUILD_TIMEOUT_MS, useLocalCluster, type LocalCluster } from '../helpers/kubernetes.ts';

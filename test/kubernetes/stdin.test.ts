@@ -39,7 +39,7 @@ describe('execWithStdin and addressOf on the Kubernetes sandbox (real cluster)',
   beforeAll(async () => {
     cluster = await useLocalCluster();
     provider = new KubernetesSandboxProvider({ kubeConfig: cluster.kubeConfig, local: new DockerSandboxProvider(new Docker()), registryHost: cluster.registry });
-    const image = (await provider.ensureImage('berth-base:bookworm')).id;
+    const image = (await provider.images.ensure('berth-base:bookworm')).id;
     const workflowId = `berth/k8s-stdin-${suffix}/mcp/1`;
     const name = containerName(workflowId, randomBytes(4).toString('hex'), 'agent');
     made.push(name);
@@ -82,7 +82,7 @@ describe('execWithStdin and addressOf on the Kubernetes sandbox (real cluster)',
   }, 60_000);
 
   it('addressOf answers the pod IP, where the worker reaches a server in the pod (an MCP http server of a service)', async () => {
-    const ip = await provider.addressOf(handle.containerId);
+    const ip = await provider.network.address(handle.containerId);
     expect(ip).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
     await provider.exec(handle, { command: 'mkdir -p /tmp/www && echo from-the-pod > /tmp/www/hi.txt && (setsid python3 -m http.server --directory /tmp/www 18766 >/dev/null 2>&1 &)' });
     await waitUntil(async () => (await fetch(`http://${ip}:18766/hi.txt`).then((r) => r.text(), () => '')) === 'from-the-pod\n', 30_000, 'the server in the pod');
@@ -93,6 +93,6 @@ describe('execWithStdin and addressOf on the Kubernetes sandbox (real cluster)',
     await provider.teardown(handle);
     await waitForPodGone(cluster.core, 'default', handle.containerId);
     await expect(provider.execWithStdin(lost, { argv: ['cat'] })).rejects.toBeInstanceOf(SandboxLost);
-    await expect(provider.addressOf(lost.containerId)).rejects.toBeInstanceOf(SandboxLost);
+    await expect(provider.network.address(lost.containerId)).rejects.toBeInstanceOf(SandboxLost);
   }, 60_000);
 });

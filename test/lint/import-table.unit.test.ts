@@ -29,7 +29,7 @@ const wrong: Array<[folder: string, source: string, names: string]> = [
   ['cli', "import type { ResultRow } from '../workflows/types.ts';\nexport type X = ResultRow;\n", 'cli may not import src/workflows'],
   ['client', "import { episodeWorkflow } from '../workflows/episode.ts';\nexport const x = episodeWorkflow;\n", 'client may not import src/workflows/episode.ts'],
   ['client', "import { INSTALLED_AGENTS } from '../agents/installed/registry.ts';\nexport const x = INSTALLED_AGENTS;\n", 'client may not import src/agents'],
-  ['server', "import { HostSlots } from '../activities/slots.ts';\nexport const x = HostSlots;\n", 'server may not import src/activities'],
+  ['server', "import { withDeps } from '../activities/with-deps.ts';\nexport const x = withDeps;\n", 'server may not import src/activities'],
   ['activities', "import type { ResultRow } from '../workflows/types.ts';\nexport type X = ResultRow;\n", 'activities may not import src/workflows'],
   ['activities', "import { ensureWorker } from '../server/worker-daemon.ts';\nexport const x = ensureWorker;\n", 'activities may not import src/server'],
 ];

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../src/sandbox/types.ts';
 import { DockerSandboxProvider } from '../../src/sandbox/docker/provider.ts';
 import { makeSpec, provider, sh, teardownAll } from './helpers.ts';
+import { startDetached } from '../../src/sandbox/detached.ts';
 
 const made: string[] = [];
 let handle: SandboxHandle;
@@ -28,7 +29,7 @@ describe('detached processes', () => {
     await once(child, 'exit');
 
     // Starting the same key again only re-attaches.
-    const again = await provider.startDetached(handle, { key: 'turn-1', command });
+    const again = await startDetached(provider.driver, handle, { key: 'turn-1', command });
     expect(again.started).toBe(false);
 
     const polls: number[] = [];
@@ -40,7 +41,7 @@ describe('detached processes', () => {
   });
 
   it('reports a timeout enforced inside the container', async () => {
-    await provider.startDetached(handle, { key: 'slow', command: 'sleep 300', timeoutSec: 1 });
+    await startDetached(provider.driver, handle, { key: 'slow', command: 'sleep 300', timeoutSec: 1 });
     const result = await provider.waitDetached(handle, 'slow', { pollMs: 200 });
     expect(result).toMatchObject({ timedOut: true });
     expect(await sh(handle, 'ps -eo args')).not.toContain('sleep 300');
@@ -69,7 +70,7 @@ describe('detached processes', () => {
   // (a worker that did not create the sandbox has no channel to it) and over the channel (one request, answered once).
   it('waits for a running process with one exec, woken by its end rather than by looking', async () => {
     const viaExec = new DockerSandboxProvider();
-    await viaExec.startDetached(handle, { key: 'quiet', command: 'sleep 6; exit 4', timeoutSec: 60 });
+    await startDetached(viaExec.driver, handle, { key: 'quiet', command: 'sleep 6; exit 4', timeoutSec: 60 });
     const since = Math.floor(Date.now() / 1000) - 1;
     const result = await viaExec.waitDetached(handle, 'quiet', { pollMs: 1000 });
     expect(result).toMatchObject({ exitCode: 4, timedOut: false });
@@ -85,7 +86,7 @@ describe('detached processes', () => {
     // Each answer is one header line on the keep-alive's output (the container's log); nothing else runs meanwhile.
     const answers = async () => ((await provider.docker.getContainer(handle.containerId).logs({ stdout: true })) as unknown as Buffer)
       .toString('latin1').split('\n').filter((l) => l.includes('berth:ch ')).length;
-    await provider.startDetached(handle, { key: 'quiet-ch', command: 'sleep 6; exit 4', timeoutSec: 60 });
+    await startDetached(provider.driver, handle, { key: 'quiet-ch', command: 'sleep 6; exit 4', timeoutSec: 60 });
     const before = await answers();
     const result = await provider.waitDetached(handle, 'quiet-ch', { pollMs: 1000 });
     expect(result).toMatchObject({ exitCode: 4, timedOut: false });
@@ -94,7 +95,7 @@ describe('detached processes', () => {
   });
 
   it('reports a process killed from outside (no exit code written) as lost', async () => {
-    await provider.startDetached(handle, { key: 'victim', command: 'sleep 300', timeoutSec: 600 });
+    await startDetached(provider.driver, handle, { key: 'victim', command: 'sleep 300', timeoutSec: 600 });
     const waiting = provider.waitDetached(handle, 'victim', { pollMs: 1000 });
     await sh(handle, 'kill -9 -- -$(cat /var/lib/berth/run/victim/pid)');
     await expect(waiting).rejects.toThrow(/ended without writing an exit code/);

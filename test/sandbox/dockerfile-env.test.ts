@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sandboxDeps } from '../../src/activities/deps.ts';
-import { seedAgentSandbox } from '../../src/activities/seed-agent.ts';
+import { sandboxDeps } from '../../src/host/deps.ts';
+import { seedAgentSandbox } from '../../src/host/seed-agent.ts';
 import { extractTar } from '../../src/sandbox/files.ts';
 import { containerName } from '../../src/sandbox/names.ts';
 import { classifyDockerfile, loadTask, resolveDockerfileEnv } from '../../src/task/index.ts';
@@ -61,7 +61,7 @@ let baseEnv: Record<string, string>;
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'berth-envcases-'));
-  baseEnv = (await provider.imageConfig(BASE_IMAGE))!.env;
+  baseEnv = (await provider.images.config(BASE_IMAGE))!.env;
 });
 afterAll(async () => {
   await teardownAll(made);
@@ -87,8 +87,8 @@ async function engineAnswer(dockerfile: string, i: number): Promise<{ env: Recor
   await writeFile(join(ctx, 'Dockerfile'), dockerfile);
   const tag = `berth-test-envcase-${randomBytes(4).toString('hex')}:${i}`;
   tags.push(tag);
-  await provider.buildImage({ contextDir: ctx, tag, logPath: join(work, `build-${i}.log`), lockDir: join(work, 'locks') });
-  const config = (await provider.imageConfig(tag))!;
+  await provider.images.build({ contextDir: ctx, tag, logPath: join(work, `build-${i}.log`), lockDir: join(work, 'locks') });
+  const config = (await provider.images.config(tag))!;
   const dumps: Record<string, Record<string, string>> = {};
   if (dockerfile.includes('/envdump/')) {
     const c = await provider.docker.createContainer({ Image: tag, Entrypoint: ['true'], Labels: { 'berth.test': 'envcases' } });

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentSandboxSpec } from '../../src/activities/sandbox-spec.ts';
+import { agentSandboxSpec } from '../../src/host/sandbox-spec.ts';
 import { DETACHED_BASE, startDetached, waitDetached } from '../../src/sandbox/detached.ts';
 import type { SandboxDriver } from '../../src/sandbox/driver.ts';
 import { prepareAgentImage } from '../../src/sandbox/image-prep.ts';
@@ -62,7 +62,7 @@ beforeAll(async () => {
       `HEALTHCHECK --interval=1s --timeout=5s --start-period=20s --retries=3 CMD ${PROBE}\n`,
     'entry.sh': '#!/bin/sh\ntouch /tmp/entry-up\nexec "$@"\n',
   });
-  await provider.buildImage({ contextDir: context, tag: baseTag });
+  await provider.images.build({ contextDir: context, tag: baseTag });
 }, 120_000);
 
 afterAll(async () => {

@@ -10,6 +10,7 @@ import { DockerSandboxProvider } from '../../src/sandbox/docker/provider.ts';
 import { SandboxLost } from '../../src/sandbox/errors.ts';
 import type { SandboxHandle } from '../../src/sandbox/types.ts';
 import { makeSpec, provider, sh, teardownAll } from './helpers.ts';
+import { startDetached } from '../../src/sandbox/detached.ts';
 
 // The heap's own collector is exposed so the measurement starts and ends without stale garbage.
 setFlagsFromString('--expose-gc');
@@ -118,14 +119,14 @@ describe('sandbox loss', () => {
     const { handle: h } = await provider.seed(makeSpec(made));
     await provider.docker.getContainer(h.containerId).kill();
     await lost(provider.exec(h, { command: 'true' }));
-    await lost(provider.startDetached(h, { key: 'k', command: 'true' }));
+    await lost(startDetached(provider.driver, h, { key: 'k', command: 'true' }));
   });
 
   it('raises SandboxLost when the engine does not answer', async () => {
     const offline = new DockerSandboxProvider(new Docker({ socketPath: join(hostDir, 'no-engine.sock') }));
     await lost(offline.exec(handle, { command: 'true' }));
     await lost(offline.download(handle, '/etc/hostname', hostDir));
-    await lost(offline.ensureImage('berth-base:bookworm'));
+    await lost(offline.images.ensure('berth-base:bookworm'));
   });
 
   it('tears down idempotently', async () => {

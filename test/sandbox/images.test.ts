@@ -26,12 +26,12 @@ afterAll(async () => {
 
 describe('ensureImage', () => {
   it('accepts a local image', async () => {
-    await expect(provider.ensureImage(BASE_IMAGE)).resolves.toMatchObject({ id: expect.stringMatching(/^sha256:/) });
+    await expect(provider.images.ensure(BASE_IMAGE)).resolves.toMatchObject({ id: expect.stringMatching(/^sha256:/) });
   });
 
   it('raises ImageMissing naming the image and the alias option', async () => {
     const ref = `berth-test/absent-${randomBytes(3).toString('hex')}:1`;
-    const err = await provider.ensureImage(ref, { aliasHint: BASE_IMAGE }).then(
+    const err = await provider.images.ensure(ref, { aliasHint: BASE_IMAGE }).then(
       () => undefined,
       (e: unknown) => e,
     );
@@ -61,8 +61,8 @@ describe('buildImage', () => {
     const logPath = join(dir, 'build.log');
 
     const [a, b] = await Promise.all([
-      provider.buildImage({ contextDir: ctx, tag, lockDir, logPath }),
-      provider.buildImage({ contextDir: ctx, tag, lockDir, logPath }),
+      provider.images.build({ contextDir: ctx, tag, lockDir, logPath }),
+      provider.images.build({ contextDir: ctx, tag, lockDir, logPath }),
     ]);
     expect([a.built, b.built].sort()).toEqual([false, true]);
     expect(await readFile(logPath, 'utf8')).toContain(`built ${nonce}`);
@@ -70,7 +70,7 @@ describe('buildImage', () => {
     const { handle } = await provider.seed(makeSpec(made, { image: tag }));
     expect(await sh(handle, 'stat -c %a /usr/local/bin/hello && hello')).toBe('755\nhello-from-image\n');
 
-    const third = await provider.buildImage({ contextDir: ctx, tag, lockDir, logPath });
+    const third = await provider.images.build({ contextDir: ctx, tag, lockDir, logPath });
     expect(third.built).toBe(false);
   });
 
@@ -88,7 +88,7 @@ describe('buildImage', () => {
       return out.trim();
     })();
     await sleep(300); // let the child take the lock first most of the time; either order must build once
-    const mine = await provider.buildImage({ contextDir: ctx, tag, lockDir: args[2], logPath: join(dir, 'cross-mine.log') });
+    const mine = await provider.images.build({ contextDir: ctx, tag, lockDir: args[2], logPath: join(dir, 'cross-mine.log') });
     const theirs = await childOut;
     expect([String(mine.built), theirs].sort()).toEqual(['false', 'true']);
   });
@@ -100,7 +100,7 @@ describe('buildImage', () => {
     const tag = `hb__test-bad-${randomBytes(4).toString('hex')}`;
     tags.push(tag);
     const err = await provider
-      .buildImage({ contextDir: ctx, tag, lockDir: join(dir, 'locks'), logPath: join(dir, 'bad.log') })
+      .images.build({ contextDir: ctx, tag, lockDir: join(dir, 'locks'), logPath: join(dir, 'bad.log') })
       .then(
         () => undefined,
         (e: unknown) => e,

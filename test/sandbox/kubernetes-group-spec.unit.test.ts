@@ -1,6 +1,6 @@
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import type { ComposeModel, ComposeService } from '../../src/sandbox/docker/compose-model.ts';
+import type { ComposeModel, ComposeService } from '../../src/sandbox/compose/model.ts';
 import type { ImageConfig } from '../../src/sandbox/image-config.ts';
 import {
   containerName, durationSec, groupOrder, groupPod, groupRefusals, healthOf, HOLDER, LOADER, LOADER_DONE, MAIN_GATE, startupProbe, volumePrefills,

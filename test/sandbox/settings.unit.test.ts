@@ -2,7 +2,7 @@
 // sandbox as provider options, which checks them: these pin the path from the variable to what the sandbox uses.
 import { afterEach, describe, expect, it } from 'vitest';
 import { composeSettings, finalStateRetentionDays, subnetSettings } from '../../src/config/env.ts';
-import { composeBinary } from '../../src/sandbox/docker/compose-cli.ts';
+import { composeBinary } from '../../src/sandbox/compose/cli.ts';
 import { subnetSource } from '../../src/sandbox/docker/group-network.ts';
 import { formatCidr } from '../../src/sandbox/docker/subnets.ts';
 import { DockerSandboxProvider } from '../../src/sandbox/docker/provider.ts';
@@ -31,7 +31,7 @@ describe('BERTH_FINAL_STATE_RETENTION_DAYS', () => {
     [{ BERTH_FINAL_STATE_RETENTION_DAYS: 'soon' }, 7],
   ])('%j: kept final states live %d days', (vars, days) => {
     withEnv(vars);
-    expect(new DockerSandboxProvider(undefined, { finalStateRetentionDays: finalStateRetentionDays() }).finalStateRetentionDays).toBe(days);
+    expect(new DockerSandboxProvider(undefined, { finalStateRetentionDays: finalStateRetentionDays() }).finalStates!.retentionDays).toBe(days);
   });
 });
 

@@ -4,8 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { sandboxDeps } from '../../src/activities/deps.ts';
-import { seedAgentSandbox } from '../../src/activities/seed-agent.ts';
+import { sandboxDeps } from '../../src/host/deps.ts';
+import { seedAgentSandbox } from '../../src/host/seed-agent.ts';
 import { DockerSandboxProvider } from '../../src/sandbox/docker/provider.ts';
 import { containerName } from '../../src/sandbox/names.ts';
 import type { SandboxHandle, SandboxSpec } from '../../src/sandbox/types.ts';
@@ -131,6 +131,6 @@ export function shTask(fx: Fixture, body: string, o: ShTaskOptions = {}): Promis
 export async function derivedImage(fx: Fixture, tag: string, run: string): Promise<string> {
   const dir = fx.tmp('berth-verify-img-');
   writeFileSync(join(dir, 'Dockerfile'), `FROM ${BASE_IMAGE}\nRUN ${run}\n`);
-  await provider.buildImage({ contextDir: dir, tag });
+  await provider.images.build({ contextDir: dir, tag });
   return tag;
 }

@@ -52,7 +52,7 @@ describe('verifier user (spec § Users)', () => {
   it('[agent].user set and a pull-mode image: the image USER, read from the engine', async () => {
     const ctxDir = fx.tmp('berth-verify-img-');
     writeFileSync(join(ctxDir, 'Dockerfile'), `FROM ${BASE_IMAGE}\nRUN useradd -m agent\nUSER nobody\n`);
-    await provider.buildImage({ contextDir: ctxDir, tag: 'berth-verify-test-usernobody:1' });
+    await provider.images.build({ contextDir: ctxDir, tag: 'berth-verify-test-usernobody:1' });
     const task = await fx.task({
       'task.toml': '[agent]\nuser = "agent"\n[verifier]\ntimeout_sec = 20\n',
       'environment/Dockerfile': 'FROM berth-verify-test-usernobody:1\n',

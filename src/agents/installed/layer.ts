@@ -25,13 +25,13 @@ export function layerTag(baseImageId: string, agent: InstalledAgent): string {
   return `berth-agent-${agent.name}:${hash}`;
 }
 
-export const imageId = (provider: SandboxProvider, ref: string): Promise<string> => provider.imageId(ref);
+export const imageId = (provider: SandboxProvider, ref: string): Promise<string> => provider.images.id(ref);
 
 const PY_PROBE = "import sys, platform; l = platform.libc_ver(); print(sys.version_info[0], sys.version_info[1], platform.machine(), l[0], l[1])";
 
 /** Runs the image's python3 once (no sandbox: a throwaway container) to learn which wheels it takes. */
 export async function probePython(provider: SandboxProvider, image: string): Promise<PythonTarget | null> {
-  const r = await provider.runOnce(image, ['python3', '-c', PY_PROBE], { user: '0', labels: { [LAYER_LABEL]: 'probe' } });
+  const r = await provider.images.runOnce(image, ['python3', '-c', PY_PROBE], { user: '0', labels: { [LAYER_LABEL]: 'probe' } });
   if (r.exitCode !== 0) return null;
   const m = /(\d+) (\d+) (\S+) (\S*) 2\.(\d+)/.exec(r.stdout);
   if (!m) return null;
@@ -58,7 +58,7 @@ const GLIBC_PROBE = 'getconf GNU_LIBC_VERSION 2>/dev/null; for d in /lib /usr/li
 
 /** What an image offers a glibc-linked binary: glibc's minor version (null: none, e.g. musl) and whether libstdc++ is there. */
 export async function probeGlibc(provider: SandboxProvider, image: string): Promise<{ glibcMinor: number | null; libstdcxx: boolean }> {
-  const r = await provider.runOnce(image, ['sh', '-c', GLIBC_PROBE], { user: '0', labels: { [LAYER_LABEL]: 'probe' } });
+  const r = await provider.images.runOnce(image, ['sh', '-c', GLIBC_PROBE], { user: '0', labels: { [LAYER_LABEL]: 'probe' } });
   const m = /glibc 2\.(\d+)/.exec(r.stdout);
   return { glibcMinor: m ? Number(m[1]) : null, libstdcxx: /libstdc\+\+/.test(r.stdout) };
 }
@@ -112,7 +112,7 @@ function labels(agent: InstalledAgent, baseId: string): string {
  * `cacheDir` holds fetched packages, `toolsDir` what Berth builds on the host (a bundled Python).
  */
 export async function layerContext(provider: SandboxProvider, agent: InstalledAgent, baseId: string, cacheDir: string, toolsDir = join(cacheDir, 'tools')): Promise<string> {
-  const user = (await provider.imageConfig(baseId))?.user ?? '';
+  const user = (await provider.images.config(baseId))?.user ?? '';
   // BuildKit takes FROM a tag, not an image id: a tag naming exactly that id.
   // The digest's hex part: an id (`sha256:…`) on Docker, a digest reference (`registry/repo@sha256:…`) on a registry's engine.
   const baseTag = { repo: 'berth-agent-base', tag: baseId.replace(/^.*sha256:/, '').slice(0, 20) };
@@ -161,7 +161,7 @@ export async function layerContext(provider: SandboxProvider, agent: InstalledAg
   if (user) lines.push(`USER ${user}`);
   await writeFile(join(ctx, 'Dockerfile'), `${lines.join('\n')}\n`);
   // Tagged once the image's runtime checks passed, so an image refused leaves no tag behind.
-  await provider.tagImage(baseId, baseTag.repo, baseTag.tag);
+  await provider.images.tag(baseId, baseTag.repo, baseTag.tag);
   return ctx;
 }
 
@@ -174,13 +174,13 @@ export interface LayerResult {
 /** Builds the layer unless this host has it; one build per tag (the build lock), so concurrent episodes share it. */
 export async function ensureLayer(provider: SandboxProvider, agent: InstalledAgent, baseImage: string, cacheDir: string, toolsDir?: string): Promise<LayerResult> {
   const started = Date.now();
-  const baseId = await provider.imageId(baseImage);
+  const baseId = await provider.images.id(baseImage);
   const tag = layerTag(baseId, agent);
   if (await layerExists(provider, tag)) return { tag, built: false, seconds: 0 };
   await mkdir(cacheDir, { recursive: true });
   const ctx = await layerContext(provider, agent, baseId, cacheDir, toolsDir);
   try {
-    const r = await provider.buildImage({ contextDir: ctx, tag });
+    const r = await provider.images.build({ contextDir: ctx, tag });
     return { tag, built: r.built, seconds: Math.round((Date.now() - started) / 100) / 10 };
   } finally {
     await rm(ctx, { recursive: true, force: true });
@@ -188,7 +188,7 @@ export async function ensureLayer(provider: SandboxProvider, agent: InstalledAge
 }
 
 /** Whether this host's engine has the layer. */
-export const layerExists = async (provider: SandboxProvider, tag: string): Promise<boolean> => (await provider.imageConfig(tag)) !== null;
+export const layerExists = async (provider: SandboxProvider, tag: string): Promise<boolean> => (await provider.images.config(tag)) !== null;
 
 export interface LayerInfo {
   tag: string;
@@ -201,7 +201,7 @@ export interface LayerInfo {
 
 /** The agent layers this host's engine holds. */
 export async function listLayers(provider: SandboxProvider): Promise<LayerInfo[]> {
-  const images = await provider.imagesLabelled(`${LAYER_LABEL}=1`);
+  const images = await provider.images.labelled(`${LAYER_LABEL}=1`);
   return images.flatMap((i) => i.tags.map((tag) => ({
     tag,
     agent: i.labels[LAYER_AGENT_LABEL] ?? '?',

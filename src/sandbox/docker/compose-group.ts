@@ -12,13 +12,13 @@ import { LABEL_BATCH, LABEL_ROLE, LABEL_USER, LABEL_WORKDIR, LABEL_WORKFLOW } fr
 import { isSeeded } from '../seed-scripts.ts';
 import type { ExecPort, GroupCreateResult, GroupHandle, GroupSpec } from '../driver.ts';
 import type { SandboxHandle, SandboxLabels } from '../types.ts';
-import { projectArgs, runCompose, type ComposeCliSettings } from './compose-cli.ts';
-import { composeFailure, resolveComposeModel } from './compose-config.ts';
+import { projectArgs, runCompose, type ComposeCliSettings } from '../compose/cli.ts';
+import { composeFailure, resolveComposeModel } from '../compose/config.ts';
 /** Re-exported for the callers that read a model the way the Docker group does. */
-export { resolveComposeModel } from './compose-config.ts';
-import { defaultSizedSidecars, groupModel, MAIN_SERVICE, mainAndItsDependencies, networkKeys, type ComposeModel } from './compose-model.ts';
+export { resolveComposeModel } from '../compose/config.ts';
+import { defaultSizedSidecars, groupModel, MAIN_SERVICE, mainAndItsDependencies, networkKeys, type ComposeModel } from '../compose/model.ts';
 import { ensureGroupNetwork, removeNetwork, type SubnetSource } from './group-network.ts';
-import { COMPOSE_PROJECT_LABEL, COMPOSE_SERVICE_LABEL, groupNetworkName, LABEL_GROUP } from './group-names.ts';
+import { COMPOSE_PROJECT_LABEL, COMPOSE_SERVICE_LABEL, groupNetworkName, LABEL_GROUP } from '../group-names.ts';
 
 const CONFIG_TIMEOUT_MS = 60_000;
 const DEFAULT_NETWORK = 'default';

@@ -19,10 +19,10 @@ import { inspectSandbox, resumeSandbox, stopSandbox, teardownSandbox } from './l
 import { LABEL_POOL, LABEL_WORKFLOW } from '../names.ts';
 import type { ExecResult, SandboxInfo } from '../types.ts';
 import { createOrAdoptGroup, inspectGroup, listGroups, logTail, removeGroup } from './compose-group.ts';
-import type { ComposeCliSettings } from './compose-cli.ts';
+import type { ComposeCliSettings } from '../compose/cli.ts';
 import { subnetSource, type SubnetSource } from './group-network.ts';
 import { putOnNetwork } from './phase-network.ts';
-import { LABEL_GROUP } from './group-names.ts';
+import { LABEL_GROUP } from '../group-names.ts';
 import { createOrAdoptSingle, handleFromInspect } from './single.ts';
 import { ENGINE_ANSWER_SEC } from './engine-deadline.ts';
 

@@ -3,14 +3,7 @@
 import type Docker from 'dockerode';
 import { asSandboxError, ENGINE } from '../errors.ts';
 import { ensureImage } from './images.ts';
-
-export interface EngineImage {
-  tags: string[];
-  labels: Record<string, string>;
-  sizeBytes: number;
-  /** ISO time the image was made. */
-  created: string;
-}
+import type { EngineImage } from '../image-types.ts';
 
 export async function imageIdOf(docker: Docker, ref: string): Promise<string> {
   try {

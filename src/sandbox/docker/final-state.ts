@@ -5,25 +5,17 @@ import { createHash } from 'node:crypto';
 import type Docker from 'dockerode';
 import { asSandboxError } from '../errors.ts';
 import { LABEL_BATCH, LABEL_WORKFLOW } from '../names.ts';
+import type { GcSelection, KeptState } from '../final-states.ts';
 
 export const LABEL_FINAL_STATE = 'berth.final-state';
 const LABEL_RUN = 'berth.run';
 const LABEL_KEPT_AT = 'berth.kept-at';
 const REPO = 'berth-final-state';
 
-export const DEFAULT_RETENTION_DAYS = 7;
-
-/** The retention period: the setting (BERTH_FINAL_STATE_RETENTION_DAYS, read by src/config/env.ts), else the default. */
-export function retentionDays(setting: number | undefined): number {
-  return setting ?? DEFAULT_RETENTION_DAYS;
-}
-
 /** The image an episode run's final state is kept as: deterministic, so a retried commit replaces its own. */
 export function finalStateImage(workflowId: string, runId: string): string {
   return `${REPO}:${createHash('sha256').update(`${workflowId}\0${runId}`).digest('hex').slice(0, 24)}`;
 }
-
-export interface KeptState { image: string; batch: string; workflowId: string; runId: string; keptAt: string }
 
 /** Commits the container (paused while it is copied) to the run's final-state image. */
 export async function keepFinalState(docker: Docker, container: string, ids: { batch: string; workflowId: string; runId: string }, retention: number): Promise<string> {
@@ -55,14 +47,6 @@ export async function listFinalStates(docker: Docker): Promise<KeptState[]> {
     if (!image) return [];
     return [{ image, batch: labels[LABEL_BATCH] ?? '', workflowId: labels[LABEL_WORKFLOW] ?? '', runId: labels[LABEL_RUN] ?? '', keptAt: labels[LABEL_KEPT_AT] ?? '' }];
   });
-}
-
-export interface GcSelection {
-  /** Only this batch's images (whatever their age). */
-  batch?: string;
-  /** Only images kept longer ago than this many days; without batch or all, the retention period. */
-  olderThanDays?: number;
-  all?: boolean;
 }
 
 /** Removes the chosen final-state images; returns them. An image a running container still uses is left (and listed in `kept`). */

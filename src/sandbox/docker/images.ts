@@ -8,12 +8,7 @@ import { acquireFileLock } from '../file-lock.ts';
 import type { ImageConfig } from '../image-config.ts';
 import { readImageConfig } from './image-inspect.ts';
 import { readContextFiles } from '../image-hash.ts';
-
-export interface EnsureImageOptions {
-  /** The local image suggested in the error message, e.g. berth-base:bookworm. */
-  aliasHint?: string;
-  pullTimeoutMs?: number;
-}
+import type { BuildImageOptions, BuildImageResult, EnsureImageOptions } from '../image-types.ts';
 
 /**
  * Where the sandbox layer keeps build logs, locks and group files when its caller names no folder (the worker names
@@ -54,27 +49,6 @@ async function pullImage(docker: Docker, ref: string, timeoutMs: number): Promis
       else resolve();
     });
   });
-}
-
-export interface BuildImageOptions {
-  contextDir: string;
-  /** Relative to contextDir. Default "Dockerfile". */
-  dockerfile?: string;
-  tag: string;
-  /** Default <state folder>/build-logs/<tag>.log. */
-  logPath?: string;
-  /** Default <state folder>/locks. */
-  lockDir?: string;
-  /** The provider's state folder (build logs, locks); default DEFAULT_STATE_DIR. */
-  stateDir?: string;
-  buildArgs?: Record<string, string>;
-}
-
-export interface BuildImageResult {
-  tag: string;
-  /** False when the image already existed or another caller built it. */
-  built: boolean;
-  logPath: string;
 }
 
 const inFlight = new Map<string, Promise<BuildImageResult>>();

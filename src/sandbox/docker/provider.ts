@@ -1,29 +1,28 @@
 // The provider on Docker: the neutral part (seed, exec, detached processes, files, stop, start, removal, janitor)
-// is DriverSandboxProvider's on the Docker driver; images, stdin processes, networks and kept final states are Docker's own.
+// is DriverSandboxProvider's on the Docker driver; stdin processes, renames and the pool's janitor are Docker's own, and
+// its images, networks and kept final states are parts (parts.ts).
 import type { RegistryCredentials } from '../registry-auth.ts';
 import type Docker from 'dockerode';
 import { join } from 'node:path';
 import { DriverSandboxProvider } from '../driver-provider.ts';
-import type { ImageConfig } from '../image-config.ts';
-import type { ApplyNetworkOptions, EgressNetwork, PhaseNetwork } from '../network-phase.ts';
-import { applyPhaseNetwork, ensureEgressNetwork, holdsAddress } from './phase-network.ts';
 import { dockerFromEnv } from './client.ts';
-import type { ComposeCliSettings } from './compose-cli.ts';
+import type { ComposeCliSettings } from '../compose/cli.ts';
 import { DockerDriver } from './driver.ts';
 import { ENGINE_ANSWER_SEC } from './engine-deadline.ts';
 import { startStdinExec } from './exec.ts';
-import { addressOf, engineInfo, imageIdOf, imageLabels, imagePathArchive, imagesLabelled, runOnce, tagImage, type EngineImage } from './engine-images.ts';
-import { keepFinalState, listFinalStates, removeFinalStates, retentionDays, type GcSelection, type KeptState } from './final-state.ts';
+import { engineInfo, imagePathArchive } from './engine-images.ts';
+import { retentionDays } from '../final-states.ts';
+import { dockerFinalStates, dockerImages, dockerNetwork } from './parts.ts';
 import { gpuSupport } from './gpu-probe.ts';
 import { subnetSource, type SubnetSettings } from './group-network.ts';
-import { readImageConfig } from './image-inspect.ts';
-import { buildImage, DEFAULT_STATE_DIR, ensureImage, type BuildImageOptions, type BuildImageResult, type EnsureImageOptions } from './images.ts';
+import { DEFAULT_STATE_DIR } from './images.ts';
 import { pushImage } from './push.ts';
-import type { GpuSupport, LocalImageEngine, SandboxHandle, SandboxProvider, StdinExecOptions, StdinProcess } from '../types.ts';
+import type { GpuSupport, SandboxHandle, StdinExecOptions, StdinProcess } from '../types.ts';
+import type { LocalImageEngine, SandboxFinalStates, SandboxImages, SandboxNetwork, SandboxProvider } from '../provider.ts';
 import { janitorPool, renameSandbox } from './lifecycle.ts';
 import type { JanitorOptions, JanitorReport } from '../types.ts';
 
-/** What the worker hands the sandbox (src/activities/deps.ts); tests and the CLI leave out what they do not need. */
+/** What the worker hands the sandbox (src/host/deps.ts); tests and the CLI leave out what they do not need. */
 export interface DockerProviderOptions {
   /** Where image builds keep their logs and locks and groups their project files (`groups/`); the worker gives BERTH_HOME. */
   stateDir?: string;
@@ -39,7 +38,9 @@ export interface DockerProviderOptions {
 
 export class DockerSandboxProvider extends DriverSandboxProvider<DockerDriver> implements SandboxProvider, LocalImageEngine {
   readonly stateDir: string | undefined;
-  readonly finalStateRetentionDays: number;
+  readonly images: SandboxImages;
+  readonly network: SandboxNetwork;
+  readonly finalStates: SandboxFinalStates;
   private readonly answerSec: number;
 
   constructor(readonly docker: Docker = dockerFromEnv(), options: DockerProviderOptions = {}) {
@@ -49,8 +50,10 @@ export class DockerSandboxProvider extends DriverSandboxProvider<DockerDriver> i
       ...(options.engineAnswerSec !== undefined ? { engineAnswerSec: options.engineAnswerSec } : {}),
     }));
     this.stateDir = options.stateDir;
-    this.finalStateRetentionDays = retentionDays(options.finalStateRetentionDays);
     this.answerSec = options.engineAnswerSec ?? ENGINE_ANSWER_SEC;
+    this.images = dockerImages(docker, options.stateDir);
+    this.network = dockerNetwork(docker);
+    this.finalStates = dockerFinalStates(docker, retentionDays(options.finalStateRetentionDays));
   }
 
   execWithStdin(handle: SandboxHandle, o: StdinExecOptions): Promise<StdinProcess> {
@@ -69,81 +72,16 @@ export class DockerSandboxProvider extends DriverSandboxProvider<DockerDriver> i
     return { removed: [...pooled.removed, ...rest.removed], kept: [...pooled.kept, ...rest.kept] };
   }
 
-  ensureImage(ref: string, options?: EnsureImageOptions): Promise<ImageConfig> {
-    return ensureImage(this.docker, ref, options);
-  }
-
-  imageConfig(ref: string): Promise<ImageConfig | null> {
-    return readImageConfig(this.docker, ref);
-  }
-
   gpuSupport(probeImage: string): Promise<GpuSupport> {
     return gpuSupport(this.docker, probeImage);
-  }
-
-  imageId(ref: string): Promise<string> {
-    return imageIdOf(this.docker, ref);
-  }
-
-  imageLabels(ref: string): Promise<Record<string, string> | null> {
-    return imageLabels(this.docker, ref);
-  }
-
-  tagImage(ref: string, repo: string, tag: string): Promise<void> {
-    return tagImage(this.docker, ref, repo, tag);
   }
 
   pushImage(ref: string, repository: string, tag: string, credentials?: RegistryCredentials | null): Promise<string> {
     return pushImage(this.docker, ref, repository, tag, credentials);
   }
 
-  runOnce(image: string, argv: string[], o?: { user?: string; labels?: Record<string, string> }): Promise<{ exitCode: number; stdout: string }> {
-    return runOnce(this.docker, image, argv, o);
-  }
-
-  imagesLabelled(label: string): Promise<EngineImage[]> {
-    return imagesLabelled(this.docker, label);
-  }
-
   engineInfo(): Promise<{ id: string; name: string | null }> {
     return engineInfo(this.docker);
-  }
-
-  addressOf(container: string): Promise<string | null> {
-    return addressOf(this.docker, container);
-  }
-
-  ensureEgressNetwork(): Promise<EgressNetwork> {
-    return ensureEgressNetwork(this.docker);
-  }
-
-  holdsAddress(network: string, ip: string, container: string): Promise<boolean> {
-    return holdsAddress(this.docker, network, ip, container);
-  }
-
-  applyPhaseNetwork(handle: SandboxHandle, want: PhaseNetwork, opts?: ApplyNetworkOptions): Promise<void> {
-    return applyPhaseNetwork(this.docker, handle, want, opts);
-  }
-
-  keepFinalState(container: string, ids: { batch: string; workflowId: string; runId: string }): Promise<string> {
-    return keepFinalState(this.docker, container, ids, this.finalStateRetentionDays);
-  }
-
-  listFinalStates(): Promise<KeptState[]> {
-    return listFinalStates(this.docker);
-  }
-
-  removeFinalStates(sel: GcSelection): Promise<{ removed: KeptState[]; kept: Array<KeptState & { reason: string }> }> {
-    return removeFinalStates(this.docker, sel, this.finalStateRetentionDays);
-  }
-
-  async defaultNetworkRanges(): Promise<Array<{ gateway: string | null; subnet: string | null }>> {
-    const info = (await this.docker.getNetwork('bridge').inspect()) as { IPAM?: { Config?: Array<{ Gateway?: string; Subnet?: string }> } };
-    return (info.IPAM?.Config ?? []).map((c) => ({ gateway: c.Gateway || null, subnet: c.Subnet || null }));
-  }
-
-  buildImage(options: BuildImageOptions): Promise<BuildImageResult> {
-    return buildImage(this.docker, { ...(this.stateDir ? { stateDir: this.stateDir } : {}), ...options });
   }
 
   imagePathArchive(image: string, path: string): Promise<Buffer | null> {

@@ -7,7 +7,7 @@ import type {
   ComposeFileSpec, DriverCapabilities, EngineIdentity, GroupCreateResult, GroupHandle, GroupSpec, LabelledSandbox, PathKind, SandboxDriver, ServiceHandle,
   SingleSandboxSpec,
 } from '../driver.ts';
-import type { ComposeCliSettings } from '../docker/compose-cli.ts';
+import type { ComposeCliSettings } from '../compose/cli.ts';
 import { SandboxLost, SeedFailed } from '../errors.ts';
 import { DEFAULT_OUTPUT_CAP, type RawExecOptions } from '../exec.ts';
 import type { ImageConfig } from '../image-config.ts';

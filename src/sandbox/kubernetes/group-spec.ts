@@ -17,8 +17,8 @@
 import type { V1Container, V1Pod, V1Probe, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
 import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
-import type { ComposeModel, ComposeService } from '../docker/compose-model.ts';
-import { MAIN_SERVICE, mainAndItsDependencies } from '../docker/compose-model.ts';
+import type { ComposeModel, ComposeService } from '../compose/model.ts';
+import { MAIN_SERVICE, mainAndItsDependencies } from '../compose/model.ts';
 import type { GroupMainSpec } from '../driver.ts';
 import type { ImageConfig } from '../image-config.ts';
 import { SANDBOX_LAYOUT } from '../../task/layout.ts';

@@ -2,20 +2,15 @@
 // DriverSandboxProvider's on the Kubernetes driver; images are built by the engine beside the worker and pushed to
 // the registry the cluster pulls from (RegistryImages). What the driver cannot do yet is refused by its capabilities
 // before any work; the methods below that refuse say so by name if reached anyway.
-import { createHash } from 'node:crypto';
-import { CoreV1Api } from '@kubernetes/client-node';
+import { kubernetesNetwork } from './network.ts';
 import { DriverSandboxProvider } from '../driver-provider.ts';
 import { SandboxLost } from '../errors.ts';
 import type { ImageConfig } from '../image-config.ts';
-import { EGRESS_NETWORK, type ApplyNetworkOptions, type EgressNetwork, type PhaseNetwork } from '../network-phase.ts';
 import { RegistryImages } from '../registry-images.ts';
-import type { BuildImageOptions, BuildImageResult, EnsureImageOptions } from '../docker/images.ts';
-import type { EngineImage } from '../docker/engine-images.ts';
-import type { GcSelection, KeptState } from '../docker/final-state.ts';
-import type { GpuSupport, LocalImageEngine, SandboxHandle, SandboxProvider, SandboxSpec, SeedResult, StdinExecOptions, StdinProcess } from '../types.ts';
+import type { GpuSupport, SandboxHandle, SandboxSpec, SeedResult, StdinExecOptions, StdinProcess } from '../types.ts';
+import type { LocalImageEngine, SandboxNetwork, SandboxProvider } from '../provider.ts';
 import { KubernetesDriver, type KubernetesDriverOptions } from './driver.ts';
 import { ControllerImage } from './egress-image.ts';
-import { gatewayListenAddress, readGatewayPlace } from './gateway-address.ts';
 import { ensurePullSecret, pullSecretName } from './pull-secret.ts';
 import { RegistryReader } from './registry.ts';
 import { dockerConfigPath, registryCredentials } from '../registry-auth.ts';
@@ -39,14 +34,10 @@ export interface KubernetesProviderOptions extends KubernetesDriverOptions {
   maxPodsFrom?: string;
 }
 
-function notYet(what: string): Promise<never> {
-  return Promise.reject(new Error(`the Kubernetes sandbox cannot ${what} yet (issue 23, docs/kubernetes.md "What is left"): run this task with --sandbox docker`));
-}
-
 export class KubernetesSandboxProvider extends DriverSandboxProvider<KubernetesDriver> implements SandboxProvider {
   readonly images: RegistryImages;
-  /** It keeps no final states (finalState is not among its capabilities). */
-  readonly finalStateRetentionDays = 0;
+  readonly network: SandboxNetwork;
+  /** No finalStates: a pod's state is not kept (finalState is not among its capabilities). */
 
   /** Resolves once the pull secret is in the namespace (registries with credentials only). */
   private pullSecretReady: Promise<void> | undefined;
@@ -60,7 +51,7 @@ export class KubernetesSandboxProvider extends DriverSandboxProvider<KubernetesD
     // A secret named in berth.toml is the operator's: pods pull with it and Berth makes none.
     const secretCredentials = options.imagePullSecret ? undefined : own;
     // The egress controller's image is pushed like a task image (its builder needs the images made just below).
-    const controller: ControllerImage = new ControllerImage({ buildImage: (o) => options.local.buildImage(o), publish: (tag): Promise<string> => images.imageId(tag) });
+    const controller: ControllerImage = new ControllerImage({ buildImage: (o) => options.local.images.build(o), publish: (tag): Promise<string> => images.id(tag) });
     const driver: KubernetesDriver = new KubernetesDriver({
       egressImage: (): Promise<string> => controller.get(),
       ...options, registry: options.registry ?? new RegistryReader(undefined, credentialsFor),
@@ -71,17 +62,16 @@ export class KubernetesSandboxProvider extends DriverSandboxProvider<KubernetesD
     this.images = images;
     if (secretCredentials) this.ensurePullSecret = async () => { await ensurePullSecret(driver.kubeConfig, driver.namespace, host, secretCredentials); };
     // A Compose group's sidecar images, built or pulled by the local engine, are pushed as main's is.
-    driver.publishImage = (ref) => this.images.imageId(ref);
+    driver.publishImage = (ref) => this.images.id(ref);
     // A Compose volume's first files come from the image as the local engine has it (pulled from the registry if not).
     driver.imagePathArchive = (image, path) => options.local.imagePathArchive(image, path);
-    this.egressAddress = options.egressAddress;
+    this.network = kubernetesNetwork(driver, options.egressAddress);
     this.maxPods = options.maxPods ?? DEFAULT_MAX_PODS;
     this.maxPodsFrom = options.maxPods === undefined ? `default ${DEFAULT_MAX_PODS}` : (options.maxPodsFrom ?? 'given');
   }
 
   private readonly maxPods: number;
   private readonly maxPodsFrom: string;
-  private readonly egressAddress: string | undefined;
 
   /** The slots of every worker on this cluster and namespace, as Leases in it (docs/kubernetes.md, Sandbox queues on Kubernetes). */
   slotStore(scope: string): SlotStore {
@@ -98,7 +88,7 @@ export class KubernetesSandboxProvider extends DriverSandboxProvider<KubernetesD
       this.pullSecretReady ??= this.ensurePullSecret().catch((err: unknown) => { this.pullSecretReady = undefined; throw err; });
       await this.pullSecretReady;
     }
-    return super.seed(this.images.isPinned(spec.image) ? spec : { ...spec, image: await this.images.imageId(spec.image) });
+    return super.seed(this.images.isPinned(spec.image) ? spec : { ...spec, image: await this.images.id(spec.image) });
   }
 
   /** Over the exec API's stdin; a pod that is gone (or no longer running) is SandboxLost, as every exec's. */
@@ -113,52 +103,9 @@ export class KubernetesSandboxProvider extends DriverSandboxProvider<KubernetesD
     }
   }
 
-  ensureImage(ref: string, options?: EnsureImageOptions): Promise<ImageConfig> {
-    return this.images.ensureImage(ref, options);
-  }
-
-  imageConfig(ref: string): Promise<ImageConfig | null> {
-    return this.images.imageConfig(ref);
-  }
-
-  buildImage(options: BuildImageOptions): Promise<BuildImageResult> {
-    return this.images.buildImage(options);
-  }
-
-  imageId(ref: string): Promise<string> {
-    return this.images.imageId(ref);
-  }
-
-  imageLabels(ref: string): Promise<Record<string, string> | null> {
-    return this.images.imageLabels(ref);
-  }
-
-  tagImage(ref: string, repo: string, tag: string): Promise<void> {
-    return this.images.tagImage(ref, repo, tag);
-  }
-
-  runOnce(image: string, argv: string[], o?: { user?: string; labels?: Record<string, string> }): Promise<{ exitCode: number; stdout: string }> {
-    return this.images.runOnce(image, argv, o);
-  }
-
-  imagesLabelled(label: string): Promise<EngineImage[]> {
-    return this.images.imagesLabelled(label);
-  }
-
   /** Whether some node has nvidia.com/gpu to allocate (gpu-nodes.ts). */
   gpuSupport(): Promise<GpuSupport> {
     return clusterGpuSupport(this.driver.kubeConfig);
-  }
-
-  /**
-   * Where the model gateway listens for pods: [kubernetes].egress_address when set (the one address an allowlist pod
-   * reaches), else this machine's node address, or the worker's pod IP (gateway-address.ts).
-   */
-  async defaultNetworkRanges(): Promise<Array<{ gateway: string | null; subnet: string | null }>> {
-    if (this.egressAddress) return [{ gateway: this.egressAddress, subnet: null }];
-    const address = gatewayListenAddress(await readGatewayPlace(this.driver.kubeConfig));
-    if (address instanceof Error) throw address;
-    return [{ gateway: address, subnet: null }];
   }
 
   async engineInfo(): Promise<{ id: string; name: string | null }> {
@@ -166,36 +113,4 @@ export class KubernetesSandboxProvider extends DriverSandboxProvider<KubernetesD
     return { id, name };
   }
 
-  /** The pod's IP (every pod and a worker on a node reach it); null while it has none. */
-  async addressOf(container: string): Promise<string | null> {
-    const pod = await this.driver.kubeConfig.makeApiClient(CoreV1Api).readNamespacedPod({ name: container, namespace: this.driver.namespace })
-      .catch((err: unknown) => { throw new SandboxLost(container, err); });
-    return pod.status?.podIP ?? null;
-  }
-
-  /** No engine network: allowlist pods reach the worker's address alone (their rules), where the egress proxy serves. */
-  async ensureEgressNetwork(): Promise<EgressNetwork> {
-    const { id } = await this.driver.engineIdentity();
-    return { id: createHash('sha256').update(id).digest('hex'), name: EGRESS_NETWORK, gateway: await this.driver.egress.workerAddress() };
-  }
-
-  holdsAddress(_network: string, ip: string, container: string): Promise<boolean> {
-    return this.driver.egress.holds(container, ip);
-  }
-
-  applyPhaseNetwork(handle: SandboxHandle, want: PhaseNetwork, opts?: ApplyNetworkOptions): Promise<void> {
-    return this.driver.egress.applyPhase(handle, want, opts);
-  }
-
-  keepFinalState(): Promise<string> {
-    return notYet('keep a sandbox\'s final state');
-  }
-
-  listFinalStates(): Promise<KeptState[]> {
-    return Promise.resolve([]);
-  }
-
-  removeFinalStates(_sel: GcSelection): Promise<{ removed: KeptState[]; kept: Array<KeptState & { reason: string }> }> {
-    return Promise.resolve({ removed: [], kept: [] });
-  }
 }

@@ -1,5 +1,5 @@
 // How many sandboxes a host's warm pool seeds ahead, and for which seeds (docs/performance-notes.md, The warm pool). Pure.
-import type { EpisodeInput, UpcomingEpisodes } from './types.ts';
+import type { EpisodeInput, UpcomingEpisodes } from '../activities/types.ts';
 
 export interface UpcomingRun {
   /** The run's seed key; undefined when its seed cannot be made ahead. */

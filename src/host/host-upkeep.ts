@@ -27,7 +27,7 @@ export function removeOrphanSandboxes(isLive: (workflowId: string) => Promise<bo
 
 /** Removes the final states `berth run --keep-final-state` kept, as `sel` picks them. */
 export function removeKeptStates(sel: GcSelection, provider: SandboxProvider = hostProvider()) {
-  return provider.removeFinalStates(sel);
+  return provider.finalStates?.remove(sel) ?? Promise.resolve({ removed: [], kept: [] });
 }
 
 export interface InstalledAgentListing {

@@ -15,7 +15,7 @@ import { seedKey } from './seed-key.ts';
 import type { HostSlots } from './slots.ts';
 import { freeing } from './tear-down.ts';
 import type { EpisodeTaskLoader } from './task-loader.ts';
-import type { EpisodeInput, PrepareAhead, UpcomingEpisodes } from './types.ts';
+import type { EpisodeInput, PrepareAhead, UpcomingEpisodes } from '../activities/types.ts';
 import { poolWants, upcomingAfterSeed } from './warm-pool-plan.ts';
 
 /** How often the pool looks at the batches it serves (each also looks when an episode seeds here). */

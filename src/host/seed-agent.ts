@@ -5,12 +5,10 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { SeedFailed, type SandboxHandle, type SandboxLabels, type SandboxProvider, type SandboxSpec } from '../sandbox/index.ts';
 import { inTask, resolveTemplates, TASK_LAYOUT, unsetVariableMessage, type Task } from '../task/index.ts';
 import { keepEntrypointOutput } from './entrypoint-output.ts';
-import { agentImageForSeed } from './image-prep.ts';
-import { episodeImage } from './agent-layer.ts';
+import { episodeImage } from './episode-image.ts';
 import { turnLogsDir } from './logs.ts';
 import { agentSandboxNetwork, enterPhase, singleSandbox, type NetworkDeps } from './phase-network.ts';
 import { agentSandboxSpec } from './sandbox-spec.ts';
-import { seedFailure } from './seed-failure.ts';
 import { deliverTaskExtras } from './task-extras.ts';
 
 export interface AgentSeedRequest {
@@ -31,7 +29,7 @@ export interface AgentSeedRequest {
 export function environmentOf(task: Task, hostEnv: AgentSeedRequest['hostEnv']): Record<string, string> {
   const result = resolveTemplates(task.environment.env, hostEnv);
   if (!result.ok) {
-    throw seedFailure(`${task.path}/task.toml: ${unsetVariableMessage({ table: '[environment].env', key: result.key, variable: result.variable, secrets: false })}`);
+    throw new SeedFailed('harbor:seed_failed', `${task.path}/task.toml: ${unsetVariableMessage({ table: '[environment].env', key: result.key, variable: result.variable, secrets: false })}`);
   }
   return result.values;
 }
@@ -40,7 +38,7 @@ export function environmentOf(task: Task, hostEnv: AgentSeedRequest['hostEnv']):
 export async function agentSeedSpec(deps: NetworkDeps, task: Task, req: Pick<AgentSeedRequest, 'name' | 'labels' | 'imageAliases' | 'baseImageId' | 'hostEnv' | 'agent'>): Promise<SandboxSpec> {
   const { provider } = deps;
   const taskEnv = environmentOf(task, req.hostEnv);
-  const prepared = await episodeImage(provider, await agentImageForSeed(provider, task, req.imageAliases, req.baseImageId), req.agent);
+  const prepared = await episodeImage(provider, task, { aliases: req.imageAliases, ...(req.baseImageId !== undefined ? { baseImageId: req.baseImageId } : {}), ...(req.agent !== undefined ? { agent: req.agent } : {}) });
   const spec = agentSandboxSpec(task, prepared, { name: req.name, taskEnv, labels: req.labels, network: await agentSandboxNetwork(deps, task, req.agent) });
   // Before the entrypoint and any healthcheck (DESIGN.md section 7, Images): a healthcheck may look for these files.
   const environmentDir = inTask(task.path, TASK_LAYOUT.environmentDir);

@@ -1,9 +1,7 @@
-import { groupProjectName } from '../sandbox/docker/group-names.ts';
-import { containerName } from '../sandbox/index.ts';
+import { containerName, groupProjectName } from '../sandbox/index.ts';
 import type { Task } from '../task/index.ts';
 import { turnVerifier } from '../verify/index.ts';
-import { groupRemovalName } from './seed-compose.ts';
-import type { ActivityDeps } from './deps.ts';
+import { groupRemovalName, type Remover } from './remover.ts';
 import type { SandboxSlots } from './sandbox-slots.ts';
 
 /** Which of an episode's possible sandboxes it may have made. Without the task (a teardown by name only), all of them. */
@@ -35,13 +33,13 @@ export const episodeSandboxNames = (episodeId: string, runId: string, kinds: Epi
   ...(kinds.separateVerifier ? [containerName(episodeId, runId, 'verifier')] : []),
 ];
 
-/** Frees a slot once called; a failure to free it is left to the reconciler (src/activities/slot-reconcile.ts). */
+/** Frees a slot once called; a failure to free it is left to the reconciler (src/host/slot-reconcile.ts). */
 export const freeing = (slots: SandboxSlots, key: string) => (): void => {
   slots.free(key).catch((err: Error) => console.warn(`berth worker: could not free the slot of ${key} (${err.message}); the reconciler frees it later`));
 };
 
 /** Hands the episode run's sandboxes to this host's remover; its slot is freed once they are gone. Idempotent. */
-export async function tearDownEpisode(deps: Pick<ActivityDeps, 'slots' | 'remover'>, episodeId: string, runId: string, kinds?: EpisodeSandboxKinds): Promise<void> {
+export async function tearDownEpisode(deps: { slots: SandboxSlots; remover: Remover }, episodeId: string, runId: string, kinds?: EpisodeSandboxKinds): Promise<void> {
   const names = episodeSandboxNames(episodeId, runId, kinds);
   const { slots } = deps;
   const key = await slots.vacate(episodeId, runId, names);

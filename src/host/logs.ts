@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { homePath } from '../config/paths.ts';
-import type { TurnRef } from './types.ts';
+import type { TurnRef } from '../activities/types.ts';
 
 /** Per-episode logs live on the host that ran the episode, under BERTH_HOME. */
 export const episodeLogsDir = (workflowId: string, runId: string): string =>

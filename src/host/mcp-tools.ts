@@ -5,7 +5,7 @@
 // user, once per session.
 import { describeEndpoint, listMcpTools, reachedInMain, type McpEndpoint, type McpToolBinding, type StdioStarter } from '../agents/index.ts';
 import type { McpServer, Task } from '../task/index.ts';
-import type { SandboxRef } from './types.ts';
+import type { SandboxRef } from '../activities/types.ts';
 import { SandboxLost, type SandboxProvider } from '../sandbox/index.ts';
 import { handleOf, serviceHandle } from './handle.ts';
 
@@ -15,7 +15,7 @@ async function reachable(provider: SandboxProvider, url: string, sandbox: Sandbo
   const u = new URL(url);
   const service = sandbox.group?.services[u.hostname];
   if (!service) return url;
-  const ip = await provider.addressOf(serviceHandle(service).containerId);
+  const ip = await provider.network.address(serviceHandle(service).containerId);
   if (!ip) throw new Error(`service ${u.hostname} has no network address`);
   u.hostname = ip;
   return u.toString();

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { SandboxRole } from '../types.ts';
+import type { SandboxRole } from './types.ts';
 
 /** On every container, network and volume of a group: its Compose project name. */
 export const LABEL_GROUP = 'berth.group';

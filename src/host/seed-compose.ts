@@ -1,22 +1,24 @@
 // The seed of a Compose task (DESIGN.md section 7, Compose groups): main's image prepared as for a
 // single sandbox, every sidecar's image built or aliased, then the group made and main seeded.
 import { join } from 'node:path';
-import { groupProjectName } from '../sandbox/docker/group-names.ts';
 import { seedGroup } from '../sandbox/group-seed.ts';
 import { prepareServiceImages } from '../sandbox/image-prep.ts';
-import type { SandboxLabels } from '../sandbox/index.ts';
+import { groupProjectName, type SandboxLabels } from '../sandbox/index.ts';
 import { inTask, TASK_LAYOUT, type Task } from '../task/index.ts';
-import type { EpisodeInput, SandboxRef, ServiceRef } from './types.ts';
-import { agentImageForSeed } from './image-prep.ts';
+import type { EpisodeInput, SandboxRef, ServiceRef } from '../activities/types.ts';
+import { taskImageForSeed } from './episode-image.ts';
 import { environmentOf } from './seed-agent.ts';
-import type { ActivityDeps } from './deps.ts';
+import type { SandboxDriver } from '../sandbox/index.ts';
 import { phaseTargets } from './handle.ts';
-import { enterPhase, groupPhaseNetwork } from './phase-network.ts';
+import { enterPhase, groupPhaseNetwork, type NetworkDeps } from './phase-network.ts';
 import { agentSandboxSpec } from './sandbox-spec.ts';
 import { deliverTaskExtras } from './task-extras.ts';
 
 /** multi-step-tasks.md § Compose sidecar sizing: once per task, which sidecars run at the default size. */
-function logDefaultSized(deps: ActivityDeps, task: Task): void {
+/** What a Compose seed needs of the host: the engine and its egress, the driver its groups run on, the worker's log. */
+export type ComposeSeedDeps = NetworkDeps & { driver: SandboxDriver; warnOnce(key: string, message: string): void };
+
+function logDefaultSized(deps: ComposeSeedDeps, task: Task): void {
   const plain = task.compose!.sidecars.filter((s) => !s.sized).map((s) => s.name);
   if (plain.length === 0) return;
   deps.warnOnce(
@@ -26,20 +28,16 @@ function logDefaultSized(deps: ActivityDeps, task: Task): void {
   );
 }
 
-/** A removal journal entry naming a whole group rather than one container. */
-export const GROUP_PREFIX = 'group:';
-export const groupRemovalName = (project: string): string => `${GROUP_PREFIX}${project}`;
-
-export async function seedComposeSandbox(deps: ActivityDeps, task: Task, req: { input: EpisodeInput; workflowId: string; runId: string }, o: {
+export async function seedComposeSandbox(deps: ComposeSeedDeps, task: Task, req: { input: EpisodeInput; workflowId: string; runId: string }, o: {
   host: string; queue: string; logsDir: string; labels: SandboxLabels; hostEnv: Readonly<Record<string, string | undefined>>;
 }): Promise<SandboxRef> {
   const { provider, driver } = deps;
   const project = groupProjectName(req.workflowId, req.runId, 'agent');
   const taskEnv = environmentOf(task, o.hostEnv);
-  let prepared = await agentImageForSeed(provider, task, req.input.imageAliases, req.input.baseImageId);
+  let prepared = await taskImageForSeed(provider, task, req.input.imageAliases, req.input.baseImageId);
   // A Compose task's main runs its image's entrypoint and healthcheck even for a bare docker_image
   // (task-folder-verifiers.md § Image entrypoint: "from the record prepare makes of every service image").
-  if (!prepared.config) prepared = { ...prepared, config: await provider.imageConfig(prepared.ref) };
+  if (!prepared.config) prepared = { ...prepared, config: await provider.images.config(prepared.ref) };
   // A group either keeps one network for the episode or has internal networks and switches its way out by phase.
   const phased = await groupPhaseNetwork(deps, task, req.input.agent);
   const network = { network: task.environment.network_mode === 'no-network' ? 'none' : 'bridge', env: phased?.mainEnv ?? {} };

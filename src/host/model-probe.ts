@@ -1,8 +1,8 @@
 import { agentArgsOf, AgentConfigError, installedAgent } from '../agents/index.ts';
 import { probeModel } from '../gateway/index.ts';
 import { BAD_AGENT_ARGS } from '../outcomes/index.ts';
-import type { ActivityDeps } from './deps.ts';
-import type { ProbeResult } from './types.ts';
+import type { HostServices } from './deps.ts';
+import type { ProbeResult } from '../activities/types.ts';
 import { modelOf, upstreamOf } from './model-gateway.ts';
 
 /**
@@ -10,7 +10,7 @@ import { modelOf, upstreamOf } from './model-gateway.ts';
  * call through this worker's gateway with the key it holds, so a bad argument, a bad key or an unknown model stops
  * the batch before any sandbox starts. Rate limits are retried by the gateway.
  */
-export async function probeAgentModel(deps: ActivityDeps, req: { agent: string; model?: string; agentArgs?: Record<string, string> }): Promise<ProbeResult> {
+export async function probeAgentModel(deps: HostServices, req: { agent: string; model?: string; agentArgs?: Record<string, string> }): Promise<ProbeResult> {
   const agent = installedAgent(req.agent);
   if (!agent) return { ok: true, status: 0 };
   try {

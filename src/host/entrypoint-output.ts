@@ -1,9 +1,9 @@
 // The agent sandbox's entrypoint output, kept on the host as entrypoint-stdout.txt with the turn's verifier logs
 // (task-folder-verifiers.md § Image entrypoint), so a harbor:entrypoint_failed reason points at a file the user has.
-import { ApplicationFailure } from '@temporalio/activity';
 import { join } from 'node:path';
 import { ENTRYPOINT_OUTPUT, type SandboxHandle, type SandboxProvider } from '../sandbox/index.ts';
 import { copyEntrypointOutput } from '../verify/index.ts';
+import { EntrypointDied } from './errors.ts';
 
 /**
  * Copies the entrypoint's output to `<turnDir>/verifier/entrypoint-stdout.txt` (after the verifier's logs landed
@@ -21,6 +21,6 @@ export async function failIfEntrypointDied(provider: SandboxProvider, handle: Sa
     const kept = await keepEntrypointOutput(provider, handle, turnDir, hidden);
     const how = state.state === 'lost' ? 'was killed' : `exited with code ${state.exitCode}`;
     const where = kept ? `its output is kept in ${kept}` : `its output (${ENTRYPOINT_OUTPUT} in the sandbox) could not be copied`;
-    throw ApplicationFailure.nonRetryable(`the image's entrypoint ${how} during the rollout; ${where}`, 'harbor:entrypoint_failed');
+    throw new EntrypointDied(`the image's entrypoint ${how} during the rollout; ${where}`);
   }
 }

@@ -28,10 +28,10 @@ export interface NetworkDeps {
 /** A worker's view of its engine's egress network and proxy (the proxy is served once per host, see egress-proxy.ts). */
 export function workerEgress(provider: SandboxProvider): OnDemand<Egress> {
   return new OnDemand(async () => {
-    const network = await provider.ensureEgressNetwork();
+    const network = await provider.network.egress();
     const dir = homePath('egress', network.id.slice(0, 12));
     const policies = new EgressPolicies(join(dir, 'policies'));
-    const proxy = new EgressProxy({ host: network.gateway, portFile: join(dir, 'port'), policies, owns: (ip, c) => provider.holdsAddress(network.name, ip, c) });
+    const proxy = new EgressProxy({ host: network.gateway, portFile: join(dir, 'port'), policies, owns: (ip, c) => provider.network.holds(network.name, ip, c) });
     return { network, policies, proxy };
   });
 }
@@ -108,7 +108,7 @@ export async function enterPhase(deps: NetworkDeps, task: Task, targets: PhaseTa
     opts = { ...opts, egress: { network: e.network, policies: e.policies } };
   }
   const want = toPhase(phasePolicyFor(task, turn, phase, inSandbox));
-  await Promise.all(targets.handles.map((h) => deps.provider.applyPhaseNetwork(h, want, opts)));
+  await Promise.all(targets.handles.map((h) => deps.provider.network.applyPhase(h, want, opts)));
 }
 
 /**
@@ -132,7 +132,7 @@ export function verifyNetwork(deps: NetworkDeps, task: Task, targets: PhaseTarge
         env: start.env,
         started: async (verifier) => {
           if (start.egress) {
-            await deps.provider.applyPhaseNetwork(verifier, toPhase(policy), { egress: { network: start.egress.network, policies: start.egress.policies } });
+            await deps.provider.network.applyPhase(verifier, toPhase(policy), { egress: { network: start.egress.network, policies: start.egress.policies } });
           }
         },
       };

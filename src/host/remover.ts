@@ -1,6 +1,10 @@
 import { describeCause } from '../sandbox/errors.ts';
 import type { RemovalJournal } from './removal-journal.ts';
 
+/** A removal journal entry naming a whole group rather than one container. */
+export const GROUP_PREFIX = 'group:';
+export const groupRemovalName = (project: string): string => `${GROUP_PREFIX}${project}`;
+
 export interface RemoverOptions {
   /** Removes one sandbox by name; one already gone, or already being removed, resolves. */
   remove(name: string): Promise<unknown>;

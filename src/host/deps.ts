@@ -1,6 +1,5 @@
 // What the activities work with (DESIGN.md section 6: made by a factory from their dependencies): built once per
 // worker by src/worker.ts, so two workers in one process (other engines, other queues) share nothing.
-import { log } from '@temporalio/activity';
 import { DockerSandboxProvider, KubernetesSandboxProvider } from '../sandbox/index.ts';
 import type { SandboxDriver, SandboxProvider, SlotStore } from '../sandbox/index.ts';
 import { filesQueueName, hostQueueName } from '../config/index.ts';
@@ -8,15 +7,14 @@ import type { ModelGateway } from '../gateway/index.ts';
 import { composeSettings, finalStateRetentionDays, subnetSettings } from '../config/env.ts';
 import { homePath } from '../config/paths.ts';
 import { loadBerthConfig, type SandboxProviderName } from '../config/berth-config.ts';
-import type { HostLease } from './types.ts';
+import type { HostLease } from '../activities/types.ts';
 import { hostIdentity } from './host-identity.ts';
 import { homeId } from './home-id.ts';
 import { stopWorkerGateway, workerGateway } from './model-gateway.ts';
 import type { OnDemand } from './on-demand.ts';
 import { workerEgress, type NetworkDeps } from './phase-network.ts';
 import { RemovalJournal } from './removal-journal.ts';
-import { Remover } from './remover.ts';
-import { GROUP_PREFIX } from './seed-compose.ts';
+import { GROUP_PREFIX, Remover } from './remover.ts';
 import { slotCapacity, slotsFile } from '../config/slots.ts';
 import { HostSlots } from './slots.ts';
 import { ClusterSlots } from './cluster-slots.ts';
@@ -30,7 +28,7 @@ import { episodeTaskLoader, type EpisodeTaskLoader } from './task-loader.ts';
 /** How often one waiting process looks for slots nobody else will free. */
 const RECONCILE_EVERY_MS = 10_000;
 
-export interface ActivityDeps extends NetworkDeps {
+export interface HostServices extends NetworkDeps {
   /** This host's sandbox (a Docker engine, or a Kubernetes cluster): every host activity talks to it through the provider. */
   provider: SandboxProvider;
   /** The driver under the provider (groups: Compose tasks), on the same engine connection. */
@@ -107,7 +105,12 @@ export async function clusterSlotStore(provider: SandboxProvider): Promise<SlotS
 /** `provider`: the engine to work on (tests hand in their own); by default this host's. */
 const canRename = (p: SandboxProvider): p is SandboxProvider & Required<Pick<SandboxProvider, 'rename'>> => typeof p.rename === 'function';
 
-export async function createActivityDeps(opts: { provider?: SandboxProvider; sandbox?: SandboxProviderName; hostQueueSuffix?: string; warmPool?: boolean } = {}): Promise<ActivityDeps> {
+export async function createHostServices(opts: {
+  provider?: SandboxProvider; sandbox?: SandboxProviderName; hostQueueSuffix?: string; warmPool?: boolean;
+  /** Where warnOnce's warnings go (the worker hands in the activity logger); by default the console. */
+  warn?: (message: string) => void;
+} = {}): Promise<HostServices> {
+  const warn = opts.warn ?? ((m: string) => console.warn(`berth worker: ${m}`));
   const provider = opts.provider ?? hostProvider(opts.sandbox);
   const { driver } = provider;
   const store = await clusterSlotStore(provider);
@@ -119,7 +122,7 @@ export async function createActivityDeps(opts: { provider?: SandboxProvider; san
     journal: new RemovalJournal(homePath('removals', identity.queue)),
   });
   let reconciledAt = 0;
-  const warnOnce = onceLog((m) => log.warn(m));
+  const warnOnce = onceLog(warn);
   const network = sandboxDeps(provider);
   const slots = store ? new ClusterSlots(store) : new HostSlots(slotsFile(identity.queue), slotCapacity().slots);
   const loadEpisodeTask = episodeTaskLoader();
@@ -147,16 +150,9 @@ export async function createActivityDeps(opts: { provider?: SandboxProvider; san
 const REMOVAL_DRAIN_MS = 30_000;
 
 /** A stopping worker's last words: its pending removals waited for (bounded; the next start removes the rest), its gateway stopped. */
-export async function releaseActivityDeps(deps: ActivityDeps): Promise<void> {
+export async function releaseHostServices(deps: HostServices): Promise<void> {
   await deps.pool?.close();
   const left = await deps.remover.drain(REMOVAL_DRAIN_MS);
   if (left > 0) console.warn(`berth worker: ${left} sandbox removal(s) still pending after ${REMOVAL_DRAIN_MS / 1000} s; the next worker start removes them`);
   await stopWorkerGateway(deps.gateway);
-}
-
-type Bound<F> = F extends (deps: ActivityDeps, ...args: infer A) => infer R ? (...args: A) => R : never;
-
-/** The activities as Temporal registers them (by these names): each with `deps` given. */
-export function withDeps<T extends Record<string, (deps: ActivityDeps, ...args: never[]) => unknown>>(deps: ActivityDeps, fns: T): { [K in keyof T]: Bound<T[K]> } {
-  return Object.fromEntries(Object.entries(fns).map(([name, fn]) => [name, (...args: never[]) => fn(deps, ...args)])) as { [K in keyof T]: Bound<T[K]> };
 }

@@ -1,5 +1,5 @@
 import { loadTask, type Task } from '../task/index.ts';
-import type { EpisodeInput } from './types.ts';
+import type { EpisodeInput } from '../activities/types.ts';
 
 const LOADED_MAX = 256;
 

@@ -4,7 +4,7 @@
 // no second seed, no pool claim, no task files delivered again over what the agent changed.
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SandboxRef } from './types.ts';
+import type { SandboxRef } from '../activities/types.ts';
 
 const RECORD = 'seeded-sandbox.json';
 

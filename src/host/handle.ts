@@ -1,5 +1,5 @@
 import type { SandboxHandle } from '../sandbox/index.ts';
-import type { SandboxRef, ServiceRef } from './types.ts';
+import type { SandboxRef, ServiceRef } from '../activities/types.ts';
 import type { PhaseTargets } from './phase-network.ts';
 
 /** A sandbox or service as histories written before the rename kept it (`container`, `containerId`). */

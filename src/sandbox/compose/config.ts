@@ -5,8 +5,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SeedFailed } from '../errors.ts';
 import type { ComposeFileSpec } from '../driver.ts';
-import { projectArgs, runCompose, type ComposeCliSettings } from './compose-cli.ts';
-import { baseMainFile, type ComposeModel } from './compose-model.ts';
+import { projectArgs, runCompose, type ComposeCliSettings } from './cli.ts';
+import { baseMainFile, type ComposeModel } from './model.ts';
 
 const CONFIG_TIMEOUT_MS = 60_000;
 const FAILURE_CHARS = 6000;

@@ -5,7 +5,7 @@
 // tail, and the episode is scored. The agent's turn watches for loss while it runs; verification looks once more.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SandboxLost, type SandboxProvider } from '../sandbox/index.ts';
-import type { SandboxRef } from './types.ts';
+import type { SandboxRef } from '../activities/types.ts';
 import { serviceHandle } from './handle.ts';
 
 const WATCH_MS = 5_000;

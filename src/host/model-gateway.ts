@@ -12,7 +12,7 @@ import {
 } from '../gateway/index.ts';
 import { homePath } from '../config/paths.ts';
 import { loadBerthConfig } from '../config/berth-config.ts';
-import type { EpisodeInput, TokenUsage } from './types.ts';
+import type { EpisodeInput, TokenUsage } from '../activities/types.ts';
 import { OnDemand } from './on-demand.ts';
 
 /** A port kept from the last start, so an agent still running from before a worker restart reaches it again. */
@@ -31,7 +31,7 @@ function rememberPort(host: string, port: number): void {
 }
 
 async function start(provider: SandboxProvider): Promise<ModelGateway> {
-  const host = await gatewayHost(() => provider.defaultNetworkRanges());
+  const host = await gatewayHost(() => provider.network.defaultRanges());
   const baseDelayMs = gatewayRetryBaseMs();
   const retry = baseDelayMs ? { baseDelayMs } : {};
   let gateway = new ModelGateway({ host, port: rememberedPort(host), retry });

@@ -2,7 +2,7 @@ import { hostNameOverride } from '../config/env.ts';
 import { hostname } from 'node:os';
 import { hostQueueName } from '../config/index.ts';
 import { DockerSandboxProvider, type SandboxProvider } from '../sandbox/index.ts';
-import type { HostLease } from './types.ts';
+import type { HostLease } from '../activities/types.ts';
 
 /**
  * The per-host queue is named after the Docker engine's id, so a restarted worker picks the same one; `suffix`
