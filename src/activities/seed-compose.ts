@@ -5,7 +5,7 @@ import { groupProjectName } from '../sandbox/docker/group-names.ts';
 import { seedGroup } from '../sandbox/group-seed.ts';
 import { prepareServiceImages } from '../sandbox/image-prep.ts';
 import type { SandboxLabels } from '../sandbox/index.ts';
-import { inTask, TASK_LAYOUT, type Task } from '../task/index.ts';
+import { harborComposeVariables, inTask, TASK_LAYOUT, type Task } from '../task/index.ts';
 import type { EpisodeInput, SandboxRef, ServiceRef } from './types.ts';
 import { agentImageForSeed } from './image-prep.ts';
 import { environmentOf } from './seed-agent.ts';
@@ -49,8 +49,9 @@ export async function seedComposeSandbox(deps: ActivityDeps, task: Task, req: { 
     project,
     composeFile: join(task.path, task.compose!.file),
     projectDir: inTask(task.path, TASK_LAYOUT.environmentDir),
-    // As Harbor runs Compose: the worker's environment and the task's [environment].env for interpolation.
-    interpolationEnv: { ...o.hostEnv, ...taskEnv },
+    // As Harbor runs Compose: the worker's environment and the task's [environment].env for interpolation, under
+    // Harbor's own variables.
+    interpolationEnv: { ...o.hostEnv, ...taskEnv, ...harborComposeVariables(task, prepared.ref) },
     prepareImages: (resolved) => prepareServiceImages(provider, resolved, req.input.imageAliases),
     waitTimeoutSec: req.input.episodeSettings.sandboxReadyTimeoutSec,
     ...(phased ? { phases: phased.phases } : {}),

@@ -58,7 +58,7 @@ export function buildTask(snap: TaskSnapshot, ctx: BuildContext): Task {
   const doc = validateTaskToml(mergeOverride(raw, override), ctx, ownArtifacts);
 
   // Compose tasks run as a group; keys Berth cannot honour are refused here (compose.ts).
-  const composeFile = TASK_LAYOUT.environmentCompose.find((f) => snap.files.has(f));
+  const composeFile = snap.files.has(TASK_LAYOUT.environmentCompose) ? TASK_LAYOUT.environmentCompose : undefined;
   const compose = composeFile ? readComposePlan(composeFile, snap.files.get(composeFile)!.text ?? '', ctx.imageAliases) : null;
   checkEnvironmentsSupport(doc);
 

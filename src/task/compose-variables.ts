@@ -1,0 +1,43 @@
+// The variables Harbor's Docker environment interpolates a task's compose file with (its ComposeInfraEnvVars, the
+// log-path variables it sets when it bind-mounts main's log folders, and the TEST_DIR its Terminal-Bench mapper
+// writes into main), given Berth's own values, so a file that restates Harbor's `main` reads under Berth as the task
+// means it. As under Harbor, they win over the worker's environment and [environment].env.
+import { availableParallelism, totalmem } from 'node:os';
+import { inTask, SANDBOX_LAYOUT, TASK_LAYOUT } from './layout.ts';
+import type { Task } from './model.ts';
+
+/** The worker host's size: the limits a task without cpus or memory_mb runs at (that is, none). */
+export interface HostSize {
+  readonly cpus: number;
+  readonly memoryMb: number;
+}
+
+export function thisHostSize(): HostSize {
+  return { cpus: availableParallelism(), memoryMb: Math.floor(totalmem() / 2 ** 20) };
+}
+
+const LOG_FOLDERS = [
+  ['AGENT_LOGS', SANDBOX_LAYOUT.agentLogs],
+  ['VERIFIER_LOGS', SANDBOX_LAYOUT.verifierLogs],
+  ['ARTIFACTS', SANDBOX_LAYOUT.artifactsLogs],
+] as const;
+
+/** `mainImage`: the image main runs (what Harbor tags its build of main with, or its prebuilt image). */
+export function harborComposeVariables(task: Pick<Task, 'path' | 'environment'>, mainImage: string, host: HostSize = thisHostSize()): Record<string, string> {
+  const vars: Record<string, string> = {
+    MAIN_IMAGE_NAME: mainImage,
+    PREBUILT_IMAGE_NAME: mainImage,
+    CONTEXT_DIR: inTask(task.path, TASK_LAYOUT.environmentDir),
+    TEST_DIR: SANDBOX_LAYOUT.testsDir,
+    // Compose refuses a blank limit: a task without one gets the host's size, which limits nothing.
+    CPUS: String(task.environment.cpus ?? host.cpus),
+    MEMORY: `${task.environment.memory_mb ?? host.memoryMb}M`,
+  };
+  // Harbor's host folder and the folder in main; Berth keeps these folders in main, so main's bind of one onto
+  // itself is dropped (compose-model.ts) and a sidecar's is refused at load (compose.ts).
+  for (const [name, folder] of LOG_FOLDERS) {
+    vars[`ENV_${name}_PATH`] = folder;
+    vars[`HOST_${name}_PATH`] = folder;
+  }
+  return vars;
+}
