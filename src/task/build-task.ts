@@ -13,6 +13,7 @@ import { DATASET_LAYOUT, inTask, SANDBOX_LAYOUT, TASK_LAYOUT } from './layout.ts
 import { normaliseLegacy } from './legacy.ts';
 import type { Task } from './model.ts';
 import { policyAt } from './network.ts';
+import { phasesAtBaseline } from './offline-main.ts';
 import { mergeOverride } from './overrides.ts';
 import { refuseParameterized, refuseTranscriptPairing } from './refusals/current-limitations.ts';
 import { checkArtifact, checkInput, parseTaskToml, readTaskData, validateTaskToml } from './refusals/invalid-values.ts';
@@ -147,7 +148,7 @@ export function buildTask(snap: TaskSnapshot, ctx: BuildContext): Task {
     settings: { ...ctx.defaults },
     warnings,
   };
-  return deepFreeze(task);
+  return deepFreeze(compose?.main_offline ? phasesAtBaseline(task, compose.file, warn) : task);
 }
 
 export function deepFreeze<T>(value: T): T {

@@ -99,6 +99,27 @@ describe('main\'s network_mode "none" (Harbor 0.25: main had only lo and could n
   });
 });
 
+describe('a main on no network keeps every phase in main at the group\'s baseline', () => {
+  const offline = 'services:\n  main:\n    network_mode: none\n  side:\n    image: busybox\n';
+
+  it('sets aside an agent or shared verifier policy of its own, with a warning naming it', () => {
+    const t = build({
+      'environment/docker-compose.yaml': offline,
+      'task.toml': '[environment]\nnetwork_mode = "no-network"\n[agent]\nnetwork_mode = "allowlist"\nallowed_hosts = ["example.com"]\n[verifier]\nnetwork_mode = "public"\n',
+    });
+    if (!('id' in t)) throw new Error(`refused: ${t.problem}`);
+    expect([t.agent.network_mode, t.agent.allowed_hosts, t.verifier.network_mode]).toEqual(['no-network', [], 'no-network']);
+    expect(t.warnings.filter((w) => w.includes('network_mode "none"'))).toHaveLength(2);
+  });
+
+  it('leaves a task whose phases already share the baseline as it is', () => {
+    const t = build({ 'environment/docker-compose.yaml': offline });
+    if (!('id' in t)) throw new Error(`refused: ${t.problem}`);
+    expect([t.environment.network_mode, t.agent.network_mode, t.verifier.network_mode]).toEqual(['public', 'public', 'public']);
+    expect(t.warnings).toEqual([]);
+  });
+});
+
 describe('only docker-compose.yaml is a Compose file (Harbor 0.25 copied both .yml files like any other: reward 1)', () => {
   it('a task with environment/docker-compose.yml is a single sandbox built from its Dockerfile', () => {
     const t = build({ 'environment/docker-compose.yml': 'services:\n  web:\n    image: nginx\n    privileged: true\n' });
