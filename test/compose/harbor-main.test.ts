@@ -55,6 +55,18 @@ function mapped(id: string, environment: string, memory: string): Record<string,
   };
 }
 
+/** main on no network beside a sidecar: it sees only `lo` and cannot resolve the sidecar, whatever task.toml says. */
+function offline(id: string, toml: string): Record<string, string> {
+  return {
+    [`${id}/task.toml`]: toml,
+    [`${id}/instruction.md`]: 'Say what networks you have.\n',
+    [`${id}/environment/Dockerfile`]: `FROM ${BASE_IMAGE}\nWORKDIR /app\n`,
+    [`${id}/environment/docker-compose.yaml`]: `services:\n  main:\n    network_mode: "none"\n  helper:\n    image: ${BASE_IMAGE}\n    command: ["sleep", "infinity"]\n`,
+    [`${id}/solution/solve.sh`]: '#!/bin/bash\n{ ls /sys/class/net; getent hosts helper || echo no-helper; } > /app/nets\n',
+    [`${id}/tests/test.sh`]: '#!/bin/bash\ncp /app/nets /logs/verifier/nets.txt\n[ "$(cat /app/nets)" = "$(printf \'lo\\nno-helper\')" ] && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n',
+  };
+}
+
 describe('tasks Harbor 0.25 runs that Berth refused', () => {
   let cluster: TestCluster;
   let batchId: string | undefined;
@@ -67,30 +79,10 @@ describe('tasks Harbor 0.25 runs that Berth refused', () => {
       ...mapped('mapped', 'cpus = 1\nmemory_mb = 1024\n', '1073741824'),
       // Harbor 0.25 cannot run this one (Compose refuses the blank ${CPUS} it leaves): Berth's values size it as the host.
       ...mapped('mapped-unsized', '', String(Math.floor(totalmem() / 2 ** 20) * 2 ** 20)),
-      'offline/task.toml': SIZES,
-      'offline/instruction.md': 'Say what networks you have.\n',
-      'offline/environment/Dockerfile': `FROM ${BASE_IMAGE}\nWORKDIR /app\n`,
-      'offline/environment/docker-compose.yaml': `services:\n  main:\n    network_mode: "none"\n  helper:\n    image: ${BASE_IMAGE}\n    command: ["sleep", "infinity"]\n`,
-      'offline/solution/solve.sh': '#!/bin/bash\n{ ls /sys/class/net; getent hosts helper || echo no-helper; } > /app/nets\n',
-      'offline/tests/test.sh': '#!/bin/bash\ncp /app/nets /logs/verifier/nets.txt\n[ "$(cat /app/nets)" = "$(printf \'lo\\nno-helper\')" ] && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n',
-      'offline-nonet/task.toml': '[environment]\nnetwork_mode = "no-network"\n' + SIZES,
-      'offline-nonet/instruction.md': 'Say what networks you have.\n',
-      'offline-nonet/environment/Dockerfile': `FROM ${BASE_IMAGE}\nWORKDIR /app\n`,
-      'offline-nonet/environment/docker-compose.yaml': `services:\n  main:\n    network_mode: "none"\n  helper:\n    image: ${BASE_IMAGE}\n    command: ["sleep", "infinity"]\n`,
-      'offline-nonet/solution/solve.sh': '#!/bin/bash\n{ ls /sys/class/net; getent hosts helper || echo no-helper; } > /app/nets\n',
-      'offline-nonet/tests/test.sh': '#!/bin/bash\ncp /app/nets /logs/verifier/nets.txt\n[ "$(cat /app/nets)" = "$(printf \'lo\\nno-helper\')" ] && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n',
-      'offline-allow/task.toml': '[agent]\nnetwork_mode = "allowlist"\nallowed_hosts = ["example.com"]\ntimeout_sec = 120\n[verifier]\ntimeout_sec = 60\n',
-      'offline-allow/instruction.md': 'Say what networks you have.\n',
-      'offline-allow/environment/Dockerfile': `FROM ${BASE_IMAGE}\nWORKDIR /app\n`,
-      'offline-allow/environment/docker-compose.yaml': `services:\n  main:\n    network_mode: "none"\n  helper:\n    image: ${BASE_IMAGE}\n    command: ["sleep", "infinity"]\n`,
-      'offline-allow/solution/solve.sh': '#!/bin/bash\n{ ls /sys/class/net; getent hosts helper || echo no-helper; } > /app/nets\n',
-      'offline-allow/tests/test.sh': '#!/bin/bash\ncp /app/nets /logs/verifier/nets.txt\n[ "$(cat /app/nets)" = "$(printf \'lo\\nno-helper\')" ] && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n',
-      'offline-verpub/task.toml': '[environment]\nnetwork_mode = "no-network"\n[agent]\ntimeout_sec = 120\n[verifier]\ntimeout_sec = 60\nnetwork_mode = "public"\n',
-      'offline-verpub/instruction.md': 'Say what networks you have.\n',
-      'offline-verpub/environment/Dockerfile': `FROM ${BASE_IMAGE}\nWORKDIR /app\n`,
-      'offline-verpub/environment/docker-compose.yaml': `services:\n  main:\n    network_mode: "none"\n  helper:\n    image: ${BASE_IMAGE}\n    command: ["sleep", "infinity"]\n`,
-      'offline-verpub/solution/solve.sh': '#!/bin/bash\n{ ls /sys/class/net; getent hosts helper || echo no-helper; } > /app/nets\n',
-      'offline-verpub/tests/test.sh': '#!/bin/bash\ncp /app/nets /logs/verifier/nets.txt\n[ "$(cat /app/nets)" = "$(printf \'lo\\nno-helper\')" ] && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n',
+      ...offline('offline', SIZES),
+      ...offline('offline-nonet', `[environment]\nnetwork_mode = "no-network"\n${SIZES}`),
+      ...offline('offline-allow', '[agent]\nnetwork_mode = "allowlist"\nallowed_hosts = ["example.com"]\ntimeout_sec = 120\n[verifier]\ntimeout_sec = 60\n'),
+      ...offline('offline-verpub', '[environment]\nnetwork_mode = "no-network"\n[agent]\ntimeout_sec = 120\n[verifier]\ntimeout_sec = 60\nnetwork_mode = "public"\n'),
       'ordinary/task.toml': `artifacts = [{ source = "/app/out.txt", destination = "" }]\n[environment]\nmemory = "1.9G"\n${SIZES}`,
       'ordinary/instruction.md': 'Do it.\n',
       'ordinary/environment/Dockerfile': `FROM ${BASE_IMAGE}\nWORKDIR /app\nCOPY docker-compose.yml /app/docker-compose.yml\n`,

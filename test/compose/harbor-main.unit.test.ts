@@ -6,7 +6,6 @@ import { describe, expect, it } from 'vitest';
 import { groupModel, mainLaunchOverride, type ComposeModel } from '../../src/sandbox/docker/compose-model.ts';
 import { readComposePlan } from '../../src/task/compose.ts';
 import { harborComposeVariables } from '../../src/task/compose-variables.ts';
-import { RefusalSignal } from '../../src/task/errors.ts';
 import type { Task } from '../../src/task/index.ts';
 import { build, expectRefusal } from '../task/helpers.ts';
 
@@ -31,15 +30,8 @@ export const MAPPED_MAIN = `services:
     image: redis:7
 `;
 
-function refusalOf(text: string): RefusalSignal['detail'] {
-  try {
-    readComposePlan(FILE, text, undefined);
-  } catch (e) {
-    if (e instanceof RefusalSignal) return e.detail;
-    throw e;
-  }
-  throw new Error('the file was not refused');
-}
+/** The loader's refusal of a task with `text` as its environment/docker-compose.yaml. */
+const refusalOf = (text: string) => expectRefusal(build({ [FILE]: text }));
 
 describe('Harbor\'s own main restated loads (Harbor 0.25 ran the mapper\'s main with a sidecar: reward 1)', () => {
   it('reads the mapper\'s main and its sidecar', () => {
