@@ -5,7 +5,7 @@ import { groupProjectName } from '../sandbox/docker/group-names.ts';
 import { seedGroup } from '../sandbox/group-seed.ts';
 import { prepareServiceImages } from '../sandbox/image-prep.ts';
 import type { SandboxLabels } from '../sandbox/index.ts';
-import { harborComposeVariables, inTask, TASK_LAYOUT, type Task } from '../task/index.ts';
+import { composeInterpolationEnv, inTask, TASK_LAYOUT, type Task } from '../task/index.ts';
 import type { EpisodeInput, SandboxRef, ServiceRef } from './types.ts';
 import { agentImageForSeed } from './image-prep.ts';
 import { environmentOf } from './seed-agent.ts';
@@ -51,7 +51,7 @@ export async function seedComposeSandbox(deps: ActivityDeps, task: Task, req: { 
     projectDir: inTask(task.path, TASK_LAYOUT.environmentDir),
     // As Harbor runs Compose: the worker's environment and the task's [environment].env for interpolation, under
     // Harbor's own variables.
-    interpolationEnv: { ...o.hostEnv, ...taskEnv, ...harborComposeVariables(task, prepared.ref) },
+    interpolationEnv: composeInterpolationEnv(task, prepared.ref, o.hostEnv, taskEnv),
     prepareImages: (resolved) => prepareServiceImages(provider, resolved, req.input.imageAliases),
     waitTimeoutSec: req.input.episodeSettings.sandboxReadyTimeoutSec,
     ...(phased ? { phases: phased.phases } : {}),

@@ -1,7 +1,8 @@
-// The variables Harbor's Docker environment interpolates a task's compose file with (its ComposeInfraEnvVars, the
-// log-path variables it sets when it bind-mounts main's log folders, and the TEST_DIR its Terminal-Bench mapper
-// writes into main), given Berth's own values, so a file that restates Harbor's `main` reads under Berth as the task
-// means it. As under Harbor, they win over the worker's environment and [environment].env.
+// The variables Harbor's Docker environment interpolates a task's compose file with (its ComposeInfraEnvVars and the
+// log-path variables it sets when it bind-mounts main's log folders), given Berth's own values, so a file that
+// restates Harbor's `main` reads under Berth as the task means it. As under Harbor, they win over the worker's
+// environment and [environment].env. TEST_DIR, which Harbor's Terminal-Bench mapper writes into main and Harbor
+// leaves unset, is only a default: the tests folder, unless the worker or the task sets it.
 import { availableParallelism, totalmem } from 'node:os';
 import { inTask, SANDBOX_LAYOUT, TASK_LAYOUT } from './layout.ts';
 import type { Task } from './model.ts';
@@ -28,7 +29,6 @@ export function harborComposeVariables(task: Pick<Task, 'path' | 'environment'>,
     MAIN_IMAGE_NAME: mainImage,
     PREBUILT_IMAGE_NAME: mainImage,
     CONTEXT_DIR: inTask(task.path, TASK_LAYOUT.environmentDir),
-    TEST_DIR: SANDBOX_LAYOUT.testsDir,
     // Compose refuses a blank limit: a task without one gets the host's size, which limits nothing.
     CPUS: String(task.environment.cpus ?? host.cpus),
     MEMORY: `${task.environment.memory_mb ?? host.memoryMb}M`,
@@ -40,4 +40,11 @@ export function harborComposeVariables(task: Pick<Task, 'path' | 'environment'>,
     vars[`HOST_${name}_PATH`] = folder;
   }
   return vars;
+}
+
+/** What Compose interpolates the task's file with: TEST_DIR's default, the worker's environment, the task's, Harbor's. */
+export function composeInterpolationEnv(
+  task: Pick<Task, 'path' | 'environment'>, mainImage: string, hostEnv: NodeJS.ProcessEnv, taskEnv: Readonly<Record<string, string>>,
+): NodeJS.ProcessEnv {
+  return { TEST_DIR: SANDBOX_LAYOUT.testsDir, ...hostEnv, ...taskEnv, ...harborComposeVariables(task, mainImage) };
 }

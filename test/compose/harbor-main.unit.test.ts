@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { groupModel, mainLaunchOverride, type ComposeModel } from '../../src/sandbox/docker/compose-model.ts';
 import { readComposePlan } from '../../src/task/compose.ts';
-import { harborComposeVariables } from '../../src/task/compose-variables.ts';
+import { composeInterpolationEnv, harborComposeVariables } from '../../src/task/compose-variables.ts';
 import type { Task } from '../../src/task/index.ts';
 import { build, expectRefusal } from '../task/helpers.ts';
 
@@ -146,12 +146,11 @@ describe('only docker-compose.yaml is a Compose file (Harbor 0.25 copied both .y
 describe('the variables Berth gives a compose file (Harbor\'s ComposeInfraEnvVars and log paths, Berth\'s values)', () => {
   const task = { path: '/data/t', environment: { cpus: 2, memory_mb: 1024 } } as unknown as Pick<Task, 'path' | 'environment'>;
 
-  it('names main\'s image, the environment folder, the tests folder, the task\'s size and main\'s log folders', () => {
+  it('names main\'s image, the environment folder, the task\'s size and main\'s log folders', () => {
     expect(harborComposeVariables(task, 'img:1', { cpus: 8, memoryMb: 16000 })).toEqual({
       MAIN_IMAGE_NAME: 'img:1',
       PREBUILT_IMAGE_NAME: 'img:1',
       CONTEXT_DIR: '/data/t/environment',
-      TEST_DIR: '/tests',
       CPUS: '2',
       MEMORY: '1024M',
       ENV_AGENT_LOGS_PATH: '/logs/agent',
@@ -161,6 +160,12 @@ describe('the variables Berth gives a compose file (Harbor\'s ComposeInfraEnvVar
       ENV_ARTIFACTS_PATH: '/logs/artifacts',
       HOST_ARTIFACTS_PATH: '/logs/artifacts',
     });
+  });
+
+  it('they win over the worker\'s and the task\'s variables, as Harbor\'s do; TEST_DIR is only a default', () => {
+    expect(composeInterpolationEnv(task, 'img:1', { CPUS: '64', PATH: '/bin' }, { MAIN_IMAGE_NAME: 'mine' })).toMatchObject({ CPUS: '2', MAIN_IMAGE_NAME: 'img:1', PATH: '/bin', TEST_DIR: '/tests' });
+    expect(composeInterpolationEnv(task, 'img:1', { TEST_DIR: '/host' }, {}).TEST_DIR).toBe('/host');
+    expect(composeInterpolationEnv(task, 'img:1', { TEST_DIR: '/host' }, { TEST_DIR: '/task' }).TEST_DIR).toBe('/task');
   });
 
   it('a task without a size gets the host\'s, which limits nothing (Compose refuses a blank cpus or memory)', () => {
