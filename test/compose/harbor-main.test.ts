@@ -3,7 +3,10 @@
 // - mapped: main as Harbor's Terminal-Bench mapper restates it (image ${MAIN_IMAGE_NAME}, build ${CONTEXT_DIR},
 //   `sh -c "sleep infinity"`, TEST_DIR=${TEST_DIR}, cpus ${CPUS} and memory ${MEMORY}) beside a sidecar. Harbor: reward
 //   1, the sidecar reachable, its container limited to the task's memory_mb; TEST_DIR was blank there (Harbor sets no
-//   TEST_DIR), Berth gives /tests (docs/departures.md).
+//   TEST_DIR), Berth gives /tests (docs/departures.md). The file here also binds ${HOST_VERIFIER_LOGS_PATH} onto
+//   ${ENV_VERIFIER_LOGS_PATH}, as Harbor's older templates did: Harbor 0.25 sets those only when it bind-mounts the
+//   log folders (`--ek auto_mounting=true`); without, its run failed on the blank mount (`invalid mount path: ':'`).
+//   Berth keeps the folder in main and drops the bind.
 // - offline: main's network_mode "none". Harbor: main had only `lo` and could not resolve its sidecar; reward 1. The
 //   same beside task.toml policies that would switch main's networks by phase (the engine refuses to connect a
 //   container on none: such an episode failed before main's phases were held at the baseline, offline-main.ts).
