@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { seedGroup } from '../sandbox/group-seed.ts';
 import { prepareServiceImages } from '../sandbox/image-prep.ts';
 import { groupProjectName, type SandboxLabels } from '../sandbox/index.ts';
-import { inTask, TASK_LAYOUT, type Task } from '../task/index.ts';
+import { composeInterpolationEnv, inTask, TASK_LAYOUT, type Task } from '../task/index.ts';
 import type { EpisodeInput, SandboxRef, ServiceRef } from '../activities/types.ts';
 import { taskImageForSeed } from './episode-image.ts';
 import { environmentOf } from './seed-agent.ts';
@@ -47,8 +47,9 @@ export async function seedComposeSandbox(deps: ComposeSeedDeps, task: Task, req:
     project,
     composeFile: join(task.path, task.compose!.file),
     projectDir: inTask(task.path, TASK_LAYOUT.environmentDir),
-    // As Harbor runs Compose: the worker's environment and the task's [environment].env for interpolation.
-    interpolationEnv: { ...o.hostEnv, ...taskEnv },
+    // As Harbor runs Compose: the worker's environment and the task's [environment].env for interpolation, under
+    // Harbor's own variables.
+    interpolationEnv: composeInterpolationEnv(task, prepared.ref, o.hostEnv, taskEnv),
     prepareImages: (resolved) => prepareServiceImages(provider, resolved, req.input.imageAliases),
     waitTimeoutSec: req.input.episodeSettings.sandboxReadyTimeoutSec,
     ...(phased ? { phases: phased.phases } : {}),

@@ -13,6 +13,7 @@ import { DATASET_LAYOUT, inTask, SANDBOX_LAYOUT, TASK_LAYOUT } from './layout.ts
 import { normaliseLegacy } from './legacy.ts';
 import type { Task } from './model.ts';
 import { policyAt } from './network.ts';
+import { phasesAtBaseline } from './offline-main.ts';
 import { mergeOverride } from './overrides.ts';
 import { refuseParameterized, refuseTranscriptPairing } from './refusals/current-limitations.ts';
 import { checkArtifact, checkInput, parseTaskToml, readTaskData, validateTaskToml } from './refusals/invalid-values.ts';
@@ -58,7 +59,7 @@ export function buildTask(snap: TaskSnapshot, ctx: BuildContext): Task {
   const doc = validateTaskToml(mergeOverride(raw, override), ctx, ownArtifacts);
 
   // Compose tasks run as a group; keys Berth cannot honour are refused here (compose.ts).
-  const composeFile = TASK_LAYOUT.environmentCompose.find((f) => snap.files.has(f));
+  const composeFile = snap.files.has(TASK_LAYOUT.environmentCompose) ? TASK_LAYOUT.environmentCompose : undefined;
   const compose = composeFile ? readComposePlan(composeFile, snap.files.get(composeFile)!.text ?? '', ctx.imageAliases) : null;
   checkEnvironmentsSupport(doc);
 
@@ -152,7 +153,7 @@ export function buildTask(snap: TaskSnapshot, ctx: BuildContext): Task {
     settings: { ...ctx.defaults },
     warnings,
   };
-  return deepFreeze(task);
+  return deepFreeze(compose?.main_offline ? phasesAtBaseline(task, compose.file, warn) : task);
 }
 
 export function deepFreeze<T>(value: T): T {

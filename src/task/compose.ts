@@ -24,6 +24,8 @@ export interface ComposePlan {
   /** Every service, main first. */
   readonly services: readonly string[];
   readonly sidecars: readonly ComposeSidecar[];
+  /** main's `network_mode: none`: main runs on no network at all, the sidecars on the group's. */
+  readonly main_offline: boolean;
 }
 
 type Table = Record<string, unknown>;
@@ -45,12 +47,33 @@ const HOST_CAPABILITIES = new Set([
 const HOST_NAMESPACES = ['pid', 'ipc', 'uts', 'userns_mode', 'cgroup'] as const;
 /** Build keys Berth's own build honours (it builds every sidecar, with image aliases in FROM). */
 const BUILD_KEYS = new Set(['context', 'dockerfile', 'args', 'labels', 'cache_from', 'pull', 'no_cache']);
-/** Keys of main that Berth sets itself. */
+/** Keys of main that Berth sets itself, each but for the value Harbor's own `main` gives it (harborsOwnMain). */
 const MAIN_OWNED: Record<string, string> = {
   image: 'main runs the image of [environment].docker_image or environment/Dockerfile: set those instead',
   build: 'main is built from environment/Dockerfile: put the build there',
-  network_mode: 'set [environment].network_mode ("public" or "no-network") instead',
+  network_mode: 'set [environment].network_mode ("public" or "no-network") instead, or network_mode: "none" for a main with no network at all',
 };
+
+/** `${NAME}` or `$NAME`, exactly: one of Harbor's compose variables (compose-variables.ts). */
+export const isHarborVariable = (v: unknown, name: string): boolean => v === `\${${name}}` || v === `$${name}`;
+
+/**
+ * Whether main's `key` says what Harbor's own `main` already says (its build and prebuilt templates, and the `main` its
+ * Terminal-Bench mapper writes into every Compose task): its image variables, a build of the environment folder, or
+ * `network_mode: none` (how a Compose task air-gaps main on Harbor's Docker environment). Those lines change nothing
+ * there, and Berth gives the variables its own values (compose-variables.ts).
+ */
+function harborsOwnMain(key: string, value: unknown): boolean {
+  if (key === 'image') return isHarborVariable(value, 'MAIN_IMAGE_NAME') || isHarborVariable(value, 'PREBUILT_IMAGE_NAME');
+  if (key === 'network_mode') return value === 'none';
+  if (key !== 'build') return false;
+  const b = typeof value === 'string' ? { context: value } : isTable(value) ? value : null;
+  if (b === null || Object.keys(b).some((k) => k !== 'context')) return false;
+  return isHarborVariable(b.context, 'CONTEXT_DIR') || (typeof b.context === 'string' && posix.normalize(b.context).replace(/\/$/, '') === '.');
+}
+
+/** Harbor's host folders of main's logs (set when it bind-mounts them): Berth keeps those folders inside main. */
+const HARBOR_HOST_LOG_PATHS = /\$\{?HOST_(AGENT_LOGS|VERIFIER_LOGS|ARTIFACTS)_PATH\b/;
 
 /**
  * Why Berth cannot honour a service's `pull_policy` (null: it can). An image is taken from the engine and pulled only
@@ -96,20 +119,23 @@ function inTaskFolder(ctx: Ctx, key: string, path: string, what: string): string
   return rel;
 }
 
-function checkVolumes(ctx: Ctx, key: string, volumes: unknown, namedVolumes: ReadonlySet<string>): void {
+function checkVolumes(ctx: Ctx, key: string, volumes: unknown, namedVolumes: ReadonlySet<string>, service: string): void {
   if (!Array.isArray(volumes)) return;
   volumes.forEach((v, i) => {
     const k = `${key}[${i}]`;
     let source: string | undefined;
     let type: string | undefined;
     if (typeof v === 'string') {
-      const parts = v.split(':');
-      if (parts.length === 1) return; // an anonymous volume
-      source = parts[0];
+      source = v.match(/^(\$\{[^}]*\}|[^:])*/)![0];
+      if (source.length === v.length) return; // an anonymous volume
       type = source && (source.startsWith('.') || source.startsWith('/') || source.startsWith('~')) ? 'bind' : 'volume';
     } else if (isTable(v)) {
       type = typeof v.type === 'string' ? v.type : 'volume';
       source = typeof v.source === 'string' ? v.source : undefined;
+    }
+    // main's own (Harbor's templates restated) are replaced by the folders Berth keeps in main (compose-model.ts).
+    if (service !== MAIN && source !== undefined && HARBOR_HOST_LOG_PATHS.test(source)) {
+      fail(ctx, k, source, 'a sidecar sharing main\'s log folders through the host is not run: Berth keeps /logs/agent, /logs/verifier and /logs/artifacts inside main, never on the host', 'collect what the sidecar writes with an artifact (service = the sidecar) or a [[verifier.collect]] hook');
     }
     if (type === 'bind' && source !== undefined) inTaskFolder(ctx, k, source, 'a bind mount');
     if (type === 'volume' && source && !namedVolumes.has(source) && !source.includes('$')) {
@@ -122,7 +148,7 @@ function checkService(ctx: Ctx, name: string, s: Table, namedVolumes: ReadonlySe
   const key = (k: string) => `services.${name}.${k}`;
   if (name === MAIN) {
     for (const [k, fix] of Object.entries(MAIN_OWNED)) {
-      if (k in s) fail(ctx, key(k), s[k], `Berth sets main's ${k} itself`, fix);
+      if (k in s && !harborsOwnMain(k, s[k])) fail(ctx, key(k), s[k], `Berth sets main's ${k} itself`, fix);
     }
   }
   if (truthy(s.privileged)) {
@@ -165,7 +191,7 @@ function checkService(ctx: Ctx, name: string, s: Table, namedVolumes: ReadonlySe
     const problem = pullPolicyProblem(String(s.pull_policy), s.build !== undefined);
     if (problem) fail(ctx, key('pull_policy'), s.pull_policy, problem, 'remove pull_policy, or set it to missing or never');
   }
-  checkVolumes(ctx, key('volumes'), s.volumes, namedVolumes);
+  checkVolumes(ctx, key('volumes'), s.volumes, namedVolumes, name);
   const envFiles = typeof s.env_file === 'string' ? [s.env_file] : Array.isArray(s.env_file) ? s.env_file : [];
   envFiles.forEach((f, i) => {
     const path = isTable(f) ? f.path : f;
@@ -240,5 +266,7 @@ export function readComposePlan(file: string, text: string, aliases: Readonly<Re
     if (image === null && build === null) fail(ctx, `services.${name}`, undefined, 'the service has neither image nor build', 'give it an image or a build section');
     sidecars.push({ name, image: build === null ? image : null, build, sized: isSized(s) });
   }
-  return { file, services: [MAIN, ...sidecars.map((s) => s.name)], sidecars };
+  const main = services[MAIN];
+  const offline = isTable(main) && main.network_mode === 'none';
+  return { file, services: [MAIN, ...sidecars.map((s) => s.name)], sidecars, main_offline: offline };
 }

@@ -31,6 +31,7 @@ export { stripCanary } from './instruction.ts';
 export { readTaskFolder, snapshotFromFiles } from './snapshot.ts';
 export type { TaskSnapshot, SnapshotFile } from './snapshot.ts';
 export { parseSizeToMb } from './legacy.ts';
+export { composeInterpolationEnv } from './compose-variables.ts';
 export type * from './model.ts';
 export { agentSandboxNetworking, phasePolicy, phasePolicyFor, samePolicy, type Phase } from './network.ts';
 export { solutionForTurn, solutionStatus, type SolutionStatus, type TurnSolution } from './solution.ts';

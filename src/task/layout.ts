@@ -11,13 +11,14 @@ export const TASK_LAYOUT = {
   taskData: 'task_data.json',
   environmentDir: 'environment',
   dockerfile: 'environment/Dockerfile',
-  environmentCompose: ['environment/docker-compose.yaml', 'environment/docker-compose.yml'],
+  /** Only this name is a Compose file (Harbor's `environment/docker-compose.yaml`); a `docker-compose.yml` is an ordinary file. */
+  environmentCompose: 'environment/docker-compose.yaml',
   skillsDir: 'environment/skills',
   testsDir: 'tests',
   testSh: 'tests/test.sh',
   verifierPy: 'tests/verifier.py',
   testsDockerfile: 'tests/Dockerfile',
-  testsCompose: ['tests/docker-compose.yaml', 'tests/docker-compose.yml'],
+  testsCompose: 'tests/docker-compose.yaml',
   solutionDir: 'solution',
   stepsDir: 'steps',
 } as const;
@@ -55,6 +56,9 @@ export const DATASET_LAYOUT = {
 
 /** A parameterized template folder's rows (one task per line), beside its task.toml. */
 export const TEMPLATE_ROWS = 'tasks.jsonl';
+
+/** The one name Harbor reads as a Compose file, in environment/ and in a verifier's tests folder. */
+export const COMPOSE_FILE = 'docker-compose.yaml';
 
 /** The paths of one step (spec/multi-step-tasks.md, the folder tree; reference/harbor-behaviour.md § 1, Layout). */
 export function stepLayout(name: string) {

@@ -5,15 +5,21 @@ import { TASK_LAYOUT } from './layout.ts';
 import { isTable, type Table } from './table.ts';
 
 
-const UNIT_FACTORS: Record<string, number> = { g: 1024, m: 1, k: 1 / 1024 };
+const UNIT_FACTORS: Record<string, number> = { G: 1024, M: 1, K: 1 / 1024 };
+/** A number as Python's float() reads one (underscores between digits; no inf or nan, which Harbor cannot size). */
+const PY_FLOAT = /^[+-]?(?:\d(?:_?\d)*(?:\.(?:\d(?:_?\d)*)?)?|\.\d(?:_?\d)*)(?:[eE][+-]?\d(?:_?\d)*)?$/;
 
-/** `"2G"` → 2048, `"512M"` → 512, `"1024K"` → 1 (MiB, rounded up); null when the text has no known unit. */
+/**
+ * A legacy size in MiB as Harbor converts it (its EnvironmentConfig._parse_size_to_mb): upper-cased, a trailing G, M
+ * or K only (no GB, no Gi), the number read as a float and the product truncated: `"2G"` → 2048, `"1.9G"` → 1945,
+ * `"1536K"` → 1, `"512K"` → 0. Null when Harbor refuses the text.
+ */
 export function parseSizeToMb(text: string): number | null {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*([GgMmKk])(?:i?[Bb])?\s*$/.exec(text);
-  if (!m) return null;
-  const factor = UNIT_FACTORS[m[2]!.toLowerCase()]!;
-  const mb = Math.ceil(Number(m[1]) * factor);
-  return mb > 0 ? mb : null;
+  const upper = text.trim().toUpperCase();
+  const factor = UNIT_FACTORS[upper.slice(-1)];
+  const number = upper.slice(0, -1).trim();
+  if (factor === undefined || !PY_FLOAT.test(number)) return null;
+  return Math.trunc(Number(number.replace(/_/g, '')) * factor);
 }
 
 function normaliseSize(env: Table, legacy: 'memory' | 'storage', tablePath: string, warn: (m: string) => void): void {
@@ -26,13 +32,13 @@ function normaliseSize(env: Table, legacy: 'memory' | 'storage', tablePath: stri
     return;
   }
   const mb = parseSizeToMb(value);
-  if (mb === null) {
+  if (mb === null || mb < 0) {
     refuse({
       code: 'invalid_value',
       file: TASK_LAYOUT.taskToml,
       key: `${tablePath}.${legacy}`,
       value,
-      problem: 'the size has no G, M or K unit Harbor reads',
+      problem: mb === null ? 'the size is not a number with a G, M or K unit, the only units Harbor reads (no GB or Gi)' : 'the size is negative',
       fix: `write ${tablePath}.${modern} = <MiB> (or a size like "2G")`,
     });
   }
@@ -45,6 +51,11 @@ function normaliseSize(env: Table, legacy: 'memory' | 'storage', tablePath: stri
       problem: `it conflicts with ${tablePath}.${modern} = ${JSON.stringify(env[modern])}`,
       fix: `keep only ${tablePath}.${modern}`,
     });
+  }
+  if (mb === 0) {
+    // Harbor keeps 0 MiB, which sets no limit (Docker's 0 is unlimited): Berth's unset value says the same.
+    if (!(modern in env)) warn(`task.toml: ${tablePath}.${legacy} = ${JSON.stringify(value)} is less than 1 MiB once truncated as Harbor converts it: no limit. Use ${modern}.`);
+    return;
   }
   env[modern] = mb;
 }

@@ -65,7 +65,8 @@ export const artifactSchema = z.union([
   z.string().min(1),
   z.object({
     source: z.string().min(1),
-    destination: z.string().min(1).optional(),
+    /** `""` is no destination, as Harbor reads it (its ArtifactConfig turns an empty destination into None). */
+    destination: z.string().optional().transform((d) => (d === '' ? undefined : d)),
     service: z.string().min(1).default('main'),
     exclude: z.array(z.string()).default([]),
   }),

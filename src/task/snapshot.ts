@@ -47,8 +47,7 @@ export function isJunk(name: string): boolean {
 /** Files whose text the loader reads. */
 export function wantsText(rel: string): boolean {
   if (rel === L.taskToml || rel === L.instruction || rel === L.taskData) return true;
-  if (rel === L.dockerfile || (L.testsCompose as readonly string[]).includes(rel)) return true;
-  if ((L.environmentCompose as readonly string[]).includes(rel)) return true;
+  if (rel === L.dockerfile || rel === L.testsCompose || rel === L.environmentCompose) return true;
   return /^steps\/[^/]+\/instruction\.md$/.test(rel);
 }
 

@@ -6,7 +6,7 @@
 // image-prep.ts) or refused by name.
 import { posix } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { pullPolicyProblem } from './compose.ts';
+import { isHarborVariable, pullPolicyProblem } from './compose.ts';
 
 type Table = Record<string, unknown>;
 const isTable = (v: unknown): v is Table => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -31,7 +31,9 @@ function readBuild(build: unknown): VerifierComposeMain['build'] | Extract<Check
   for (const k of Object.keys(b)) {
     if (!BUILD_KEYS.has(k)) return { ok: false, key: `${key}.${k}`, value: b[k], problem: `the verifier image is built from tests/ with context, dockerfile and args only; build.${k} is not honoured` };
   }
-  if (b.context !== undefined && posix.normalize(String(b.context)).replace(/\/$/, '') !== '.') {
+  // Harbor's verifier environment is built from tests/, which its ${CONTEXT_DIR} names there.
+  const tests = b.context === undefined || isHarborVariable(b.context, 'CONTEXT_DIR') || posix.normalize(String(b.context)).replace(/\/$/, '') === '.';
+  if (!tests) {
     return { ok: false, key: `${key}.context`, value: b.context, problem: 'the verifier image is built with tests/ as its context (Harbor\'s verifier template); another context is not honoured' };
   }
   const dockerfile = b.dockerfile === undefined ? 'Dockerfile' : String(b.dockerfile);
@@ -95,6 +97,7 @@ export function checkVerifierCompose(text: string, prebuilt: boolean): Check {
   if (policyProblem) return { ok: false, key: 'services.main.pull_policy', value: pullPolicy, problem: policyProblem };
   const build = prebuilt ? null : readBuild(main.build);
   if (build !== null && 'ok' in build) return build;
-  const image = typeof main.image === 'string' && main.image !== '' ? main.image : null;
+  // Harbor's own name for main's image names nothing of the task's.
+  const image = typeof main.image === 'string' && main.image !== '' && !isHarborVariable(main.image, 'MAIN_IMAGE_NAME') ? main.image : null;
   return { ok: true, main: { image, build: 'build' in main ? build : null, pull_policy: pullPolicy } };
 }

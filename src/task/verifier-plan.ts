@@ -5,7 +5,7 @@
 import type { BuildContext } from './build-context.ts';
 import { toEnvironment } from './environment.ts';
 import { refuse } from './errors.ts';
-import { inTask, TASK_LAYOUT } from './layout.ts';
+import { COMPOSE_FILE, inTask, TASK_LAYOUT } from './layout.ts';
 import type { CollectHook, Environment, Verifier, VerifierImage, VerifierMode } from './model.ts';
 import { policyAt } from './network.ts';
 import { checkRecorded, refuseSeparateVerifierWithoutImage, type VerifierSource } from './refusals/missing-images.ts';
@@ -23,7 +23,8 @@ export function collectHookOf(c: CollectHookToml, step?: string): CollectHook {
 
 /** The image in `context` (`tests`, or a step's tests folder): the environment's docker_image, else its Dockerfile. */
 function resolveVerifierImage(verifierEnv: Environment, source: VerifierSource, snap: TaskSnapshot, context: string): VerifierImage {
-  const composeFile = [`${context}/docker-compose.yaml`, `${context}/docker-compose.yml`].find((f) => snap.files.has(f));
+  const named = `${context}/${COMPOSE_FILE}`;
+  const composeFile = snap.files.has(named) ? named : undefined;
   const prebuilt = verifierEnv.docker_image;
   let main: VerifierComposeMain | null = null;
   if (composeFile !== undefined) {

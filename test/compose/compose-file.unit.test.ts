@@ -52,8 +52,8 @@ describe('keys Berth cannot honour safely are refused with the key and the fix',
     ['a host network driver', 'services:\n  main: {}\nnetworks:\n  n:\n    driver: host\n', 'networks.n.driver', 'remove the driver'],
     ['include', 'include: [other.yaml]\nservices:\n  main: {}\n', 'include', 'copy the included services'],
     ['main\'s image', 'services:\n  main:\n    image: other\n', 'services.main.image', 'docker_image'],
-    ['main\'s build', 'services:\n  main:\n    build: .\n', 'services.main.build', 'environment/Dockerfile'],
-    ['main\'s network mode', 'services:\n  main:\n    network_mode: none\n', 'services.main.network_mode', '[environment].network_mode'],
+    ['main\'s build', 'services:\n  main:\n    build: ./api\n', 'services.main.build', 'environment/Dockerfile'],
+    ['main\'s network mode', 'services:\n  main:\n    network_mode: bridge\n', 'services.main.network_mode', '[environment].network_mode'],
     ['main\'s published ports', 'services:\n  main:\n    ports: ["80:80"]\n', 'services.main.ports', 'use expose'],
     ['a remote build context', 'services:\n  main: {}\n  side:\n    build: https://github.com/x/y.git\n', 'services.side.build.context', 'task folder'],
     ['a build context outside the task', 'services:\n  main: {}\n  side:\n    build:\n      context: ../..\n', 'services.side.build.context', 'inside its folder'],
@@ -122,7 +122,7 @@ volumes:
   });
 
   it('reads an empty file as a group of main alone', () => {
-    expect(readComposePlan(FILE, '', undefined)).toEqual({ file: FILE, services: ['main'], sidecars: [] });
+    expect(readComposePlan(FILE, '', undefined)).toEqual({ file: FILE, services: ['main'], sidecars: [], main_offline: false });
   });
 
   it.each([

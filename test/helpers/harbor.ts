@@ -42,6 +42,13 @@ export async function readWithHarbor(jobDir: string): Promise<HarborRead> {
   return JSON.parse(stdout) as HarborRead;
 }
 
+/** `harbor task migrate`: Harbor's Terminal-Bench mapper converts the task folders under `input` into `output`. */
+export async function migrateWithHarbor(input: string, output: string, extra: readonly string[] = []): Promise<void> {
+  await run(harborBin('harbor'), ['task', 'migrate', '-i', input, '-o', output, ...extra], { env: harborEnv() }).catch((err: { stdout?: string; stderr?: string }) => {
+    throw new Error(`harbor task migrate failed:\n${err.stdout ?? ''}\n${err.stderr ?? ''}`);
+  });
+}
+
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();

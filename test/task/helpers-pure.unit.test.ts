@@ -62,6 +62,9 @@ describe('stripCanary (task-folder-format.md § Task folder layout)', () => {
   for (const [name, input, want] of rows) it(name, () => expect(stripCanary(input)).toBe(want));
 });
 
+// Issue 37: as Harbor 0.25's EnvironmentConfig._parse_size_to_mb converts them (its source, and `harbor trials start`
+// on a task with memory = "1.9G": the container's limit was 2039480320 bytes, 1945 MiB). Harbor truncates and reads
+// only a trailing G, M or K: "2GB" and "2Gi" fail its loader.
 describe('parseSizeToMb (harbor-behaviour.md § 1 Legacy keys)', () => {
   const rows: Array<[string, number | null]> = [
     ['2G', 2048],
@@ -69,11 +72,21 @@ describe('parseSizeToMb (harbor-behaviour.md § 1 Legacy keys)', () => {
     ['512M', 512],
     ['1024K', 1],
     ['1.5G', 1536],
+    ['1.9G', 1945],
+    ['1536K', 1],
+    ['512K', 0],
     ['2g', 2048],
-    ['2GB', 2048],
+    [' 2 g ', 2048],
+    ['.5G', 512],
+    ['1e1M', 10],
+    ['1_024M', 1024],
+    ['2GB', null],
+    ['2Gi', null],
     ['2', null],
     ['2T', null],
     ['lots', null],
+    ['G', null],
+    ['infG', null],
   ];
   for (const [text, want] of rows) it(`${text} → ${want}`, () => expect(parseSizeToMb(text)).toBe(want));
 });

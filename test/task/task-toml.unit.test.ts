@@ -369,12 +369,30 @@ const rows: Row[] = [
     },
   },
   {
-    spec: 'harbor-behaviour.md § 1 Legacy keys: K rounds up to whole MiB; equal memory_mb is no conflict',
+    spec: 'harbor-behaviour.md § 1 Legacy keys: truncated to whole MiB as Harbor converts it (issue 37); equal memory_mb is no conflict',
     toml: '[environment]\nmemory = "1536K"\nstorage = "1G"\nstorage_mb = 1024\n',
     check: (t) => {
-      expect(t.environment.memory_mb).toBe(2);
+      expect(t.environment.memory_mb).toBe(1);
       expect(t.environment.storage_mb).toBe(1024);
     },
+  },
+  {
+    spec: 'issue 37: a memory string under 1 MiB truncates to 0, which Harbor keeps and limits nothing with: no limit',
+    toml: '[environment]\nmemory = "512K"\n',
+    check: (t) => {
+      expect(t.environment.memory_mb).toBeNull();
+      expect(t.warnings.join('\n')).toContain('no limit');
+    },
+  },
+  {
+    spec: 'issue 37: "1.9G" is 1945 MiB, truncated, as Harbor 0.25 ran it (its container\'s limit: 2039480320 bytes)',
+    toml: '[environment]\nmemory = "1.9G"\n',
+    check: (t) => expect(t.environment.memory_mb).toBe(1945),
+  },
+  {
+    spec: 'issue 37: an artifact with destination = "" has no destination, as Harbor reads it (Harbor 0.25 collected it to artifacts/app/out.txt)',
+    toml: 'artifacts = [{ source = "/app/out.txt", destination = "" }]\n',
+    check: (t) => expect(t.artifacts).toEqual([{ source: '/app/out.txt', destination: null, service: 'main', exclude: [] }]),
   },
   {
     spec: 'harbor-behaviour.md § 1 Legacy keys: a non-string memory is dropped',

@@ -1,6 +1,7 @@
 // The project Berth hands to `docker compose up`: the model Compose itself resolved (`config --format
 // json` over Berth's `main` and the task's file, so interpolation, `$$`, merging and relative paths are
 // Compose's own), with what Berth owns laid over it. Pure.
+import { SANDBOX_LAYOUT } from '../../task/layout.ts';
 
 type Json = Record<string, unknown>;
 
@@ -73,10 +74,29 @@ export function networkKeys(model: ComposeModel): string[] {
   return Object.keys(model.networks ?? {});
 }
 
+/**
+ * Harbor's own keep-alive, which its templates give main as its command whatever the task's file says: a file that
+ * restates it (as Harbor's Terminal-Bench mapper writes) changes nothing, so it is no command of the task's.
+ */
+function isHarborKeepAlive(command: readonly string[] | null | undefined): boolean {
+  const argv = command?.join('\0');
+  return argv === 'sh\0-c\0sleep infinity' || argv === 'sleep\0infinity';
+}
+
 /** The image's ENTRYPOINT and CMD as the task's file overrides them for `main` (null: the image's own). */
 export function mainLaunchOverride(model: ComposeModel): { entrypoint: string[] | null; command: string[] | null; healthcheck: Json | null } {
   const main = model.services[MAIN_SERVICE];
-  return { entrypoint: main?.entrypoint ?? null, command: main?.command ?? null, healthcheck: (main?.healthcheck as Json | undefined) ?? null };
+  const command = main?.command ?? null;
+  return { entrypoint: main?.entrypoint ?? null, command: isHarborKeepAlive(command) ? null : command, healthcheck: (main?.healthcheck as Json | undefined) ?? null };
+}
+
+/** main's log folders, which Berth keeps in main (as Harbor's own mounts replace a task's at the same folder). */
+const MAIN_LOG_FOLDERS = new Set<string>([SANDBOX_LAYOUT.agentLogs, SANDBOX_LAYOUT.verifierLogs, SANDBOX_LAYOUT.artifactsLogs]);
+
+/** main's volumes but a bind of one of its log folders onto itself (Harbor's log-path variables, as Berth sets them). */
+function withoutLogSelfBinds(volumes: unknown): unknown {
+  if (!Array.isArray(volumes)) return volumes;
+  return volumes.filter((v: Json) => !(v?.type === 'bind' && v.source === v.target && MAIN_LOG_FOLDERS.has(String(v.target))));
 }
 
 export interface ServiceBuild {
@@ -143,6 +163,7 @@ export function groupModel(resolved: ComposeModel, s: GroupModelSettings): Compo
   if (!main) throw new Error('the group has no main service');
   main.image = s.main.image;
   delete main.build;
+  if (main.volumes !== undefined) main.volumes = withoutLogSelfBinds(main.volumes);
   main.entrypoint = s.main.keepAlive.map(escapeDollars);
   main.command = null;
   main.user = '0:0';
