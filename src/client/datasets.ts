@@ -21,13 +21,13 @@ export interface DatasetToRun {
 }
 
 /** Loads the dataset (loader warnings dropped); throws a DatasetRefusal for dataset-level problems. */
-export async function loadDatasetToRun(dataset: string, opts: { agent?: string; imageAliases?: Record<string, string> } = {}): Promise<DatasetToRun> {
+export async function loadDatasetToRun(dataset: string, opts: { agent?: string; imageAliases?: Record<string, string>; taskDataImage?: string } = {}): Promise<DatasetToRun> {
   const config = loadBerthConfig();
   const imageAliases = { ...config.config.images.aliases, ...(opts.imageAliases ?? {}) };
   const loader = loaderOptions(config);
   const loaded = await withValidFields(await loadDataset(resolve(dataset), {
     ...(opts.agent !== undefined ? { agent: opts.agent } : {}), imageAliases, ...loader, logger: { warn: () => undefined },
-  }));
+  }), opts.taskDataImage !== undefined ? { image: opts.taskDataImage } : {});
   return {
     root: loaded.root, tasks: loaded.tasks, settings: loaded.settings, refused: loaded.refused.map(toSkippedEntry), imageAliases,
     separateVerifierForArtifacts: loader.separateVerifierForArtifacts === true,

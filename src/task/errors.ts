@@ -28,6 +28,9 @@ export type RefusalCode =
   | 'parameterized_task'
   | 'parameterized_row'
   | 'invalid_task_data'
+  | 'publish_separate_python'
+  | 'publish_reads_response'
+  | 'publish_duplicate_name'
   | 'digest_moved';
 
 export interface RefusalDetail {

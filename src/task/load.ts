@@ -14,7 +14,7 @@ import { discoverTaskFolders, type FoundTask } from './discovery.ts';
 import { DatasetRefusal, RefusalSignal, TaskRefusal } from './errors.ts';
 import { DATASET_LAYOUT } from './layout.ts';
 import type { Task } from './model.ts';
-import { expandTemplate, isTemplateFolder } from './parameterized/expand.ts';
+import { expandTemplate, isTemplateFolder, refreshRendered } from './parameterized/expand.ts';
 import { readTaskFolder, sha256Hex, type TaskSnapshot } from './snapshot.ts';
 
 export interface Logger {
@@ -256,6 +256,7 @@ export function loadTaskSync(taskPath: string, options: LoadTaskOptions = {}): T
   };
   const settings = readDatasetSettings(root, warn);
   checkAgentAllowed(settings, options.agent, options.allowUnsupportedPairing);
+  refreshRendered(path, root);
   const id = basename(path);
   const symlink = existsSync(path) && lstatSync(path).isSymbolicLink();
   const snap = snapshotOrRefusal({ id, path, symlink });

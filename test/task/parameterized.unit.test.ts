@@ -117,6 +117,15 @@ describe('a template folder in a dataset', () => {
     expect(again.digest).toBe(t.digest);
   });
 
+  it('an edited template reaches a task loaded again by path (retry, regrade), as a plain task\'s edits do', async () => {
+    const root = tree(TEMPLATE);
+    const t = (await loadDataset(root, { logger: silent })).tasks[0]!;
+    writeFileSync(join(root, 'tests/test.sh'), '#!/bin/bash\necho 0.5 > /logs/verifier/reward.txt\n');
+    const again = await loadTask(t.path, { datasetRoot: root, logger: silent });
+    expect(readFileSync(join(t.path, 'tests/test.sh'), 'utf8')).toContain('0.5');
+    expect(again.digest).not.toBe(t.digest);
+  });
+
   it('loading twice leaves a rendered folder alone; an edited row changes only its task\'s digest', async () => {
     const root = tree(TEMPLATE);
     const first = await loadDataset(root, { logger: silent });

@@ -98,7 +98,32 @@ function writeRendered(dest: string, files: Rendered): void {
   }
   rmSync(dest, { recursive: true, force: true });
   mkdirSync(dirname(dest), { recursive: true });
-  renameSync(tmp, dest);
+  try {
+    renameSync(tmp, dest);
+  } catch (e) {
+    // Another load rendered the same row at the same moment: fine when it wrote these very files.
+    rmSync(tmp, { recursive: true, force: true });
+    const now = readTree(dest);
+    if (!now || !same(now, files)) throw e;
+  }
+}
+
+/**
+ * Renders again the row a rendered folder holds, from its template as it is now, so that an episode, a retry or a
+ * regrade loading the task by path sees an edited template as a plain task's edits are seen. A path outside
+ * `.berth/rendered/`, or whose template or row is gone, is left as it is.
+ */
+export function refreshRendered(taskPath: string, datasetRoot: string): void {
+  const base = join(datasetRoot, RENDERED_DIR);
+  const rel = relative(base, dirname(taskPath));
+  if (rel.startsWith('..') || rel.startsWith('/')) return;
+  const templatePath = join(datasetRoot, rel);
+  if (!isTemplateFolder(templatePath)) return;
+  const id = taskPath.slice(dirname(taskPath).length + 1);
+  const row = parseTemplateRows(readFileSync(join(templatePath, TEMPLATE_ROWS), 'utf8')).rows.find((r) => r.taskId === id);
+  if (!row) return;
+  const rendered = renderRow(readTemplateFiles(templatePath), row, templatePath);
+  if (!(rendered instanceof TaskRefusal)) writeRendered(taskPath, rendered);
 }
 
 export interface Expansion {
