@@ -1,28 +1,16 @@
 // Issue 37: a parameterized dataset runs with Berth's oracle (each row a task with its own digest; task_data.py
 // checked first, in a container), a regrade after the template's verifier changed grades every row again, and
 // Harbor 0.25 runs the `berth publish --harbor` copy with its oracle to the same reward per task.
-import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBatch } from '../../src/client/batch.ts';
 import { berth } from '../helpers/cli.ts';
-import { harborEnv, harborVenv, readWithHarbor } from '../helpers/harbor.ts';
+import { harborOracleRewards } from '../helpers/harbor-oracle.ts';
 import { parameterizedDataset, VERIFIER_V1 } from '../helpers/parameterized.ts';
 import { ensurePydanticImage } from '../helpers/pydantic-image.ts';
 import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
-
-const run = promisify(execFile);
-
-/** Each task's reward under Harbor's oracle (trials named <task folder>__<suffix>). */
-export async function harborRewards(dataset: string, trials: number): Promise<Record<string, number | null>> {
-  const jobs = mkdtempSync(join(tmpdir(), 'harbor-jobs-'));
-  await run(join(harborVenv(), 'bin', 'harbor'), ['run', '-p', dataset, '-a', 'oracle', '-n', String(trials), '-o', jobs, '--job-name', 'published'], { env: harborEnv(), timeout: 600_000 });
-  const read = await readWithHarbor(join(jobs, 'published'));
-  return Object.fromEntries(read.trials.map((t) => [t.name.split('__')[0]!, t.rewards?.reward ?? null]));
-}
 
 describe('a parameterized dataset with Berth\'s oracle, and its published copy under Harbor', () => {
   let cluster: TestCluster;
@@ -72,7 +60,7 @@ describe('a parameterized dataset with Berth\'s oracle, and its published copy u
     const handle = await startBatch({ dataset: root, agent: 'oracle', resultsDir: mkdtempSync(join(tmpdir(), 'berth-param-')), taskQueue: cluster.taskQueue, client: cluster.client });
     const berthRewards = Object.fromEntries((await handle.wait()).rows.map((r) => [r.task_id, r.reward]));
     // Harbor 0.25, `harbor run -p OUT -a oracle`: the shim grades in tests/, solve.sh writes answer.md.
-    expect(await harborRewards(out, 3)).toEqual(berthRewards);
+    expect(await harborOracleRewards(out, 3)).toEqual(berthRewards);
     expect(berthRewards).toEqual({ right: 1, close: 0.5, wrong: 0 });
   }, 600_000);
 });
