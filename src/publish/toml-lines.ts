@@ -15,7 +15,8 @@ export function dropTables(toml: string, table: string): string {
     }
     if (!dropping) out.push(line);
   }
-  return out.join('\n');
+  const text = out.join('\n');
+  return toml.endsWith('\n') && !text.endsWith('\n') ? `${text}\n` : text;
 }
 
 /** The text without `key = ...` (one line) in `[table]`; null when that line is not there. */

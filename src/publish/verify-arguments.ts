@@ -25,6 +25,24 @@ function balanced(src: string, start: number): string | null {
   return null;
 }
 
+/** The text with each string literal emptied and each comment removed, so brackets and commas in them do not count. */
+function withoutStringsAndComments(src: string): string {
+  let out = '';
+  for (let i = 0; i < src.length; i++) {
+    const c = src[i]!;
+    if (c === '"' || c === "'") {
+      const triple = src.startsWith(c.repeat(3), i);
+      const end = src.indexOf(triple ? c.repeat(3) : c, i + (triple ? 3 : 1));
+      i = end < 0 ? src.length : end + (triple ? 2 : 0);
+      out += '""';
+    } else if (c === '#') {
+      const nl = src.indexOf('\n', i);
+      i = nl < 0 ? src.length : nl - 1;
+    } else out += c;
+  }
+  return out;
+}
+
 function splitTopLevel(params: string): string[] {
   const out: string[] = [];
   let depth = 0;
@@ -47,7 +65,7 @@ export function declaredArguments(source: string): string[] | null {
   if (!m) return null;
   const inner = balanced(source, m.index + m[0].length - 1);
   if (inner === null) return null;
-  return splitTopLevel(inner)
+  return splitTopLevel(withoutStringsAndComments(inner))
     .filter((p) => p !== '/' && p !== '*')
     .map((p) => /^\**\s*([A-Za-z_][A-Za-z0-9_]*)/.exec(p)?.[1] ?? p);
 }
