@@ -11,7 +11,7 @@
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
-import { DATASET_LAYOUT, SOLUTION_FILES, TASK_LAYOUT, TaskRefusal, type Task } from '../task/index.ts';
+import { DATASET_LAYOUT, SOLUTION_FILES, TASK_LAYOUT, TaskRefusal, isJunk, type Task } from '../task/index.ts';
 import { shimFiles, shimInputs } from '../verify/index.ts';
 import { solveShForAnswer } from './answer.ts';
 import { refuseForHarbor, refuseSharedNames } from './refusals.ts';
@@ -34,8 +34,6 @@ export interface Published {
   notes: Record<string, string[]>;
 }
 
-const JUNK = new Set(['__pycache__', '.DS_Store']);
-const isJunk = (name: string): boolean => JUNK.has(name) || name.endsWith('.pyc') || name.endsWith('.swp') || name.endsWith('.swo') || name.endsWith('~');
 
 const DATASET_FILES = new Set<string>(Object.values(DATASET_LAYOUT));
 
