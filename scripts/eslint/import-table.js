@@ -5,7 +5,8 @@ import { dirname, relative, resolve, sep } from 'node:path';
 
 /** DESIGN.md section 2, "may import". `types:` means type-only imports (import type, or every name a type). */
 export const IMPORT_TABLE = {
-  cli: ['client', 'config', 'server'],
+  cli: ['client', 'config', 'server', 'publish'],
+  publish: ['task', 'verify'],
   client: ['types:workflows', 'task', 'config'],
   server: ['config'],
   'worker.ts': ['activities', 'host', 'gateway', 'config'],

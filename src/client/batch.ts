@@ -17,6 +17,7 @@ import { cancelEpisodes, type CancelledEpisodes, type EpisodeSelection } from '.
 import { aheadOf, prepareInput, prepareTasks } from './prepare.ts';
 import { loadDataset, toSkippedEntry } from '../task/index.ts';
 import { loadBerthConfig, loaderOptions } from '../config/berth-config.ts';
+import { withValidFields } from './task-data.ts';
 import { ResultsFolder, metricsOf, type Metrics, type SkippedEntry } from './results.ts';
 import { JobRecorder } from './harbor-job/recorder.ts';
 import { sharedQueue } from '../config/index.ts';
@@ -228,10 +229,10 @@ export async function startBatch(opts: StartBatchOptions): Promise<BatchHandle> 
   const loader = loaderOptions(loadedConfig);
   const imageAliases = { ...config.images.aliases, ...(opts.imageAliases ?? {}) };
   const resourceOverride = Object.keys(config.resources).length > 0 ? { ...config.resources } : undefined;
-  const dataset = await loadDataset(resolve(opts.dataset), {
+  const dataset = await withValidFields(await loadDataset(resolve(opts.dataset), {
     agent, allowUnsupportedPairing: opts.allowUnsupportedPairing, imageAliases, strict: opts.strict,
     only: opts.taskFilter, logger: opts.logger, resourceOverride, ...loader,
-  });
+  }));
   if (dataset.tasks.length === 0) throw new Error(nothingLoaded(opts.dataset, dataset.refused.map(toSkippedEntry)));
   const owned = opts.client ? undefined : await connect();
   const client = opts.client ?? owned!.client;

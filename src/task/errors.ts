@@ -26,6 +26,11 @@ export type RefusalCode =
   | 'unreadable'
   | 'unsupported_transcript'
   | 'parameterized_task'
+  | 'parameterized_row'
+  | 'invalid_task_data'
+  | 'publish_separate_python'
+  | 'publish_reads_response'
+  | 'publish_duplicate_name'
   | 'digest_moved';
 
 export interface RefusalDetail {
@@ -111,7 +116,8 @@ export type DatasetRefusalCode =
   | 'override_names_no_task'
   | 'dataset_not_found'
   | 'nothing_loaded'
-  | 'strict_refusal';
+  | 'strict_refusal'
+  | 'task_data_model';
 
 /** A problem with the dataset as a whole: it stops the command. */
 export class DatasetRefusal extends Error {

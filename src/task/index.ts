@@ -28,7 +28,7 @@ export { resolveTemplates, templateVariable, MIN_REDACTED_HOST_VALUE, type Resol
 export { envTablesOf, episodeSecretValues, firstUnsetVariable, unsetVariableMessage } from './env-tables.ts';
 export type { EnvTable, UnsetVariable } from './env-tables.ts';
 export { stripCanary } from './instruction.ts';
-export { readTaskFolder, snapshotFromFiles } from './snapshot.ts';
+export { isJunk, readTaskFolder, snapshotFromFiles } from './snapshot.ts';
 export type { TaskSnapshot, SnapshotFile } from './snapshot.ts';
 export { parseSizeToMb } from './legacy.ts';
 export { composeInterpolationEnv } from './compose-variables.ts';

@@ -14,6 +14,7 @@ import { discoverTaskFolders, type FoundTask } from './discovery.ts';
 import { DatasetRefusal, RefusalSignal, TaskRefusal } from './errors.ts';
 import { DATASET_LAYOUT } from './layout.ts';
 import type { Task } from './model.ts';
+import { expandTemplate, isTemplateFolder, refreshRendered } from './parameterized/expand.ts';
 import { readTaskFolder, sha256Hex, type TaskSnapshot } from './snapshot.ts';
 
 export interface Logger {
@@ -64,14 +65,12 @@ function readDatasetSettings(root: string, warn: (m: string) => void): DatasetSe
 }
 
 /**
- * Whether the dataset root holds task_data.py. Berth does not run that model (it would validate every task's
- * fields), so the load says so once instead of ignoring it.
+ * Whether the dataset root holds task_data.py, the model that types task fields. The loader does not run it (no
+ * code of a dataset runs on the host): the commands that run a dataset validate every task's fields with it in a
+ * sandbox first (src/client/task-data.ts).
  */
-function typedFields(root: string, warn: (m: string) => void): boolean {
-  const file = join(root, DATASET_LAYOUT.taskDataPy);
-  if (!existsSync(file)) return false;
-  warn(`${file}: the model that types task fields is not run by Berth; each task's task_data.json is read as written, unvalidated.`);
-  return true;
+function typedFields(root: string): boolean {
+  return existsSync(join(root, DATASET_LAYOUT.taskDataPy));
 }
 
 function contextFor(
@@ -150,6 +149,22 @@ function makeUnknownKeyLogger(logger: Logger, warnings: string[], logged = new S
   };
 }
 
+/** Template folders (tasks.jsonl beside task.toml) replaced by one rendered folder per row. */
+function expandTemplates(found: FoundTask[], root: string): { found: FoundTask[]; refused: TaskRefusal[] } {
+  const out: FoundTask[] = [];
+  const refused: TaskRefusal[] = [];
+  for (const f of found) {
+    if (f.symlink || !isTemplateFolder(f.path)) {
+      out.push(f);
+      continue;
+    }
+    const e = expandTemplate(f, root);
+    out.push(...e.found);
+    refused.push(...e.refused);
+  }
+  return { found: out, refused };
+}
+
 /**
  * Loads every task of a dataset. Refused tasks are listed, never thrown; dataset-level problems
  * (dataset.toml, allowed_agents, an override naming no task, a refusal under `strict`) throw a
@@ -170,18 +185,18 @@ export function loadDatasetSync(datasetRoot: string, options: LoadOptions = {}):
     warnings.push(m);
     logger.warn(m);
   };
-  const found = discoverTaskFolders(root);
+  const { found, refused: badRows } = expandTemplates(discoverTaskFolders(root), root);
   const settings = readDatasetSettings(root, warn);
   checkAgentAllowed(settings, options.agent, options.allowUnsupportedPairing);
   checkOverridesNameTasks(settings, new Set(found.map((f) => f.id)));
-  const typed = typedFields(root, warn);
+  const typed = typedFields(root);
 
   const byId = new Map<string, FoundTask[]>();
   for (const f of found) byId.set(f.id, [...(byId.get(f.id) ?? []), f]);
 
   const unknownKeyFor = makeUnknownKeyLogger(logger, warnings);
   const tasks: Task[] = [];
-  const refused: TaskRefusal[] = [];
+  const refused: TaskRefusal[] = badRows.filter((r) => !options.only || options.only(r.task_id));
   for (const f of found) {
     if (options.only && !options.only(f.id)) continue;
     const same = byId.get(f.id)!;
@@ -241,11 +256,12 @@ export function loadTaskSync(taskPath: string, options: LoadTaskOptions = {}): T
   };
   const settings = readDatasetSettings(root, warn);
   checkAgentAllowed(settings, options.agent, options.allowUnsupportedPairing);
+  refreshRendered(path, root);
   const id = basename(path);
   const symlink = existsSync(path) && lstatSync(path).isSymbolicLink();
   const snap = snapshotOrRefusal({ id, path, symlink });
   if (snap instanceof TaskRefusal) throw snap;
-  const context = contextFor(id, settings, options, warn, makeUnknownKeyLogger(logger, warnings, loggedByLoadTask)(id), typedFields(root, warn));
+  const context = contextFor(id, settings, options, warn, makeUnknownKeyLogger(logger, warnings, loggedByLoadTask)(id), typedFields(root));
   const result = buildTaskOrRefusal(snap, context);
   if (result instanceof TaskRefusal) throw result;
   return result;

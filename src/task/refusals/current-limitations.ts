@@ -10,8 +10,9 @@ const INSTRUCTION_TEMPLATE = 'instruction.template.md';
 /**
  * A parameterized template folder (spec/task-folder-format.md § Additional features, typed task fields and
  * parameterized tasks): a task folder with `tasks.jsonl` beside its task.toml, or an `instruction.template.md` in
- * place of instruction.md, rendered into one task per row. Berth does not render templates, so such a folder is
- * refused as what it is, not as a task missing its instruction.
+ * place of instruction.md. Loading a dataset renders a template's rows into tasks (src/task/parameterized/); a
+ * template folder loaded as one task, or an instruction.template.md without rows, is refused as what it is, not
+ * as a task missing its instruction.
  */
 export function refuseParameterized(snap: TaskSnapshot, ctx: BuildContext): void {
   const rows = snap.uncovered.has(TEMPLATE_ROWS);
@@ -23,8 +24,12 @@ export function refuseParameterized(snap: TaskSnapshot, ctx: BuildContext): void
     code: 'parameterized_task',
     file: rows ? TEMPLATE_ROWS : INSTRUCTION_TEMPLATE,
     key: '',
-    problem: `the folder is a parameterized task template (${found.join(' and ')}${typed}), rendered into one task per row; Berth does not render parameterized tasks yet`,
-    fix: `render each row into its own task folder (instruction.md and the other *.template.* files filled in, task_data.json written) and run that dataset`,
+    problem: rows
+      ? `the folder is a parameterized task template (${found.join(' and ')}${typed}), not a task: its rows are the tasks`
+      : `${INSTRUCTION_TEMPLATE} is rendered only in a template folder, which has ${TEMPLATE_ROWS} beside its task.toml`,
+    fix: rows
+      ? 'load the dataset that holds the template (berth run/tasks/publish DATASET), which renders one task per row (see docs/parameterized-and-publish.md)'
+      : `add ${TEMPLATE_ROWS} (one {"task_id": ..., "task_data": {...}} per line) beside task.toml, or write instruction.md (see docs/parameterized-and-publish.md)`,
   });
 }
 
