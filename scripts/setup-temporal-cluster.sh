@@ -4,6 +4,8 @@
 #   bash scripts/setup-temporal-cluster.sh --stop       stop all of it (state kept)
 #   bash scripts/setup-temporal-cluster.sh --kill NAME  kill -9 one daemon (postgres: an immediate stop, as a crash);
 #                                                       a later run without arguments starts it again
+#   bash scripts/setup-temporal-cluster.sh --images     build (once) and make the images docker-compose.yaml can run
+#                                                       instead of pulled ones (deploy/compose/; docs/deployment.md)
 # temporal-server, temporal-sql-tool (go.temporal.io/server) and the UI server (github.com/temporalio/ui-server/v2)
 # come from their Go modules, cached under ~/.berth/tools/temporal-cluster-<server>-ui-<ui>/; PostgreSQL from
 # Debian, as a cluster of its own (initdb on its own port, not the system service). Frontend, history, matching and
@@ -95,8 +97,8 @@ case "${1:-}" in
       *) die "--kill takes one of: postgres history matching frontend worker ui (not '$name')" ;;
     esac
     exit 0 ;;
-  "") ;;
-  *) die "unknown argument '$1' (use: npm run setup -- temporal-cluster [--stop | --kill NAME])" ;;
+  --images|"") ;;
+  *) die "unknown argument '$1' (use: npm run setup -- temporal-cluster [--stop | --kill NAME | --images])" ;;
 esac
 
 # --- Debian packages -------------------------------------------------------------------------------
@@ -149,7 +151,24 @@ else
     rm -rf "$SCHEMA.tmp" && mkdir -p "$SCHEMA.tmp" && cp -r "$moddir/schema/postgresql" "$SCHEMA.tmp/" && chmod -R u+w "$SCHEMA.tmp"
     mv "$SCHEMA.tmp" "$SCHEMA"
   ) >>"$LOGS/build.log" 2>&1 || { tail -n 20 "$LOGS/build.log" >&2; die "go build failed; see $LOGS/build.log"; }
-  done_step "built $(grep -o 'built .* in [0-9]*s' "$LOGS/build.log" | tr '\n' ';')"
+  done_step "$(grep -o '^built .* in [0-9]*s' "$LOGS/build.log" | tr '\n' ';' | sed 's/;$//')"
+fi
+
+# --- images for docker-compose.yaml, FROM the local base, holding these binaries ---------------------------
+if [ "${1:-}" = --images ]; then
+  step images
+  docker_cli=/usr/bin/docker; [ -x "$docker_cli" ] || docker_cli=docker
+  ctx=$(mktemp -d); trap 'rm -rf "$ctx"' EXIT
+  cp "$ROOT"/deploy/compose/* "$ctx/" && cp "$BIN/temporal-server" "$BIN/temporal-sql-tool" "$BIN/temporal-ui-server" "$ctx/" && cp -r "$SCHEMA" "$ctx/schema"
+  made=()
+  for pair in "postgres:berth-temporal-postgres:$PG_MAJOR" "temporal:berth-temporal:$TEMPORAL_VERSION" "ui:berth-temporal-ui:$UI_VERSION"; do
+    file="${pair%%:*}"; tag="${pair#*:}"
+    "$docker_cli" build -q -f "$ctx/$file.Dockerfile" -t "$tag" "$ctx" >>"$LOGS/images.log" 2>&1 || die "docker build of $tag failed; see $LOGS/images.log"
+    made+=("$tag")
+  done
+  done_step "${made[*]}"
+  echo "POSTGRES_IMAGE=${made[0]} TEMPORAL_IMAGE=${made[1]} TEMPORAL_UI_IMAGE=${made[2]}"
+  exit 0
 fi
 
 # --- PostgreSQL: a cluster of our own -------------------------------------------------------------------
@@ -172,7 +191,8 @@ if [ ! -f "$PGDATA/PG_VERSION" ]; then
 fi
 if pg_running && pg_answers; then done_step "running at 127.0.0.1:$PG_PORT"; else
   touch "$LOGS/postgres.log"; [ "$(id -u)" = 0 ] && chown postgres "$LOGS/postgres.log"
-  as_pg "$PG_BIN/pg_ctl" -D "$PGDATA" -l "$LOGS/postgres.log" -w -t 60 start >/dev/null || log_and_die postgres "did not start"
+  # The lock (fd 9) is not handed down: a PostgreSQL holding it would block every later setup.
+  as_pg "$PG_BIN/pg_ctl" -D "$PGDATA" -l "$LOGS/postgres.log" -w -t 60 start >/dev/null 9>&- || log_and_die postgres "did not start"
   head -n1 "$PGDATA/postmaster.pid" >"$RUN/postgres.pid"
   done_step "started at 127.0.0.1:$PG_PORT"
 fi
