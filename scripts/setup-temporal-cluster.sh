@@ -156,6 +156,7 @@ fi
 
 # --- images for docker-compose.yaml, FROM the local base, holding these binaries ---------------------------
 if [ "${1:-}" = --images ]; then
+  exec 9>&-   # the binaries are there: a setup that starts the cluster need not wait for the image builds
   step images
   docker_cli=/usr/bin/docker; [ -x "$docker_cli" ] || docker_cli=docker
   ctx=$(mktemp -d); trap 'rm -rf "$ctx"' EXIT
