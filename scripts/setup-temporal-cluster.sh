@@ -123,7 +123,7 @@ if [ -x "$BIN/temporal-server" ] && [ -x "$BIN/temporal-sql-tool" ] && [ -x "$BI
   done_step "cached in $BIN"
 else
   command -v go >/dev/null 2>&1 || die "building Temporal needs Go >= 1.26.8 (golang-go from Debian is older: install a newer Go)"
-  echo "building temporal-server, temporal-sql-tool, temporal-ui-server (first time: about 20 min on 2 cores; log $LOGS/build.log)"
+  echo "building temporal-server, temporal-sql-tool, temporal-ui-server (first time: about 15 min on 2 cores; log $LOGS/build.log)"
   (
     # A module of our own per product, so each builds with the dependency versions its own go.mod asks (together,
     # the UI's newer nexus-rpc/sdk-go breaks the server's build).
