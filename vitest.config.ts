@@ -1,4 +1,5 @@
 import { configDefaults, defineConfig } from 'vitest/config';
+import { CLUSTER_TIER_ENV } from './test/helpers/temporal-server-env.ts';
 
 /**
  * Two tiers, chosen by file name so the choice cannot drift from a list:
@@ -9,10 +10,20 @@ import { configDefaults, defineConfig } from 'vitest/config';
  * - `engine`: every other `*.test.ts`, with the real Docker engine and the shared dev server (global setup).
  * - `solo`: the engine tests in SOLO, run after the others with the machine to themselves, one file at a time. They
  *   kill engines mid-batch and time what follows; beside 48 concurrent Compose groups on two cores they timed out.
- * `npm test` runs every project, each file once.
+ * - `cluster`: the suites that make sense on a Temporal cluster (ON_CLUSTER) run again, against the cluster of
+ *   scripts/setup-temporal-cluster.sh instead of the dev server (test/helpers/temporal-server.ts chooses), with the
+ *   cluster's own checks (`cluster-*.test.ts`, cluster only); then `cluster-chaos`, the file that kills the cluster's
+ *   services mid-batch, alone.
+ * `npm test` runs every project.
  */
 const UNIT = 'test/**/*.unit.test.ts';
 const SOLO = ['test/chaos/engines.test.ts'];
+const CLUSTER_ONLY = 'test/**/cluster-*.test.ts';
+const CLUSTER_CHAOS = 'test/chaos/cluster-*.test.ts';
+const ON_CLUSTER = [
+  'test/e2e/hello.test.ts', 'test/e2e/multistep.test.ts', 'test/e2e/cancel.test.ts', 'test/e2e/retry.test.ts',
+  'test/e2e/batch-control.test.ts', 'test/e2e/regrade.test.ts', 'test/chaos/worker-crash.test.ts', 'test/chaos/reset.test.ts',
+];
 
 /** Where a unit test finds no engine and no Temporal (read by dockerode, src/config/temporal.ts and the helpers). */
 export const UNIT_TIER_ENV = {
@@ -45,7 +56,7 @@ export default defineConfig({
         test: {
           name: 'engine',
           include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, UNIT, ...SOLO],
+          exclude: [...configDefaults.exclude, UNIT, ...SOLO, CLUSTER_ONLY],
           globalSetup: ['test/global-setup.ts'],
         },
       },
@@ -59,6 +70,27 @@ export default defineConfig({
           sequence: { groupOrder: i + 1 },
         },
       })),
+      {
+        extends: true,
+        test: {
+          name: 'cluster',
+          include: [...ON_CLUSTER, CLUSTER_ONLY],
+          exclude: [...configDefaults.exclude, UNIT, CLUSTER_CHAOS],
+          globalSetup: ['test/global-setup-cluster.ts'],
+          env: { BERTH_JANITOR_AT_START: '0', ...CLUSTER_TIER_ENV },
+          sequence: { groupOrder: SOLO.length + 1 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'cluster-chaos',
+          include: [CLUSTER_CHAOS],
+          globalSetup: ['test/global-setup-cluster.ts'],
+          env: { BERTH_JANITOR_AT_START: '0', ...CLUSTER_TIER_ENV },
+          sequence: { groupOrder: SOLO.length + 2 },
+        },
+      },
     ],
   },
 });

@@ -3,15 +3,16 @@
 # the Temporal CLI. With --tests (npm test, npm run setup) also what only the tests use: Debian's docker-compose,
 # chromium, and Harbor 0.25 in a private venv. A second run on a ready machine changes nothing and takes seconds.
 set -euo pipefail
-# `npm run setup -- kubernetes [--stop]`: the local Kubernetes cluster, in a script of its own
-# (npm run setup passes --tests first).
-[ "${1:-}" = --tests ] && [ "${2:-}" = kubernetes ] && shift
+# `npm run setup -- kubernetes [--stop]`: the local Kubernetes cluster, and `npm run setup -- temporal-cluster
+# [--stop]`: a Temporal cluster on PostgreSQL, each in a script of its own (npm run setup passes --tests first).
+[ "${1:-}" = --tests ] && { [ "${2:-}" = kubernetes ] || [ "${2:-}" = temporal-cluster ]; } && shift
 if [ "${1:-}" = kubernetes ]; then shift; exec bash "$(dirname "${BASH_SOURCE[0]}")/setup-kubernetes.sh" "$@"; fi
+if [ "${1:-}" = temporal-cluster ]; then shift; exec bash "$(dirname "${BASH_SOURCE[0]}")/setup-temporal-cluster.sh" "$@"; fi
 TESTS=0
 for arg in "$@"; do
   case "$arg" in
     --tests) TESTS=1 ;;
-    *) echo "setup: unknown argument $arg (there are: --tests, kubernetes [--stop])" >&2; exit 2 ;;
+    *) echo "setup: unknown argument $arg (there are: --tests, kubernetes [--stop], temporal-cluster [--stop])" >&2; exit 2 ;;
   esac
 done
 

@@ -30,11 +30,15 @@ async function batchQueue(batchId: string): Promise<string | undefined> {
 
 /** A handle on a batch this Temporal server has (refused, with how to list them, when it has none). */
 export async function withHandle<T>(batchId: string, resultsDir: string | undefined, fn: (h: BatchHandle) => Promise<T>): Promise<T> {
-  await ensureCluster(await batchQueue(batchId));
+  const noBatch = () => new UserError(`No batch ${batchId} on this Temporal server. List batches with: npx berth status`);
+  // A batch the server does not have is said so first: on a cluster no worker may poll the default queue.
+  const queue = await batchQueue(batchId);
+  if (queue === undefined) throw noBatch();
+  await ensureCluster(queue);
   const handle = await BatchHandle.attach(batchId, { resultsDir });
   try {
     const described = await handle.client.workflow.getHandle(batchWorkflowId(batchId)).describe().catch(() => undefined);
-    if (!described) throw new UserError(`No batch ${batchId} on this Temporal server. List batches with: npx berth status`);
+    if (!described) throw noBatch();
     return await fn(handle);
   } finally {
     await handle.close();

@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import type { SandboxProviderName } from '../config/berth-config.ts';
 import { sandboxOption } from './sandbox-option.ts';
 import { hostQueueSuffix, isDetachedWorker, janitorAtStart, taskQueueOverride, temporalAddress } from '../config/index.ts';
-import { ensureSearchAttributes } from '../server/search-attributes.ts';
+import { prepareCluster } from '../server/search-attributes.ts';
+import { serverSettings } from '../config/temporal.ts';
 import { runWorkers } from '../worker.ts';
 
 export function registerWorker(program: Command): void {
@@ -12,8 +13,11 @@ export function registerWorker(program: Command): void {
     .action(async (o: { sandbox?: SandboxProviderName; warmPool: boolean }) => {
       const { address, embedded } = temporalAddress();
       if (!embedded && !isDetachedWorker()) {
-        const added = await ensureSearchAttributes(address);
-        if (added.length > 0) console.log(`berth worker: registered search attributes ${added.join(', ')}`);
+        const { namespace } = serverSettings();
+        const done = await prepareCluster(address, namespace);
+        if (done.namespaceRegistered) console.log(`berth worker: registered namespace ${namespace}`);
+        if (done.retentionDays) console.log(`berth worker: raised the retention of namespace ${namespace} to ${done.retentionDays} days`);
+        if (done.added.length > 0) console.log(`berth worker: registered search attributes ${done.added.join(', ')}`);
       }
       console.log(`berth worker: polling ${address}`);
       // Tests and multi-tenant clusters give a worker its own queues.

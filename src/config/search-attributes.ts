@@ -20,3 +20,9 @@ const TYPE_NAMES = { [SearchAttributeType.KEYWORD]: 'Keyword', [SearchAttributeT
 export const SEARCH_ATTRIBUTE_TYPES: Record<string, 'Keyword' | 'Double' | 'Int'> = Object.fromEntries(
   KEYS.map((k) => [k.name, TYPE_NAMES[k.type as keyof typeof TYPE_NAMES]]),
 );
+
+/**
+ * Columns per type in SQL visibility (PostgreSQL 12+, MySQL 8; schema/postgresql/v12/visibility/schema.sql of the
+ * Temporal server): a namespace can hold at most this many custom attributes of each type. Berth's must fit.
+ */
+export const SQL_VISIBILITY_COLUMNS: Record<'Keyword' | 'Double' | 'Int', number> = { Keyword: 10, Int: 3, Double: 3 };

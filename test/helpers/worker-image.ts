@@ -66,18 +66,23 @@ async function nodeBaseImage(): Promise<string> {
  * cluster's registry; answers the reference pods pull, by digest.
  */
 export async function buildWorkerImage(docker: Docker, registry: string): Promise<string> {
+  const tag = `${registry}/berth-worker:test`;
+  await buildLocalWorkerImage(tag);
+  return await pushByDigest(docker, tag);
+}
+
+/** Builds the worker image from the repository's Dockerfile as it is (sources, lockfile) into the local engine as `tag`. */
+export async function buildLocalWorkerImage(tag: string): Promise<void> {
   const nodeImage = await nodeBaseImage();
   const ctx = mkdtempSync(join(tmpdir(), 'berth-worker-image-'));
   try {
     for (const f of ['Dockerfile', 'package.json', 'package-lock.json', 'bin', 'src']) cpSync(join(repoRoot, f), join(ctx, f), { recursive: true });
     mkdirSync(join(ctx, 'npm-cache'));
     cpSync(join(process.env.npm_config_cache ?? join(homedir(), '.npm'), '_cacache'), join(ctx, 'npm-cache', '_cacache'), { recursive: true });
-    const tag = `${registry}/berth-worker:test`;
     // The install stage tagged too (the full build then takes it from the cache): untagged, every build would leave
     // it behind as another dangling image of over a gigabyte.
     await rebuild(ctx, 'berth-worker-deps:test', { NODE_IMAGE: nodeImage }, 'dependencies');
     await rebuild(ctx, tag, { NODE_IMAGE: nodeImage });
-    return await pushByDigest(docker, tag);
   } finally {
     rmSync(ctx, { recursive: true, force: true });
   }
