@@ -10,8 +10,10 @@ export const IMPORT_TABLE = {
   server: ['config'],
   'worker.ts': ['activities', 'gateway', 'config'],
   workflows: ['outcomes', 'types:activities'],
-  activities: ['sandbox', 'verify', 'agents', 'task', 'gateway', 'outcomes', 'config'],
-  gateway: ['outcomes', 'config'],
+  activities: ['sandbox', 'verify', 'agents', 'task', 'gateway', 'tokens', 'outcomes', 'config'],
+  gateway: ['tokens', 'outcomes', 'config'],
+  /** Token capture for training: records, prefix linking, dialect translation (pure, issue 41). */
+  tokens: [],
   agents: ['sandbox', 'task', 'trajectory', 'outcomes'],
   verify: ['sandbox', 'task', 'trajectory', 'outcomes'],
   sandbox: ['task', 'outcomes'],
