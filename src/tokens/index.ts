@@ -5,3 +5,4 @@ export { linkCalls, DEFAULT_LINK_SETTINGS, type LinkSettings, type UnextendedCal
 export { withCaptureFields, tokensOfChatAnswer, type Sampling, type CapturedTokens } from './vllm.ts';
 export { chatRequestOf, replyOf, chatAnswerOf, DialectError, type DialectReply, type ChatAnswer, type ChatMessage, type ChatRequest, type ChatTool, type ChatToolCall } from './dialects/index.ts';
 export { LocalPolicyState, PolicyStateHub, POLICY_REFRESH_MS, DRAIN_SETTLE_MS, type PolicyEndpoint, type PolicyState, type PolicyStateSource } from './policy-state.ts';
+export { POLICY_QUERY, TOKEN_ROLLOUT_FILE, policyStateOf, initialPolicyState, trainingRefusal, rowTrainingOf, type EpisodeTraining, type RunPolicy, type RowTraining } from './training.ts';

@@ -31,7 +31,7 @@ export interface TokenSequence {
   logprobs: number[];
   loss_mask: Array<0 | 1>;
   /** Per call, in order. */
-  policy_versions: string[];
+  policy_versions: number[];
   spans: SequenceSpan[];
 }
 

@@ -13,7 +13,7 @@ export interface PolicyEndpoint {
 }
 
 export interface PolicyState {
-  version: string;
+  version: number;
   endpoint: PolicyEndpoint;
   sampling: Sampling;
   draining: boolean;
@@ -83,36 +83,61 @@ export class LocalPolicyState extends WaitingSource {
   release(): void {}
 }
 
-/** A remote state, re-read every `refreshMs` while anyone holds it; a failed read keeps the last state. */
+/**
+ * A remote state, re-read every `refreshMs` while anyone holds it and `lingerMs` after (an agent's next call comes
+ * soon); a failed read keeps the last state. Until the first read has answered, callers wait for it.
+ */
 class PolledPolicyState extends WaitingSource {
   private timer: ReturnType<typeof setTimeout> | undefined;
+  private idleSince: number | null = null;
   users = 0;
   lastError: unknown = null;
+  private readonly firstRead: Promise<void>;
+  private markRead: () => void = () => undefined;
 
-  constructor(private readonly read: () => Promise<PolicyState>, initial: PolicyState, private readonly refreshMs: number, private readonly onIdle: () => void) {
+  constructor(
+    private readonly read: () => Promise<PolicyState>, initial: PolicyState,
+    private readonly timing: { refreshMs: number; lingerMs: number }, private readonly onIdle: () => void,
+  ) {
     super(initial);
+    this.firstRead = new Promise((r) => { this.markRead = r; });
+    void this.tick();
   }
 
-  start(): void {
-    if (this.timer) return;
-    const tick = async (): Promise<void> => {
-      try {
-        this.update(await this.read());
-        this.lastError = null;
-      } catch (err) {
-        this.lastError = err;
-      }
-      if (this.users > 0) this.timer = setTimeout(() => { void tick(); }, this.refreshMs);
-    };
-    this.timer = setTimeout(() => { void tick(); }, 0);
+  private async tick(): Promise<void> {
+    try {
+      this.update(await this.read());
+      this.lastError = null;
+    } catch (err) {
+      this.lastError = err;
+    }
+    this.markRead();
+    if (this.users === 0 && this.idleSince !== null && Date.now() - this.idleSince >= this.timing.lingerMs) {
+      this.timer = undefined;
+      this.onIdle();
+      return;
+    }
+    this.timer = setTimeout(() => { void this.tick(); }, this.timing.refreshMs);
+    this.timer.unref();
+  }
+
+  override async whenOpen(signal?: AbortSignal): Promise<PolicyState> {
+    await this.firstRead;
+    return super.whenOpen(signal);
+  }
+
+  acquire(): void {
+    this.users++;
+    this.idleSince = null;
   }
 
   release(): void {
     this.users = Math.max(0, this.users - 1);
-    if (this.users > 0) return;
+    if (this.users === 0) this.idleSince = Date.now();
+  }
+
+  stop(): void {
     clearTimeout(this.timer);
-    this.timer = undefined;
-    this.onIdle();
   }
 }
 
@@ -120,16 +145,15 @@ class PolledPolicyState extends WaitingSource {
 export class PolicyStateHub {
   private readonly sources = new Map<string, PolledPolicyState>();
 
-  constructor(private readonly refreshMs = POLICY_REFRESH_MS) {}
+  constructor(private readonly timing = { refreshMs: POLICY_REFRESH_MS, lingerMs: 30_000 }) {}
 
   acquire(key: string, read: () => Promise<PolicyState>, initial: PolicyState): PolicyStateSource {
     let s = this.sources.get(key);
     if (!s) {
-      s = new PolledPolicyState(read, initial, this.refreshMs, () => this.sources.delete(key));
+      s = new PolledPolicyState(read, initial, this.timing, () => this.sources.delete(key));
       this.sources.set(key, s);
     }
-    s.users++;
-    s.start();
+    s.acquire();
     const source = s;
     let released = false;
     return {
@@ -141,5 +165,11 @@ export class PolicyStateHub {
 
   get size(): number {
     return this.sources.size;
+  }
+
+  /** Stops every refresh loop (the worker is stopping). */
+  close(): void {
+    for (const s of this.sources.values()) s.stop();
+    this.sources.clear();
   }
 }

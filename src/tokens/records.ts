@@ -31,9 +31,9 @@ export interface TokenRecord {
   cum_len: number;
   digest: string;
   /** The policy version in force when the call was sent to the engine. */
-  policy_version: string;
+  policy_version: number;
   /** The version in force when the answer ended: a different one means the call crossed a weight swap. */
-  policy_version_end: string;
+  policy_version_end: number;
   finish_reason: string | null;
   dialect: Dialect;
   stream: boolean;
