@@ -6,3 +6,4 @@ export { withCaptureFields, tokensOfChatAnswer, type Sampling, type CapturedToke
 export { chatRequestOf, replyOf, chatAnswerOf, DialectError, type DialectReply, type ChatAnswer, type ChatMessage, type ChatRequest, type ChatTool, type ChatToolCall } from './dialects/index.ts';
 export { LocalPolicyState, PolicyStateHub, POLICY_REFRESH_MS, DRAIN_SETTLE_MS, type PolicyEndpoint, type PolicyState, type PolicyStateSource } from './policy-state.ts';
 export { POLICY_QUERY, TOKEN_ROLLOUT_FILE, policyStateOf, initialPolicyState, trainingRefusal, rowTrainingOf, type EpisodeTraining, type RunPolicy, type RowTraining } from './training.ts';
+export { classifyPolicyProbe, probeRequest, PROBE_TEMPERATURES, type PolicyProbe } from './probe.ts';
