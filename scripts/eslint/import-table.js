@@ -6,7 +6,7 @@ import { dirname, relative, resolve, sep } from 'node:path';
 /** DESIGN.md section 2, "may import". `types:` means type-only imports (import type, or every name a type). */
 export const IMPORT_TABLE = {
   cli: ['client', 'config', 'server'],
-  client: ['types:workflows', 'task', 'config'],
+  client: ['types:workflows', 'task', 'tokens', 'config'],
   server: ['config'],
   'worker.ts': ['activities', 'gateway', 'config'],
   workflows: ['outcomes', 'types:activities'],

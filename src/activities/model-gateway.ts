@@ -14,6 +14,7 @@ import { homePath } from '../config/paths.ts';
 import { loadBerthConfig } from '../config/berth-config.ts';
 import type { EpisodeInput, TokenUsage } from './types.ts';
 import { OnDemand } from './on-demand.ts';
+import { trainingScopeFor } from './training.ts';
 
 /** A port kept from the last start, so an agent still running from before a worker restart reaches it again. */
 function rememberedPort(host: string): number {
@@ -127,12 +128,16 @@ export interface TurnScope {
 /** Registers the turn's token: calls are appended to the turn's model-calls.jsonl as they end. */
 export async function openTurnScope(gateways: OnDemand<ModelGateway>, opts: {
   input: EpisodeInput; agent: InstalledAgent; turn: number; runKey: string;
+  /** Training mode: the episode's logs folder (its token records go there) and the rollout's id (the episode's workflow). */
+  episode?: { logsDir: string; rolloutId: string };
   /** A turn's logs folder (turn-N/, or steps/<name>/ of a multi-step task). */
   turnDir: (turn: number) => string;
   /** Where the sandbox reaches the gateway in this phase; default: its address on the engine's bridge. */
   gatewayUrl?: string;
 }): Promise<TurnScope> {
-  const { provider, model } = modelOf(opts.input, opts.agent);
+  const training = opts.input.training;
+  // In training mode the agent speaks its own dialect to the gateway, which sends every call to the policy.
+  const { provider, model } = training ? { provider: opts.agent.providers[0]!, model: training.model } : modelOf(opts.input, opts.agent);
   const gateway = await gateways.get();
   const dir = join(opts.turnDir(opts.turn), 'agent');
   mkdirSync(dir, { recursive: true });
@@ -144,7 +149,8 @@ export async function openTurnScope(gateways: OnDemand<ModelGateway>, opts: {
   const limits = opts.input.limits ?? {};
   const scope = gateway.register({
     label: `${opts.runKey}`,
-    upstreams: { [provider]: upstreamOf(provider) },
+    upstreams: training ? {} : { [provider]: upstreamOf(provider) },
+    ...(training && opts.episode ? { training: trainingScopeFor(training, opts.episode.logsDir, opts.turn, opts.episode.rolloutId) } : {}),
     prices: loadBerthConfig().config.gateway.prices,
     limits,
     spentBefore: { tokens: spent.promptTokens + spent.completionTokens, costUsd: spent.costUsd ?? 0 },
@@ -159,6 +165,7 @@ export async function openTurnScope(gateways: OnDemand<ModelGateway>, opts: {
     stop,
     close: () => {
       gateway.revoke(scope.token);
+      scope.opts.training?.policy.release();
       const usage = usageOfCalls(scope.calls);
       const why = scope.stopped ?? (scope.contextOverflow ? { kind: 'context_length', reason: scope.contextOverflow } : null);
       return { usage, ...(why ? { agentOutcome: { kind: `agent:${why.kind}`, reason: why.reason } } : {}) };
