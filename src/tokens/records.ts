@@ -55,8 +55,9 @@ export function tokenDigest(ids: readonly number[]): string {
   buf.writeUInt8(1, 0);
   buf.writeBigUInt64BE(BigInt(ids.length), 1);
   ids.forEach((id, i) => {
-    if (!Number.isInteger(id) || id < 0) throw new Error(`token ids must be non-negative integers, got ${id}`);
-    buf.writeBigUInt64BE(BigInt(id), 9 + 8 * i);
+    if (!Number.isInteger(id) || id < 0 || id > 0xffffffff) throw new Error(`token ids must be non-negative integers below 2^32, got ${id}`);
+    // The u64's high half is zero (Buffer.alloc): only the low half is written, without a BigInt per token.
+    buf.writeUInt32BE(id, 13 + 8 * i);
   });
   return h.update(buf).digest('hex');
 }
