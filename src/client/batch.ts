@@ -241,7 +241,8 @@ export async function startBatch(opts: StartBatchOptions): Promise<BatchHandle> 
   const owned = opts.client ? undefined : await connect();
   const client = opts.client ?? owned!.client;
   try {
-    await probeBeforeBatch(client, { agent, model: opts.model, agentArgs: opts.agentArgs }, opts.taskQueue);
+    // In training mode the model is the trainer's policy, checked by its own probe (probePolicyEndpoint), not a vendor's.
+    if (!opts.training) await probeBeforeBatch(client, { agent, model: opts.model, agentArgs: opts.agentArgs }, opts.taskQueue);
   } catch (err) {
     await owned?.connection.close();
     throw err;
