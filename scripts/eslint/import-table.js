@@ -7,15 +7,17 @@ import { dirname, relative, resolve, sep } from 'node:path';
 export const IMPORT_TABLE = {
   cli: ['client', 'config', 'server', 'publish'],
   publish: ['task', 'verify'],
-  client: ['types:workflows', 'task', 'config'],
+  client: ['types:workflows', 'task', 'tokens', 'config'],
   server: ['config'],
   'worker.ts': ['activities', 'host', 'gateway', 'config'],
   workflows: ['outcomes', 'types:activities'],
-  activities: ['host', 'sandbox', 'verify', 'agents', 'task', 'gateway', 'outcomes', 'config'],
+  activities: ['host', 'sandbox', 'verify', 'agents', 'task', 'gateway', 'tokens', 'outcomes', 'config'],
   // What a host owns (slots, removal, warm pool, network per phase, gateway wiring, identity, seed services): no
   // Temporal activity API; it reads the activities' contracts (types.ts) as types only.
-  host: ['sandbox', 'verify', 'agents', 'task', 'gateway', 'outcomes', 'config', 'types:activities'],
-  gateway: ['outcomes', 'config'],
+  host: ['sandbox', 'verify', 'agents', 'task', 'gateway', 'tokens', 'outcomes', 'config', 'types:activities'],
+  gateway: ['tokens', 'outcomes', 'config'],
+  /** Token capture for training: records, prefix linking, dialect translation (pure, issue 41). */
+  tokens: [],
   agents: ['sandbox', 'task', 'trajectory', 'outcomes'],
   verify: ['sandbox', 'task', 'trajectory', 'outcomes'],
   sandbox: ['task', 'outcomes'],

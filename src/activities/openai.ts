@@ -18,6 +18,7 @@ import { beating } from './beating.ts';
 import { mcpToolsFor, stdioStarter } from '../host/mcp-tools.ts';
 import { agentUserFor } from './turn.ts';
 import { hiddenValuesOf } from '../host/hidden.ts';
+import { trainingScopeFor } from './training.ts';
 
 const agentDir = (ref: TurnRef) => join(turnDirOf(ref), 'agent');
 
@@ -25,7 +26,9 @@ const agentDir = (ref: TurnRef) => join(turnDirOf(ref), 'agent');
 export async function openaiStart(deps: HostServices, ref: TurnRef): Promise<OpenAiTurnSetup> {
   return typed(async () => {
     const task = await deps.loadEpisodeTask(ref.input);
-    const opts = openAiOptionsFromArgs(ref.input.agentArgs);
+    const training = ref.input.training;
+    // In training mode the policy is the trainer's: its endpoint and model unless --agent-arg names them.
+    const opts = openAiOptionsFromArgs(training ? { base_url: training.endpoint, model: training.model, ...ref.input.agentArgs } : ref.input.agentArgs);
     const { provider } = deps;
     const handle = handleOf(ref.sandbox);
     if (ref.turn > 0) await clearTurnFiles(provider, handle, task.verifier.inputs);
@@ -46,9 +49,13 @@ export async function openaiStart(deps: HostServices, ref: TurnRef): Promise<Ope
       conversationPath, user, workdir: handle.workdir, baseUrl: opts.baseUrl, model: opts.model,
       apiKeyEnv: opts.apiKeyEnv ?? null, maxCalls: opts.maxCalls ?? 50, maxTokens: opts.maxTokens ?? null,
       toolTimeoutSec,
+      ...(training ? { training: { spec: training, episodeDir: ref.sandbox.logsDir, turn: ref.turn, rolloutId: episodeWorkflowId() } } : {}),
     };
   });
 }
+
+/** The episode's workflow id (an openai turn runs in a child workflow named `<episode>/turn-N`). */
+const episodeWorkflowId = (): string => (Context.current().info.workflowExecution?.workflowId ?? 'local').replace(/\/turn-\d+$/, '');
 
 /**
  * Shared queue: one model call, through this worker's gateway (which adds the key and counts the call). Its answer
@@ -60,7 +67,8 @@ export async function openaiModelCall(deps: HostServices, s: OpenAiTurnSetup, sp
   const gateway = await deps.gateway.get();
   const scope = gateway.register({
     label: 'openai',
-    upstreams: { openai: upstreamFor('openai', process.env, loadBerthConfig().config.secrets, { baseUrl: s.baseUrl, keyVar: s.apiKeyEnv ?? DEFAULT_API_KEY_ENV }) },
+    upstreams: s.training ? {} : { openai: upstreamFor('openai', process.env, loadBerthConfig().config.secrets, { baseUrl: s.baseUrl, keyVar: s.apiKeyEnv ?? DEFAULT_API_KEY_ENV }) },
+    ...(s.training ? { training: trainingScopeFor(s.training.spec, s.training.episodeDir, s.training.turn, s.training.rolloutId) } : {}),
     prices: loadBerthConfig().config.gateway.prices,
     limits: spent?.limits ?? {},
     spentBefore: { tokens: spent?.tokens ?? 0, costUsd: spent?.costUsd ?? 0 },
@@ -82,6 +90,7 @@ export async function openaiModelCall(deps: HostServices, s: OpenAiTurnSetup, sp
     throw asActivityFailure(err);
   } finally {
     gateway.revoke(scope.token);
+    scope.opts.training?.policy.release();
   }
 }
 

@@ -3,6 +3,7 @@ import { ApplicationFailure, Context, heartbeat } from '@temporalio/activity';
 import { loadBerthConfig } from '../config/berth-config.ts';
 import { capabilityRefusal } from '../sandbox/index.ts';
 import { checkDigest, envTablesOf, firstUnsetVariable, unsetVariableMessage, type CollectHook, type Task } from '../task/index.ts';
+import { trainingRefusal } from '../tokens/index.ts';
 import { episodeBudget, healthcheckWorstSec, seedTimeLimitSec, verifyTimeLimitSec } from './budget.ts';
 import type { EpisodeInput, EpisodePlan, EpisodeSettings, HostLease } from './types.ts';
 import { typed } from './failures.ts';
@@ -74,6 +75,9 @@ export async function planEpisode(deps: HostServices, input: EpisodeInput, episo
       keepFinalState: input.keepFinalState, ...(modelInSandbox(input.agent) ? { agentInSandbox: input.agent } : {}),
     });
     if (refusal) throw ApplicationFailure.nonRetryable(refusal, 'berth:task_refused');
+    // Training mode needs an agent whose model calls leave tokens: refused here, before any sandbox.
+    const untrainable = input.training ? trainingRefusal(input.agent) : null;
+    if (untrainable) throw ApplicationFailure.nonRetryable(untrainable, 'berth:task_refused');
     const groupRefusal = await composeRefusal(deps.driver, task);
     if (groupRefusal) throw ApplicationFailure.nonRetryable(groupRefusal, 'berth:task_refused');
     // Each turn's collect hooks: the task's, and a step's own after them.

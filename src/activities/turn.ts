@@ -20,6 +20,7 @@ import { agentGatewayHost, enterPhase, verifyNetwork } from '../host/phase-netwo
 import { sandboxKindsOf, tearDownEpisode, type EpisodeSandboxKinds } from '../host/tear-down.ts';
 import type { HostServices } from '../host/deps.ts';
 import { hiddenValuesOf } from '../host/hidden.ts';
+import { summariseTokens, trainingScopeFor } from './training.ts';
 
 export type TurnRequest = TurnRef;
 
@@ -68,7 +69,7 @@ export async function agentTurnHere(deps: HostServices, req: TurnRequest): Promi
   const egressHost = installed ? await agentGatewayHost(deps, task, req.turn, req.input.agent) : undefined;
   const model = installed
     ? await openTurnScope(deps.gateway, {
-      input: req.input, agent: installed, turn: req.turn, runKey: runKey(req.turn), turnDir: (t) => turnDirOf({ ...req, turn: t }),
+      input: req.input, agent: installed, turn: req.turn, runKey: runKey(req.turn), turnDir: (t) => turnDirOf({ ...req, turn: t }), ...(req.input.training ? { training: trainingScopeFor(req.input.training, req.sandbox.logsDir, req.turn, execution().workflowId) } : {}),
       ...(egressHost ? { gatewayUrl: await egressGatewayUrl(deps.gateway, egressHost) } : {}),
     })
     : undefined;
@@ -152,7 +153,8 @@ async function verifyHere(deps: HostServices, req: VerifyRequest, turnDir: strin
   });
   // The image entrypoint's output goes with this turn's verifier logs (after they landed there).
   if (req.sandbox.entrypoint) await keepEntrypointOutput(provider, handle, turnDir, hidden);
-  return turnOutcomeOf(out, { step: req.plan.steps[req.turn]!.name, responseText, agentTimings: req.agentTimings, usage: req.usage, hidden, agentOutcome: req.agentOutcome, notes });
+  const outcome = turnOutcomeOf(out, { step: req.plan.steps[req.turn]!.name, responseText, agentTimings: req.agentTimings, usage: req.usage, hidden, agentOutcome: req.agentOutcome, notes });
+  return req.input.training ? { ...outcome, training: summariseTokens(req.sandbox.logsDir, req.input.training) } : outcome;
 }
 
 const NOTE_CAP = 4000;

@@ -5,6 +5,9 @@ import type { McpToolBinding } from '../agents/openai/mcp.ts';
 
 export type { AgentName };
 import type { ProbeResult as ModelProbeResult } from '../gateway/probe.ts';
+import type { EpisodeTraining, RowTraining } from '../tokens/index.ts';
+
+export type { EpisodeTraining, RowTraining };
 import type { BAD_AGENT_ARGS } from '../outcomes/index.ts';
 
 /** The check before a batch: the agent's --agent-arg values (`agent:bad_args`, never a row's kind), then one model call. */
@@ -37,6 +40,8 @@ export interface EpisodeInput {
   /** `provider/model` for agents that call a model (--model). */
   model?: string;
   limits?: ModelLimits;
+  /** Training mode (berth serve): every model call goes to the trainer's policy and leaves token records. */
+  training?: EpisodeTraining;
 }
 
 /** berth.toml [episode] (and [resources]), as the client read it when the batch started. */
@@ -147,6 +152,8 @@ export interface TurnOutcome {
   response_text: string;
   timings: Record<string, number>;
   usage?: TokenUsage;
+  /** Training mode: the episode's token records so far (the last turn's is the row's). */
+  training?: RowTraining;
   /** What the rollout left that does not change the score, e.g. a sidecar that exited non-zero (its code, its log tail). */
   notes?: string[];
 }
@@ -210,6 +217,8 @@ export interface OpenAiTurnSetup {
   toolTimeoutSec: number;
   /** The task's MCP servers' tools, offered beside bash (absent: none). */
   mcpTools?: McpToolBinding[];
+  /** Training mode: each model call goes through a training scope and appends to the episode's token records. */
+  training?: { spec: EpisodeTraining; episodeDir: string; turn: number; rolloutId: string };
 }
 
 /** One openai model call as history keeps it. */

@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import { basename, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { batchUiLink } from '../config/temporal.ts';
-import type { AgentName, BatchInput, BatchProgress, ModelLimits, ResultRow } from '../workflows/types.ts';
+import type { AgentName, BatchInput, BatchProgress, EpisodeTraining, ModelLimits, ResultRow } from '../workflows/types.ts';
 import { AGENT_NAMES } from '../config/agents.ts';
 import { probeBeforeBatch } from './probe.ts';
 import { BATCH_UPDATES, episodesOf, episodeWorkflowId } from '../workflows/public.ts';
@@ -21,6 +21,7 @@ import { withValidFields } from './task-data.ts';
 import { ResultsFolder, metricsOf, type Metrics, type SkippedEntry } from './results.ts';
 import { JobRecorder } from './harbor-job/recorder.ts';
 import { sharedQueue } from '../config/index.ts';
+import { trainingRefusal } from '../tokens/index.ts';
 
 export interface StartBatchOptions {
   dataset: string;
@@ -55,6 +56,8 @@ export interface StartBatchOptions {
   model?: string;
   /** Per episode (--max-tokens, --max-cost). */
   limits?: ModelLimits;
+  /** Training mode: every episode's model calls go to this policy and leave token records (src/tokens). */
+  training?: EpisodeTraining;
 }
 
 export interface BatchSummary { batchId: string; rows: ResultRow[]; metrics: Metrics; resultsDir: string; uiLink: string }
@@ -224,6 +227,8 @@ export function nothingLoaded(dataset: string, refused: ReadonlyArray<{ task_id:
 export async function startBatch(opts: StartBatchOptions): Promise<BatchHandle> {
   const agent: string = opts.agent ?? 'oracle';
   checkAgentName(agent);
+  const untrainable = opts.training ? trainingRefusal(agent) : null;
+  if (untrainable) throw new Error(`berth: training mode refused: ${untrainable}`);
   const loadedConfig = opts.configFile === undefined ? loadBerthConfig() : loadBerthConfig(opts.configFile);
   const { config } = loadedConfig;
   const loader = loaderOptions(loadedConfig);
@@ -237,7 +242,8 @@ export async function startBatch(opts: StartBatchOptions): Promise<BatchHandle> 
   const owned = opts.client ? undefined : await connect();
   const client = opts.client ?? owned!.client;
   try {
-    await probeBeforeBatch(client, { agent, model: opts.model, agentArgs: opts.agentArgs }, opts.taskQueue);
+    // In training mode the model is the trainer's policy, checked by its own probe (probePolicyEndpoint), not a vendor's.
+    if (!opts.training) await probeBeforeBatch(client, { agent, model: opts.model, agentArgs: opts.agentArgs }, opts.taskQueue);
   } catch (err) {
     await owned?.connection.close();
     throw err;
@@ -264,6 +270,7 @@ export async function startBatch(opts: StartBatchOptions): Promise<BatchHandle> 
     ...(opts.keepFinalState ? { keepFinalState: true } : {}),
     ...(opts.model !== undefined ? { model: opts.model } : {}),
     ...(opts.limits && Object.keys(opts.limits).length > 0 ? { limits: opts.limits } : {}),
+    ...(opts.training ? { training: opts.training } : {}),
   };
   const skipped = dataset.refused.map(toSkippedEntry);
   if (opts.prepare !== false) {

@@ -7,3 +7,5 @@ export { usageOfBody, StreamUsage, addUsage, NO_USAGE, type CallUsage, type Prot
 export { SseTap } from './sse.ts';
 export { gatewayHost, firstAddress, notLocalMessage } from './address.ts';
 export { probeModel, classifyProbe, type ProbeResult } from './probe.ts';
+export { probePolicyEndpoint } from './policy-probe.ts';
+export { type TrainingScope } from './training.ts';

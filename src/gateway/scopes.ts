@@ -2,6 +2,7 @@
 // the upstreams it may reach, the price table, the episode's limits, and where its calls are recorded.
 // A token works from register() until revoke(); after that the gateway refuses it.
 import type { PriceTable } from './prices.ts';
+import type { TrainingScope } from './training.ts';
 import type { Provider, Upstream } from './upstreams.ts';
 import type { CallUsage, Protocol } from './usage.ts';
 
@@ -39,6 +40,8 @@ export interface ScopeOptions {
   onCall?: (call: CallRecord) => void;
   /** Once, when the episode's spending passes a limit. */
   onLimit?: (kind: LimitKind, reason: string) => void;
+  /** Training mode: every call goes to the trainer's policy and leaves a token record (training.ts). */
+  training?: TrainingScope;
 }
 
 export class Scope {

@@ -11,6 +11,7 @@ import { notLocalMessage } from './address.ts';
 import { costOf, priceOf } from './prices.ts';
 import { Scope, type ScopeOptions } from './scopes.ts';
 import { SseTap } from './sse.ts';
+import { trainingCall, type PolicySend, type TrainingScope } from './training.ts';
 import type { Provider, Upstream } from './upstreams.ts';
 import { StreamUsage, usageOfBody, NO_USAGE, type Protocol } from './usage.ts';
 
@@ -161,6 +162,7 @@ export class ModelGateway {
       return sendError(res, path, 401, 'authentication_error', 'berth gateway: this token is not valid (it works only while its episode runs)');
     }
     const route = routeOf(path, scope);
+    if (scope.opts.training && route?.protocol) return this.trainingCall(scope, scope.opts.training, route.protocol, path, url, req, res);
     const upstream = route ? scope.opts.upstreams[route.provider] : undefined;
     if (!route || !upstream) {
       req.resume();
@@ -193,26 +195,7 @@ export class ModelGateway {
     url.searchParams.delete('key');
     const target = new URL(`${upstream.baseUrl}${path}${url.search}`);
 
-    let attempts = 0;
-    let up: IncomingMessage | undefined;
-    for (;;) {
-      attempts++;
-      try {
-        up = await this.send(target, req.method ?? 'POST', headers, body);
-      } catch (err) {
-        // A refused or dropped connection before any answer: retried like a rate limit.
-        if (!retriesAfter(attempts, null, this.retry)) throw new Error(`the upstream ${target.origin} did not answer: ${(err as Error).message}`);
-        await sleep(retryDelayMs(attempts, null, this.retry));
-        continue;
-      }
-      const status = up.statusCode ?? 502;
-      if (!retriesAfter(attempts, status, this.retry)) break;
-      up.resume();
-      const told = up.headers['retry-after'];
-      await sleep(retryDelayMs(attempts, parseRetryAfter(typeof told === 'string' ? told : null), this.retry));
-    }
-
-    if (!up) throw new Error('no upstream answer');
+    const { up, attempts } = await this.sendWithRetries(target, req.method ?? 'POST', headers, body);
     const status = up.statusCode ?? 502;
     const outHeaders: Record<string, string | string[]> = {};
     for (const [k, v] of Object.entries(up.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) outHeaders[k] = v;
@@ -250,6 +233,46 @@ export class ModelGateway {
       costUsd: status < 400 && model ? costOf(priceOf(scope.opts.prices, route.provider, model), counted) : null,
       stream: isSse || path.endsWith(':streamGenerateContent'), attempts,
     });
+  }
+
+  private async trainingCall(scope: Scope, training: TrainingScope, protocol: Protocol, path: string, url: URL, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (scope.stopped) {
+      req.resume();
+      return sendError(res, path, 400, 'invalid_request_error', `berth gateway: ${scope.stopped.reason}; no further model calls in this episode`);
+    }
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const send: PolicySend = async (target, headers, body) => {
+      const { up, attempts } = await this.sendWithRetries(target, 'POST', { ...headers, 'content-length': String(body.length) }, body);
+      const parts: Buffer[] = [];
+      for await (const c of up) parts.push(c as Buffer);
+      return { status: up.statusCode ?? 502, text: Buffer.concat(parts).toString('utf8'), attempts };
+    };
+    const call = { dialect: protocol, path, body: Buffer.concat(chunks), pathStream: path.endsWith(':streamGenerateContent'), sse: url.searchParams.get('alt') === 'sse' };
+    const used = await trainingCall(training, call, req, res, send, (status, type, message) => sendError(res, path, status, type, message));
+    if (used) scope.record({ ...used, costUsd: null });
+  }
+
+  /** Sends, retrying a refused connection and the statuses the retry policy names (rate limits, overload). */
+  async sendWithRetries(target: URL, method: string, headers: Record<string, string>, body: Buffer): Promise<{ up: IncomingMessage; attempts: number }> {
+    let attempts = 0;
+    for (;;) {
+      attempts++;
+      let up: IncomingMessage;
+      try {
+        up = await this.send(target, method, headers, body);
+      } catch (err) {
+        // A refused or dropped connection before any answer: retried like a rate limit.
+        if (!retriesAfter(attempts, null, this.retry)) throw new Error(`the upstream ${target.origin} did not answer: ${(err as Error).message}`);
+        await sleep(retryDelayMs(attempts, null, this.retry));
+        continue;
+      }
+      const status = up.statusCode ?? 502;
+      if (!retriesAfter(attempts, status, this.retry)) return { up, attempts };
+      up.resume();
+      const told = up.headers['retry-after'];
+      await sleep(retryDelayMs(attempts, parseRetryAfter(typeof told === 'string' ? told : null), this.retry));
+    }
   }
 
   private upstreamHeaders(incoming: IncomingHttpHeaders, upstream: Upstream, length: number): Record<string, string> {

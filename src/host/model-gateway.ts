@@ -8,7 +8,7 @@ import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AgentConfigError, type InstalledAgent, type ModelAccess } from '../agents/index.ts';
 import {
-  gatewayHost, ModelGateway, splitModel, upstreamFor, type CallRecord, type Provider, type Scope, type Upstream,
+  gatewayHost, ModelGateway, splitModel, upstreamFor, type CallRecord, type Provider, type Scope, type TrainingScope, type Upstream,
 } from '../gateway/index.ts';
 import { homePath } from '../config/paths.ts';
 import { loadBerthConfig } from '../config/berth-config.ts';
@@ -127,12 +127,16 @@ export interface TurnScope {
 /** Registers the turn's token: calls are appended to the turn's model-calls.jsonl as they end. */
 export async function openTurnScope(gateways: OnDemand<ModelGateway>, opts: {
   input: EpisodeInput; agent: InstalledAgent; turn: number; runKey: string;
+  /** Training mode: the capture scope (src/activities/training.ts makes it: records beside the episode's logs, the run's policy state). */
+  training?: TrainingScope;
   /** A turn's logs folder (turn-N/, or steps/<name>/ of a multi-step task). */
   turnDir: (turn: number) => string;
   /** Where the sandbox reaches the gateway in this phase; default: its address on the engine's bridge. */
   gatewayUrl?: string;
 }): Promise<TurnScope> {
-  const { provider, model } = modelOf(opts.input, opts.agent);
+  const training = opts.input.training;
+  // In training mode the agent speaks its own dialect to the gateway, which sends every call to the policy.
+  const { provider, model } = training ? { provider: opts.agent.providers[0]!, model: training.model } : modelOf(opts.input, opts.agent);
   const gateway = await gateways.get();
   const dir = join(opts.turnDir(opts.turn), 'agent');
   mkdirSync(dir, { recursive: true });
@@ -144,7 +148,8 @@ export async function openTurnScope(gateways: OnDemand<ModelGateway>, opts: {
   const limits = opts.input.limits ?? {};
   const scope = gateway.register({
     label: `${opts.runKey}`,
-    upstreams: { [provider]: upstreamOf(provider) },
+    upstreams: training ? {} : { [provider]: upstreamOf(provider) },
+    ...(training && opts.training ? { training: opts.training } : {}),
     prices: loadBerthConfig().config.gateway.prices,
     limits,
     spentBefore: { tokens: spent.promptTokens + spent.completionTokens, costUsd: spent.costUsd ?? 0 },
@@ -159,6 +164,7 @@ export async function openTurnScope(gateways: OnDemand<ModelGateway>, opts: {
     stop,
     close: () => {
       gateway.revoke(scope.token);
+      scope.opts.training?.policy.release();
       const usage = usageOfCalls(scope.calls);
       const why = scope.stopped ?? (scope.contextOverflow ? { kind: 'context_length', reason: scope.contextOverflow } : null);
       return { usage, ...(why ? { agentOutcome: { kind: `agent:${why.kind}`, reason: why.reason } } : {}) };

@@ -31,6 +31,7 @@ export function episodesOf(batch: BatchInput): EpisodeInput[] {
       ...(batch.keepFinalState ? { keepFinalState: true } : {}),
       ...(batch.model !== undefined ? { model: batch.model } : {}),
       ...(batch.limits !== undefined ? { limits: batch.limits } : {}),
+      ...(batch.training !== undefined ? { training: batch.training } : {}),
     })),
   );
 }

@@ -13,6 +13,7 @@ export function buildRow(args: {
   const timings: Record<string, number> = {};
   for (const t of turns) for (const [phase, sec] of Object.entries(t.timings)) timings[phase] = (timings[phase] ?? 0) + sec;
   const usage = sumUsage(turns.flatMap((t) => (t.usage ? [t.usage] : [])));
+  const training = [...turns].reverse().find((t) => t.training)?.training;
   const notes = [...new Set(turns.flatMap((t) => t.notes ?? []))];
   return {
     task_id: input.taskId,
@@ -36,6 +37,7 @@ export function buildRow(args: {
     host: args.host,
     logs_dir: args.sandbox?.logsDir ?? null,
     ...(usage ? { usage } : {}),
+    ...(training ? { training } : {}),
     ...(notes.length > 0 ? { notes } : {}),
   };
 }

@@ -1,9 +1,9 @@
 // The workflows' inputs, results and progress, and (re-exported) the activity contracts they carry: the types the
 // client starts and reads workflows with. Types only.
-import type { EpisodeInput, OpenAiTurnSetup, TokenUsage, TurnOutcome } from '../activities/types.ts';
+import type { EpisodeInput, OpenAiTurnSetup, RowTraining, TokenUsage, TurnOutcome } from '../activities/types.ts';
 
 export type {
-  AgentName, AgentTurnOutput, EpisodeInput, HostArchiveChunk, HostArchiveRequest, HostFilesPut, EpisodePlan, EpisodeSettings, HostLease, ModelLimits, OpenAiModelAnswer, OpenAiTurnSetup, PrepareInput, PrepareOutcome, PrepareRequest, ProbeResult, RegradeInput, SandboxGroupRef, SandboxRef, SeededAgentTurn, SeededSandboxDetail, ServiceRef, StepPlan, TokenUsage, TurnOutcome, TurnRef, UpcomingEpisodes,
+  AgentName, AgentTurnOutput, EpisodeInput, EpisodeTraining, RowTraining, HostArchiveChunk, HostArchiveRequest, HostFilesPut, EpisodePlan, EpisodeSettings, HostLease, ModelLimits, OpenAiModelAnswer, OpenAiTurnSetup, PrepareInput, PrepareOutcome, PrepareRequest, ProbeResult, RegradeInput, SandboxGroupRef, SandboxRef, SeededAgentTurn, SeededSandboxDetail, ServiceRef, StepPlan, TokenUsage, TurnOutcome, TurnRef, UpcomingEpisodes,
 } from '../activities/types.ts';
 
 export interface ResponseObject {
@@ -37,13 +37,15 @@ export interface ResultRow {
   usage?: TokenUsage;
   /** A regrade (verification run again without the agent) names the episode workflow it regraded. */
   regraded_from?: string;
+  /** Training mode: where the episode's token records are (relative to logs_dir) and whether they are exact. */
+  training?: RowTraining;
   /** The turns' notes, each once: what the rollout left that does not change the score (a sidecar that exited non-zero). */
   notes?: string[];
 }
 
 /** A batch: what every episode of it shares, its tasks, and how many repeats run how many at once. */
 export interface BatchInput extends Pick<EpisodeInput,
-  'batchId' | 'datasetName' | 'datasetPath' | 'agent' | 'agentArgs' | 'imageAliases' | 'episodeSettings' | 'model' | 'limits' | 'keepFinalState'> {
+  'batchId' | 'datasetName' | 'datasetPath' | 'agent' | 'agentArgs' | 'imageAliases' | 'episodeSettings' | 'model' | 'limits' | 'keepFinalState' | 'training'> {
   tasks: Array<{ taskId: string; taskPath: string; digest: string; baseImageId?: string }>;
   repeats: number;
   concurrency: number;
