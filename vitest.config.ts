@@ -9,7 +9,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
  * - `engine`: every other `*.test.ts`, with the real Docker engine and the shared dev server (global setup).
  * - `solo`: the engine tests in SOLO, run after the others with the machine to themselves, one file at a time. They
  *   kill engines mid-batch and time what follows; beside 48 concurrent Compose groups on two cores they timed out.
- * `npm test` runs every project, each file once.
+ * `npm test` runs every project, each file once: `unit` first, in the gate with tsc and ESLint (scripts/test.sh), and
+ * the others only once the gate passed.
  */
 const UNIT = 'test/**/*.unit.test.ts';
 const SOLO = ['test/chaos/engines.test.ts'];

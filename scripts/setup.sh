@@ -53,12 +53,11 @@ need_cmd bc || apt_install bc
 
 # --- npm ---------------------------------------------------------------------------------
 step npm
-lock_hash=$(sha256sum "$ROOT/package-lock.json" 2>/dev/null | cut -c1-64)
 stamp="$ROOT/node_modules/.berth-lock-hash"
 if [ ! -f "$ROOT/package-lock.json" ]; then
   # An installed package (npm install -g, then berth setup): npm installed its dependencies with it.
   done_step "installed package at $ROOT"
-elif [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$lock_hash" ]; then
+elif lock_hash=$(sha256sum "$ROOT/package-lock.json" | cut -c1-64) && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$lock_hash" ]; then
   done_step "node_modules up to date"
 else
   (cd "$ROOT" && npm ci --no-audit --no-fund --loglevel=error >"$BERTH_HOME/logs/npm-ci.log" 2>&1) \

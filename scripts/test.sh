@@ -2,7 +2,7 @@
 # `npm test` after setup, in two stages:
 # 1. the gate, about a minute and no engine: the unit tier, `tsc --noEmit` and ESLint over the tree. A failure here
 #    stops the run: a broken pure function fails CI in a minute, not after the engine tiers' 25.
-# 2. the engine tiers (vitest projects `engine` and `solo*`, vitest.config.ts).
+# 2. the engine tiers: every vitest project but `unit` (`engine`, `solo`: vitest.config.ts).
 # Arguments go to both vitest runs; BERTH_TEST_GATE_ONLY=1 (npm run test:gate) stops after the gate. BERTH_TEST_REPORTS=DIR: each stage leaves a count there in vitest's JSON report
 # shape (unit.json, tsc.json, eslint.json, engine.json), which .ci/run sums.
 set -uo pipefail
@@ -40,4 +40,4 @@ echo "gate: passed in $(( $(date +%s) - gate_start ))s"
 [ "${BERTH_TEST_GATE_ONLY:-}" != 1 ] || exit 0
 
 # shellcheck disable=SC2046
-node_modules/.bin/vitest run --project engine --project 'solo*' $(vitest_report engine) "$@"
+node_modules/.bin/vitest run --project '!unit' $(vitest_report engine) "$@"
