@@ -14,7 +14,8 @@ import { CLUSTER_TIER_ENV } from './test/helpers/temporal-server-env.ts';
  *   scripts/setup-temporal-cluster.sh instead of the dev server (test/helpers/temporal-server.ts chooses), with the
  *   cluster's own checks (`cluster-*.test.ts`, cluster only); then `cluster-chaos`, the file that kills the cluster's
  *   services mid-batch, alone.
- * `npm test` runs every project.
+ * `npm test` runs every project, each file once: `unit` first, in the gate with tsc and ESLint (scripts/test.sh), and
+ * the others only once the gate passed.
  */
 const UNIT = 'test/**/*.unit.test.ts';
 const SOLO = ['test/chaos/engines.test.ts'];

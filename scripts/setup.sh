@@ -54,10 +54,15 @@ need_cmd bc || apt_install bc
 
 # --- npm ---------------------------------------------------------------------------------
 step npm
-lock_hash=$(sha256sum "$ROOT/package-lock.json" | cut -c1-64)
 stamp="$ROOT/node_modules/.berth-lock-hash"
-if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$lock_hash" ]; then
+if [ ! -f "$ROOT/package-lock.json" ]; then
+  # An installed package (npm install -g, then berth setup): npm installed its dependencies with it.
+  done_step "installed package at $ROOT"
+elif lock_hash=$(sha256sum "$ROOT/package-lock.json" | cut -c1-64) && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$lock_hash" ]; then
   done_step "node_modules up to date"
+elif [ -L "$ROOT/node_modules" ]; then
+  # A worktree sharing another checkout's node_modules: npm ci here would empty that folder for every checkout using it.
+  die "node_modules links to $(readlink -f "$ROOT/node_modules"), installed for another package-lock.json than $ROOT's; run npm ci where it points, or replace the link with a folder of this checkout's own"
 else
   (cd "$ROOT" && npm ci --no-audit --no-fund --loglevel=error >"$BERTH_HOME/logs/npm-ci.log" 2>&1) \
     || die "npm ci failed; see $BERTH_HOME/logs/npm-ci.log"

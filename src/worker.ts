@@ -2,7 +2,7 @@ import { logLevel } from './config/env.ts';
 import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode, type LogLevel, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { log as activityLog } from '@temporalio/activity';
 import { createHostServices, releaseHostServices, type HostServices } from './host/deps.ts';
@@ -27,6 +27,8 @@ export { clusterSandboxStatus, type ClusterSandboxStatus } from './host/cluster-
 export { installedAgentListing, removeKeptStates, retentionDays, type InstalledAgentListing, type JanitorReport } from './host/host-upkeep.ts';
 
 const workflowsDir = join(dirname(fileURLToPath(import.meta.url)), 'workflows');
+/** The workflows' entry in the tree this runs from: src/ (TypeScript) in a checkout, dist/ (compiled) in a package. */
+const workflowsEntry = join(workflowsDir, `index${extname(fileURLToPath(import.meta.url))}`);
 
 /** Bundling takes seconds on 2 cores: keep one bundle per content of src/workflows. */
 export async function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
@@ -35,7 +37,7 @@ export async function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
   const dir = homePath('bundles');
   const file = join(dir, `${h.digest('hex').slice(0, 24)}.js`);
   if (existsSync(file)) return { code: readFileSync(file, 'utf8') } as WorkflowBundleWithSourceMap;
-  const bundle = await bundleWorkflowCode({ workflowsPath: join(workflowsDir, 'index.ts'), logger: quietLogger });
+  const bundle = await bundleWorkflowCode({ workflowsPath: workflowsEntry, logger: quietLogger });
   mkdirSync(dir, { recursive: true });
   writeFileSync(file, bundle.code);
   return bundle;

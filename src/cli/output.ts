@@ -1,4 +1,4 @@
-import { noColor } from '../config/index.ts';
+import { noColor } from '../config/env.ts';
 
 const tty = process.stdout.isTTY === true && !noColor();
 

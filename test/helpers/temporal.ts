@@ -3,6 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { temporalAddress } from '../../src/config/temporal.ts';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createHostServices, releaseHostServices } from '../../src/host/deps.ts';
+import type { HostActivities } from '../../src/activities/host-activities.ts';
+import type { SharedActivities } from '../../src/activities/shared-activities.ts';
 import type { SandboxProvider } from '../../src/sandbox/index.ts';
 import { createWorkers, installRuntime, workflowBundle } from '../../src/worker.ts';
 import { mkdtempSync } from 'node:fs';
@@ -44,8 +46,11 @@ export async function startTestWorkers(name: string, opts: { provider?: SandboxP
   };
 }
 
-/** A worker of Berth's workflows with scripted activities on a queue of the test's own, and a client. */
-export async function startScriptedWorker(queue: string, activities: object): Promise<{ client: Client; stop(): Promise<void> }> {
+/**
+ * A worker of Berth's workflows with scripted activities on a queue of the test's own, and a client. Each scripted
+ * activity has the type of the real one it stands for.
+ */
+export async function startScriptedWorker(queue: string, activities: Partial<SharedActivities & HostActivities>): Promise<{ client: Client; stop(): Promise<void> }> {
   installRuntime();
   const { address } = temporalAddress();
   const native = await NativeConnection.connect({ address });

@@ -5,9 +5,11 @@ import { randomBytes } from 'node:crypto';
 import { BatchHandle } from '../../src/client/batch.ts';
 import { ResultsFolder } from '../../src/client/results.ts';
 import { startScriptedWorker } from '../helpers/temporal.ts';
+import type { HostActivities } from '../../src/activities/host-activities.ts';
+import type { SharedActivities } from '../../src/activities/shared-activities.ts';
 import type { BatchCarry } from '../../src/workflows/batch.ts';
 import { DEFAULT_EPISODE_SETTINGS } from '../../src/activities/types.ts';
-import type { BatchInput, EpisodeInput, TurnOutcome } from '../../src/workflows/types.ts';
+import type { BatchInput } from '../../src/workflows/types.ts';
 import { recordHistory, runChain } from '../helpers/histories.ts';
 import { waitUntil } from '../helpers/worker-process.ts';
 import { mkdtempSync } from 'node:fs';
@@ -20,15 +22,18 @@ const queue = `test-steer-${randomBytes(3).toString('hex')}`;
 const released = new Set<string>();
 let client: Client;
 
-async function scriptedSeed() { return { queue, name: 'c', id: 'c', host: 'test-host', user: 'root', workdir: '/', logsDir: '/tmp/x' }; }
+// Each scripted activity has the type of the activity it stands for (the object below `satisfies` them all).
+type Activities = SharedActivities & HostActivities;
 
-async function scriptedAgent(req: { input: EpisodeInput }) {
+const scriptedSeed: Activities['seed'] = async () => ({ queue, name: 'c', id: 'c', host: 'test-host', user: 'root', workdir: '/', logsDir: '/tmp/x' });
+
+const scriptedAgent: Activities['agentTurn'] = async (req) => {
   while (!released.has(req.input.taskId)) { Context.current().heartbeat(); await Context.current().sleep(100); }
   return { responseText: 'done', exitCode: 0, timings: { agent: 1 } };
-}
+};
 
 const activities = {
-  async planAndPickHost(req: { input: EpisodeInput }) {
+  async planAndPickHost(req) {
     return {
       plan: { taskId: req.input.taskId, digest: 'sha256:x', image: 'img', multiStep: false, strategy: 'mean', verifierMode: 'shared',
         steps: [{ name: req.input.taskId, agentTimeoutSec: 120, verifierTimeoutSec: 30 }], episodeBudgetSec: 600, seedTimeoutSec: 30,
@@ -39,13 +44,16 @@ const activities = {
   seed: scriptedSeed,
   agentTurn: scriptedAgent,
   // A single-step episode's seed and agent in one activity (src/activities/seed-then-agent.ts).
-  async seedThenAgentTurn(req: { input: EpisodeInput }) { return { sandbox: await scriptedSeed(), agent: await scriptedAgent(req), seedSec: 0 }; },
-  async verifyTurn(req: { input: EpisodeInput; teardownAfter?: boolean }): Promise<TurnOutcome & { tornDown?: true }> {
+  async seedThenAgentTurn(req) {
+    const sandbox = await scriptedSeed(req);
+    return { sandbox, agent: await scriptedAgent({ input: req.input, plan: req.plan, sandbox, turn: 0 }), seedSec: 0 };
+  },
+  async verifyTurn(req) {
     return { step: req.input.taskId, reward: 1, verifier_rewards: { reward: 1 }, failure_kind: null, failure_reason: null, masked: false,
       response_text: 'done', timings: { verify: 1 }, ...(req.teardownAfter ? { tornDown: true as const } : {}) };
   },
   async teardown() {},
-};
+} satisfies Partial<Activities>;
 
 const batchInput = (batchId: string, tasks: string[], concurrency: number, continueAsNewAfter: number): BatchInput => ({
   batchId, datasetName: 'd', datasetPath: '/d', tasks: tasks.map((t) => ({ taskId: t, taskPath: `/d/${t}`, digest: 'sha256:x' })),

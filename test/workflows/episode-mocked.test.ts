@@ -3,10 +3,12 @@ import type { Client } from '@temporalio/client';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { randomBytes } from 'node:crypto';
 import { startScriptedWorker } from '../helpers/temporal.ts';
+import type { HostActivities } from '../../src/activities/host-activities.ts';
+import type { SharedActivities } from '../../src/activities/shared-activities.ts';
 import { recordHistory, runChain, runStartArgs } from '../helpers/histories.ts';
 import { DEFAULT_EPISODE_SETTINGS } from '../../src/activities/types.ts';
 import { withSeededSandbox } from '../../src/activities/seed-then-agent.ts';
-import type { EpisodeInput, EpisodePlan, ResultRow, SandboxRef, TurnOutcome } from '../../src/workflows/types.ts';
+import type { EpisodeInput, EpisodePlan, ResultRow, TurnOutcome } from '../../src/workflows/types.ts';
 
 // Workflow logic with mocked activities (real Temporal server, real worker, scripted activities).
 const queue = `test-mocked-${randomBytes(3).toString('hex')}`;
@@ -32,13 +34,18 @@ const basePlan = (s: Script): EpisodePlan => ({
   episodeBudgetSec: 600, seedTimeoutSec: 30, heartbeatTimeoutSec: 10, scheduleToStartSec: 60, ...s.plan,
 });
 
-async function scriptedSeed(req: { input: EpisodeInput }) {
+// Each scripted activity has the type of the activity it stands for (the object below `satisfies` them all), so a
+// change to an activity's request or answer fails the type check here instead of drifting from the script.
+type Activities = SharedActivities & HostActivities;
+
+const scriptedSeed: Activities['seed'] = async (req) => {
   log(req.input.taskId, 'seed');
   if (scripts.get(req.input.taskId)!.seed === 'masked') throw ApplicationFailure.nonRetryable('overlay line 2 failed', 'harbor:overlay_failed');
-  return { container: `c-${req.input.taskId}`, host: 'test-host', logsDir: `/tmp/logs-${req.input.taskId}` };
-}
+  const name = `c-${req.input.taskId}`;
+  return { queue, name, id: name, host: 'test-host', user: 'root', workdir: '/', logsDir: `/tmp/logs-${req.input.taskId}` };
+};
 
-async function scriptedAgent(req: { input: EpisodeInput; turn: number }) {
+const scriptedAgent: Activities['agentTurn'] = async (req) => {
   log(req.input.taskId, `agent ${req.turn + 1}`);
   const script = scripts.get(req.input.taskId)!;
   const t = script.turns[req.turn];
@@ -48,12 +55,12 @@ async function scriptedAgent(req: { input: EpisodeInput; turn: number }) {
   }
   if (t && 'raise' in t) throw ApplicationFailure.nonRetryable('container vanished', t.raise);
   return { responseText: `answer ${req.turn + 1}`, exitCode: 0, timings: { agent: 1 } };
-}
+};
 
 const activities = {
-  async planEpisode(input: EpisodeInput) { return basePlan(scripts.get(input.taskId)!); },
+  async planEpisode(input) { return basePlan(scripts.get(input.taskId)!); },
   async pickHost() { return { host: 'test-host', queue }; },
-  async planAndPickHost(req: { input: EpisodeInput }) {
+  async planAndPickHost(req) {
     const s = scripts.get(req.input.taskId)!;
     if (s.planFails) {
       throw ApplicationFailure.create({ type: 'harbor:seed_failed', nonRetryable: true, message: '[verifier].env KEY reads ${UNSET_VAR}, which is set nowhere', details: [{ step: 'step-1' }] });
@@ -63,15 +70,15 @@ const activities = {
   seed: scriptedSeed,
   agentTurn: scriptedAgent,
   // A single-step episode's seed and agent in one activity: the agent's failure names the sandbox (seed-then-agent.ts).
-  async seedThenAgentTurn(req: { input: EpisodeInput }) {
+  async seedThenAgentTurn(req) {
     const sandbox = await scriptedSeed(req);
     try {
-      return { sandbox, agent: await scriptedAgent({ input: req.input, turn: 0 }), seedSec: 0.5 };
+      return { sandbox, agent: await scriptedAgent({ input: req.input, plan: req.plan, sandbox, turn: 0 }), seedSec: 0.5 };
     } catch (err) {
-      throw withSeededSandbox(err, sandbox as unknown as SandboxRef);
+      throw withSeededSandbox(err, sandbox);
     }
   },
-  async verifyTurn(req: { input: EpisodeInput; turn: number; teardownAfter?: boolean }): Promise<TurnOutcome & { tornDown?: true }> {
+  async verifyTurn(req) {
     log(req.input.taskId, `verify ${req.turn + 1}`);
     const t = scripts.get(req.input.taskId)!.turns[req.turn] as Partial<TurnOutcome>;
     const reward = t.reward ?? 1;
@@ -80,8 +87,8 @@ const activities = {
     return { step: `step-${req.turn + 1}`, reward, verifier_rewards: { reward }, failure_kind: null, failure_reason: null,
       masked: false, response_text: `answer ${req.turn + 1}`, timings: { verify: 1 }, ...t, ...(req.teardownAfter ? { tornDown: true as const } : {}) };
   },
-  async teardown(req: { episodeId: string }) { log(req.episodeId.split('/').pop()!, 'teardown'); },
-};
+  async teardown(req) { log(req.episodeId.split('/').pop()!, 'teardown'); },
+} satisfies Partial<Activities>;
 
 async function run(taskId: string, script: Script): Promise<ResultRow> {
   scripts.set(taskId, script);

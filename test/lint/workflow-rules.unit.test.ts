@@ -1,20 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { ESLint } from 'eslint';
-import { writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = join(import.meta.dirname, '..', '..');
+const probe = join(root, 'src', 'workflows', 'lint-probe.ts');
 
-/** Lints a probe file placed inside src/workflows, so the folder's own rules apply. */
+// The folder's own rules apply to text linted under a path in src/workflows; nothing is written there. The path is on
+// no disk, so the type-aware rules take it into the default project (tsconfig.json) instead of the tree's.
+const eslint = new ESLint({
+  cwd: root,
+  overrideConfig: { languageOptions: { parserOptions: { projectService: { allowDefaultProject: ['src/workflows/lint-probe.ts'], defaultProject: 'tsconfig.json' } } } },
+});
+
 async function lintWorkflowSource(source: string): Promise<string[]> {
-  const probe = join(root, 'src', 'workflows', `lint-probe-${process.pid}.ts`);
-  writeFileSync(probe, source);
-  try {
-    const [result] = await new ESLint({ cwd: root }).lintFiles([probe]);
-    return (result?.messages ?? []).map((m) => `${m.ruleId}: ${m.message}`);
-  } finally {
-    rmSync(probe, { force: true });
-  }
+  const [result] = await eslint.lintText(source, { filePath: probe });
+  return (result?.messages ?? []).map((m) => `${m.ruleId}: ${m.message}`);
 }
 
 describe('lint rules for workflow code (DESIGN.md section 2: workflows import nothing with I/O)', () => {
