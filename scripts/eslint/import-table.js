@@ -5,11 +5,12 @@ import { dirname, relative, resolve, sep } from 'node:path';
 
 /** DESIGN.md section 2, "may import". `types:` means type-only imports (import type, or every name a type). */
 export const IMPORT_TABLE = {
-  cli: ['client', 'config', 'server'],
-  client: ['types:workflows', 'task', 'config'],
+  cli: ['client', 'config', 'server', 'serve'],
+  serve: ['client', 'config', 'rollouts', 'types:workflows'],
+  client: ['types:workflows', 'task', 'config', 'rollouts'],
   server: ['config'],
   'worker.ts': ['activities', 'gateway', 'config'],
-  workflows: ['outcomes', 'types:activities'],
+  workflows: ['outcomes', 'types:activities', 'rollouts'],
   activities: ['sandbox', 'verify', 'agents', 'task', 'gateway', 'outcomes', 'config'],
   gateway: ['outcomes', 'config'],
   agents: ['sandbox', 'task', 'trajectory', 'outcomes'],
@@ -18,6 +19,7 @@ export const IMPORT_TABLE = {
   task: ['outcomes'],
   trajectory: [],
   outcomes: [],
+  rollouts: [],
   config: [],
 };
 
