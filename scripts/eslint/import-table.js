@@ -11,7 +11,7 @@ export const IMPORT_TABLE = {
   server: ['config'],
   'worker.ts': ['activities', 'gateway', 'config'],
   workflows: ['outcomes', 'types:activities', 'rollouts'],
-  activities: ['sandbox', 'verify', 'agents', 'task', 'gateway', 'outcomes', 'config'],
+  activities: ['sandbox', 'verify', 'agents', 'task', 'gateway', 'outcomes', 'config', 'types:rollouts'],
   gateway: ['outcomes', 'config'],
   agents: ['sandbox', 'task', 'trajectory', 'outcomes'],
   verify: ['sandbox', 'task', 'trajectory', 'outcomes'],

@@ -6,6 +6,7 @@ import type { McpToolBinding } from '../agents/openai/mcp.ts';
 export type { AgentName };
 import type { ProbeResult as ModelProbeResult } from '../gateway/probe.ts';
 import type { BAD_AGENT_ARGS } from '../outcomes/index.ts';
+import type { EpisodeTraining } from '../rollouts/types.ts';
 
 /** The check before a batch: the agent's --agent-arg values (`agent:bad_args`, never a row's kind), then one model call. */
 export type ProbeResult = ModelProbeResult | { ok: false; kind: typeof BAD_AGENT_ARGS; status: 0; reason: string };
@@ -37,6 +38,8 @@ export interface EpisodeInput {
   /** `provider/model` for agents that call a model (--model). */
   model?: string;
   limits?: ModelLimits;
+  /** An episode of a rollout run (`berth serve`): the policy endpoint, version and sampling its model calls go to. */
+  training?: EpisodeTraining;
 }
 
 /** berth.toml [episode] (and [resources]), as the client read it when the batch started. */
