@@ -1,6 +1,6 @@
 // How a rollout run names and builds its episodes: pure, shared by the run workflow and the client.
 import type { Attempt } from './run-state.ts';
-import type { EpisodeTraining, PolicyState, RunTask, Sampling } from './types.ts';
+import type { EpisodeTraining, GatewayPolicyState, PolicyState, RunTask } from './types.ts';
 
 export const ROLLOUT_RUN_PREFIX = 'berth-rollout/';
 
@@ -20,8 +20,12 @@ export const runBatchId = (key: string): string => `rollout-${key}`;
 export const runEpisodeId = (batchId: string, taskId: string, at: Attempt): string =>
   `berth/${batchId}/${taskId}/g${at.group}-${at.sample + 1}${at.attempt > 1 ? `~a${at.attempt}` : ''}`;
 
-export function episodeTraining(runId: string, policy: PolicyState, sampling: Sampling): EpisodeTraining {
-  return { runWorkflowId: runId, endpoint: policy.endpoint, model: policy.model, version: policy.version, sampling };
-}
+/** The policy as the gateways read it: the version in decimal. */
+export const gatewayPolicy = (p: PolicyState): GatewayPolicyState =>
+  ({ version: String(p.version), endpoint: p.endpoint, sampling: p.sampling, draining: p.draining });
+
+/** An episode's training settings: its own rollout id, the policy now, and the run to follow for changes. */
+export const episodeTraining = (runId: string, episodeId: string, policy: PolicyState): EpisodeTraining =>
+  ({ rolloutId: episodeId, policy: gatewayPolicy(policy), stateWorkflowId: runId });
 
 export type { RunTask };

@@ -1,13 +1,17 @@
 // The trainer's policy: version, endpoint and drain, as the run workflow keeps it and the gateway watches it.
-import type { GroupPolicy, PolicyState } from './types.ts';
+import type { GroupPolicy, PolicyState, Sampling } from './types.ts';
 
 /** The run workflow's query the gateway watches (docs/training.md, Policy versions and weight sync). */
-export const POLICY_QUERY = 'policy';
+export const POLICY_QUERY = 'berthPolicyState';
+/** How long after a drain every gateway holds new calls (the token half's DRAIN_SETTLE_MS: a refresh plus a read). */
+export const DRAIN_SETTLE_MS = 250;
 
 export interface PolicyChange {
   version?: number;
+  /** The endpoint's base URL, without /v1. */
   endpoint?: string;
   model?: string;
+  sampling?: Sampling;
 }
 
 /** Why a policy change is refused, or null. Versions never go back: stamps and staleness count on that. */
@@ -18,6 +22,7 @@ export function policyChangeProblem(current: PolicyState, change: PolicyChange):
   }
   if (change.endpoint !== undefined && !/^https?:\/\//.test(change.endpoint)) return `policy endpoint must be an http(s) URL, got ${JSON.stringify(change.endpoint)}`;
   if (change.model !== undefined && (typeof change.model !== 'string' || change.model === '')) return 'policy model must be a non-empty string';
+  if (change.sampling !== undefined && (typeof change.sampling !== 'object' || change.sampling === null || Array.isArray(change.sampling))) return 'sampling must be an object of Chat Completions settings, e.g. {"temperature": 1.0}';
   return null;
 }
 
@@ -25,8 +30,10 @@ export function applyPolicyChange(current: PolicyState, change: PolicyChange): P
   return {
     ...current,
     ...(change.version !== undefined ? { version: change.version } : {}),
-    ...(change.endpoint !== undefined ? { endpoint: change.endpoint } : {}),
-    ...(change.model !== undefined ? { model: change.model } : {}),
+    ...(change.endpoint !== undefined || change.model !== undefined
+      ? { endpoint: { ...current.endpoint, ...(change.endpoint !== undefined ? { baseUrl: change.endpoint } : {}), ...(change.model !== undefined ? { model: change.model } : {}) } }
+      : {}),
+    ...(change.sampling !== undefined ? { sampling: change.sampling } : {}),
     seq: current.seq + 1,
   };
 }

@@ -1,5 +1,5 @@
 // What starts a rollout run, and the names of its queries and updates (the workflow, `berth serve` and the clients).
-import type { GroupPolicy, RunTask, Sampling } from './types.ts';
+import type { GroupPolicy, PolicyEndpoint, RunTask, Sampling } from './types.ts';
 
 /** The fields every episode of the run shares (EpisodeInput without the task, repeat, attempt and training). */
 export interface RunEpisodeBase {
@@ -28,8 +28,7 @@ export interface RolloutRunInput {
   n: number;
   groupPolicy: GroupPolicy;
   maxStaleness?: number | null;
-  policy: { endpoint: string; model: string; version: number };
-  sampling: Sampling;
+  policy: { endpoint: PolicyEndpoint; version: number; sampling: Sampling };
   concurrency: number;
   /** The run stays open for add-work after every group is acknowledged, until `close` (async RL). */
   keepOpen?: boolean;

@@ -7,19 +7,35 @@ export type GroupPolicy =
   | { kind: 'retry'; maxRetries: number }
   | { kind: 'partial' };
 
-/** The policy the trainer serves: which endpoint, which weights (version), and whether calls are held. */
-export interface PolicyState {
-  endpoint: string;
+/**
+ * The policy as the gateways read it (the token half's PolicyState, src/tokens/policy-state.ts, by its shape): `version`
+ * is the run's whole-number version written in decimal, so staleness can subtract.
+ */
+export interface PolicyEndpoint {
+  /** Without /v1. */
+  baseUrl: string;
   model: string;
-  version: number;
-  /** New model calls wait at the gateway until resume (weights are being swapped). */
-  draining: boolean;
-  /** Bumped by every change, so a watcher knows it saw the newest. */
-  seq: number;
+  apiKeyVar?: string;
 }
 
 /** Sampling settings sent with every policy call (OpenAI Chat Completions names). */
 export type Sampling = Record<string, unknown>;
+
+export interface GatewayPolicyState {
+  version: string;
+  endpoint: PolicyEndpoint;
+  sampling: Sampling;
+  draining: boolean;
+}
+
+/** The run's policy: whole-number version (only goes up), endpoint, sampling, drain; `seq` bumps on every change. */
+export interface PolicyState {
+  version: number;
+  endpoint: PolicyEndpoint;
+  sampling: Sampling;
+  draining: boolean;
+  seq: number;
+}
 
 /** One task of a run, as the client loaded it (digest pinned when the run started). */
 export interface RunTask {
@@ -29,24 +45,27 @@ export interface RunTask {
   baseImageId?: string;
 }
 
-/** Training settings an episode of a run carries (EpisodeInput.training). */
+/** Training settings an episode of a run carries (EpisodeInput.training; the token half's TrainingSpec by shape). */
 export interface EpisodeTraining {
-  runWorkflowId: string;
-  endpoint: string;
-  model: string;
-  version: number;
-  sampling: Sampling;
+  rolloutId: string;
+  policy: GatewayPolicyState;
+  /** The run workflow: the gateways read the current policy from its query (POLICY_QUERY). */
+  stateWorkflowId?: string;
+  link?: Record<string, string>;
 }
 
-/** What the token half writes on an episode's row (ResultRow.training): small, the token arrays stay in a file. */
-export interface RowTraining {
-  /** The token records file beside the episode's logs, or null when none were captured. */
-  tokens: string | null;
+/** What the token half writes on an episode's row (ResultRow.tokens, its TokenSummary by shape): no token arrays. */
+export interface RowTokens {
+  /** Relative to the episode's logs folder. */
+  recordsFiles: string[];
+  rolloutFile: string;
   calls: number;
-  first_version: number | null;
-  last_version: number | null;
-  exact: boolean;
-  refusal?: string;
+  sequences: number;
+  generatedTokens: number;
+  /** Why the calls could not be linked into sequences (the sample is then masked), or null. */
+  masked: string | null;
+  /** Per call, in order: the version each call was sent under. */
+  policyVersions: string[];
 }
 
 /** One sample of a group as delivered: a scored row, or a placeholder for a masked sample (valid false). */
@@ -62,10 +81,11 @@ export interface SampleRow {
   failure_reason: string | null;
   workflow_id: string | null;
   logs_dir: string | null;
-  /** The token records file (absolute path), or null. */
+  /** The linked token sequences (token-rollout.json, absolute path), or null when none were captured. */
   tokens: string | null;
+  /** The version the sample's first model call was sent under (else the version it started under). */
   policy_version: number | null;
-  training?: RowTraining;
+  token_summary?: RowTokens;
 }
 
 /** A complete group: n rows, delivered once under its sequence number. */

@@ -10,9 +10,9 @@ import {
   type RunState,
 } from '../rollouts/run-state.ts';
 import { applyPolicyChange, groupPolicyProblem, POLICY_QUERY, policyChangeProblem, setDraining, type PolicyChange } from '../rollouts/policy.ts';
-import { episodeTraining, runEpisodeId } from '../rollouts/episodes.ts';
+import { episodeTraining, gatewayPolicy, runEpisodeId } from '../rollouts/episodes.ts';
 import { RUN_QUERIES, RUN_UPDATES, type AddWork, type RolloutRunInput } from '../rollouts/run-input.ts';
-import type { Group, PolicyState, RunStatus } from '../rollouts/types.ts';
+import type { GatewayPolicyState, Group, PolicyState, RunStatus } from '../rollouts/types.ts';
 import type { AgentName, EpisodeInput, ResultRow } from './types.ts';
 
 interface Running {
@@ -32,7 +32,7 @@ export interface RunCarry {
 
 const statusQuery = defineQuery<RunStatus>(RUN_QUERIES.status);
 const groupsQuery = defineQuery<Group[], [number, number]>(RUN_QUERIES.groups);
-const policyQuery = defineQuery<PolicyState>(POLICY_QUERY);
+const policyQuery = defineQuery<GatewayPolicyState>(POLICY_QUERY);
 const ackUpdate = defineUpdate<number, [number]>(RUN_UPDATES.ack);
 const addWorkUpdate = defineUpdate<number[], [AddWork]>(RUN_UPDATES.addWork);
 const setPolicyUpdate = defineUpdate<PolicyState, [PolicyChange]>(RUN_UPDATES.setPolicy);
@@ -46,13 +46,13 @@ const CLOSING_WAIT = '1 minute';
 
 const outcomeOf = (id: string, row: ResultRow | undefined): EpisodeOutcome | undefined => row && {
   reward: row.reward, mask_sample: row.mask_sample, failure_kind: row.failure_kind, failure_reason: row.failure_reason, workflow_id: id,
-  logs_dir: row.logs_dir, ...(row.training ? { training: row.training } : {}),
+  logs_dir: row.logs_dir, ...(row.tokens ? { tokens: row.tokens } : {}),
 };
 
 const outcomeOfDone = (done: EpisodeDone): EpisodeOutcome | undefined => (done.outcome === 'failed' ? undefined : {
   reward: done.reward, mask_sample: done.outcome === 'masked', failure_kind: done.detail?.failure_kind ?? null,
   failure_reason: done.detail?.failure_reason ?? null, workflow_id: done.workflowId, logs_dir: done.detail?.logs_dir ?? null,
-  ...(done.detail?.training ? { training: done.detail.training } : {}),
+  ...(done.detail?.tokens ? { tokens: done.detail.tokens } : {}),
 });
 
 /**
@@ -92,7 +92,7 @@ export async function rolloutRunWorkflow(input: RolloutRunInput, carry?: RunCarr
 
   setHandler(statusQuery, status);
   setHandler(groupsQuery, (after, limit) => groupsAfter(state, after, limit > 0 ? limit : Infinity));
-  setHandler(policyQuery, () => state.policy);
+  setHandler(policyQuery, () => gatewayPolicy(state.policy));
   setHandler(episodeDoneSignal, (done) => closed(done.workflowId, outcomeOfDone(done)));
   setHandler(ackUpdate, (seq) => touched(acknowledge(state, seq)), {
     validator: (seq) => { if (!Number.isInteger(seq) || seq < 0) throw new Error(`ack needs a group sequence number ≥ 0, got ${JSON.stringify(seq)}`); },
@@ -129,9 +129,9 @@ export async function rolloutRunWorkflow(input: RolloutRunInput, carry?: RunCarr
         ...input.base, agent: input.base.agent as AgentName, taskId: next.task.taskId, taskPath: next.task.taskPath, digest: next.task.digest,
         ...(next.task.baseImageId !== undefined ? { baseImageId: next.task.baseImageId } : {}),
         repeat: next.attempt.sample + 1, attempt: next.attempt.attempt,
-        training: episodeTraining(runId, state.policy, input.sampling),
       };
       const id = runEpisodeId(input.base.batchId, next.task.taskId, next.attempt);
+      ep.training = episodeTraining(runId, id, state.policy);
       running.set(id, { id, at: next.attempt, startVersion: state.policy.version });
       const child = await startChild(episodeWorkflow, { ...episodeStartOptions(ep), workflowId: id, parentClosePolicy: ParentClosePolicy.ABANDON });
       void child.result().then((row) => closed(id, outcomeOf(id, row)), () => closed(id, undefined));

@@ -6,11 +6,11 @@ import {
 import { applyPolicyChange, groupPolicyProblem, policyChangeProblem, setDraining } from '../../src/rollouts/policy.ts';
 import type { GroupPolicy, PolicyState } from '../../src/rollouts/types.ts';
 
-const policy: PolicyState = { endpoint: 'http://policy:8000/v1', model: 'm', version: 0, draining: false, seq: 0 };
+const policy: PolicyState = { endpoint: { baseUrl: 'http://policy:8000', model: 'm' }, sampling: {}, version: 0, draining: false, seq: 0 };
 const task = (id: string) => ({ taskId: id, taskPath: `/d/${id}`, digest: `sha-${id}` });
 const scored = (reward: number, firstVersion?: number): EpisodeOutcome => ({
   reward, mask_sample: false, failure_kind: null, failure_reason: null, workflow_id: 'w', logs_dir: '/logs',
-  ...(firstVersion !== undefined ? { training: { tokens: '/logs/tokens.jsonl', calls: 1, first_version: firstVersion, last_version: firstVersion, exact: true } } : {}),
+  ...(firstVersion !== undefined ? { tokens: { recordsFiles: ['turn-1/agent/token-records.jsonl'], rolloutFile: 'token-rollout.json', calls: 2, sequences: 1, generatedTokens: 9, masked: null, policyVersions: [String(firstVersion), String(firstVersion + 1)] } } : {}),
 });
 const masked: EpisodeOutcome = { reward: null, mask_sample: true, failure_kind: 'provider_unavailable', failure_reason: 'sandbox lost', workflow_id: 'w', logs_dir: null };
 
@@ -58,7 +58,7 @@ describe('rollout groups under each group policy', () => {
     const state = run({ kind: 'partial' });
     addGroups(state, [task('a')], 1);
     drive(state, () => undefined);
-    expect(deliverComplete(state)[0]!.rows[0]).toMatchObject({ valid: false, mask_sample: true, reward: null, failure_kind: 'berth:episode_failed' });
+    expect(deliverComplete(state)[0]!.rows[0]).toMatchObject({ valid: false, mask_sample: true, reward: null, failure_kind: 'provider_unavailable' });
   });
 
   it('a group is delivered only complete, and groups get increasing sequence numbers in completion order', () => {
@@ -100,7 +100,7 @@ describe('staleness', () => {
     const second = takeNext(state)!;
     expect(second.attempt).toEqual({ group: 0, sample: 0, attempt: 2 });
     expect(recordAttempt(state, second.attempt, 3, scored(1, 3))).toBe('kept');
-    expect(deliverComplete(state)[0]!.rows[0]).toMatchObject({ attempt: 2, policy_version: 3, tokens: '/logs/tokens.jsonl' });
+    expect(deliverComplete(state)[0]!.rows[0]).toMatchObject({ attempt: 2, policy_version: 3, tokens: '/logs/token-rollout.json' });
     expect(state.counters.stale).toBe(1);
   });
 });
@@ -124,7 +124,7 @@ describe('delivery cursor and acknowledgement', () => {
 describe('policy changes', () => {
   it.each<[object, string | null]>([
     [{ version: 2 }, null], [{ version: 0 }, 'older than the current 1'], [{ version: 1.5 }, 'whole number'],
-    [{ endpoint: 'ftp://x' }, 'http(s) URL'], [{ endpoint: 'http://new:8000/v1', model: 'm2' }, null],
+    [{ endpoint: 'ftp://x' }, 'http(s) URL'], [{ endpoint: 'http://new:8000', model: 'm2' }, null], [{ sampling: 'hot' }, 'sampling must be an object'],
   ])('%j: %s', (change, problem) => {
     const current = { ...policy, version: 1 };
     const found = policyChangeProblem(current, change);
