@@ -11,6 +11,7 @@ import { registerValidate } from './validate.ts';
 import { registerSteer } from './steer.ts';
 import { registerRegrade } from './regrade.ts';
 import { registerAgents } from './agents.ts';
+import { registerServe } from './serve.ts';
 import { UserError, red } from './output.ts';
 
 const program = new Command('berth')
@@ -30,6 +31,7 @@ registerValidate(program);
 registerSteer(program);
 registerRegrade(program);
 registerAgents(program);
+registerServe(program);
 
 try {
   await program.parseAsync(process.argv);
