@@ -172,7 +172,7 @@ export class RunHandle {
       }
       if (groups.length > 0) continue;
       const s = await this.status();
-      if (s.state !== 'running' && s.lastSeq <= cursor) return;
+      if (s.complete && s.lastSeq <= Math.max(cursor, s.acked)) return;
       await pause(opts.pollMs ?? 250);
     }
   }

@@ -121,4 +121,6 @@ export interface RunStatus {
   queued: number;
   counters: RunCounters;
   keepOpen: boolean;
+  /** Nothing more will be delivered: no group open, nothing queued or running (a keep_open run: only once closed). */
+  complete: boolean;
 }

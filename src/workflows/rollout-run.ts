@@ -79,6 +79,7 @@ export async function rolloutRunWorkflow(input: RolloutRunInput, carry?: RunCarr
     runId, state: cancelled ? 'cancelled' : finished(state) && running.size === 0 && !keepOpen ? 'done' : 'running', policy: state.policy,
     groupsTotal: state.nextGroup, groupsOpen: state.open.length, groupsWaiting: state.waiting.length, acked: state.acked, lastSeq: state.lastSeq,
     running: running.size, queued: state.queue.length, counters: state.counters, keepOpen,
+    complete: running.size === 0 && (cancelled || (!keepOpen && state.open.length === 0 && state.queue.length === 0)),
   });
 
   const closed = (id: string, outcome: EpisodeOutcome | undefined): void => {

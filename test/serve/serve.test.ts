@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
 import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
 import { noContainersLeft } from '../helpers/docker.ts';
 import { BASE_TOML, echoTask, writeDataset } from '../helpers/tasks.ts';
@@ -133,4 +135,15 @@ describe('berth serve: rollout runs and NeMo Gym /run (real Temporal, real Docke
     const refused = await post('/run', { task_name: 'ok' });
     expect(refused.status).toBe(422);
   });
+
+  it('the Python client (clients/python, pytest) against this service', async () => {
+    const root = join(import.meta.dirname, '..', '..');
+    const run = await new Promise<{ code: number; out: string }>((resolve) => {
+      execFile('python3', ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', join(root, 'clients', 'python', 'tests')], {
+        cwd: join(root, 'clients', 'python'), env: { ...process.env, BERTH_SERVE_URL: serving.url, PYTHONPATH: join(root, 'clients', 'python') }, timeout: 300_000,
+      }, (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, out: stdout + stderr }));
+    });
+    expect(run.out).toMatch(/3 passed/);
+    expect(run.code).toBe(0);
+  }, 320_000);
 });
