@@ -10,7 +10,9 @@ import { loadBerthConfig, loaderOptions } from '../config/berth-config.ts';
 import { sharedQueue } from '../config/index.ts';
 import { groupPolicyProblem, POLICY_QUERY, type PolicyChange } from '../rollouts/policy.ts';
 import { runBatchId, runKeyProblem, runWorkflowId } from '../rollouts/episodes.ts';
-import { RUN_QUERIES, RUN_UPDATES, type AddWork, type RolloutRunInput } from '../rollouts/run-input.ts';
+import { RUN_QUERIES, RUN_UPDATES, type AddWork } from '../rollouts/run-input.ts';
+import type { RolloutRunInput } from '../workflows/rollout-types.ts';
+import type { AgentName } from '../workflows/types.ts';
 import type { Group, GroupPolicy, PolicyState, RunStatus, RunTask, Sampling } from '../rollouts/types.ts';
 import type { SkippedEntry } from './results.ts';
 
@@ -93,7 +95,7 @@ export async function startRun(client: Client, opts: StartRunOptions): Promise<{
   const input: RolloutRunInput = {
     key: opts.key,
     base: {
-      batchId: runBatchId(opts.key), datasetName: basename(loaded.root), datasetPath: loaded.root, agent: opts.agent, agentArgs: opts.agentArgs ?? {},
+      batchId: runBatchId(opts.key), datasetName: basename(loaded.root), datasetPath: loaded.root, agent: opts.agent as AgentName, agentArgs: opts.agentArgs ?? {},
       imageAliases: loaded.imageAliases,
       episodeSettings: {
         defaultTimeoutSec: config.episode.default_timeout_seconds, enforceTaskTimeouts: config.episode.enforce_task_timeouts,

@@ -11,9 +11,10 @@ import {
 } from '../rollouts/run-state.ts';
 import { applyPolicyChange, groupPolicyProblem, POLICY_QUERY, policyChangeProblem, setDraining, type PolicyChange } from '../rollouts/policy.ts';
 import { episodeTraining, gatewayPolicy, runEpisodeId } from '../rollouts/episodes.ts';
-import { RUN_QUERIES, RUN_UPDATES, type AddWork, type RolloutRunInput } from '../rollouts/run-input.ts';
+import { RUN_QUERIES, RUN_UPDATES, type AddWork } from '../rollouts/run-input.ts';
+import type { RolloutRunInput } from './rollout-types.ts';
 import type { GatewayPolicyState, Group, PolicyState, RunStatus } from '../rollouts/types.ts';
-import type { AgentName, EpisodeInput, ResultRow } from './types.ts';
+import type { EpisodeInput, ResultRow } from './types.ts';
 
 interface Running {
   id: string;
@@ -127,7 +128,7 @@ export async function rolloutRunWorkflow(input: RolloutRunInput, carry?: RunCarr
     while (!cancelled && running.size < Math.max(1, concurrency) && state.queue.length > 0) {
       const next = takeNext(state)!;
       const ep: EpisodeInput = {
-        ...input.base, agent: input.base.agent as AgentName, taskId: next.task.taskId, taskPath: next.task.taskPath, digest: next.task.digest,
+        ...input.base, taskId: next.task.taskId, taskPath: next.task.taskPath, digest: next.task.digest,
         ...(next.task.baseImageId !== undefined ? { baseImageId: next.task.baseImageId } : {}),
         repeat: next.attempt.sample + 1, attempt: next.attempt.attempt,
       };
