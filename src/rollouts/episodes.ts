@@ -20,12 +20,14 @@ export const runBatchId = (key: string): string => `rollout-${key}`;
 export const runEpisodeId = (batchId: string, taskId: string, at: Attempt): string =>
   `berth/${batchId}/${taskId}/g${at.group}-${at.sample + 1}${at.attempt > 1 ? `~a${at.attempt}` : ''}`;
 
-/** The policy as the gateways read it: the version in decimal. */
+/** The policy as the gateways read it from the run's query. */
 export const gatewayPolicy = (p: PolicyState): GatewayPolicyState =>
-  ({ version: String(p.version), endpoint: p.endpoint, sampling: p.sampling, draining: p.draining });
+  ({ version: p.version, endpoint: p.endpoint.baseUrl, model: p.endpoint.model, draining: p.draining, seq: p.seq });
 
-/** An episode's training settings: its own rollout id, the policy now, and the run to follow for changes. */
-export const episodeTraining = (runId: string, episodeId: string, policy: PolicyState): EpisodeTraining =>
-  ({ rolloutId: episodeId, policy: gatewayPolicy(policy), stateWorkflowId: runId });
+/** An episode's training settings: the policy now, its sampling, and the run whose policy query to follow. */
+export const episodeTraining = (runId: string, policy: PolicyState): EpisodeTraining => ({
+  runWorkflowId: runId, endpoint: policy.endpoint.baseUrl, model: policy.endpoint.model, version: policy.version, sampling: policy.sampling,
+  ...(policy.endpoint.apiKeyVar ? { apiKeyVar: policy.endpoint.apiKeyVar } : {}),
+});
 
 export type { RunTask };

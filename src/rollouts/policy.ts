@@ -2,7 +2,7 @@
 import type { GroupPolicy, PolicyState, Sampling } from './types.ts';
 
 /** The run workflow's query the gateway watches (docs/training.md, Policy versions and weight sync). */
-export const POLICY_QUERY = 'berthPolicyState';
+export const POLICY_QUERY = 'policy';
 /** How long after a drain every gateway holds new calls (the token half's DRAIN_SETTLE_MS: a refresh plus a read). */
 export const DRAIN_SETTLE_MS = 250;
 

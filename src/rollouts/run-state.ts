@@ -1,7 +1,7 @@
 // The rollout run's state as pure functions (the run workflow holds one RunState and carries it across
 // continue-as-new): groups of n samples, which attempt to start next, what a finished episode does to its group under
 // the run's group policy and staleness, sequence numbers for delivery, and acknowledgement.
-import type { Group, GroupPolicy, PolicyState, RowTokens, RunCounters, RunTask, SampleRow } from './types.ts';
+import type { Group, GroupPolicy, PolicyState, RowTraining, RunCounters, RunTask, SampleRow } from './types.ts';
 
 /** One episode to start: sample `sample` of group `group`, attempt `attempt` (1 first). */
 export interface Attempt {
@@ -46,7 +46,7 @@ export interface EpisodeOutcome {
   failure_reason: string | null;
   workflow_id: string;
   logs_dir: string | null;
-  tokens?: RowTokens;
+  training?: RowTraining;
 }
 
 export function newRunState(args: { groupPolicy: GroupPolicy; maxStaleness?: number | null; policy: PolicyState }): RunState {
@@ -82,8 +82,7 @@ export function takeNext(state: RunState): { attempt: Attempt; task: RunTask } |
 
 /** The version a sample was generated under: its first call's stamp, else the version it started with. */
 export function sampleVersion(outcome: EpisodeOutcome | undefined, startVersion: number): number {
-  const first = Number(outcome?.tokens?.policyVersions[0]);
-  return Number.isInteger(first) ? first : startVersion;
+  return outcome?.training?.first_version ?? startVersion;
 }
 
 /** Stale: its first call is older than the current version minus max_staleness. */
@@ -123,8 +122,8 @@ export function recordAttempt(state: RunState, at: Attempt, startVersion: number
 }
 
 function sampleRow(taskId: string, at: Attempt, version: number, outcome: EpisodeOutcome | undefined, valid: boolean): SampleRow {
-  const summary = outcome?.tokens;
-  const tokens = summary && outcome.logs_dir ? `${outcome.logs_dir.replace(/\/$/, '')}/${summary.rolloutFile}` : null;
+  const training = outcome?.training;
+  const tokens = training?.tokens && outcome?.logs_dir ? `${outcome.logs_dir.replace(/\/$/, '')}/${training.tokens}` : null;
   return {
     task_id: taskId, group: at.group, sample: at.sample, attempt: at.attempt, valid,
     reward: valid ? outcome!.reward : null,
@@ -135,7 +134,7 @@ function sampleRow(taskId: string, at: Attempt, version: number, outcome: Episod
     logs_dir: outcome?.logs_dir ?? null,
     tokens,
     policy_version: version,
-    ...(summary ? { token_summary: summary } : {}),
+    ...(training ? { training } : {}),
   };
 }
 

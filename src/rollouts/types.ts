@@ -7,10 +7,7 @@ export type GroupPolicy =
   | { kind: 'retry'; maxRetries: number }
   | { kind: 'partial' };
 
-/**
- * The policy as the gateways read it (the token half's PolicyState, src/tokens/policy-state.ts, by its shape): `version`
- * is the run's whole-number version written in decimal, so staleness can subtract.
- */
+/** The policy endpoint: its base URL (without /v1), the model it serves, a worker env var holding its key. */
 export interface PolicyEndpoint {
   /** Without /v1. */
   baseUrl: string;
@@ -21,11 +18,13 @@ export interface PolicyEndpoint {
 /** Sampling settings sent with every policy call (OpenAI Chat Completions names). */
 export type Sampling = Record<string, unknown>;
 
+/** What the run's policy query answers the gateways (the token half's RunPolicy, src/tokens/, by shape). */
 export interface GatewayPolicyState {
-  version: string;
-  endpoint: PolicyEndpoint;
-  sampling: Sampling;
+  version: number;
+  endpoint: string;
+  model: string;
   draining: boolean;
+  seq: number;
 }
 
 /** The run's policy: whole-number version (only goes up), endpoint, sampling, drain; `seq` bumps on every change. */
@@ -45,27 +44,28 @@ export interface RunTask {
   baseImageId?: string;
 }
 
-/** Training settings an episode of a run carries (EpisodeInput.training; the token half's TrainingSpec by shape). */
+/** Training settings an episode of a run carries (EpisodeInput.training; the token half's EpisodeTraining by shape). */
 export interface EpisodeTraining {
-  rolloutId: string;
-  policy: GatewayPolicyState;
-  /** The run workflow: the gateways read the current policy from its query (POLICY_QUERY). */
-  stateWorkflowId?: string;
-  link?: Record<string, string>;
+  /** The run workflow whose policy query the gateways follow ('' : a fixed policy, no query). */
+  runWorkflowId: string;
+  endpoint: string;
+  model: string;
+  version: number;
+  sampling: Sampling;
+  apiKeyVar?: string;
+  link?: { unextended?: 'split' | 'drop'; broken?: 'mask' | 'split' };
 }
 
-/** What the token half writes on an episode's row (ResultRow.tokens, its TokenSummary by shape): no token arrays. */
-export interface RowTokens {
-  /** Relative to the episode's logs folder. */
-  recordsFiles: string[];
-  rolloutFile: string;
+/** What the token half writes on an episode's row (ResultRow.training, its RowTraining by shape): no token arrays. */
+export interface RowTraining {
+  /** The token records file, relative to the row's logs_dir, or null when none were captured. */
+  tokens: string | null;
   calls: number;
-  sequences: number;
-  generatedTokens: number;
-  /** Why the calls could not be linked into sequences (the sample is then masked), or null. */
-  masked: string | null;
-  /** Per call, in order: the version each call was sent under. */
-  policyVersions: string[];
+  first_version: number | null;
+  last_version: number | null;
+  /** Every call's tokens exact (false: `refusal` says why). */
+  exact: boolean;
+  refusal?: string;
 }
 
 /** One sample of a group as delivered: a scored row, or a placeholder for a masked sample (valid false). */
@@ -81,11 +81,11 @@ export interface SampleRow {
   failure_reason: string | null;
   workflow_id: string | null;
   logs_dir: string | null;
-  /** The linked token sequences (token-rollout.json, absolute path), or null when none were captured. */
+  /** The episode's token records (absolute path; the linked sequences are token-rollout.json beside it), or null. */
   tokens: string | null;
   /** The version the sample's first model call was sent under (else the version it started under). */
   policy_version: number | null;
-  token_summary?: RowTokens;
+  training?: RowTraining;
 }
 
 /** A complete group: n rows, delivered once under its sequence number. */

@@ -1,7 +1,7 @@
 // NeMo Gym's agent-server interface (docs/training.md, NeMo RL through NeMo Gym): POST /run is one durable episode,
 // answered in the harbor agent's verify-response shape; POST /aggregate_metrics.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { readFileSync, readdirSync, existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
 import { loadBerthConfig } from '../config/berth-config.ts';
@@ -25,17 +25,11 @@ export interface GymContext {
   tasks: Map<string, Promise<{ task: RunTask; root: string }>>;
 }
 
-/** The episode's token records, every turn in order (turn-<N>/agent/ or steps/<step>/agent/). */
-export function readEpisodeRecords(logsDir: string | null): GymTokenRecord[] {
-  if (!logsDir || !existsSync(logsDir)) return [];
-  const dirs: string[] = [];
-  for (const d of readdirSync(logsDir).sort((a, b) => a.localeCompare(b, 'en', { numeric: true }))) if (/^turn-\d+$/.test(d)) dirs.push(join(logsDir, d, 'agent'));
-  if (existsSync(join(logsDir, 'steps'))) for (const s of readdirSync(join(logsDir, 'steps'))) dirs.push(join(logsDir, 'steps', s, 'agent'));
-  return dirs.flatMap((d) => {
-    const file = join(d, 'token-records.jsonl');
-    if (!existsSync(file)) return [];
-    return readFileSync(file, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as GymTokenRecord);
-  });
+/** The episode's token records (one file beside its logs, every turn's calls in order: row.training.tokens). */
+export function readEpisodeRecords(logsDir: string | null, file = 'token-records.jsonl'): GymTokenRecord[] {
+  const path = logsDir ? join(logsDir, file) : null;
+  if (!path || !existsSync(path)) return [];
+  return readFileSync(path, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as GymTokenRecord);
 }
 
 function taskOf(ctx: GymContext, name: string): Promise<{ task: RunTask; root: string }> {
@@ -69,7 +63,7 @@ async function runEpisode(ctx: GymContext, req: GymRunRequest): Promise<{ id: st
       sandboxReadyTimeoutSec: config.episode.sandbox_ready_timeout_s,
     },
     ...(ctx.policy ? {
-      training: { rolloutId: id, policy: { version: '0', endpoint: { baseUrl: baseUrlOf(ctx.policy.endpoint), model: ctx.policy.model }, sampling, draining: false } },
+      training: { runWorkflowId: '', endpoint: baseUrlOf(ctx.policy.endpoint), model: ctx.policy.model, version: 0, sampling },
     } : {}),
   };
   const instruction = readFileSync(join(task.taskPath, 'instruction.md'), 'utf8');
@@ -91,7 +85,7 @@ export async function handleGym(ctx: GymContext, req: IncomingMessage, res: Serv
         verifier_rewards: row.verifier_rewards, ...(row.usage ? { usage: row.usage } : {}) }
       : { workflowId: id, reward: null, mask_sample: true, failure_kind: 'provider_unavailable', failure_reason: 'the episode workflow failed without a row (a failure on Berth\'s side)', response_text: '' };
     const model = ctx.policy?.model ?? String(gymReq.responses_create_params.model ?? ctx.agent);
-    sendJson(res, 200, gymVerifyResponse(gymReq, result, readEpisodeRecords(row?.logs_dir ?? null), instruction, model, Date.now() / 1000));
+    sendJson(res, 200, gymVerifyResponse(gymReq, result, readEpisodeRecords(row?.logs_dir ?? null, row?.training?.tokens ?? undefined), instruction, model, Date.now() / 1000));
   } catch (err) {
     if (err instanceof HttpError) sendJson(res, err.status, { detail: err.message });
     else if ((err as { status?: number }).status) sendJson(res, (err as { status: number }).status, { detail: (err as Error).message });

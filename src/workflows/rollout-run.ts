@@ -47,13 +47,13 @@ const CLOSING_WAIT = '1 minute';
 
 const outcomeOf = (id: string, row: ResultRow | undefined): EpisodeOutcome | undefined => row && {
   reward: row.reward, mask_sample: row.mask_sample, failure_kind: row.failure_kind, failure_reason: row.failure_reason, workflow_id: id,
-  logs_dir: row.logs_dir, ...(row.tokens ? { tokens: row.tokens } : {}),
+  logs_dir: row.logs_dir, ...(row.training ? { training: row.training } : {}),
 };
 
 const outcomeOfDone = (done: EpisodeDone): EpisodeOutcome | undefined => (done.outcome === 'failed' ? undefined : {
   reward: done.reward, mask_sample: done.outcome === 'masked', failure_kind: done.detail?.failure_kind ?? null,
   failure_reason: done.detail?.failure_reason ?? null, workflow_id: done.workflowId, logs_dir: done.detail?.logs_dir ?? null,
-  ...(done.detail?.tokens ? { tokens: done.detail.tokens } : {}),
+  ...(done.detail?.training ? { training: done.detail.training } : {}),
 });
 
 /**
@@ -133,7 +133,7 @@ export async function rolloutRunWorkflow(input: RolloutRunInput, carry?: RunCarr
         repeat: next.attempt.sample + 1, attempt: next.attempt.attempt,
       };
       const id = runEpisodeId(input.base.batchId, next.task.taskId, next.attempt);
-      ep.training = episodeTraining(runId, id, state.policy);
+      ep.training = episodeTraining(runId, state.policy);
       running.set(id, { id, at: next.attempt, startVersion: state.policy.version });
       const child = await startChild(episodeWorkflow, { ...episodeStartOptions(ep), workflowId: id, parentClosePolicy: ParentClosePolicy.ABANDON });
       void child.result().then((row) => closed(id, outcomeOf(id, row)), () => closed(id, undefined));

@@ -1,7 +1,7 @@
 // The workflows' inputs, results and progress, and (re-exported) the activity contracts they carry: the types the
 // client starts and reads workflows with. Types only.
 import type { EpisodeInput, OpenAiTurnSetup, TokenUsage, TurnOutcome } from '../activities/types.ts';
-import type { RowTokens } from '../rollouts/types.ts';
+import type { RowTraining } from '../rollouts/types.ts';
 
 export type {
   AgentName, AgentTurnOutput, EpisodeInput, HostArchiveChunk, HostArchiveRequest, HostFilesPut, EpisodePlan, EpisodeSettings, HostLease, ModelLimits, OpenAiModelAnswer, OpenAiTurnSetup, PrepareInput, PrepareOutcome, PrepareRequest, ProbeResult, RegradeInput, SandboxGroupRef, SandboxRef, SeededAgentTurn, SeededSandboxDetail, ServiceRef, StepPlan, TokenUsage, TurnOutcome, TurnRef, UpcomingEpisodes,
@@ -41,7 +41,7 @@ export interface ResultRow {
   /** The turns' notes, each once: what the rollout left that does not change the score (a sidecar that exited non-zero). */
   notes?: string[];
   /** An episode of a rollout run: where its token records are and which policy versions served it (never the tokens). */
-  tokens?: RowTokens;
+  training?: RowTraining;
 }
 
 /** A batch: what every episode of it shares, its tasks, and how many repeats run how many at once. */

@@ -10,7 +10,7 @@ const policy: PolicyState = { endpoint: { baseUrl: 'http://policy:8000', model: 
 const task = (id: string) => ({ taskId: id, taskPath: `/d/${id}`, digest: `sha-${id}` });
 const scored = (reward: number, firstVersion?: number): EpisodeOutcome => ({
   reward, mask_sample: false, failure_kind: null, failure_reason: null, workflow_id: 'w', logs_dir: '/logs',
-  ...(firstVersion !== undefined ? { tokens: { recordsFiles: ['turn-1/agent/token-records.jsonl'], rolloutFile: 'token-rollout.json', calls: 2, sequences: 1, generatedTokens: 9, masked: null, policyVersions: [String(firstVersion), String(firstVersion + 1)] } } : {}),
+  ...(firstVersion !== undefined ? { training: { tokens: 'token-records.jsonl', calls: 2, first_version: firstVersion, last_version: firstVersion + 1, exact: true } } : {}),
 });
 const masked: EpisodeOutcome = { reward: null, mask_sample: true, failure_kind: 'provider_unavailable', failure_reason: 'sandbox lost', workflow_id: 'w', logs_dir: null };
 
@@ -100,7 +100,7 @@ describe('staleness', () => {
     const second = takeNext(state)!;
     expect(second.attempt).toEqual({ group: 0, sample: 0, attempt: 2 });
     expect(recordAttempt(state, second.attempt, 3, scored(1, 3))).toBe('kept');
-    expect(deliverComplete(state)[0]!.rows[0]).toMatchObject({ attempt: 2, policy_version: 3, tokens: '/logs/token-rollout.json' });
+    expect(deliverComplete(state)[0]!.rows[0]).toMatchObject({ attempt: 2, policy_version: 3, tokens: '/logs/token-records.jsonl' });
     expect(state.counters.stale).toBe(1);
   });
 });
