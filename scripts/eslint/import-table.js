@@ -5,13 +5,14 @@ import { dirname, relative, resolve, sep } from 'node:path';
 
 /** DESIGN.md section 2, "may import". `types:` means type-only imports (import type, or every name a type). */
 export const IMPORT_TABLE = {
-  cli: ['client', 'config', 'server', 'publish'],
+  cli: ['client', 'config', 'server', 'publish', 'serve'],
   publish: ['task', 'verify'],
-  client: ['types:workflows', 'task', 'tokens', 'config'],
+  serve: ['client', 'config', 'rollouts', 'types:workflows'],
+  client: ['types:workflows', 'task', 'tokens', 'config', 'rollouts'],
   server: ['config'],
   'worker.ts': ['activities', 'host', 'gateway', 'config'],
-  workflows: ['outcomes', 'types:activities'],
-  activities: ['host', 'sandbox', 'verify', 'agents', 'task', 'gateway', 'tokens', 'outcomes', 'config'],
+  workflows: ['outcomes', 'types:activities', 'rollouts'],
+  activities: ['host', 'sandbox', 'verify', 'agents', 'task', 'gateway', 'tokens', 'outcomes', 'config', 'types:rollouts'],
   // What a host owns (slots, removal, warm pool, network per phase, gateway wiring, identity, seed services): no
   // Temporal activity API; it reads the activities' contracts (types.ts) as types only.
   host: ['sandbox', 'verify', 'agents', 'task', 'gateway', 'tokens', 'outcomes', 'config', 'types:activities'],
@@ -24,6 +25,8 @@ export const IMPORT_TABLE = {
   task: ['outcomes'],
   trajectory: [],
   outcomes: [],
+  // Rollout runs for trainers (issue 41), pure: groups, policies, staleness; the token records' types.
+  rollouts: ['tokens'],
   config: [],
 };
 

@@ -56,6 +56,7 @@ export const COMMAND_MODULES: CommandModule[] = [
   },
   { load: async () => (await import('./agents.ts')).registerAgents, commands: [['agents [options]', 'list the agents, their pinned versions, and the agent layers this host has']] },
   { load: async () => (await import('./publish.ts')).registerPublish, commands: [['publish [options] <dataset> <out>', 'write a copy of a dataset that another runner reads (--harbor: Harbor)']] },
+  { load: async () => (await import('./serve.ts')).registerServe, commands: [['serve [options]', 'serve rollouts to a trainer: Berth\'s rollout API (/runs) and NeMo Gym\'s agent server (/run); docs/training.md']] },
   { load: async () => (await import('./setup.ts')).registerSetup, commands: [['setup [options]', 'set up this machine for Berth: the Docker engine, the base image, Docker Compose v2, the Temporal CLI']] },
 ];
 

@@ -7,3 +7,5 @@ export { type EpisodeSelection } from './cancel-episodes.ts';
 export { BatchControlError } from './steer.ts';
 export { ResultsFolder, metricsOf, passAtK, newestAttempts, type Metrics, type SkippedEntry } from './results.ts';
 export type { AgentName, BatchProgress, ResultRow } from '../workflows/types.ts';
+export { startRun, RunHandle, RunRequestError, type StartRunOptions } from './rollouts.ts';
+export type { Group, GroupPolicy, RunStatus, SampleRow } from '../rollouts/types.ts';

@@ -47,6 +47,19 @@ const schema = z.object({
     /** Also keep a NetworkPolicy per phase, for a cluster whose CNI enforces them (the pods' own rules hold either way). */
     network_policies: z.boolean({ error: 'expected true or false' }).optional(),
   }).strict().default({}),
+  // `berth serve` (docs/training.md): the dataset and agent its runs and NeMo Gym's /run use, where it listens, and the
+  // policy /run sends model calls to. A run's request may name its own agent and policy.
+  serve: z.object({
+    dataset: z.string().min(1).optional(),
+    agent: z.string().min(1).optional(),
+    host: z.string().min(1).default('127.0.0.1'),
+    port: z.number().int().min(0).max(65535).default(8642),
+    /** NeMo Gym's /run: the policy endpoint (OpenAI-compatible, e.g. vLLM) and model its episodes call. */
+    policy_endpoint: z.string().regex(/^https?:\/\//, 'expected an http(s) URL, e.g. "http://127.0.0.1:8000/v1"').optional(),
+    policy_model: z.string().min(1).optional(),
+    /** The batch id /run episodes carry (their workflow ids start berth/<gym_batch>/). */
+    gym_batch: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'expected letters, digits, "_", "." or "-"').default('gym'),
+  }).strict().default({ host: '127.0.0.1', port: 8642, gym_batch: 'gym' }),
   // The model gateway (docs/agents.md): USD per million tokens, keyed by provider/model or the bare model name.
   gateway: z.object({
     prices: z.record(z.string(), z.object({

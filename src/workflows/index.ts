@@ -6,3 +6,4 @@ export { episodeDoneSignal, progressQuery } from './signals.ts';
 export { regradeCheckWorkflow, regradeWorkflow } from './regrade.ts';
 export { modelProbeWorkflow } from './probe.ts';
 export { hostArchiveWorkflow, hostFilesPutWorkflow } from './host-files.ts';
+export { rolloutRunWorkflow } from './rollout-run.ts';

@@ -7,12 +7,15 @@ export interface EpisodeDone {
   workflowId: string;
   outcome: 'scored' | 'masked' | 'failed';
   reward: number | null;
+  /** What a rollout run needs of the row beside the outcome (small: token arrays stay in their file). */
+  detail?: Pick<ResultRow, 'failure_kind' | 'failure_reason' | 'logs_dir' | 'training'>;
 }
 
-/** What a closed episode tells its batch: its row's outcome, or a failure when it has no row. */
+/** What a closed episode tells its batch (or rollout run): its row's outcome, or a failure when it has no row. */
 export function doneOf(workflowId: string, row: ResultRow | undefined): EpisodeDone {
   if (!row) return { workflowId, outcome: 'failed', reward: null };
-  return { workflowId, outcome: row.mask_sample ? 'masked' : 'scored', reward: row.reward };
+  const detail = { failure_kind: row.failure_kind, failure_reason: row.failure_reason, logs_dir: row.logs_dir, ...(row.training ? { training: row.training } : {}) };
+  return { workflowId, outcome: row.mask_sample ? 'masked' : 'scored', reward: row.reward, detail };
 }
 
 /** An episode tells its batch it closed, by the batch's workflow id, so it reaches the batch's current run. */

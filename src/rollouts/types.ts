@@ -1,0 +1,106 @@
+// A rollout run for a trainer (issue 41): what it is asked to do, what it delivers, and the policy it runs under.
+// Plain data only: the run workflow, `berth serve` and the clients share these shapes.
+import type { RowTraining } from '../tokens/index.ts';
+
+export type { EpisodeTraining, RowTraining } from '../tokens/index.ts';
+
+/** What a run does with a masked sample (docs/training.md, Groups and failures). */
+export type GroupPolicy =
+  | { kind: 'mask' }
+  | { kind: 'retry'; maxRetries: number }
+  | { kind: 'partial' };
+
+/** The policy endpoint: its base URL (without /v1), the model it serves, a worker env var holding its key. */
+export interface PolicyEndpoint {
+  /** Without /v1. */
+  baseUrl: string;
+  model: string;
+  apiKeyVar?: string;
+}
+
+/** Sampling settings sent with every policy call (OpenAI Chat Completions names). */
+export type Sampling = Record<string, unknown>;
+
+/** What the run's policy query answers the gateways (the token half's RunPolicy, src/tokens/, by shape). */
+export interface GatewayPolicyState {
+  version: number;
+  endpoint: string;
+  model: string;
+  draining: boolean;
+  seq: number;
+}
+
+/** The run's policy: whole-number version (only goes up), endpoint, sampling, drain; `seq` bumps on every change. */
+export interface PolicyState {
+  version: number;
+  endpoint: PolicyEndpoint;
+  sampling: Sampling;
+  draining: boolean;
+  seq: number;
+}
+
+/** One task of a run, as the client loaded it (digest pinned when the run started). */
+export interface RunTask {
+  taskId: string;
+  taskPath: string;
+  digest: string;
+  baseImageId?: string;
+}
+
+
+/** One sample of a group as delivered: a scored row, or a placeholder for a masked sample (valid false). */
+export interface SampleRow {
+  task_id: string;
+  group: number;
+  sample: number;
+  attempt: number;
+  valid: boolean;
+  reward: number | null;
+  mask_sample: boolean;
+  failure_kind: string | null;
+  failure_reason: string | null;
+  workflow_id: string | null;
+  logs_dir: string | null;
+  /** The episode's token records (absolute path; the linked sequences are token-rollout.json beside it), or null. */
+  tokens: string | null;
+  /** The version the sample's first model call was sent under (else the version it started under). */
+  policy_version: number | null;
+  training?: RowTraining;
+}
+
+/** A complete group: n rows, delivered once under its sequence number. */
+export interface Group {
+  seq: number;
+  group: number;
+  task_id: string;
+  /** A masked sample masked the whole group (policy `mask`, or `retry` out of attempts). */
+  masked: boolean;
+  rows: SampleRow[];
+}
+
+export interface RunCounters {
+  started: number;
+  scored: number;
+  masked: number;
+  retried: number;
+  stale: number;
+  groupsDelivered: number;
+}
+
+export interface RunStatus {
+  runId: string;
+  state: 'running' | 'cancelled' | 'done';
+  policy: PolicyState;
+  groupsTotal: number;
+  groupsOpen: number;
+  /** Delivered and not yet acknowledged. */
+  groupsWaiting: number;
+  acked: number;
+  lastSeq: number;
+  running: number;
+  queued: number;
+  counters: RunCounters;
+  keepOpen: boolean;
+  /** Nothing more will be delivered: no group open, nothing queued or running (a keep_open run: only once closed). */
+  complete: boolean;
+}
