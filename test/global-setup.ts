@@ -1,7 +1,7 @@
 import { stopClusterIfTestsStartedIt, TEST_RUN_ENV } from './helpers/kubernetes.ts';
 import { ensureTestServer } from './helpers/temporal-server.ts';
 
-/** One shared dev server for the whole run (DESIGN.md section 7, Tests); each file uses its own task queue. */
+/** One shared dev server for the whole run (docs/design.md section 7, Tests); each file uses its own task queue. */
 export default async function setup(): Promise<() => Promise<void>> {
   await ensureTestServer('dev');
   process.env[TEST_RUN_ENV] = String(process.pid);

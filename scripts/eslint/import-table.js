@@ -1,9 +1,9 @@
-// The import table of DESIGN.md section 2 as an ESLint rule: a file under src/<folder>/ (or src/worker.ts) may
+// The import table of docs/design.md section 2 as an ESLint rule: a file under src/<folder>/ (or src/worker.ts) may
 // import from another folder of src only if that folder's "may import" column names it. Relative imports are
 // resolved against the importing file, so `../../sandbox/x.ts` from src/task/refusals/ counts as task → sandbox.
 import { dirname, relative, resolve, sep } from 'node:path';
 
-/** DESIGN.md section 2, "may import". `types:` means type-only imports (import type, or every name a type). */
+/** docs/design.md section 2, "may import". `types:` means type-only imports (import type, or every name a type). */
 export const IMPORT_TABLE = {
   cli: ['client', 'config', 'server', 'publish', 'serve'],
   publish: ['task', 'verify'],
@@ -62,7 +62,7 @@ function typeOnlyImport(node) {
 export const importTableRule = {
   meta: {
     type: 'problem',
-    docs: { description: 'DESIGN.md section 2: each folder of src imports only what its "may import" column names' },
+    docs: { description: 'docs/design.md section 2: each folder of src imports only what its "may import" column names' },
     schema: [
       {
         type: 'object',
@@ -84,7 +84,7 @@ export const importTableRule = {
     ],
     messages: {
       wrongDirection:
-        '{{from}} may not import {{target}} (src/{{to}}): DESIGN.md section 2 lets {{from}} import {{row}}. Move the helper to the layer that may own it.',
+        '{{from}} may not import {{target}} (src/{{to}}): docs/design.md section 2 lets {{from}} import {{row}}. Move the helper to the layer that may own it.',
     },
   },
   create(context) {

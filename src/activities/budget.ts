@@ -1,4 +1,4 @@
-/** Inputs of the episode budget (multi-step-tasks.md § Episode time budget), all in seconds. */
+/** Inputs of the episode budget (Multi-Step Harbor Tasks § Episode time budget), all in seconds. */
 export interface BudgetInput {
   turns: Array<{ agentSec: number; verifierSec: number; collectSec: number }>;
   /** Harness setup per turn (uploading solutions, transcripts). */
@@ -78,7 +78,7 @@ export function verifyTimeLimitSec(v: VerifyTimeInput): number {
 }
 
 /**
- * The longest a polled healthcheck can take to fail for good (spec/task-folder-format.md § [environment],
+ * The longest a polled healthcheck can take to fail for good (Task Folder Format § [environment],
  * healthcheck): the start period and the check running across its end, then `retries` failures `interval` apart.
  */
 export function healthcheckWorstSec(hc: { interval_sec: number; timeout_sec: number; start_period_sec: number; retries: number }): number {

@@ -1,4 +1,4 @@
-// Everything that runs on this host's sandbox queue (DESIGN.md section 3, Affinity), by the names workflows call.
+// Everything that runs on this host's sandbox queue (docs/design.md section 3, Affinity), by the names workflows call.
 import { installAgentLayer } from './agent-layer.ts';
 import type { HostServices } from '../host/deps.ts';
 import { withDeps } from './with-deps.ts';

@@ -13,7 +13,7 @@ import { tearDownEpisode } from '../host/tear-down.ts';
 import { beating } from './beating.ts';
 import { hiddenValuesOf } from '../host/hidden.ts';
 
-/** A healthcheck's or entrypoint's output may hold what [environment].env gave main (DESIGN.md §7 "Secrets"). */
+/** A healthcheck's or entrypoint's output may hold what [environment].env gave main (docs/design.md section 7 "Secrets"). */
 function redacted(err: unknown, hidden: readonly string[]): unknown {
   return err instanceof SeedFailed ? new SeedFailed(err.kind, redact(err.message, hidden), redact(err.output, hidden), err.retryable) : err;
 }

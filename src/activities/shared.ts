@@ -47,7 +47,7 @@ export function stepsOf(task: Task, settings: EpisodeSettings): EpisodePlan['ste
   }));
 }
 
-/** DESIGN.md section 7, Secrets: an unset `${VAR}` masks the episode now, before a slot or a sandbox (names only). */
+/** docs/design.md section 7, Secrets: an unset `${VAR}` masks the episode now, before a slot or a sandbox (names only). */
 function checkVariables(task: Task, input: EpisodeInput, firstStep: string): void {
   const unset = firstUnsetVariable(envTablesOf(task, { solution: input.agent === 'oracle' }), process.env, loadBerthConfig().config.secrets);
   if (unset === null) return;
@@ -100,7 +100,7 @@ export async function planEpisode(deps: HostServices, input: EpisodeInput, episo
       enforceTaskTimeouts: settings.enforceTaskTimeouts,
     });
     if (!budget.ok) throw ApplicationFailure.nonRetryable(`${task.path}: ${budget.reason}`, 'berth:task_refused');
-    // multi-step-tasks.md § Episode time budget: the seed logs this once per episode (a retried plan does not repeat it).
+    // Multi-Step Harbor Tasks § Episode time budget: the seed logs this once per episode (a retried plan does not repeat it).
     if (budget.warning && episodeId !== undefined) deps.warnOnce(`budget\0${episodeId}`, `${task.id} (episode ${episodeId}): ${budget.warning}`);
     heartbeat();
     return {

@@ -1,4 +1,4 @@
-// A step's own preparation, before its agent (reference/harbor-behaviour.md § 2.6, Harbor's _prepare_step): as the
+// A step's own preparation, before its agent (Harbor 0.25, Harbor's _prepare_step): as the
 // step's agent user, steps/<name>/workdir/* is uploaded into the working directory and `bash <workdir>/setup.sh` runs
 // there when the folder has one; then [steps.healthcheck] is polled with [environment.healthcheck]'s semantics. A
 // failure ends the episode as harbor:step_setup_failed (masked on the first step, scored 0 on a later one: src/outcomes).
@@ -21,7 +21,7 @@ import { redact } from '../verify/index.ts';
 
 const OUTPUT_CHARS = 4000;
 
-/** `hidden`: setup.sh and the healthcheck run with [environment].env, and may print it (DESIGN.md §7 "Secrets"). */
+/** `hidden`: setup.sh and the healthcheck run with [environment].env, and may print it (docs/design.md section 7 "Secrets"). */
 const stepFailed = (step: Step, problem: string, hidden: readonly string[]): ApplicationFailure =>
   ApplicationFailure.nonRetryable(`step "${step.name}": ${redact(problem, hidden)}`, 'harbor:step_setup_failed');
 

@@ -32,13 +32,13 @@ const RESPONSE_CAP = 32 * 1024;
 const execution = () => Context.current().info.workflowExecution ?? { workflowId: 'local', runId: 'local' };
 const runKey = (turn: number) => `${execution().runId}-t${turn + 1}`;
 
-/** The user a turn's agent runs as (multi-step-tasks.md § Per-step agent user), else the sandbox's. */
+/** The user a turn's agent runs as (Multi-Step Harbor Tasks § Per-step agent user), else the sandbox's. */
 function agentUser(task: Task, turn: number, sandbox: SandboxRef): string {
   const user = (task.multi_step ? task.steps[turn]?.agent.user : null) ?? task.agent.user;
   return user === null || user === undefined ? sandbox.user : String(user);
 }
 
-/** The turn's agent user, made the working directory's owner (multi-step-tasks.md § Per-step agent user). */
+/** The turn's agent user, made the working directory's owner (Multi-Step Harbor Tasks § Per-step agent user). */
 export async function agentUserFor(provider: SandboxProvider, task: Task, ref: TurnRef): Promise<string> {
   const user = agentUser(task, ref.turn, ref.sandbox);
   // Steps that set their own user switch the owner each turn, and back for a step that sets none.
@@ -105,7 +105,7 @@ export async function agentTurnHere(deps: HostServices, req: TurnRequest): Promi
 }
 
 /**
- * Verification of one turn (task-folder-verifiers.md), scored by the reward-file rules. With `teardownAfter` (the
+ * Verification of one turn (Task Folder Verifiers), scored by the reward-file rules. With `teardownAfter` (the
  * episode's last turn) the sandbox is handed to removal once the outcome is recorded, and `tornDown` says so.
  */
 type VerifyRequest = TurnRequest & { agentTimings: Record<string, number>; usage?: TokenUsage; agentOutcome?: { kind: string; reason: string } };

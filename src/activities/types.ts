@@ -1,5 +1,5 @@
 // The activity contracts: what the workflows hand activities and what they answer (the workflows import these as
-// types; DESIGN.md section 2). Plain data, no imports with side effects.
+// types; docs/design.md section 2). Plain data, no imports with side effects.
 import type { AgentName } from '../config/agents.ts';
 import type { McpToolBinding } from '../agents/openai/mcp.ts';
 

@@ -1,4 +1,4 @@
-// Runs one long agent process detached inside the sandbox (DESIGN.md §3, Surviving restarts): a retried
+// Runs one long agent process detached inside the sandbox (docs/design.md section 3, Surviving restarts): a retried
 // turn with the same key finds the marker and re-attaches instead of starting the process a second time.
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -1,5 +1,5 @@
-// The oracle harness: runs the task's reference solution (reference/harbor-behaviour.md §3), or submits
-// solution/answer.md (spec/task-folder-verifiers.md, Reference answers).
+// The oracle harness: runs the task's reference solution (Harbor 0.25), or submits
+// solution/answer.md (Task Folder Verifiers, Reference answers).
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { removeIfThere, type DetachedOutput } from '../sandbox/index.ts';

@@ -1,5 +1,5 @@
 // The task's MCP servers and skills folder, as the seed writes them into the agent's sandbox for harnesses
-// that read them (reference/nemo-gym-behaviour.md § 3.6: `{mcp_servers, skills_dir}`, folder 755, file 644,
+// that read them (NeMo Gym 0.7: `{mcp_servers, skills_dir}`, folder 755, file 644,
 // as root, only when the task declares either). The command agent gets the file's path in BERTH_TASK_FILE.
 import { posix } from 'node:path';
 import type { Task } from '../task/index.ts';

@@ -24,7 +24,7 @@ export function registerValidate(program: Command): void {
         throw err;
       }
       const { refused, runnable } = plan;
-      // task-folder-format.md § What the loader refuses: when no task loads, the error instead of a table, exit 2.
+      // Task Folder Format § What the loader refuses: when no task loads, the error instead of a table, exit 2.
       if (runnable.length + plan.unvalidated.length === 0) {
         const error = nothingLoaded(datasetArg, refused);
         if (!o.json) throw new UserError(error, 2);

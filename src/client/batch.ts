@@ -44,7 +44,7 @@ export interface StartBatchOptions {
   /** Only tasks whose id passes (--task GLOB). */
   taskFilter?: (taskId: string) => boolean;
   logger?: { warn(message: string): void };
-  /** A berth.toml to read instead of ./berth.toml or BERTH_HOME/config.toml (DESIGN.md section 7, Config file). */
+  /** A berth.toml to read instead of ./berth.toml or BERTH_HOME/config.toml (docs/design.md section 7, Config file). */
   configFile?: string;
   /** Build or check every task's image first; a task whose image fails is skipped (stage prepare). Default true. */
   prepare?: boolean;

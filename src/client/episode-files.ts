@@ -1,4 +1,4 @@
-// What the viewer shows of one episode, read from its logs folder on this host (DESIGN.md section 3, Results):
+// What the viewer shows of one episode, read from its logs folder on this host (docs/design.md section 3, Results):
 // per turn the ATIF trajectory, the verifier's output and reward files. Bounded: a page never holds a whole log.
 import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';

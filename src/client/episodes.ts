@@ -17,7 +17,7 @@ export interface EpisodeRef {
   regrade: boolean;
 }
 
-/** `berth/<batch>/<task>/<repeat>[~a<k>]` (DESIGN.md section 7, Identity). */
+/** `berth/<batch>/<task>/<repeat>[~a<k>]` (docs/design.md section 7, Identity). */
 export function parseEpisodeId(workflowId: string): { batchId: string; taskId: string; repeat: number; attempt: number } | undefined {
   const m = /^berth\/(.+)\/([^/]+)\/(\d+)(?:~a(\d+))?$/.exec(workflowId);
   if (!m) return undefined;

@@ -1,4 +1,4 @@
-/** The newest attempt of each (task, repeat) is the one reported (DESIGN.md section 3, Retry). */
+/** The newest attempt of each (task, repeat) is the one reported (docs/design.md section 3, Retry). */
 export function newestOf<T>(items: readonly T[], id: (t: T) => { task: string; repeat: number; attempt: number }): T[] {
   const best = new Map<string, T>();
   for (const item of items) {

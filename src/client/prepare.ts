@@ -37,7 +37,7 @@ export function aheadOf(batch: BatchInput): Pick<PrepareInput, 'ahead'> {
   return { ahead: { first: episodes[0]!, upcoming, episodes: first } };
 }
 
-/** Builds or checks every task's image on a worker's host (DESIGN.md section 7: run and validate prepare first). */
+/** Builds or checks every task's image on a worker's host (docs/design.md section 7: run and validate prepare first). */
 export async function prepareTasks(client: Client, input: PrepareInput, taskQueue = sharedQueue()): Promise<PrepareResult> {
   const outcomes = await client.workflow.execute('prepareWorkflow', {
     taskQueue, workflowId: `berth-prepare/${randomBytes(4).toString('hex')}`, args: [input],

@@ -2,7 +2,7 @@
 import type { ResultRow } from '../workflows/types.ts';
 import { newestAttempts, passAtK } from './results.ts';
 
-/** DESIGN.md section 7: success means reward ≥ 1. */
+/** docs/design.md section 7: success means reward ≥ 1. */
 export const isSuccess = (r: ResultRow): boolean => !r.mask_sample && (r.reward ?? 0) >= 1;
 
 export interface TaskPassAtK {

@@ -1,4 +1,4 @@
-// The dataset's task_data.py validates every task's fields before anything runs (reference/nemo-gym-behaviour.md
+// The dataset's task_data.py validates every task's fields before anything runs (NeMo Gym 0.7
 // § 7, Typed fields; docs/parameterized-and-publish.md). The model is the dataset's code, so it runs in a
 // container (no network, read-only, unprivileged user), never on the host. NeMo Gym's models are Pydantic models:
 // the image must have pydantic 2 (BERTH_TASK_DATA_IMAGE; default berth-base:bookworm, which does not), and

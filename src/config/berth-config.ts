@@ -1,4 +1,4 @@
-// berth.toml (current folder, else BERTH_HOME/config.toml): DESIGN.md section 7, Config file.
+// berth.toml (current folder, else BERTH_HOME/config.toml): docs/design.md section 7, Config file.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse } from 'smol-toml';
@@ -16,7 +16,7 @@ const schema = z.object({
     default_timeout_seconds: z.number().positive().default(21600),
     enforce_task_timeouts: z.boolean().default(true),
     sandbox_ready_timeout_s: z.number().positive().default(900),
-    /** Verify every single-step task that declares artifacts separately (task-folder-verifiers.md). */
+    /** Verify every single-step task that declares artifacts separately (Task Folder Verifiers). */
     separate_verifier_for_artifacts: z.boolean().default(false),
   }).strict().default({ default_timeout_seconds: 21600, enforce_task_timeouts: true, sandbox_ready_timeout_s: 900, separate_verifier_for_artifacts: false }),
   resources: z.object({
@@ -120,7 +120,7 @@ function readBerthConfig(file: string): LoadedConfig {
   if (!result.success) {
     const issue = result.error.issues[0]!;
     const key = issue.path.join('.');
-    throw new Error(`${file}: key ${key || '(top level)'}: ${issue.message}. See DESIGN.md section 7 (Config file) for the keys and their types.`);
+    throw new Error(`${file}: key ${key || '(top level)'}: ${issue.message}. docs/configuration.md lists the keys and their types.`);
   }
   return { config: result.data, file };
 }

@@ -1,4 +1,4 @@
-// DESIGN.md section 4: Berth's search attributes, defined once. The workflows set them, the client lists by them and
+// docs/design.md section 4: Berth's search attributes, defined once. The workflows set them, the client lists by them and
 // the server registers them (within the dev server's SQLite slots). Pure: workflow code imports this file too.
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 

@@ -1,4 +1,4 @@
-// A host's sandbox slots file (DESIGN.md section 7, Slots): where it is, its format, and how many slots a host has.
+// A host's sandbox slots file (docs/design.md section 7, Slots): where it is, its format, and how many slots a host has.
 // The worker changes it (src/host/slots.ts); `berth server status` reads it.
 import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';

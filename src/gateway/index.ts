@@ -1,4 +1,4 @@
-// The model gateway (DESIGN.md section 5): keys stay on the worker, sandboxes get a per-episode token.
+// The model gateway (docs/design.md section 5): keys stay on the worker, sandboxes get a per-episode token.
 export { ModelGateway, type GatewayOptions } from './server.ts';
 export { Scope, type CallRecord, type LimitKind, type ScopeLimits, type ScopeOptions } from './scopes.ts';
 export { upstreamFor, splitModel, normaliseBase, keyVariableOf, PROVIDERS, type Provider, type Upstream } from './upstreams.ts';

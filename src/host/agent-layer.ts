@@ -1,4 +1,4 @@
-// Installed agents' layers (DESIGN.md section 7, Agents and keys): built once per (task image, agent, version) on
+// Installed agents' layers (docs/design.md section 7, Agents and keys): built once per (task image, agent, version) on
 // this host, from the packages kept under BERTH_HOME.
 import { AgentInstallFailed, ensureLayer, installedAgent, type LayerResult } from '../agents/index.ts';
 import { ImageBuildFailed, type SandboxProvider } from '../sandbox/index.ts';

@@ -1,4 +1,4 @@
-// What the activities work with (DESIGN.md section 6: made by a factory from their dependencies): built once per
+// What the activities work with (docs/design.md section 6: made by a factory from their dependencies): built once per
 // worker by src/worker.ts, so two workers in one process (other engines, other queues) share nothing.
 import { DockerSandboxProvider, KubernetesSandboxProvider } from '../sandbox/index.ts';
 import type { SandboxDriver, SandboxProvider, SlotStore } from '../sandbox/index.ts';

@@ -1,5 +1,5 @@
 // The agent sandbox's entrypoint output, kept on the host as entrypoint-stdout.txt with the turn's verifier logs
-// (task-folder-verifiers.md § Image entrypoint), so a harbor:entrypoint_failed reason points at a file the user has.
+// (Task Folder Verifiers § Image entrypoint), so a harbor:entrypoint_failed reason points at a file the user has.
 import { join } from 'node:path';
 import { ENTRYPOINT_OUTPUT, type SandboxHandle, type SandboxProvider } from '../sandbox/index.ts';
 import { copyEntrypointOutput } from '../verify/index.ts';
@@ -14,7 +14,7 @@ export async function keepEntrypointOutput(provider: SandboxProvider, handle: Sa
   return copyEntrypointOutput(provider, handle, target, hidden).then(() => target, () => null);
 }
 
-/** DESIGN.md section 7, Images: an image entrypoint that died during the rollout masks the episode. */
+/** docs/design.md section 7, Images: an image entrypoint that died during the rollout masks the episode. */
 export async function failIfEntrypointDied(provider: SandboxProvider, handle: SandboxHandle, turnDir: string, hidden: readonly string[]): Promise<void> {
   const state = await provider.entrypointState(handle);
   if (state.state === 'lost' || (state.state === 'exited' && state.exitCode !== 0)) {

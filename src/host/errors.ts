@@ -6,7 +6,7 @@ export class AgentLayerMissing extends Error {
   override readonly name = 'AgentLayerMissing';
 }
 
-/** The image's entrypoint died during the rollout (task-folder-verifiers.md § Image entrypoint): the episode masks. */
+/** The image's entrypoint died during the rollout (Task Folder Verifiers § Image entrypoint): the episode masks. */
 export class EntrypointDied extends Error {
   override readonly name = 'EntrypointDied';
 }

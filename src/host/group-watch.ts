@@ -1,4 +1,4 @@
-// What becomes of a Compose group's sidecars during the rollout (issue 22; DESIGN.md section 3, sandbox loss). Only
+// What becomes of a Compose group's sidecars during the rollout (issue 22; docs/design.md section 3, sandbox loss). Only
 // loss masks: a sidecar whose container is gone, or an engine that stops answering. A sidecar that exits on its own
 // is an outcome of the rollout (the agent may have caused it): code 0 is a one-shot service done, any other code
 // (SIGKILL's 137 and an OOM kill too: Berth cannot tell who sent it) is a note on the row with the code and the log

@@ -1,4 +1,4 @@
-// What this worker's activities never write in clear for an episode (DESIGN.md §7 "Secrets"): its [secrets] and the
+// What this worker's activities never write in clear for an episode (docs/design.md section 7 "Secrets"): its [secrets] and the
 // values its environment gave [environment].env, longest first.
 import { loadBerthConfig } from '../config/berth-config.ts';
 import { episodeSecretValues, type Task } from '../task/index.ts';

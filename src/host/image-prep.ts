@@ -1,6 +1,6 @@
 // What prepare made ready on this host, recorded per task version and alias map under BERTH_HOME/images. The seed
 // starts from the recorded image id, so a base tag that moves after prepare (or differs between hosts) does not
-// change the episode (task-folder-format.md § Dockerfile modes: "pinned to its digest at prepare").
+// change the episode (Task Folder Format § Dockerfile modes: "pinned to its digest at prepare").
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-// This worker's model gateway (DESIGN.md section 5): started on first use on the engine's bridge gateway
+// This worker's model gateway (docs/design.md section 5): started on first use on the engine's bridge gateway
 // address, and the per-turn scope an agent's calls are counted in.
 import { gatewayRetryBaseMs } from '../config/env.ts';
 import type { SandboxProvider } from '../sandbox/index.ts';

@@ -1,4 +1,4 @@
-// The network per phase, for the activities (DESIGN.md section 7, Network): each activity puts the sandbox on the
+// The network per phase, for the activities (docs/design.md section 7, Network): each activity puts the sandbox on the
 // network of the phase it is about to run (the step's setup and collect hooks: the environment's baseline; the agent:
 // the agent phase's; a shared test.sh: the verifier phase's), reading nothing from earlier attempts, so a worker
 // restarted between phases applies the right one. Tasks whose phases all share one policy never switch.

@@ -4,7 +4,7 @@ import { resolveDockerfileEnv, type ResolvedDockerfileEnv, type Task } from '../
 
 /**
  * Docker's ENV for a pull- or overlay-mode Dockerfile, over its base image's environment on record
- * (spec/task-folder-format.md § Dockerfile modes). Null for prebuilt and build modes: a built image carries its own.
+ * (Task Folder Format § Dockerfile modes). Null for prebuilt and build modes: a built image carries its own.
  */
 function dockerfileEnv(task: Task, config: ImageConfig | null): ResolvedDockerfileEnv | null {
   const plan = task.image;

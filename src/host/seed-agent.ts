@@ -1,4 +1,4 @@
-// The agent's sandbox for one episode (DESIGN.md section 3, seed): the image pinned at prepare, the sandbox spec
+// The agent's sandbox for one episode (docs/design.md section 3, seed): the image pinned at prepare, the sandbox spec
 // from the task and the image's configuration on record, create-or-adopt. Plain I/O over a provider, so tests
 // drive it on the real engine without an activity around it.
 import { existsSync, mkdirSync } from 'node:fs';
@@ -40,7 +40,7 @@ export async function agentSeedSpec(deps: NetworkDeps, task: Task, req: Pick<Age
   const taskEnv = environmentOf(task, req.hostEnv);
   const prepared = await episodeImage(provider, task, { aliases: req.imageAliases, ...(req.baseImageId !== undefined ? { baseImageId: req.baseImageId } : {}), ...(req.agent !== undefined ? { agent: req.agent } : {}) });
   const spec = agentSandboxSpec(task, prepared, { name: req.name, taskEnv, labels: req.labels, network: await agentSandboxNetwork(deps, task, req.agent) });
-  // Before the entrypoint and any healthcheck (DESIGN.md section 7, Images): a healthcheck may look for these files.
+  // Before the entrypoint and any healthcheck (docs/design.md section 7, Images): a healthcheck may look for these files.
   const environmentDir = inTask(task.path, TASK_LAYOUT.environmentDir);
   if (task.image.upload_environment_files && existsSync(environmentDir)) {
     spec.uploadDirs = [...(spec.uploadDirs ?? []), { hostDir: environmentDir }];

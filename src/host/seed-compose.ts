@@ -1,4 +1,4 @@
-// The seed of a Compose task (DESIGN.md section 7, Compose groups): main's image prepared as for a
+// The seed of a Compose task (docs/design.md section 7, Compose groups): main's image prepared as for a
 // single sandbox, every sidecar's image built or aliased, then the group made and main seeded.
 import { join } from 'node:path';
 import { seedGroup } from '../sandbox/group-seed.ts';
@@ -14,7 +14,7 @@ import { enterPhase, groupPhaseNetwork, type NetworkDeps } from './phase-network
 import { agentSandboxSpec } from './sandbox-spec.ts';
 import { deliverTaskExtras } from './task-extras.ts';
 
-/** multi-step-tasks.md § Compose sidecar sizing: once per task, which sidecars run at the default size. */
+/** Multi-Step Harbor Tasks § Compose sidecar sizing: once per task, which sidecars run at the default size. */
 /** What a Compose seed needs of the host: the engine and its egress, the driver its groups run on, the worker's log. */
 export type ComposeSeedDeps = NetworkDeps & { driver: SandboxDriver; warnOnce(key: string, message: string): void };
 
@@ -36,7 +36,7 @@ export async function seedComposeSandbox(deps: ComposeSeedDeps, task: Task, req:
   const taskEnv = environmentOf(task, o.hostEnv);
   let prepared = await taskImageForSeed(provider, task, req.input.imageAliases, req.input.baseImageId);
   // A Compose task's main runs its image's entrypoint and healthcheck even for a bare docker_image
-  // (task-folder-verifiers.md § Image entrypoint: "from the record prepare makes of every service image").
+  // (Task Folder Verifiers § Image entrypoint: "from the record prepare makes of every service image").
   if (!prepared.config) prepared = { ...prepared, config: await provider.images.config(prepared.ref) };
   // A group either keeps one network for the episode or has internal networks and switches its way out by phase.
   const phased = await groupPhaseNetwork(deps, task, req.input.agent);

@@ -23,7 +23,7 @@ export interface ReconcileDeps {
 }
 
 /**
- * Frees the slots nobody else will (DESIGN.md section 7, Slots): an episode that closed while holding one (its
+ * Frees the slots nobody else will (docs/design.md section 7, Slots): an episode that closed while holding one (its
  * sandboxes are removed first), one reserved and never seeded within the bound, and a leaving one whose remover
  * died. Returns what it did, one line per slot, for the worker's log.
  */

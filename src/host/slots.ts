@@ -11,7 +11,7 @@ const LOCK = { staleMs: 10_000, pollMs: 5 };
 export const workerTag = (): string => `${hostname()}:${process.pid}`;
 
 /**
- * The sandbox slots of one host's queue (DESIGN.md section 7, Slots): a small file under BERTH_HOME that every
+ * The sandbox slots of one host's queue (docs/design.md section 7, Slots): a small file under BERTH_HOME that every
  * worker process polling that queue reads and changes under a lock file, so a slot reserved by one process is
  * freed by whichever process tears its episode down. Reserving is idempotent per episode.
  */

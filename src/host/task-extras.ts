@@ -1,5 +1,5 @@
 // At seed, after the sandbox is ready: the task file (MCP servers, skills folder) and environment/skills/
-// uploaded into skills_dir when that folder is missing or empty (task-folder-format.md § [environment]).
+// uploaded into skills_dir when that folder is missing or empty (Task Folder Format § [environment]).
 import { TASK_FILE, skillsDirIn, taskFileContent } from '../agents/task-file.ts';
 import { shellQuote, type SandboxHandle, type SandboxProvider } from '../sandbox/index.ts';
 import type { Task } from '../task/index.ts';

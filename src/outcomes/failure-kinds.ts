@@ -1,4 +1,4 @@
-// Every failure kind a Berth row can carry, and whether it masks the row (DESIGN.md §4 "Failure kinds").
+// Every failure kind a Berth row can carry, and whether it masks the row (docs/design.md section 4 "Failure kinds").
 // Scored kinds count in the score as 0; masked kinds keep the row in rollouts.jsonl but leave it out of the
 // score, because the failure was Berth's, the sandbox's or the task's, not the agent's. `retryable` says whether a
 // new attempt of the episode (`berth retry`) can go differently: a transient failure, not a verdict or a task's own.
@@ -12,7 +12,7 @@ export interface FailureKindInfo {
    */
   readonly masked: boolean | 'first-turn';
   readonly retryable: boolean;
-  /** The agent's turn ended this way and its verifier then ran: the verifier's reward stands (multi-step-tasks.md § Reward roll-up). */
+  /** The agent's turn ended this way and its verifier then ran: the verifier's reward stands (Multi-Step Harbor Tasks § Reward roll-up). */
   readonly rewardStands?: true;
   readonly meaning: string;
 }

@@ -1,4 +1,4 @@
-// solution/answer.md as Harbor's oracle can use it (task-folder-verifiers.md § Reference answers: publish "turns
+// solution/answer.md as Harbor's oracle can use it (Task Folder Verifiers § Reference answers: publish "turns
 // the file into a solve.sh that writes it"): a script that writes the file's exact bytes to answer.md in the
 // working directory, where Berth's oracle puts it. base64, because the answer may hold any byte; Berth's oracle
 // needs base64 in the image too.

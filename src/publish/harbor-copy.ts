@@ -1,5 +1,5 @@
-// `berth publish DATASET OUT --harbor` (task-folder-format.md § Additional features: "`gym dataset publish
-// --harbor` writes a copy that Harbor can run"; python-verifier.md, the shim "into each expanded task's tests/").
+// `berth publish DATASET OUT --harbor` (Task Folder Format § Additional features: "`gym dataset publish
+// --harbor` writes a copy that Harbor can run"; nemo_gym.data.tasks.harbor.python_verifier, the shim "into each expanded task's tests/").
 // Each task loaded (a template's rows rendered) is copied to OUT/<task id>/ with what Harbor needs and lacks:
 // - a Python verifier graded by Berth's shim written into tests/ (test.sh, .ng/ runner and helpers, the task's
 //   fields; a dataset-level verifier.py as tests/.ng/verifier.py), with no response, which Harbor cannot give;

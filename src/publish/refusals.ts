@@ -1,6 +1,6 @@
-// What `berth publish --harbor` refuses (task-folder-format.md § Additional features: "publishing refuses Python
+// What `berth publish --harbor` refuses (Task Folder Format § Additional features: "publishing refuses Python
 // verifiers that read `response` or grade in separate mode, and tasks that share a `[task].name`";
-// task-folder-verifiers.md § Python verifiers: "refuses a Python verifier that task.toml puts in separate mode, or
+// Task Folder Verifiers § Python verifiers: "refuses a Python verifier that task.toml puts in separate mode, or
 // that declares `response`, even with a default"). Each refusal names the task, the file and the fix.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

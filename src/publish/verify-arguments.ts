@@ -1,4 +1,4 @@
-// The parameters `verify` declares, read from the module's source without running it (python-verifier.md,
+// The parameters `verify` declares, read from the module's source without running it (nemo_gym.data.tasks.harbor.python_verifier,
 // `declared_arguments`): publishing refuses a verifier that declares `response`, which Harbor cannot supply.
 
 const DEF_VERIFY = /^(?:async\s+)?def\s+verify\s*\(/m;

@@ -1,5 +1,5 @@
-// CPU-count hints for a sandbox with a CPU limit (task-folder-verifiers.md § Environment variables and secrets;
-// reference/nemo-gym-behaviour.md § 3.2, `derive_cpu_env`): tools that size their pools by the host's cores see the
+// CPU-count hints for a sandbox with a CPU limit (Task Folder Verifiers § Environment variables and secrets;
+// NeMo Gym 0.7, `derive_cpu_env`): tools that size their pools by the host's cores see the
 // limit instead. The names and the floored count (at least 1) are NeMo Gym's sandbox helpers' (`cpu_cap_env`).
 
 export const CPU_HINT_VARIABLES = [

@@ -125,7 +125,7 @@ const REPORT = `echo "berth:wait $st"
   fi;;`;
 
 /*
- * One exec that claims, prepares, starts and waits (DESIGN.md section 3, Surviving restarts), each part
+ * One exec that claims, prepares, starts and waits (docs/design.md section 3, Surviving restarts), each part
  * chosen by a letter of $1: c = claim the key (an atomic mkdir; "started" when the marker already exists),
  * p = run the root prepare script, s = start (the marker's atomic mkdir, as in START_SCRIPT), w = wait a
  * bounded time for the exit file, then report it and the output's tail. Answers are `berth:` lines on
@@ -333,7 +333,7 @@ function goneError(key: string, handle: SandboxHandle): DetachedProcessLost {
 }
 
 /*
- * Waits inside the sandbox for the process to end without looking every moment (DESIGN.md section 3, Surviving
+ * Waits inside the sandbox for the process to end without looking every moment (docs/design.md section 3, Surviving
  * restarts): the waiter makes a FIFO `wait.<pid>` in the marker directory, holds it open, and only then looks at
  * the exit file, so either it sees the exit or the wrapper, which writes the exit file before it writes to every
  * FIFO there, wakes it. Between wake-ups it blocks in bash's `read -t` (no process started per look) and looks

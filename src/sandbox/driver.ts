@@ -1,4 +1,4 @@
-// The narrow driver under the provider-neutral sandbox (DESIGN.md section 6, after Harbor's
+// The narrow driver under the provider-neutral sandbox (docs/design.md section 6, after Harbor's
 // environments/base.py and Inspect's sandbox environment): a few primitives, nothing a second
 // provider (a remote engine, Kubernetes) could not offer. Detached processes, overlay RUN lines,
 // healthchecks, the entrypoint and the seed markers are built on `exec`, once, for every driver.

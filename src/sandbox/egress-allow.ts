@@ -1,4 +1,4 @@
-// Whether an allowlist admits a destination (reference/harbor-behaviour.md § 1, allowed_hosts): a host name matches
+// Whether an allowlist admits a destination (Harbor 0.25, allowed_hosts): a host name matches
 // itself, `*.example.com` matches every name under example.com (not example.com itself), an IP address or CIDR range
 // matches an address literal, or the addresses a name resolves to. Entries arrive normalised by the loader.
 import { BlockList, isIP } from 'node:net';

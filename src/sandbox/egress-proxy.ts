@@ -1,4 +1,4 @@
-// The egress proxy of one host (DESIGN.md section 7, Network): an HTTP CONNECT and forward proxy that a worker serves
+// The egress proxy of one host (docs/design.md section 7, Network): an HTTP CONNECT and forward proxy that a worker serves
 // on the gateway address of the host's internal egress network, where allowlist sandboxes live with no other route
 // out. Each sandbox's allowlist for the phase it is in is a small file named after its address on that network
 // (written by the phase that is about to run), so any worker of the host, and a worker restarted after a crash,

@@ -18,7 +18,7 @@ export class SandboxLost extends Error {
 
 /**
  * A seed that failed; `kind` is the row's failure kind. `retryable` (a healthcheck that never passed,
- * task-folder-format.md § Environment: healthcheck) means a fresh seed may succeed: the seed activity tries
+ * Task Folder Format § Environment: healthcheck) means a fresh seed may succeed: the seed activity tries
  * again while it has attempts left, and the last one fails the seed.
  */
 export class SeedFailed extends Error {

@@ -1,4 +1,4 @@
-// GPUs for a sandbox (task-folder-format.md § Environment: `gpus`): Docker device requests, as `docker run --gpus N`
+// GPUs for a sandbox (Task Folder Format § Environment: `gpus`): Docker device requests, as `docker run --gpus N`
 // sends them. Docker cannot choose a GPU model, so `gpu_types` is not sent (the spec sends a type only when the
 // server asks for it); an engine without GPUs refuses the task at prepare.
 

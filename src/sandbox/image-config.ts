@@ -1,4 +1,4 @@
-// The one reader of an image's configuration (DESIGN.md section 6: one home for each rule). Everything Berth
+// The one reader of an image's configuration (docs/design.md section 6: one home for each rule). Everything Berth
 // takes from an image (its id, USER, WORKDIR, ENV, ENTRYPOINT, CMD, HEALTHCHECK) comes through here.
 import { shellQuote } from './names.ts';
 import type { HealthcheckSpec } from './types.ts';
@@ -71,7 +71,7 @@ export function healthcheckFromImage(hc: DockerHealthcheck | null | undefined): 
 
 /**
  * The command Berth starts for an image's ENTRYPOINT: the entrypoint with `sh -c "sleep infinity"` in place of
- * the image's CMD, so the CMD never runs (task-folder-verifiers.md § Image entrypoint). Null when there is none.
+ * the image's CMD, so the CMD never runs (Task Folder Verifiers § Image entrypoint). Null when there is none.
  */
 export function keepAliveEntrypoint(entrypoint: readonly string[] | string | null | undefined): string[] | null {
   const list = entrypoint == null ? [] : typeof entrypoint === 'string' ? [entrypoint] : [...entrypoint];

@@ -1,4 +1,4 @@
-// The one home for making a task's images ready (DESIGN.md section 7, Images): the agent's (prebuilt, pull,
+// The one home for making a task's images ready (docs/design.md section 7, Images): the agent's (prebuilt, pull,
 // overlay, or environment/ built as `hb__<hash>`) and a separate verifier's (prebuilt, or tests/ built as
 // `hb__<hash>-verifier`). FROM lines go through the alias map (never a stage name), and a build's hash covers the
 // context, the aliases and the ids of its base images, so a base rebuilt locally rebuilds what stands on it.
@@ -88,7 +88,7 @@ async function configOf(provider: SandboxProvider, tag: string): Promise<ImageCo
   return config;
 }
 
-/** Refuses GPUs the engine cannot give (task-folder-format.md § Environment: `gpus`). */
+/** Refuses GPUs the engine cannot give (Task Folder Format § Environment: `gpus`). */
 async function checkGpus(provider: SandboxProvider, gpus: number | null, key: string, task: Task, image: string): Promise<void> {
   if (!gpus || gpus <= 0) return;
   const support = await provider.gpuSupport(image);
@@ -103,7 +103,7 @@ async function checkGpus(provider: SandboxProvider, gpus: number | null, key: st
 /**
  * The agent image of a pull-, overlay- or build-mode task from its configuration: pinned to its id, on record
  * (`ENTRYPOINT []` in a pull or overlay Dockerfile turns the entrypoint off). Beside a `docker_image`, a pull-mode
- * Dockerfile's FROM image gives the ENTRYPOINT and HEALTHCHECK that run (task-folder-format.md, `docker_image` row).
+ * Dockerfile's FROM image gives the ENTRYPOINT and HEALTHCHECK that run (Task Folder Format, `docker_image` row).
  */
 export async function pinnedAgentImage(provider: SandboxProvider, task: Task, name: string, config: ImageConfig, built: boolean): Promise<PreparedImage> {
   const plan = task.image;
@@ -157,7 +157,7 @@ async function tagAs(provider: SandboxProvider, source: string, name: string): P
 const verifierTags = new Map<string, string>();
 
 /**
- * A separate verifier's image, ready on this engine (task-folder-verifiers.md § Shared and separate verification):
+ * A separate verifier's image, ready on this engine (Task Folder Verifiers § Shared and separate verification):
  * the task's own, or a step's (built from its step_verifier_build_context).
  */
 export async function prepareVerifierImage(
@@ -195,7 +195,7 @@ export async function prepareVerifierImage(
 }
 
 /**
- * A Compose task's sidecars (DESIGN.md section 7, Compose groups): an `image:` through the alias map, present
+ * A Compose task's sidecars (docs/design.md section 7, Compose groups): an `image:` through the alias map, present
  * locally (else pulled once); a `build:` built as `hb__<hash>` with aliases in its FROM lines. Service → image.
  */
 export async function prepareServiceImages(provider: SandboxProvider, resolved: ResolvedGroup, aliases: Readonly<Record<string, string>>): Promise<Record<string, string>> {

@@ -1,5 +1,5 @@
 // What an image's configuration on record adds to any sandbox started from it, agent's or separate verifier's
-// (task-folder-verifiers.md § Image entrypoint; DESIGN.md section 7, Images): its ENTRYPOINT with
+// (Task Folder Verifiers § Image entrypoint; docs/design.md section 7, Images): its ENTRYPOINT with
 // `sh -c "sleep infinity"` in place of its CMD, its HEALTHCHECK awaited before the task's own, and CPU-count hints
 // for the variables neither the task nor the image sets.
 import type { Healthcheck } from '../task/index.ts';

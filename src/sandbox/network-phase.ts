@@ -1,4 +1,4 @@
-// The network of one phase (DESIGN.md section 7, Network): public is the engine's default bridge; no-network is no
+// The network of one phase (docs/design.md section 7, Network): public is the engine's default bridge; no-network is no
 // network at all (only loopback); allowlist is the host's internal egress network, whose one way out is the egress
 // proxy on its gateway. What the layers above name; the Docker driver applies it (docker/phase-network.ts).
 import type { EgressPolicies } from './egress-proxy.ts';

@@ -145,7 +145,7 @@ export async function pollHealthcheck(
       if (failures >= hc.retries) {
         const why = last.timedOut ? `timed out after ${hc.timeoutSec} s` : `exit code ${last.exitCode}`;
         const out = outputTail(last);
-        // Retryable (task-folder-format.md § Environment: healthcheck): a fresh seed may come up healthy.
+        // Retryable (Task Folder Format § Environment: healthcheck): a fresh seed may come up healthy.
         throw new SeedFailed(
           'harbor:seed_failed',
           `healthcheck \`${hc.command}\` failed ${failures} times in a row (last: ${why}); the sandbox never became healthy\n${out}`,

@@ -28,7 +28,7 @@ export function isRootUser(user: string): boolean {
 
 /**
  * Creates the working directory (`mkdir -p`) and, for an agent user other than root, gives it to that user
- * whether or not it existed, as NeMo Gym's seed does (reference/nemo-gym-behaviour.md § 3.6): an image's root-owned
+ * whether or not it existed, as NeMo Gym's seed does (NeMo Gym 0.7): an image's root-owned
  * WORKDIR is writable by the agent. `/` is never given away. A name with a passwd entry gets its login group; a
  * bare uid without one (the spec runs it as that uid) keeps group root.
  */

@@ -3,7 +3,7 @@ import { openSync, closeSync, readFileSync, writeFileSync, existsSync, rmSync } 
 import { alive } from '../config/process.ts';
 
 /**
- * Starts a daemon in its own session with no inherited descriptors (DESIGN.md section 5, Daemons),
+ * Starts a daemon in its own session with no inherited descriptors (docs/design.md section 5, Daemons),
  * so whatever waits on our output (a CI runner, a pipe) never waits on it.
  */
 export function spawnDetached(command: string, args: string[], opts: { log: string; pidFile: string; env?: NodeJS.ProcessEnv; cwd?: string }): number {

@@ -23,7 +23,7 @@ export async function workerPolls(address: string, namespace = 'default', taskQu
 export interface WorkerInfo { pid: number; started: boolean; log: string }
 
 /**
- * Starts (or reuses) the detached worker beside the embedded server (DESIGN.md section 7, Workers
+ * Starts (or reuses) the detached worker beside the embedded server (docs/design.md section 7, Workers
  * and hosts). A worker running other code than this checkout is replaced.
  */
 export async function ensureWorker(address: string): Promise<WorkerInfo> {

@@ -9,7 +9,7 @@ export interface DatasetDefaults {
 }
 
 /**
- * berth.toml [resources] (DESIGN.md section 7, Config file): the operator's sandbox_resources_override. Each key it
+ * berth.toml [resources] (docs/design.md section 7, Config file): the operator's sandbox_resources_override. Each key it
  * names replaces the task's effective value (after the multiplier); the keys it leaves out, and GPUs, keep theirs.
  */
 export interface ResourceOverride {
@@ -43,13 +43,13 @@ export interface BuildContext {
   /** The agent that will run, when known: a task seeding the agent with a transcript runs with the oracle only. */
   readonly agent?: string;
   readonly allowUnsupportedPairing?: boolean;
-  /** berth.toml [episode].separate_verifier_for_artifacts (task-folder-verifiers.md § Shared and separate verification). */
+  /** berth.toml [episode].separate_verifier_for_artifacts (Task Folder Verifiers § Shared and separate verification). */
   readonly separateVerifierForArtifacts?: boolean;
   /** The berth.toml read, for messages about its options. */
   readonly configFile?: string;
 }
 
-/** An image a task needs from prepare (task-folder-format.md § What the loader refuses, Missing images). */
+/** An image a task needs from prepare (Task Folder Format § What the loader refuses, Missing images). */
 export type ImageNeed =
   | { readonly kind: 'build'; readonly context: string; readonly dockerfile: string }
   | { readonly kind: 'base'; readonly ref: string };

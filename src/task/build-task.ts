@@ -1,6 +1,6 @@
 // The pure core of the loader: a task folder snapshot plus the dataset settings that apply to it in,
 // an immutable Task (or a RefusalSignal) out. No I/O beyond what the snapshot already holds. Each refusal lives
-// in refusals/, one file per row of spec/task-folder-format.md § What the loader refuses; the folder's paths in
+// in refusals/, one file per row of Task Folder Format § What the loader refuses; the folder's paths in
 // layout.ts.
 import type { BuildContext } from './build-context.ts';
 import { readComposePlan } from './compose.ts';
@@ -79,7 +79,7 @@ export function buildTask(snap: TaskSnapshot, ctx: BuildContext): Task {
   // Inputs only come from dataset.toml (task.toml's are dropped above).
   doc.verifier.inputs.forEach((name, i) => checkInput(name, `gym.tasks."${ctx.id}".verifier.inputs[${i}]`, datasetFile));
 
-  // A hook or artifact naming a service the task does not have only warns (task-folder-format.md § [verifier]).
+  // A hook or artifact naming a service the task does not have only warns (Task Folder Format § [verifier]).
   const services = compose?.services ?? ['main'];
   const what = compose ? `of ${compose.file}` : 'of this single-sandbox task';
   for (const [i, h] of doc.verifier.collect.entries()) {

@@ -1,5 +1,5 @@
 // environment/docker-compose.yaml at load: the services a Compose task declares, and the refusal of
-// every key Berth cannot honour safely on a shared host (DESIGN.md section 7, Compose groups). Pure:
+// every key Berth cannot honour safely on a shared host (docs/design.md section 7, Compose groups). Pure:
 // interpolation and merging over Berth's `main` are Compose's own work at seed.
 import { posix } from 'node:path';
 import { parse as parseYaml } from 'yaml';

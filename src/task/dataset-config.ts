@@ -1,5 +1,5 @@
 // dataset.toml: Harbor's [dataset] and [[tasks]] are tolerated; Gym's [gym] table is complete and
-// strict (spec/task-folder-format.md § Dataset settings). Problems here stop the command.
+// strict (Task Folder Format § Dataset settings). Problems here stop the command.
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { DatasetRefusal } from './errors.ts';
 import { artifactSchema, environmentSchema, gymSchema, TASK_OVERRIDE_KEYS, verifierSchema, type TaskOverride } from './schema.ts';
@@ -83,7 +83,7 @@ export function parseDatasetToml(
           file: f,
           key: `gym.tasks.${JSON.stringify(path[1])}.${name}`,
           problem: `an override takes only ${TASK_OVERRIDE_KEYS.join(', ')} (the [gym] tables are complete and strict)`,
-          fix: `remove ${name} from [gym.tasks.${JSON.stringify(path[1])}], or set it in the task's own task.toml (see spec/task-folder-format.md § [gym.tasks."task-id"])`,
+          fix: `remove ${name} from [gym.tasks.${JSON.stringify(path[1])}], or set it in the task's own task.toml (see Task Folder Format § [gym.tasks."task-id"])`,
         });
       }
       const table = path.length === 0 ? '[gym]' : `[gym.${path.join('.')}]`;
@@ -91,7 +91,7 @@ export function parseDatasetToml(
         file: f,
         key: `gym.${[...path, name].join('.')}`,
         problem: `${table} has no key ${name} (the [gym] tables are complete and strict)`,
-        fix: `remove ${name}, or correct its spelling (see spec/task-folder-format.md § Dataset settings)`,
+        fix: `remove ${name}, or correct its spelling (see Task Folder Format § Dataset settings)`,
       });
     }
     let value: unknown = gymRaw;
@@ -102,8 +102,8 @@ export function parseDatasetToml(
       value,
       problem: issue.code === 'invalid_value' ? `${JSON.stringify(value)} is not one of Gym's values for it` : issue.message.replace(/^Invalid input: /, ''),
       fix: issue.code === 'invalid_value'
-        ? `use one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')} (see spec/task-folder-format.md § Dataset settings)`
-        : 'correct the value (see spec/task-folder-format.md § Dataset settings)',
+        ? `use one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')} (see Task Folder Format § Dataset settings)`
+        : 'correct the value (see Task Folder Format § Dataset settings)',
     });
   }
   const gym = parsed.data;
@@ -114,7 +114,7 @@ export function parseDatasetToml(
         file: f,
         key: `gym.tasks."${id}".${unknown[0]}`,
         problem: 'an override may only name keys of the task.toml table it overrides',
-        fix: 'correct the key\'s spelling (see spec/task-folder-format.md § Task settings), or remove it',
+        fix: 'correct the key\'s spelling (see Task Folder Format § Task settings), or remove it',
       });
     }
   }

@@ -1,5 +1,5 @@
-// Task digests (spec/task-folder-format.md § Task folder layout; what is covered:
-// reference/nemo-gym-behaviour.md section 7). A digest covers the task folder's files, the dataset
+// Task digests (Task Folder Format § Task folder layout; what is covered:
+// NeMo Gym 0.7 section 7). A digest covers the task folder's files, the dataset
 // settings that apply to the task, and the dataset verifier.py when it grades the task.
 import { createHash } from 'node:crypto';
 import type { TaskSnapshot } from './snapshot.ts';

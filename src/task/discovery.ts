@@ -1,4 +1,4 @@
-// Finding task folders (spec/task-folder-format.md § Task folder layout): a folder with task.toml
+// Finding task folders (Task Folder Format § Task folder layout): a folder with task.toml
 // is a task; otherwise its subfolders are searched, up to six levels down. Hidden folders are
 // skipped and a task folder that is a symbolic link is refused.
 import { readdirSync, statSync, existsSync, type Dirent } from 'node:fs';

@@ -1,5 +1,5 @@
-// Dockerfile modes: pull, overlay or build (spec/task-folder-format.md § Dockerfile modes; the exact
-// rules are reference/nemo-gym-behaviour.md section 3.4). Pure: text in, classification out.
+// Dockerfile modes: pull, overlay or build (Task Folder Format § Dockerfile modes; the exact
+// rules are NeMo Gym 0.7 section 3.4). Pure: text in, classification out.
 import { posix } from 'node:path';
 
 export type DockerfileMode = 'pull' | 'overlay' | 'build';

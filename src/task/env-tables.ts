@@ -1,6 +1,6 @@
-// Every `${VAR}` a task's env tables read, checked before any sandbox starts (spec/task-folder-verifiers.md
+// Every `${VAR}` a task's env tables read, checked before any sandbox starts (Task Folder Verifiers
 // § Environment variables and secrets: "A missing required value fails the episode before any sandbox starts";
-// DESIGN.md section 7, Secrets: [secrets] fill `${NAME}` in [verifier].env and [steps.verifier].env only).
+// docs/design.md section 7, Secrets: [secrets] fill `${NAME}` in [verifier].env and [steps.verifier].env only).
 // Only names leave here: never a value.
 import type { Task } from './model.ts';
 import { resolveTemplates } from './template.ts';
@@ -58,7 +58,7 @@ export function firstUnsetVariable(
 }
 
 /**
- * What an episode never writes in clear (DESIGN.md §7 "Secrets"): the worker's [secrets], and every value `${VAR}`
+ * What an episode never writes in clear (docs/design.md section 7 "Secrets"): the worker's [secrets], and every value `${VAR}`
  * resolved into [environment].env, which reaches every process in main (the agent's, test.sh's, the entrypoint's).
  * The verifier's own tables add theirs where they are resolved.
  */

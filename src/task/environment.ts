@@ -1,6 +1,6 @@
 // An [environment] table (or [verifier.environment], a step's [steps.verifier.environment]) as its effective value:
-// aliases applied to docker_image, resources scaled by resource_multiplier, rounded up (spec/task-folder-format.md
-// § [gym.defaults]; a step's verifier environment is not scaled: DESIGN.md §7 "Effective values"), then the operator's
+// aliases applied to docker_image, resources scaled by resource_multiplier, rounded up (Task Folder Format
+// § [gym.defaults]; a step's verifier environment is not scaled: docs/design.md section 7 "Effective values"), then the operator's
 // override (berth.toml [resources]) in place of each value it names.
 import type { BuildContext } from './build-context.ts';
 import { applyImageAlias } from './image-alias.ts';

@@ -1,5 +1,5 @@
 // `--image-alias FROM=TO`: maps an image reference to another before anything else sees it
-// (DESIGN.md section 4, Images without a registry).
+// (docs/design.md section 4, Images without a registry).
 
 /** `ubuntu` → `ubuntu:latest`, `docker.io/library/ubuntu:24.04` → `ubuntu:24.04`. */
 export function normaliseImageRef(ref: string): string {

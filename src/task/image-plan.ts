@@ -1,4 +1,4 @@
-// How the agent's sandbox image is made (spec/task-folder-format.md § Dockerfile modes, and [environment]
+// How the agent's sandbox image is made (Task Folder Format § Dockerfile modes, and [environment]
 // docker_image beside a Dockerfile).
 import type { BuildContext } from './build-context.ts';
 import { classifyDockerfile, type DockerfileClassification } from './dockerfile.ts';

@@ -1,4 +1,4 @@
-// instruction.md: leading canary lines are dropped (spec/task-folder-format.md § Task folder layout:
+// instruction.md: leading canary lines are dropped (Task Folder Format § Task folder layout:
 // "an HTML comment or `#` line containing `canary`").
 
 /** Drops leading canary lines (and an HTML comment spanning several lines) and the blank lines among them. */

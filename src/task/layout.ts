@@ -1,4 +1,4 @@
-// The one home of a task folder's paths (spec/task-folder-format.md § Task folder layout, Harbor's `TaskPaths`)
+// The one home of a task folder's paths (Task Folder Format § Task folder layout, Harbor's `TaskPaths`)
 // and of the dataset root's files. Paths are relative to the task folder, `/`-separated, as snapshots key them;
 // `inTask` makes one absolute.
 
@@ -24,7 +24,7 @@ export const TASK_LAYOUT = {
 } as const;
 
 /**
- * The paths inside every sandbox (task-folder-verifiers.md; Harbor's `EnvironmentPaths`): where the agent's logs, the
+ * The paths inside every sandbox (Task Folder Verifiers; Harbor's `EnvironmentPaths`): where the agent's logs, the
  * verifier's logs and reward, the artifacts, the tests and the oracle's solution live. The one home of these literals.
  */
 export const SANDBOX_LAYOUT = {
@@ -47,7 +47,7 @@ export const SANDBOX_LAYOUT = {
 /** What a solution folder (the task's `solution/` or a step's) holds. */
 export const SOLUTION_FILES = { solveSh: 'solve.sh', answerMd: 'answer.md' } as const;
 
-/** The dataset root's own files (spec/task-folder-format.md § Task folder layout). */
+/** The dataset root's own files (Task Folder Format § Task folder layout). */
 export const DATASET_LAYOUT = {
   datasetToml: 'dataset.toml',
   verifierPy: 'verifier.py',
@@ -60,7 +60,7 @@ export const TEMPLATE_ROWS = 'tasks.jsonl';
 /** The one name Harbor reads as a Compose file, in environment/ and in a verifier's tests folder. */
 export const COMPOSE_FILE = 'docker-compose.yaml';
 
-/** The paths of one step (spec/multi-step-tasks.md, the folder tree; reference/harbor-behaviour.md § 1, Layout). */
+/** The paths of one step (Multi-Step Harbor Tasks, the folder tree; Harbor 0.25, Layout). */
 export function stepLayout(name: string) {
   const dir = `${TASK_LAYOUT.stepsDir}/${name}`;
   return {

@@ -1,5 +1,5 @@
 // Legacy task.toml spellings, normalised before validation the way Harbor 0.22.0 reads them
-// (reference/harbor-behaviour.md section 1, "Legacy keys"; spec/multi-step-tasks.md § Legacy keys accepted).
+// (Harbor 0.25 section 1, "Legacy keys"; Multi-Step Harbor Tasks § Legacy keys accepted).
 import { refuse } from './errors.ts';
 import { TASK_LAYOUT } from './layout.ts';
 import { isTable, type Table } from './table.ts';
@@ -88,7 +88,7 @@ export function normaliseLegacy(doc: Table, warn: (message: string) => void): vo
   if ('multi_step_reward_mode' in doc) {
     const value = doc.multi_step_reward_mode;
     delete doc.multi_step_reward_mode;
-    // multi-step-tasks.md § Legacy keys accepted: "aggregate" (the MemoryArena adapters') is dropped silently.
+    // Multi-Step Harbor Tasks § Legacy keys accepted: "aggregate" (the MemoryArena adapters') is dropped silently.
     if (value !== 'aggregate') warn(
       `task.toml: multi_step_reward_mode = ${JSON.stringify(value)} is a pre-1.3 key Harbor does not have; dropped ` +
         `(the task rolls up with multi_step_reward_strategy, default "mean"). Remove it, or set multi_step_reward_strategy.`,

@@ -1,5 +1,5 @@
 // The loaded task: immutable, every default filled in, dataset overrides and multipliers applied once
-// (DESIGN.md section 7, Effective values). Config tables keep task.toml's own key names.
+// (docs/design.md section 7, Effective values). Config tables keep task.toml's own key names.
 import type { ComposePlan } from './compose.ts';
 import type { DockerfileInstruction, RunLine } from './dockerfile.ts';
 
@@ -74,7 +74,7 @@ export interface CollectHook {
 
 export type ImageMode = 'prebuilt' | 'pull' | 'overlay' | 'build';
 
-/** How the agent's sandbox image is made (spec/task-folder-format.md § Dockerfile modes). */
+/** How the agent's sandbox image is made (Task Folder Format § Dockerfile modes). */
 export interface ImagePlan {
   readonly mode: ImageMode;
   /** The reference the sandbox starts from (prebuilt, pull, overlay); null in build mode. */
@@ -111,7 +111,7 @@ export type VerifierImage =
 export type VerifierKind = 'test_sh' | 'python' | 'none';
 
 export interface Verifier {
-  /** What grades: `tests/test.sh`, a Python module (spec/python-verifier.md), or nothing on the host. */
+  /** What grades: `tests/test.sh`, a Python module (nemo_gym.data.tasks.harbor.python_verifier), or nothing on the host. */
   readonly kind: VerifierKind;
   /** Absolute path of the grading file (test.sh or verifier.py), or null for kind `none`. */
   readonly script: string | null;
@@ -169,7 +169,7 @@ export interface Step {
     readonly tests_dirs: readonly string[];
     /** Absolute path of the test.sh that grades the step; null for a separate step whose image must ship one. */
     readonly script: string | null;
-    /** separate-verifier-environment.md, step_verifier_mode. */
+    /** nemo_gym.data.tasks.harbor.verifier_env, step_verifier_mode. */
     readonly mode: VerifierMode;
     /** Separate mode: step_verifier_environment; null in shared mode. */
     readonly environment: Environment | null;

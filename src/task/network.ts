@@ -1,4 +1,4 @@
-// Network policies per phase, as Harbor resolves them (reference/harbor-behaviour.md § 2.4, Network policy; Harbor's
+// Network policies per phase, as Harbor resolves them (Harbor 0.25, Network policy; Harbor's
 // trial/network_policy.py): the environment's table is the sandbox's baseline; `[agent]` and `[verifier]` (and the
 // steps' own tables, which win) override it for their phase only. `allowed_hosts` entries are normalised as
 // Harbor does: a host name, `*.host`, an IP address or a CIDR range; never a URL, a port or a path.

@@ -1,5 +1,5 @@
 // [gym.tasks."id"] overrides, merged into the task.toml document before validation
-// (spec/task-folder-format.md § [gym.tasks."task-id"]): `env` merges over the task's own,
+// (Task Folder Format § [gym.tasks."task-id"]): `env` merges over the task's own,
 // `verifier.environment` merges field by field (or is created, selecting separate mode),
 // `artifacts` appends, every other key replaces.
 import type { TaskOverride } from './schema.ts';

@@ -1,6 +1,6 @@
 // zod schemas for task.toml (after legacy spellings are normalised, see legacy.ts) and for the
-// [gym] table of dataset.toml. Field names and defaults: spec/task-folder-format.md and
-// spec/multi-step-tasks.md; Harbor's types: reference/harbor-behaviour.md section 1.
+// [gym] table of dataset.toml. Field names and defaults: Task Folder Format and
+// Multi-Step Harbor Tasks; Harbor's types: Harbor 0.25 section 1.
 import { z } from 'zod';
 
 const positive = z.number().finite().positive();
@@ -185,7 +185,7 @@ export const gymDefaultsSchema = z.strictObject({
   resource_multiplier: positive.default(1),
 });
 
-/** The keys a [gym.tasks."id"] table may hold, and only these (spec/task-folder-format.md § [gym.tasks."task-id"]). */
+/** The keys a [gym.tasks."id"] table may hold, and only these (Task Folder Format § [gym.tasks."task-id"]). */
 export const TASK_OVERRIDE_KEYS = ['environment', 'verifier', 'artifacts'] as const;
 
 /** What a [gym.tasks."id"] table may hold: the task.toml tables it overrides. */

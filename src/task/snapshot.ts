@@ -28,7 +28,7 @@ export interface TaskSnapshot {
   uncovered: ReadonlySet<string>;
 }
 
-/** Root files the digest covers (reference/nemo-gym-behaviour.md section 7), plus task_data.json. */
+/** Root files the digest covers (NeMo Gym 0.7 section 7), plus task_data.json. */
 export const ROOT_FILES = [L.taskToml, L.instruction, L.readme, L.trajectory, L.taskData] as const;
 /** Folders whose whole contents the digest covers. */
 export const COVERED_DIRS = [L.environmentDir, L.testsDir, L.solutionDir, L.stepsDir] as const;

@@ -1,4 +1,4 @@
-// Which reference solution the oracle runs for a turn (spec/multi-step-tasks.md, Per-step reference
+// Which reference solution the oracle runs for a turn (Multi-Step Harbor Tasks, Per-step reference
 // solutions), and whether `berth validate` can validate a task at all.
 import { stepLayout } from './layout.ts';
 import type { Task } from './model.ts';

@@ -1,7 +1,7 @@
-// The steps of a multi-step task (spec/multi-step-tasks.md): instruction, timeouts and users over the task's,
+// The steps of a multi-step task (Multi-Step Harbor Tasks): instruction, timeouts and users over the task's,
 // [steps.verifier].env over [verifier].env, tests/ folders layered, and the solution each step's oracle runs; each
 // step's verifier mode, separate environment and image, phase networks, workdir/, setup.sh, healthcheck and
-// artifacts, as Harbor runs them (reference/harbor-behaviour.md § 2.6).
+// artifacts, as Harbor runs them (Harbor 0.25).
 import type { BuildContext } from './build-context.ts';
 import { stripCanary } from './instruction.ts';
 import { inSolution, inTask, SOLUTION_FILES, stepLayout, TASK_LAYOUT } from './layout.ts';

@@ -1,4 +1,4 @@
-// `${VAR}` / `${VAR:-default}` templating of whole env values (spec/task-folder-format.md § Environment:
+// `${VAR}` / `${VAR:-default}` templating of whole env values (Task Folder Format § Environment:
 // "A whole value `${NAME}` or `${NAME:-default}` is read from the server's host"). Resolved at seed time by the layer
 // that has the host environment; the loader keeps the raw strings. The one resolver of every env table: the
 // environment's, the solution's, the verifiers' (with [secrets]), and the planner's check for an unset variable.
@@ -24,9 +24,9 @@ export type ResolvedTemplates =
 
 /**
  * Resolves every whole-value template of `table`; other values are literal. `secrets` ([secrets] of berth.toml, given
- * only where they count: DESIGN.md §7 "Secrets") win over `hostEnv`. `${NAME:-d}` takes `d` when NAME is unset or
+ * only where they count: docs/design.md section 7 "Secrets") win over `hostEnv`. `${NAME:-d}` takes `d` when NAME is unset or
  * empty; an unset `${NAME}` stops with the key and the variable. `sensitive` lists the values Berth must never write in
- * clear (DESIGN.md §7 "Secrets"): every value read from [secrets], and every value read from the host of at least
+ * clear (docs/design.md section 7 "Secrets"): every value read from [secrets], and every value read from the host of at least
  * MIN_REDACTED_HOST_VALUE characters; a default written in task.toml is not a secret.
  */
 export function resolveTemplates(

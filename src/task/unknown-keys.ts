@@ -1,5 +1,5 @@
 // Finds keys of a parsed TOML document that a zod schema does not name, so each can be logged
-// once (Harbor and Gym ignore unknown keys; spec/task-folder-format.md § Top level).
+// once (Harbor and Gym ignore unknown keys; Task Folder Format § Top level).
 import type { z } from 'zod';
 
 type AnySchema = z.ZodType;

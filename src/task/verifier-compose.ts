@@ -1,5 +1,5 @@
-// tests/docker-compose.yaml for a separate verifier (spec/task-folder-verifiers.md § Shared and separate
-// verification; spec/separate-verifier-environment.md). Only `services`, `name`, `version` and `x-` keys at the
+// tests/docker-compose.yaml for a separate verifier (Task Folder Verifiers § Shared and separate
+// verification; nemo_gym.data.tasks.harbor.verifier_env). Only `services`, `name`, `version` and `x-` keys at the
 // top, only service `main`, and `main` may set `image`, `build`, `pull_policy` (a prebuilt verifier image: only a
 // `pull_policy` other than `build`). Read with the YAML library the loader reads every compose file with, so flow
 // style, anchors and quoting mean what Compose says; what main sets is honoured (verifier-plan.ts,

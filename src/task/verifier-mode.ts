@@ -1,5 +1,5 @@
-// Shared or separate verification, as Harbor resolves it (spec/task-folder-verifiers.md § Shared and separate
-// verification; spec/separate-verifier-environment.md: step_verifier_mode, step_verifier_environment,
+// Shared or separate verification, as Harbor resolves it (Task Folder Verifiers § Shared and separate
+// verification; nemo_gym.data.tasks.harbor.verifier_env: step_verifier_mode, step_verifier_environment,
 // step_verifier_build_context; Harbor's models/task/verifier_mode.py): pure functions over task.toml's tables, so
 // one task may mix shared and separate steps.
 import type { VerifierMode } from './model.ts';

@@ -1,6 +1,6 @@
 // The task's [verifier] as its effective value: what grades, in which mode, the separate verifier's environment
-// and image (spec/task-folder-verifiers.md § Shared and separate verification; the image table there), and the same
-// resolution for a step that verifies separately (spec/separate-verifier-environment.md, step_verifier_environment
+// and image (Task Folder Verifiers § Shared and separate verification; the image table there), and the same
+// resolution for a step that verifies separately (nemo_gym.data.tasks.harbor.verifier_env, step_verifier_environment
 // and step_verifier_build_context).
 import type { BuildContext } from './build-context.ts';
 import { toEnvironment } from './environment.ts';

@@ -1,5 +1,5 @@
 // ATIF v1.7 (Agent Trajectory Interchange Format) as TypeScript types: the transcript every agent writes to
-// /logs/agent/trajectory.json and that verifiers read. From reference/harbor-behaviour.md §4. Every object is
+// /logs/agent/trajectory.json and that verifiers read. From Harbor 0.25 Every object is
 // closed: keys not listed here are invalid; custom data goes in `extra`.
 
 export const ATIF_SCHEMA_VERSION = 'ATIF-v1.7';

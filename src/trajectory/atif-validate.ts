@@ -1,4 +1,4 @@
-// validateAtif: checks an object against ATIF v1.7 as reference/harbor-behaviour.md §4 describes it: closed
+// validateAtif: checks an object against ATIF v1.7 as Harbor 0.25 describes it: closed
 // objects, required fields and types (a zod schema), then the rules that span fields (step ids in order,
 // agent-only fields, tool-call references, subagent ids). Every error names the field by its path, such as
 // `steps[1].tool_calls[0].function_name`.

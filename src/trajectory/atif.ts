@@ -1,5 +1,5 @@
 // Building ATIF v1.7 trajectories (the transcript at /logs/agent/trajectory.json) and the oracle's transcript
-// (DESIGN.md §7 "Formats": a user step with the instruction, an agent step with the command and its output).
+// (docs/design.md section 7 "Formats": a user step with the instruction, an agent step with the command and its output).
 // Types are in atif-types.ts and the validator in atif-validate.ts; both are re-exported here.
 
 import {

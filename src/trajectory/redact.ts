@@ -1,4 +1,4 @@
-// Secret redaction (DESIGN.md section 7, Secrets): resolved `[secrets]` and `${VAR}` values never appear in what
+// Secret redaction (docs/design.md section 7, Secrets): resolved `[secrets]` and `${VAR}` values never appear in what
 // verification returns or in the log files Berth copies out. Files are redacted streaming, so a 50 MB
 // test-stdout.txt never sits in memory.
 

@@ -1,6 +1,6 @@
 // [[verifier.collect]] hooks: run before clearing and before any artifact is copied. A hook that fails or times
 // out, or names a service the task does not have, only warns; one the sandbox cannot run (no bash in main, no sh in a
-// sidecar, an unknown user) masks the row (task-folder-format.md § [verifier], collect).
+// sidecar, an unknown user) masks the row (Task Folder Format § [verifier], collect).
 import { shellQuote, type SandboxHandle, type SandboxProvider } from '../sandbox/index.ts';
 import type { CollectHook } from '../task/index.ts';
 import { tailOf } from './failure-reason.ts';
@@ -19,7 +19,7 @@ function hookName(hooks: readonly CollectHook[], i: number): string {
 /**
  * Runs the hooks whose service `which` selects (Harbor's order in separate mode: main's, then the sidecars'
  * once main is stopped). `services` are the group's (a Compose task); a hook naming a service that is not there
- * only warns (task-folder-format.md § [verifier], collect).
+ * only warns (Task Folder Format § [verifier], collect).
  */
 export async function runCollectHooks(
   provider: SandboxProvider,

@@ -11,7 +11,7 @@ export interface VerifyNaming {
   batchId: string;
 }
 
-/** The network per phase (DESIGN.md section 7, Network), supplied by the activity that knows the host's networks. */
+/** The network per phase (docs/design.md section 7, Network), supplied by the activity that knows the host's networks. */
 export interface VerifyNetwork {
   /** Puts the agent's sandbox on the network of the collect hooks (the baseline) or of a shared test.sh. Idempotent. */
   agentPhase(phase: 'collect' | 'verify'): Promise<void>;

@@ -1,4 +1,4 @@
-// An image entrypoint's output, copied out of its sandbox to a host file (task-folder-verifiers.md § Image
+// An image entrypoint's output, copied out of its sandbox to a host file (Task Folder Verifiers § Image
 // entrypoint: kept as entrypoint-stdout.txt, a separate verifier image's as verifier-entrypoint-stdout.txt).
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';

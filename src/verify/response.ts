@@ -1,4 +1,4 @@
-// The agent's final answer as a Responses-API-shaped object (DESIGN.md §7 "Formats"), the shape a Python
+// The agent's final answer as a Responses-API-shaped object (docs/design.md section 7 "Formats"), the shape a Python
 // verifier's `response` argument and the row's `response` field have. `responseText` mirrors the shim's
 // `final_text` helper (src/verify/shim/nemo_gym/verifiers/__init__.py): keep the two in step.
 

@@ -1,4 +1,4 @@
-// Parsing the two reward files, task-folder-verifiers.md § "Reward files". Each parser either returns the
+// Parsing the two reward files, Task Folder Verifiers § "Reward files". Each parser either returns the
 // parsed rewards or a one-line problem naming the file, the key and the value.
 
 export type RewardFileParse =

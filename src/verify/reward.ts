@@ -1,4 +1,4 @@
-// The reward-file rules of task-folder-verifiers.md § "Reward files" as one pure function: given what
+// The reward-file rules of Task Folder Verifiers § "Reward files" as one pure function: given what
 // verification left in /logs/verifier, the row's reward, reward keys and failure kind.
 // The exit code of test.sh is deliberately not an input: it never affects the score.
 
@@ -17,7 +17,7 @@ export interface VerifierOutput {
   timedOut: boolean;
   /**
    * test.sh never started, so the row is masked. `kind` defaults to verifier_error (bash or timeout missing,
-   * exec refused); task-folder-verifiers.md § How the verifier runs masks a missing tar, gzip or find as
+   * exec refused); Task Folder Verifiers § How the verifier runs masks a missing tar, gzip or find as
    * provider_unavailable instead.
    */
   startFailed?: { reason: string; kind?: 'verifier_error' | 'provider_unavailable' };

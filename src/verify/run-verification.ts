@@ -1,5 +1,5 @@
 // The verify activity's one entry point, after each agent turn: shared mode in the agent's sandbox, or separate
-// mode in a fresh verifier sandbox (task-folder-verifiers.md § How the verifier runs, § Shared and separate
+// mode in a fresh verifier sandbox (Task Folder Verifiers § How the verifier runs, § Shared and separate
 // verification). Returns the reward outcome; infrastructure failures come back masked, never as a reward of 0.
 import { appendFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -156,7 +156,7 @@ async function verifyShared(s: Shared): Promise<RewardOutcome> {
 
 /**
  * Shared mode: the artifacts are copied after the collect hooks and before test.sh runs, as Harbor collects them
- * (task-folder-format.md § [verifier], collect: hooks run "before test.sh and any artifact collection"), so what
+ * (Task Folder Format § [verifier], collect: hooks run "before test.sh and any artifact collection"), so what
  * test.sh changes or removes is not what the record keeps; /logs/artifacts follows test.sh, as Harbor's mount of it
  * keeps what the verifier writes there. Collection never fails the trial: a failure only warns.
  */
@@ -279,7 +279,7 @@ async function verifySeparate(s: Shared): Promise<RewardOutcome> {
         uploadTests: !(pre.shipsTestSh && !turn.python),
       }),
     );
-    // A Python verifier's `workspace` is the task's working directory, where the artifacts restore it (python-verifier.md).
+    // A Python verifier's `workspace` is the task's working directory, where the artifacts restore it (nemo_gym.data.tasks.harbor.python_verifier).
     const testEnv = turn.python ? { ...env, [WORKSPACE_VAR]: agent.workdir } : env;
     const { timedOut, report } = await phases.run('test', () => runTestSh(provider, v, { user: v.user, env: testEnv, timeoutSec: turn.timeoutSec }));
     const outcome = await phases.run('score', () => collectAndScore(provider, v, ctx.logsDir, timedOut, s.hidden, report.snapshot, report.verifierLogsGone));

@@ -1,4 +1,4 @@
-// The Python verifier shim (python-verifier.md): the files uploaded over /tests for a task graded by a
+// The Python verifier shim (nemo_gym.data.tasks.harbor.python_verifier): the files uploaded over /tests for a task graded by a
 // `verify` function instead of tests/test.sh, with explicit modes so they are world-readable whatever the
 // umask of whoever checked out or uploads them (test.sh runs as the task's [verifier].user, often not root).
 //

@@ -15,7 +15,7 @@ export interface TurnVerifier {
   /** A Python verifier: the dataset-root module to place under /tests/.ng, or null for tests/verifier.py. */
   python: { datasetVerifier: string | null } | null;
   inputs: readonly string[];
-  /** separate-verifier-environment.md, step_verifier_mode (the task's own for a single-step task). */
+  /** nemo_gym.data.tasks.harbor.verifier_env, step_verifier_mode (the task's own for a single-step task). */
   mode: VerifierMode;
   /** Separate mode: the environment test.sh's sandbox starts from, and its image. */
   environment: Environment | null;

@@ -1,4 +1,4 @@
-// The separate verifier's image (task-folder-verifiers.md § Shared and separate verification), made ready by the
+// The separate verifier's image (Task Folder Verifiers § Shared and separate verification), made ready by the
 // one image-preparation module (src/sandbox/image-prep.ts); here its failures become masked outcomes.
 import { isLossError, prepareVerifierImage, type PreparedImage, type SandboxProvider } from '../sandbox/index.ts';
 import type { Task, VerifierImage } from '../task/index.ts';

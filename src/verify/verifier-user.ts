@@ -1,4 +1,4 @@
-// Who test.sh runs as (task-folder-verifiers.md § Users): [verifier].user, else the user the image starts with,
+// Who test.sh runs as (Task Folder Verifiers § Users): [verifier].user, else the user the image starts with,
 // never [agent].user; with no record of the image's user and [agent].user set, root.
 import type { SandboxHandle, SandboxProvider } from '../sandbox/index.ts';
 import type { Task } from '../task/index.ts';

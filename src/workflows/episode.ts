@@ -58,7 +58,7 @@ const EPISODE_V5 = 'episode-v5';
  */
 const MIN_REWARD_KEY = 'min-reward-key';
 
-/** multi-step-tasks.md § Early stop; a run from before MIN_REWARD_KEY replays its own reading. */
+/** Multi-Step Harbor Tasks § Early stop; a run from before MIN_REWARD_KEY replays its own reading. */
 const stopsAfter = (outcome: TurnOutcome, gate: EpisodePlan['steps'][number]['minReward']): boolean =>
   shouldStop(outcome, gate) && (stoppedByScore(outcome, gate) || patched(MIN_REWARD_KEY));
 
@@ -97,7 +97,7 @@ const AGENT_LAYER = 'agent-layer';
 const isLayerMissing = (err: unknown): boolean =>
   err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === 'berth:agent_layer_missing';
 
-/** Proxies bound to the host that owns the sandbox (DESIGN.md section 3, Affinity). */
+/** Proxies bound to the host that owns the sandbox (docs/design.md section 3, Affinity). */
 function hostActivities(lease: HostLease, plan: EpisodePlan, versions: Versions) {
   const longest = Math.max(...plan.steps.map((s) => Math.max(s.agentTimeoutSec, s.verifierTimeoutSec)));
   const common = { taskQueue: lease.queue, scheduleToStartTimeout: `${plan.scheduleToStartSec} seconds` } as const;

@@ -2,7 +2,7 @@ import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure, TimeoutFailu
 import { isMasked, isMaskingKind, type FailureKind } from '../outcomes/index.ts';
 import type { SandboxRef, SeededSandboxDetail, TurnOutcome } from './types.ts';
 
-// The lists derive from the one table of src/outcomes (DESIGN.md section 4, Failure kinds).
+// The lists derive from the one table of src/outcomes (docs/design.md section 4, Failure kinds).
 export { MASKING_KINDS, TASK_ERROR_TYPES, FINAL_ERROR_TYPES } from '../outcomes/index.ts';
 
 /**
@@ -23,7 +23,7 @@ export function maskingFailure(err: unknown): { kind: FailureKind; reason: strin
 }
 
 /**
- * A seed failure the planner found (an unset `${VAR}`, spec/task-folder-verifiers.md § Environment variables and
+ * A seed failure the planner found (an unset `${VAR}`, Task Folder Verifiers § Environment variables and
  * secrets): the episode is masked at once, before a slot is reserved or a sandbox created. Null for anything else.
  */
 export function plannedSeedFailure(err: unknown): { kind: string; reason: string; step: string | null } | null {

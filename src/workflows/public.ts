@@ -2,7 +2,7 @@
 // start options (a retry and a regrade start episodes the same way), the batch's live-control updates and its one
 // concurrency rule, how usage adds up, and the upcoming episodes a batch tells the warm pools (the client tells the
 // host that prepares its tasks before it starts). Pure and free of Temporal's workflow API: the client imports this module
-// (DESIGN.md section 2 gives the client workflow types only; eslint.config.js names this module as the exception).
+// (docs/design.md section 2 gives the client workflow types only; eslint.config.js names this module as the exception).
 import { BERTH_AGENT, BERTH_BATCH, BERTH_DATASET, BERTH_OUTCOME, BERTH_TASK } from '../config/search-attributes.ts';
 import type { BatchInput, EpisodeInput, TokenUsage } from './types.ts';
 

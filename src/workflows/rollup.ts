@@ -2,7 +2,7 @@ import { keepsVerifierReward } from '../outcomes/index.ts';
 import type { TurnOutcome } from './types.ts';
 
 /**
- * A turn judged by its verifier (multi-step-tasks.md § Reward roll-up, § Early stop): not masked, and its verifier
+ * A turn judged by its verifier (Multi-Step Harbor Tasks § Reward roll-up, § Early stop): not masked, and its verifier
  * wrote a valid reward, also when the agent's model ended the turn (agent:max_tokens, ...: the kind stays on the turn).
  */
 const valid = (t: TurnOutcome): boolean => !t.masked && t.reward !== null && keepsVerifierReward(t.failure_kind);
@@ -11,7 +11,7 @@ const valid = (t: TurnOutcome): boolean => !t.masked && t.reward !== null && kee
 export type Rollup = Pick<TurnOutcome, 'reward' | 'verifier_rewards' | 'reward_components' | 'failure_kind' | 'failure_reason' | 'masked'>;
 
 /**
- * multi-step-tasks.md "Reward roll-up": `mean` averages every turn that ran (a turn with no valid
+ * Multi-Step Harbor Tasks "Reward roll-up": `mean` averages every turn that ran (a turn with no valid
  * reward counts 0 under every key, a missing key counts 0); `final` takes the last turn that ran.
  * A masked turn masks the episode; failure fields come from the turn that ended it.
  */
@@ -46,7 +46,7 @@ function perKeyMeans(turns: TurnOutcome[], of: (t: TurnOutcome) => Readonly<Reco
 }
 
 /**
- * multi-step-tasks.md "Early stop": masked, no valid reward, or a missed min_reward gate. A number gates the turn's
+ * Multi-Step Harbor Tasks "Early stop": masked, no valid reward, or a missed min_reward gate. A number gates the turn's
  * `reward` key and a table each key it names, read from the reward file's keys as Harbor's `_min_reward_failure`
  * reads them: a key the file lacks is minus infinity, so a reward.json without `reward` (scored as the sum of its
  * components) fails a number gate.

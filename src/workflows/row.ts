@@ -2,7 +2,7 @@ import { sumUsage } from './public.ts';
 import type { Rollup } from './rollup.ts';
 import type { EpisodeInput, EpisodePlan, ResultRow, SandboxRef, TurnOutcome } from './types.ts';
 
-/** DESIGN.md section 4: the episode's row, from its turns and roll-up. */
+/** docs/design.md section 4: the episode's row, from its turns and roll-up. */
 export function buildRow(args: {
   input: EpisodeInput; plan: EpisodePlan | undefined; turns: TurnOutcome[]; result: Rollup; stoppedAfter: string | null;
   sandbox: SandboxRef | undefined; host: string | null; workflowId: string; runId: string;

@@ -10,7 +10,7 @@ export interface ResponseObject {
   output: Array<{ type: 'message'; role: 'assistant'; content: Array<{ type: 'output_text'; text: string }> }>;
 }
 
-/** DESIGN.md section 4: one row per episode in rollouts.jsonl. */
+/** docs/design.md section 4: one row per episode in rollouts.jsonl. */
 export interface ResultRow {
   task_id: string;
   repeat: number;
@@ -22,7 +22,7 @@ export interface ResultRow {
   failure_reason: string | null;
   mask_sample: boolean;
   turns: Array<Pick<TurnOutcome, 'step' | 'reward' | 'verifier_rewards' | 'failure_kind' | 'usage'>>;
-  /** The step the episode stopped early after (multi-step-tasks.md § Early stop), or null when every turn ran. */
+  /** The step the episode stopped early after (Multi-Step Harbor Tasks § Early stop), or null when every turn ran. */
   stopped_after_turn: string | null;
   response: ResponseObject;
   response_text: string;

@@ -1,4 +1,4 @@
-// DESIGN.md section 6: activities are made by a factory from their dependencies, so two workers in one process
+// docs/design.md section 6: activities are made by a factory from their dependencies, so two workers in one process
 // (other host queues, other engines) share no state. Real engine (only asked for its id; no container is made).
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';

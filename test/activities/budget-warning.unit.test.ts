@@ -8,7 +8,7 @@ import { DockerDriver } from '../../src/sandbox/docker/driver.ts';
 import { loadTask } from '../../src/task/index.ts';
 import { echoTask, writeDataset } from '../helpers/tasks.ts';
 
-// multi-step-tasks.md § Episode time budget: a task whose turns need more than default_episode_timeout_seconds runs
+// Multi-Step Harbor Tasks § Episode time budget: a task whose turns need more than default_episode_timeout_seconds runs
 // under the worst-case deadline, and "the seed logs this once per episode at WARNING level". The plan is where the
 // figures are made; it logs through the worker's warnOnce, keyed by the episode. The driver talks to no engine here,
 // and the plan's heartbeat after the warning needs an activity context this test does not give.
@@ -23,7 +23,7 @@ async function input(): Promise<EpisodeInput> {
   };
 }
 
-describe('the episode budget warning (multi-step-tasks.md § Episode time budget)', () => {
+describe('the episode budget warning (Multi-Step Harbor Tasks § Episode time budget)', () => {
   it('is logged once per episode: each episode of the same task logs it, a retried plan of one episode does not', async () => {
     const logged: string[] = [];
     const deps = { driver: new DockerDriver(), loadEpisodeTask: episodeTaskLoader(), warnOnce: onceLog((m) => logged.push(m)) } as Pick<HostServices, 'driver' | 'loadEpisodeTask' | 'warnOnce'> as HostServices;

@@ -1,4 +1,4 @@
-// Sandbox references in workflow history (DESIGN.md section 2: workflow types speak of sandboxes and services).
+// Sandbox references in workflow history (docs/design.md section 2: workflow types speak of sandboxes and services).
 import { describe, expect, it } from 'vitest';
 import { handleOf, servicesOf } from '../../src/host/handle.ts';
 import type { SandboxRef } from '../../src/workflows/types.ts';

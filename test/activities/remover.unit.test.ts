@@ -97,7 +97,7 @@ describe('Remover', () => {
   });
 });
 
-// DESIGN.md section 7, Slots: a host's slots live in one file that every worker process on the host shares.
+// docs/design.md section 7, Slots: a host's slots live in one file that every worker process on the host shares.
 describe('HostSlots', () => {
   const file = () => join(mkdtempSync(join(tmpdir(), 'berth-slots-')), 'berth-host-x.json');
   const steps: Array<{ case: string; run: (s: HostSlots, other: HostSlots) => Promise<unknown[]>; expected: unknown[] }> = [

@@ -1,7 +1,7 @@
 // The agent's sandbox as the seed activity makes it, on the real engine: the image's configuration on record
-// (task-folder-verifiers.md § Image entrypoint), the working directory (reference/nemo-gym-behaviour.md § 3.6),
-// CPU-count hints (task-folder-verifiers.md § Environment variables and secrets), base images pinned at prepare
-// (task-folder-format.md § Dockerfile modes), GPUs (task-folder-format.md § Environment) and multi-stage builds.
+// (Task Folder Verifiers § Image entrypoint), the working directory (NeMo Gym 0.7),
+// CPU-count hints (Task Folder Verifiers § Environment variables and secrets), base images pinned at prepare
+// (Task Folder Format § Dockerfile modes), GPUs (Task Folder Format § Environment) and multi-stage builds.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -49,7 +49,7 @@ const builtTag = async (task: Task): Promise<string> => {
   return agent.name;
 };
 
-describe('the image entrypoint (task-folder-verifiers.md § Image entrypoint)', () => {
+describe('the image entrypoint (Task Folder Verifiers § Image entrypoint)', () => {
   it('runs with sh -c "sleep infinity" in place of CMD: the CMD (a server) never runs', async () => {
     const task = await taskOf({
       'environment/Dockerfile': `FROM ${BASE_IMAGE}\nCOPY --chmod=755 entry.sh /entry.sh\nENTRYPOINT ["/entry.sh"]\nCMD ["python3", "-m", "http.server", "8765"]\n`,
@@ -64,7 +64,7 @@ describe('the image entrypoint (task-folder-verifiers.md § Image entrypoint)', 
   });
 });
 
-describe('the working directory (reference/nemo-gym-behaviour.md § 3.6)', () => {
+describe('the working directory (NeMo Gym 0.7)', () => {
   it("an image's root-owned WORKDIR is given to a non-root agent user, who can write there", async () => {
     const task = await taskOf({
       'task.toml': `${TOML.replace('[agent]\n', '[agent]\nuser = "agent"\n')}`,
@@ -80,7 +80,7 @@ describe('the working directory (reference/nemo-gym-behaviour.md § 3.6)', () =>
   });
 });
 
-describe('CPU-count hints (task-folder-verifiers.md § Environment variables and secrets)', () => {
+describe('CPU-count hints (Task Folder Verifiers § Environment variables and secrets)', () => {
   it('with cpus set, every hint reaches the sandbox; the task and the image on record win', async () => {
     const task = await taskOf({
       'task.toml': `[environment]\ncpus = 1\n[environment.env]\nOMP_NUM_THREADS = "5"\n${TOML}`,
@@ -94,7 +94,7 @@ describe('CPU-count hints (task-folder-verifiers.md § Environment variables and
   });
 });
 
-describe('base images pinned at prepare (task-folder-format.md § Dockerfile modes)', () => {
+describe('base images pinned at prepare (Task Folder Format § Dockerfile modes)', () => {
   it('a tag that moves after prepare does not change the episode', async () => {
     const repo = `berth-test-pin-${randomBytes(4).toString('hex')}`;
     const ref = `${repo}:1`;
@@ -120,7 +120,7 @@ describe('base images pinned at prepare (task-folder-format.md § Dockerfile mod
   });
 });
 
-describe('GPUs (task-folder-format.md § Environment: gpus)', () => {
+describe('GPUs (Task Folder Format § Environment: gpus)', () => {
   it('an engine without GPUs refuses the task at prepare with a reason naming the key', async () => {
     const task = await taskOf({ 'task.toml': `[environment]\ndocker_image = "${BASE_IMAGE}"\ngpus = 1\n${TOML}` });
     const err = await prepareAndRecord(provider, task, {}).then(() => undefined, (e: unknown) => e);
@@ -131,7 +131,7 @@ describe('GPUs (task-folder-format.md § Environment: gpus)', () => {
   });
 });
 
-describe('multi-stage Dockerfiles (task-folder-format.md § Dockerfile modes: build)', () => {
+describe('multi-stage Dockerfiles (Task Folder Format § Dockerfile modes: build)', () => {
   it('FROM <stage> is never aliased or pulled', async () => {
     const task = await taskOf({
       'environment/Dockerfile': `FROM ${BASE_IMAGE} AS base\nRUN echo one > /one\nFROM base\nRUN cat /one > /two\n`,

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { slotCapacity } from '../../src/config/slots.ts';
 
-// DESIGN.md section 7 (Config file: [worker] slots; Workers and hosts: default cores × 4); docs/configuration.md.
+// docs/design.md section 7 (Config file: [worker] slots; Workers and hosts: default cores × 4); docs/configuration.md.
 describe('a host\'s sandbox slots', () => {
   const cwd = process.cwd();
   const env = process.env.BERTH_WORKER_SLOTS;

@@ -117,7 +117,7 @@ describe('the warm pool (docs/performance-notes.md, The warm pool)', () => {
     expect(ofBatch.length).toBe(3);
   }, 300_000);
 
-  // task-folder-verifiers.md § Environment variables and secrets: "A missing required value fails the episode before any
+  // Task Folder Verifiers § Environment variables and secrets: "A missing required value fails the episode before any
   // sandbox starts", so nothing is seeded ahead for a task its episode's plan refuses.
   it("a task its episode's plan refuses (an unset variable in [verifier].env) is seeded nothing ahead; the batch's other task is", async () => {
     const refused = '[environment]\ndocker_image = "berth-base:bookworm"\nworkdir = "/app"\n[verifier.env]\nJUDGE = "${BERTH_POOL_UNSET_KEY}"\n';

@@ -1,5 +1,5 @@
 // The task's MCP servers and skills reach the installed agents in their own configuration (issue 22;
-// task-folder-format.md § [environment] mcp_servers and skills_dir): claude-code gets `--mcp-config` with each server
+// Task Folder Format § [environment] mcp_servers and skills_dir): claude-code gets `--mcp-config` with each server
 // in its own transport names and the skills in ~/.claude/skills; codex gets `[mcp_servers.<name>]` in
 // $CODEX_HOME/config.toml and the skills in $CODEX_HOME/skills; mini-swe-agent has no MCP client (none is written).
 // What each agent receives is read inside the running sandbox while the agent runs. Then each agent that reads MCP
@@ -141,7 +141,7 @@ describe.each([
   { agent: 'cline' as const, model: 'openai/gpt-4.1-mini', tool: 'vault__lookup', skills: null },
   // openhands offers the server's tool by its own name (its SDK's MCPToolDefinition), from ~/.openhands/mcp.json.
   { agent: 'openhands' as const, model: 'openai/gpt-4.1-mini', tool: 'lookup', skills: '/logs/agent/home/.openhands/skills' },
-])('$agent calls the task\'s MCP server when its model asks (task-folder-format.md § [environment] mcp_servers)', ({ agent, model, tool, skills }) => {
+])('$agent calls the task\'s MCP server when its model asks (Task Folder Format § [environment] mcp_servers)', ({ agent, model, tool, skills }) => {
   it('the tools/call arrives at the server in the sandbox, and the tool\'s answer is in the ATIF trajectory', async () => {
     const { fake } = world;
     fake.command = WRITE_HELLO;

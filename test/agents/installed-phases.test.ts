@@ -1,8 +1,8 @@
-// Installed agents keep their model gateway in every agent phase (issue 22; DESIGN.md section 7, Network): in a
+// Installed agents keep their model gateway in every agent phase (issue 22; docs/design.md section 7, Network): in a
 // no-network or allowlist [agent] phase, claude-code, codex and mini-swe-agent still reach the worker's gateway (the
 // episode scores, the model's calls are counted) and nothing else the phase forbids (test servers on this engine's
 // bridge are not reached, directly or through the proxy). Harbor's anchor is `--allow-agent-host`, which adds the
-// model's host to the agent phase's allowlist (reference/harbor-behaviour.md § 2.4); Berth serves its gateway on the
+// model's host to the agent phase's allowlist (Harbor 0.25); Berth serves its gateway on the
 // egress network, where such a phase puts the sandbox, and admits nothing else there (docs/departures.md).
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';

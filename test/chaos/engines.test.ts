@@ -17,7 +17,7 @@ const ADDRESS = '127.0.0.1:7233';
 const batchContainers = async (docker: Docker, batchId: string) =>
   (await docker.listContainers({ all: true, filters: { label: [`berth.batch=${batchId}`] } })).length;
 
-// DESIGN.md section 3 (Affinity: a host that never comes back masks its episodes) and section 5 (More Docker
+// docs/design.md section 3 (Affinity: a host that never comes back masks its episodes) and section 5 (More Docker
 // engines): three engines on this machine, one worker each, one Temporal server.
 describe('three Docker engines, one worker each', () => {
   const suffix = `engines-${randomBytes(3).toString('hex')}`;
@@ -98,7 +98,7 @@ describe('three Docker engines, one worker each', () => {
     await waitUntil(async () => (await batchContainers(victim.docker, handle.batchId)) === 0, 120_000, `no sandbox of the batch left on ${victim.name}`);
   }, 900_000);
 
-  // issue 12, "Base images pinned at prepare" (task-folder-format.md § Dockerfile modes: pinned to its digest at
+  // issue 12, "Base images pinned at prepare" (Task Folder Format § Dockerfile modes: pinned to its digest at
   // prepare): the same base tag names a different image on every host (each imported there on its own). The batch
   // is pinned to the image of the host that prepared it: episodes there score, and on a host without that image the
   // seed fails saying so, instead of scoring the episode on whatever the tag names there.

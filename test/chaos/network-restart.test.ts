@@ -1,4 +1,4 @@
-// A worker killed with -9 while a sandbox is in an allowlist agent phase (DESIGN.md section 7, Network): the
+// A worker killed with -9 while a sandbox is in an allowlist agent phase (docs/design.md section 7, Network): the
 // restarted worker serves the egress proxy again where the sandbox was told, and every later phase gets its own
 // network, because each switch is driven by the phase about to run, not by what the dead worker remembered.
 import { afterAll, describe, expect, it } from 'vitest';

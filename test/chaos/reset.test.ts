@@ -8,7 +8,7 @@ import { noContainersLeft } from '../helpers/docker.ts';
 import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
 import { echoTask, writeDataset } from '../helpers/tasks.ts';
 
-// DESIGN.md section 7, Identity and idempotence: Temporal Reset is supported to before the seed.
+// docs/design.md section 7, Identity and idempotence: Temporal Reset is supported to before the seed.
 describe('Temporal Reset of a finished episode', () => {
   let cluster: TestCluster;
   beforeAll(async () => { cluster = await startTestWorkers('reset'); });

@@ -67,7 +67,7 @@ async function readGroups(url: string, key: string, count: number): Promise<Grou
   return groups;
 }
 
-describe('a rollout run through kill -9 of its worker, of berth serve and of the trainer (DESIGN.md section 8)', () => {
+describe('a rollout run through kill -9 of its worker, of berth serve and of the trainer (docs/design.md section 8)', () => {
   const own = ownWorkerQueues('rollkill');
   const serves: Array<ReturnType<typeof startServeProcess>> = [];
   afterAll(async () => {

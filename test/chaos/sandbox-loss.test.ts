@@ -8,7 +8,7 @@ import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
 import { BASE_TOML, writeDataset } from '../helpers/tasks.ts';
 import { noContainersLeft, waitForFileInEpisode } from '../helpers/docker.ts';
 
-describe('a sandbox removed from outside mid-turn (DESIGN.md section 3, Sandbox loss)', () => {
+describe('a sandbox removed from outside mid-turn (docs/design.md section 3, Sandbox loss)', () => {
   let cluster: TestCluster;
   beforeAll(async () => { cluster = await startTestWorkers('loss'); });
   afterAll(async () => { await cluster?.stop(); });

@@ -9,7 +9,7 @@ import { ensureServer, stopServer } from '../../src/server/devserver.ts';
 import { BASE_TOML, writeDataset } from '../helpers/tasks.ts';
 import { startWorkerProcess, waitUntil, type WorkerProcess } from '../helpers/worker-process.ts';
 
-// Stops a server, so it runs its own on its own port and home (DESIGN.md section 7, Tests).
+// Stops a server, so it runs its own on its own port and home (docs/design.md section 7, Tests).
 describe('the Temporal dev server stopped and started mid-batch', () => {
   let worker: WorkerProcess | undefined;
   let connection: Connection | undefined;

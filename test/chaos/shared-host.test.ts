@@ -14,7 +14,7 @@ import { startWorkerProcess, waitUntil, type WorkerProcess } from '../helpers/wo
 const ADDRESS = '127.0.0.1:7233';
 const SLOTS = 4;
 
-// DESIGN.md section 7, Slots: sandbox slots belong to a host, not to a worker process. Before they did, a second
+// docs/design.md section 7, Slots: sandbox slots belong to a host, not to a worker process. Before they did, a second
 // worker on the host stopped every batch after a few episodes (a slot reserved by one process was never freed by
 // the other that tore its episode down).
 describe('several worker processes on one host share its slots', () => {

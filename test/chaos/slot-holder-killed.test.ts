@@ -13,7 +13,7 @@ import { startWorkerProcess, waitUntil, type WorkerProcess } from '../helpers/wo
 
 const ADDRESS = '127.0.0.1:7233';
 
-// DESIGN.md section 7, Slots: a slot whose episode is closed is freed; the slots of a worker process killed with -9
+// docs/design.md section 7, Slots: a slot whose episode is closed is freed; the slots of a worker process killed with -9
 // come back once its episodes have been resumed by the host's other worker (or have closed).
 describe('a worker killed with -9 while holding slots', () => {
   const suffix = `holder-${randomBytes(3).toString('hex')}`;

@@ -19,7 +19,7 @@ const dataset = () => writeDataset({
   ...step(1, 0), ...step(2, 12), ...step(3, 0),
 });
 
-describe('a worker killed with -9 inside turn 2 (DESIGN.md section 3, Surviving restarts)', () => {
+describe('a worker killed with -9 inside turn 2 (docs/design.md section 3, Surviving restarts)', () => {
   const own = ownWorkerQueues('crash');
   const { env, workers } = own;
   afterAll(() => own.stop());

@@ -49,7 +49,7 @@ describe('berth validate', () => {
   });
 });
 
-// task-folder-format.md § What the loader refuses: "When no task loads at all, it prints the error instead of a
+// Task Folder Format § What the loader refuses: "When no task loads at all, it prints the error instead of a
 // table and exits 2."
 describe('berth validate with nothing loaded', () => {
   it('prints the error, with each refused task and its reason, instead of a table, and exits 2', async () => {

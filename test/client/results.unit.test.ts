@@ -8,7 +8,7 @@ const row = (task_id: string, repeat: number, reward: number | null, extra: Part
   workflow_id: `w/${task_id}/${repeat}`, run_id: 'r', host: 'h', logs_dir: null, ...extra,
 });
 
-describe('metrics.json (DESIGN.md section 7, Formats)', () => {
+describe('metrics.json (docs/design.md section 7, Formats)', () => {
   it.each([
     [5, 0, 1, 0], [5, 5, 1, 1], [5, 1, 1, 0.2], [5, 2, 2, 1 - (3 / 5) * (2 / 4)], [2, 1, 2, 1], [3, 0, 2, 0],
   ])('pass@k with n=%i, c=%i, k=%i is %f (unbiased estimator)', (n, c, k, expected) => {

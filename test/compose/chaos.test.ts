@@ -1,5 +1,5 @@
 // Compose groups under failure (issue 13, Tests: chaos): a worker killed during the seed, a sidecar
-// removed mid-turn, and the janitor after a crash. DESIGN.md section 3 (Surviving restarts, Sandbox loss).
+// removed mid-turn, and the janitor after a crash. docs/design.md section 3 (Surviving restarts, Sandbox loss).
 import Docker from 'dockerode';
 import { Client, Connection } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';

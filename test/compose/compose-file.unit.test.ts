@@ -1,4 +1,4 @@
-// environment/docker-compose.yaml at load: DESIGN.md section 7 (Compose groups); issue 13 (keys Berth
+// environment/docker-compose.yaml at load: docs/design.md section 7 (Compose groups); issue 13 (keys Berth
 // cannot honour safely are refused at load with the key and the fix).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

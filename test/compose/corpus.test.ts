@@ -57,7 +57,7 @@ describe('offline Compose tasks of the corpus', () => {
     expect(nopRows.get('sidecar-artifacts')).toMatchObject({ reward: 0, mask_sample: false });
   });
 
-  // separate-verifier-environment.md § Compose tasks / Harbor 2.5: with separate verification the agent's whole
+  // nemo_gym.data.tasks.harbor.verifier_env § Compose tasks / Harbor 2.5: with separate verification the agent's whole
   // group stops (main and every sidecar, after their hooks and artifacts) before the verifier's sandbox exists.
   it('sidecar-artifacts: main and the sidecar stop before the separate verifier\'s sandbox is created', async () => {
     const row = rows.get('sidecar-artifacts')!;

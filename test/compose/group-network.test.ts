@@ -1,4 +1,4 @@
-// Episode networks on the real engine: DESIGN.md section 7 (Compose groups: a subnet Berth can always
+// Episode networks on the real engine: docs/design.md section 7 (Compose groups: a subnet Berth can always
 // allocate, never the engine's default pools running out).
 import Docker from 'dockerode';
 import { randomBytes } from 'node:crypto';

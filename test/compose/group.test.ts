@@ -1,5 +1,5 @@
-// A group's lifecycle on the real engine with the real Compose v2: DESIGN.md section 7 (Compose
-// groups); spec/task-folder-format.md § [environment] (env reaches main only).
+// A group's lifecycle on the real engine with the real Compose v2: docs/design.md section 7 (Compose
+// groups); Task Folder Format § [environment] (env reaches main only).
 import Docker from 'dockerode';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SeedFailed } from '../../src/sandbox/errors.ts';

@@ -1,4 +1,4 @@
-// main's own Compose healthcheck is kept and awaited (issue 22; DESIGN.md section 7, Images: for Compose the task's
+// main's own Compose healthcheck is kept and awaited (issue 22; docs/design.md section 7, Images: for Compose the task's
 // own healthcheck on main is the task's declaration and runs): after Berth seeds main and before the agent starts,
 // and a sidecar that `depends_on: {main: {condition: service_healthy}}` starts after it, as `up --wait` orders it.
 // Harbor 0.25 runs `docker compose up --detach --wait`, so its agent starts once main is healthy: it scores 1.

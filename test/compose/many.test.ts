@@ -1,5 +1,5 @@
 // 48 concurrent Compose episodes on one host (issue 13, Tests): every one gets its own network, on a
-// subnet Berth allocates, though the engine's default pools hold about 30 (reference/machine-notes.md:
+// subnet Berth allocates, though the engine's default pools hold about 30 (measured on this kind of machine:
 // Harbor fails past that with "could not find an available, non-overlapping IPv4 address pool").
 import Docker from 'dockerode';
 import { mkdtempSync } from 'node:fs';

@@ -1,6 +1,6 @@
 // An http MCP server on main's own localhost reaches the openai agent (issue 22, "MCP servers and skills reach the
 // installed agents": a server URL on `localhost` or `main` is reached from inside the sandbox, not dialled on the
-// worker host; task-folder-format.md § [environment] mcp_servers). The task's image starts two servers that listen
+// worker host; Task Folder Format § [environment] mcp_servers). The task's image starts two servers that listen
 // ONLY on main's loopback, a streamable-http one on localhost and an sse one on 127.0.0.1 whose endpoint event names
 // localhost; the scripted openai model calls each one's tool and writes its answer, and the row scores.
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -31,7 +31,7 @@ const dataset = (want: string) => writeDataset({
     '[agent]', 'timeout_sec = 120', '[verifier]', 'timeout_sec = 60', '',
   ].join('\n'),
   'local/instruction.md': 'Get the secret from the MCP server and write it to /app/answer.txt.\n',
-  // The image's entrypoint runs beside the keep-alive (DESIGN.md §7, Images): both servers live in main only.
+  // The image's entrypoint runs beside the keep-alive (docs/design.md section 7, Images): both servers live in main only.
   'local/environment/Dockerfile': [
     `FROM ${BASE_IMAGE}`, 'COPY mcp_http.py mcp_sse.py /srv/', 'WORKDIR /app',
     'ENTRYPOINT ["/bin/sh", "-c", "python3 /srv/mcp_http.py & exec python3 /srv/mcp_sse.py"]', '',

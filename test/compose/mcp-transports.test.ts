@@ -1,4 +1,4 @@
-// A task's sse and stdio MCP servers reach the openai agent (issue 13; task-folder-format.md § [environment]
+// A task's sse and stdio MCP servers reach the openai agent (issue 13; Task Folder Format § [environment]
 // mcp_servers; Harbor's `{name, transport sse(default)|streamable-http|stdio, url, command, args}`): an sse
 // server sidecar given only a `url` (sse is the default transport) and a stdio server started in main as the
 // agent user, each of whose tools the scripted openai agent calls to solve its task. A server that cannot start

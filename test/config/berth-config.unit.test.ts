@@ -1,4 +1,4 @@
-// berth.toml read once per version of the file (DESIGN.md section 2: src/config, read once).
+// berth.toml read once per version of the file (docs/design.md section 2: src/config, read once).
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { repoRoot } from '../helpers/cli.ts';
 
 // Images cannot be pulled here, so the file is checked by Debian's docker-compose, not run.
-describe('docker-compose.yaml (DESIGN.md section 5, deployment beyond one machine)', () => {
+describe('docker-compose.yaml (docs/design.md section 5, deployment beyond one machine)', () => {
   const config = execFileSync('docker-compose', ['-f', join(repoRoot, 'docker-compose.yaml'), 'config'], { encoding: 'utf8' });
 
   it('defines Temporal on PostgreSQL, the UI and a Berth worker', () => {

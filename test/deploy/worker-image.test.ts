@@ -25,7 +25,7 @@ const build = (args: string[]) => run(DOCKER, ['build', '-q', ...args], { env: {
 /**
  * A Node base image made here without a registry, the way an air-gapped site makes its mirror's: the base image
  * plus this machine's Node binary and npm (Debian's nodejs is 18; Berth needs 20), and this machine's CA bundle so
- * npm reaches its registry through the local route (reference/machine-notes.md, Package registries from inside a
+ * npm reaches its registry through the local route (measured on this kind of machine, Package registries from inside a
  * container).
  */
 async function nodeBaseImage(): Promise<string> {
@@ -65,7 +65,7 @@ async function npmCache(): Promise<string> {
   return join(dir, 'cache');
 }
 
-// DESIGN.md section 5, Deployment beyond one machine; docs/deployment.md: the worker service of docker-compose.yaml.
+// docs/design.md section 5, Deployment beyond one machine; docs/deployment.md: the worker service of docker-compose.yaml.
 describe('the deployment\'s worker image, built and run', () => {
   const docker = new Docker();
   const name = `berth-test-worker-${randomBytes(3).toString('hex')}`;

@@ -68,7 +68,7 @@ describe('work that must not start, and verification limits (end to end)', () =>
   }, 240_000);
   afterAll(async () => { await cluster?.stop(); });
 
-  // task-folder-verifiers.md § Environment variables and secrets: "A missing required value fails the episode
+  // Task Folder Verifiers § Environment variables and secrets: "A missing required value fails the episode
   // before any sandbox starts."
   it('an unset variable in [verifier].env masks the episode as harbor:seed_failed, naming table, key and variable; no container was ever created', async () => {
     const row = rows['needs-judge']!;
@@ -84,7 +84,7 @@ describe('work that must not start, and verification limits (end to end)', () =>
     expect(rows.fine).toMatchObject({ reward: 1, mask_sample: false });
   });
 
-  // task-folder-verifiers.md § Reward files: test.sh past its timeout scores 0 with harbor:verifier_timeout and counts.
+  // Task Folder Verifiers § Reward files: test.sh past its timeout scores 0 with harbor:verifier_timeout and counts.
   it('a slow collect hook and a test.sh that times out: scored 0 as harbor:verifier_timeout, not masked, in one attempt', async () => {
     const row = rows['slow-hook']!;
     expect(row).toMatchObject({ reward: 0, failure_kind: 'harbor:verifier_timeout', mask_sample: false, attempt: 1 });

@@ -36,7 +36,7 @@ describe('`berth run examples/hello` on the embedded default (detached worker)',
   });
 });
 
-// DESIGN.md section 7, Secrets: [secrets] of the berth.toml in the folder `berth run` ran in reach the detached worker
+// docs/design.md section 7, Secrets: [secrets] of the berth.toml in the folder `berth run` ran in reach the detached worker
 // (it runs in Berth's own folder). Its own BERTH_HOME and queues, so it never takes another test's work.
 describe('`berth run` from a project folder with its own berth.toml', () => {
   it('the detached worker reads that file\'s [secrets] for [verifier].env', async () => {

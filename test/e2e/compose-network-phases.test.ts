@@ -1,5 +1,5 @@
 // The network per phase of a Compose task, seen from main and from a sidecar (issue 14, "every service of a group";
-// DESIGN.md section 7, Network; docs/departures.md): the group's own network stays up in every phase, so main
+// docs/design.md section 7, Network; docs/departures.md): the group's own network stays up in every phase, so main
 // reaches its sidecar by name throughout, while every service's way out (the engine's bridge, or the egress proxy
 // of an allowlist) is joined and left phase by phase.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

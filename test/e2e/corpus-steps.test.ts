@@ -1,6 +1,6 @@
 // Issue 14: the corpus's multi-step tasks with separate step verifiers, and the cookbook's multi-step task (step
 // workdir, setup.sh, healthcheck, artifacts), solved end to end by the oracle, as Harbor runs them
-// (reference/harbor-behaviour.md § 2.6; spec/separate-verifier-environment.md, step_verifier_mode).
+// (Harbor 0.25; nemo_gym.data.tasks.harbor.verifier_env, step_verifier_mode).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +13,7 @@ import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
 import { writeDataset } from '../helpers/tasks.ts';
 
 const corpus = join(import.meta.dirname, '..', '..', '..', 'shared', 'corpus');
-// No registry: the corpus's base images map to the local Debian base (DESIGN.md section 4).
+// No registry: the corpus's base images map to the local Debian base (docs/design.md section 4).
 const aliases = { 'ubuntu:24.04': 'berth-base:bookworm', 'python:3.12-slim': 'berth-base:bookworm' };
 
 const TASKS: Record<string, string> = {
@@ -87,7 +87,7 @@ describe('multi-step corpus tasks with separate step verifiers and step setup, b
 
 // A step's setup that fails ends the episode there (no later step runs). On the first step (no agent has run yet) it is
 // the task's fault and masks; on a later step an earlier agent may have caused it, so the turn scores 0 under every key
-// (issue 22; multi-step-tasks.md § Reward roll-up: a turn with no valid reward counts 0 and ends the episode).
+// (issue 22; Multi-Step Harbor Tasks § Reward roll-up: a turn with no valid reward counts 0 and ends the episode).
 const setupTask = (setup: string, healthcheck = '', at = 'second', files: Record<string, string> = {}) => writeDataset({
   's/task.toml': '[environment]\ndocker_image = "berth-base:bookworm"\nworkdir = "/app"\n' +
     ['first', 'second', 'third'].map((n) => `[[steps]]\nname = "${n}"\n${n === at ? healthcheck : ''}`).join(''),

@@ -7,7 +7,7 @@ import type { ResultRow } from '../../src/workflows/types.ts';
 import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
 
 const corpus = join(import.meta.dirname, '..', '..', '..', 'shared', 'corpus');
-// No registry: the corpus's base images map to the local Debian base (DESIGN.md section 4).
+// No registry: the corpus's base images map to the local Debian base (docs/design.md section 4).
 const aliases = {
   'ubuntu:24.04': 'berth-base:bookworm', 'ubuntu:22.04': 'berth-base:bookworm',
   'python:3.13-slim': 'berth-base:bookworm', 'python:3.12-slim': 'berth-base:bookworm',

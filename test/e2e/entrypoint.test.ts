@@ -8,7 +8,7 @@ import { startBatch } from '../../src/client/batch.ts';
 import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
 import { writeDataset } from '../helpers/tasks.ts';
 
-// DESIGN.md section 7, Images: Berth runs a built image's ENTRYPOINT beside the keep-alive; non-zero at seed
+// docs/design.md section 7, Images: Berth runs a built image's ENTRYPOINT beside the keep-alive; non-zero at seed
 // fails the seed, death during the rollout masks the episode as harbor:entrypoint_failed.
 const task = (id: string, entrypoint: string) => ({
   [`${id}/task.toml`]: '[environment]\nworkdir = "/app"\n[agent]\ntimeout_sec = 60\n[verifier]\ntimeout_sec = 60\n',
@@ -39,7 +39,7 @@ describe('an image entrypoint', () => {
   });
 });
 
-// task-folder-format.md, `docker_image` row: beside a pull-mode environment/Dockerfile, the ENTRYPOINT and HEALTHCHECK
+// Task Folder Format, `docker_image` row: beside a pull-mode environment/Dockerfile, the ENTRYPOINT and HEALTHCHECK
 // of its FROM image run (not those of docker_image, which has no record of its own). Two local images made here, each
 // marking when its entrypoint or healthcheck ran; the verifier reports which ones did.
 describe('docker_image beside a pull-mode Dockerfile whose FROM differs (issue 22)', () => {

@@ -1,4 +1,4 @@
-// `[environment].env` values read from the worker's environment are secrets like any resolved `${VAR}` (DESIGN.md §7
+// `[environment].env` values read from the worker's environment are secrets like any resolved `${VAR}` (docs/design.md section 7
 // "Secrets": resolved values never appear in workflow inputs, results, failure reasons, logs or transcripts Berth
 // writes). The command agent echoes $TOKEN into its output and test.sh prints it and fails: the row, every file
 // under the results folder and the failure reason hold [REDACTED], never the value.

@@ -7,7 +7,7 @@ import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
 import { writeDataset } from '../helpers/tasks.ts';
 import { bashCall, finalMessage, startScriptedServer } from '../agents/scripted-openai.ts';
 
-// multi-step-tasks.md end to end on task folders written here: roll-up, gates, early stop, clearing between turns.
+// Multi-Step Harbor Tasks end to end on task folders written here: roll-up, gates, early stop, clearing between turns.
 const steps = (strategy: string, gates: Array<string | null>, rewards: string[]) => ({
   'm/task.toml': `multi_step_reward_strategy = "${strategy}"\n[environment]\ndocker_image = "berth-base:bookworm"\nworkdir = "/app"\n` +
     rewards.map((_, i) => `[[steps]]\nname = "s${i + 1}"\n${gates[i] ? `min_reward = ${gates[i]}\n` : ''}`).join(''),
@@ -19,7 +19,7 @@ const steps = (strategy: string, gates: Array<string | null>, rewards: string[])
   ])),
 });
 
-describe('multi-step episodes end to end (multi-step-tasks.md)', () => {
+describe('multi-step episodes end to end (Multi-Step Harbor Tasks)', () => {
   let cluster: TestCluster;
   beforeAll(async () => { cluster = await startTestWorkers('multistep'); });
   afterAll(async () => { await cluster?.stop(); });
@@ -49,7 +49,7 @@ describe('multi-step episodes end to end (multi-step-tasks.md)', () => {
   });
 });
 
-describe('per-step agent user (multi-step-tasks.md § Per-step agent user)', () => {
+describe('per-step agent user (Multi-Step Harbor Tasks § Per-step agent user)', () => {
   let cluster: TestCluster;
   beforeAll(async () => { cluster = await startTestWorkers('stepuser'); });
   afterAll(async () => { await cluster?.stop(); });
@@ -71,7 +71,7 @@ describe('per-step agent user (multi-step-tasks.md § Per-step agent user)', () 
   });
 });
 
-// multi-step-tasks.md § Reward roll-up and § Early stop: a turn is judged by its verifier. The agent's model ending a
+// Multi-Step Harbor Tasks § Reward roll-up and § Early stop: a turn is judged by its verifier. The agent's model ending a
 // turn (here --max-tokens) stays on the turn as its kind, and the verifier's reward counts in the mean, as the
 // single-step row already reports it (a scored row with the verifier's reward and the agent's kind).
 describe('a turn the model ended is judged by its verifier (issue 22)', () => {

@@ -1,5 +1,5 @@
-// The network per phase, seen from inside the sandbox (DESIGN.md section 7, Network; Harbor's phase policies,
-// reference/harbor-behaviour.md § 2.4): test servers on this engine, an agent phase cut off while its verifier
+// The network per phase, seen from inside the sandbox (docs/design.md section 7, Network; Harbor's phase policies,
+// Harbor 0.25): test servers on this engine, an agent phase cut off while its verifier
 // reaches them and the reverse, and an allowlist that admits one server through the egress proxy and refuses another.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Docker from 'dockerode';

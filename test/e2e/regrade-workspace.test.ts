@@ -8,7 +8,7 @@ import { writeDataset } from '../helpers/tasks.ts';
 
 const BASE = 'berth-base:bookworm';
 
-// task-folder-verifiers.md § Python verifiers: `workspace` is the task's working directory, in separate mode where the
+// Task Folder Verifiers § Python verifiers: `workspace` is the task's working directory, in separate mode where the
 // artifacts restore it (the verifier environment's own working directory is elsewhere). A regrade restores the same
 // artifacts into a fresh verifier, with the agent's sandbox long gone: the workspace is still the task's /app.
 describe('a separate Python verifier\'s workspace on a regrade (issue 37)', () => {

@@ -13,7 +13,7 @@ else q=$(cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us); p=$(cat /sys/fs/cgroup/cpu/cp
 python3 -c "import json,sys; q,p,m=sys.argv[1:]; print(json.dumps({'reward': 1, 'cpus': int(q)/int(p), 'memory_mb': int(m)/1048576}))" "$q" "$p" "$m" > /logs/verifier/reward.json
 `;
 
-// DESIGN.md section 7, Config file ([resources] overrides) and Effective values; spec/task-folder-format.md
+// docs/design.md section 7, Config file ([resources] overrides) and Effective values; Task Folder Format
 // § [environment]: the override replaces the cpus and memory_mb it names, after dataset.toml's multiplier.
 describe('berth.toml [resources] end to end', () => {
   let cluster: TestCluster;

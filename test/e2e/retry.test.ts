@@ -6,7 +6,7 @@ import { startBatch } from '../../src/client/batch.ts';
 import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
 import { BASE_TOML, echoTask, writeDataset } from '../helpers/tasks.ts';
 
-describe('retrying masked episodes (DESIGN.md section 3, Retry)', () => {
+describe('retrying masked episodes (docs/design.md section 3, Retry)', () => {
   let cluster: TestCluster;
   beforeAll(async () => { cluster = await startTestWorkers('retry'); });
   afterAll(async () => { await cluster?.stop(); });

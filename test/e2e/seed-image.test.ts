@@ -1,7 +1,7 @@
 // One batch on the real engine and Temporal: the image's HEALTHCHECK awaited at seed before the agent starts, a
-// never-healthy image retried then failing the seed with the check's output (task-folder-format.md § Environment:
-// healthcheck; task-folder-verifiers.md § Image entrypoint), the entrypoint's output kept with the turn's verifier
-// logs, CPU hints in the shared verifier, and a GPU task refused at prepare (DESIGN.md section 7, Formats). Run twice:
+// never-healthy image retried then failing the seed with the check's output (Task Folder Format § Environment:
+// healthcheck; Task Folder Verifiers § Image entrypoint), the entrypoint's output kept with the turn's verifier
+// logs, CPU hints in the shared verifier, and a GPU task refused at prepare (docs/design.md section 7, Formats). Run twice:
 // every episode seeded fresh (no warm pool), and through the warm pool (docs/performance-notes.md, The warm pool: two repeats
 // one at a time, the second of each task checked, claiming a sandbox seeded ahead), which must give the same.
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// The seed's order and its time limit on the real engine and Temporal (DESIGN.md section 7, Images; task-folder-format.md
+// The seed's order and its time limit on the real engine and Temporal (docs/design.md section 7, Images; Task Folder Format
 // § [environment], healthcheck): a prebuilt `docker_image` gets environment/'s files in its working directory before
 // any healthcheck runs, and a healthcheck slower than the ready timeout fails the seed with its own message instead of
 // ending the seed activity by its time limit. The order is checked fresh and through the warm pool (test/helpers/warm-pool.ts,

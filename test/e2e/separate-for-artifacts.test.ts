@@ -1,6 +1,6 @@
-// berth.toml [episode].separate_verifier_for_artifacts (task-folder-verifiers.md § Shared and separate verification):
+// berth.toml [episode].separate_verifier_for_artifacts (Task Folder Verifiers § Shared and separate verification):
 // a single-step task that declares artifacts is verified in a fresh sandbox that holds only its artifacts; a
-// multi-step task that declares artifacts is refused (multi-step-tasks.md § Verification per step).
+// multi-step task that declares artifacts is refused (Multi-Step Harbor Tasks § Verification per step).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -17,7 +17,7 @@ const gate = {
   'gate/instruction.md': 'hidden\n',
   'gate/solution/solve.sh': '#!/bin/bash\ntrue\n',
   'gate/steps/one/instruction.md': 'Step one.\n',
-  // No `reward` key: the turn scores the sum of its keys (task-folder-verifiers.md § Reward files), 2 here.
+  // No `reward` key: the turn scores the sum of its keys (Task Folder Verifiers § Reward files), 2 here.
   'gate/steps/one/tests/test.sh': `#!/bin/bash\n${ORDER_IS('task\\nstep-one')}\necho "{\\"score\\": 1, \\"order_ok\\": $ok}" > /logs/verifier/reward.json\n`,
   'gate/steps/two/instruction.md': 'Step two.\n',
   'gate/steps/two/tests/test.sh': '#!/bin/bash\necho 1 > /logs/verifier/reward.txt\n',

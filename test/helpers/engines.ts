@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { waitUntil } from './worker-process.ts';
 
 /**
- * More Docker engines on this machine (DESIGN.md section 5, More Docker engines; reference/machine-notes.md,
+ * More Docker engines on this machine (docs/design.md section 5, More Docker engines; measured on this kind of machine,
  * Docker engine per test): each its own dockerd with its own socket, data root, exec root, pidfile, containerd
  * namespaces, key file (so its own engine id), a bridge this helper creates with a private address, and its own
  * address pool; no iptables rules, so nothing it runs reaches beyond this machine. The base image is loaded into

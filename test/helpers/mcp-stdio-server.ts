@@ -1,4 +1,4 @@
-// The MCP stdio server the tests run inside a sandbox (task-folder-format.md § [environment] mcp_servers): Python, one
+// The MCP stdio server the tests run inside a sandbox (Task Folder Format § [environment] mcp_servers): Python, one
 // JSON-RPC message per line, one tool `lookup` answering `answer`; with `log`, each request's method and tool name is
 // appended there as a JSON line.
 export function mcpStdioServer(answer: string, log?: string): string {

@@ -5,7 +5,7 @@ import { loadTask } from '../../src/task/index.ts';
 import { FIRST_BUILD_TIMEOUT_MS, useLocalCluster, type LocalCluster } from '../helpers/kubernetes.ts';
 import { BASE_TOML, echoTask, writeDataset } from '../helpers/tasks.ts';
 
-// GPUs on the Kubernetes sandbox (task-folder-format.md § Environment: `gpus`): the local cluster's node has no
+// GPUs on the Kubernetes sandbox (Task Folder Format § Environment: `gpus`): the local cluster's node has no
 // nvidia.com/gpu, so a task asking for one is refused at prepare, naming the resource, before any episode starts.
 
 describe('GPUs on the local cluster (which has none)', () => {

@@ -14,7 +14,7 @@ import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
 
 // An installed agent on the Kubernetes sandbox (issue 23, docs/kubernetes.md "The model gateway for pods"): its layer
 // built over the task image by the engine beside the worker, pushed to the cluster's registry and pulled by digest;
-// its model calls go from the pod to the worker's gateway, which holds the key and counts the usage (DESIGN.md
+// its model calls go from the pod to the worker's gateway, which holds the key and counts the usage (docs/design.md
 // section 7, "Agents and keys"). The fake vendor is the only stand-in: the paid API.
 
 const REAL_KEY = 'sk-berth-k8s-REAL-3e9a1c7b5d2f8a60';

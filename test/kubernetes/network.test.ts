@@ -17,7 +17,7 @@ import { waitUntil } from '../helpers/worker-process.ts';
 // Network per phase on the Kubernetes sandbox (issue 23: "no-network, allowlist and public phases enforced inside the
 // pod's network namespace … so it works without a NetworkPolicy-enforcing CNI"; the local cluster's bridge CNI enforces
 // none, so what holds here is the pods' own rules). The same dataset runs as a real batch on Docker and on the local
-// cluster, and each task checks from inside its sandbox what it can and cannot reach (DESIGN.md section 7, Network):
+// cluster, and each task checks from inside its sandbox what it can and cannot reach (docs/design.md section 7, Network):
 // the "outside" is an HTTP server of this test on the host, at two of the host's addresses that both a Docker sandbox
 // and a pod route to, so an allowlist can admit one and refuse the other.
 

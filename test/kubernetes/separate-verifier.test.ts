@@ -11,7 +11,7 @@ import { FIRST_BUILD_TIMEOUT_MS, useLocalCluster, type LocalCluster } from '../h
 import { writeDataset } from '../helpers/tasks.ts';
 import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
 
-// A separate verifier on the Kubernetes sandbox (issue 23; task-folder-verifiers.md § Shared and separate
+// A separate verifier on the Kubernetes sandbox (issue 23; Task Folder Verifiers § Shared and separate
 // verification: the collect hooks run, the artifacts are copied out of the agent's sandbox, it is stopped, and test.sh
 // runs in a fresh sandbox that gets the artifacts at their own paths). A pod cannot be stopped and started again:
 // "stop" ends every process of it but the keep-alive, files kept (docs/kubernetes.md "A separate verifier").

@@ -13,7 +13,7 @@ import { mcpStdioServer } from '../helpers/mcp-stdio-server.ts';
 
 // A process over its stdin in a pod (issue 23: execWithStdin, what MCP stdio servers and the http relay run on), on
 // the local cluster: the exchange, the exit code, the user and workdir, and an MCP stdio server (the one the installed
-// agents' MCP tests run, task-folder-format.md § [environment] mcp_servers) listed and called as the openai agent does.
+// agents' MCP tests run, Task Folder Format § [environment] mcp_servers) listed and called as the openai agent does.
 
 const ANSWER = 'berth-k8s-mcp-answer-17';
 // MCP's stdio transport (test/helpers/mcp-stdio-server.ts): one tool, `lookup`, answering ANSWER.

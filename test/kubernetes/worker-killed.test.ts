@@ -14,7 +14,7 @@ import { BASE_TOML, writeDataset } from '../helpers/tasks.ts';
 import { ownWorkerQueues, waitUntil } from '../helpers/worker-process.ts';
 
 // A `berth worker` on the Kubernetes sandbox killed with -9 (issue 23, Tests: "kill -9 of the worker mid-turn (the
-// episode resumes, no turn redone)" and "the janitor after a killed worker"; DESIGN.md section 3, Surviving restarts).
+// episode resumes, no turn redone)" and "the janitor after a killed worker"; docs/design.md section 3, Surviving restarts).
 // The workers are real processes on queues of this file's own, in a namespace of its own; the second worker polls the
 // same cluster queue as the first (docs/kubernetes.md, Sandbox queues on Kubernetes), so the episode goes on there.
 

@@ -1,4 +1,4 @@
-// DESIGN.md section 2: each folder of src imports only what its "may import" column names (the berth/import-table
+// docs/design.md section 2: each folder of src imports only what its "may import" column names (the berth/import-table
 // rule in eslint.config.js). Sources placed in the folders are linted as text with the project's own config.
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -66,12 +66,12 @@ beforeAll(async () => {
   }
 }, 60_000);
 
-describe('the import table of DESIGN.md section 2', () => {
+describe('the import table of docs/design.md section 2', () => {
   it.each(wrong.map((w, i) => [w[0], w[2], i] as const))('src/%s: a wrong-direction import fails naming the rule (%s)', (_folder, names, i) => {
     const found = messages[i]!.filter((m) => m.startsWith(`${RULE}:`));
     expect(found).toHaveLength(1);
     expect(found[0]).toContain(names);
-    expect(found[0]).toContain('DESIGN.md section 2');
+    expect(found[0]).toContain('docs/design.md section 2');
   });
 
   it.each(right.map((r, i) => [r[0], wrong.length + i] as const))('src/%s: a right-direction import passes', (_folder, i) => {

@@ -17,7 +17,7 @@ async function lintWorkflowSource(source: string): Promise<string[]> {
   return (result?.messages ?? []).map((m) => `${m.ruleId}: ${m.message}`);
 }
 
-describe('lint rules for workflow code (DESIGN.md section 2: workflows import nothing with I/O)', () => {
+describe('lint rules for workflow code (docs/design.md section 2: workflows import nothing with I/O)', () => {
   it.each([
     ["import { readFileSync } from 'node:fs';\nexport const x = readFileSync;\n", 'no-restricted-imports'],
     ["import { spawn } from 'child_process';\nexport const x = spawn;\n", 'no-restricted-imports'],

@@ -1,4 +1,4 @@
-// One home for each rule (DESIGN.md sections 4 and 6): the workflows' lists and the activities' mapping derive from
+// One home for each rule (docs/design.md sections 4 and 6): the workflows' lists and the activities' mapping derive from
 // the table of src/outcomes; this pins the derived lists to the flags, kind by kind, and finds any kind name kept
 // by hand elsewhere in src.
 import { readdirSync, readFileSync } from 'node:fs';

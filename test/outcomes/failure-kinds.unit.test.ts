@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ALL_FAILURE_KINDS, isFailureKind, isMasked, isRetryable, keepsVerifierReward, type FailureKind } from '../../src/outcomes/failure-kinds.ts';
 
-describe('failure kinds (DESIGN.md §4 "Failure kinds")', () => {
+describe('failure kinds (docs/design.md section 4 "Failure kinds")', () => {
   // [kind, masked on the first turn, retryable, masked on a later turn, keeps its verifier's reward]
   const table: Array<[FailureKind, boolean, boolean, boolean?, boolean?]> = [
     ['harbor:missing_reward', false, false],

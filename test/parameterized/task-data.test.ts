@@ -1,4 +1,4 @@
-// Issue 37: the dataset's task_data.py validates every row before anything runs (reference/nemo-gym-behaviour.md
+// Issue 37: the dataset's task_data.py validates every row before anything runs (NeMo Gym 0.7
 // § 7, Typed fields), in a container and never on the host; each bad row is refused by id and field.
 import { existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';

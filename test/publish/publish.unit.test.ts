@@ -1,5 +1,5 @@
-// Issue 37, `berth publish DATASET OUT --harbor` (task-folder-format.md § Additional features; task-folder-verifiers.md
-// § Python verifiers and § Reference answers; python-verifier.md): what the copy holds, and what it refuses.
+// Issue 37, `berth publish DATASET OUT --harbor` (Task Folder Format § Additional features; Task Folder Verifiers
+// § Python verifiers and § Reference answers; nemo_gym.data.tasks.harbor.python_verifier): what the copy holds, and what it refuses.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';

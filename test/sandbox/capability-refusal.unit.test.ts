@@ -31,7 +31,7 @@ describe('what a task needs of the driver', () => {
     ['--keep-final-state', hello, { keepFinalState: true }, ['finalState']],
     ['an agent installed in the sandbox reaches the model gateway', hello, { agentInSandbox: 'claude-code' }, ['modelGateway']],
     ['a separate verifier stops the agent\'s sandbox', { ...hello, verifier: { ...hello.verifier, mode: 'separate' } }, {}, ['stopStart']],
-    // task-folder-format.md § Environment: `gpus`.
+    // Task Folder Format § Environment: `gpus`.
     ['GPUs for the agent\'s sandbox', { ...hello, environment: { ...hello.environment, gpus: 1 } }, {}, ['gpus']],
     ['GPUs for a separate verifier only', { ...hello, verifier: { ...hello.verifier, mode: 'separate', environment: { ...hello.environment, gpus: 2 } } }, {}, ['stopStart', 'gpus']],
   ])('%s', (_what, task, run, want) => {

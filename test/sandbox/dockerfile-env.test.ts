@@ -1,5 +1,5 @@
-// Dockerfile ENV exactly as Docker resolves it (spec/task-folder-format.md § Dockerfile modes: pull and overlay
-// files run "with the Dockerfile's settings applied"; reference/nemo-gym-behaviour.md § 3.4, 3.5). For each file
+// Dockerfile ENV exactly as Docker resolves it (Task Folder Format § Dockerfile modes: pull and overlay
+// files run "with the Dockerfile's settings applied"; NeMo Gym 0.7, 3.5). For each file
 // the engine builds it (FROM berth-base:bookworm) and the built image's Config.Env is the answer; Berth's resolver,
 // the agent sandbox it seeds from the same file, and what each overlay RUN line sees must all be identical.
 import { randomBytes } from 'node:crypto';
@@ -130,7 +130,7 @@ async function berthSandbox(dockerfile: string, i: number): Promise<{ env: Recor
 /** Variables every `docker exec` and every shell adds, which no image configuration holds. */
 const PROCESS_NOISE = ['HOSTNAME', 'HOME', 'PWD', 'SHLVL', '_'];
 
-describe('Dockerfile ENV compared with the engine (task-folder-format.md § Dockerfile modes; nemo-gym-behaviour.md § 3.4)', () => {
+describe('Dockerfile ENV compared with the engine (Task Folder Format § Dockerfile modes; NeMo Gym 0.7)', () => {
   it(`has at least 20 files`, () => expect(cases.length).toBeGreaterThanOrEqual(20));
 
   cases.forEach((c, i) => {

@@ -1,5 +1,5 @@
 // The behaviour Berth builds on a sandbox is written once on the driver's primitives, for any driver (issue 13, the
-// first Build point; DESIGN.md section 6: "few driver primitives, shared behaviour written once on exec"). A
+// first Build point; docs/design.md section 6: "few driver primitives, shared behaviour written once on exec"). A
 // recording driver (a plain SandboxDriver forwarding to the real Docker one) seeds a real sandbox from an image
 // with an ENTRYPOINT and a HEALTHCHECK under an overlay RUN line, then runs a detached process: the RUN line, the
 // entrypoint's start, the healthcheck probe, the seeded marker and the detached process all pass through its exec.
@@ -70,9 +70,9 @@ afterAll(async () => {
   await provider.docker.getImage(baseTag).remove({ force: true }).catch(() => undefined);
 });
 
-describe('shared sandbox behaviour on the driver interface (issue 13; DESIGN.md section 6)', () => {
+describe('shared sandbox behaviour on the driver interface (issue 13; docs/design.md section 6)', () => {
   it('seeds (overlay RUN line, entrypoint, healthcheck, seeded marker) and runs a detached process through the driver\'s exec', async () => {
-    // An overlay-mode task: one RUN line over the base, so the seed runs it in the sandbox (task-folder-format.md § Dockerfile modes).
+    // An overlay-mode task: one RUN line over the base, so the seed runs it in the sandbox (Task Folder Format § Dockerfile modes).
     const id = `t-${randomBytes(3).toString('hex')}`;
     const root = writeDataset({
       [`${id}/task.toml`]: '[agent]\ntimeout_sec = 60\n[verifier]\ntimeout_sec = 60\n',

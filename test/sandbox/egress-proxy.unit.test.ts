@@ -1,5 +1,5 @@
-// The egress proxy (DESIGN.md section 7, Network): an allowlist admits a host, a `*.host` wildcard, an IP or a
-// CIDR range (reference/harbor-behaviour.md § 1), through CONNECT and plain forwarding; anything else is refused.
+// The egress proxy (docs/design.md section 7, Network): an allowlist admits a host, a `*.host` wildcard, an IP or a
+// CIDR range (Harbor 0.25), through CONNECT and plain forwarding; anything else is refused.
 // Real sockets on this machine's loopback; the "sandbox" is this process, registered under 127.0.0.1.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync } from 'node:fs';

@@ -1,6 +1,6 @@
 // Pure rules of the image layer: what an image's configuration on record adds to a sandbox
-// (task-folder-verifiers.md § Image entrypoint, § Environment variables and secrets), GPU device requests
-// (task-folder-format.md § Environment), FROM aliasing, and the RUN line's environment.
+// (Task Folder Verifiers § Image entrypoint, § Environment variables and secrets), GPU device requests
+// (Task Folder Format § Environment), FROM aliasing, and the RUN line's environment.
 import { describe, expect, it } from 'vitest';
 import { CPU_HINT_VARIABLES, cpuHints } from '../../src/sandbox/cpu-hints.ts';
 import { gpuDeviceRequests } from '../../src/sandbox/gpus.ts';
@@ -18,7 +18,7 @@ const spec = (env: Record<string, string> = {}): SandboxSpec => ({
   name: 'n', labels: { batch: 'b', workflowId: 'w', role: 'agent' }, image: 'sha256:abc', env, network: 'none',
 });
 
-describe('the image entrypoint (task-folder-verifiers.md § Image entrypoint)', () => {
+describe('the image entrypoint (Task Folder Verifiers § Image entrypoint)', () => {
   it.each([
     [['/entry.sh', '--flag'], ['/entry.sh', '--flag', 'sh', '-c', 'sleep infinity']],
     ['/entry.sh', ['/entry.sh', 'sh', '-c', 'sleep infinity']],
@@ -35,7 +35,7 @@ describe('the image entrypoint (task-folder-verifiers.md § Image entrypoint)', 
   });
 });
 
-describe('healthchecks (task-folder-format.md § Environment: healthcheck; § Compatibility)', () => {
+describe('healthchecks (Task Folder Format § Environment: healthcheck; § Compatibility)', () => {
   it('reads HEALTHCHECK (ns durations, Docker defaults for zero), CMD and CMD-SHELL; NONE is none', () => {
     expect(healthcheckFromImage({ Test: ['CMD-SHELL', 'test -f /ready'], Interval: 2e9, Retries: 5 })).toEqual({
       command: 'test -f /ready', intervalSec: 2, timeoutSec: 30, startPeriodSec: 0, startIntervalSec: 5, retries: 5,
@@ -54,7 +54,7 @@ describe('healthchecks (task-folder-format.md § Environment: healthcheck; § Co
   });
 });
 
-describe('CPU-count hints (task-folder-verifiers.md § Environment variables and secrets)', () => {
+describe('CPU-count hints (Task Folder Verifiers § Environment variables and secrets)', () => {
   it('every hint, floored to at least 1, only with a CPU limit', () => {
     expect(Object.keys(cpuHints(2))).toEqual([...CPU_HINT_VARIABLES]);
     expect(cpuHints(2.9).OMP_NUM_THREADS).toBe('2');
@@ -70,7 +70,7 @@ describe('CPU-count hints (task-folder-verifiers.md § Environment variables and
   });
 });
 
-describe('GPU device requests (task-folder-format.md § Environment: gpus)', () => {
+describe('GPU device requests (Task Folder Format § Environment: gpus)', () => {
   it.each([
     [1, [{ Driver: '', Count: 1, DeviceIDs: [], Capabilities: [['gpu']], Options: {} }]],
     [4, [{ Driver: '', Count: 4, DeviceIDs: [], Capabilities: [['gpu']], Options: {} }]],

@@ -9,7 +9,7 @@ import { singlePod } from '../../src/sandbox/kubernetes/pod-spec.ts';
 import { EGRESS_NETWORK } from '../../src/sandbox/network-phase.ts';
 
 // The pod's network per phase on Kubernetes (issue 23: "no-network, allowlist and public phases enforced inside the
-// pod's network namespace"), the Docker path's semantics (DESIGN.md section 7, Network): no-network leaves loopback
+// pod's network namespace"), the Docker path's semantics (docs/design.md section 7, Network): no-network leaves loopback
 // alone, allowlist loopback and the worker's egress address (the proxy), public everything.
 
 const GW = '10.229.255.1';

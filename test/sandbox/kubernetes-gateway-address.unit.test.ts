@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { gatewayListenAddress, localAddresses, type GatewayPlace } from '../../src/sandbox/kubernetes/gateway-address.ts';
 
-// Where the worker's model gateway listens for pods (issue 23: installed agents on Kubernetes; DESIGN.md section 5,
+// Where the worker's model gateway listens for pods (issue 23: installed agents on Kubernetes; docs/design.md section 5,
 // "The model gateway": each worker serves it on the address its sandboxes reach).
 
 const node = (internal: string, extra: Array<{ type: string; address: string }> = []) => [{ type: 'InternalIP', address: internal }, { type: 'Hostname', address: 'n' }, ...extra];

@@ -3,7 +3,7 @@ import type { SingleSandboxSpec } from '../../src/sandbox/driver.ts';
 import { GPU_RESOURCE, gpuSupportOfNodes } from '../../src/sandbox/kubernetes/gpu-nodes.ts';
 import { singlePod } from '../../src/sandbox/kubernetes/pod-spec.ts';
 
-// GPUs on Kubernetes (task-folder-format.md § Environment: `gpus`; issue 23: "GPUs as nvidia.com/gpu where the
+// GPUs on Kubernetes (Task Folder Format § Environment: `gpus`; issue 23: "GPUs as nvidia.com/gpu where the
 // cluster has them"). This machine has no GPU node, so the refusal and the pod spec are pinned here.
 
 const spec = (over: Partial<SingleSandboxSpec> = {}): SingleSandboxSpec => ({

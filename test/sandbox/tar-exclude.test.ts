@@ -1,4 +1,4 @@
-// An artifact's `exclude` (harbor-behaviour.md § 1, ArtifactConfig: "tar --exclude") is applied on the host to the
+// An artifact's `exclude` (Harbor 0.25, ArtifactConfig: "tar --exclude") is applied on the host to the
 // archive the engine sends, so a service needs no tar of its own (issue 22). Each row asks GNU tar which members
 // `tar -cf - --exclude=P -- <base>` keeps and compares isExcluded's verdict.
 import { execFileSync } from 'node:child_process';

@@ -5,7 +5,7 @@ import { SEARCH_ATTRIBUTE_TYPES } from '../../src/config/search-attributes.ts';
 import { ensureServer } from '../../src/server/devserver.ts';
 import { berth } from '../helpers/cli.ts';
 
-describe('embedded Temporal dev server (DESIGN.md section 5)', () => {
+describe('embedded Temporal dev server (docs/design.md section 5)', () => {
   it('is reused when it already runs', async () => {
     const info = await ensureServer();
     expect(info).toMatchObject({ address: '127.0.0.1:7233', embedded: true, started: false });

@@ -6,7 +6,7 @@ import { findTemporalCli } from '../../src/server/binary.ts';
 import { ensureServer, serverPid, stopServer } from '../../src/server/devserver.ts';
 import { temporalAnswers } from '../../src/server/health.ts';
 
-// Stops a server, so it runs its own on its own port and home (DESIGN.md section 7, Tests).
+// Stops a server, so it runs its own on its own port and home (docs/design.md section 7, Tests).
 describe('dev server lifecycle on a private port', () => {
   it('starts detached, reuses, and stops', async () => {
     process.env.TEMPORAL_CLI = findTemporalCli().path;

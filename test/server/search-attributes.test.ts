@@ -6,7 +6,7 @@ import { SEARCH_ATTRIBUTE_TYPES } from '../../src/config/search-attributes.ts';
 import { temporalAnswers, waitFor } from '../../src/server/health.ts';
 import { ensureSearchAttributes } from '../../src/server/search-attributes.ts';
 
-// A cluster Berth did not start has none of its search attributes: the worker registers them (DESIGN.md section 7).
+// A cluster Berth did not start has none of its search attributes: the worker registers them (docs/design.md section 7).
 describe('search attributes on a cluster Berth did not start', () => {
   let server: ChildProcess | undefined;
   afterAll(() => { server?.kill('SIGKILL'); });

@@ -1,4 +1,4 @@
-// `berth tasks DATASET [--json]` (issue 3, CLI; skipped.json entry shape of DESIGN.md § 7).
+// `berth tasks DATASET [--json]` (issue 3, CLI; skipped.json entry shape of docs/design.md section 7).
 import { Command } from 'commander';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { listTasks } from '../../src/client/tasks.ts';

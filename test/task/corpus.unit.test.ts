@@ -9,9 +9,9 @@ type Expect =
 
 const EXPECTED: Record<string, Expect> = {
   // harbor-cookbook
-  'simple-task': { load: true, steps: 1, verifier: 'test_sh', mode: 'shared', image: 'pull', why: 'legacy version = "1.0"; FROM + WORKDIR is pull mode (task-folder-format.md § Dockerfile modes)' },
+  'simple-task': { load: true, steps: 1, verifier: 'test_sh', mode: 'shared', image: 'pull', why: 'legacy version = "1.0"; FROM + WORKDIR is pull mode (Task Folder Format § Dockerfile modes)' },
   'multi-reward': { load: true, steps: 1, verifier: 'test_sh', mode: 'shared', image: 'overlay', why: 'FROM + RUN + WORKDIR is overlay mode' },
-  'multi-container': { load: true, steps: 1, verifier: 'test_sh', mode: 'shared', image: 'overlay', compose: ['main', 'api-server'], why: 'a Compose task: a built sidecar behind a healthcheck (DESIGN.md § 7, Compose groups)' },
+  'multi-container': { load: true, steps: 1, verifier: 'test_sh', mode: 'shared', image: 'overlay', compose: ['main', 'api-server'], why: 'a Compose task: a built sidecar behind a healthcheck (docs/design.md section 7, Compose groups)' },
   'multi-step': { load: true, steps: 3, verifier: 'test_sh', mode: 'shared', image: 'overlay', why: 'step workdir/ with setup.sh, a step healthcheck and step artifacts run as Harbor runs them (docs/departures.md)' },
   'mcp-tools': { load: true, steps: 1, verifier: 'test_sh', mode: 'shared', image: 'overlay', compose: ['main', 'mcp-server'], why: 'its MCP server is a Compose sidecar' },
   'dns-blacklisting': { load: true, steps: 1, verifier: 'test_sh', mode: 'shared', image: 'build', why: 'COPY and a non-empty ENTRYPOINT need a build' },
@@ -23,11 +23,11 @@ const EXPECTED: Record<string, Expect> = {
   'environment-env-single': { load: true, steps: 1, verifier: 'test_sh', mode: 'shared', image: 'build', why: 'no solution/ still loads; COPY + ENTRYPOINT is build mode' },
   'environment-env-multi': { load: true, steps: 1, verifier: 'test_sh', mode: 'shared', image: 'build', compose: ['main', 'sidecar'], why: 'Compose task: a named volume, an image-only sidecar, $$ escaping' },
   'hello-multi-step-simple': { load: true, steps: 2, verifier: 'test_sh', mode: 'shared', image: 'pull', why: 'smallest multi-step task: no top-level instruction.md or tests/ needed' },
-  'separate-verifier-environment': { load: true, steps: 1, verifier: 'test_sh', mode: 'separate', image: 'pull', why: 'docker_image beside a pull-mode Dockerfile; separate verifier built from tests/Dockerfile; no-network honoured (DESIGN.md § 7)' },
+  'separate-verifier-environment': { load: true, steps: 1, verifier: 'test_sh', mode: 'separate', image: 'pull', why: 'docker_image beside a pull-mode Dockerfile; separate verifier built from tests/Dockerfile; no-network honoured (docs/design.md section 7)' },
   'separate-verifier-multi-step': { load: true, steps: 2, verifier: 'test_sh', mode: 'shared', image: 'overlay', why: 'step 1 shared, step 2 separate (step_verifier_mode), its verifier built from tests/Dockerfile' },
   'sidecar-artifacts': { load: true, steps: 1, verifier: 'test_sh', mode: 'separate', image: 'overlay', compose: ['main', 'api'], why: 'Compose task: a collect hook and artifacts in a sidecar, a separate verifier' },
   'reward-kit-example': { load: true, steps: 1, verifier: 'test_sh', mode: 'shared', image: 'build', why: 'memory = "2G" / storage = "10G" legacy units; COPY --from needs a build' },
-  'network-policy-dynamic-steps-mixed': { load: true, steps: 2, verifier: 'test_sh', mode: 'shared', image: 'pull', why: 'per-phase networks switch the sandbox between phases (DESIGN.md § 7, Network)' },
+  'network-policy-dynamic-steps-mixed': { load: true, steps: 2, verifier: 'test_sh', mode: 'shared', image: 'pull', why: 'per-phase networks switch the sandbox between phases (docs/design.md section 7, Network)' },
   // harbor-verifier-mode-matrix
   'separate-implicit': { load: true, steps: 1, verifier: 'test_sh', mode: 'separate', image: 'pull', why: '[verifier.environment] implies separate; verifier image built from tests/' },
   'separate-reuse-env': { load: true, steps: 1, verifier: 'test_sh', mode: 'separate', image: 'overlay', why: 'separate mode reusing [environment], built from tests/Dockerfile' },
@@ -37,7 +37,7 @@ const EXPECTED: Record<string, Expect> = {
   // others
   'anko-default-function-arguments': { load: true, steps: 1, verifier: 'test_sh', mode: 'separate', image: 'prebuilt', why: '[agent] and [verifier] no-network over a public environment switch per phase; docker_image beside an overlay Dockerfile' },
   'chart-area': { load: true, steps: 1, verifier: 'test_sh', mode: 'separate', image: 'build', compose: ['main', 'oracle-service'], why: 'Compose task: an oracle-service sidecar built from the task folder (context ..)' },
-  simple_actors: { load: true, steps: 1, verifier: 'test_sh', mode: 'shared', image: 'build', why: 'tests/test.sh wins over tests/verifier.py (python-verifier.md); COPY needs a build' },
+  simple_actors: { load: true, steps: 1, verifier: 'test_sh', mode: 'shared', image: 'build', why: 'tests/test.sh wins over tests/verifier.py (nemo_gym.data.tasks.harbor.python_verifier); COPY needs a build' },
   'adas-calibration-decision-service-2bdae9': { load: true, steps: 1, verifier: 'test_sh', mode: 'shared', image: 'overlay', why: 'RUN lines with continuations and comments are overlay lines' },
 };
 

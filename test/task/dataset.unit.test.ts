@@ -1,5 +1,5 @@
-// dataset.toml (task-folder-format.md § Dataset settings), overrides, multipliers and effective values
-// (DESIGN.md § 7, Effective values).
+// dataset.toml (Task Folder Format § Dataset settings), overrides, multipliers and effective values
+// (docs/design.md section 7, Effective values).
 import { afterEach, describe, expect, it } from 'vitest';
 import { DatasetRefusal, loadDataset, parseDatasetToml, type LoadedDataset } from '../../src/task/index.ts';
 import { silent, taskFiles, tempTree } from './helpers.ts';
@@ -19,7 +19,7 @@ function gym(text: string) {
   return parseDatasetToml('/d', '/d/dataset.toml', text, null);
 }
 
-describe('[gym] table (task-folder-format.md § [gym])', () => {
+describe('[gym] table (Task Folder Format § [gym])', () => {
   const rows: Array<[string, string, Record<string, unknown>]> = [
     ['no dataset.toml: benchmark, any agent, defaults 1', '', { type: 'benchmark', license: null, allowed_agents: null, verified: false, defaults: { num_repeats: 1, timeout_multiplier: 1, resource_multiplier: 1 } }],
     ['type defaults to validation with a license', '[gym]\nlicense = "Apache 2.0"\n', { type: 'validation', license: 'Apache 2.0' }],
@@ -43,7 +43,7 @@ describe('[gym] table (task-folder-format.md § [gym])', () => {
     ['malformed TOML', '[gym\n', 'dataset_malformed', 'line'],
   ];
 
-  // task-folder-format.md § [gym]: license and domain take only Gym's value lists; the message lists them.
+  // Task Folder Format § [gym]: license and domain take only Gym's value lists; the message lists them.
   it.each([
     ['a license outside Gym\'s list', '[gym]\nlicense = "Apache-2.0"\n', 'gym.license', ['"Apache 2.0"', '"MIT"', '"Creative Commons Attribution 4.0 International"', '"TBD"', '"GNU General Public License v3.0"']],
     ['a domain outside Gym\'s list', '[gym]\ndomain = "programming"\n', 'gym.domain', ['"math"', '"coding"', '"agent"', '"instruction_following"', '"rlhf"', '"other"']],
@@ -80,7 +80,7 @@ describe('[gym] table (task-folder-format.md § [gym])', () => {
   }
 });
 
-describe('dataset-level refusals stop the command (DESIGN.md § 7)', () => {
+describe('dataset-level refusals stop the command (docs/design.md section 7)', () => {
   it('an override naming no task', async () => {
     await expect(dataset({ ...taskFiles('a'), 'dataset.toml': '[gym.tasks."b".environment]\ncpus = 1\n' })).rejects.toMatchObject({ code: 'override_names_no_task' });
   });
@@ -106,7 +106,7 @@ describe('dataset-level refusals stop the command (DESIGN.md § 7)', () => {
   });
 });
 
-describe('[gym.tasks."id"] overrides (task-folder-format.md § [gym.tasks."task-id"])', () => {
+describe('[gym.tasks."id"] overrides (Task Folder Format § [gym.tasks."task-id"])', () => {
   const TASK = '[environment]\ncpus = 1\nmemory_mb = 1000\n[environment.env]\nA = "task"\nB = "task"\n[verifier]\ntimeout_sec = 100\n[verifier.env]\nV = "task"\n';
 
   it('env merges over the task\'s own; other keys replace; artifacts append', async () => {
@@ -215,7 +215,7 @@ describe('[gym.tasks."id"] overrides (task-folder-format.md § [gym.tasks."task-
   });
 });
 
-describe('effective values (DESIGN.md § 7; task-folder-format.md § [gym.defaults])', () => {
+describe('effective values (docs/design.md section 7; Task Folder Format § [gym.defaults])', () => {
   const TASK = [
     '[agent]',
     'timeout_sec = 100',
@@ -281,7 +281,7 @@ describe('effective values (DESIGN.md § 7; task-folder-format.md § [gym.defaul
     expect(d.tasks[1]!.verifier.environment).toMatchObject({ cpus: 2 });
   });
 
-  // task-folder-format.md § [gym.defaults], resource_multiplier row; DESIGN.md §7 "Effective values": not scaled.
+  // Task Folder Format § [gym.defaults], resource_multiplier row; docs/design.md section 7 "Effective values": not scaled.
   it('[steps.verifier.environment] resources do not scale; a step inheriting [verifier.environment] gets its scaled values', async () => {
     const d = await dataset({
       ...taskFiles('t', {

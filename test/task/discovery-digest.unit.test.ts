@@ -1,4 +1,4 @@
-// Discovery and digests: task-folder-format.md § Task folder layout; nemo-gym-behaviour.md § 7.
+// Discovery and digests: Task Folder Format § Task folder layout; NeMo Gym 0.7
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -16,7 +16,7 @@ function tree(files: Record<string, string>): string {
   return t.root;
 }
 
-describe('discovery (task-folder-format.md § Task folder layout)', () => {
+describe('discovery (Task Folder Format § Task folder layout)', () => {
   it('a folder with task.toml is one task', () => {
     const root = tree(taskFiles('only'));
     expect(discoverTaskFolders(join(root, 'only'))).toMatchObject([{ id: 'only', path: join(root, 'only'), symlink: false }]);
@@ -85,7 +85,7 @@ describe('discovery (task-folder-format.md § Task folder layout)', () => {
   });
 });
 
-describe('digests (nemo-gym-behaviour.md § 7; task-folder-format.md § Dataset settings)', () => {
+describe('digests (NeMo Gym 0.7; Task Folder Format § Dataset settings)', () => {
   async function digestOf(files: Record<string, string>, id = 't'): Promise<string> {
     const root = tree(files);
     const d = await loadDataset(root, { logger: silent });

@@ -1,4 +1,4 @@
-// Dockerfile modes: task-folder-format.md § Dockerfile modes; exact rules nemo-gym-behaviour.md § 3.4.
+// Dockerfile modes: Task Folder Format § Dockerfile modes; exact rules NeMo Gym 0.7
 import { describe, expect, it } from 'vitest';
 import { classifyDockerfile, expandDockerfileValue, logicalLines, parseEnvArgs, resolveDockerfileEnv, type DockerfileMode } from '../../src/task/index.ts';
 import { build, expectTask } from './helpers.ts';
@@ -39,7 +39,7 @@ const modes: Array<[string, string, DockerfileMode]> = [
   ['ARG after FROM needs a build', 'FROM ubuntu\nARG X=1\n', 'build'],
 ];
 
-describe('classifyDockerfile modes (task-folder-format.md § Dockerfile modes; nemo-gym-behaviour.md § 3.4)', () => {
+describe('classifyDockerfile modes (Task Folder Format § Dockerfile modes; NeMo Gym 0.7)', () => {
   for (const [name, text, mode] of modes) {
     it(`${name} → ${mode}`, () => {
       const c = classifyDockerfile(text);
@@ -50,7 +50,7 @@ describe('classifyDockerfile modes (task-folder-format.md § Dockerfile modes; n
   }
 });
 
-describe('classifyDockerfile settings (nemo-gym-behaviour.md § 3.4, 3.5)', () => {
+describe('classifyDockerfile settings (NeMo Gym 0.7, 3.5)', () => {
   it('joins continuations and drops blank and comment lines inside them', () => {
     const lines = logicalLines('FROM ubuntu\nRUN apt-get update \\\n# a comment\n\n    && apt-get install -y x\n');
     expect(lines).toHaveLength(2);
@@ -78,7 +78,7 @@ describe('classifyDockerfile settings (nemo-gym-behaviour.md § 3.4, 3.5)', () =
     });
   });
 
-  it('ENV values stay as written for seed-time resolution against the base image (nemo-gym-behaviour.md § 3.4)', () => {
+  it('ENV values stay as written for seed-time resolution against the base image (NeMo Gym 0.7)', () => {
     expect(parseEnvArgs('PATH=/x:$PATH')).toEqual([['PATH', '/x:$PATH']]);
     expect(parseEnvArgs('A')).toBeNull();
     expect(parseEnvArgs('KEY some value here')).toEqual([['KEY', 'some value here']]);
@@ -143,7 +143,7 @@ describe('classifyDockerfile settings (nemo-gym-behaviour.md § 3.4, 3.5)', () =
   });
 });
 
-describe('image plan (task-folder-format.md § Environment: docker_image; DESIGN.md § 7 Images)', () => {
+describe('image plan (Task Folder Format § Environment: docker_image; docs/design.md section 7 Images)', () => {
   it('docker_image beside a pull-mode Dockerfile: the image runs with the Dockerfile\'s WORKDIR, ENV and USER', () => {
     const t = expectTask(build({ 'task.toml': '[environment]\ndocker_image = "mine:1"\n', 'environment/Dockerfile': 'FROM base:1\nWORKDIR /w\nENV A=1\nUSER u\n' }));
     expect(t.image).toMatchObject({ mode: 'pull', image: 'mine:1', from: 'base:1', workdir: '/w', env: { A: '1' }, user: 'u' });

@@ -1,6 +1,6 @@
-// Every `${VAR}` a task reads, checked before any sandbox starts (spec/task-folder-verifiers.md § Environment
+// Every `${VAR}` a task reads, checked before any sandbox starts (Task Folder Verifiers § Environment
 // variables and secrets: "A missing required value fails the episode before any sandbox starts"; secrets fill
-// `${NAME}` in [verifier].env and [steps.verifier].env only; DESIGN.md section 7, Secrets).
+// `${NAME}` in [verifier].env and [steps.verifier].env only; docs/design.md section 7, Secrets).
 import { describe, expect, it } from 'vitest';
 import { envTablesOf, firstUnsetVariable, unsetVariableMessage, type UnsetVariable } from '../../src/task/index.ts';
 import { build, expectTask } from './helpers.ts';
@@ -44,7 +44,7 @@ describe('the first unset variable of a task, by table, key and variable', () =>
   });
 
   // issue 12 × issue 14: a separate step's own verifier environment, and the task's [verifier.environment] the
-  // steps of a multi-step task inherit (separate-verifier-environment.md, step_verifier_environment).
+  // steps of a multi-step task inherit (nemo_gym.data.tasks.harbor.verifier_env, step_verifier_environment).
   it('a separate step\'s [steps.verifier.environment].env, and an inherited [verifier.environment].env, named as task.toml names them', () => {
     const stepOwn = [
       '[[steps]]', 'name = "one"', '[[steps]]', 'name = "two"',

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { applyImageAlias, MIN_REDACTED_HOST_VALUE, normaliseImageRef, parseImageAliases, parseSizeToMb, resolveTemplates, stripCanary } from '../../src/task/index.ts';
 
 // The one resolver of every env table: [environment].env, [solution].env, [verifier].env and [steps.verifier].env
-// (with [secrets]), and the planner's unset-variable check (DESIGN.md §7 "Secrets"; task-folder-format.md § Environment).
-describe('resolveTemplates (task-folder-format.md § Environment: env; DESIGN.md §7 Secrets)', () => {
+// (with [secrets]), and the planner's unset-variable check (docs/design.md section 7 "Secrets"; Task Folder Format § Environment).
+describe('resolveTemplates (Task Folder Format § Environment: env; docs/design.md section 7 Secrets)', () => {
   type Row = [string, Record<string, string>, Record<string, string | undefined>, Record<string, string>, ReturnType<typeof resolveTemplates>];
   const rows: Row[] = [
     ['literal values pass through, never sensitive', { A: 'x-literal', B: 'a ${NOT} whole' }, {}, {}, { ok: true, values: { A: 'x-literal', B: 'a ${NOT} whole' }, sensitive: [] }],
@@ -26,7 +26,7 @@ describe('resolveTemplates (task-folder-format.md § Environment: env; DESIGN.md
   it.each(rows)('%s', (_name, table, host, secrets, want) => expect(resolveTemplates(table, host, secrets)).toEqual(want));
 });
 
-describe('applyImageAlias (DESIGN.md § 4, Images without a registry)', () => {
+describe('applyImageAlias (docs/design.md section 4, Images without a registry)', () => {
   const aliases = { 'ubuntu:24.04': 'berth-base:bookworm', 'python:3.12-slim': 'berth-base:bookworm', 'ghcr.io/x/y': 'mirror/y:latest' };
   const rows: Array<[string, string]> = [
     ['ubuntu:24.04', 'berth-base:bookworm'],
@@ -49,7 +49,7 @@ describe('applyImageAlias (DESIGN.md § 4, Images without a registry)', () => {
   });
 });
 
-describe('stripCanary (task-folder-format.md § Task folder layout)', () => {
+describe('stripCanary (Task Folder Format § Task folder layout)', () => {
   const rows: Array<[string, string, string]> = [
     ['no canary', 'Hello\n', 'Hello\n'],
     ['a # canary line', '# BENCHMARK canary GUID abc\nHello\n', 'Hello\n'],
@@ -65,7 +65,7 @@ describe('stripCanary (task-folder-format.md § Task folder layout)', () => {
 // Issue 37: as Harbor 0.25's EnvironmentConfig._parse_size_to_mb converts them (its source, and `harbor trials start`
 // on a task with memory = "1.9G": the container's limit was 2039480320 bytes, 1945 MiB). Harbor truncates and reads
 // only a trailing G, M or K: "2GB" and "2Gi" fail its loader.
-describe('parseSizeToMb (harbor-behaviour.md § 1 Legacy keys)', () => {
+describe('parseSizeToMb (Harbor 0.25 Legacy keys)', () => {
   const rows: Array<[string, number | null]> = [
     ['2G', 2048],
     ['10G', 10240],

@@ -1,4 +1,4 @@
-// [[steps]]: spec/multi-step-tasks.md, each row citing its section.
+// [[steps]]: Multi-Step Harbor Tasks, each row citing its section.
 import { describe, expect, it } from 'vitest';
 import { build, expectRefusal, expectTask } from './helpers.ts';
 
@@ -39,7 +39,7 @@ const FILES = {
 };
 
 describe('multi-step tasks', () => {
-  it('multi-step-tasks.md § What runs per turn: steps in order, step instructions (canary dropped), timeouts and users', () => {
+  it('Multi-Step Harbor Tasks § What runs per turn: steps in order, step instructions (canary dropped), timeouts and users', () => {
     const t = expectTask(build(FILES));
     expect(t.multi_step).toBe(true);
     expect(t.steps.map((s) => s.name)).toEqual(['one', 'two']);
@@ -49,7 +49,7 @@ describe('multi-step tasks', () => {
     expect(t.steps[1]!.agent).toEqual({ timeout_sec: 100, user: 'agent', network_mode: 'public', allowed_hosts: [] });
   });
 
-  it('DESIGN.md § 7: a step verifier timeout is its own, default 600, never [verifier]\'s; user and env layer over [verifier]', () => {
+  it('docs/design.md section 7: a step verifier timeout is its own, default 600, never [verifier]\'s; user and env layer over [verifier]', () => {
     const t = expectTask(build(FILES));
     expect(t.steps[0]!.verifier.timeout_sec).toBe(20);
     expect(t.steps[1]!.verifier.timeout_sec).toBe(600);
@@ -58,13 +58,13 @@ describe('multi-step tasks', () => {
     expect(t.steps[1]!.verifier.env).toEqual({ A: 'task', B: 'task' });
   });
 
-  it('multi-step-tasks.md § Early stop: min_reward as a number or a table', () => {
+  it('Multi-Step Harbor Tasks § Early stop: min_reward as a number or a table', () => {
     const t = expectTask(build(FILES));
     expect(t.steps[0]!.min_reward).toBe(1);
     expect(t.steps[1]!.min_reward).toEqual({ safety: 1, reward: 0.5 });
   });
 
-  it('multi-step-tasks.md § Verification per step: task tests/ first, the step\'s on top; the step\'s test.sh wins', () => {
+  it('Multi-Step Harbor Tasks § Verification per step: task tests/ first, the step\'s on top; the step\'s test.sh wins', () => {
     const t = expectTask(build({ ...FILES, 'tests/test.sh': 'shared', 'tests/helpers.sh': 'h', 'steps/two/tests/test.sh': undefined }));
     expect(t.steps[0]!.verifier.tests_dirs).toEqual(['/data/demo/tests', '/data/demo/steps/one/tests']);
     expect(t.steps[0]!.verifier.script).toBe('/data/demo/steps/one/tests/test.sh');
@@ -72,7 +72,7 @@ describe('multi-step tasks', () => {
     expect(t.steps[1]!.verifier.script).toBe('/data/demo/tests/test.sh');
   });
 
-  it('multi-step-tasks.md § Per-step reference solutions: own folder, else the task\'s solution/; a folder without solve.sh is that step\'s missing answer', () => {
+  it('Multi-Step Harbor Tasks § Per-step reference solutions: own folder, else the task\'s solution/; a folder without solve.sh is that step\'s missing answer', () => {
     const t = expectTask(build({ ...FILES, 'solution/solve.sh': 'task', 'steps/two/solution/notes.txt': 'x' }));
     expect(t.steps[0]!.solution).toEqual({ dir: '/data/demo/steps/one/solution', kind: 'solve_sh', from: 'step' });
     expect(t.steps[1]!.solution).toEqual({ dir: '/data/demo/steps/two/solution', kind: null, from: 'step' });
@@ -82,22 +82,22 @@ describe('multi-step tasks', () => {
     expect(v.steps[1]!.solution).toBeNull();
   });
 
-  it('multi-step-tasks.md § What runs per turn: the top-level instruction.md is optional', () => {
+  it('Multi-Step Harbor Tasks § What runs per turn: the top-level instruction.md is optional', () => {
     const t = expectTask(build({ ...FILES, 'instruction.md': undefined }));
     expect(t.instruction).toBeNull();
   });
 
-  it('multi-step-tasks.md § Reward roll-up: multi_step_reward_strategy', () => {
+  it('Multi-Step Harbor Tasks § Reward roll-up: multi_step_reward_strategy', () => {
     const t = expectTask(build({ ...FILES, 'task.toml': `multi_step_reward_strategy = "final"\n${TWO_STEPS}` }));
     expect(t.multi_step_reward_strategy).toBe('final');
   });
 
-  it('task-folder-format.md § Top level: top-level artifacts are kept for a multi-step task', () => {
+  it('Task Folder Format § Top level: top-level artifacts are kept for a multi-step task', () => {
     const t = expectTask(build({ ...FILES, 'task.toml': `artifacts = ["/app/x"]\n${TWO_STEPS}` }));
     expect(t.artifacts.map((a) => a.source)).toEqual(['/app/x']);
   });
 
-  it('multi-step-tasks.md § Per-step agent user: a step\'s users are kept (group users are a seed-time matter)', () => {
+  it('Multi-Step Harbor Tasks § Per-step agent user: a step\'s users are kept (group users are a seed-time matter)', () => {
     const t = expectTask(build({ ...FILES, 'task.toml': TWO_STEPS.replace('user = "other"', 'user = "1000:1000"') }));
     expect(t.steps[0]!.agent.user).toBe('1000:1000');
   });
@@ -122,13 +122,13 @@ describe('multi-step tasks', () => {
     expect(warnings).toEqual([expect.stringContaining('steps[0].verifier.collect[1].service = "db" (step one) names no service')]);
   });
 
-  it('harbor-behaviour.md § 1: a steps = [] list is a single-step task', () => {
+  it('Harbor 0.25: a steps = [] list is a single-step task', () => {
     const t = build({ 'task.toml': 'steps = []\n' });
     expect(expectTask(t).multi_step).toBe(false);
   });
 });
 
-describe('per-step workdir, setup.sh, healthcheck and artifacts (Harbor runs them: reference/harbor-behaviour.md § 2.6)', () => {
+describe('per-step workdir, setup.sh, healthcheck and artifacts (Harbor runs them: Harbor 0.25)', () => {
   const toml = [
     'artifacts = ["/app/task.txt"]',
     '[[steps]]', 'name = "one"', 'artifacts = ["/app/one.txt", { source = "/app/d", destination = "dd", exclude = ["*.log"] }]',
@@ -167,7 +167,7 @@ describe('per-step workdir, setup.sh, healthcheck and artifacts (Harbor runs the
     expect(r.message).toContain('steps[0]("one").artifacts[0]');
   });
 
-  it('task-folder-verifiers.md § Shared and separate verification: separate_verifier_for_artifacts cannot force a multi-step task that declares artifacts', () => {
+  it('Task Folder Verifiers § Shared and separate verification: separate_verifier_for_artifacts cannot force a multi-step task that declares artifacts', () => {
     const r = expectRefusal(build(files, { separateVerifierForArtifacts: true, configFile: '/work/berth.toml' }));
     expect(r.code).toBe('separate_verifier_for_artifacts');
     expect(r.message).toContain('/work/berth.toml: episode.separate_verifier_for_artifacts');
@@ -189,7 +189,7 @@ describe('per-step workdir, setup.sh, healthcheck and artifacts (Harbor runs the
   });
 });
 
-describe('separate_verifier_for_artifacts (task-folder-verifiers.md § Shared and separate verification)', () => {
+describe('separate_verifier_for_artifacts (Task Folder Verifiers § Shared and separate verification)', () => {
   const single = (toml: string, extra: Record<string, string | undefined> = {}) => build({ 'task.toml': toml, ...extra }, { separateVerifierForArtifacts: true, configFile: '/w/berth.toml' });
 
   it('a single-step task that declares artifacts verifies separately, in a copy of [environment] with its docker_image', () => {

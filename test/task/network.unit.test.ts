@@ -1,10 +1,10 @@
-// Network policies per phase, as Harbor resolves them (reference/harbor-behaviour.md § 1 and § 2.4, Network
+// Network policies per phase, as Harbor resolves them (Harbor 0.25 and § 2.4, Network
 // policy; Harbor's trial/network_policy.py): the loader hands out each phase's effective policy.
 import { describe, expect, it } from 'vitest';
 import { agentSandboxNetworking, normaliseAllowedHost, phasePolicyFor } from '../../src/task/network.ts';
 import { build, expectTask } from './helpers.ts';
 
-describe('allowed_hosts entries (harbor-behaviour.md § 1: host, *.host, IP, CIDR; no URLs or ports)', () => {
+describe('allowed_hosts entries (Harbor 0.25: host, *.host, IP, CIDR; no URLs or ports)', () => {
   it.each([
     ['Example.COM.', 'example.com'],
     ['*.Example.com', '*.example.com'],

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { build, expectRefusal, expectTask, loadTempDataset as dataset, taskFiles } from './helpers.ts';
 
-// DESIGN.md section 7, Config file ([resources] overrides) and Effective values; spec/task-folder-format.md
+// docs/design.md section 7, Config file ([resources] overrides) and Effective values; Task Folder Format
 // § [environment] ("the server's `sandbox_resources_override` replaces any it names").
 describe('berth.toml [resources] is the resource override', () => {
   const TASK = [
@@ -35,7 +35,7 @@ describe('berth.toml [resources] is the resource override', () => {
 });
 
 // Delivered at seed since issue 13 (test/compose/mcp.test.ts): the loader reads them without a warning.
-describe('mcp_servers and skills_dir load as declared (task-folder-format.md § [environment])', () => {
+describe('mcp_servers and skills_dir load as declared (Task Folder Format § [environment])', () => {
   it('mcp_servers', () => {
     const warnings: string[] = [];
     const t = expectTask(build({ 'task.toml': '[[environment.mcp_servers]]\nname = "tools"\ntransport = "streamable-http"\nurl = "http://mcp:8000/mcp"\n' }, { warn: (m) => warnings.push(m) }));
@@ -52,7 +52,7 @@ describe('mcp_servers and skills_dir load as declared (task-folder-format.md § 
   });
 });
 
-// spec/task-folder-format.md § Additional features ("Typed task fields and parameterized tasks") and § Task folder
+// Task Folder Format § Additional features ("Typed task fields and parameterized tasks") and § Task folder
 // layout (the dataset root's task_data.py); a template folder is a task folder with tasks.jsonl beside task.toml and
 // `<stem>.template<suffix>` files rendered per row.
 describe('a template folder loaded as one task is refused as a template, not as a task missing instruction.md', () => {

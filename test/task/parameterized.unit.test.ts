@@ -1,4 +1,4 @@
-// Issue 37, parameterized tasks (reference/nemo-gym-behaviour.md § 7, Typed fields and Parameterized; NeMo Gym's
+// Issue 37, parameterized tasks (NeMo Gym 0.7, Typed fields and Parameterized; NeMo Gym's
 // nemo_gym.data.tasks.harbor.parameterized): a template folder with tasks.jsonl beside task.toml is rendered into
 // one plain task folder per row, each with its own digest; bad rows are refused by id (or line) and field.
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';

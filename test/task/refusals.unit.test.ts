@@ -1,5 +1,5 @@
-// Every row of "What the loader refuses" (task-folder-format.md) and of multi-step-tasks.md § What is
-// refused, plus the departures of DESIGN.md § 7. Each refusal names the file, the key, the value and the fix.
+// Every row of "What the loader refuses" (Task Folder Format) and of Multi-Step Harbor Tasks § What is
+// refused, plus the departures of docs/design.md section 7. Each refusal names the file, the key, the value and the fix.
 import { describe, expect, it } from 'vitest';
 import type { RefusalCode } from '../../src/task/index.ts';
 import { build, expectRefusal } from './helpers.ts';
@@ -31,14 +31,14 @@ const rows: Row[] = [
   { spec: 'Unsupported settings: Windows', files: { 'task.toml': '[environment]\nos = "windows"\n' }, code: 'unsupported_os', file: 'task.toml', mentions: ['environment.os', '"windows"'] },
   { spec: 'Unsupported settings: TPU', files: { 'task.toml': '[environment.tpu]\ntype = "v5"\n' }, code: 'unsupported_tpu', file: 'task.toml', mentions: ['environment.tpu'] },
   { spec: 'Unsupported settings: a shared verifier with its own environment', files: { 'task.toml': '[verifier]\nenvironment_mode = "shared"\n[verifier.environment]\ndocker_image = "x"\n' }, code: 'shared_verifier_with_environment', file: 'task.toml', mentions: ['verifier.environment'] },
-  { spec: 'Unsupported settings (DESIGN.md § 7, Compose groups): a key Berth cannot honour safely', files: { 'environment/docker-compose.yaml': 'services:\n  db:\n    image: x\n    network_mode: host\n' }, code: 'compose_unsupported', file: 'environment/docker-compose.yaml', mentions: ['services.db.network_mode', 'Fix:'] },
-  // ---- Networks (reference/harbor-behaviour.md § 1: allowed_hosts, host / *.host / IP / CIDR) ----
-  { spec: 'harbor-behaviour.md § 1: allowed_hosts rejects URLs', files: { 'task.toml': '[environment]\nnetwork_mode = "allowlist"\nallowed_hosts = ["https://example.com/x"]\n' }, code: 'invalid_value', file: 'task.toml', mentions: ['environment.allowed_hosts[0]', 'not URLs'] },
-  { spec: 'harbor-behaviour.md § 1: allowed_hosts rejects ports', files: { 'task.toml': '[agent]\nnetwork_mode = "allowlist"\nallowed_hosts = ["example.com:443"]\n' }, code: 'invalid_value', file: 'task.toml', mentions: ['agent.allowed_hosts[0]'] },
-  { spec: 'harbor-behaviour.md § 1: a wildcard must lead', files: { 'task.toml': '[verifier]\nnetwork_mode = "allowlist"\nallowed_hosts = ["api.*.com"]\n' }, code: 'invalid_value', file: 'task.toml', mentions: ['verifier.allowed_hosts[0]', '"*."'] },
-  { spec: 'harbor-behaviour.md § 1: a range with host bits set is refused (Harbor reads CIDR strictly)', files: { 'task.toml': '[environment]\nnetwork_mode = "allowlist"\nallowed_hosts = ["10.0.0.1/8"]\n' }, code: 'invalid_value', file: 'task.toml', mentions: ['10.0.0.1/8'] },
-  { spec: 'harbor-behaviour.md § 1: allowed_hosts only with allowlist', files: { 'task.toml': '[environment]\nnetwork_mode = "public"\nallowed_hosts = ["example.com"]\n' }, code: 'invalid_value', file: 'task.toml', mentions: ['environment.allowed_hosts', 'allowlist'] },
-  { spec: 'harbor-behaviour.md § 1: a phase\'s allowed_hosts without its network_mode', files: { 'task.toml': `${STEP('[steps.agent]\nallowed_hosts = ["example.com"]\n')}`, ...STEP_FILES }, code: 'invalid_value', file: 'task.toml', mentions: ['steps[0]("one").agent.allowed_hosts', 'network_mode'] },
+  { spec: 'Unsupported settings (docs/design.md section 7, Compose groups): a key Berth cannot honour safely', files: { 'environment/docker-compose.yaml': 'services:\n  db:\n    image: x\n    network_mode: host\n' }, code: 'compose_unsupported', file: 'environment/docker-compose.yaml', mentions: ['services.db.network_mode', 'Fix:'] },
+  // ---- Networks (Harbor 0.25: allowed_hosts, host / *.host / IP / CIDR) ----
+  { spec: 'Harbor 0.25: allowed_hosts rejects URLs', files: { 'task.toml': '[environment]\nnetwork_mode = "allowlist"\nallowed_hosts = ["https://example.com/x"]\n' }, code: 'invalid_value', file: 'task.toml', mentions: ['environment.allowed_hosts[0]', 'not URLs'] },
+  { spec: 'Harbor 0.25: allowed_hosts rejects ports', files: { 'task.toml': '[agent]\nnetwork_mode = "allowlist"\nallowed_hosts = ["example.com:443"]\n' }, code: 'invalid_value', file: 'task.toml', mentions: ['agent.allowed_hosts[0]'] },
+  { spec: 'Harbor 0.25: a wildcard must lead', files: { 'task.toml': '[verifier]\nnetwork_mode = "allowlist"\nallowed_hosts = ["api.*.com"]\n' }, code: 'invalid_value', file: 'task.toml', mentions: ['verifier.allowed_hosts[0]', '"*."'] },
+  { spec: 'Harbor 0.25: a range with host bits set is refused (Harbor reads CIDR strictly)', files: { 'task.toml': '[environment]\nnetwork_mode = "allowlist"\nallowed_hosts = ["10.0.0.1/8"]\n' }, code: 'invalid_value', file: 'task.toml', mentions: ['10.0.0.1/8'] },
+  { spec: 'Harbor 0.25: allowed_hosts only with allowlist', files: { 'task.toml': '[environment]\nnetwork_mode = "public"\nallowed_hosts = ["example.com"]\n' }, code: 'invalid_value', file: 'task.toml', mentions: ['environment.allowed_hosts', 'allowlist'] },
+  { spec: 'Harbor 0.25: a phase\'s allowed_hosts without its network_mode', files: { 'task.toml': `${STEP('[steps.agent]\nallowed_hosts = ["example.com"]\n')}`, ...STEP_FILES }, code: 'invalid_value', file: 'task.toml', mentions: ['steps[0]("one").agent.allowed_hosts', 'network_mode'] },
   // ---- Invalid values ----
   { spec: 'Invalid values: malformed task.toml', files: { 'task.toml': 'a = [\n' }, code: 'malformed_toml', file: 'task.toml', mentions: ['line ', 'not valid TOML'] },
   { spec: 'Invalid values: a wrong type', files: { 'task.toml': '[agent]\ntimeout_sec = "soon"\n' }, code: 'invalid_value', file: 'task.toml', mentions: ['agent.timeout_sec', '"soon"'] },
@@ -57,32 +57,32 @@ const rows: Row[] = [
   { spec: 'Invalid values: a step name that cannot be a folder', files: { 'task.toml': STEP('', '../x') }, code: 'invalid_value', file: 'task.toml', mentions: ['steps[0].name'] },
   { spec: 'Invalid values: task_data.json that is not JSON', files: { 'task_data.json': '{' }, code: 'invalid_value', file: 'task_data.json', mentions: ['JSON'] },
   // ---- Multi-step ----
-  { spec: 'multi-step-tasks.md: two steps with one name', files: { 'task.toml': `${STEP()}${STEP()}`, ...STEP_FILES }, code: 'invalid_value', file: 'task.toml', mentions: ['steps[1].name'] },
-  { spec: 'separate-verifier-environment.md: a step verifier made shared cannot declare its own environment', files: { 'task.toml': STEP('[steps.verifier]\nenvironment_mode = "shared"\n[steps.verifier.environment]\ndocker_image = "x"\n'), ...STEP_FILES }, code: 'shared_verifier_with_environment', file: 'task.toml', mentions: ['steps[0]("one").verifier.environment'] },
-  { spec: 'separate-verifier-environment.md, step_verifier_build_context: a separate step with its own tests/ and no Dockerfile there has no image', files: { 'task.toml': STEP('[steps.verifier]\nenvironment_mode = "separate"\n'), ...STEP_FILES, 'tests/Dockerfile': 'FROM x' }, code: 'separate_verifier_without_image', file: 'task.toml', mentions: ['steps[0]("one").verifier.environment_mode', 'steps/one/tests/Dockerfile'] },
-  { spec: 'separate-verifier-environment.md, step_verifier_environment: a step environment without docker_image and no Dockerfile', files: { 'task.toml': STEP('[steps.verifier.environment]\ncpus = 1\n'), 'steps/one/instruction.md': 'x', 'tests/test.sh': 'x' }, code: 'separate_verifier_without_image', file: 'task.toml', mentions: ['steps[0]("one").verifier.environment.docker_image', 'tests/Dockerfile'] },
+  { spec: 'Multi-Step Harbor Tasks: two steps with one name', files: { 'task.toml': `${STEP()}${STEP()}`, ...STEP_FILES }, code: 'invalid_value', file: 'task.toml', mentions: ['steps[1].name'] },
+  { spec: 'nemo_gym.data.tasks.harbor.verifier_env: a step verifier made shared cannot declare its own environment', files: { 'task.toml': STEP('[steps.verifier]\nenvironment_mode = "shared"\n[steps.verifier.environment]\ndocker_image = "x"\n'), ...STEP_FILES }, code: 'shared_verifier_with_environment', file: 'task.toml', mentions: ['steps[0]("one").verifier.environment'] },
+  { spec: 'nemo_gym.data.tasks.harbor.verifier_env, step_verifier_build_context: a separate step with its own tests/ and no Dockerfile there has no image', files: { 'task.toml': STEP('[steps.verifier]\nenvironment_mode = "separate"\n'), ...STEP_FILES, 'tests/Dockerfile': 'FROM x' }, code: 'separate_verifier_without_image', file: 'task.toml', mentions: ['steps[0]("one").verifier.environment_mode', 'steps/one/tests/Dockerfile'] },
+  { spec: 'nemo_gym.data.tasks.harbor.verifier_env, step_verifier_environment: a step environment without docker_image and no Dockerfile', files: { 'task.toml': STEP('[steps.verifier.environment]\ncpus = 1\n'), 'steps/one/instruction.md': 'x', 'tests/test.sh': 'x' }, code: 'separate_verifier_without_image', file: 'task.toml', mentions: ['steps[0]("one").verifier.environment.docker_image', 'tests/Dockerfile'] },
   // ---- tests/docker-compose.yaml ----
-  { spec: 'task-folder-verifiers.md § Shared and separate: tests/docker-compose.yaml top-level keys', files: { 'task.toml': '[verifier]\nenvironment_mode = "separate"\n', 'tests/Dockerfile': 'FROM x', 'tests/docker-compose.yaml': 'networks:\n  default:\n    internal: true\n' }, code: 'verifier_compose', file: 'tests/docker-compose.yaml', mentions: ['networks'] },
-  { spec: 'task-folder-verifiers.md § Shared and separate: only service main', files: { 'task.toml': '[verifier]\nenvironment_mode = "separate"\n', 'tests/Dockerfile': 'FROM x', 'tests/docker-compose.yaml': 'services:\n  main:\n    build: .\n  db:\n    image: postgres\n' }, code: 'verifier_compose', file: 'tests/docker-compose.yaml', mentions: ['services.db'] },
-  { spec: 'task-folder-verifiers.md § Shared and separate: main runtime keys', files: { 'task.toml': '[verifier]\nenvironment_mode = "separate"\n', 'tests/Dockerfile': 'FROM x', 'tests/docker-compose.yaml': 'services:\n  main:\n    network_mode: none\n' }, code: 'verifier_compose', file: 'tests/docker-compose.yaml', mentions: ['services.main.network_mode'] },
-  { spec: 'task-folder-verifiers.md § Shared and separate: a prebuilt verifier may only set a pull_policy other than build', files: { 'task.toml': '[verifier.environment]\ndocker_image = "v"\n', 'tests/docker-compose.yaml': 'services:\n  main:\n    pull_policy: build\n' }, code: 'verifier_compose', file: 'tests/docker-compose.yaml', mentions: ['pull_policy'] },
-  { spec: 'task-folder-verifiers.md § Shared and separate: a prebuilt verifier may not set image', files: { 'task.toml': '[verifier.environment]\ndocker_image = "v"\n', 'tests/docker-compose.yaml': 'services:\n  main:\n    image: other\n' }, code: 'verifier_compose', file: 'tests/docker-compose.yaml', mentions: ['services.main.image'] },
+  { spec: 'Task Folder Verifiers § Shared and separate: tests/docker-compose.yaml top-level keys', files: { 'task.toml': '[verifier]\nenvironment_mode = "separate"\n', 'tests/Dockerfile': 'FROM x', 'tests/docker-compose.yaml': 'networks:\n  default:\n    internal: true\n' }, code: 'verifier_compose', file: 'tests/docker-compose.yaml', mentions: ['networks'] },
+  { spec: 'Task Folder Verifiers § Shared and separate: only service main', files: { 'task.toml': '[verifier]\nenvironment_mode = "separate"\n', 'tests/Dockerfile': 'FROM x', 'tests/docker-compose.yaml': 'services:\n  main:\n    build: .\n  db:\n    image: postgres\n' }, code: 'verifier_compose', file: 'tests/docker-compose.yaml', mentions: ['services.db'] },
+  { spec: 'Task Folder Verifiers § Shared and separate: main runtime keys', files: { 'task.toml': '[verifier]\nenvironment_mode = "separate"\n', 'tests/Dockerfile': 'FROM x', 'tests/docker-compose.yaml': 'services:\n  main:\n    network_mode: none\n' }, code: 'verifier_compose', file: 'tests/docker-compose.yaml', mentions: ['services.main.network_mode'] },
+  { spec: 'Task Folder Verifiers § Shared and separate: a prebuilt verifier may only set a pull_policy other than build', files: { 'task.toml': '[verifier.environment]\ndocker_image = "v"\n', 'tests/docker-compose.yaml': 'services:\n  main:\n    pull_policy: build\n' }, code: 'verifier_compose', file: 'tests/docker-compose.yaml', mentions: ['pull_policy'] },
+  { spec: 'Task Folder Verifiers § Shared and separate: a prebuilt verifier may not set image', files: { 'task.toml': '[verifier.environment]\ndocker_image = "v"\n', 'tests/docker-compose.yaml': 'services:\n  main:\n    image: other\n' }, code: 'verifier_compose', file: 'tests/docker-compose.yaml', mentions: ['services.main.image'] },
   // Issue 22: read with the YAML library (flow style too); what main sets is honoured or refused by name.
-  { spec: 'task-folder-verifiers.md § Shared and separate: a flow-style sidecar is still a sidecar', files: { 'task.toml': '[verifier]\nenvironment_mode = "separate"\n', 'tests/Dockerfile': 'FROM x', 'tests/docker-compose.yaml': '{services: {main: {build: .}, db: {image: postgres}}}\n' }, code: 'verifier_compose', file: 'tests/docker-compose.yaml', mentions: ['services.db'] },
-  { spec: 'task-folder-verifiers.md § Shared and separate: flow-style main runtime keys', files: { 'task.toml': '[verifier]\nenvironment_mode = "separate"\n', 'tests/Dockerfile': 'FROM x', 'tests/docker-compose.yaml': 'services:\n  main: {build: ., environment: {CHECK_MODE: strict}}\n' }, code: 'verifier_compose', file: 'tests/docker-compose.yaml', mentions: ['services.main.environment'] },
-  { spec: 'task-folder-verifiers.md § Shared and separate: a build key Berth does not honour', files: { 'task.toml': '[verifier]\nenvironment_mode = "separate"\n', 'tests/Dockerfile': 'FROM x', 'tests/docker-compose.yaml': 'services:\n  main:\n    build: {context: ., target: grader}\n' }, code: 'verifier_compose', file: 'tests/docker-compose.yaml', mentions: ['services.main.build.target'] },
-  { spec: 'task-folder-verifiers.md § Shared and separate: a build context other than tests/', files: { 'task.toml': '[verifier]\nenvironment_mode = "separate"\n', 'tests/Dockerfile': 'FROM x', 'tests/docker-compose.yaml': 'services:\n  main:\n    build: ../environment\n' }, code: 'verifier_compose', file: 'tests/docker-compose.yaml', mentions: ['services.main.build.context'] },
-  { spec: 'task-folder-verifiers.md § Shared and separate: build.dockerfile names a file that is not there', files: { 'task.toml': '[verifier]\nenvironment_mode = "separate"\n', 'tests/Dockerfile': 'FROM x', 'tests/docker-compose.yaml': 'services:\n  main:\n    build: {context: ., dockerfile: Grader.Dockerfile}\n' }, code: 'verifier_compose', file: 'tests/docker-compose.yaml', mentions: ['services.main.build.dockerfile', 'tests/Grader.Dockerfile'] },
-  { spec: 'task-folder-verifiers.md § Shared and separate: a built verifier with a pulling pull_policy', files: { 'task.toml': '[verifier]\nenvironment_mode = "separate"\n', 'tests/Dockerfile': 'FROM x', 'tests/docker-compose.yaml': 'services:\n  main:\n    build: .\n    pull_policy: missing\n' }, code: 'verifier_compose', file: 'tests/docker-compose.yaml', mentions: ['services.main.pull_policy', 'set it to build'] },
-  { spec: 'task-folder-verifiers.md § Shared and separate: a prebuilt verifier with pull_policy always', files: { 'task.toml': '[verifier.environment]\ndocker_image = "v"\n', 'tests/docker-compose.yaml': 'services: {main: {pull_policy: always}}\n' }, code: 'verifier_compose', file: 'tests/docker-compose.yaml', mentions: ['services.main.pull_policy', 'missing or never'] },
-  { spec: 'task-folder-verifiers.md § Shared and separate: a tests/docker-compose.yaml that is not YAML', files: { 'task.toml': '[verifier]\nenvironment_mode = "separate"\n', 'tests/Dockerfile': 'FROM x', 'tests/docker-compose.yaml': 'services: {main: [}\n' }, code: 'verifier_compose', file: 'tests/docker-compose.yaml', mentions: ['YAML'] },
-  { spec: 'DESIGN.md § 7 Compose groups: a sidecar pull_policy that pulls again', files: { 'environment/docker-compose.yaml': 'services:\n  main: {}\n  db:\n    image: x\n    pull_policy: always\n' }, code: 'compose_unsupported', file: 'environment/docker-compose.yaml', mentions: ['services.db.pull_policy', 'missing or never'] },
-  { spec: 'DESIGN.md § 7 Compose groups: pull_policy build without a build section', files: { 'environment/docker-compose.yaml': 'services:\n  main: {}\n  db:\n    image: x\n    pull_policy: build\n' }, code: 'compose_unsupported', file: 'environment/docker-compose.yaml', mentions: ['services.db.pull_policy', 'build section'] },
+  { spec: 'Task Folder Verifiers § Shared and separate: a flow-style sidecar is still a sidecar', files: { 'task.toml': '[verifier]\nenvironment_mode = "separate"\n', 'tests/Dockerfile': 'FROM x', 'tests/docker-compose.yaml': '{services: {main: {build: .}, db: {image: postgres}}}\n' }, code: 'verifier_compose', file: 'tests/docker-compose.yaml', mentions: ['services.db'] },
+  { spec: 'Task Folder Verifiers § Shared and separate: flow-style main runtime keys', files: { 'task.toml': '[verifier]\nenvironment_mode = "separate"\n', 'tests/Dockerfile': 'FROM x', 'tests/docker-compose.yaml': 'services:\n  main: {build: ., environment: {CHECK_MODE: strict}}\n' }, code: 'verifier_compose', file: 'tests/docker-compose.yaml', mentions: ['services.main.environment'] },
+  { spec: 'Task Folder Verifiers § Shared and separate: a build key Berth does not honour', files: { 'task.toml': '[verifier]\nenvironment_mode = "separate"\n', 'tests/Dockerfile': 'FROM x', 'tests/docker-compose.yaml': 'services:\n  main:\n    build: {context: ., target: grader}\n' }, code: 'verifier_compose', file: 'tests/docker-compose.yaml', mentions: ['services.main.build.target'] },
+  { spec: 'Task Folder Verifiers § Shared and separate: a build context other than tests/', files: { 'task.toml': '[verifier]\nenvironment_mode = "separate"\n', 'tests/Dockerfile': 'FROM x', 'tests/docker-compose.yaml': 'services:\n  main:\n    build: ../environment\n' }, code: 'verifier_compose', file: 'tests/docker-compose.yaml', mentions: ['services.main.build.context'] },
+  { spec: 'Task Folder Verifiers § Shared and separate: build.dockerfile names a file that is not there', files: { 'task.toml': '[verifier]\nenvironment_mode = "separate"\n', 'tests/Dockerfile': 'FROM x', 'tests/docker-compose.yaml': 'services:\n  main:\n    build: {context: ., dockerfile: Grader.Dockerfile}\n' }, code: 'verifier_compose', file: 'tests/docker-compose.yaml', mentions: ['services.main.build.dockerfile', 'tests/Grader.Dockerfile'] },
+  { spec: 'Task Folder Verifiers § Shared and separate: a built verifier with a pulling pull_policy', files: { 'task.toml': '[verifier]\nenvironment_mode = "separate"\n', 'tests/Dockerfile': 'FROM x', 'tests/docker-compose.yaml': 'services:\n  main:\n    build: .\n    pull_policy: missing\n' }, code: 'verifier_compose', file: 'tests/docker-compose.yaml', mentions: ['services.main.pull_policy', 'set it to build'] },
+  { spec: 'Task Folder Verifiers § Shared and separate: a prebuilt verifier with pull_policy always', files: { 'task.toml': '[verifier.environment]\ndocker_image = "v"\n', 'tests/docker-compose.yaml': 'services: {main: {pull_policy: always}}\n' }, code: 'verifier_compose', file: 'tests/docker-compose.yaml', mentions: ['services.main.pull_policy', 'missing or never'] },
+  { spec: 'Task Folder Verifiers § Shared and separate: a tests/docker-compose.yaml that is not YAML', files: { 'task.toml': '[verifier]\nenvironment_mode = "separate"\n', 'tests/Dockerfile': 'FROM x', 'tests/docker-compose.yaml': 'services: {main: [}\n' }, code: 'verifier_compose', file: 'tests/docker-compose.yaml', mentions: ['YAML'] },
+  { spec: 'docs/design.md section 7 Compose groups: a sidecar pull_policy that pulls again', files: { 'environment/docker-compose.yaml': 'services:\n  main: {}\n  db:\n    image: x\n    pull_policy: always\n' }, code: 'compose_unsupported', file: 'environment/docker-compose.yaml', mentions: ['services.db.pull_policy', 'missing or never'] },
+  { spec: 'docs/design.md section 7 Compose groups: pull_policy build without a build section', files: { 'environment/docker-compose.yaml': 'services:\n  main: {}\n  db:\n    image: x\n    pull_policy: build\n' }, code: 'compose_unsupported', file: 'environment/docker-compose.yaml', mentions: ['services.db.pull_policy', 'build section'] },
 ];
 
 describe('what the loader refuses', () => {
   for (const row of rows) {
-    const name = row.spec.includes('.md') ? row.spec : `task-folder-format.md § What the loader refuses, ${row.spec}`;
+    const name = /^(Task Folder|Multi-Step|nemo_gym|docs\/design|Harbor 0.25)/.test(row.spec) ? row.spec : `Task Folder Format § What the loader refuses, ${row.spec}`;
     it(name, () => {
       const r = expectRefusal(build(row.files, {}, row.dirs));
       expect(r.code).toBe(row.code);
@@ -96,7 +96,7 @@ describe('what the loader refuses', () => {
     });
   }
 
-  // task-folder-verifiers.md § Sidecar inputs: "Each entry is a plain top-level file name: no path
+  // Task Folder Verifiers § Sidecar inputs: "Each entry is a plain top-level file name: no path
   // separators, no *, ? or [, and no grader output such as reward.json".
   const inputs: Array<[string, string, string]> = [
     ['a path separator', 'a/b', 'path separator'],
@@ -107,7 +107,7 @@ describe('what the loader refuses', () => {
     ['grader output', 'reward.txt', 'grader output'],
   ];
   for (const [name, input, mention] of inputs) {
-    it(`task-folder-verifiers.md § Sidecar inputs, a bad inputs entry in dataset.toml (${name})`, () => {
+    it(`Task Folder Verifiers § Sidecar inputs, a bad inputs entry in dataset.toml (${name})`, () => {
       const r = expectRefusal(build({}, { override: { verifier: { inputs: [input] } } }));
       expect(r.code).toBe('invalid_input');
       expect(r.message).toContain(`/data/dataset.toml: gym.tasks."demo".verifier.inputs[0] = ${JSON.stringify(input)}`);
@@ -116,12 +116,12 @@ describe('what the loader refuses', () => {
     });
   }
 
-  it('task-folder-verifiers.md § Shared and separate verification: a shared verifier ignores tests/docker-compose.yaml', () => {
+  it('Task Folder Verifiers § Shared and separate verification: a shared verifier ignores tests/docker-compose.yaml', () => {
     expect(build({ 'tests/docker-compose.yaml': 'services:\n  db:\n    image: x\n' })).not.toBeInstanceOf(Error);
   });
 });
 
-describe('Missing images: an image with no record from prepare (task-folder-format.md § What the loader refuses)', () => {
+describe('Missing images: an image with no record from prepare (Task Folder Format § What the loader refuses)', () => {
   const none = (): boolean => false;
   const rows: Array<[string, Record<string, string | undefined>, string, string]> = [
     ['a build-mode Dockerfile', { 'environment/Dockerfile': 'FROM x\nCOPY a b\n' }, 'environment/Dockerfile', 'environment/Dockerfile'],
@@ -144,7 +144,7 @@ describe('Missing images: an image with no record from prepare (task-folder-form
   });
 });
 
-describe('task-folder-format.md § Current limitations: a transcript-seeded task runs only with the oracle', () => {
+describe('Task Folder Format § Current limitations: a transcript-seeded task runs only with the oracle', () => {
   it('is refused for another agent, naming the file', () => {
     const r = expectRefusal(build({ 'trajectory.json': '{}' }, { agent: 'openai' }));
     expect(r.code).toBe('unsupported_transcript');

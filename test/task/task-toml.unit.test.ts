@@ -13,7 +13,7 @@ interface Row {
 const rows: Row[] = [
   // ---- defaults ----
   {
-    spec: 'task-folder-format.md § Top level: defaults (artifacts [], strategy mean)',
+    spec: 'Task Folder Format § Top level: defaults (artifacts [], strategy mean)',
     toml: '',
     check: (t) => {
       expect(t.artifacts).toEqual([]);
@@ -26,7 +26,7 @@ const rows: Row[] = [
     },
   },
   {
-    spec: 'task-folder-format.md § Environment: defaults',
+    spec: 'Task Folder Format § Environment: defaults',
     toml: '',
     check: (t) => {
       expect(t.environment).toEqual({
@@ -49,12 +49,12 @@ const rows: Row[] = [
     },
   },
   {
-    spec: 'task-folder-format.md § Agent: timeout_sec defaults to 28800 (DESIGN.md § 7)',
+    spec: 'Task Folder Format § Agent: timeout_sec defaults to 28800 (docs/design.md section 7)',
     toml: '',
     check: (t) => expect(t.agent).toEqual({ timeout_sec: 28800, user: null, network_mode: 'public', allowed_hosts: [] }),
   },
   {
-    spec: 'task-folder-format.md § Verifier: defaults (600 s, shared, no user, no hooks)',
+    spec: 'Task Folder Format § Verifier: defaults (600 s, shared, no user, no hooks)',
     toml: '',
     check: (t) => {
       expect(t.verifier.timeout_sec).toBe(600);
@@ -69,13 +69,13 @@ const rows: Row[] = [
     },
   },
   {
-    spec: 'task-folder-format.md § Solution: env defaults to {}',
+    spec: 'Task Folder Format § Solution: env defaults to {}',
     toml: '',
     check: (t) => expect(t.solution.env).toEqual({}),
   },
   // ---- top level ----
   {
-    spec: 'task-folder-format.md § Top level: [task] name is informational; the id is the folder name',
+    spec: 'Task Folder Format § Top level: [task] name is informational; the id is the folder name',
     toml: '[task]\nname = "org/other"\nversion = "1.0.0"\n[[task.authors]]\nname = "A"\n',
     check: (t) => {
       expect(t.id).toBe('demo');
@@ -83,7 +83,7 @@ const rows: Row[] = [
     },
   },
   {
-    spec: 'task-folder-format.md § Top level: artifacts as strings and tables',
+    spec: 'Task Folder Format § Top level: artifacts as strings and tables',
     toml: 'artifacts = ["/app/out.txt", { source = "/logs/artifacts/x", destination = "x/y", exclude = ["*.tmp"] }]\n',
     check: (t) =>
       expect(t.artifacts).toEqual([
@@ -92,12 +92,12 @@ const rows: Row[] = [
       ]),
   },
   {
-    spec: 'task-folder-format.md § Top level: multi_step_reward_strategy final',
+    spec: 'Task Folder Format § Top level: multi_step_reward_strategy final',
     toml: 'multi_step_reward_strategy = "final"\n',
     check: (t) => expect(t.multi_step_reward_strategy).toBe('final'),
   },
   {
-    spec: 'task-folder-format.md § Task settings: schema_version and source are read without acting on them',
+    spec: 'Task Folder Format § Task settings: schema_version and source are read without acting on them',
     toml: 'schema_version = "1.4"\nsource = "hub/x"\n[metadata]\nk = 1\n',
     check: (t) => {
       expect(t.schema_version).toBe('1.4');
@@ -107,7 +107,7 @@ const rows: Row[] = [
   },
   // ---- environment ----
   {
-    spec: 'task-folder-format.md § Environment: every key',
+    spec: 'Task Folder Format § Environment: every key',
     toml: [
       '[environment]',
       'docker_image = "img:1"',
@@ -161,29 +161,29 @@ const rows: Row[] = [
     },
   },
   {
-    spec: 'task-folder-format.md § Task settings: a UTF-8 byte-order mark before task.toml is read',
+    spec: 'Task Folder Format § Task settings: a UTF-8 byte-order mark before task.toml is read',
     toml: '\uFEFFschema_version = "1.4"\n',
     check: (t) => expect(t.schema_version).toBe('1.4'),
   },
   {
-    spec: 'task-folder-format.md § Environment: os is case-insensitive linux',
+    spec: 'Task Folder Format § Environment: os is case-insensitive linux',
     toml: '[environment]\nos = "Linux"\n',
     check: (t) => expect(t.environment.os).toBe('linux'),
   },
   // ---- agent ----
   {
-    spec: 'task-folder-format.md § Agent: timeout_sec and user (numeric kept as a number)',
+    spec: 'Task Folder Format § Agent: timeout_sec and user (numeric kept as a number)',
     toml: '[agent]\ntimeout_sec = 99.5\nuser = 1000\n',
     check: (t) => expect(t.agent).toEqual({ timeout_sec: 99.5, user: 1000, network_mode: 'public', allowed_hosts: [] }),
   },
   {
-    spec: 'task-folder-format.md § Agent: a network_mode equal to the environment\'s is not switching',
+    spec: 'Task Folder Format § Agent: a network_mode equal to the environment\'s is not switching',
     toml: '[agent]\nnetwork_mode = "public"\n',
     check: (t) => expect(t.agent.network_mode).toBe('public'),
   },
   // ---- verifier ----
   {
-    spec: 'task-folder-format.md § Verifier: timeout, user, env, collect hooks with defaults',
+    spec: 'Task Folder Format § Verifier: timeout, user, env, collect hooks with defaults',
     toml: [
       '[verifier]',
       'timeout_sec = 30',
@@ -209,12 +209,12 @@ const rows: Row[] = [
     },
   },
   {
-    spec: 'task-folder-verifiers.md § Shared and separate: environment_mode = "shared" explicitly',
+    spec: 'Task Folder Verifiers § Shared and separate: environment_mode = "shared" explicitly',
     toml: '[verifier]\nenvironment_mode = "shared"\n',
     check: (t) => expect(t.verifier.mode).toBe('shared'),
   },
   {
-    spec: 'task-folder-verifiers.md § Shared and separate: [verifier.environment] selects separate; its docker_image is the verifier image',
+    spec: 'Task Folder Verifiers § Shared and separate: [verifier.environment] selects separate; its docker_image is the verifier image',
     toml: '[verifier.environment]\ndocker_image = "verifier:1"\ncpus = 4\nworkdir = "/v"\n[verifier.environment.env]\nV = "1"\n',
     check: (t) => {
       expect(t.verifier.mode).toBe('separate');
@@ -225,7 +225,7 @@ const rows: Row[] = [
     },
   },
   {
-    spec: 'task-folder-verifiers.md § Shared and separate (image table row 2): no [verifier.environment] and [environment].docker_image → the task\'s image',
+    spec: 'Task Folder Verifiers § Shared and separate (image table row 2): no [verifier.environment] and [environment].docker_image → the task\'s image',
     toml: '[verifier]\nenvironment_mode = "separate"\n[environment]\ndocker_image = "task:1"\nworkdir = "/w"\n',
     check: (t) => {
       expect(t.verifier.image).toEqual({ kind: 'prebuilt', ref: 'task:1' });
@@ -233,13 +233,13 @@ const rows: Row[] = [
     },
   },
   {
-    spec: 'task-folder-verifiers.md § Shared and separate (image table row 3): tests/Dockerfile is built',
+    spec: 'Task Folder Verifiers § Shared and separate (image table row 3): tests/Dockerfile is built',
     toml: '[verifier]\nenvironment_mode = "separate"\n',
     files: { 'tests/Dockerfile': 'FROM ubuntu:24.04\nCOPY test.sh /tests/test.sh\n' },
     check: (t) => expect(t.verifier.image).toEqual({ kind: 'build', context: 'tests', dockerfile: 'tests/Dockerfile', pinned_image: null }),
   },
   {
-    spec: 'separate-verifier-environment.md § verifier_compose_*: a main-only tests/docker-compose.yaml with image and build is read',
+    spec: 'nemo_gym.data.tasks.harbor.verifier_env § verifier_compose_*: a main-only tests/docker-compose.yaml with image and build is read',
     toml: '[verifier]\nenvironment_mode = "separate"\n',
     files: {
       'tests/Dockerfile': 'FROM ubuntu:24.04\n',
@@ -248,7 +248,7 @@ const rows: Row[] = [
     check: (t) => expect(t.verifier.image).toEqual({ kind: 'build', context: 'tests', dockerfile: 'tests/Dockerfile', pinned_image: 'my/verifier:pinned' }),
   },
   {
-    spec: 'separate-verifier-environment.md § verifier_compose_*: flow style, build.dockerfile and build.args are read and honoured (issue 22)',
+    spec: 'nemo_gym.data.tasks.harbor.verifier_env § verifier_compose_*: flow style, build.dockerfile and build.args are read and honoured (issue 22)',
     toml: '[verifier]\nenvironment_mode = "separate"\n',
     files: {
       'tests/Grader.Dockerfile': 'FROM ubuntu:24.04\n',
@@ -257,13 +257,13 @@ const rows: Row[] = [
     check: (t) => expect(t.verifier.image).toEqual({ kind: 'build', context: 'tests', dockerfile: 'tests/Grader.Dockerfile', pinned_image: 'my/grader:2', build_args: { LEVEL: '3' } }),
   },
   {
-    spec: 'task-folder-verifiers.md § Shared and separate: a prebuilt verifier with pull_policy never is looked up, never pulled (issue 22)',
+    spec: 'Task Folder Verifiers § Shared and separate: a prebuilt verifier with pull_policy never is looked up, never pulled (issue 22)',
     toml: '[verifier.environment]\ndocker_image = "verifier:1"\n',
     files: { 'tests/docker-compose.yaml': 'services:\n  main:\n    pull_policy: never\n' },
     check: (t) => expect(t.verifier.image).toEqual({ kind: 'prebuilt', ref: 'verifier:1', pull_policy: 'never' }),
   },
   {
-    spec: 'DESIGN.md § 7 Network: no-network on a separate [verifier] is honoured',
+    spec: 'docs/design.md section 7 Network: no-network on a separate [verifier] is honoured',
     toml: '[verifier]\nnetwork_mode = "no-network"\n[verifier.environment]\ndocker_image = "v:1"\n',
     check: (t) => {
       expect(t.verifier.network_mode).toBe('no-network');
@@ -271,12 +271,12 @@ const rows: Row[] = [
     },
   },
   {
-    spec: 'DESIGN.md § 7 Network: a separate verifier environment\'s no-network is honoured',
+    spec: 'docs/design.md section 7 Network: a separate verifier environment\'s no-network is honoured',
     toml: '[verifier.environment]\ndocker_image = "v:1"\nnetwork_mode = "no-network"\n',
     check: (t) => expect(t.verifier.network_mode).toBe('no-network'),
   },
   {
-    spec: 'python-verifier.md § python_verifier_for: tests/verifier.py grades when there is no test.sh',
+    spec: 'nemo_gym.data.tasks.harbor.python_verifier § python_verifier_for: tests/verifier.py grades when there is no test.sh',
     toml: '',
     files: { 'tests/test.sh': undefined, 'tests/verifier.py': 'def verify(workspace): return 1.0\n' },
     check: (t) => {
@@ -286,7 +286,7 @@ const rows: Row[] = [
     },
   },
   {
-    spec: 'python-verifier.md § python_verifier_for: test.sh wins over verifier.py',
+    spec: 'nemo_gym.data.tasks.harbor.python_verifier § python_verifier_for: test.sh wins over verifier.py',
     toml: '',
     files: { 'tests/verifier.py': 'x' },
     check: (t) => {
@@ -295,7 +295,7 @@ const rows: Row[] = [
     },
   },
   {
-    spec: 'task-folder-format.md § What the loader refuses: a tests/ folder with neither test.sh nor verifier.py loads',
+    spec: 'Task Folder Format § What the loader refuses: a tests/ folder with neither test.sh nor verifier.py loads',
     toml: '',
     files: { 'tests/test.sh': undefined, 'tests/fixture.txt': 'x' },
     check: (t) => {
@@ -305,43 +305,43 @@ const rows: Row[] = [
   },
   // ---- solution ----
   {
-    spec: 'task-folder-format.md § Solution: env and solve.sh',
+    spec: 'Task Folder Format § Solution: env and solve.sh',
     toml: '[solution.env]\nTOKEN = "${T}"\n',
     check: (t) => expect(t.solution).toEqual({ dir: '/data/demo/solution', kind: 'solve_sh', env: { TOKEN: '${T}' } }),
   },
   {
-    spec: 'task-folder-verifiers.md § Reference answers: solution/answer.md',
+    spec: 'Task Folder Verifiers § Reference answers: solution/answer.md',
     toml: '',
     files: { 'solution/solve.sh': undefined, 'solution/answer.md': '42\n' },
     check: (t) => expect(t.solution.kind).toBe('answer_md'),
   },
   {
-    spec: 'task-folder-format.md § Task folder layout: no solution/ loads',
+    spec: 'Task Folder Format § Task folder layout: no solution/ loads',
     toml: '',
     files: { 'solution/solve.sh': undefined },
     check: (t) => expect(t.solution).toEqual({ dir: null, kind: null, env: {} }),
   },
   // ---- folders ----
   {
-    spec: 'task-folder-format.md § Task folder layout: leading canary lines of instruction.md are dropped',
+    spec: 'Task Folder Format § Task folder layout: leading canary lines of instruction.md are dropped',
     toml: '',
     files: { 'instruction.md': '<!-- BENCHMARK DATA canary GUID 1234 -->\n# canary: do not train\n\nReal prompt.\n' },
     check: (t) => expect(t.instruction).toBe('Real prompt.\n'),
   },
   {
-    spec: 'task-folder-format.md § Task folder layout: task_data.json is the task\'s own fields',
+    spec: 'Task Folder Format § Task folder layout: task_data.json is the task\'s own fields',
     toml: '',
     files: { 'task_data.json': '{"answer": "42"}' },
     check: (t) => expect(t.task_data).toEqual({ answer: '42' }),
   },
   {
-    spec: 'task-folder-format.md § Limitations: a trajectory.json seeding the agent is recorded',
+    spec: 'Task Folder Format § Limitations: a trajectory.json seeding the agent is recorded',
     toml: '',
     files: { 'trajectory.json': '{}' },
     check: (t) => expect(t.seed_trajectory).toBe('/data/demo/trajectory.json'),
   },
   {
-    spec: 'task-folder-format.md § Environment: docker_image with no Dockerfile uploads environment/ files',
+    spec: 'Task Folder Format § Environment: docker_image with no Dockerfile uploads environment/ files',
     toml: '[environment]\ndocker_image = "x:1"\n',
     files: { 'environment/Dockerfile': undefined, 'environment/data.txt': 'd' },
     check: (t) => {
@@ -351,17 +351,17 @@ const rows: Row[] = [
   },
   // ---- legacy ----
   {
-    spec: 'task-folder-format.md § Top level (legacy): version is schema_version',
+    spec: 'Task Folder Format § Top level (legacy): version is schema_version',
     toml: 'version = "1.0"\n',
     check: (t) => expect(t.schema_version).toBe('1.0'),
   },
   {
-    spec: 'harbor-behaviour.md § 1 Legacy keys: version is dropped when schema_version is present',
+    spec: 'Harbor 0.25 Legacy keys: version is dropped when schema_version is present',
     toml: 'version = "1.0"\nschema_version = "1.3"\n',
     check: (t) => expect(t.schema_version).toBe('1.3'),
   },
   {
-    spec: 'harbor-behaviour.md § 1 Legacy keys: memory/storage strings with units (G ×1024, M, K ÷1024)',
+    spec: 'Harbor 0.25 Legacy keys: memory/storage strings with units (G ×1024, M, K ÷1024)',
     toml: '[environment]\nmemory = "2G"\nstorage = "512M"\n',
     check: (t) => {
       expect(t.environment.memory_mb).toBe(2048);
@@ -369,7 +369,7 @@ const rows: Row[] = [
     },
   },
   {
-    spec: 'harbor-behaviour.md § 1 Legacy keys: truncated to whole MiB as Harbor converts it (issue 37); equal memory_mb is no conflict',
+    spec: 'Harbor 0.25 Legacy keys: truncated to whole MiB as Harbor converts it (issue 37); equal memory_mb is no conflict',
     toml: '[environment]\nmemory = "1536K"\nstorage = "1G"\nstorage_mb = 1024\n',
     check: (t) => {
       expect(t.environment.memory_mb).toBe(1);
@@ -395,7 +395,7 @@ const rows: Row[] = [
     check: (t) => expect(t.artifacts).toEqual([{ source: '/app/out.txt', destination: null, service: 'main', exclude: [] }]),
   },
   {
-    spec: 'harbor-behaviour.md § 1 Legacy keys: a non-string memory is dropped',
+    spec: 'Harbor 0.25 Legacy keys: a non-string memory is dropped',
     toml: '[environment]\nmemory = 2048\n',
     check: (t) => {
       expect(t.environment.memory_mb).toBeNull();
@@ -403,27 +403,27 @@ const rows: Row[] = [
     },
   },
   {
-    spec: 'harbor-behaviour.md § 1 Legacy keys: allow_internet = false is no-network',
+    spec: 'Harbor 0.25 Legacy keys: allow_internet = false is no-network',
     toml: '[environment]\nallow_internet = false\n',
     check: (t) => expect(t.environment.network_mode).toBe('no-network'),
   },
   {
-    spec: 'harbor-behaviour.md § 1 Legacy keys: allow_internet = true is public',
+    spec: 'Harbor 0.25 Legacy keys: allow_internet = true is public',
     toml: '[environment]\nallow_internet = true\n',
     check: (t) => expect(t.environment.network_mode).toBe('public'),
   },
   {
-    spec: 'harbor-behaviour.md § 1 Legacy keys: allow_internet is ignored beside network_mode',
+    spec: 'Harbor 0.25 Legacy keys: allow_internet is ignored beside network_mode',
     toml: '[environment]\nallow_internet = true\nnetwork_mode = "no-network"\n',
     check: (t) => expect(t.environment.network_mode).toBe('no-network'),
   },
   {
-    spec: 'harbor-behaviour.md § 1 Legacy keys: allow_internet on [verifier.environment]',
+    spec: 'Harbor 0.25 Legacy keys: allow_internet on [verifier.environment]',
     toml: '[verifier.environment]\ndocker_image = "v"\nallow_internet = false\n',
     check: (t) => expect(t.verifier.network_mode).toBe('no-network'),
   },
   {
-    spec: 'multi-step-tasks.md § Legacy keys accepted: multi_step_reward_mode = "aggregate" is dropped silently',
+    spec: 'Multi-Step Harbor Tasks § Legacy keys accepted: multi_step_reward_mode = "aggregate" is dropped silently',
     toml: 'multi_step_reward_mode = "aggregate"\n',
     check: (t) => {
       expect(t.multi_step_reward_strategy).toBe('mean');
@@ -431,7 +431,7 @@ const rows: Row[] = [
     },
   },
   {
-    spec: 'multi-step-tasks.md § Legacy keys accepted: "aggregate" beside the task\'s own strategy keeps that strategy',
+    spec: 'Multi-Step Harbor Tasks § Legacy keys accepted: "aggregate" beside the task\'s own strategy keeps that strategy',
     toml: 'multi_step_reward_mode = "aggregate"\nmulti_step_reward_strategy = "final"\n',
     check: (t) => {
       expect(t.multi_step_reward_strategy).toBe('final');
@@ -439,7 +439,7 @@ const rows: Row[] = [
     },
   },
   {
-    spec: 'multi-step-tasks.md § Legacy keys accepted: any other value is dropped too, with a warning naming it, never read as a strategy',
+    spec: 'Multi-Step Harbor Tasks § Legacy keys accepted: any other value is dropped too, with a warning naming it, never read as a strategy',
     toml: 'multi_step_reward_mode = "final"\n',
     check: (t) => {
       expect(t.multi_step_reward_strategy).toBe('mean');
@@ -457,7 +457,7 @@ describe('task.toml keys, defaults and legacy spellings', () => {
   }
 });
 
-describe('unknown keys (task-folder-format.md § Top level: "ignores unknown keys, logging each one")', () => {
+describe('unknown keys (Task Folder Format § Top level: "ignores unknown keys, logging each one")', () => {
   it('reports each unknown key with its path and still loads', () => {
     const seen: string[] = [];
     const t = toml('bogus = 1\n[environment]\nfoo = "x"\n[agent]\nbar = 1\n[[verifier.collect]]\ncommand = "x"\nzap = 2\n[task]\nanything = 1\n[metadata]\nfree = 1\n', {
@@ -474,17 +474,17 @@ describe('unknown keys (task-folder-format.md § Top level: "ignores unknown key
     expect(t.verifier.inputs).toEqual([]);
   });
 
-  it('task-folder-verifiers.md § Sidecar inputs: dataset.toml inputs reach the verifier', () => {
+  it('Task Folder Verifiers § Sidecar inputs: dataset.toml inputs reach the verifier', () => {
     const t = expectTask(toml('', { override: { verifier: { inputs: ['actions.jsonl'] } } }));
     expect(t.verifier.inputs).toEqual(['actions.jsonl']);
   });
 
-  it('task-folder-format.md § Verifier: a hook or artifact naming a service other than main only warns', () => {
+  it('Task Folder Format § Verifier: a hook or artifact naming a service other than main only warns', () => {
     const t = expectTask(toml('artifacts = [{ source = "/var/log/x", service = "api" }]\n[[verifier.collect]]\ncommand = "x"\nservice = "api"\n'));
     expect(t.warnings.filter((w) => w.includes('"api"'))).toHaveLength(2);
   });
 
-  it('task-folder-format.md § Environment: skills_dir and environment/skills/', () => {
+  it('Task Folder Format § Environment: skills_dir and environment/skills/', () => {
     const t = expectTask(build({ 'task.toml': '[environment]\nskills_dir = "/skills"\n', 'environment/skills/a.md': 'x' }));
     expect(t.environment.skills_dir).toBe('/skills');
     expect(t.skills_source).toBe('/data/demo/environment/skills');

@@ -1,4 +1,4 @@
-// spec/separate-verifier-environment.md: step_verifier_mode, step_verifier_environment and
+// nemo_gym.data.tasks.harbor.verifier_env: step_verifier_mode, step_verifier_environment and
 // step_verifier_build_context, row by row (Harbor's resolve_step_verifier_mode and
 // resolve_effective_verifier_env_config at v0.22.0).
 import { describe, expect, it } from 'vitest';

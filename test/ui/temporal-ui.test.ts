@@ -1,4 +1,4 @@
-// The Temporal Web UI reads like the batch (DESIGN.md section 4, search attributes and summaries).
+// The Temporal Web UI reads like the batch (docs/design.md section 4, search attributes and summaries).
 // Explored against UI 2.54.1 (the dev server's): the workflow list has no summary column (its list
 // API carries no user metadata), so an episode's staticSummary is checked where the UI renders it:
 // on the batch workflow's timeline (one bar per child, labelled with its summary) and on the

@@ -10,7 +10,7 @@ import {
   type AtifTrajectory,
 } from '../../src/trajectory/atif.ts';
 
-const REF = 'harbor-behaviour.md §4';
+const REF = 'Harbor 0.25';
 
 function base(): any {
   return {
@@ -220,7 +220,7 @@ describe('buildTrajectory', () => {
   });
 });
 
-describe('oracleTrajectory (DESIGN.md §7 "Formats")', () => {
+describe('oracleTrajectory (docs/design.md section 7 "Formats")', () => {
   it('is a user step with the instruction and an agent step with the command and its output', () => {
     const t: AtifTrajectory = oracleTrajectory({
       sessionId: 'berth/b1/hello/0',

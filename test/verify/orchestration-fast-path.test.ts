@@ -1,4 +1,4 @@
-// Shared-mode verification in two execs (task-folder-verifiers.md § How the verifier runs): small test files are
+// Shared-mode verification in two execs (Task Folder Verifiers § How the verifier runs): small test files are
 // written by the clear's exec and a small /logs/verifier comes back with test.sh's own exec. Anything else takes
 // the archive requests, with the same result on the host.
 import { readFileSync, statSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Every row of the outcome table (task-folder-verifiers.md § Reward files, § How the verifier runs) end to end in a
+// Every row of the outcome table (Task Folder Verifiers § Reward files, § How the verifier runs) end to end in a
 // real sandbox: shared mode, one berth-base sandbox reused across cases (each verification clears what it needs).
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

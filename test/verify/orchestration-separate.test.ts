@@ -121,7 +121,7 @@ describe('a Python verifier in separate mode', () => {
   });
 });
 
-describe('a Python verifier\'s workspace in separate mode (python-verifier.md; task-folder-verifiers.md § Python verifiers)', () => {
+describe('a Python verifier\'s workspace in separate mode (nemo_gym.data.tasks.harbor.python_verifier; Task Folder Verifiers § Python verifiers)', () => {
   it('is the task\'s working directory, where the artifacts restore it, not the verifier sandbox\'s own working directory', async () => {
     const task = await fx.task({
       'task.toml': [

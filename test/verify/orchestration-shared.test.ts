@@ -112,7 +112,7 @@ describe('[verifier].env templating and secrets', () => {
   });
 });
 
-describe('Python verifiers (python-verifier.md)', () => {
+describe('Python verifiers (nemo_gym.data.tasks.harbor.python_verifier)', () => {
   const VERIFY = [
     'from pathlib import Path',
     'from nemo_gym.verifiers import final_text',
@@ -189,7 +189,7 @@ describe('[[verifier.collect]] hooks', () => {
     expect(readFileSync(join(ctx.logsDir, 'artifacts', 'collected.txt'), 'utf8')).toBe('agent\n');
   });
 
-  // spec/task-folder-format.md § [verifier], collect: "A hook that fails, times out or names a missing service only
+  // Task Folder Format § [verifier], collect: "A hook that fails, times out or names a missing service only
   // logs a warning; one the sandbox cannot run masks the sample."
   it('a hook naming a missing service is skipped with a warning in the turn\'s verifier logs; grading goes on', async () => {
     const task = await shTask(fx, 'echo 1 > /logs/verifier/reward.txt', {
@@ -255,8 +255,8 @@ describe('artifacts in shared mode', () => {
 });
 
 describe('artifacts in shared mode are collected before test.sh (issue 22)', () => {
-  // task-folder-format.md § [verifier], collect: hooks run "before test.sh and any artifact collection"; Harbor 0.25
-  // collects artifacts after the agent and before verify (harbor-behaviour.md § 2.3), with /logs/artifacts mounted.
+  // Task Folder Format § [verifier], collect: hooks run "before test.sh and any artifact collection"; Harbor 0.25
+  // collects artifacts after the agent and before verify (Harbor 0.25), with /logs/artifacts mounted.
   it('keeps what test.sh later removes, and what test.sh writes to /logs/artifacts (Harbor mounts it)', async () => {
     await sh(root, 'mkdir -p /work /logs/artifacts && echo before > /work/result.txt');
     const task = await shTask(fx, 'rm -f /work/result.txt; echo late > /logs/artifacts/late.txt; echo 1 > /logs/verifier/reward.txt', {

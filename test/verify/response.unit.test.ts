@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { responseFromText, responseText } from '../../src/verify/response.ts';
 
-describe('responseFromText (DESIGN.md §7 "Formats")', () => {
+describe('responseFromText (docs/design.md section 7 "Formats")', () => {
   it('builds the Responses-API shape', () => {
     expect(responseFromText('42')).toEqual({
       output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: '42' }] }],

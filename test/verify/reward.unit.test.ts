@@ -8,7 +8,7 @@ import {
 } from '../../src/verify/reward.ts';
 import { FAILURE_REASON_MAX_CHARS, failureReason, tailOf } from '../../src/verify/failure-reason.ts';
 
-const SPEC = 'task-folder-verifiers.md § Reward files';
+const SPEC = 'Task Folder Verifiers § Reward files';
 const base: VerifierOutput = { timedOut: false, testStdoutTail: 'grading…\n' };
 
 interface Row {
@@ -105,10 +105,10 @@ const rows: Row[] = [
     input: { rewardJson: '', rewardTxt: '1' }, reward: 0, kind: 'harbor:invalid_reward', reasonHas: 'reward.json is empty' },
   { name: `${SPEC}, a key named __proto__ is an ordinary metric`,
     input: { rewardJson: '{"reward": 1, "__proto__": 2}' }, reward: 1, rewards: JSON.parse('{"reward": 1, "__proto__": 2}') },
-  // task-folder-verifiers.md § How the verifier runs: test.sh that never starts is masked.
-  { name: 'task-folder-verifiers.md § How the verifier runs, "test.sh never starts … masked, as verifier_error"',
+  // Task Folder Verifiers § How the verifier runs: test.sh that never starts is masked.
+  { name: 'Task Folder Verifiers § How the verifier runs, "test.sh never starts … masked, as verifier_error"',
     input: { startFailed: { reason: 'bash: not found' } }, reward: 0, kind: 'verifier_error', masked: true, reasonHas: 'bash: not found' },
-  { name: 'task-folder-verifiers.md § How the verifier runs, a start failure masks even beside a leftover reward file',
+  { name: 'Task Folder Verifiers § How the verifier runs, a start failure masks even beside a leftover reward file',
     input: { startFailed: { reason: 'exec refused' }, rewardTxt: '1' }, reward: 0, kind: 'verifier_error', masked: true },
 ];
 
@@ -163,7 +163,7 @@ describe('failure_reason', () => {
   });
 });
 
-describe('startFailed kinds (task-folder-verifiers.md § How the verifier runs)', () => {
+describe('startFailed kinds (Task Folder Verifiers § How the verifier runs)', () => {
   it('"as provider_unavailable for the other three" (tar, gzip, find missing) → masked', () => {
     const out = scoreVerifierOutput({ timedOut: false, startFailed: { reason: 'tar: not found', kind: 'provider_unavailable' } });
     expect(out).toMatchObject({ reward: 0, failure_kind: 'provider_unavailable', masked: true });

@@ -1,5 +1,5 @@
 // Runs the shim's Python unit tests with the machine's python3, and checks test.sh's Python floor
-// (python-verifier.md: "an older one is refused with the version named, exit 127, no reward").
+// (nemo_gym.data.tasks.harbor.python_verifier: "an older one is refused with the version named, exit 127, no reward").
 
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
@@ -53,7 +53,7 @@ describe('shim Python unit tests (src/verify/shim/tests)', () => {
   });
 });
 
-describe('shim test.sh: finding a Python of at least 3.8 (python-verifier.md)', () => {
+describe('shim test.sh: finding a Python of at least 3.8 (nemo_gym.data.tasks.harbor.python_verifier)', () => {
   let root: string;
   let tests: string;
   let rewards: string;

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SHIM_SOURCE_DIR, shimFiles, shimInputs, shimLayout } from '../../src/verify/shim.ts';
 
-describe('shimFiles (python-verifier.md write_shim layout)', () => {
+describe('shimFiles (nemo_gym.data.tasks.harbor.python_verifier write_shim layout)', () => {
   it('places the shim under /tests with explicit world-readable modes', async () => {
     const files = await shimFiles();
     expect(files.map((f) => [f.path, f.mode.toString(8)])).toEqual([

@@ -10,7 +10,7 @@ const base: BudgetInput = {
   defaultEpisodeSec: 21600, enforceTaskTimeouts: true,
 };
 
-// multi-step-tasks.md § Episode time budget.
+// Multi-Step Harbor Tasks § Episode time budget.
 describe('episode budget', () => {
   it('sums every turn: setup, agent, collect hooks and verifier', () => {
     const b = episodeBudget({ ...base, turns: [{ agentSec: 100, verifierSec: 50, collectSec: 10 }, { agentSec: 200, verifierSec: 50, collectSec: 10 }] });
@@ -51,7 +51,7 @@ describe('episode budget', () => {
 });
 
 // The verify activity's time limit (issue 12): everything one verification may spend, so that test.sh's own timeout
-// (task-folder-verifiers.md § Reward files, a scored harbor:verifier_timeout) always comes first.
+// (Task Folder Verifiers § Reward files, a scored harbor:verifier_timeout) always comes first.
 describe('verify activity time limit', () => {
   const X = EXEC_OVERHEAD_SEC;
   const P = VERIFY_PHASES_SEC;
@@ -71,7 +71,7 @@ describe('verify activity time limit', () => {
     }
   });
 
-  // task-folder-format.md § [environment], healthcheck: after start_period_sec, retries consecutive failures
+  // Task Folder Format § [environment], healthcheck: after start_period_sec, retries consecutive failures
   // interval_sec apart fail the seed; timeout_sec bounds each attempt.
   it.each([
     ['the defaults (5 s apart, 30 s each, 3 retries, no start period)', { interval_sec: 5, timeout_sec: 30, start_period_sec: 0, retries: 3 }, 0 + 30 + 3 * 35],
@@ -80,7 +80,7 @@ describe('verify activity time limit', () => {
   ])('healthcheck worst case: %s', (_name, hc, want) => expect(healthcheckWorstSec(hc)).toBe(want));
 });
 
-// task-folder-format.md § [environment], healthcheck (polled at seed): the seed activity's limit covers the check's
+// Task Folder Format § [environment], healthcheck (polled at seed): the seed activity's limit covers the check's
 // worst case, so a slow service fails the seed as harbor:seed_failed with the check's message, never by a timeout.
 describe('seed time limit', () => {
   const slow = { interval_sec: 1, timeout_sec: 2, start_period_sec: 64, retries: 1 };

@@ -106,7 +106,7 @@ beforeAll(async () => {
 });
 afterAll(() => scripted?.stop());
 
-describe('EpisodeWorkflow with scripted activities (multi-step-tasks.md)', () => {
+describe('EpisodeWorkflow with scripted activities (Multi-Step Harbor Tasks)', () => {
   it('runs every turn, rolls up the mean, and tears down once', async () => {
     const row = await run('mean3', { plan: {}, turns: [{ reward: 1 }, { reward: 0.5 }, { reward: 0 }] });
     expect(row).toMatchObject({ reward: 0.5, mask_sample: false, stopped_after_turn: null, response_text: 'answer 3' });
@@ -184,7 +184,7 @@ describe('EpisodeWorkflow with scripted activities (multi-step-tasks.md)', () =>
     expect(calls.get('seededlost')).toEqual(['seed', 'agent 1', 'teardown']);
   });
 
-  // task-folder-verifiers.md § Environment variables and secrets: a missing required value fails the episode before
+  // Task Folder Verifiers § Environment variables and secrets: a missing required value fails the episode before
   // any sandbox starts. The row is masked as a seed failure; no slot, seed, turn or teardown.
   it('a seed failure found while planning is a masked row at once: nothing else runs', async () => {
     const row = await run('planmasked', { plan: {}, planFails: true, turns: [{ reward: 1 }] });

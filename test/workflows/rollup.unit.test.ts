@@ -9,14 +9,14 @@ const turn = (reward: number | null, keys: Record<string, number> = {}, extra: P
 });
 const missing = turn(0, {}, { verifier_rewards: {}, failure_kind: 'harbor:missing_reward', failure_reason: 'no file' });
 const masked = turn(null, {}, { failure_kind: 'provider_unavailable', failure_reason: 'gone', masked: true });
-// The agent's model ended the turn and its verifier then scored it (multi-step-tasks.md § Reward roll-up).
+// The agent's model ended the turn and its verifier then scored it (Multi-Step Harbor Tasks § Reward roll-up).
 const ended = (kind: string, reward = 1, keys: Record<string, number> = {}) => turn(reward, keys, { failure_kind: kind, failure_reason: 'limit' });
-// A reward.json without a `reward` key scores the sum of its components (task-folder-verifiers.md § Reward files).
+// A reward.json without a `reward` key scores the sum of its components (Task Folder Verifiers § Reward files).
 const summed = (components: Record<string, number>): TurnOutcome =>
   turn(Object.values(components).reduce((a, b) => a + b, 0), {}, { verifier_rewards: { ...components }, reward_components: { ...components } });
 const setupFailed = failedTurn('s2', 'harbor:step_setup_failed', 'setup.sh exited 1', 1);
 
-describe('roll-up (multi-step-tasks.md § Reward roll-up)', () => {
+describe('roll-up (Multi-Step Harbor Tasks § Reward roll-up)', () => {
   it.each([
     ['mean of every turn that ran', [turn(1), turn(0.5)], 'mean', 0.75, { reward: 0.75 }, null],
     ['mean counts a missing key as 0', [turn(1, { a: 1 }), turn(1)], 'mean', 1, { reward: 1, a: 0.5 }, null],
@@ -59,7 +59,7 @@ describe('roll-up (multi-step-tasks.md § Reward roll-up)', () => {
   });
 });
 
-describe('early stop (multi-step-tasks.md § Early stop)', () => {
+describe('early stop (Multi-Step Harbor Tasks § Early stop)', () => {
   it.each([
     ['a masked turn', masked, undefined, true],
     ['a turn without a valid reward', missing, undefined, true],
@@ -88,7 +88,7 @@ describe('early stop (multi-step-tasks.md § Early stop)', () => {
   });
 });
 
-describe('a turn ended by a failure (multi-step-tasks.md § Reward roll-up; issue 22)', () => {
+describe('a turn ended by a failure (Multi-Step Harbor Tasks § Reward roll-up; issue 22)', () => {
   it.each([
     ['a first step whose setup failed is the task\'s fault: masked', 'harbor:step_setup_failed', 0, { masked: true, reward: null }],
     ['a later step whose setup failed scores 0 (an earlier agent may have caused it)', 'harbor:step_setup_failed', 1, { masked: false, reward: 0 }],

@@ -1,4 +1,4 @@
-// What an installed agent is (DESIGN.md section 2): how to install it at a pinned version, how to check that
+// What an installed agent is (docs/design.md section 2): how to install it at a pinned version, how to check that
 // version, how to run it on an instruction, which environment gives it its model and endpoint, and how its
 // own logs become an ATIF trajectory.
 import type { Provider, Protocol } from '../../gateway/index.ts';

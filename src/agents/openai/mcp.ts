@@ -1,4 +1,4 @@
-// The task's MCP servers as tools of the openai agent (task-folder-format.md § [environment], mcp_servers):
+// The task's MCP servers as tools of the openai agent (Task Folder Format § [environment], mcp_servers):
 // small clients of MCP's three transports (mcp-http.ts, mcp-sse.ts, mcp-stdio.ts) over one JSON-RPC layer
 // (mcp-rpc.ts). Each server's tools are offered to the model beside bash as `<server>__<tool>`; a call is made
 // by the worker (an http server reached from it, or from inside main when the URL names main or its localhost:

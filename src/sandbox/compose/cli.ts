@@ -1,5 +1,5 @@
 // Docker Compose v2 as a child process: config, up and nothing per command (exec goes through the
-// Engine API). The binary is the engine CLI's plugin that the setup installs (DESIGN.md section 5).
+// Engine API). The binary is the engine CLI's plugin that the setup installs (docs/design.md section 5).
 import { spawn } from 'node:child_process';
 import { accessSync, constants, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';

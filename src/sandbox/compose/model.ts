@@ -168,7 +168,7 @@ export function groupModel(resolved: ComposeModel, s: GroupModelSettings): Compo
   main.command = null;
   main.user = '0:0';
   main.init = true;
-  // The task's own healthcheck on main is its declaration and runs (DESIGN.md section 7, Images): the engine probes it
+  // The task's own healthcheck on main is its declaration and runs (docs/design.md section 7, Images): the engine probes it
   // once Berth has seeded main, and dependents wait for it. The image's HEALTHCHECK alone would probe a server the
   // keep-alive has not started: main answers healthy at once for it, and Berth runs the image's check itself.
   if (!main.healthcheck && s.main.imageHasHealthcheck) main.healthcheck = PASSING_HEALTHCHECK;

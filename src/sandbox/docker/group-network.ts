@@ -1,6 +1,6 @@
 // The network of one group (one per episode): created by Berth through the Engine API, with Berth's
 // labels and, unless the engine's own pools are large enough, a subnet Berth allocates itself
-// (DESIGN.md section 7, Compose groups). Compose then uses it as an external network.
+// (docs/design.md section 7, Compose groups). Compose then uses it as an external network.
 import type Docker from 'dockerode';
 import { readFile } from 'node:fs/promises';
 import { asSandboxError } from '../errors.ts';

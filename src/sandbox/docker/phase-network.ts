@@ -1,4 +1,4 @@
-// The network of one phase applied to a running container (DESIGN.md section 7, Network). The switch is driven by
+// The network of one phase applied to a running container (docs/design.md section 7, Network). The switch is driven by
 // the phase about to run and reads where the container stands from the engine, so it is idempotent and a restarted
 // worker applies the right one.
 import type Docker from 'dockerode';

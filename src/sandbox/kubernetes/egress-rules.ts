@@ -1,4 +1,4 @@
-// Pure rules of a pod's network per phase on Kubernetes (issue 23; DESIGN.md section 7, Network). All containers of a
+// Pure rules of a pod's network per phase on Kubernetes (issue 23; docs/design.md section 7, Network). All containers of a
 // pod share one network namespace, so its iptables rules are the pod's network: an egress controller (a native sidecar
 // with NET_ADMIN, which the sandbox's container lacks) sets them before the sandbox's container starts and again at
 // each phase, through the exec API (it listens on nothing the sandbox could reach). Modes mirror the Docker path:

@@ -1,4 +1,4 @@
-// GPUs on Kubernetes (task-folder-format.md § Environment: `gpus`): a pod asks for `nvidia.com/gpu` (pod-spec.ts), which
+// GPUs on Kubernetes (Task Folder Format § Environment: `gpus`): a pod asks for `nvidia.com/gpu` (pod-spec.ts), which
 // only a node running NVIDIA's device plugin advertises. A cluster none of whose nodes has any allocatable is refused
 // at prepare, before any pod is made, as an engine without GPUs is on Docker.
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';

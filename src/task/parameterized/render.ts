@@ -1,4 +1,4 @@
-// Rendering one template file with a row's fields (reference/nemo-gym-behaviour.md § 7, Parameterized):
+// Rendering one template file with a row's fields (NeMo Gym 0.7, Parameterized):
 // `<stem>.template<suffix>` becomes `<stem><suffix>`, and each `{{ task_data.x }}` or `{{ x }}` in it the field's
 // value. Only plain field references are understood; anything else between `{{ }}` is refused, never left as is.
 

@@ -1,5 +1,5 @@
-// The rows of a parameterized template (spec/task-folder-verifiers.md § Python verifiers, `task_data` "from
-// task_data.json or a parameterized row"; reference/nemo-gym-behaviour.md § 7, Typed fields): one JSON object per
+// The rows of a parameterized template (Task Folder Verifiers § Python verifiers, `task_data` "from
+// task_data.json or a parameterized row"; NeMo Gym 0.7, Typed fields): one JSON object per
 // line of tasks.jsonl, `{"task_id": ..., "task_data": {...}}` or the fields flat beside `task_id`.
 
 export interface TemplateRow {

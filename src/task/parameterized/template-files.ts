@@ -1,4 +1,4 @@
-// The files of a template folder that become each rendered task's files (reference/nemo-gym-behaviour.md § 7):
+// The files of a template folder that become each rendered task's files (NeMo Gym 0.7):
 // everything under it, hidden files below the root included, except the editor leftovers the digest skips at any
 // depth and, at the root, hidden entries, the rows, the dataset's own files and README.md (it describes the
 // template; a task's own README is README.template.md).

@@ -1,4 +1,4 @@
-// What Berth does not run yet (spec/task-folder-format.md § Current limitations). Each is refused with the
+// What Berth does not run yet (Task Folder Format § Current limitations). Each is refused with the
 // reason, never run half-way.
 import type { BuildContext } from '../build-context.ts';
 import { refuse } from '../errors.ts';
@@ -8,7 +8,7 @@ import type { TaskSnapshot } from '../snapshot.ts';
 const INSTRUCTION_TEMPLATE = 'instruction.template.md';
 
 /**
- * A parameterized template folder (spec/task-folder-format.md § Additional features, typed task fields and
+ * A parameterized template folder (Task Folder Format § Additional features, typed task fields and
  * parameterized tasks): a task folder with `tasks.jsonl` beside its task.toml, or an `instruction.template.md` in
  * place of instruction.md. Loading a dataset renders a template's rows into tasks (src/task/parameterized/); a
  * template folder loaded as one task, or an instruction.template.md without rows, is refused as what it is, not

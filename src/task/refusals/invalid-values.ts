@@ -1,4 +1,4 @@
-// spec/task-folder-format.md § What the loader refuses, Invalid values: a malformed task.toml or override, a bad
+// Task Folder Format § What the loader refuses, Invalid values: a malformed task.toml or override, a bad
 // `inputs` entry, an MCP server without an endpoint, an artifact naming `/`, `/tests` or `/logs/verifier`, a `..`
 // part or an absolute destination; and a task_data.json that is not one JSON object.
 import { posix } from 'node:path';
@@ -60,7 +60,7 @@ export function validateTaskToml(doc: Table, ctx: BuildContext, ownArtifacts: nu
     key: fromOverride ? `gym.tasks."${ctx.id}".${key}` : key,
     value: valueAt(doc, path),
     problem: zodProblem(issue),
-    fix: `correct ${dotted(path)} (see spec/task-folder-format.md § Task settings)`,
+    fix: `correct ${dotted(path)} (see Task Folder Format § Task settings)`,
   };
   return refuse(detail);
 }
@@ -103,7 +103,7 @@ export function checkArtifact(a: Artifact, key: string, file: string): void {
   }
 }
 
-/** task-folder-verifiers.md § Sidecar inputs: each entry is a plain top-level file name. */
+/** Task Folder Verifiers § Sidecar inputs: each entry is a plain top-level file name. */
 export function checkInput(name: string, key: string, file: string): void {
   const bad = (problem: string): never =>
     refuse({ code: 'invalid_input', file, key, value: name, problem, fix: 'declare a plain top-level file name such as "actions.jsonl"' });

@@ -1,4 +1,4 @@
-// spec/task-folder-format.md § What the loader refuses, Missing files: no task.toml, no instruction.md or tests/
+// Task Folder Format § What the loader refuses, Missing files: no task.toml, no instruction.md or tests/
 // (single-step, without a dataset verifier.py), or a step without its folder, its instruction.md, or a test.sh in
 // its own or the task's tests/.
 import type { BuildContext } from '../build-context.ts';

@@ -1,4 +1,4 @@
-// spec/task-folder-format.md § What the loader refuses, Missing images: a build-mode Dockerfile, base image or
+// Task Folder Format § What the loader refuses, Missing images: a build-mode Dockerfile, base image or
 // tests/Dockerfile with no record from prepare, a task with no image at all, or a separate verifier with none.
 import type { BuildContext, ImageNeed } from '../build-context.ts';
 import { refuse } from '../errors.ts';

@@ -1,4 +1,4 @@
-// spec/multi-step-tasks.md: two steps may not share a name; a step verifier made shared cannot declare its own
+// Multi-Step Harbor Tasks: two steps may not share a name; a step verifier made shared cannot declare its own
 // environment (as Harbor refuses it); separate_verifier_for_artifacts cannot force a multi-step task that declares
 // artifacts into separate mode (§ Verification per step). Per-step separate verification, workdir/, setup.sh,
 // healthcheck and artifacts run as Harbor runs them (docs/departures.md).

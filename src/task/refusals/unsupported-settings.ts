@@ -1,5 +1,5 @@
-// spec/task-folder-format.md § What the loader refuses, Unsupported settings: Windows, TPU, and a shared verifier
-// with its own environment. Every network Harbor allows runs (DESIGN.md section 7, Network; src/task/network.ts).
+// Task Folder Format § What the loader refuses, Unsupported settings: Windows, TPU, and a shared verifier
+// with its own environment. Every network Harbor allows runs (docs/design.md section 7, Network; src/task/network.ts).
 import { refuse } from '../errors.ts';
 import { TASK_LAYOUT } from '../layout.ts';
 import type { EnvironmentToml, TaskToml } from '../schema.ts';

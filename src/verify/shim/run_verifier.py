@@ -1,6 +1,6 @@
 """Berth's Python verifier runner: import the grading module, call its `verify`, write the reward file.
 
-Started by the shim's test.sh (python-verifier.md; task-folder-verifiers.md "Python verifiers"). Standard
+Started by the shim's test.sh (nemo_gym.data.tasks.harbor.python_verifier; Task Folder Verifiers "Python verifiers"). Standard
 library only, Python 3.8 or newer.
 
 Where the inputs come from:

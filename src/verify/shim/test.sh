@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Berth's Python verifier shim (python-verifier.md): clear stale reward files, find a Python of at least
+# Berth's Python verifier shim (nemo_gym.data.tasks.harbor.python_verifier): clear stale reward files, find a Python of at least
 # 3.8, and run the runner, which imports the grading module, calls its `verify` and writes the reward file.
 # No Python, or one older than 3.8, is exit 127 with the reason on stderr and no reward (the sample scores 0
 # with harbor:missing_reward). The exit code never affects the score.

@@ -1,4 +1,4 @@
-"""nemo_gym.verifiers.files: reads stay inside the workspace (task-folder-verifiers.md "Python verifiers")."""
+"""nemo_gym.verifiers.files: reads stay inside the workspace (Task Folder Verifiers "Python verifiers")."""
 
 import os
 import tempfile

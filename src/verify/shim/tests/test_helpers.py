@@ -1,4 +1,4 @@
-"""nemo_gym.verifiers: final_text, exact_match, numeric_match (DESIGN.md section 7 "Formats")."""
+"""nemo_gym.verifiers: final_text, exact_match, numeric_match (docs/design.md section 7 "Formats")."""
 
 import unittest
 

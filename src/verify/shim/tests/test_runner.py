@@ -1,4 +1,4 @@
-"""The shim end to end (test.sh + run_verifier.py), per python-verifier.md and task-folder-verifiers.md
+"""The shim end to end (test.sh + run_verifier.py), per nemo_gym.data.tasks.harbor.python_verifier and Task Folder Verifiers
 "Python verifiers"."""
 
 import json
@@ -237,7 +237,7 @@ class Failures(ShimCase):
 
 
 class StaleRewards(ShimCase):
-    """python-verifier.md: "The shim clears any reward.json or reward.txt already in /logs/verifier before the
+    """nemo_gym.data.tasks.harbor.python_verifier: "The shim clears any reward.json or reward.txt already in /logs/verifier before the
     runner starts, and the runner does the same before verify runs"."""
 
     def test_planted_reward_files_are_cleared(self):
