@@ -4,7 +4,9 @@
 import type { PriceTable } from './prices.ts';
 import type { TrainingScope } from './training.ts';
 import type { Provider, Upstream } from './upstreams.ts';
-import type { CallUsage, Protocol } from './usage.ts';
+import type { CallRecord } from './usage.ts';
+
+export type { CallRecord };
 
 export type LimitKind = 'max_tokens' | 'max_cost';
 
@@ -12,18 +14,6 @@ export interface ScopeLimits {
   /** Input plus output tokens over the whole episode. */
   maxTokens?: number;
   maxCostUsd?: number;
-}
-
-export interface CallRecord extends CallUsage {
-  at: string;
-  protocol: Protocol;
-  model: string | null;
-  status: number;
-  latencyMs: number;
-  costUsd: number | null;
-  stream: boolean;
-  /** Upstream attempts (more than one when a rate limit was retried). */
-  attempts: number;
 }
 
 export interface ScopeOptions {

@@ -8,7 +8,7 @@ import {
   chatAnswerOf, chatRequestOf, cumulativeOf, DialectError, replyOf, tokenDigest, tokensOfChatAnswer, withCaptureFields,
   TOKEN_RECORD_SCHEMA_VERSION, type Dialect, type PolicyStateSource, type TokenRecord,
 } from '../tokens/index.ts';
-import type { CallRecord } from './scopes.ts';
+import type { CallRecord } from './usage.ts';
 
 export interface TrainingScope {
   rolloutId: string;

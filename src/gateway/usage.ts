@@ -110,3 +110,16 @@ export const NO_USAGE: CallUsage = { inputTokens: 0, cachedInputTokens: 0, outpu
 export function addUsage(a: CallUsage, b: CallUsage): CallUsage {
   return { inputTokens: a.inputTokens + b.inputTokens, cachedInputTokens: a.cachedInputTokens + b.cachedInputTokens, outputTokens: a.outputTokens + b.outputTokens };
 }
+
+/** One model call as the gateway records it (model-calls.jsonl). */
+export interface CallRecord extends CallUsage {
+  at: string;
+  protocol: Protocol;
+  model: string | null;
+  status: number;
+  latencyMs: number;
+  costUsd: number | null;
+  stream: boolean;
+  /** Upstream attempts (more than one when a rate limit was retried). */
+  attempts: number;
+}

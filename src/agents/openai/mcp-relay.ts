@@ -8,8 +8,7 @@
 // it to answer for the server, and there is nothing to upload or find again after a worker restart. What it is
 // asked (method, URL, headers, body) goes on its stdin. When the caller ends its stdin (the answer was read, or the
 // call gave up, or the worker died and the engine closed the attachment) it exits.
-import { McpError } from './mcp-rpc.ts';
-import type { StdioStarter } from './mcp.ts';
+import { McpError, type StdioStarter } from './mcp-rpc.ts';
 
 /** One HTTP request as the transports make it. */
 export interface HttpRequest {

@@ -1,6 +1,10 @@
 // MCP's JSON-RPC 2.0 layer, shared by every transport (streamable-http, sse, stdio): the connection each one
 // offers, the session opening (initialize, then notifications/initialized), answers matched to requests by id,
 // and what the client says to the server's own requests (a ping is answered, anything else is refused).
+import type { StdinProcess } from '../../sandbox/index.ts';
+
+/** Starts a process in the agent's sandbox: a stdio server, or an http relay (the activity knows which sandbox, and as whom). */
+export type StdioStarter = (argv: string[], signal?: AbortSignal) => Promise<StdinProcess>;
 
 export const REQUEST_TIMEOUT_MS = 60_000;
 const CLIENT_INFO = { name: 'berth', version: '0.1.0' };

@@ -6,12 +6,12 @@
 // the conversation like a bash result. Every call opens its own session (for a stdio server, its own process):
 // nothing outlives an activity, so a worker restarted mid-turn loses nothing.
 import { appendRecord, readConversation, toolResultFor } from './conversation.ts';
-import { initializeSession, type McpConnection } from './mcp-rpc.ts';
+import { initializeSession, type McpConnection, type StdioStarter } from './mcp-rpc.ts';
 import { StreamableHttpConnection, STREAMABLE_HTTP_VERSION } from './mcp-http.ts';
 import { SseConnection, SSE_VERSION } from './mcp-sse.ts';
 import { StdioConnection, STDIO_VERSION } from './mcp-stdio.ts';
 import { dialFromWorker, dialThroughMain, reachedInMain } from './mcp-relay.ts';
-import { SandboxLost, type StdinProcess } from '../../sandbox/index.ts';
+import { SandboxLost } from '../../sandbox/index.ts';
 import type { ToolCall } from './types.ts';
 
 const RESULT_CAP = 16 * 1024;
@@ -38,8 +38,7 @@ export interface McpToolBinding {
   parameters: Record<string, unknown>;
 }
 
-/** Starts a process in the agent's sandbox: a stdio server, or an http relay (the activity knows which sandbox, and as whom). */
-export type StdioStarter = (argv: string[], signal?: AbortSignal) => Promise<StdinProcess>;
+export type { StdioStarter };
 
 export function endpointOf(b: McpToolBinding): McpEndpoint {
   if (b.transport === 'stdio') return { transport: 'stdio', command: b.command ?? '', args: b.args ?? [] };
