@@ -44,7 +44,8 @@ export function commandEnv(ctx: AgentTurnContext): Record<string, string> {
 function prepareScript(ctx: AgentTurnContext): string {
   const stale = [COMMAND_STDOUT, COMMAND_STDERR, RESPONSE_FILE, INSTRUCTION_FILE].map(shellQuote).join(' ');
   return [
-    `rm -f ${stale}`,
+    // -r: an earlier turn's agent may have left a folder where one of these files goes; it must not fail this turn.
+    `rm -rf ${stale}`,
     `mv "$BERTH_STAGE/instruction.md" ${shellQuote(INSTRUCTION_FILE)} && rm -rf "$BERTH_STAGE"`,
     `chown ${shellQuote(ctx.user)} -- ${shellQuote(INSTRUCTION_FILE)}`,
   ].join('\n');

@@ -33,7 +33,8 @@ async function placeSolution(ctx: AgentTurnContext, dir: string | null): Promise
     const res = await ctx.provider.exec(ctx.handle, { command, user: 'root', workdir: '/', timeoutSec: 120 });
     if (res.exitCode !== 0) throw new Error(`preparing ${SOLUTION_DIR} in ${ctx.handle.name} failed (${res.exitCode}): ${res.stderr.trim()}`);
   };
-  await run(`rm -rf ${SOLUTION_DIR} && mkdir -p -m 755 ${SOLUTION_DIR} && rm -f ${ORACLE_OUTPUT}`);
+  // -r: an earlier turn's agent may have left a folder where Berth's output file goes; it must not fail this turn.
+  await run(`rm -rf ${SOLUTION_DIR} && mkdir -p -m 755 ${SOLUTION_DIR} && rm -rf ${ORACLE_OUTPUT}`);
   if (dir === null) return;
   await ctx.provider.upload(ctx.handle, dir, SOLUTION_DIR);
   await run(`chmod -R a+rX ${SOLUTION_DIR} && if [ -f ${SOLUTION_DIR}/solve.sh ]; then chmod +x ${SOLUTION_DIR}/solve.sh; fi`);
@@ -51,7 +52,7 @@ function placeStagedSolution(): string {
     `[ -d "$BERTH_STAGE" ] || mkdir -p "$BERTH_STAGE"`,
     `mv "$BERTH_STAGE" ${SOLUTION_DIR} && chmod 755 ${SOLUTION_DIR}`,
     `chmod -R a+rX ${SOLUTION_DIR} && if [ -f ${SOLUTION_DIR}/solve.sh ]; then chmod +x ${SOLUTION_DIR}/solve.sh; fi`,
-    removeIfThere(ORACLE_OUTPUT, '-f'),
+    removeIfThere(ORACLE_OUTPUT, '-rf'),
   ].join('\n');
 }
 

@@ -63,6 +63,10 @@ describe('an agent cannot take its row out of the score', () => {
         { solve: 'cd / && rm -rf /app', test: report('1') },
         { solve: 'pwd > /root/pwd2', test: report('$([ "$(cat /root/pwd2)" = / ] && echo 1 || echo 0)') },
       ]),
+      ...steps('steps-dir-agent-output', [
+        { solve: 'rm -f /logs/agent/oracle.txt && mkdir -p /logs/agent/oracle.txt/planted', test: report('1') },
+        { solve: 'echo done > /root/out.txt', test: wroteOut },
+      ]),
       ...steps('steps-file-agent-logs', [
         { solve: 'rm -rf /logs/agent\necho planted > /logs/agent', test: report('1') },
         { solve: 'echo done > /root/out.txt', test: wroteOut },
@@ -95,6 +99,11 @@ describe('an agent cannot take its row out of the score', () => {
       expect(row(id), id).toMatchObject({ reward: 0, mask_sample: false, failure_kind: 'harbor:missing_reward' });
     }
     expect(row('timeout-rm-verifier-logs')).toMatchObject({ reward: 0, mask_sample: false, failure_kind: 'harbor:verifier_timeout' });
+  });
+
+  it('a later step runs and is verified after an earlier one left a folder where the oracle\'s output file goes', () => {
+    expect(row('steps-dir-agent-output')).toMatchObject({ reward: 1, mask_sample: false, failure_kind: null });
+    expect(row('steps-dir-agent-output').turns.map((t) => t.verifier_rewards)).toEqual([{ reward: 1, agent_runs: 1 }, { reward: 1, agent_runs: 2 }]);
   });
 
   it('a later step runs and is verified after an earlier one removed the working directory or planted a file at /logs/agent', () => {
