@@ -44,12 +44,16 @@ export function policyStateOf(run: RunPolicy, training: Pick<EpisodeTraining, 's
 export const initialPolicyState = (t: EpisodeTraining): PolicyState =>
   policyStateOf({ version: t.version, endpoint: t.endpoint, model: t.model, draining: false }, t);
 
-const NO_MODEL = new Set(['oracle', 'nop', 'command']);
+/**
+ * Agents whose model calls, if any, bypass the gateway: no token could be captured exactly. The oracle and nop call no
+ * model at all and run (their rows have no calls and no tokens: a trainer's plumbing can be checked without a policy).
+ */
+const UNCAPTURED = new Set(['command']);
 
-/** Why an agent cannot run in training mode (it calls no policy model), or null when it can. */
+/** Why an agent cannot run in training mode (its model calls would leave no exact tokens), or null when it can. */
 export function trainingRefusal(agent: string): string | null {
-  if (NO_MODEL.has(agent)) {
-    return `the ${agent} agent calls no model, so it has no policy tokens to train on: training runs need an agent that calls the policy (openai, or an installed agent such as claude-code, codex, gemini-cli)`;
+  if (UNCAPTURED.has(agent)) {
+    return `the ${agent} agent runs a CLI of the image whose model calls, if any, bypass Berth's gateway, so no exact tokens could be captured: training runs need an agent that calls the policy through the gateway (openai, or an installed agent such as claude-code, codex, gemini-cli)`;
   }
   return null;
 }

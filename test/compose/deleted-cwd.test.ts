@@ -22,7 +22,7 @@ describe('compose in a worker whose working directory is gone', () => {
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { projectArgs, runCompose } from ${JSON.stringify(join(repoRoot, 'src', 'sandbox', 'docker', 'compose-cli.ts'))};
+import { projectArgs, runCompose } from ${JSON.stringify(join(repoRoot, 'src', 'sandbox', 'compose', 'cli.ts'))};
 const gone = mkdtempSync(join(tmpdir(), 'berth-cwd-gone-'));
 process.chdir(gone);
 rmSync(gone, { recursive: true });

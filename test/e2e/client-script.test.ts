@@ -16,6 +16,8 @@ describe('examples/start-batch.ts (the client script in the README)', () => {
     expect(r.stdout).toMatch(/^ {2}hello #1: 1$/m);
     // examples/ holds hello and compose-hello (a two-service Compose task).
     expect(r.stdout).toMatch(/^ {2}compose-hello #1: 1$/m);
-    expect(r.stdout).toMatch(/^mean reward 1 over 2 scored episodes \(0 masked\)$/m);
+    // ... and examples/arithmetic, a parameterized template rendered into add, multiply and subtract.
+    for (const id of ['add', 'multiply', 'subtract']) expect(r.stdout).toMatch(new RegExp(`^ {2}${id} #1: 1$`, 'm'));
+    expect(r.stdout).toMatch(/^mean reward 1 over 5 scored episodes \(0 masked\)$/m);
   });
 });

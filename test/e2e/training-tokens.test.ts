@@ -63,12 +63,12 @@ describe('training mode, a real episode (issue 41)', () => {
     }
   });
 
-  it('an agent that calls no model is refused in training mode before any sandbox, with the reason', async () => {
+  it('an agent whose model calls would bypass the gateway is refused in training mode before any sandbox, with the reason', async () => {
     const started = startBatch({
-      dataset: writeDataset(echoTask('write-ok')), agent: 'oracle', resultsDir: mkdtempSync(join(tmpdir(), 'berth-training-')),
+      dataset: writeDataset(echoTask('write-ok')), agent: 'command', agentArgs: { cmd: 'true' }, resultsDir: mkdtempSync(join(tmpdir(), 'berth-training-')),
       training: training(), taskQueue: cluster.taskQueue, client: cluster.client,
     });
-    await expect(started).rejects.toThrow(/training mode refused: the oracle agent calls no model, so it has no policy tokens to train on/);
+    await expect(started).rejects.toThrow(/training mode refused: the command agent runs a CLI of the image whose model calls, if any, bypass Berth's gateway/);
     const open = await cluster.client.workflow.list({ query: `TaskQueue = '${cluster.taskQueue}' AND WorkflowType = 'episodeWorkflow'` });
     const agents: string[] = [];
     for await (const w of open) agents.push(w.workflowId);
