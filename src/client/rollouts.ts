@@ -15,6 +15,7 @@ import type { RolloutRunInput } from '../workflows/rollout-types.ts';
 import type { AgentName } from '../workflows/types.ts';
 import type { Group, GroupPolicy, PolicyState, RunStatus, RunTask, Sampling } from '../rollouts/types.ts';
 import type { SkippedEntry } from './results.ts';
+import { trainingRefusal } from '../tokens/index.ts';
 
 export interface StartRunOptions {
   /** The idempotency key: the same key answers the same run, never a second one. */
@@ -83,6 +84,9 @@ function checkStart(opts: StartRunOptions): void {
   ].filter((p): p is string => p !== null);
   if (problems.length > 0) throw new RunRequestError(`${problems.join('; ')} (docs/training.md, The rollout API)`);
   try { checkAgentName(opts.agent); } catch (err) { throw new RunRequestError((err as Error).message); }
+  // Refused when the run is asked for, before any episode or sandbox (docs/training.md, What each agent gives).
+  const untrainable = trainingRefusal(opts.agent);
+  if (untrainable) throw new RunRequestError(`training mode refused: ${untrainable}`, 422);
 }
 
 /** Starts the run named by `key`, or answers the run that key already names (created false): never a second one. */

@@ -110,6 +110,10 @@ describe('berth serve: rollout runs and NeMo Gym /run (real Temporal, real Docke
     const back = await post(`/runs/${key}/policy`, { version: 2 });
     expect(back.status).toBe(422);
     expect(back.body.error).toContain('versions only go up');
+    // An agent whose calls would bypass the gateway is refused when the run is asked for, before any episode.
+    const uncaptured = await post('/runs', { key: `cmd-${randomBytes(3).toString('hex')}`, n: 1, agent: 'command', agent_args: { cmd: 'true' }, policy: POLICY });
+    expect(uncaptured.status).toBe(422);
+    expect(uncaptured.body.error).toMatch(/training mode refused: the command agent runs a CLI of the image/);
     const bad = await post('/runs', { key: 'bad key!', n: 1, policy: POLICY });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toContain('docs/training.md');
