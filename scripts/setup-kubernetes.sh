@@ -56,21 +56,9 @@ detach() { local log="$1"; shift; setsid nohup "$@" >"$log" 2>&1 </dev/null 9>&-
 exec 9>"$STATE/.lock"
 flock 9
 
-pid_of() { cat "$RUN/$1.pid" 2>/dev/null || true; }
-running() { local pid; pid=$(pid_of "$1"); [ -n "$pid" ] && [ -d "/proc/$pid" ] && grep -qa -- "$1" "/proc/$pid/cmdline" 2>/dev/null; }
+# shellcheck source=daemons.sh
+source "$(dirname "${BASH_SOURCE[0]}")/daemons.sh"
 start_daemon() { local name="$1"; shift; detach "$LOGS/$name.log" "$@" >"$RUN/$name.pid"; }
-alive() { local pid; pid=$(pid_of "$1"); [ -n "$pid" ] && [ -d "/proc/$pid" ]; }
-wait_for() { # wait_for NAME SECONDS COMMAND...: until COMMAND succeeds, or die showing NAME's log
-  # Alive, not running: a daemon just forked has not yet exec'd, so its command line does not name it yet.
-  local name="$1" secs="$2"; shift 2
-  local deadline=$((SECONDS + secs))
-  while ! "$@" >/dev/null 2>&1; do
-    alive "$name" || log_and_die "$name" "exited"
-    [ "$SECONDS" -lt "$deadline" ] || log_and_die "$name" "is not ready after ${secs}s"
-    sleep 0.25
-  done
-}
-log_and_die() { tail -n 25 "$LOGS/$1.log" >&2 || true; die "$1 $2; its log is $LOGS/$1.log"; }
 api() { # api METHOD PATH: the apiserver as the admin, JSON on stdout
   curl -sf --max-time 10 --cacert "$PKI/ca.crt" --cert "$PKI/admin.crt" --key "$PKI/admin.key" -X "$1" "https://127.0.0.1:$APISERVER_PORT$2"
 }

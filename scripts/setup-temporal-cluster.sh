@@ -52,19 +52,8 @@ detach() { local log="$1"; shift; setsid nohup "$@" >>"$log" 2>&1 </dev/null 9>&
 exec 9>"$STATE/.lock"
 flock 9
 
-pid_of() { cat "$RUN/$1.pid" 2>/dev/null || true; }
-alive() { local pid; pid=$(pid_of "$1"); [ -n "$pid" ] && [ -d "/proc/$pid" ]; }
-running() { alive "$1" && grep -qa -- "${2:-$1}" "/proc/$(pid_of "$1")/cmdline" 2>/dev/null; }
-log_and_die() { tail -n 25 "$LOGS/$1.log" >&2 || true; die "$1 $2; its log is $LOGS/$1.log"; }
-wait_for() { # wait_for NAME SECONDS COMMAND...: until COMMAND succeeds, or die showing NAME's log
-  local name="$1" secs="$2"; shift 2
-  local deadline=$((SECONDS + secs))
-  while ! "$@" >/dev/null 2>&1; do
-    alive "$name" || log_and_die "$name" "exited"
-    [ "$SECONDS" -lt "$deadline" ] || log_and_die "$name" "is not ready after ${secs}s"
-    sleep 0.25
-  done
-}
+# shellcheck source=daemons.sh
+source "$(dirname "${BASH_SOURCE[0]}")/daemons.sh"
 
 # PostgreSQL refuses to run as root: as root it runs as Debian's postgres user, which is given a way through
 # (traverse only, by ACL) to its data directory under BERTH_HOME.
