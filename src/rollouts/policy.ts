@@ -1,10 +1,9 @@
 // The trainer's policy: version, endpoint and drain, as the run workflow keeps it and the gateway watches it.
 import type { GroupPolicy, PolicyState, Sampling } from './types.ts';
 
-/** The run workflow's query the gateway watches (docs/training.md, Policy versions and weight sync). */
-export const POLICY_QUERY = 'policy';
-/** How long after a drain every gateway holds new calls (the token half's DRAIN_SETTLE_MS: a refresh plus a read). */
-export const DRAIN_SETTLE_MS = 250;
+// The query the gateways watch and how long a drain takes to reach them are the token half's (one definition each).
+export { POLICY_QUERY } from '../tokens/training.ts';
+export { DRAIN_SETTLE_MS } from '../tokens/policy-state.ts';
 
 export interface PolicyChange {
   version?: number;

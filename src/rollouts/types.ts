@@ -1,6 +1,6 @@
 // A rollout run for a trainer (issue 41): what it is asked to do, what it delivers, and the policy it runs under.
 // Plain data only: the run workflow, `berth serve` and the clients share these shapes.
-import type { RowTraining } from '../tokens/index.ts';
+import type { RowTraining, RunPolicy } from '../tokens/index.ts';
 
 export type { EpisodeTraining, RowTraining } from '../tokens/index.ts';
 
@@ -21,14 +21,8 @@ export interface PolicyEndpoint {
 /** Sampling settings sent with every policy call (OpenAI Chat Completions names). */
 export type Sampling = Record<string, unknown>;
 
-/** What the run's policy query answers the gateways (the token half's RunPolicy, src/tokens/, by shape). */
-export interface GatewayPolicyState {
-  version: number;
-  endpoint: string;
-  model: string;
-  draining: boolean;
-  seq: number;
-}
+/** What the run's policy query answers the gateways: the token half's RunPolicy, with its change counter. */
+export type GatewayPolicyState = RunPolicy & { seq: number };
 
 /** The run's policy: whole-number version (only goes up), endpoint, sampling, drain; `seq` bumps on every change. */
 export interface PolicyState {
