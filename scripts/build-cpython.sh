@@ -12,11 +12,11 @@
 # removed by the next run. One build at a time per OUT_DIR (flock).
 set -euo pipefail
 
-VERSION="3.13.5"
+VERSION="3.13.15"
 SERIES="3.13"
 PREFIX="/opt/berth/python${SERIES}"
 TARBALL="python${SERIES}_${VERSION}.orig.tar.xz"
-SHA256="93e583f243454e6e9e4588ca2c2662206ad961659863277afcdb96801647d640"
+SHA256="1e66a7945a48390ee4c2a4268a0e4185884059a13c4aab6d148aa208deea4a76"
 SOURCE_URL="http://deb.debian.org/debian/pool/main/p/python${SERIES}/${TARBALL}"
 BUILD_IMAGE="${BERTH_CPYTHON_BUILD_IMAGE:-berth-base:bookworm}"
 

@@ -99,8 +99,9 @@ describe("a batch's results folder is a Harbor job directory (issue 24)", () => 
       const browser = await launchChromium();
       try {
         const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-        await page.goto(`${view.url}/jobs/batch/trials/${single.name}`);
-        await page.getByText('Running the reference solution').first().waitFor({ timeout: 30_000 });
+        // Generous: under CI's load (about 20 suites on two cores) Chromium took over 30 s to render this page once.
+        await page.goto(`${view.url}/jobs/batch/trials/${single.name}`, { timeout: 120_000 });
+        await page.getByText('Running the reference solution').first().waitFor({ timeout: 120_000 });
         await page.screenshot({ path: artifactPath('harbor-view-trial.png'), fullPage: true });
       } finally {
         await browser.close();
@@ -108,7 +109,7 @@ describe("a batch's results folder is a Harbor job directory (issue 24)", () => 
     } finally {
       await view.stop();
     }
-  }, 180_000);
+  }, 360_000);
 
   it('a retried masked episode and a regraded one add trials; the newest attempt is the one the stats count', async () => {
     process.env.BERTH_H24_TOKEN = 'set-now';

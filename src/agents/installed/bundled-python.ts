@@ -24,7 +24,7 @@ export interface BundledPython {
 }
 
 export const BUNDLED_PYTHONS: Readonly<Record<BundledPythonName, BundledPython>> = {
-  'cpython-3.13': { version: '3.13.5', major: 3, minor: 13, prefix: '/opt/berth/python3.13', bin: '/opt/berth/python3.13/bin/python3.13', glibcMinor: 36 },
+  'cpython-3.13': { version: '3.13.15', major: 3, minor: 13, prefix: '/opt/berth/python3.13', bin: '/opt/berth/python3.13/bin/python3.13', glibcMinor: 36 },
 };
 
 const SCRIPT = join(import.meta.dirname, '..', '..', '..', 'scripts', 'build-cpython.sh');
