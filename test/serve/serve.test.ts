@@ -6,6 +6,7 @@ import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
 import { noContainersLeft } from '../helpers/docker.ts';
 import { BASE_TOML, echoTask, writeDataset } from '../helpers/tasks.ts';
 import { startServe, type Serving } from '../../src/serve/server.ts';
+import { FakePolicy } from '../helpers/fake-policy.ts';
 import type { Group, RunStatus } from '../../src/rollouts/types.ts';
 
 // A task whose seed always fails on Berth's side (its healthcheck never passes): harbor:seed_failed, masked.
@@ -119,6 +120,31 @@ describe('berth serve: rollout runs and NeMo Gym /run (real Temporal, real Docke
     expect(bad.body.error).toContain('docs/training.md');
     await readGroups(key, 0, 1);
     expect((await post(`/runs/${key}/cancel`, {})).body).toMatchObject({ state: 'cancelled' });
+  });
+
+  it('a run whose agent calls the policy probes the endpoint first, from a worker: raw logprobs or no answer is refused (422, what to start the server with, no run); a right one starts', async () => {
+    const raw = await new FakePolicy({ model: 'policy-7b', logprobsMode: 'raw' }).start();
+    const good = await new FakePolicy({ model: 'policy-7b' }).start();
+    try {
+      const runOf = (key: string, endpoint: string) => ({ key, tasks: ['ok'], n: 1, agent: 'openai', policy: { endpoint, model: 'policy-7b' } });
+      const rawKey = `raw-${randomBytes(3).toString('hex')}`;
+      const refused = await post('/runs', runOf(rawKey, `${raw.url}/v1`));
+      expect(refused.status).toBe(422);
+      expect(refused.body.error).toMatch(/returns raw logprobs .* Start vLLM with --logprobs-mode processed_logprobs/);
+      expect(raw.seen.map((s) => s.body['temperature'])).toEqual(expect.arrayContaining([1, 0.5]));
+      expect((await fetch(`${serving.url}/runs/${rawKey}`)).status).toBe(404);
+      const unreachable = await post('/runs', runOf(`dead-${randomBytes(3).toString('hex')}`, 'http://127.0.0.1:9/v1'));
+      expect(unreachable.status).toBe(422);
+      expect(unreachable.body.error).toMatch(/the policy endpoint http:\/\/127\.0\.0\.1:9\/v1\/chat\/completions did not answer/);
+      const goodKey = `good-${randomBytes(3).toString('hex')}`;
+      const started = await post('/runs', runOf(goodKey, `${good.url}/v1`));
+      expect(started.status).toBe(201);
+      expect(good.seen.filter((s) => s.body['top_logprobs'] === 5)).toHaveLength(2);
+      expect((await post(`/runs/${goodKey}/cancel`, {})).body).toMatchObject({ state: 'cancelled' });
+    } finally {
+      await raw.stop();
+      await good.stop();
+    }
   });
 
   it('/run answers NeMo Gym\'s verify response: scored with its reward, masked with mask_sample and its kind (never a bare 0); the same request is the same episode', async () => {
