@@ -22,10 +22,16 @@ const itemId = (prefix: string, callId: string, i: number): string => `${prefix}
  */
 export function outputItemsOf(records: readonly GymTokenRecord[]): Item[] {
   const out: Item[] = [];
+  let asked: string[] = [];
   records.forEach((r, i) => {
+    let answered = 0;
     for (const [k, fed] of (r.input_items ?? []).entries()) {
       if (fed.role === 'tool') {
-        out.push({ call_id: fed.tool_call_id ?? `call_${i}_${k}`, output: textOf(fed.content), type: 'function_call_output', id: itemId('fco', r.model_call_id, k), status: 'completed' });
+        // A result names its call by id; one whose id names no call the previous answer made (Gemini's calls carry no
+        // ids, so its translation numbers them per request) answers those calls in order.
+        const callId = fed.tool_call_id !== undefined && asked.includes(fed.tool_call_id) ? fed.tool_call_id : asked[answered] ?? fed.tool_call_id ?? `call_${i}_${k}`;
+        answered++;
+        out.push({ call_id: callId, output: textOf(fed.content), type: 'function_call_output', id: itemId('fco', r.model_call_id, k), status: 'completed' });
       } else if (fed.role === 'user' || fed.role === 'system' || fed.role === 'developer') {
         out.push({ role: fed.role, content: textOf(fed.content), type: 'message' });
       }
@@ -38,9 +44,12 @@ export function outputItemsOf(records: readonly GymTokenRecord[]): Item[] {
       role: 'assistant', status: 'completed', type: 'message',
       ...(exact ? { prompt_token_ids: r.prompt_token_ids, generation_token_ids: r.generation_token_ids, generation_log_probs: r.generation_log_probs } : {}),
     });
+    asked = [];
     for (const [k, call] of (generated.tool_calls ?? []).entries()) {
+      const callId = call.id ?? `call_${i}_${k}`;
+      asked.push(callId);
       out.push({
-        arguments: call.function?.arguments ?? '{}', call_id: call.id ?? `call_${i}_${k}`, name: call.function?.name ?? '',
+        arguments: call.function?.arguments ?? '{}', call_id: callId, name: call.function?.name ?? '',
         type: 'function_call', id: itemId('fc', r.model_call_id, k), status: 'completed',
       });
     }
