@@ -52,8 +52,9 @@ if [ ! -f "$cpython/.complete" ]; then
 fi
 
 if [ ! -e "$cpython_prefix" ] && [ ! -L "$cpython_prefix" ]; then
-  mkdir -p "$(dirname "$cpython_prefix")"
-  ln -s "$cpython/prefix" "$cpython_prefix"
+  # Without the right to write there (not root), the modules load the host's own copies of those libraries.
+  { mkdir -p "$(dirname "$cpython_prefix")" && ln -s "$cpython/prefix" "$cpython_prefix"; } 2>/dev/null \
+    || echo "setup-nemo-gym: could not link $cpython_prefix to $cpython/prefix; CPython's modules use the host's libraries" >&2
 fi
 
 python="$cpython/prefix/bin/python$series"
