@@ -166,6 +166,39 @@ describe('berth serve: rollout runs and NeMo Gym /run (real Temporal, real Docke
     expect(refused.status).toBe(422);
   });
 
+  it('/run with an agent that calls the policy: each call\'s message with the engine\'s exact tokens, its function call, and the tool output the next call answered (function_call_output)', async () => {
+    const engine = await new FakePolicy({
+      model: 'policy-7b',
+      script: ({ messages }) => (messages.at(-1)?.['role'] === 'tool' ? { content: 'Wrote it.' } : { content: 'Writing.', toolCalls: [{ name: 'bash', arguments: { command: 'echo ok > /app/out.txt' } }] }),
+    }).start();
+    const withPolicy = await startServe({
+      client: cluster.client, taskQueue: cluster.taskQueue, port: 0, dataset: writeDataset(echoTask('ok')), agent: 'openai',
+      gymBatch: `gym-openai-${randomBytes(3).toString('hex')}`, policy: { endpoint: `${engine.url}/v1`, model: 'policy-7b' },
+    });
+    try {
+      const r = await fetch(`${withPolicy.url}/run`, {
+        method: 'POST', headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ task_name: 'ok', _ng_task_index: 0, _ng_rollout_index: 0, responses_create_params: { input: [] } }),
+      });
+      const body = await r.json() as { reward: number; mask_sample: boolean; response: { output: Array<Record<string, unknown>> } };
+      expect(body).toMatchObject({ reward: 1, mask_sample: false });
+      const output = body.response.output;
+      expect(output.map((i) => `${String(i['type'])}:${String(i['role'] ?? '')}`)).toEqual([
+        'message:system', 'message:user', 'message:assistant', 'function_call:', 'function_call_output:', 'message:assistant',
+      ]);
+      expect(output[1]).toMatchObject({ content: 'Write ok to out.txt\n' });
+      const [call, result] = [output[3]!, output[4]!];
+      expect(call).toMatchObject({ name: 'bash', arguments: JSON.stringify({ command: 'echo ok > /app/out.txt' }) });
+      expect(result).toMatchObject({ call_id: call['call_id'], status: 'completed' });
+      const asked = engine.seen.filter((c) => c.body['return_token_ids'] === true);
+      expect([output[2], output[5]].map((m) => m!['generation_token_ids'])).toEqual(asked.map((c) => c.generationTokenIds));
+      expect([output[2], output[5]].map((m) => m!['prompt_token_ids'])).toEqual(asked.map((c) => c.promptTokenIds));
+    } finally {
+      await withPolicy.close();
+      await engine.stop();
+    }
+  });
+
   it('the Python client (clients/python, pytest) against this service', async () => {
     const root = join(import.meta.dirname, '..', '..');
     const run = await new Promise<{ code: number; out: string }>((resolve) => {
