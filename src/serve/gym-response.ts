@@ -113,7 +113,10 @@ export function gymRunRequestProblem(body: unknown): string | null {
  * durable episode, so NeMo Gym posting it again after a restart waits for that episode instead of running another.
  */
 export function gymEpisodeKey(req: GymRunRequest): string {
-  const raw = req._ng_rollout_id ? `id-${req._ng_rollout_id}` : `t${req._ng_task_index}-r${req._ng_rollout_index}`;
+  // NeMo Gym's own identity of a request (nemo_gym/rollout_correlation.py): a re-dispatch after a failure carries
+  // `_ng_attempt_index` n > 0 and is a fresh attempt, "-a<n>" after the indices.
+  const attempt = Number.isInteger(req['_ng_attempt_index']) && (req['_ng_attempt_index'] as number) > 0 ? `-a${req['_ng_attempt_index'] as number}` : '';
+  const raw = `${req._ng_rollout_id ? `id-${req._ng_rollout_id}` : `t${req._ng_task_index}-r${req._ng_rollout_index}`}${attempt}`;
   return raw.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 120);
 }
 

@@ -66,6 +66,10 @@ describe('NeMo Gym verify response from an episode', () => {
     expect(gymEpisodeKey(request)).toBe('id-abc');
     const { _ng_rollout_id: _, ...noId } = request;
     expect(gymEpisodeKey(noId as GymRunRequest)).toBe('t3-r1');
+    // NeMo Gym's re-dispatch of a failed rollout (resume) is a fresh attempt; attempt 0 is the first dispatch.
+    expect(gymEpisodeKey({ ...noId, _ng_attempt_index: 0 } as GymRunRequest)).toBe('t3-r1');
+    expect(gymEpisodeKey({ ...noId, _ng_attempt_index: 2 } as GymRunRequest)).toBe('t3-r1-a2');
+    expect(gymEpisodeKey({ ...request, _ng_attempt_index: 1 })).toBe('id-abc-a1');
   });
 
   it('aggregate metrics leave masked rows out of the mean and count them apart', () => {
