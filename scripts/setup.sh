@@ -3,16 +3,18 @@
 # the Temporal CLI. With --tests (npm test, npm run setup) also what only the tests use: Debian's docker-compose,
 # chromium, and Harbor 0.25 in a private venv. A second run on a ready machine changes nothing and takes seconds.
 set -euo pipefail
-# `npm run setup -- kubernetes [--stop]`: the local Kubernetes cluster, and `npm run setup -- temporal-cluster
-# [--stop]`: a Temporal cluster on PostgreSQL, each in a script of its own (npm run setup passes --tests first).
-[ "${1:-}" = --tests ] && { [ "${2:-}" = kubernetes ] || [ "${2:-}" = temporal-cluster ]; } && shift
+# `npm run setup -- kubernetes [--stop]`: the local Kubernetes cluster, `npm run setup -- temporal-cluster [--stop]`:
+# a Temporal cluster on PostgreSQL, and `npm run setup -- nemo-gym`: NeMo Gym from PyPI for the anchor test, each in a
+# script of its own (npm run setup passes --tests first; --tests runs the nemo-gym one too).
+[ "${1:-}" = --tests ] && { [ "${2:-}" = kubernetes ] || [ "${2:-}" = temporal-cluster ] || [ "${2:-}" = nemo-gym ]; } && shift
 if [ "${1:-}" = kubernetes ]; then shift; exec bash "$(dirname "${BASH_SOURCE[0]}")/setup-kubernetes.sh" "$@"; fi
 if [ "${1:-}" = temporal-cluster ]; then shift; exec bash "$(dirname "${BASH_SOURCE[0]}")/setup-temporal-cluster.sh" "$@"; fi
+if [ "${1:-}" = nemo-gym ]; then shift; exec bash "$(dirname "${BASH_SOURCE[0]}")/setup-nemo-gym.sh" "$@"; fi
 TESTS=0
 for arg in "$@"; do
   case "$arg" in
     --tests) TESTS=1 ;;
-    *) echo "setup: unknown argument $arg (there are: --tests, kubernetes [--stop], temporal-cluster [--stop])" >&2; exit 2 ;;
+    *) echo "setup: unknown argument $arg (there are: --tests, kubernetes [--stop], temporal-cluster [--stop], nemo-gym)" >&2; exit 2 ;;
   esac
 done
 
@@ -240,6 +242,11 @@ if [ "$TESTS" = 1 ]; then
       || die "pip install harbor==$HARBOR_VERSION failed; see $BERTH_HOME/logs/harbor-pip.log"
     done_step "installed harbor $HARBOR_VERSION with $py (the tests read Berth's job directories with its models)"
   fi
+
+  # NeMo Gym 0.7 on the CPython Berth builds, for the anchor test of berth serve (test/serve/nemo-gym-anchor.test.ts).
+  step nemo-gym
+  nemo_gym="$(bash "$ROOT/scripts/setup-nemo-gym.sh")" || die "scripts/setup-nemo-gym.sh failed (its message is above)"
+  done_step "${nemo_gym##*$'\n'}"
 fi
 
 printf 'setup: ready in %.1fs\n' "$(echo "$(date +%s.%N) - $total_start" | bc)"

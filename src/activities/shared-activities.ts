@@ -1,7 +1,7 @@
 // Everything that runs on the shared queue: planning, picking a host, model calls, preparing, by the names workflows call.
 import type { HostServices } from '../host/deps.ts';
 import { withDeps } from './with-deps.ts';
-import { probeAgentModel } from '../host/model-probe.ts';
+import { probeAgentModel, probePolicy } from '../host/model-probe.ts';
 import { openaiModelCall } from './openai.ts';
 import { pickHost } from './pick-host.ts';
 import { prepareTasksHere } from './prepare.ts';
@@ -9,7 +9,7 @@ import { planRegrade } from './regrade-plan.ts';
 import { hostLease, planAndPickHost, planEpisodeActivity } from './shared.ts';
 
 export function createSharedActivities(deps: HostServices) {
-  return withDeps(deps, { planEpisode: planEpisodeActivity, pickHost, planAndPickHost, hostLease, openaiModelCall, prepareTasksHere, probeAgentModel, planRegrade });
+  return withDeps(deps, { planEpisode: planEpisodeActivity, pickHost, planAndPickHost, hostLease, openaiModelCall, prepareTasksHere, probeAgentModel, probePolicy, planRegrade });
 }
 
 export type SharedActivities = ReturnType<typeof createSharedActivities>;

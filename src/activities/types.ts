@@ -5,9 +5,18 @@ import type { McpToolBinding } from '../agents/openai/mcp.ts';
 
 export type { AgentName };
 import type { ProbeResult as ModelProbeResult } from '../gateway/probe.ts';
-import type { EpisodeTraining, RowTraining } from '../tokens/index.ts';
+import type { EpisodeTraining, PolicyProbe, RowTraining } from '../tokens/index.ts';
 
-export type { EpisodeTraining, RowTraining };
+export type { EpisodeTraining, PolicyProbe, RowTraining };
+
+/** The policy endpoint a rollout run's episodes will call, checked from a worker before the run starts. */
+export interface PolicyProbeRequest {
+  /** With or without /v1. */
+  endpoint: string;
+  model: string;
+  /** The worker's environment variable holding the endpoint's key. */
+  apiKeyVar?: string;
+}
 import type { BAD_AGENT_ARGS } from '../outcomes/index.ts';
 
 /** The check before a batch: the agent's --agent-arg values (`agent:bad_args`, never a row's kind), then one model call. */

@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
-import type { ProbeResult } from '../workflows/types.ts';
+import type { PolicyProbe, PolicyProbeRequest, ProbeResult } from '../workflows/types.ts';
 import { isInstalledAgentName } from '../config/agents.ts';
 import { sharedQueue } from '../config/index.ts';
 
@@ -20,4 +20,15 @@ export async function probeBeforeBatch(client: Client, req: { agent: string; mod
     staticSummary: `probe ${req.model ?? '(no model)'} for ${req.agent}`,
   }) as ProbeResult;
   if (!result.ok) throw new ModelProbeFailed(result.kind, result.status, `the batch was not started: ${result.reason}`);
+}
+
+/**
+ * Before a rollout run whose agent calls the policy: the endpoint, asked from a worker, must return token ids and
+ * processed logprobs; otherwise the run is refused with what the server must be started with.
+ */
+export async function probePolicyBeforeRun(client: Client, req: PolicyProbeRequest, taskQueue = sharedQueue()): Promise<PolicyProbe> {
+  return await client.workflow.execute('policyProbeWorkflow', {
+    taskQueue, workflowId: `berth-policy-probe/${randomBytes(4).toString('hex')}`, args: [req],
+    staticSummary: `probe policy ${req.model} at ${req.endpoint}`,
+  }) as PolicyProbe;
 }

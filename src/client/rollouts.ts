@@ -15,7 +15,8 @@ import type { RolloutRunInput } from '../workflows/rollout-types.ts';
 import type { AgentName } from '../workflows/types.ts';
 import type { Group, GroupPolicy, PolicyState, RunStatus, RunTask, Sampling } from '../rollouts/types.ts';
 import type { SkippedEntry } from './results.ts';
-import { trainingRefusal } from '../tokens/index.ts';
+import { callsPolicy, trainingRefusal } from '../tokens/index.ts';
+import { probePolicyBeforeRun } from './probe.ts';
 
 export interface StartRunOptions {
   /** The idempotency key: the same key answers the same run, never a second one. */
@@ -94,6 +95,11 @@ export async function startRun(client: Client, opts: StartRunOptions): Promise<{
   checkStart(opts);
   const run = new RunHandle(client, opts.key);
   if (await run.exists()) return { run, created: false, skipped: [] };
+  if (callsPolicy(opts.agent)) {
+    const { endpoint, model, apiKeyVar } = opts.policy;
+    const probe = await probePolicyBeforeRun(client, { endpoint, model, ...(apiKeyVar ? { apiKeyVar } : {}) }, opts.taskQueue);
+    if (!probe.ok) throw new RunRequestError(`the run was not started: ${probe.reason}`, 422);
+  }
   const loaded = await loadRunTasks(client, { dataset: opts.dataset, agent: opts.agent, only: opts.tasks, configFile: opts.configFile, taskQueue: opts.taskQueue, prepare: opts.prepare });
   const { config } = opts.configFile === undefined ? loadBerthConfig() : loadBerthConfig(opts.configFile);
   const input: RolloutRunInput = {

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
-  chatAnswerOf, chatRequestOf, cumulativeOf, DialectError, replyOf, tokenDigest, tokensOfChatAnswer, withCaptureFields,
+  chatAnswerOf, chatRequestOf, cumulativeOf, DialectError, inputItemsOf, replyOf, tokenDigest, tokensOfChatAnswer, withCaptureFields,
   TOKEN_RECORD_SCHEMA_VERSION, type Dialect, type PolicyStateSource, type TokenRecord,
 } from '../tokens/index.ts';
 import type { CallRecord } from './usage.ts';
@@ -91,7 +91,7 @@ export async function trainingCall(
   training.onRecord({
     schema_version: TOKEN_RECORD_SCHEMA_VERSION, rollout_id: training.rolloutId, model_call_id: callId(training.turn), model: state.endpoint.model,
     prompt_token_ids: captured.prompt, generation_token_ids: captured.generation, generation_log_probs: captured.logprobs,
-    output_items: [message], token_item_index: 0, response_id: a.id, created_at: Date.now() / 1000,
+    output_items: [message], input_items: inputItemsOf(chat.messages), token_item_index: 0, response_id: a.id, created_at: Date.now() / 1000,
     parent_call_id: null, parent_resolution: null,
     cum_len: captured.prompt.length + captured.generation.length, digest: tokenDigest(cumulativeOf({ prompt_token_ids: captured.prompt, generation_token_ids: captured.generation })),
     policy_version: state.version, policy_version_end: training.policy.current().version,

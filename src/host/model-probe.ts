@@ -1,8 +1,8 @@
 import { agentArgsOf, AgentConfigError, installedAgent } from '../agents/index.ts';
-import { probeModel } from '../gateway/index.ts';
+import { probeModel, probePolicyEndpoint } from '../gateway/index.ts';
 import { BAD_AGENT_ARGS } from '../outcomes/index.ts';
 import type { HostServices } from './deps.ts';
-import type { ProbeResult } from '../activities/types.ts';
+import type { PolicyProbe, PolicyProbeRequest, ProbeResult } from '../activities/types.ts';
 import { modelOf, upstreamOf } from './model-gateway.ts';
 
 /**
@@ -26,4 +26,14 @@ export async function probeAgentModel(deps: HostServices, req: { agent: string; 
     return { ok: false, kind: 'agent:unknown_model', status: 0, reason: (err as Error).message };
   }
   return probeModel(await deps.gateway.get(), { provider: m.provider, protocol: agent.protocol(m.provider), model: m.model, upstream: upstreamOf(m.provider) });
+}
+
+/**
+ * Shared queue, before a rollout run starts: the trainer's policy endpoint, asked from a worker (the host whose
+ * gateways will call it, holding the key `apiKeyVar` names), must return token ids and processed logprobs.
+ */
+export async function probePolicy(_deps: HostServices, req: PolicyProbeRequest): Promise<PolicyProbe> {
+  const key = req.apiKeyVar ? process.env[req.apiKeyVar] : undefined;
+  if (req.apiKeyVar && !key) return { ok: false, reason: `the worker has no ${req.apiKeyVar} set (policy.api_key_var names the worker's environment variable holding the endpoint's key)` };
+  return probePolicyEndpoint(req.endpoint, req.model, key);
 }

@@ -22,10 +22,16 @@ const itemId = (prefix: string, callId: string, i: number): string => `${prefix}
  */
 export function outputItemsOf(records: readonly GymTokenRecord[]): Item[] {
   const out: Item[] = [];
+  let asked: string[] = [];
   records.forEach((r, i) => {
+    let answered = 0;
     for (const [k, fed] of (r.input_items ?? []).entries()) {
       if (fed.role === 'tool') {
-        out.push({ call_id: fed.tool_call_id ?? `call_${i}_${k}`, output: textOf(fed.content), type: 'function_call_output', id: itemId('fco', r.model_call_id, k), status: 'completed' });
+        // A result names its call by id; one whose id names no call the previous answer made (Gemini's calls carry no
+        // ids, so its translation numbers them per request) answers those calls in order.
+        const callId = fed.tool_call_id !== undefined && asked.includes(fed.tool_call_id) ? fed.tool_call_id : asked[answered] ?? fed.tool_call_id ?? `call_${i}_${k}`;
+        answered++;
+        out.push({ call_id: callId, output: textOf(fed.content), type: 'function_call_output', id: itemId('fco', r.model_call_id, k), status: 'completed' });
       } else if (fed.role === 'user' || fed.role === 'system' || fed.role === 'developer') {
         out.push({ role: fed.role, content: textOf(fed.content), type: 'message' });
       }
@@ -38,9 +44,12 @@ export function outputItemsOf(records: readonly GymTokenRecord[]): Item[] {
       role: 'assistant', status: 'completed', type: 'message',
       ...(exact ? { prompt_token_ids: r.prompt_token_ids, generation_token_ids: r.generation_token_ids, generation_log_probs: r.generation_log_probs } : {}),
     });
+    asked = [];
     for (const [k, call] of (generated.tool_calls ?? []).entries()) {
+      const callId = call.id ?? `call_${i}_${k}`;
+      asked.push(callId);
       out.push({
-        arguments: call.function?.arguments ?? '{}', call_id: call.id ?? `call_${i}_${k}`, name: call.function?.name ?? '',
+        arguments: call.function?.arguments ?? '{}', call_id: callId, name: call.function?.name ?? '',
         type: 'function_call', id: itemId('fc', r.model_call_id, k), status: 'completed',
       });
     }
@@ -104,7 +113,10 @@ export function gymRunRequestProblem(body: unknown): string | null {
  * durable episode, so NeMo Gym posting it again after a restart waits for that episode instead of running another.
  */
 export function gymEpisodeKey(req: GymRunRequest): string {
-  const raw = req._ng_rollout_id ? `id-${req._ng_rollout_id}` : `t${req._ng_task_index}-r${req._ng_rollout_index}`;
+  // NeMo Gym's own identity of a request (nemo_gym/rollout_correlation.py): a re-dispatch after a failure carries
+  // `_ng_attempt_index` n > 0 and is a fresh attempt, "-a<n>" after the indices.
+  const attempt = Number.isInteger(req['_ng_attempt_index']) && (req['_ng_attempt_index'] as number) > 0 ? `-a${req['_ng_attempt_index'] as number}` : '';
+  const raw = `${req._ng_rollout_id ? `id-${req._ng_rollout_id}` : `t${req._ng_task_index}-r${req._ng_rollout_index}`}${attempt}`;
   return raw.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 120);
 }
 

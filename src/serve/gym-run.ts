@@ -12,6 +12,7 @@ import type { RunTask } from '../rollouts/types.ts';
 import { aggregateMetrics, gymEpisodeKey, gymRunRequestProblem, gymVerifyResponse } from './gym-response.ts';
 import type { GymRunRequest, GymTokenRecord } from './gym-types.ts';
 import { HttpError, readJson, sendJson } from './http.ts';
+import { gymGlobalConfig, gymGlobalConfigBody, reachedAt } from './gym-config.ts';
 
 export interface GymContext {
   client: Client;
@@ -71,6 +72,11 @@ async function runEpisode(ctx: GymContext, req: GymRunRequest): Promise<{ id: st
 }
 
 export async function handleGym(ctx: GymContext, req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
+  if (req.method === 'GET' && url.pathname === '/global_config_dict_yaml') {
+    const local = { host: req.socket.localAddress ?? '127.0.0.1', port: req.socket.localPort ?? 80 };
+    const { host, port } = reachedAt(req.headers.host, local);
+    return sendJson(res, 200, gymGlobalConfigBody(gymGlobalConfig(host, port))), true;
+  }
   if (req.method !== 'POST' || (url.pathname !== '/run' && url.pathname !== '/aggregate_metrics')) return false;
   try {
     const body = await readJson(req);

@@ -22,6 +22,12 @@ export interface TokenRecord {
   generation_log_probs: number[];
   /** The assistant's message as Chat Completions gave it, without token arrays. */
   output_items: Array<Record<string, unknown>>;
+  /**
+   * What this call's prompt added after the last assistant message, in Chat form: the tool outputs it answers and
+   * any user turn (the whole prompt for an episode's first call). A NeMo Gym verify response lists them as
+   * `function_call_output` and input messages before this call's message.
+   */
+  input_items?: Array<Record<string, unknown>>;
   token_item_index: number | null;
   response_id: string | null;
   /** Seconds since the epoch, as NeMo Gym stamps it. */
@@ -75,4 +81,11 @@ export function parseTokenRecords(text: string): TokenRecord[] {
       return [];
     }
   });
+}
+
+/** The messages after the last assistant message (all of them when there is none), as the record keeps them. */
+export function inputItemsOf(messages: ReadonlyArray<{ role: string; content: unknown; tool_call_id?: string }>): Array<Record<string, unknown>> {
+  let last = -1;
+  messages.forEach((m, i) => { if (m.role === 'assistant') last = i; });
+  return messages.slice(last + 1).map((m) => ({ role: m.role, content: m.content, ...(m.tool_call_id !== undefined ? { tool_call_id: m.tool_call_id } : {}) }));
 }

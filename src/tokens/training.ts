@@ -50,6 +50,11 @@ export const initialPolicyState = (t: EpisodeTraining): PolicyState =>
  */
 const UNCAPTURED = new Set(['command']);
 
+/** The agents that call no model (their rows have no calls): a run of them needs no policy endpoint to answer. */
+const NO_MODEL = new Set(['oracle', 'nop']);
+
+export const callsPolicy = (agent: string): boolean => !NO_MODEL.has(agent) && !UNCAPTURED.has(agent);
+
 /** Why an agent cannot run in training mode (its model calls would leave no exact tokens), or null when it can. */
 export function trainingRefusal(agent: string): string | null {
   if (UNCAPTURED.has(agent)) {

@@ -71,6 +71,12 @@ describe('training mode, each dialect', () => {
           expect(r.generation_log_probs.every((l) => l < 0)).toBe(true);
         });
         expect(records[0]!.finish_reason).toBe('tool_calls');
+        // What each prompt added after the last assistant message, in Chat form: the first call's whole prompt, then
+        // the tool's output the second call answers (a verify response's function_call_output).
+        expect(records[0]!.input_items!.at(-1)).toMatchObject({ role: 'user', content: expect.stringContaining('List the files.') });
+        expect(records[1]!.input_items).toEqual([{ role: 'tool', tool_call_id: expect.any(String), content: expect.stringMatching(/a\.txt(\n|\\n)b\.txt/) }]); // Gemini's function response is JSON
+        // Gemini's function calls carry no ids: its translation numbers them by position within each request.
+        if (dialect !== 'gemini-generate') expect(records[1]!.input_items![0]!['tool_call_id']).toBe((records[0]!.output_items[0]!['tool_calls'] as Array<{ id: string }>)[0]!.id);
 
         const rollout = linkCalls(records, { unextended: 'split', broken: 'mask' });
         expect(rollout.masked).toBeNull();

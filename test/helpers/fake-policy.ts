@@ -30,6 +30,9 @@ export interface SeenRequest {
   /** The policy version that served it. */
   version: string;
   promptTokenIds: number[];
+  /** What it generated (the reply's tokens and the end token) and each token's logprob, as answered. */
+  generationTokenIds: number[];
+  logprobs: number[];
 }
 
 export interface FakePolicyOptions {
@@ -137,7 +140,8 @@ export class FakePolicy {
     const prompt = renderPrompt(messages, tools);
     const version = this.version;
     const call = this.seen.length;
-    this.seen.push({ body, version, promptTokenIds: prompt });
+    const seen: SeenRequest = { body, version, promptTokenIds: prompt, generationTokenIds: [], logprobs: [] };
+    this.seen.push(seen);
     const reply = this.opts.script?.({ messages, tools, call }) ?? { content: `reply ${call}` };
     const calls = (reply.toolCalls ?? []).map((t, i) => ({ id: `call_${call}_${i}`, name: t.name, arguments: t.arguments }));
     const generation = [...replyPieces(reply.content ?? '', calls).flatMap((p) => encode(p)), IM_END];
@@ -148,6 +152,8 @@ export class FakePolicy {
       token: id === IM_END ? ImEnd : decode([id]), logprob: fakeLogprob(id, t), bytes: null,
       top_logprobs: [0, 1, 2].slice(0, top).map((k) => ({ token: `token_id:${id + k}`, logprob: k === 0 ? fakeLogprob(id, t) : Math.log(1e-3 * k) / t, bytes: null })),
     }));
+    seen.generationTokenIds = generation;
+    seen.logprobs = logprobs.map((l) => l.logprob);
     const withIds = this.opts.tokenIds !== false && body['return_token_ids'] === true;
     const toolCalls = calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } }));
     const finish = reply.finishReason ?? (calls.length ? 'tool_calls' : 'stop');

@@ -26,6 +26,16 @@ describe('NeMo Gym verify response from an episode', () => {
     expect(items[2]).toMatchObject({ call_id: 'call_1', output: 'a.txt', status: 'completed' });
   });
 
+  it('a tool result whose id names no call of the previous answer (Gemini numbers its calls per request) answers them in order', () => {
+    const two = { type: 'message', role: 'assistant', content: '', tool_calls: [{ id: 'call_12_0', function: { name: 'a' } }, { id: 'call_12_1', function: { name: 'b' } }] };
+    const fed = [{ role: 'tool', tool_call_id: 'call_1_0', content: 'x' }, { role: 'tool', tool_call_id: 'call_1_1', content: 'y' }];
+    const items = outputItemsOf([record('c1', { output_items: [two] }), record('c2', { input_items: fed, output_items: [{ role: 'assistant', content: 'ok' }] })]);
+    expect(items.filter((i) => i.type === 'function_call_output').map((i) => [i.call_id, i.output])).toEqual([['call_12_0', 'x'], ['call_12_1', 'y']]);
+    // Ids that name the calls are kept as they are, whatever their order.
+    const swapped = outputItemsOf([record('c1', { output_items: [two] }), record('c2', { input_items: [{ ...fed[1]!, tool_call_id: 'call_12_1' }, { ...fed[0]!, tool_call_id: 'call_12_0' }] })]);
+    expect(swapped.filter((i) => i.type === 'function_call_output').map((i) => [i.call_id, i.output])).toEqual([['call_12_1', 'y'], ['call_12_0', 'x']]);
+  });
+
   it('a call the engine returned no tokens for keeps a plain message: no made-up token fields', () => {
     const [msg] = outputItemsOf([record('c1', { generation_token_ids: [], generation_log_probs: [], capture_error: 'no token ids' })]);
     expect(msg).not.toHaveProperty('generation_token_ids');
@@ -56,6 +66,10 @@ describe('NeMo Gym verify response from an episode', () => {
     expect(gymEpisodeKey(request)).toBe('id-abc');
     const { _ng_rollout_id: _, ...noId } = request;
     expect(gymEpisodeKey(noId as GymRunRequest)).toBe('t3-r1');
+    // NeMo Gym's re-dispatch of a failed rollout (resume) is a fresh attempt; attempt 0 is the first dispatch.
+    expect(gymEpisodeKey({ ...noId, _ng_attempt_index: 0 } as GymRunRequest)).toBe('t3-r1');
+    expect(gymEpisodeKey({ ...noId, _ng_attempt_index: 2 } as GymRunRequest)).toBe('t3-r1-a2');
+    expect(gymEpisodeKey({ ...request, _ng_attempt_index: 1 })).toBe('id-abc-a1');
   });
 
   it('aggregate metrics leave masked rows out of the mean and count them apart', () => {

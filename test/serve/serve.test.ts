@@ -6,6 +6,7 @@ import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
 import { noContainersLeft } from '../helpers/docker.ts';
 import { BASE_TOML, echoTask, writeDataset } from '../helpers/tasks.ts';
 import { startServe, type Serving } from '../../src/serve/server.ts';
+import { FakePolicy } from '../helpers/fake-policy.ts';
 import type { Group, RunStatus } from '../../src/rollouts/types.ts';
 
 // A task whose seed always fails on Berth's side (its healthcheck never passes): harbor:seed_failed, masked.
@@ -121,6 +122,31 @@ describe('berth serve: rollout runs and NeMo Gym /run (real Temporal, real Docke
     expect((await post(`/runs/${key}/cancel`, {})).body).toMatchObject({ state: 'cancelled' });
   });
 
+  it('a run whose agent calls the policy probes the endpoint first, from a worker: raw logprobs or no answer is refused (422, what to start the server with, no run); a right one starts', async () => {
+    const raw = await new FakePolicy({ model: 'policy-7b', logprobsMode: 'raw' }).start();
+    const good = await new FakePolicy({ model: 'policy-7b' }).start();
+    try {
+      const runOf = (key: string, endpoint: string) => ({ key, tasks: ['ok'], n: 1, agent: 'openai', policy: { endpoint, model: 'policy-7b' } });
+      const rawKey = `raw-${randomBytes(3).toString('hex')}`;
+      const refused = await post('/runs', runOf(rawKey, `${raw.url}/v1`));
+      expect(refused.status).toBe(422);
+      expect(refused.body.error).toMatch(/returns raw logprobs .* Start vLLM with --logprobs-mode processed_logprobs/);
+      expect(raw.seen.map((s) => s.body['temperature'])).toEqual(expect.arrayContaining([1, 0.5]));
+      expect((await fetch(`${serving.url}/runs/${rawKey}`)).status).toBe(404);
+      const unreachable = await post('/runs', runOf(`dead-${randomBytes(3).toString('hex')}`, 'http://127.0.0.1:9/v1'));
+      expect(unreachable.status).toBe(422);
+      expect(unreachable.body.error).toMatch(/the policy endpoint http:\/\/127\.0\.0\.1:9\/v1\/chat\/completions did not answer/);
+      const goodKey = `good-${randomBytes(3).toString('hex')}`;
+      const started = await post('/runs', runOf(goodKey, `${good.url}/v1`));
+      expect(started.status).toBe(201);
+      expect(good.seen.filter((s) => s.body['top_logprobs'] === 5)).toHaveLength(2);
+      expect((await post(`/runs/${goodKey}/cancel`, {})).body).toMatchObject({ state: 'cancelled' });
+    } finally {
+      await raw.stop();
+      await good.stop();
+    }
+  });
+
   it('/run answers NeMo Gym\'s verify response: scored with its reward, masked with mask_sample and its kind (never a bare 0); the same request is the same episode', async () => {
     const request = (task: string, rollout: number) => ({
       task_name: task, _ng_task_index: 0, _ng_rollout_index: rollout,
@@ -138,6 +164,39 @@ describe('berth serve: rollout runs and NeMo Gym /run (real Temporal, real Docke
     expect(metrics.body.agent_metrics).toMatchObject({ 'mean/reward': 1, num_masked: 1, num_scored: 1 });
     const refused = await post('/run', { task_name: 'ok' });
     expect(refused.status).toBe(422);
+  });
+
+  it('/run with an agent that calls the policy: each call\'s message with the engine\'s exact tokens, its function call, and the tool output the next call answered (function_call_output)', async () => {
+    const engine = await new FakePolicy({
+      model: 'policy-7b',
+      script: ({ messages }) => (messages.at(-1)?.['role'] === 'tool' ? { content: 'Wrote it.' } : { content: 'Writing.', toolCalls: [{ name: 'bash', arguments: { command: 'echo ok > /app/out.txt' } }] }),
+    }).start();
+    const withPolicy = await startServe({
+      client: cluster.client, taskQueue: cluster.taskQueue, port: 0, dataset: writeDataset(echoTask('ok')), agent: 'openai',
+      gymBatch: `gym-openai-${randomBytes(3).toString('hex')}`, policy: { endpoint: `${engine.url}/v1`, model: 'policy-7b' },
+    });
+    try {
+      const r = await fetch(`${withPolicy.url}/run`, {
+        method: 'POST', headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ task_name: 'ok', _ng_task_index: 0, _ng_rollout_index: 0, responses_create_params: { input: [] } }),
+      });
+      const body = await r.json() as { reward: number; mask_sample: boolean; response: { output: Array<Record<string, unknown>> } };
+      expect(body).toMatchObject({ reward: 1, mask_sample: false });
+      const output = body.response.output;
+      expect(output.map((i) => `${String(i['type'])}:${String(i['role'] ?? '')}`)).toEqual([
+        'message:system', 'message:user', 'message:assistant', 'function_call:', 'function_call_output:', 'message:assistant',
+      ]);
+      expect(output[1]).toMatchObject({ content: 'Write ok to out.txt\n' });
+      const [call, result] = [output[3]!, output[4]!];
+      expect(call).toMatchObject({ name: 'bash', arguments: JSON.stringify({ command: 'echo ok > /app/out.txt' }) });
+      expect(result).toMatchObject({ call_id: call['call_id'], status: 'completed' });
+      const asked = engine.seen.filter((c) => c.body['return_token_ids'] === true);
+      expect([output[2], output[5]].map((m) => m!['generation_token_ids'])).toEqual(asked.map((c) => c.generationTokenIds));
+      expect([output[2], output[5]].map((m) => m!['prompt_token_ids'])).toEqual(asked.map((c) => c.promptTokenIds));
+    } finally {
+      await withPolicy.close();
+      await engine.stop();
+    }
   });
 
   it('the Python client (clients/python, pytest) against this service', async () => {
