@@ -1,4 +1,5 @@
 import type { FailureKind } from '../outcomes/index.ts';
+import type { ExecNotStarted } from './types.ts';
 
 /** Stands in for a container name when the engine itself is lost during image work. */
 export const ENGINE = '(docker engine)';
@@ -66,6 +67,17 @@ export class ImageBuildFailed extends Error {
  */
 export class DetachedProcessLost extends Error {
   override readonly name = 'DetachedProcessLost';
+}
+
+/** A command Berth needed to run never started (ExecResult.notStarted: no shell, no such user, …): the sandbox answered. */
+export class CommandNotStarted extends Error {
+  override readonly name = 'CommandNotStarted';
+  constructor(
+    readonly notStarted: ExecNotStarted,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 export function describeCause(cause: unknown): string {

@@ -9,6 +9,7 @@ export {
   ImageMissing,
   ImageBuildFailed,
   DetachedProcessLost,
+  CommandNotStarted,
   isLossError,
   type SeedFailureKind,
 } from './errors.ts';

@@ -22,6 +22,7 @@ import { KubernetesGroups, removeGroupPod } from './group.ts';
 import { ANNOTATION_GROUP } from './group-spec.ts';
 import { containerStatus, podAndContainer } from './pod-address.ts';
 import { STOP_PROCESSES_SCRIPT } from './stop-processes.ts';
+import { podNotStarted, podRefusedStart } from './start-failure.ts';
 import { PullFailureClock, pullFailureIsFinal } from './pull-failure.ts';
 
 export interface KubernetesDriverOptions {
@@ -247,15 +248,22 @@ export class KubernetesDriver implements SandboxDriver {
 
   async exec(target: ServiceHandle, options: RawExecOptions): Promise<ExecResult> {
     const cap = options.outputCapBytes ?? DEFAULT_OUTPUT_CAP;
+    const launcher = execArgv(target, options);
     try {
-      const r = await execInPod(this.kubeConfig, this.target(target), execArgv(target, options));
+      const r = await execInPod(this.kubeConfig, this.target(target), launcher);
       const out = capped(r.stdout, cap);
       const err = capped(r.stderr, cap);
       // `timeout` exits 124 when the budget ran out (137 when it had to KILL).
       const timedOut = options.timeoutSec !== undefined && options.timeoutSec > 0 && (r.exitCode === 124 || r.exitCode === 137);
-      return { exitCode: r.exitCode, stdout: out.text, stderr: err.text, stdoutTruncated: out.truncated, stderrTruncated: err.truncated, timedOut };
+      const result: ExecResult = { exitCode: r.exitCode, stdout: out.text, stderr: err.text, stdoutTruncated: out.truncated, stderrTruncated: err.truncated, timedOut };
+      const notStarted = podNotStarted(launcher, options, result);
+      return notStarted ? { ...result, notStarted } : result;
     } catch (err) {
-      throw await this.lostOrAsIs(target, err);
+      const mapped = await this.lostOrAsIs(target, err);
+      // The container runs, but the runtime could not start the launcher's first program (no sh or runuser there).
+      const refused = mapped === err && err instanceof PodExecError && err.status ? podRefusedStart(launcher, err.status) : undefined;
+      if (refused) return { exitCode: 126, stdout: '', stderr: refused.text, stdoutTruncated: false, stderrTruncated: false, timedOut: false, notStarted: refused };
+      throw mapped;
     }
   }
 
