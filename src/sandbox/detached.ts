@@ -1,4 +1,4 @@
-import { CommandNotStarted, DetachedProcessLost, isLossError } from './errors.ts';
+import { SandboxLost, CommandNotStarted, DetachedProcessLost } from './errors.ts';
 import type { ExecPort } from './driver.ts';
 import { isPlainRoot, KILL_GRACE_SEC } from './exec.ts';
 import type {
@@ -301,7 +301,7 @@ export async function launchDetached(
       if (!r.answer.start) throw unexpected('start', opts.key, handle, r);
     } catch (err) {
       // Nothing started: give the claim back, so a retried attempt prepares and starts instead of waiting for a start.
-      if (claimed && !isLossError(err)) await releaseClaim(driver, handle, opts.key).catch(() => undefined);
+      if (claimed && !(err instanceof SandboxLost)) await releaseClaim(driver, handle, opts.key).catch(() => undefined);
       throw err;
     }
   }

@@ -85,38 +85,12 @@ export function describeCause(cause: unknown): string {
   return String(cause);
 }
 
-interface DockerishError {
-  statusCode?: number;
-  code?: string;
-  message?: string;
-  json?: { message?: string };
-}
-
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ENOENT', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH']);
 
-/** True when an engine error means the container (or the engine) is gone, not that one call was wrong. */
-export function isLossError(err: unknown): boolean {
-  if (err instanceof SandboxLost) return true;
-  const e = err as DockerishError;
+/** Node's words for a connection to an engine or a cluster that broke or never opened: loss, for every driver. */
+export function connectionLost(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown } | null;
   if (!e || typeof e !== 'object') return false;
-  if (e.code && CONNECTION_CODES.has(e.code)) return true;
-  if ((e.message ?? '').toLowerCase().includes('socket hang up')) return true;
-  // docker-modem's own text for a 404 always says "no such container": read the engine's message.
-  // Its message is "(HTTP code N) <reason> - <engine message>".
-  const full = e.message ?? '';
-  const engineText = typeof e.json?.message === 'string' ? e.json.message : full.split(' - ').slice(1).join(' - ') || full;
-  const msg = engineText.toLowerCase();
-  if (e.statusCode === 404) return msg.includes('no such container') || msg.includes('no such exec');
-  if (e.statusCode === 409) {
-    return ['is not running', 'is paused', 'is restarting', 'removal', 'marked for removal'].some((s) =>
-      msg.includes(s),
-    );
-  }
-  return false;
-}
-
-/** Rethrow an engine error as SandboxLost when it means loss; otherwise unchanged. */
-export function asSandboxError(name: string, err: unknown): unknown {
-  if (err instanceof SandboxLost) return err;
-  return isLossError(err) ? new SandboxLost(name, err) : err;
+  if (typeof e.code === 'string' && CONNECTION_CODES.has(e.code)) return true;
+  return typeof e.message === 'string' && e.message.toLowerCase().includes('socket hang up');
 }

@@ -10,7 +10,6 @@ export {
   ImageBuildFailed,
   DetachedProcessLost,
   CommandNotStarted,
-  isLossError,
   type SeedFailureKind,
 } from './errors.ts';
 export { imageContentHash, imageTagForHash, readContextFiles, type ContextFile, type ImageHashInput } from './image-hash.ts';

@@ -7,7 +7,8 @@
 // a file, a container this process did not create, a keep-alive without the loop) goes through exec as before.
 import type Docker from 'dockerode';
 import { randomBytes } from 'node:crypto';
-import { asSandboxError, SandboxLost } from '../errors.ts';
+import { SandboxLost } from '../errors.ts';
+import { asSandboxError } from './loss.ts';
 import { DEFAULT_OUTPUT_CAP, endedByTimeout, HOST_GUARD_SEC, KILL_GRACE_SEC, startText, timeoutCouldNotRun, withTimeout, type RawExecOptions } from '../exec.ts';
 import { shellQuote } from '../names.ts';
 import { KEEP_ALIVE_READY } from '../seed-scripts.ts';

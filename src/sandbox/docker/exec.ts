@@ -4,7 +4,8 @@
 import type Docker from 'dockerode';
 import { PassThrough } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { asSandboxError, SandboxLost } from '../errors.ts';
+import { SandboxLost } from '../errors.ts';
+import { asSandboxError } from './loss.ts';
 import { DEFAULT_OUTPUT_CAP, endedByTimeout, envList, HOST_GUARD_SEC, KILL_GRACE_SEC, withTimeout, type RawExecOptions } from '../exec.ts';
 import { closeSink, demuxToSinks, openSink, TailBuffer } from '../output-capture.ts';
 import type { ExecResult, SandboxHandle, StdinExecOptions, StdinProcess } from '../types.ts';

@@ -52,7 +52,7 @@ const KEEP_ALIVE_RUNS = 'for f in /proc/[0-9]*/cmdline; do [ "$(tr \'\\0\' \' \'
 const KEEP_ALIVE_RUNS_IN_MAIN = 'me=$(readlink /proc/self/ns/mnt); for f in /proc/[0-9]*/cmdline; do d=${f%/cmdline}; ' +
   '[ "$(tr \'\\0\' \' \' < "$f" 2>/dev/null)" = "sleep infinity " ] && [ "$(readlink "$d/ns/mnt" 2>/dev/null)" = "$me" ] && exit 0; done; exit 1';
 
-const CLUSTER = '(kubernetes cluster)';
+export const CLUSTER = '(kubernetes cluster)';
 const LOG_TAIL_LINES = 40;
 const LOG_TAIL_CHARS = 2000;
 
