@@ -17,20 +17,27 @@ export class SandboxLost extends Error {
   }
 }
 
-/**
- * A seed that failed; `kind` is the row's failure kind. `retryable` (a healthcheck that never passed,
- * Task Folder Format § Environment: healthcheck) means a fresh seed may succeed: the seed activity tries
- * again while it has attempts left, and the last one fails the seed.
- */
+/** A seed that failed; `kind` is the row's failure kind. */
 export class SeedFailed extends Error {
-  override readonly name = 'SeedFailed';
+  override readonly name: string = 'SeedFailed';
   constructor(
     readonly kind: SeedFailureKind,
     message: string,
     readonly output = '',
-    readonly retryable = false,
   ) {
     super(message);
+  }
+}
+
+/**
+ * A sandbox that never became ready in time (a healthcheck that never passed, Task Folder Format § Environment:
+ * healthcheck; a pod or a group's services not ready): a fresh seed may succeed, so the seed activity tries again
+ * while it has attempts left, and the last one fails the seed (harbor:seed_failed).
+ */
+export class SandboxNeverReady extends SeedFailed {
+  override readonly name: string = 'SandboxNeverReady';
+  constructor(message: string, output = '') {
+    super('harbor:seed_failed', message, output);
   }
 }
 

@@ -6,6 +6,7 @@ export { containerName, shellQuote, LABEL_BATCH, LABEL_POOL, LABEL_ROLE, LABEL_U
 export {
   SandboxLost,
   SeedFailed,
+  SandboxNeverReady,
   ImageMissing,
   ImageBuildFailed,
   DetachedProcessLost,

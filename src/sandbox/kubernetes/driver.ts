@@ -8,7 +8,7 @@ import type {
   SingleSandboxSpec,
 } from '../driver.ts';
 import type { ComposeCliSettings } from '../compose/cli.ts';
-import { SandboxLost, SeedFailed } from '../errors.ts';
+import { SandboxLost, SandboxNeverReady, SeedFailed } from '../errors.ts';
 import { DEFAULT_OUTPUT_CAP, type RawExecOptions } from '../exec.ts';
 import type { ImageConfig } from '../image-config.ts';
 import { LABEL_USER, LABEL_WORKDIR, LABEL_WORKFLOW } from '../names.ts';
@@ -152,7 +152,7 @@ export class KubernetesDriver implements SandboxDriver {
       if (egressFailed) throw egressFailed;
       if (state?.terminated || pod.status?.phase === 'Failed' || pod.status?.phase === 'Succeeded') throw await this.setupFailure(handle, state?.terminated?.exitCode);
       if (state?.running && (await this.keepAliveRuns(handle))) return;
-      if (Date.now() > deadline) throw new SeedFailed('harbor:seed_failed', `pod ${handle.containerId} not ready after ${this.startTimeoutMs} ms (${waiting || pod.status?.phase})`, '', true);
+      if (Date.now() > deadline) throw new SandboxNeverReady(`pod ${handle.containerId} not ready after ${this.startTimeoutMs} ms (${waiting || pod.status?.phase})`);
       await new Promise((r) => setTimeout(r, Math.min(50 * (attempt + 1), 250)));
     }
   }
