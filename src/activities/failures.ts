@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { ImageBuildFailed, ImageMissing, SandboxLost, SeedFailed, isLossError } from '../sandbox/index.ts';
+import { ImageBuildFailed, ImageMissing, SandboxLost, SeedFailed } from '../sandbox/index.ts';
 import { DatasetRefusal, TaskRefusal } from '../task/index.ts';
 import { VerificationMasked } from '../verify/index.ts';
 import { AgentConfigError, ModelRequestRejected, SolutionEnvUnset } from '../agents/index.ts';
@@ -29,7 +29,7 @@ export function asActivityFailure(err: unknown): unknown {
   if (err instanceof SolutionEnvUnset || err instanceof AgentConfigError) return outcomeFailure('harbor:seed_failed', err.message);
   if (err instanceof SeedFailed) return outcomeFailure(err.kind, err.message, err.output);
   if (err instanceof ImageMissing || err instanceof ImageBuildFailed) return outcomeFailure('harbor:seed_failed', err.message);
-  if (err instanceof SandboxLost || isLossError(err)) return outcomeFailure('provider_unavailable', `sandbox lost: ${(err as Error).message}`);
+  if (err instanceof SandboxLost) return outcomeFailure('provider_unavailable', `sandbox lost: ${(err as Error).message}`);
   if (err instanceof TaskRefusal || err instanceof DatasetRefusal) return outcomeFailure('berth:task_refused', err.message);
   if (err instanceof ModelRequestRejected) {
     const meaning = modelStatusMeaning(err.status);

@@ -1,6 +1,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { mkdirSync } from 'node:fs';
-import { containerName, SeedFailed } from '../sandbox/index.ts';
+import { containerName, SandboxNeverReady, SeedFailed } from '../sandbox/index.ts';
 import { redact } from '../verify/index.ts';
 import type { EpisodeInput, EpisodePlan, SandboxRef } from './types.ts';
 import { typed } from './failures.ts';
@@ -15,15 +15,16 @@ import { hiddenValuesOf } from '../host/hidden.ts';
 
 /** A healthcheck's or entrypoint's output may hold what [environment].env gave main (docs/design.md section 7 "Secrets"). */
 function redacted(err: unknown, hidden: readonly string[]): unknown {
-  return err instanceof SeedFailed ? new SeedFailed(err.kind, redact(err.message, hidden), redact(err.output, hidden), err.retryable) : err;
+  if (err instanceof SandboxNeverReady) return new SandboxNeverReady(redact(err.message, hidden), redact(err.output, hidden));
+  return err instanceof SeedFailed ? new SeedFailed(err.kind, redact(err.message, hidden), redact(err.output, hidden)) : err;
 }
 
 /**
- * A seed failure a fresh seed may not repeat (a healthcheck that never passed: retryable, as the spec says) is
- * retried while this activity has attempts left; the last attempt fails the seed with the check's output.
+ * A seed failure a fresh seed may not repeat (a sandbox that never became ready: a healthcheck that never passed, as
+ * the spec says) is retried while this activity has attempts left; the last attempt fails the seed with its output.
  */
 function retryWhileAttemptsLeft(err: unknown): unknown {
-  if (!(err instanceof SeedFailed) || !err.retryable) return err;
+  if (!(err instanceof SandboxNeverReady)) return err;
   const { attempt, retryPolicy } = Context.current().info;
   const max = retryPolicy?.maximumAttempts ?? 0;
   if (max > 0 && attempt < max) return ApplicationFailure.retryable(`seed attempt ${attempt} of ${max}: ${err.message}`, 'berth:seed_retry', err.output);

@@ -1,7 +1,7 @@
 import { Context, heartbeat } from '@temporalio/activity';
 import type { EpisodeInput, PrepareAhead, PrepareInput, PrepareRequest, PrepareOutcome } from './types.ts';
 import { planEpisode } from './shared.ts';
-import { isLossError } from '../sandbox/index.ts';
+import { SandboxLost } from '../sandbox/index.ts';
 import { prepareAndRecord } from '../host/image-prep.ts';
 import { buildLayerFor } from '../host/agent-layer.ts';
 import { installedAgent } from '../agents/index.ts';
@@ -51,7 +51,7 @@ async function prepareOne(deps: HostServices, req: PrepareRequest, agent?: strin
     return { taskId: task.id, ok: true, image: image.name, mode: task.image.mode, built: image.built, ...(layer ? { layer: { tag: layer.tag, built: layer.built } } : {}), ...pinned };
   } catch (err) {
     // An engine that stopped answering is retried; anything else is this task's outcome.
-    if (isLossError(err)) throw err;
+    if (err instanceof SandboxLost) throw err;
     return { taskId: req.taskId, ok: false, reason: (err as Error).message };
   }
 }

@@ -1,16 +1,14 @@
 // Typed failures of the harnesses. Each has a stable `name` an activity can map to an ApplicationFailure
 // type, and a message that says what to do.
 
-/** A harness was started with a missing or bad --agent-arg. Not retryable: the run's settings are wrong. */
+/** A harness was started with a missing or bad --agent-arg: the run's settings are wrong. */
 export class AgentConfigError extends Error {
   override readonly name = 'AgentConfigError';
-  readonly retryable = false;
 }
 
 /** `[solution].env` names a `${VAR}` that is not set on this worker. */
 export class SolutionEnvUnset extends Error {
   override readonly name = 'SolutionEnvUnset';
-  readonly retryable = false;
   constructor(
     readonly variable: string,
     readonly taskPath: string,

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { buildTrajectory, userStep, type AtifTrajectory } from '../trajectory/atif.ts';
 import type { AgentTurnContext } from './types.ts';
 import { SANDBOX_LAYOUT } from '../task/index.ts';
-import { isLossError } from '../sandbox/index.ts';
+import { SandboxLost } from '../sandbox/index.ts';
 
 /** Where every harness's output lives inside the sandbox. */
 export const AGENT_LOGS = SANDBOX_LAYOUT.agentLogs;
@@ -25,7 +25,7 @@ export async function copyLogToHost(ctx: AgentTurnContext, containerPath: string
     await ctx.provider.download(ctx.handle, containerPath, ctx.logsDir);
     return true;
   } catch (err) {
-    if (isLossError(err)) throw err;
+    if (err instanceof SandboxLost) throw err;
     return false;
   }
 }

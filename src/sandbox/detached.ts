@@ -1,4 +1,4 @@
-import { DetachedProcessLost, isLossError } from './errors.ts';
+import { SandboxLost, CommandNotStarted, DetachedProcessLost } from './errors.ts';
 import type { ExecPort } from './driver.ts';
 import { isPlainRoot, KILL_GRACE_SEC } from './exec.ts';
 import type {
@@ -229,6 +229,10 @@ async function launchExec(
     outputCapBytes: tailBytes + 64 * 1024,
     signal: opts.signal,
   });
+  if (res.notStarted) {
+    const what = mode.includes('c') ? 'claim' : 'start';
+    throw new CommandNotStarted(res.notStarted, `could not ${what} detached process "${opts.key}" in ${handle.name} (exit ${res.exitCode}): ${res.notStarted.text}`);
+  }
   return { ...parseAnswer(res.stdout), stderr: res.stderr, exitCode: res.exitCode };
 }
 
@@ -297,7 +301,7 @@ export async function launchDetached(
       if (!r.answer.start) throw unexpected('start', opts.key, handle, r);
     } catch (err) {
       // Nothing started: give the claim back, so a retried attempt prepares and starts instead of waiting for a start.
-      if (claimed && !isLossError(err)) await releaseClaim(driver, handle, opts.key).catch(() => undefined);
+      if (claimed && !(err instanceof SandboxLost)) await releaseClaim(driver, handle, opts.key).catch(() => undefined);
       throw err;
     }
   }

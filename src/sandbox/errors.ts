@@ -1,4 +1,5 @@
 import type { FailureKind } from '../outcomes/index.ts';
+import type { ExecNotStarted } from './types.ts';
 
 /** Stands in for a container name when the engine itself is lost during image work. */
 export const ENGINE = '(docker engine)';
@@ -16,20 +17,27 @@ export class SandboxLost extends Error {
   }
 }
 
-/**
- * A seed that failed; `kind` is the row's failure kind. `retryable` (a healthcheck that never passed,
- * Task Folder Format § Environment: healthcheck) means a fresh seed may succeed: the seed activity tries
- * again while it has attempts left, and the last one fails the seed.
- */
+/** A seed that failed; `kind` is the row's failure kind. */
 export class SeedFailed extends Error {
-  override readonly name = 'SeedFailed';
+  override readonly name: string = 'SeedFailed';
   constructor(
     readonly kind: SeedFailureKind,
     message: string,
     readonly output = '',
-    readonly retryable = false,
   ) {
     super(message);
+  }
+}
+
+/**
+ * A sandbox that never became ready in time (a healthcheck that never passed, Task Folder Format § Environment:
+ * healthcheck; a pod or a group's services not ready): a fresh seed may succeed, so the seed activity tries again
+ * while it has attempts left, and the last one fails the seed (harbor:seed_failed).
+ */
+export class SandboxNeverReady extends SeedFailed {
+  override readonly name: string = 'SandboxNeverReady';
+  constructor(message: string, output = '') {
+    super('harbor:seed_failed', message, output);
   }
 }
 
@@ -68,43 +76,28 @@ export class DetachedProcessLost extends Error {
   override readonly name = 'DetachedProcessLost';
 }
 
+/** A command Berth needed to run never started (ExecResult.notStarted: no shell, no such user, …): the sandbox answered. */
+export class CommandNotStarted extends Error {
+  override readonly name = 'CommandNotStarted';
+  constructor(
+    readonly notStarted: ExecNotStarted,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 export function describeCause(cause: unknown): string {
   if (cause instanceof Error) return cause.message.trim();
   return String(cause);
 }
 
-interface DockerishError {
-  statusCode?: number;
-  code?: string;
-  message?: string;
-  json?: { message?: string };
-}
-
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ENOENT', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH']);
 
-/** True when an engine error means the container (or the engine) is gone, not that one call was wrong. */
-export function isLossError(err: unknown): boolean {
-  if (err instanceof SandboxLost) return true;
-  const e = err as DockerishError;
+/** Node's words for a connection to an engine or a cluster that broke or never opened: loss, for every driver. */
+export function connectionLost(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown } | null;
   if (!e || typeof e !== 'object') return false;
-  if (e.code && CONNECTION_CODES.has(e.code)) return true;
-  if ((e.message ?? '').toLowerCase().includes('socket hang up')) return true;
-  // docker-modem's own text for a 404 always says "no such container": read the engine's message.
-  // Its message is "(HTTP code N) <reason> - <engine message>".
-  const full = e.message ?? '';
-  const engineText = typeof e.json?.message === 'string' ? e.json.message : full.split(' - ').slice(1).join(' - ') || full;
-  const msg = engineText.toLowerCase();
-  if (e.statusCode === 404) return msg.includes('no such container') || msg.includes('no such exec');
-  if (e.statusCode === 409) {
-    return ['is not running', 'is paused', 'is restarting', 'removal', 'marked for removal'].some((s) =>
-      msg.includes(s),
-    );
-  }
-  return false;
-}
-
-/** Rethrow an engine error as SandboxLost when it means loss; otherwise unchanged. */
-export function asSandboxError(name: string, err: unknown): unknown {
-  if (err instanceof SandboxLost) return err;
-  return isLossError(err) ? new SandboxLost(name, err) : err;
+  if (typeof e.code === 'string' && CONNECTION_CODES.has(e.code)) return true;
+  return typeof e.message === 'string' && e.message.toLowerCase().includes('socket hang up');
 }

@@ -1,4 +1,4 @@
-import type { ExecOptions } from './types.ts';
+import type { ExecNotStarted, ExecOptions } from './types.ts';
 
 export const DEFAULT_OUTPUT_CAP = 1024 * 1024;
 /** Seconds between `timeout`'s TERM and its KILL. */
@@ -33,4 +33,26 @@ export function envList(env: Record<string, string> | undefined): string[] | und
 export function withTimeout(argv: string[], timeoutSec: number | undefined): string[] {
   if (timeoutSec === undefined || timeoutSec <= 0) return argv;
   return ['timeout', '-k', String(KILL_GRACE_SEC), String(timeoutSec), ...argv];
+}
+
+/**
+ * `timeout` (coreutils' or busybox's) could not run the program withTimeout gave it: the command never started. Only
+ * that program counts: a command that itself runs `timeout` on a program the image lacks ran, and failed.
+ */
+export function timeoutCouldNotRun(
+  argv: readonly string[],
+  timeoutSec: number | undefined,
+  r: { exitCode: number; stdout: string; stderr: string },
+): ExecNotStarted | undefined {
+  const program = argv[0];
+  if (timeoutSec === undefined || timeoutSec <= 0 || program === undefined) return undefined;
+  if (r.exitCode !== 126 && r.exitCode !== 127) return undefined;
+  const text = startText(r);
+  const said = text.split('\n').some((line) => [`timeout: failed to run command '${program}'`, `timeout: can't execute '${program}'`].some((w) => line.startsWith(w)));
+  return said ? { reason: 'no-program', program, text } : undefined;
+}
+
+/** A command's output as a start failure's text: both streams, trimmed. */
+export function startText(r: { stdout: string; stderr: string }): string {
+  return `${r.stdout}\n${r.stderr}`.trim();
 }

@@ -6,10 +6,11 @@ export { containerName, shellQuote, LABEL_BATCH, LABEL_POOL, LABEL_ROLE, LABEL_U
 export {
   SandboxLost,
   SeedFailed,
+  SandboxNeverReady,
   ImageMissing,
   ImageBuildFailed,
   DetachedProcessLost,
-  isLossError,
+  CommandNotStarted,
   type SeedFailureKind,
 } from './errors.ts';
 export { imageContentHash, imageTagForHash, readContextFiles, type ContextFile, type ImageHashInput } from './image-hash.ts';

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startDetached, pollDetached } from './detached.ts';
-import { SeedFailed } from './errors.ts';
+import { SandboxNeverReady, SeedFailed } from './errors.ts';
 import type { ExecPort } from './driver.ts';
 import { shellQuote } from './names.ts';
 import type { ExecResult, HealthcheckSpec, OverlayRun, SandboxHandle } from './types.ts';
@@ -145,12 +145,10 @@ export async function pollHealthcheck(
       if (failures >= hc.retries) {
         const why = last.timedOut ? `timed out after ${hc.timeoutSec} s` : `exit code ${last.exitCode}`;
         const out = outputTail(last);
-        // Retryable (Task Folder Format § Environment: healthcheck): a fresh seed may come up healthy.
-        throw new SeedFailed(
-          'harbor:seed_failed',
+        // A fresh seed may come up healthy (Task Folder Format § Environment: healthcheck).
+        throw new SandboxNeverReady(
           `healthcheck \`${hc.command}\` failed ${failures} times in a row (last: ${why}); the sandbox never became healthy\n${out}`,
           out,
-          true,
         );
       }
     }

@@ -88,6 +88,21 @@ export interface ExecOptions {
   streamToFile?: string;
 }
 
+/**
+ * Why an exec never started its command, as the driver classified its engine's answer: a program of the argv (the
+ * shell, `timeout`, the argv's own first word, a driver's launcher) not found or not runnable, a user or group the
+ * image lacks, a working directory that is not there, or another refusal of the engine's.
+ */
+export type ExecNotStartedReason = 'no-program' | 'no-user' | 'no-workdir' | 'refused';
+
+export interface ExecNotStarted {
+  reason: ExecNotStartedReason;
+  /** The program that could not be run (no-program). */
+  program?: string;
+  /** What the engine or the launcher said, for messages only. */
+  text: string;
+}
+
 export interface ExecResult {
   exitCode: number;
   stdout: string;
@@ -95,6 +110,8 @@ export interface ExecResult {
   stdoutTruncated: boolean;
   stderrTruncated: boolean;
   timedOut: boolean;
+  /** Set when the command never started (the exit code is then the engine's, 126 or 127, not the command's). */
+  notStarted?: ExecNotStarted;
 }
 
 /** A process whose stdin stays open (execWithStdin): argv as is, no shell. */

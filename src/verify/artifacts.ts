@@ -6,7 +6,7 @@ import { copyFile, lstat, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFi
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, posix, relative, resolve, sep } from 'node:path';
-import { isLossError, type SandboxHandle, type SandboxProvider } from '../sandbox/index.ts';
+import { SandboxLost, type SandboxHandle, type SandboxProvider } from '../sandbox/index.ts';
 import type { Artifact } from '../task/index.ts';
 import { transfer } from './masked.ts';
 import { ARTIFACTS_LOGS } from './sandbox-scripts.ts';
@@ -80,7 +80,7 @@ export async function copyArtifactsOut(
       await fn();
       return true;
     } catch (err) {
-      if (isLossError(err)) throw err;
+      if (err instanceof SandboxLost) throw err;
       warnings.push(`${what}: ${errorText(err)}`);
       return false;
     }
@@ -180,7 +180,7 @@ export async function refreshLogsArtifacts(provider: SandboxProvider, agent: San
   try {
     await transfer(`copying ${ARTIFACTS_LOGS} out of the agent's sandbox`, () => provider.download(agent, ARTIFACTS_LOGS, artifactsDir));
   } catch (err) {
-    if (isLossError(err)) throw err;
+    if (err instanceof SandboxLost) throw err;
     warnings.push(`could not copy ${ARTIFACTS_LOGS} after test.sh: ${errorText(err)}`);
     return;
   }

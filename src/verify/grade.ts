@@ -4,7 +4,7 @@
 import { lstat, mkdir, open, readFile, rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { join, posix } from 'node:path';
-import { extractTar, inlineWriteScript, isLossError, type ExecResult, type SandboxHandle, type SandboxProvider, type UploadEntry } from '../sandbox/index.ts';
+import { SandboxLost, extractTar, inlineWriteScript, type ExecResult, type SandboxHandle, type SandboxProvider, type UploadEntry } from '../sandbox/index.ts';
 import type { Task } from '../task/index.ts';
 import type { AtifTrajectory } from '../trajectory/atif.ts';
 import { VerificationMasked, transfer, transferFailed } from './masked.ts';
@@ -228,7 +228,7 @@ async function copyVerifierLogs(provider: SandboxProvider, handle: SandboxHandle
   try {
     await provider.download(handle, VERIFIER_LOGS, dir);
   } catch (err) {
-    if (isLossError(err) || (await transfer(what, () => provider.pathKind(handle, VERIFIER_LOGS))) === 'dir') throw transferFailed(what, err);
+    if (err instanceof SandboxLost || (await transfer(what, () => provider.pathKind(handle, VERIFIER_LOGS))) === 'dir') throw transferFailed(what, err);
     await rm(dir, { recursive: true, force: true });
     await mkdir(dir, { recursive: true });
   }

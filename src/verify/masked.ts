@@ -1,5 +1,5 @@
 // A verification that cannot produce a verdict: the row is masked with a kind and a reason.
-import { isLossError } from '../sandbox/index.ts';
+import { SandboxLost } from '../sandbox/index.ts';
 import type { FailureKind } from '../outcomes/failure-kinds.ts';
 
 export type MaskKind = Extract<FailureKind, 'verifier_error' | 'provider_unavailable' | 'harbor:seed_failed'>;
@@ -20,7 +20,7 @@ function describe(err: unknown): string {
 
 /** A transfer that failed: the sandbox's loss, or a broken copy; either way the row is masked. */
 export function transferFailed(what: string, err: unknown): VerificationMasked {
-  const lost = isLossError(err);
+  const lost = err instanceof SandboxLost;
   return new VerificationMasked('provider_unavailable', `${what} failed${lost ? ' (sandbox lost)' : ''}: ${describe(err)}`);
 }
 

@@ -3,7 +3,7 @@
 // verification). Returns the reward outcome; infrastructure failures come back masked, never as a reward of 0.
 import { appendFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { containerName, isLossError, SeedFailed, withImageRuntime, type SandboxHandle, type SandboxSpec } from '../sandbox/index.ts';
+import { SandboxLost, containerName, SeedFailed, withImageRuntime, type SandboxHandle, type SandboxSpec } from '../sandbox/index.ts';
 import { episodeSecretValues, resolveTemplates, unsetVariableMessage } from '../task/index.ts';
 import { validateAtif } from '../trajectory/atif.ts';
 import { copyArtifactsOut, refreshLogsArtifacts, relativeTo, restoreArtifacts, type CopiedArtifact } from './artifacts.ts';
@@ -75,7 +75,7 @@ export async function runVerification(ctx: VerifyContext): Promise<VerifyResult>
     outcome = separate ? await verifySeparate(state) : await verifyShared(state);
   } catch (err) {
     if (err instanceof VerificationMasked) outcome = maskedOutcome(err.kind, err.reason);
-    else if (isLossError(err)) outcome = maskedOutcome('provider_unavailable', err instanceof Error ? err.message : String(err));
+    else if (err instanceof SandboxLost) outcome = maskedOutcome('provider_unavailable', err instanceof Error ? err.message : String(err));
     else if (err instanceof SeedFailed) outcome = maskedOutcome(err.kind, `the separate verifier's sandbox could not start: ${err.message}`);
     else {
       // A bug, not a verdict: it goes to Temporal as it is, minus any secret its message carries.
@@ -167,7 +167,7 @@ async function copySharedArtifacts(s: Shared): Promise<void> {
       // /logs/artifacts itself is copied after test.sh (refreshLogsArtifacts), when test.sh's exec saw it non-empty.
       return await copyArtifactsOut(ctx.provider, ctx.agent, s.turn.artifacts, join(ctx.logsDir, 'artifacts'), s.warnings, true, { services: ctx.services });
     } catch (err) {
-      if (!(err instanceof VerificationMasked) && !isLossError(err)) throw err;
+      if (!(err instanceof VerificationMasked) && !(err instanceof SandboxLost)) throw err;
       s.warnings.push(`artifacts were not copied: ${err instanceof Error ? err.message : String(err)}`);
       return [];
     }
@@ -183,7 +183,7 @@ async function scoreShared(s: Shared, timedOut: boolean, report: TestReport): Pr
     try {
       await refreshLogsArtifacts(ctx.provider, ctx.agent, join(ctx.logsDir, 'artifacts'), s.artifacts, s.warnings);
     } catch (err) {
-      if (!isLossError(err) && !(err instanceof VerificationMasked)) throw err;
+      if (!(err instanceof SandboxLost) && !(err instanceof VerificationMasked)) throw err;
       s.warnings.push(`${ARTIFACTS_LOGS} was not copied after test.sh: ${err instanceof Error ? err.message : String(err)}`);
     }
   });
@@ -195,7 +195,7 @@ async function keepEntrypointOutput(s: Shared, verifier: SandboxHandle): Promise
   try {
     await copyEntrypointOutput(s.ctx.provider, verifier, join(s.ctx.logsDir, 'verifier', 'verifier-entrypoint-stdout.txt'), s.hidden);
   } catch (err) {
-    if (isLossError(err)) throw err;
+    if (err instanceof SandboxLost) throw err;
     s.warnings.push(`could not copy the verifier image's entrypoint output: ${err instanceof Error ? err.message : String(err)}`);
   }
 }

@@ -151,29 +151,18 @@ export function parseTestReport(res: Pick<ExecResult, 'stdout' | 'stdoutTruncate
   return { snapshot: Buffer.from(b64, 'base64'), artifactsEmpty };
 }
 
-// Only Docker's own messages (and the exec channel's, in the same words: src/sandbox/docker/exec-channel.ts), and `timeout` failing to start the bash Berth wraps: a command's own "command not
-// found" (a hook running `timeout 5 git …` without git) is that command's failure, not the sandbox's.
-const START_FAILURE = /OCI runtime exec failed|^berth channel: unable to start the command|unable to find user .*: no matching entries in passwd|^timeout: failed to run command '(bash|sh)'/im;
-
 /**
- * Why an exec never started its command (no bash, no timeout, an unknown user), or null when it ran. Docker reports
- * these on the exec's own stream with exit 126/127; test.sh's own output went to the file, not here.
+ * Why an exec never started its command (no bash, no timeout, an unknown user), or null when it ran: the driver says
+ * so (ExecResult.notStarted); test.sh's own output went to the file, not here.
  */
 export function startFailure(res: ExecResult): string | null {
-  if (res.exitCode !== 126 && res.exitCode !== 127) return null;
-  const text = `${res.stdout}\n${res.stderr}`.trim();
-  if (!START_FAILURE.test(text)) return null;
-  if (/"bash": executable file not found|failed to run command 'bash'/.test(text)) {
-    return `the image has no bash (${text}); use an image with bash, timeout, tar, gzip and find (Debian or Ubuntu based)`;
-  }
-  if (/"sh": executable file not found|failed to run command 'sh'/.test(text)) {
-    return `the service has no shell (${text}); a command runs under sh -c, so the image needs /bin/sh`;
-  }
-  if (/"timeout": executable file not found/.test(text)) {
-    return `the image has no timeout (${text}); use an image with coreutils' timeout`;
-  }
-  if (/unable to find user|no matching entries in passwd/.test(text)) {
-    return `${text}; set [verifier].user to a user that exists in the image, or a numeric uid`;
-  }
+  const cannot = res.notStarted;
+  if (!cannot) return null;
+  const { text } = cannot;
+  if (cannot.reason === 'no-user') return `${text}; set [verifier].user to a user that exists in the image, or a numeric uid`;
+  if (cannot.reason !== 'no-program') return text;
+  if (cannot.program === 'bash') return `the image has no bash (${text}); use an image with bash, timeout, tar, gzip and find (Debian or Ubuntu based)`;
+  if (cannot.program === 'sh') return `the service has no shell (${text}); a command runs under sh -c, so the image needs /bin/sh`;
+  if (cannot.program === 'timeout') return `the image has no timeout (${text}); use an image with coreutils' timeout`;
   return text;
 }

@@ -1,6 +1,6 @@
 // The separate verifier's image (Task Folder Verifiers § Shared and separate verification), made ready by the
 // one image-preparation module (src/sandbox/image-prep.ts); here its failures become masked outcomes.
-import { isLossError, prepareVerifierImage, type PreparedImage, type SandboxProvider } from '../sandbox/index.ts';
+import { SandboxLost, prepareVerifierImage, type PreparedImage, type SandboxProvider } from '../sandbox/index.ts';
 import type { Task, VerifierImage } from '../task/index.ts';
 import { transferFailed, VerificationMasked } from './masked.ts';
 
@@ -26,7 +26,7 @@ export async function resolveVerifierImage(
     return await prepareVerifierImage(provider, task, image, aliases, gpus);
   } catch (err) {
     if (err instanceof VerificationMasked) throw err;
-    if (isLossError(err)) throw transferFailed("making the separate verifier's image ready", err);
+    if (err instanceof SandboxLost) throw transferFailed("making the separate verifier's image ready", err);
     const message = err instanceof Error ? err.message : String(err);
     throw new VerificationMasked('harbor:seed_failed', `the separate verifier's image could not be made ready: ${message}`);
   }

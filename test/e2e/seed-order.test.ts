@@ -78,5 +78,9 @@ describe('seed time limit, seeded fresh', () => {
     const history = await cluster.client.workflow.getHandle(row.workflow_id).fetchHistory();
     const timedOut = (history.events ?? []).filter((e) => e.activityTaskTimedOutEventAttributes);
     expect(timedOut).toEqual([]);
+    // A sandbox that never became healthy is seeded again while attempts are left (SandboxNeverReady): the failed
+    // seed's recorded start is a later attempt's.
+    const attempts = (history.events ?? []).map((e) => e.activityTaskStartedEventAttributes?.attempt ?? 0);
+    expect(Math.max(...attempts)).toBeGreaterThan(1);
   });
 });

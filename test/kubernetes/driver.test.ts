@@ -81,6 +81,24 @@ describe('KubernetesDriver on the local cluster', () => {
     expect(big.stdout.endsWith('99999\n100000\n')).toBe(true);
   });
 
+  // Issue 38: a command that never started says why (notStarted), as the launcher or the runtime answered; one that
+  // ran and failed does not.
+  it('a command that never started is typed: no such user, no working directory, no program (alone, behind timeout, behind env)', async () => {
+    const cases: Array<[string, Parameters<KubernetesDriver['exec']>[1], object | undefined]> = [
+      ['no such user', { argv: ['bash', '-c', 'true'], user: 'ghost' }, { reason: 'no-user' }],
+      ['no working directory', { argv: ['bash', '-c', 'true'], workdir: '/no/such/dir' }, { reason: 'no-workdir' }],
+      ['no program', { argv: ['no-such-program'] }, { reason: 'no-program', program: 'no-such-program' }],
+      ['no program behind timeout', { argv: ['no-such-program'], timeoutSec: 5 }, { reason: 'no-program', program: 'no-such-program' }],
+      ['no program behind env', { argv: ['no-such-program'], env: { A: '1' } }, { reason: 'no-program', program: 'no-such-program' }],
+      ["the command's own missing program", { argv: ['bash', '-c', 'no-such-program'] }, undefined],
+    ];
+    for (const [what, options, notStarted] of cases) {
+      const r = await driver.exec(handle, options);
+      expect([what, r.notStarted]).toEqual([what, notStarted === undefined ? undefined : expect.objectContaining(notStarted)]);
+      expect(r.exitCode).not.toBe(0);
+    }
+  });
+
   it('puts and gets archives', async () => {
     await driver.putArchive(handle, '/work/in', await tarOf({ 'a.txt': 'a', 'b/c.txt': 'c' }));
     expect(await entriesOf(await driver.getArchive(handle, '/work/in'))).toEqual({ 'in/': null, 'in/a.txt': 'a', 'in/b/': null, 'in/b/c.txt': 'c' });

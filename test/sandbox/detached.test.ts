@@ -6,6 +6,7 @@ import type { SandboxHandle } from '../../src/sandbox/types.ts';
 import { DockerSandboxProvider } from '../../src/sandbox/docker/provider.ts';
 import { makeSpec, provider, sh, teardownAll } from './helpers.ts';
 import { startDetached } from '../../src/sandbox/detached.ts';
+import { CommandNotStarted } from '../../src/sandbox/errors.ts';
 
 const made: string[] = [];
 let handle: SandboxHandle;
@@ -63,6 +64,16 @@ describe('detached processes', () => {
     const opts = { key: 'launch-prep', command: 'echo ok', user: 'root', tailBytes: 1024 };
     await expect(provider.launchDetached(handle, { ...opts, prepareScript: 'echo no-space >&2; false' })).rejects.toThrow(/preparing .* failed \(1\): no-space/);
     const next = await provider.launchDetached(handle, { ...opts, prepareScript: 'true' });
+    expect(next).toMatchObject({ state: 'started', done: { exitCode: 0, output: { tail: 'ok\n' } } });
+  });
+
+  it('a launch as a user the image lacks never starts: CommandNotStarted saying so (the driver\'s no-user), the claim given back', async () => {
+    const opts = { key: 'launch-ghost', command: 'echo ok', user: 'ghost', tailBytes: 1024 };
+    const err = await provider.launchDetached(handle, opts).then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(CommandNotStarted);
+    expect((err as CommandNotStarted).notStarted.reason).toBe('no-user');
+    expect((err as Error).message).toMatch(/could not start detached process "launch-ghost".*ghost/);
+    const next = await provider.launchDetached(handle, { ...opts, user: 'root' });
     expect(next).toMatchObject({ state: 'started', done: { exitCode: 0, output: { tail: 'ok\n' } } });
   });
 

@@ -9,7 +9,7 @@ import { runExec } from '../../src/sandbox/docker/exec.ts';
 import { KEEP_ALIVE_READY } from '../../src/sandbox/seed-scripts.ts';
 import { startFailure } from '../../src/verify/sandbox-scripts.ts';
 import type { RawExecOptions } from '../../src/sandbox/exec.ts';
-import type { SandboxHandle } from '../../src/sandbox/types.ts';
+import type { ExecNotStarted, SandboxHandle } from '../../src/sandbox/types.ts';
 import { makeSpec, provider, teardownAll } from './helpers.ts';
 
 const docker = new Docker();
@@ -62,22 +62,29 @@ describe('root commands over the keep-alive channel (docs/performance-notes.md, 
     }, 60_000);
   }
 
-  // Not the engine's own text: the channel says it in the same words, and what Berth makes of it is the same.
-  const startFailures: Array<[string, RawExecOptions, string]> = [
-    ['a missing program', { argv: ['no-such-command-here'], user: 'root' }, '"no-such-command-here": executable file not found'],
-    ['no bash on PATH', bash('true', { env: { PATH: '/nonexistent' } }), 'the image has no bash'],
-    ['no timeout on PATH', bash('true', { env: { PATH: '/nonexistent' }, timeoutSec: 5 }), 'the image has no timeout'],
-    ['a missing working directory', { argv: ['pwd'], user: 'root', workdir: '/no/such/dir' }, 'chdir to cwd ("/no/such/dir")'],
+  // Not the engine's own text: the channel says why itself (the same notStarted), in words a reader finds the same.
+  const startFailures: Array<[string, RawExecOptions, Omit<ExecNotStarted, 'text'>, string]> = [
+    ['a missing program', { argv: ['no-such-command-here'], user: 'root' }, { reason: 'no-program', program: 'no-such-command-here' }, '"no-such-command-here": executable file not found'],
+    ['no bash on PATH', bash('true', { env: { PATH: '/nonexistent' } }), { reason: 'no-program', program: 'bash' }, 'the image has no bash'],
+    ['no timeout on PATH', bash('true', { env: { PATH: '/nonexistent' }, timeoutSec: 5 }), { reason: 'no-program', program: 'timeout' }, 'the image has no timeout'],
+    ['a missing working directory', { argv: ['pwd'], user: 'root', workdir: '/no/such/dir' }, { reason: 'no-workdir' }, 'chdir to cwd ("/no/such/dir")'],
   ];
-  for (const [what, opts, reason] of startFailures) {
+  for (const [what, opts, notStarted, reason] of startFailures) {
     it(`${what}: exit 126 and the same start failure as a Docker exec's`, async () => {
       const viaExec = await runExec(docker, handle, opts);
       const viaChannel = await provider.driver.exec(handle, opts);
       expect([viaChannel.exitCode, viaExec.exitCode]).toEqual([126, 126]);
+      expect(viaExec.notStarted).toEqual({ ...notStarted, text: expect.any(String) });
+      expect(viaChannel.notStarted).toEqual({ ...notStarted, text: expect.any(String) });
       expect(startFailure(viaExec)).toContain(reason);
       expect(startFailure(viaChannel)).toContain(reason);
     }, 60_000);
   }
+
+  it('a user the image lacks: a Docker exec that never started, typed no-user', async () => {
+    const r = await provider.driver.exec(handle, bash('true', { user: 'ghost' }));
+    expect(r.notStarted).toEqual({ reason: 'no-user', text: expect.stringContaining('ghost') });
+  }, 60_000);
 
   it('forty commands at once each get their own answer', async () => {
     const { result, execs } = await execsDuring(handle.containerId, () => Promise.all(

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SeedFailed } from '../../src/sandbox/errors.ts';
+import { SandboxNeverReady, SeedFailed } from '../../src/sandbox/errors.ts';
 import { LABEL_WORKFLOW } from '../../src/sandbox/names.ts';
 import { makeSpec, provider, sh, teardownAll } from './helpers.ts';
 
@@ -110,6 +110,7 @@ describe('seed', () => {
     });
     const err = await seedFailure(provider.seed(spec));
     expect(err.kind).toBe('harbor:overlay_failed');
+    expect(err).not.toBeInstanceOf(SandboxNeverReady);
     expect(err.message).toContain('RUN line 2 of 3');
     expect(err.message).toContain('exit code 3');
     expect(err.message).toContain('broken-dependency');
@@ -140,6 +141,8 @@ describe('seed', () => {
     });
     const err = await seedFailure(provider.seed(sick));
     expect(err.kind).toBe('harbor:seed_failed');
+    // Typed as never ready: the seed activity seeds again while it has attempts left (a fresh seed may come up healthy).
+    expect(err).toBeInstanceOf(SandboxNeverReady);
     expect(err.message).toMatch(/healthcheck .* failed 3 times/);
     expect(err.message).toContain('not-ready');
     const h = await provider.attach(sick.name);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ExecResult } from '../../src/sandbox/types.ts';
+import type { ExecNotStarted, ExecResult } from '../../src/sandbox/types.ts';
 import { clearScript, parsePreflight, parseTestReport, preflightScript, startFailure } from '../../src/verify/sandbox-scripts.ts';
 
 const res = (exitCode: number, stdout: string, stderr = ''): ExecResult => ({
@@ -12,18 +12,24 @@ const res = (exitCode: number, stdout: string, stderr = ''): ExecResult => ({
 });
 
 describe('startFailure', () => {
-  it("recognises Docker's own start failures and names the fix", () => {
-    expect(startFailure(res(126, 'OCI runtime exec failed: exec failed: unable to start container process: exec: "bash": executable file not found in $PATH: unknown\r\n'))).toMatch(/no bash.*Debian or Ubuntu/);
-    expect(startFailure(res(126, 'OCI runtime exec failed: exec failed: unable to start container process: exec: "timeout": executable file not found in $PATH: unknown'))).toMatch(/no timeout/);
-    expect(startFailure(res(127, '', "timeout: failed to run command 'bash': No such file or directory\n"))).toMatch(/no bash/);
-    expect(startFailure(res(126, 'unable to find user ghost: no matching entries in passwd file\r\n'))).toMatch(/ghost.*\[verifier\]\.user/);
-  });
-
-  it("leaves a command's own failures alone", () => {
-    expect(startFailure(res(127, '', 'bash: line 1: git: command not found\n'))).toBeNull();
-    expect(startFailure(res(127, '', "timeout: failed to run command 'git': No such file or directory\n"))).toBeNull();
-    expect(startFailure(res(1, 'OCI runtime exec failed'))).toBeNull();
-    expect(startFailure(res(0, ''))).toBeNull();
+  // What Berth tells the user is decided by the driver's notStarted, never by the engine's words (the drivers'
+  // classifiers: docker-start-failure.unit.test.ts, kubernetes-start-failure.unit.test.ts).
+  const notStarted = (n: ExecNotStarted): ExecResult => ({ ...res(126, n.text), notStarted: n });
+  const cases: Array<[string, ExecResult, RegExp | null]> = [
+    ['no bash', notStarted({ reason: 'no-program', program: 'bash', text: 'x' }), /no bash.*Debian or Ubuntu/],
+    ['no timeout', notStarted({ reason: 'no-program', program: 'timeout', text: 'x' }), /no timeout/],
+    ['no sh', notStarted({ reason: 'no-program', program: 'sh', text: 'x' }), /has no shell/],
+    ['another program', notStarted({ reason: 'no-program', program: 'runuser', text: 'runuser missing' }), /^runuser missing$/],
+    ['no such user', notStarted({ reason: 'no-user', text: 'no ghost here' }), /no ghost here.*\[verifier\]\.user/],
+    ['no working directory', notStarted({ reason: 'no-workdir', text: 'no /w' }), /^no \/w$/],
+    // Nothing the command printed counts: only the driver's word that it never started.
+    ["a command's own failure", res(127, '', "timeout: failed to run command 'bash': No such file or directory\n"), null],
+    ['an exit with the engine\'s words in it', res(126, 'OCI runtime exec failed: exec: "bash": executable file not found'), null],
+    ['success', res(0, ''), null],
+  ];
+  it.each(cases)('%s', (_what, result, message) => {
+    if (message === null) expect(startFailure(result)).toBeNull();
+    else expect(startFailure(result)).toMatch(message);
   });
 });
 

@@ -1,9 +1,8 @@
-// Typed failures of a model call. `retryable` tells the durable wrapper whether another attempt can help.
+// Typed failures of a model call.
 
 /** The conversation no longer fits the model's context window. Retrying the same request cannot help. */
 export class ContextLengthExceeded extends Error {
   override readonly name = 'ContextLengthExceeded';
-  readonly retryable = false;
   constructor(
     readonly reason: string,
     readonly status: number,
@@ -15,7 +14,6 @@ export class ContextLengthExceeded extends Error {
 /** The endpoint kept failing (429, 5xx, network) and the attempts are spent. */
 export class ModelCallFailed extends Error {
   override readonly name = 'ModelCallFailed';
-  readonly retryable = true;
   constructor(
     message: string,
     readonly attempts: number,
@@ -28,7 +26,6 @@ export class ModelCallFailed extends Error {
 /** The endpoint refused the request itself (4xx other than 429 and context length): a setting is wrong. */
 export class ModelRequestRejected extends Error {
   override readonly name = 'ModelRequestRejected';
-  readonly retryable = false;
   constructor(
     message: string,
     readonly status: number,

@@ -8,7 +8,8 @@ import type {
   DriverCapabilities, EngineIdentity, GroupCreateResult, GroupHandle, GroupSpec, LabelledSandbox, PathKind,
   SandboxDriver, ServiceHandle, SingleSandboxSpec,
 } from '../driver.ts';
-import { asSandboxError, ENGINE, SandboxLost } from '../errors.ts';
+import { ENGINE, SandboxLost } from '../errors.ts';
+import { asSandboxError } from './loss.ts';
 import { isPlainRoot, type RawExecOptions } from '../exec.ts';
 import { runExec } from './exec.ts';
 import { ExecChannel } from './exec-channel.ts';

@@ -7,7 +7,7 @@
 /** How long one of those calls may go unanswered before the engine counts as lost. */
 export const ENGINE_ANSWER_SEC = 120;
 
-/** The engine did not answer a call in time: a loss (isLossError reads its code), so the episode is masked, not failed. */
+/** The engine did not answer a call in time: a loss (its code is a connection's: connectionLost), so the episode is masked, not failed. */
 export class EngineSilent extends Error {
   override readonly name = 'EngineSilent';
   readonly code = 'ETIMEDOUT';

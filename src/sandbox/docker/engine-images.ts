@@ -1,7 +1,8 @@
 // Image primitives the layers above the sandbox need besides building (installed agents' layers): an image's id,
 // a second tag, a one-shot command in a throwaway container, and the images carrying a label.
 import type Docker from 'dockerode';
-import { asSandboxError, ENGINE } from '../errors.ts';
+import { ENGINE } from '../errors.ts';
+import { asSandboxError } from './loss.ts';
 import { ensureImage } from './images.ts';
 import type { EngineImage } from '../image-types.ts';
 

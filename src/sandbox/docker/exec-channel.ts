@@ -7,12 +7,13 @@
 // a file, a container this process did not create, a keep-alive without the loop) goes through exec as before.
 import type Docker from 'dockerode';
 import { randomBytes } from 'node:crypto';
-import { asSandboxError, SandboxLost } from '../errors.ts';
-import { DEFAULT_OUTPUT_CAP, endedByTimeout, HOST_GUARD_SEC, KILL_GRACE_SEC, withTimeout, type RawExecOptions } from '../exec.ts';
+import { SandboxLost } from '../errors.ts';
+import { asSandboxError } from './loss.ts';
+import { DEFAULT_OUTPUT_CAP, endedByTimeout, HOST_GUARD_SEC, KILL_GRACE_SEC, startText, timeoutCouldNotRun, withTimeout, type RawExecOptions } from '../exec.ts';
 import { shellQuote } from '../names.ts';
 import { KEEP_ALIVE_READY } from '../seed-scripts.ts';
 import { TailBuffer } from '../output-capture.ts';
-import type { ExecResult, SandboxHandle } from '../types.ts';
+import type { ExecNotStartedReason, ExecResult, SandboxHandle } from '../types.ts';
 import { CHANNEL_READY, type KeepAliveStream } from './keep-alive-stream.ts';
 
 /** The loop's last argument, so `top` tells it apart (keep-alive.ts waits for it as for `sleep infinity`). */
@@ -82,17 +83,21 @@ export function withExecChannel(keepAlive: readonly string[]): readonly string[]
   return ['/bin/sh', '-c', `${script.slice(0, -tail.length)}${open}`];
 }
 
-/** How the channel says it could not start a command (verify/sandbox-scripts.ts startFailure reads it as the engine's). */
+/** How the channel says it could not start a command, to a reader of the text. */
 export const CHANNEL_START_FAILURE = 'berth channel: unable to start the command';
+/** The line before that text, for the channel itself: `<mark> <reason> <program>`; run() takes it off the output. */
+const NOT_STARTED_MARK = 'berth:not-started';
 
 /**
  * The request's script: the working directory, the environment on top of the container's, then the argv. A missing
- * directory or program fails as an exec's start does: exit 126, the reason on stdout, in the engine's words.
+ * directory or program fails as an exec's start does: exit 126, the reason on stdout (in the engine's words, so the
+ * text a user reads is the same either way), after the channel's own line saying which it was.
  */
 export function requestScript(argv: readonly string[], workdir: string, env: Record<string, string> | undefined): string {
-  const fail = (why: string) => `{ printf '%s\\n' ${shellQuote(`${CHANNEL_START_FAILURE}: ${why}`)}; exit 126; }`;
+  const fail = (reason: ExecNotStartedReason, program: string, why: string) =>
+    `{ printf '%s\\n' ${shellQuote(`${NOT_STARTED_MARK} ${reason} ${program}`)} ${shellQuote(`${CHANNEL_START_FAILURE}: ${why}`)}; exit 126; }`;
   const lines = [
-    `cd -- ${shellQuote(workdir)} 2>/dev/null || ${fail(`chdir to cwd ("${workdir}") failed: no such file or directory`)}`,
+    `cd -- ${shellQuote(workdir)} 2>/dev/null || ${fail('no-workdir', '', `chdir to cwd ("${workdir}") failed: no such file or directory`)}`,
     // sh exports these itself (an exec's process has neither unless the image sets them, which the channel loses).
     'unset OLDPWD PWD',
   ];
@@ -102,10 +107,26 @@ export function requestScript(argv: readonly string[], workdir: string, env: Rec
   lines.push(
     `found() { case "$1" in */*) [ -f "$1" ] && [ -x "$1" ]; return ;; esac; o=$IFS; IFS=:; for d in $PATH; do ` +
       `if [ -f "\${d:-.}/$1" ] && [ -x "\${d:-.}/$1" ]; then IFS=$o; return 0; fi; done; IFS=$o; return 1; }`,
-    `found ${shellQuote(program)} || ${fail(`exec: "${program}": executable file not found in $PATH`)}`,
+    `found ${shellQuote(program)} || ${fail('no-program', program.replace(/\s/g, ' '), `exec: "${program}": executable file not found in $PATH`)}`,
     `exec ${argv.map(shellQuote).join(' ')}`,
   );
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The channel's own start failure (its mark taken off the output), or `timeout`'s, as Docker's exec reports them; the
+ * result as it is when the command ran.
+ */
+export function channelNotStarted(argv: readonly string[], timeoutSec: number | undefined, r: ExecResult): ExecResult {
+  const m = r.exitCode === 126 ? new RegExp(`^${NOT_STARTED_MARK} (\\S+) ?(.*)\\n`).exec(r.stdout) : null;
+  if (m) {
+    const stdout = r.stdout.slice(m[0].length);
+    const reason = m[1] as ExecNotStartedReason;
+    const text = startText({ stdout, stderr: r.stderr });
+    return { ...r, stdout, notStarted: reason === 'no-program' ? { reason, program: m[2]!, text } : { reason, text } };
+  }
+  const notStarted = timeoutCouldNotRun(argv, timeoutSec, r);
+  return notStarted ? { ...r, notStarted } : r;
 }
 
 /** A request on the loop's stdin: `id cap n`, then the script's n lines, which the loop reads with the shell's own `read`. */
@@ -208,11 +229,12 @@ export class ExecChannel {
       stdout.push(got.stdout);
       stderr.push(got.stderr);
       const timedOut = endedByTimeout(got.exitCode, elapsedSec, opts.timeoutSec);
-      return {
+      const result: ExecResult = {
         exitCode: got.exitCode, stdout: stdout.toString(), stderr: stderr.toString(),
         stdoutTruncated: stdout.truncated || got.stdoutBytes > got.stdout.length, stderrTruncated: stderr.truncated || got.stderrBytes > got.stderr.length,
         timedOut,
       };
+      return channelNotStarted(opts.argv, opts.timeoutSec, result);
     } finally {
       this.pending.delete(id);
       if (this.pending.size === 0) this.stream.holdProcess(false);

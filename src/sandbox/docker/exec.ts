@@ -1,13 +1,16 @@
 // One exec on Docker: create, start, drain the output (streamed to a file when asked), read the exit code; an exec
-// ended by the container's death is told apart from the command's own exit and becomes SandboxLost.
+// ended by the container's death is told apart from the command's own exit and becomes SandboxLost; one whose command
+// never started says why (start-failure.ts).
 import type Docker from 'dockerode';
 import { PassThrough } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { asSandboxError, SandboxLost } from '../errors.ts';
+import { SandboxLost } from '../errors.ts';
+import { asSandboxError } from './loss.ts';
 import { DEFAULT_OUTPUT_CAP, endedByTimeout, envList, HOST_GUARD_SEC, KILL_GRACE_SEC, withTimeout, type RawExecOptions } from '../exec.ts';
 import { closeSink, demuxToSinks, openSink, TailBuffer } from '../output-capture.ts';
 import type { ExecResult, SandboxHandle, StdinExecOptions, StdinProcess } from '../types.ts';
 import { answeredWithin, ENGINE_ANSWER_SEC } from './engine-deadline.ts';
+import { dockerNotStarted } from './start-failure.ts';
 
 
 /**
@@ -66,7 +69,7 @@ export async function runExec(docker: Docker, handle: SandboxHandle, opts: RawEx
   const elapsedSec = (Date.now() - started) / 1000;
   const exitCode = guardFired ? 124 : await readExitCode(docker, handle, exec, answerSec);
   const timedOut = guardFired || endedByTimeout(exitCode, elapsedSec, opts.timeoutSec);
-  return {
+  const result: ExecResult = {
     exitCode,
     stdout: stdout.toString(),
     stderr: stderr.toString(),
@@ -74,6 +77,8 @@ export async function runExec(docker: Docker, handle: SandboxHandle, opts: RawEx
     stderrTruncated: stderr.truncated,
     timedOut,
   };
+  const notStarted = guardFired ? undefined : dockerNotStarted(opts.argv, opts.timeoutSec, result);
+  return notStarted ? { ...result, notStarted } : result;
 }
 
 async function readExitCode(docker: Docker, handle: SandboxHandle, exec: Docker.Exec, answerSec: number): Promise<number> {

@@ -3,7 +3,7 @@
 // the retention period (swept whenever a new one is kept).
 import { createHash } from 'node:crypto';
 import type Docker from 'dockerode';
-import { asSandboxError } from '../errors.ts';
+import { asSandboxError } from './loss.ts';
 import { LABEL_BATCH, LABEL_WORKFLOW } from '../names.ts';
 import type { GcSelection, KeptState } from '../final-states.ts';
 

@@ -1,7 +1,8 @@
 // Whether the engine can give containers GPUs, asked of the engine itself once (gpus.ts holds the device requests).
 import type Docker from 'dockerode';
 import { randomBytes } from 'node:crypto';
-import { asSandboxError, describeCause, ENGINE } from '../errors.ts';
+import { describeCause, ENGINE } from '../errors.ts';
+import { asSandboxError } from './loss.ts';
 import { gpuDeviceRequests } from '../gpus.ts';
 import { LABEL_ROLE, LABEL_WORKFLOW } from '../names.ts';
 import type { GpuSupport } from '../types.ts';

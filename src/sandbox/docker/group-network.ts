@@ -3,7 +3,7 @@
 // (docs/design.md section 7, Compose groups). Compose then uses it as an external network.
 import type Docker from 'dockerode';
 import { readFile } from 'node:fs/promises';
-import { asSandboxError } from '../errors.ts';
+import { asSandboxError } from './loss.ts';
 import { formatCidr, gatewayOf, enginePoolNetworks, parseCidr, parseProcRoutes, pickSubnet, poolCapacity, startIndexFor, type Cidr } from './subnets.ts';
 
 /** Where episode subnets come from: Berth's own range, or the engine's default pools. */

@@ -1,6 +1,7 @@
 // Reads an image's configuration from the engine into the one ImageConfig (image-config.ts holds its rules).
 import type Docker from 'dockerode';
-import { asSandboxError, ENGINE } from '../errors.ts';
+import { ENGINE } from '../errors.ts';
+import { asSandboxError } from './loss.ts';
 import { imageConfigOf, type EngineImageConfig, type ImageConfig } from '../image-config.ts';
 import { ENGINE_ANSWER_SEC, settledWithin } from './engine-deadline.ts';
 

@@ -1,6 +1,7 @@
 import type Docker from 'dockerode';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { asSandboxError, SandboxLost, SeedFailed } from '../errors.ts';
+import { SandboxLost, SeedFailed } from '../errors.ts';
+import { asSandboxError } from './loss.ts';
 import { CHANNEL_PROCESS } from './exec-channel.ts';
 import { KeepAliveStream } from './keep-alive-stream.ts';
 

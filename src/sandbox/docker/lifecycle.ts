@@ -1,5 +1,6 @@
 import type Docker from 'dockerode';
-import { asSandboxError, ENGINE, SandboxLost } from '../errors.ts';
+import { ENGINE, SandboxLost } from '../errors.ts';
+import { asSandboxError } from './loss.ts';
 import { answeredWithin, ENGINE_ANSWER_SEC } from './engine-deadline.ts';
 import { LABEL_POOL, LABEL_POOL_OWNER, POOL_NAME_PREFIX } from '../names.ts';
 import type { JanitorOptions, JanitorReport, SandboxHandle, SandboxInfo } from '../types.ts';

@@ -2,7 +2,7 @@
 // the phase about to run and reads where the container stands from the engine, so it is idempotent and a restarted
 // worker applies the right one.
 import type Docker from 'dockerode';
-import { asSandboxError } from '../errors.ts';
+import { asSandboxError } from './loss.ts';
 import { EGRESS_NETWORK, type ApplyNetworkOptions, type EgressNetwork, type PhaseNetwork } from '../network-phase.ts';
 import type { SandboxHandle } from '../types.ts';
 

@@ -9,6 +9,9 @@ import { dockerFromEnv } from './client.ts';
 import type { ComposeCliSettings } from '../compose/cli.ts';
 import { DockerDriver } from './driver.ts';
 import { ENGINE_ANSWER_SEC } from './engine-deadline.ts';
+import { ENGINE } from '../errors.ts';
+import { lossTyped } from '../loss-typed.ts';
+import { isDockerLoss } from './loss.ts';
 import { startStdinExec } from './exec.ts';
 import { engineInfo, imagePathArchive } from './engine-images.ts';
 import { retentionDays } from '../final-states.ts';
@@ -36,6 +39,8 @@ export interface DockerProviderOptions {
   engineAnswerSec?: number;
 }
 
+const engine = () => ENGINE;
+
 export class DockerSandboxProvider extends DriverSandboxProvider<DockerDriver> implements SandboxProvider, LocalImageEngine {
   readonly stateDir: string | undefined;
   readonly images: SandboxImages;
@@ -44,16 +49,18 @@ export class DockerSandboxProvider extends DriverSandboxProvider<DockerDriver> i
   private readonly answerSec: number;
 
   constructor(readonly docker: Docker = dockerFromEnv(), options: DockerProviderOptions = {}) {
-    super(new DockerDriver({
+    super(lossTyped(new DockerDriver({
       docker, groupsDir: join(options.stateDir ?? DEFAULT_STATE_DIR, 'groups'),
       subnets: subnetSource(options.subnets), ...(options.compose ? { compose: options.compose } : {}),
       ...(options.engineAnswerSec !== undefined ? { engineAnswerSec: options.engineAnswerSec } : {}),
-    }));
+    }), isDockerLoss));
     this.stateDir = options.stateDir;
     this.answerSec = options.engineAnswerSec ?? ENGINE_ANSWER_SEC;
-    this.images = dockerImages(docker, options.stateDir);
-    this.network = dockerNetwork(docker);
-    this.finalStates = dockerFinalStates(docker, retentionDays(options.finalStateRetentionDays));
+    this.images = lossTyped(dockerImages(docker, options.stateDir), isDockerLoss, engine);
+    this.network = lossTyped(dockerNetwork(docker), isDockerLoss, engine);
+    this.finalStates = lossTyped(dockerFinalStates(docker, retentionDays(options.finalStateRetentionDays)), isDockerLoss, engine);
+    // Every method, the neutral ones over the driver and the engine's own below: a loss leaves as SandboxLost.
+    return lossTyped(this, isDockerLoss);
   }
 
   execWithStdin(handle: SandboxHandle, o: StdinExecOptions): Promise<StdinProcess> {

@@ -1,7 +1,8 @@
 // An image of this engine pushed to a registry (docker tag, then docker push), answered as the reference a pod
 // pulls by digest. The engine wants an X-Registry-Auth header even for a registry without auth: an empty one then.
 import type Docker from 'dockerode';
-import { asSandboxError, ENGINE } from '../errors.ts';
+import { ENGINE } from '../errors.ts';
+import { asSandboxError } from './loss.ts';
 import type { RegistryCredentials } from '../registry-auth.ts';
 
 interface PushMessage {

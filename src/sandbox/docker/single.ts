@@ -2,7 +2,8 @@
 // container of that name already finished its seed (the seeded marker, read on exec like every driver reads it).
 import type Docker from 'dockerode';
 import type { ExecPort, SingleSandboxSpec } from '../driver.ts';
-import { asSandboxError, ImageMissing, SeedFailed } from '../errors.ts';
+import { ImageMissing, SeedFailed } from '../errors.ts';
+import { asSandboxError } from './loss.ts';
 import { envList } from '../exec.ts';
 import { gpuDeviceRequests } from '../gpus.ts';
 import { LABEL_BATCH, LABEL_POOL, LABEL_POOL_KEY, LABEL_POOL_OWNER, LABEL_ROLE, LABEL_USER, LABEL_WORKDIR, LABEL_WORKFLOW } from '../names.ts';

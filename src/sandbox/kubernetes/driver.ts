@@ -8,7 +8,7 @@ import type {
   SingleSandboxSpec,
 } from '../driver.ts';
 import type { ComposeCliSettings } from '../compose/cli.ts';
-import { SandboxLost, SeedFailed } from '../errors.ts';
+import { SandboxLost, SandboxNeverReady, SeedFailed } from '../errors.ts';
 import { DEFAULT_OUTPUT_CAP, type RawExecOptions } from '../exec.ts';
 import type { ImageConfig } from '../image-config.ts';
 import { LABEL_USER, LABEL_WORKDIR, LABEL_WORKFLOW } from '../names.ts';
@@ -22,6 +22,7 @@ import { KubernetesGroups, removeGroupPod } from './group.ts';
 import { ANNOTATION_GROUP } from './group-spec.ts';
 import { containerStatus, podAndContainer } from './pod-address.ts';
 import { STOP_PROCESSES_SCRIPT } from './stop-processes.ts';
+import { podNotStarted, podRefusedStart } from './start-failure.ts';
 import { PullFailureClock, pullFailureIsFinal } from './pull-failure.ts';
 
 export interface KubernetesDriverOptions {
@@ -51,7 +52,7 @@ const KEEP_ALIVE_RUNS = 'for f in /proc/[0-9]*/cmdline; do [ "$(tr \'\\0\' \' \'
 const KEEP_ALIVE_RUNS_IN_MAIN = 'me=$(readlink /proc/self/ns/mnt); for f in /proc/[0-9]*/cmdline; do d=${f%/cmdline}; ' +
   '[ "$(tr \'\\0\' \' \' < "$f" 2>/dev/null)" = "sleep infinity " ] && [ "$(readlink "$d/ns/mnt" 2>/dev/null)" = "$me" ] && exit 0; done; exit 1';
 
-const CLUSTER = '(kubernetes cluster)';
+export const CLUSTER = '(kubernetes cluster)';
 const LOG_TAIL_LINES = 40;
 const LOG_TAIL_CHARS = 2000;
 
@@ -151,7 +152,7 @@ export class KubernetesDriver implements SandboxDriver {
       if (egressFailed) throw egressFailed;
       if (state?.terminated || pod.status?.phase === 'Failed' || pod.status?.phase === 'Succeeded') throw await this.setupFailure(handle, state?.terminated?.exitCode);
       if (state?.running && (await this.keepAliveRuns(handle))) return;
-      if (Date.now() > deadline) throw new SeedFailed('harbor:seed_failed', `pod ${handle.containerId} not ready after ${this.startTimeoutMs} ms (${waiting || pod.status?.phase})`, '', true);
+      if (Date.now() > deadline) throw new SandboxNeverReady(`pod ${handle.containerId} not ready after ${this.startTimeoutMs} ms (${waiting || pod.status?.phase})`);
       await new Promise((r) => setTimeout(r, Math.min(50 * (attempt + 1), 250)));
     }
   }
@@ -247,15 +248,22 @@ export class KubernetesDriver implements SandboxDriver {
 
   async exec(target: ServiceHandle, options: RawExecOptions): Promise<ExecResult> {
     const cap = options.outputCapBytes ?? DEFAULT_OUTPUT_CAP;
+    const launcher = execArgv(target, options);
     try {
-      const r = await execInPod(this.kubeConfig, this.target(target), execArgv(target, options));
+      const r = await execInPod(this.kubeConfig, this.target(target), launcher);
       const out = capped(r.stdout, cap);
       const err = capped(r.stderr, cap);
       // `timeout` exits 124 when the budget ran out (137 when it had to KILL).
       const timedOut = options.timeoutSec !== undefined && options.timeoutSec > 0 && (r.exitCode === 124 || r.exitCode === 137);
-      return { exitCode: r.exitCode, stdout: out.text, stderr: err.text, stdoutTruncated: out.truncated, stderrTruncated: err.truncated, timedOut };
+      const result: ExecResult = { exitCode: r.exitCode, stdout: out.text, stderr: err.text, stdoutTruncated: out.truncated, stderrTruncated: err.truncated, timedOut };
+      const notStarted = podNotStarted(launcher, options, result);
+      return notStarted ? { ...result, notStarted } : result;
     } catch (err) {
-      throw await this.lostOrAsIs(target, err);
+      const mapped = await this.lostOrAsIs(target, err);
+      // The container runs, but the runtime could not start the launcher's first program (no sh or runuser there).
+      const refused = mapped === err && err instanceof PodExecError && err.status ? podRefusedStart(launcher, err.status) : undefined;
+      if (refused) return { exitCode: 126, stdout: '', stderr: refused.text, stdoutTruncated: false, stderrTruncated: false, timedOut: false, notStarted: refused };
+      throw mapped;
     }
   }
 

@@ -11,7 +11,7 @@ import { resolveComposeModel } from '../compose/config.ts';
 import type { ComposeCliSettings } from '../compose/cli.ts';
 import { defaultSizedSidecars, MAIN_SERVICE, type ComposeModel } from '../compose/model.ts';
 import type { ComposeFileSpec, FilesPort, GroupCreateResult, GroupHandle, GroupSpec, ServiceHandle } from '../driver.ts';
-import { SandboxLost, SeedFailed } from '../errors.ts';
+import { SandboxLost, SandboxNeverReady, SeedFailed } from '../errors.ts';
 import { uploadPath } from '../files.ts';
 import type { ImageConfig } from '../image-config.ts';
 import { isSeeded } from '../seed-scripts.ts';
@@ -227,7 +227,7 @@ export class KubernetesGroups {
       if (egressFailed) throw egressFailed;
       if (await done(pod)) return;
       if (Date.now() > deadline) {
-        throw new SeedFailed('harbor:seed_failed', `the group's pod ${name}: ${what} not ready in time; services not ready: ${state.waiting.join(', ') || '(none)'}`, '', true);
+        throw new SandboxNeverReady(`the group's pod ${name}: ${what} not ready in time; services not ready: ${state.waiting.join(', ') || '(none)'}`);
       }
       await new Promise((r) => setTimeout(r, Math.min(50 * (attempt + 1), 250)));
     }

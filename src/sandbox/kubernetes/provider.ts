@@ -4,12 +4,13 @@
 // before any work; the methods below that refuse say so by name if reached anyway.
 import { kubernetesNetwork } from './network.ts';
 import { DriverSandboxProvider } from '../driver-provider.ts';
-import { SandboxLost } from '../errors.ts';
+import { connectionLost, ENGINE, SandboxLost } from '../errors.ts';
+import { lossTyped } from '../loss-typed.ts';
 import type { ImageConfig } from '../image-config.ts';
 import { RegistryImages } from '../registry-images.ts';
 import type { GpuSupport, SandboxHandle, SandboxSpec, SeedResult, StdinExecOptions, StdinProcess } from '../types.ts';
 import type { LocalImageEngine, SandboxNetwork, SandboxProvider } from '../provider.ts';
-import { KubernetesDriver, type KubernetesDriverOptions } from './driver.ts';
+import { CLUSTER, KubernetesDriver, type KubernetesDriverOptions } from './driver.ts';
 import { ControllerImage } from './egress-image.ts';
 import { ensurePullSecret, pullSecretName } from './pull-secret.ts';
 import { RegistryReader } from './registry.ts';
@@ -57,17 +58,19 @@ export class KubernetesSandboxProvider extends DriverSandboxProvider<KubernetesD
       ...options, registry: options.registry ?? new RegistryReader(undefined, credentialsFor),
       ...(secretCredentials ? { imagePullSecret: pullSecretName(host) } : {}),
     });
-    super(driver);
+    super(lossTyped(driver, connectionLost));
     const images: RegistryImages = new RegistryImages(options.local, options.registryHost, (ref): Promise<ImageConfig | null> => driver.imageConfiguration(ref), own);
-    this.images = images;
+    this.images = lossTyped(images, connectionLost, () => ENGINE);
     if (secretCredentials) this.ensurePullSecret = async () => { await ensurePullSecret(driver.kubeConfig, driver.namespace, host, secretCredentials); };
     // A Compose group's sidecar images, built or pulled by the local engine, are pushed as main's is.
     driver.publishImage = (ref) => this.images.id(ref);
     // A Compose volume's first files come from the image as the local engine has it (pulled from the registry if not).
     driver.imagePathArchive = (image, path) => options.local.imagePathArchive(image, path);
-    this.network = kubernetesNetwork(driver, options.egressAddress);
+    this.network = lossTyped(kubernetesNetwork(driver, options.egressAddress), connectionLost, () => CLUSTER);
     this.maxPods = options.maxPods ?? DEFAULT_MAX_PODS;
     this.maxPodsFrom = options.maxPods === undefined ? `default ${DEFAULT_MAX_PODS}` : (options.maxPodsFrom ?? 'given');
+    // The cluster unreachable, whatever method met it, leaves as SandboxLost (the driver types the rest itself).
+    return lossTyped(this, connectionLost);
   }
 
   private readonly maxPods: number;
