@@ -17,11 +17,14 @@ import type { RunStatus } from '../../src/rollouts/types.ts';
 /** How long each task's one command runs: the window in which the test changes the policy. */
 const COMMAND_SEC: Record<string, number> = { stale: 6, drain: 3 };
 
-/** Tasks whose test rewards 1 when the agent's command ran exactly once. */
+/** Tasks whose test rewards 1 when the agent's command ran exactly once; the agent's budget outlasts the drain. */
 const dataset = () => writeDataset(Object.fromEntries(Object.keys(COMMAND_SEC).flatMap((id) => [
-  [`${id}/task.toml`, BASE_TOML], [`${id}/instruction.md`, `Task ${id}: run the command once.\n`],
+  [`${id}/task.toml`, BASE_TOML.replace('[agent]\ntimeout_sec = 60', '[agent]\ntimeout_sec = 600')], [`${id}/instruction.md`, `Task ${id}: run the command once.\n`],
   [`${id}/tests/test.sh`, '#!/bin/bash\n[ "$(wc -l < /app/runs)" = 1 ] && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n'],
 ])));
+
+/** How long the drain lasts: past the openai agent's model-call heartbeat timeout (src/workflows/openai-turn.ts). */
+const HOLD_MS = 130_000;
 
 const taskOf = (s: SeenRequest): string => /Task (\w+):/.exec(JSON.stringify(s.body['messages']))?.[1] ?? '?';
 
@@ -86,8 +89,9 @@ describe('max_staleness and drain through a rollout run (berth serve, real worke
     await waitUntil(() => seenFor('drain').length >= 2, 240_000, 'both samples\' first calls');
     expect((await postJson(`${serving.url}/runs/${key}/drain`, {})).body).toMatchObject({ draining: true });
     const before = seenFor('drain').length;
-    // The commands (3 s) end while drained: each agent's next call is held, not sent and not failed.
-    await new Promise((r) => setTimeout(r, 8000));
+    // The commands (3 s) end while drained: each agent's next call is held, not sent and not failed, for longer than
+    // the model call's heartbeat timeout (2 minutes): a weight swap may take that long.
+    await new Promise((r) => setTimeout(r, HOLD_MS));
     expect(seenFor('drain')).toHaveLength(before);
     expect(before).toBe(2);
     expect(await status(key)).toMatchObject({ running: 2, lastSeq: 0, counters: { masked: 0, scored: 0 }, policy: { draining: true } });
@@ -99,10 +103,10 @@ describe('max_staleness and drain through a rollout run (berth serve, real worke
     for (const row of group!.rows) {
       const records = parseTokenRecords(readFileSync(row.tokens!, 'utf8'));
       expect(records).toHaveLength(2);
-      // The second call waited at the gateway for the resume (the commands ended about 5 s before it).
-      expect(records[1]!.timing.held_ms).toBeGreaterThan(2000);
+      // The second call waited at the gateway for the resume, once (the commands ended seconds after the drain).
+      expect(records[1]!.timing.held_ms).toBeGreaterThan(HOLD_MS - 10_000);
     }
     expect((await status(key)).counters).toMatchObject({ scored: 2, masked: 0, retried: 0 });
     await noContainersLeft(`berth.batch=rollout-${key}`, 60_000);
-  }, 420_000);
+  }, 600_000);
 });
