@@ -74,11 +74,13 @@ export async function openaiModelCall(deps: HostServices, s: OpenAiTurnSetup, sp
     spentBefore: { tokens: spent?.tokens ?? 0, costUsd: spent?.costUsd ?? 0 },
   });
   try {
-    const r = await callModel({
+    // Heartbeats while the call runs: an answer may take minutes (a long generation, or a call held at the gateway
+    // while the trainer drains), and without them the call's heartbeat timeout would start it again.
+    const r = await beating(() => callModel({
       conversationPath: s.conversationPath, baseUrl: `${gateway.url}/v1`, model: s.model, token: scope.token,
       maxTokens: s.maxTokens ?? undefined, signal: Context.current().cancellationSignal, onRetry: (info) => heartbeat(info),
       ...(s.mcpTools ? { extraTools: mcpFunctionTools(s.mcpTools) } : {}),
-    });
+    }));
     const call = scope.calls.at(-1);
     return {
       toolCallIds: r.toolCalls.map((c) => c.id), promptTokens: r.usage.promptTokens ?? 0, completionTokens: r.usage.completionTokens ?? 0,

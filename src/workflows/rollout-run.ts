@@ -1,6 +1,6 @@
 import {
-  ParentClosePolicy, allHandlersFinished, condition, continueAsNew, defineQuery, defineUpdate, getExternalWorkflowHandle, setHandler, startChild,
-  workflowInfo,
+  ParentClosePolicy, allHandlersFinished, condition, continueAsNew, defineQuery, defineUpdate, getExternalWorkflowHandle, patched, setHandler,
+  startChild, workflowInfo,
 } from '@temporalio/workflow';
 import { episodeWorkflow } from './episode.ts';
 import { episodeStartOptions } from './public.ts';
@@ -41,6 +41,12 @@ const drainUpdate = defineUpdate<PolicyState>(RUN_UPDATES.drain);
 const resumeUpdate = defineUpdate<PolicyState>(RUN_UPDATES.resume);
 const cancelUpdate = defineUpdate<RunStatus>(RUN_UPDATES.cancel);
 const closeUpdate = defineUpdate<RunStatus>(RUN_UPDATES.close);
+
+/**
+ * Patch: the episodes a run can start are started together, in one workflow task, instead of one workflow task each
+ * (32 episodes waited up to 32 round trips for their start). A run begun before replays one at a time, as it ran.
+ */
+const STARTS_TOGETHER = 'rollout-starts-together';
 
 /** How long the run waits, before it continues as new, for a child that closed as it was told to signal. */
 const CLOSING_WAIT = '1 minute';
@@ -125,6 +131,7 @@ export async function rolloutRunWorkflow(input: RolloutRunInput, carry?: RunCarr
   const limit = input.continueAsNewAfter ?? 500;
   let startedThisRun = 0;
   for (;;) {
+    const starts: Promise<void>[] = [];
     while (!cancelled && running.size < Math.max(1, concurrency) && state.queue.length > 0) {
       const next = takeNext(state)!;
       const ep: EpisodeInput = {
@@ -135,10 +142,13 @@ export async function rolloutRunWorkflow(input: RolloutRunInput, carry?: RunCarr
       const id = runEpisodeId(input.base.batchId, next.task.taskId, next.attempt);
       ep.training = episodeTraining(runId, state.policy);
       running.set(id, { id, at: next.attempt, startVersion: state.policy.version });
-      const child = await startChild(episodeWorkflow, { ...episodeStartOptions(ep), workflowId: id, parentClosePolicy: ParentClosePolicy.ABANDON });
-      void child.result().then((row) => closed(id, outcomeOf(id, row)), () => closed(id, undefined));
+      const started = startChild(episodeWorkflow, { ...episodeStartOptions(ep), workflowId: id, parentClosePolicy: ParentClosePolicy.ABANDON })
+        .then((child) => { void child.result().then((row) => closed(id, outcomeOf(id, row)), () => closed(id, undefined)); });
+      if (patched(STARTS_TOGETHER)) starts.push(started);
+      else await started;
       startedThisRun++;
     }
+    await Promise.all(starts);
     const done = running.size === 0 && (cancelled ? true : finished(state) && !keepOpen);
     if (done) break;
     if (startedThisRun >= limit || workflowInfo().continueAsNewSuggested) {

@@ -8,6 +8,7 @@ import { ownWorkerQueues, waitUntil } from '../helpers/worker-process.ts';
 import { repoRoot } from '../helpers/cli.ts';
 import { temporalAddress } from '../../src/config/temporal.ts';
 import type { Group } from '../../src/rollouts/types.ts';
+import { readGroups } from '../helpers/rollout-groups.ts';
 
 /** A real `berth serve` process (so the test can kill -9 it), on the test's own queue. */
 function startServeProcess(env: Record<string, string>, port: number, dataset: string): { child: ChildProcess; kill9(): void; output: () => string } {
@@ -43,28 +44,6 @@ async function serveWhenReady(env: Record<string, string>, port: number, dataset
     }
     if (await answers(url)) return url;
   }
-}
-
-/** Reads groups from the NDJSON stream until `count` arrived; a trainer that "dies" simply stops reading. */
-async function readGroups(url: string, key: string, count: number): Promise<Group[]> {
-  const ctl = new AbortController();
-  const r = await fetch(`${url}/runs/${key}/groups`, { signal: ctl.signal });
-  const reader = r.body!.getReader();
-  const decoder = new TextDecoder();
-  const groups: Group[] = [];
-  let buf = '';
-  while (groups.length < count) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buf += decoder.decode(value, { stream: true });
-    for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
-      groups.push(JSON.parse(buf.slice(0, nl)) as Group);
-      buf = buf.slice(nl + 1);
-    }
-  }
-  await reader.cancel().catch(() => undefined);
-  ctl.abort();
-  return groups;
 }
 
 describe('a rollout run through kill -9 of its worker, of berth serve and of the trainer (docs/design.md section 8)', () => {
