@@ -90,7 +90,9 @@ export default async function bench(args: string[]): Promise<void> {
       for (const [k, v] of Object.entries(run.rows[0]?.timings ?? {})) (phases[k] ??= []).push(v);
     }
     console.log(`(1) one episode: berth median ${median(berth).toFixed(2)} s, naive client-node loop ${median(raw).toFixed(2)} s (ratio ${(median(berth) / median(raw)).toFixed(2)}; goal at most 1.0)`);
-    console.log(`    berth phases (medians): ${Object.entries(phases).map(([k, v]) => `${k} ${median(v).toFixed(2)} s`).join(', ')}`);
+    const inPhases = Object.values(phases).reduce((sum, v) => sum + median(v), 0);
+    console.log(`    berth phases (medians): ${Object.entries(phases).map(([k, v]) => `${k} ${median(v).toFixed(2)} s`).join(', ')}; ` +
+      `outside them ${(median(berth) - inPhases).toFixed(2)} s (the batch's start and end, workflow tasks, activity dispatch: Temporal)`);
 
     const rawAll = await naiveMany(naive, 32, 32);
     const berthAll = (await berthRun(trivialDataset(32), 32)).sec;
