@@ -3,19 +3,19 @@
 // it runs, exec the solution, exec the test, delete it. (1) one trivial episode (median of pairs; ratio Berth/naive,
 // the goal at most 1.0), (2) 32 at once (wall time), (3) throughput at concurrency 8 (ratio of episodes per minute).
 // Everything runs in a namespace of the benchmark's own, removed at the end.
-import { CoreV1Api, Exec, KubeConfig, type V1Status } from '@kubernetes/client-node';
+import { type CoreV1Api, Exec, type KubeConfig, type V1Status } from '@kubernetes/client-node';
 import { Client, Connection } from '@temporalio/client';
 import Docker from 'dockerode';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { startBatch } from '../src/client/batch.ts';
 import { ensureServer } from '../src/server/devserver.ts';
 import { DockerSandboxProvider, KubernetesSandboxProvider } from '../src/sandbox/index.ts';
 import { median, startWorker, trivialDataset } from './common.ts';
+import { kubeBenchNamespace } from './kube-setup.ts';
 
-const endpoints = () => JSON.parse(readFileSync(join(process.env.BERTH_HOME ?? join(homedir(), '.berth'), 'kubernetes', 'endpoints.json'), 'utf8')) as { kubeconfig: string; registry: string };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The naive user's exec: argv in the pod's container, resolved with its exit status. */
@@ -59,15 +59,7 @@ export default async function bench(args: string[]): Promise<void> {
   const opt = (name: string, d: number) => { const i = args.indexOf(`--${name}`); return i >= 0 ? Number(args[i + 1]) : d; };
   const pairs = opt('pairs', 5);
   const episodes = opt('episodes', 16);
-  const { kubeconfig, registry } = endpoints();
-  const kc = new KubeConfig();
-  kc.loadFromFile(kubeconfig);
-  const core = kc.makeApiClient(CoreV1Api);
-  const ns = `berth-bench-${process.pid}`;
-  await core.createNamespace({ body: { metadata: { name: ns } } });
-  while (!(await core.listNamespacedServiceAccount({ namespace: ns })).items.length) await sleep(200);
-  const config = join(mkdtempSync(join(tmpdir(), 'berth-bench-k8s-')), 'berth.toml');
-  writeFileSync(config, `[sandbox]\nprovider = "kubernetes"\n[kubernetes]\nregistry = "${registry}"\nnamespace = "${ns}"\nkubeconfig = "${kubeconfig}"\nmax_pods = 64\n`);
+  const { kc, core, ns, registry, config, remove } = await kubeBenchNamespace();
   await ensureServer();
   const queue = `bench-k8s-${process.pid}`;
   const worker = startWorker(queue, { env: { BERTH_CONFIG: config } });
@@ -98,7 +90,9 @@ export default async function bench(args: string[]): Promise<void> {
       for (const [k, v] of Object.entries(run.rows[0]?.timings ?? {})) (phases[k] ??= []).push(v);
     }
     console.log(`(1) one episode: berth median ${median(berth).toFixed(2)} s, naive client-node loop ${median(raw).toFixed(2)} s (ratio ${(median(berth) / median(raw)).toFixed(2)}; goal at most 1.0)`);
-    console.log(`    berth phases (medians): ${Object.entries(phases).map(([k, v]) => `${k} ${median(v).toFixed(2)} s`).join(', ')}`);
+    const inPhases = Object.values(phases).reduce((sum, v) => sum + median(v), 0);
+    console.log(`    berth phases (medians): ${Object.entries(phases).map(([k, v]) => `${k} ${median(v).toFixed(2)} s`).join(', ')}; ` +
+      `outside them ${(median(berth) - inPhases).toFixed(2)} s (the batch's start and end, workflow tasks, activity dispatch: Temporal)`);
 
     const rawAll = await naiveMany(naive, 32, 32);
     const berthAll = (await berthRun(trivialDataset(32), 32)).sec;
@@ -120,6 +114,6 @@ export default async function bench(args: string[]): Promise<void> {
   } finally {
     worker.child.kill('SIGTERM');
     await connection.close();
-    await core.deleteNamespace({ name: ns, gracePeriodSeconds: 0 }).catch(() => undefined);
+    await remove();
   }
 }

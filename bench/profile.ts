@@ -1,4 +1,4 @@
-// `npm run bench -- profile [--runs 5] [--many 32]`: where one trivial episode's time and CPU go, and 32 at once.
+// `npm run bench -- profile [--runs 5] [--many 32]` (`--kubernetes`: profile/kubernetes.ts): where one trivial episode's time and CPU go, and 32 at once.
 // Per phase (plan, seed, agent, verify, teardown, and `workflow`: the time between activities), the wall time and the
 // CPU-seconds of the worker, the Temporal server, the engine (dockerd, containerd), this client and the rest of the
 // machine (short-lived processes: execs, runc, shims; kernel work); engine API calls, execs and activities per
@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBatch } from '../src/client/batch.ts';
 import { ensureServer } from '../src/server/devserver.ts';
-import { callsByPhase, cpuByPhase, type CpuSample, type EpisodeTimeline } from './profile/attribution.ts';
+import { callsByPhase, cpuByPhase, phaseWall, type CpuSample } from './profile/attribution.ts';
 import { findGroups, sampleCpu } from './profile/cpu.ts';
 import { startEngineProxy } from './profile/engine-proxy.ts';
 import { episodeHistory, eventTime, type EpisodeHistory } from './profile/timeline.ts';
@@ -22,17 +22,6 @@ const GROUPS = ['worker', 'temporal', 'engine', 'short-lived', 'client'];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Measured { wallSec: number; samples: CpuSample[]; histories: EpisodeHistory[]; calls: Array<{ at: number; kind: string }>; parts: Part[][] }
-
-function phaseWall(timelines: EpisodeTimeline[]): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const t of timelines) {
-    let inActivities = 0;
-    for (const a of t.activities) { out[a.phase] = (out[a.phase] ?? 0) + (a.end - a.start) / 1000; inActivities += a.end - a.start; }
-    out.workflow = (out.workflow ?? 0) + Math.max(0, t.end - t.start - inActivities) / 1000;
-  }
-  for (const k of Object.keys(out)) out[k] = out[k]! / timelines.length;
-  return out;
-}
 
 function table(title: string, m: Measured, episodes: number): { cpuPerEpisode: number; byGroup: Record<string, number> } {
   const timelines = m.histories.map((h) => h.timeline);
@@ -68,6 +57,7 @@ function table(title: string, m: Measured, episodes: number): { cpuPerEpisode: n
 }
 
 export default async function bench(args: string[]): Promise<void> {
+  if (args.includes('--kubernetes')) return (await import('./profile/kubernetes.ts')).default(args);
   const opt = (name: string, d: number) => { const i = args.indexOf(`--${name}`); return i >= 0 ? Number(args[i + 1]) : d; };
   const runs = opt('runs', 5);
   const many = opt('many', 32);

@@ -78,3 +78,15 @@ export function callKind(method: string, path: string): string {
       (what === 'containers' && id === 'create') || (what === 'networks' && id === 'create') || (what === 'images' && id === 'json') || (what === 'containers' && id === 'json') ? `/${what}/${id}` : `/${what}/{id}`);
   return `${method} ${folded}`;
 }
+
+/** Mean wall seconds per episode in each phase, and `workflow` for the time no activity covers. */
+export function phaseWall(timelines: EpisodeTimeline[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const t of timelines) {
+    let inActivities = 0;
+    for (const a of t.activities) { out[a.phase] = (out[a.phase] ?? 0) + (a.end - a.start) / 1000; inActivities += a.end - a.start; }
+    out.workflow = (out.workflow ?? 0) + Math.max(0, t.end - t.start - inActivities) / 1000;
+  }
+  for (const k of Object.keys(out)) out[k] = out[k]! / timelines.length;
+  return out;
+}

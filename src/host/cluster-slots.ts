@@ -20,10 +20,18 @@ interface Held { rec: SlotRecord; lease: Lease }
  * warm pool (a pod cannot be renamed, so no pool is kept there).
  */
 export class ClusterSlots implements SandboxSlots {
+  /** The last list read, kept current with this worker's own changes since (so a change of ours needs no list first). */
   private view: Held[] = [];
   private quota: { room: number; quota: string } | undefined;
   private quotaAt = -Infinity;
   private reading: Promise<Held[]> | undefined;
+  private reads = 0;
+  /**
+   * Slots this worker is taking, with the number of the last list begun before each was taken (Infinity while under
+   * way): its other reservations skip them until a list begun later shows them, so episodes reserving together
+   * do not all race for the lowest free slot.
+   */
+  private readonly claims = new Map<number, number>();
 
   constructor(private readonly store: SlotStore, private readonly now: () => number = Date.now) {}
 
@@ -56,6 +64,7 @@ export class ClusterSlots implements SandboxSlots {
   /** One read at a time: waiters that ask together share it. */
   private read(): Promise<Held[]> {
     this.reading ??= (async () => {
+      const number = ++this.reads;
       try {
         if (this.now() - this.quotaAt > QUOTA_EVERY_MS) {
           this.quota = await this.store.quotaRoom();
@@ -63,6 +72,7 @@ export class ClusterSlots implements SandboxSlots {
         }
         const records = await this.store.list();
         this.view = records.map((rec) => ({ rec, lease: parseLease(rec) }));
+        for (const [slot, before] of this.claims) if (before < number) this.claims.delete(slot);
         return this.view;
       } finally {
         this.reading = undefined;
@@ -71,13 +81,32 @@ export class ClusterSlots implements SandboxSlots {
     return this.reading;
   }
 
-  private put(h: Held, lease: Lease): Promise<boolean> {
-    return this.store.update(h.rec, lease.key, JSON.stringify(lease));
+  /** The view with a record of ours written (or, undefined, with the slot's record gone). */
+  private keep(slot: number, rec: SlotRecord | undefined): void {
+    this.view = [...this.view.filter((h) => h.rec.slot !== slot), ...(rec ? [{ rec, lease: parseLease(rec) }] : [])].sort((a, b) => a.rec.slot - b.rec.slot);
   }
 
-  /** The lowest slot number no record has, below `below` (undefined: none). */
+  private async put(h: Held, lease: Lease): Promise<boolean> {
+    const rec = await this.store.update(h.rec, lease.key, JSON.stringify(lease));
+    if (rec) this.keep(rec.slot, rec);
+    return rec !== undefined;
+  }
+
+  private async make(slot: number, holder: string, lease: Lease): Promise<boolean> {
+    this.claims.set(slot, Infinity);
+    let rec: SlotRecord | undefined;
+    try {
+      rec = await this.store.create(slot, holder, JSON.stringify(lease));
+    } finally {
+      if (rec) this.claims.set(slot, this.reads); else this.claims.delete(slot);
+    }
+    if (rec) this.keep(slot, rec);
+    return rec !== undefined;
+  }
+
+  /** The lowest slot number no record has and this worker is not taking, below `below` (undefined: none). */
   private freeSlot(view: Held[], below: number): number | undefined {
-    const taken = new Set(view.map((h) => h.rec.slot));
+    const taken = new Set([...view.map((h) => h.rec.slot), ...this.claims.keys()]);
     for (let i = 0; i < below; i++) if (!taken.has(i)) return i;
     return undefined;
   }
@@ -92,9 +121,14 @@ export class ClusterSlots implements SandboxSlots {
       }
       if (view.length >= this.capacity) return false;
       const slot = this.freeSlot(view, this.capacity);
-      if (slot === undefined) return false;
+      if (slot === undefined) {
+        // Full only with the slots this worker is taking: one that another worker won frees its number again.
+        if (this.claims.size === 0) return false;
+        await new Promise((r) => setTimeout(r, 50));
+        continue;
+      }
       const lease: Lease = { key: workflowId, workflowId, runId, at: this.now(), by: workerTag() };
-      if (await this.store.create(slot, workflowId, JSON.stringify(lease))) {
+      if (await this.make(slot, workflowId, lease)) {
         await this.dropDuplicates(workflowId);
         return true;
       }
@@ -108,7 +142,7 @@ export class ClusterSlots implements SandboxSlots {
    */
   private async dropDuplicates(key: string): Promise<void> {
     const mine = (await this.read()).filter((h) => h.lease.key === key);
-    for (const h of mine.slice(1)) await this.store.remove(h.rec);
+    for (const h of mine.slice(1)) if (await this.store.remove(h.rec)) this.keep(h.rec.slot, undefined);
   }
 
   reservePool(): Promise<boolean> {
@@ -123,8 +157,18 @@ export class ClusterSlots implements SandboxSlots {
     return Promise.resolve(undefined);
   }
 
+  /**
+   * The record this worker wrote last for an episode (first try of a change: no list first; a record that changed
+   * since makes the change fail, and the next round reads).
+   */
+  private known(workflowId: string, runId: string): Held | undefined {
+    return this.view.find((h) => h.lease.key === workflowId && h.lease.runId === runId);
+  }
+
   /** As HostSlots.seeded: a slot freed meanwhile is taken again, past the capacity if it must (the pod is being made). */
   async seeded(workflowId: string, runId: string): Promise<void> {
+    const known = this.known(workflowId, runId);
+    if (known && known.lease.seeded === undefined && (await this.put(known, { ...known.lease, seeded: this.now() }))) return;
     for (let round = 0; round < ROUNDS; round++) {
       const view = await this.read();
       const held = view.find((h) => h.lease.key === workflowId);
@@ -134,13 +178,15 @@ export class ClusterSlots implements SandboxSlots {
         continue;
       }
       const lease: Lease = { key: workflowId, workflowId, runId, at: this.now(), by: workerTag(), seeded: this.now() };
-      if (await this.store.create(this.freeSlot(view, view.length + 1)!, workflowId, JSON.stringify(lease))) return this.dropDuplicates(workflowId);
+      if (await this.make(this.freeSlot(view, view.length + this.claims.size + 1)!, workflowId, lease)) return this.dropDuplicates(workflowId);
     }
     throw new Error(`could not record the seed of ${workflowId} in ${this.where}: the slots changed ${ROUNDS} times while trying`);
   }
 
   async vacate(workflowId: string, runId: string, names: string[]): Promise<string | undefined> {
     const key = `${workflowId}/${runId}`;
+    const known = this.known(workflowId, runId);
+    if (known && (await this.put(known, { ...known.lease, key, leaving: this.now(), names }))) return key;
     for (let round = 0; round < ROUNDS; round++) {
       const view = await this.read();
       if (view.some((h) => h.lease.key === key)) return key;
@@ -151,9 +197,13 @@ export class ClusterSlots implements SandboxSlots {
     throw new Error(`could not release the slot of ${workflowId} in ${this.where}: the slots changed ${ROUNDS} times while trying`);
   }
 
+  /** Removes the records this worker wrote last for `key`; when it has none, or one changed since, it reads and removes what it finds. */
   async free(key: string): Promise<void> {
-    for (const h of (await this.read()).filter((x) => x.lease.key === key)) await this.store.remove(h.rec);
-    await this.read();
+    const known = this.view.filter((x) => x.lease.key === key);
+    let gone = known.length > 0;
+    for (const h of known) if (await this.store.remove(h.rec)) this.keep(h.rec.slot, undefined); else gone = false;
+    if (gone) return;
+    for (const h of (await this.read()).filter((x) => x.lease.key === key)) if (await this.store.remove(h.rec)) this.keep(h.rec.slot, undefined);
   }
 
   async changed(maxMs: number): Promise<void> {

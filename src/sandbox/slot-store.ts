@@ -19,12 +19,12 @@ export interface SlotStore {
   /** Where that bound comes from (the file and key, or the default). */
   readonly maxFrom: string;
   list(): Promise<SlotRecord[]>;
-  /** Takes slot `slot` for `holder`; false when it is taken already. */
-  create(slot: number, holder: string, data: string): Promise<boolean>;
-  /** Changes a record unless it changed since it was read (then false). */
-  update(record: SlotRecord, holder: string, data: string): Promise<boolean>;
-  /** Gives a slot back; one already gone is fine. */
-  remove(record: SlotRecord): Promise<void>;
+  /** Takes slot `slot` for `holder`: the record made (its version for the next change), or undefined when it is taken already. */
+  create(slot: number, holder: string, data: string): Promise<SlotRecord | undefined>;
+  /** Changes a record unless it changed since it was read (then undefined): the record as changed. */
+  update(record: SlotRecord, holder: string, data: string): Promise<SlotRecord | undefined>;
+  /** Gives a slot back; one already gone is fine. False when it changed since it was read (a newer holder's: read again). */
+  remove(record: SlotRecord): Promise<boolean>;
   /**
    * How many sandboxes a quota on the namespace still leaves room for, counting the sandboxes of Berth already
    * running as room (its hard pod count less the pods that are not Berth's), or undefined when no quota bounds pods.

@@ -2,6 +2,7 @@ import { CoordinationV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClusterSlots } from '../../src/host/cluster-slots.ts';
 import { SLOTS_LABEL, SlotLeases, scopeTag } from '../../src/sandbox/kubernetes/slot-leases.ts';
+import type { SlotStore } from '../../src/sandbox/slot-store.ts';
 import { ownNamespace, type OwnNamespace } from '../helpers/kubernetes-namespace.ts';
 import { FIRST_BUILD_TIMEOUT_MS, useLocalCluster, type LocalCluster } from '../helpers/kubernetes.ts';
 
@@ -66,6 +67,55 @@ describe('slots as Leases on the local cluster', () => {
     expect((await leases('past')).map((l) => l.spec?.holderIdentity).sort()).toEqual(['wf-1', 'wf-2']);
     await a.refresh();
     expect(a.inUse).toBe(2);
+  }, 60_000);
+
+  /** The store, with how many times each of its calls was made. */
+  const counted = (scope: string, max: number) => {
+    const inner = store(scope, max);
+    const calls = { list: 0, create: 0, update: 0, remove: 0 };
+    const count = <T>(k: keyof typeof calls, p: Promise<T>) => { calls[k]++; return p; };
+    const wrapped: SlotStore = {
+      where: inner.where, maxSlots: inner.maxSlots, maxFrom: inner.maxFrom, quotaRoom: () => inner.quotaRoom(),
+      list: () => count('list', inner.list()), create: (n, h, d) => count('create', inner.create(n, h, d)),
+      update: (r, h, d) => count('update', inner.update(r, h, d)), remove: (r) => count('remove', inner.remove(r)),
+    };
+    return { store: wrapped, calls };
+  };
+
+  it('sixteen episodes asking one worker at once each get a slot at the first try: one create each, none lost to a sibling (issue 40)', async () => {
+    const { store: s, calls } = counted('crowd', 20);
+    const a = new ClusterSlots(s);
+    const got = await Promise.all(Array.from({ length: 16 }, (_, i) => a.tryReserve(`wf-${i}`, `run-${i}`)));
+    expect(got).toEqual(Array.from({ length: 16 }, () => true));
+    expect(calls.create).toBe(16);
+    const taken = (await leases('crowd')).map((l) => l.spec?.holderIdentity).sort();
+    expect(taken).toEqual(Array.from({ length: 16 }, (_, i) => `wf-${i}`).sort());
+  }, 60_000);
+
+  it('seed, teardown and free of an episode this worker reserved change its Lease without listing first, and another worker sees each change (issue 40)', async () => {
+    const { store: s, calls } = counted('own', 2);
+    const a = new ClusterSlots(s);
+    const b = new ClusterSlots(store('own', 2));
+    expect(await a.tryReserve('wf-1', 'r1')).toBe(true);
+    const listed = calls.list;
+    await a.seeded('wf-1', 'r1');
+    await b.refresh();
+    expect(b.leases()).toMatchObject([{ key: 'wf-1', runId: 'r1' }]);
+    expect(b.leases()[0]!.seeded).toBeGreaterThan(0);
+    expect(await a.vacate('wf-1', 'r1', ['pod-1'])).toBe('wf-1/r1');
+    await b.refresh();
+    expect(b.leases()).toMatchObject([{ key: 'wf-1/r1', names: ['pod-1'] }]);
+    await a.free('wf-1/r1');
+    expect(await leases('own')).toEqual([]);
+    expect(calls.list).toBe(listed);
+    expect(a.inUse).toBe(0);
+    // A record changed by another worker since: the change fails on its version, and the next round reads.
+    expect(await a.tryReserve('wf-2', 'r2')).toBe(true);
+    await b.seeded('wf-2', 'r2');
+    expect(await a.vacate('wf-2', 'r2', [])).toBe('wf-2/r2');
+    await b.refresh();
+    expect(b.leases()).toMatchObject([{ key: 'wf-2/r2' }]);
+    expect(b.leases()[0]!.seeded).toBeGreaterThan(0);
   }, 60_000);
 
   it('a pod quota on the namespace bounds the slots below max_pods, and the bound says which', async () => {

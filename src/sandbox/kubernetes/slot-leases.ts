@@ -73,32 +73,32 @@ export class SlotLeases implements SlotStore {
     }
   }
 
-  async create(slot: number, holder: string, data: string): Promise<boolean> {
+  async create(slot: number, holder: string, data: string): Promise<SlotRecord | undefined> {
     try {
-      await this.coordination.createNamespacedLease({ namespace: this.namespace, body: this.body(slot, holder, data) });
-      return true;
+      return this.record(await this.coordination.createNamespacedLease({ namespace: this.namespace, body: this.body(slot, holder, data) }));
     } catch (err) {
-      if (statusCode(err) === 409) return false;
+      if (statusCode(err) === 409) return undefined;
       throw new SandboxLost(CLUSTER, err);
     }
   }
 
-  async update(record: SlotRecord, holder: string, data: string): Promise<boolean> {
+  async update(record: SlotRecord, holder: string, data: string): Promise<SlotRecord | undefined> {
     try {
-      await this.coordination.replaceNamespacedLease({ name: this.leaseName(record.slot), namespace: this.namespace, body: this.body(record.slot, holder, data, record.version) });
-      return true;
+      return this.record(await this.coordination.replaceNamespacedLease({ name: this.leaseName(record.slot), namespace: this.namespace, body: this.body(record.slot, holder, data, record.version) }));
     } catch (err) {
-      if (statusCode(err) === 409 || statusCode(err) === 404) return false;
+      if (statusCode(err) === 409 || statusCode(err) === 404) return undefined;
       throw new SandboxLost(CLUSTER, err);
     }
   }
 
-  async remove(record: SlotRecord): Promise<void> {
+  async remove(record: SlotRecord): Promise<boolean> {
     try {
       await this.coordination.deleteNamespacedLease({ name: this.leaseName(record.slot), namespace: this.namespace, body: { preconditions: { resourceVersion: record.version } } });
+      return true;
     } catch (err) {
-      // Gone already, or changed since it was read (a newer holder's; the caller reads again).
-      if (statusCode(err) === 404 || statusCode(err) === 409) return;
+      // Gone already; or changed since it was read (a newer holder's; the caller reads again).
+      if (statusCode(err) === 404) return true;
+      if (statusCode(err) === 409) return false;
       throw new SandboxLost(CLUSTER, err);
     }
   }
