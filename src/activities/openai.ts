@@ -82,7 +82,9 @@ export async function openaiModelCall(deps: HostServices, s: OpenAiTurnSetup, sp
       ...(s.mcpTools ? { extraTools: mcpFunctionTools(s.mcpTools) } : {}),
     }));
     const call = scope.calls.at(-1);
+    const heldMs = Math.round(scope.calls.reduce((sum, c) => sum + (c.heldMs ?? 0), 0));
     return {
+      ...(heldMs > 0 ? { heldMs } : {}),
       toolCallIds: r.toolCalls.map((c) => c.id), promptTokens: r.usage.promptTokens ?? 0, completionTokens: r.usage.completionTokens ?? 0,
       ...(call ? { cachedTokens: call.cachedInputTokens } : {}), ...(call?.costUsd != null ? { costUsd: call.costUsd } : {}),
       ...(scope.stopped ? { limit: { kind: `agent:${scope.stopped.kind}`, reason: scope.stopped.reason } } : {}),

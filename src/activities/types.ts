@@ -239,6 +239,8 @@ export interface OpenAiModelAnswer {
   costUsd?: number;
   /** The episode passed --max-tokens or --max-cost with this call. */
   limit?: { kind: string; reason: string };
+  /** Training mode: how long the call was held at the gateway by a drain; the turn's budget does not count it. */
+  heldMs?: number;
 }
 
 export interface AgentTurnOutput {

@@ -69,7 +69,7 @@ export async function trainingCall(
   const target = new URL(`${state.endpoint.baseUrl.replace(/\/+$/, '')}/v1/chat/completions`);
   const answer = await send(target, headers, Buffer.from(JSON.stringify(withCaptureFields(chat as unknown as Record<string, unknown>, state.endpoint.model, state.sampling))));
   const engineMs = ms(sentAt);
-  const base = { at: startedAt, protocol: call.dialect, model: state.endpoint.model, status: answer.status, attempts: answer.attempts, stream: call.pathStream || request['stream'] === true };
+  const base = { heldMs: held, at: startedAt, protocol: call.dialect, model: state.endpoint.model, status: answer.status, attempts: answer.attempts, stream: call.pathStream || request['stream'] === true };
   if (answer.status >= 400) {
     fail(answer.status, 'api_error', `berth gateway: the policy endpoint ${target.origin} answered HTTP ${answer.status}: ${answer.text.slice(0, 400)}`);
     return { ...base, latencyMs: ms(started), inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 };

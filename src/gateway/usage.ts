@@ -122,4 +122,6 @@ export interface CallRecord extends CallUsage {
   stream: boolean;
   /** Upstream attempts (more than one when a rate limit was retried). */
   attempts: number;
+  /** Training mode: how long the call waited at the gateway while the trainer drained (not the agent's time). */
+  heldMs?: number;
 }

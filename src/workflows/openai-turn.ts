@@ -53,6 +53,8 @@ export async function openaiTurnWorkflow(ref: TurnRef, carried?: OpenAiTurnState
     }
     state.calls++;
     runCalls++;
+    // A drain is the trainer's pause, not the agent's time: the budget moves on by what the call was held.
+    if (answer.heldMs) state.deadline += answer.heldMs;
     state.promptTokens += answer.promptTokens;
     state.completionTokens += answer.completionTokens;
     if (answer.cachedTokens !== undefined) state.cachedTokens = (state.cachedTokens ?? 0) + answer.cachedTokens;
