@@ -13,6 +13,8 @@ const COUNT_DONE_WHILE_STARTING = 'count-done-while-starting';
  * (8 episodes took 3 s only to start on a loaded machine). A batch begun before replays one at a time, as it ran.
  */
 const STARTS_TOGETHER = 'batch-starts-together';
+/** Starts per workflow task under STARTS_TOGETHER: a window of thousands starts in rounds, each task's commands bounded. */
+const STARTS_PER_TASK = 64;
 /** Running children told to signal before the batch continues as new (episode-v5 children otherwise do not). */
 const HAND_OVER = 'hand-over-before-continue';
 
@@ -80,24 +82,28 @@ export async function batchWorkflow(batch: BatchInput, carry?: BatchCarry): Prom
   });
   const limit = batch.continueAsNewAfter ?? 500;
   while (next < episodes.length || running.size > 0) {
+    // Patched together with the rule that a run stops starting at its continue-as-new limit (before, it went on while
+    // the window had room, so a batch of fast episodes never continued as new and its history grew without bound).
+    const together = next < episodes.length && patched(STARTS_TOGETHER);
+    const room = () => !control.paused && next < episodes.length && running.size + starting.size < Math.max(1, control.concurrency);
     const starts: Promise<void>[] = [];
-    while (!control.paused && next < episodes.length && running.size + starting.size < Math.max(1, control.concurrency)) {
+    while (room() && (!together || (starts.length < STARTS_PER_TASK && startedThisRun < limit))) {
       const opts = episodeStartOptions(episodes[next]!);
       const id = opts.workflowId;
       starting.set(id, undefined);
-      progress.running++;
       next++;
       startedThisRun++;
       const started = startChild(episodeWorkflow, { ...opts, parentClosePolicy: ParentClosePolicy.ABANDON }).then((child) => {
         const doneWhileStarting = starting.get(id);
         starting.delete(id);
+        progress.running++;
         // Counted once, by whichever comes first: its completion (episode-v5 children), or its signal (older ones).
         void child.result().then((row) => closed(doneOf(id, row)), () => closed(doneOf(id, undefined)));
         // Patched: a batch begun before the fix replays as it ran (it dropped that signal).
         if (doneWhileStarting && patched(COUNT_DONE_WHILE_STARTING)) countDone(progress, doneWhileStarting);
         else running.add(id);
       });
-      if (patched(STARTS_TOGETHER)) starts.push(started);
+      if (together) starts.push(started);
       else await started;
     }
     await Promise.all(starts);
@@ -107,6 +113,8 @@ export async function batchWorkflow(batch: BatchInput, carry?: BatchCarry): Prom
       await condition(allHandlersFinished);
       await continueAsNew<typeof batchWorkflow>(batch, { next, running: [...running], progress, control });
     }
+    // A round of starts ended with room left: the next round starts at once.
+    if (together && room()) continue;
     const before = progress.done;
     const seen = changes;
     await condition(() => progress.done > before || changes !== seen);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import { Context } from '@temporalio/activity';
 import { randomBytes } from 'node:crypto';
 import { BatchHandle } from '../../src/client/batch.ts';
@@ -123,6 +124,28 @@ describe('BatchWorkflow live control across continue-as-new', () => {
     expect(await client.workflow.getHandle(`berth/${batchId}`).result()).toMatchObject({ done: 2, scored: 2 });
     // A history with updates in it, for the replay test.
     await recordHistory(client, `berth/${batchId}`, 'batch-steered');
+  });
+
+  // A window wider than the continue-as-new limit: a run starts at most `limit` episodes, all in one workflow task,
+  // then continues as new (before, it went on starting while the window had room, so a batch of fast episodes never
+  // continued as new and its first run's history grew with every episode).
+  it('a window wider than the limit starts the limit in one round, then continues as new; every episode counts', async () => {
+    const tasks = Array.from({ length: 6 }, (_, i) => `${queue}-w${i}`);
+    for (const t of tasks) released.add(t);
+    const batchId = `${queue}-b4`;
+    const workflowId = `berth/${batchId}`;
+    const first = await client.workflow.start('batchWorkflow', { taskQueue: queue, workflowId, args: [batchInput(batchId, tasks, 6, 2)] });
+    expect(await client.workflow.getHandle(workflowId).result()).toMatchObject({ total: 6, done: 6, running: 0, scored: 6 });
+    expect(await runsOf(workflowId)).toBeGreaterThanOrEqual(3);
+    const events = (await client.workflow.getHandle(workflowId, first.firstExecutionRunId).fetchHistory()).events ?? [];
+    const kinds = events.map((e) => e.eventType);
+    const startsAt = kinds.flatMap((k, i) => (k === temporal.api.enums.v1.EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED ? [i] : []));
+    expect(startsAt).toHaveLength(2);
+    // Both starts came from one workflow task: no workflow task completed between them.
+    const between = kinds.slice(startsAt[0], startsAt[1]);
+    expect(between).not.toContain(temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED);
+    // Its last run (patch batch-starts-together), for the replay test.
+    await recordHistory(client, workflowId, 'batch-together');
   });
 
   // docs/performance-notes.md, The batch reads its children's closing: a child that never reports (terminated from outside,
