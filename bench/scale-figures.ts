@@ -78,3 +78,20 @@ export function workerCoresFor(concurrent: number, episodeSec: number, workerMsP
 export function ceilingPerSec(cores: number, msPerEpisode: number): number {
   return (cores * 1000) / msPerEpisode;
 }
+
+/**
+ * Episodes in flight, from each one's start and close (ms): on average over the span from the first start to the last
+ * close (the sum of their lengths over the span, Little's law), and at most at any moment.
+ */
+export function inFlight(intervals: ReadonlyArray<readonly [number, number]>): { mean: number; peak: number } {
+  if (intervals.length === 0) return { mean: 0, peak: 0 };
+  const span = Math.max(...intervals.map(([, end]) => end)) - Math.min(...intervals.map(([start]) => start));
+  const total = intervals.reduce((sum, [start, end]) => sum + (end - start), 0);
+  // A close and a start at the same moment: the close first (the two were never in flight together).
+  const edges = intervals.flatMap(([start, end]) => [[start, 1], [end, -1]] as const).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let now = 0;
+  // An episode that closed the moment it started was still one in flight.
+  let peak = 1;
+  for (const [, step] of edges) { now += step; peak = Math.max(peak, now); }
+  return { mean: span > 0 ? total / span : intervals.length, peak };
+}

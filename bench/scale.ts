@@ -16,8 +16,9 @@ import { startBatch } from '../src/client/batch.ts';
 import { batchWorkflowId } from '../src/client/episodes.ts';
 import { homePath } from '../src/config/paths.ts';
 import { ensureServer, serverPid } from '../src/server/devserver.ts';
+import { prepareCluster } from '../src/server/search-attributes.ts';
 import { trivialDataset } from './common.ts';
-import { machineTicks, processTicks, runFigures, type RunFigures } from './scale-figures.ts';
+import { inFlight, machineTicks, processTicks, runFigures, type RunFigures } from './scale-figures.ts';
 
 type ServerKind = 'dev' | 'cluster';
 const ADDRESS: Record<ServerKind, string> = { dev: '127.0.0.1:7233', cluster: '127.0.0.1:7333' };
@@ -111,7 +112,10 @@ async function stopWorkers(workers: ChildProcess[]): Promise<void> {
   })));
 }
 
-interface RunResult { concurrency: number; failed: number; figures: RunFigures; background: { temporalCores: number; busyCores: number } }
+interface RunResult { concurrency: number; failed: number; figures: RunFigures; flight: { mean: number; peak: number }; peakRssMb: number[]; background: { temporalCores: number; busyCores: number } }
+
+/** A worker's peak resident memory so far (VmHWM), in MB. */
+const peakRssMb = (w: ChildProcess): number => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${w.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
 /** One batch of `episodes` at `concurrency`, with the CPU each side spent over it and each episode's history length. */
 async function measuredBatch(kind: ServerKind, client: Client, queue: string, workers: ChildProcess[], episodes: number, concurrency: number, resultsDir: string): Promise<Omit<RunResult, 'background'>> {
@@ -122,17 +126,22 @@ async function measuredBatch(kind: ServerKind, client: Client, queue: string, wo
   const wallMs = Date.now() - t0.at;
   const t1 = { temporal: temporalTicks(kind), worker: workerTicks(workers), client: process.cpuUsage(t0.client), machine: machineNow() };
   const failed = summary.rows.filter((r) => r.reward !== 1).length;
-  const episodeEvents = await pooled(summary.rows, 32, async (r) => (await client.workflow.getHandle(r.workflow_id, r.run_id ?? undefined).describe()).historyLength);
+  const described = await pooled(summary.rows, 32, (r) => client.workflow.getHandle(r.workflow_id, r.run_id ?? undefined).describe());
+  const episodeEvents = described.map((d) => d.historyLength);
+  const flight = inFlight(described.map((d) => [d.startTime.getTime(), (d.closeTime ?? d.startTime).getTime()] as const));
   // The batch workflow continues as new every 500 starts: its runs' events together.
   let batchEvents = 0;
-  for await (const run of client.workflow.list({ query: `WorkflowId = "${batchWorkflowId(summary.batchId)}"` })) batchEvents += run.historyLength ?? 0;
+  // (described one by one: a listing's historyLength is not filled in for every run by every visibility store).
+  for await (const run of client.workflow.list({ query: `WorkflowId = "${batchWorkflowId(summary.batchId)}"` })) {
+    batchEvents += (await client.workflow.getHandle(run.workflowId, run.runId).describe()).historyLength;
+  }
   const figures = runFigures({
     episodes: summary.rows.length, wallMs,
     temporalTicks: t1.temporal - t0.temporal, workerTicks: t1.worker - t0.worker, clientMs: (t1.client.user + t1.client.system) / 1000,
     machine: { busy: t1.machine.busy - t0.machine.busy, total: t1.machine.total - t0.machine.total },
     episodeEvents, batchEvents,
   }, HZ, cpus().length);
-  return { concurrency, failed, figures };
+  return { concurrency, failed, figures, flight, peakRssMb: workers.map(peakRssMb) };
 }
 
 /** What the server and the machine spend with nothing of ours running (other developers' tests, the cluster's own upkeep). */
@@ -147,12 +156,13 @@ function report(kind: ServerKind, workers: number, episodes: number, r: RunResul
   const f = r.figures;
   const bgMs = (r.background.temporalCores * 1000) / f.episodesPerSec;
   console.log(`${kind} server, ${episodes} episodes at concurrency ${r.concurrency}, ${workers} worker(s): ${f.episodesPerSec.toFixed(1)} episodes/s` +
-    `${r.failed > 0 ? ` (${r.failed} not scored 1)` : ''}\n` +
+    `${r.failed > 0 ? ` (${r.failed} not scored 1)` : ''}; in flight ${r.flight.mean.toFixed(1)} on average, ${r.flight.peak} at most\n` +
     `  per episode: Temporal CPU ${f.temporalMsPerEpisode.toFixed(1)} ms (of which the background's ${bgMs.toFixed(1)} ms), worker CPU ${f.workerMsPerEpisode.toFixed(1)} ms, ` +
     `client CPU ${f.clientMsPerEpisode.toFixed(1)} ms; history events ${f.events.mean.toFixed(1)} (min ${f.events.min}, median ${f.events.median}, max ${f.events.max}) ` +
     `+ ${f.batchEventsPerEpisode.toFixed(1)} of the batch workflow\n` +
     `  cores busy: Temporal ${f.temporalCores.toFixed(2)}, workers ${f.workerCores.toFixed(2)}, machine ${f.busyCores.toFixed(2)} of ${cpus().length} ` +
-    `(before the run: Temporal ${r.background.temporalCores.toFixed(2)}, machine ${r.background.busyCores.toFixed(2)})`);
+    `(before the run: Temporal ${r.background.temporalCores.toFixed(2)}, machine ${r.background.busyCores.toFixed(2)}); ` +
+    `worker peak RSS ${r.peakRssMb.map((m) => `${m.toFixed(0)} MB`).join(', ')}`);
 }
 
 export default async function bench(args: string[]): Promise<void> {
@@ -166,7 +176,9 @@ export default async function bench(args: string[]): Promise<void> {
   // Each worker holds enough slots for its share of the largest concurrency (a slot is a sandbox held, here a null one).
   const slots = Math.ceil(Math.max(...concurrencies) / workerCount) + 8;
   for (const kind of kinds) {
+    // As `berth worker` does on a cluster: the namespace, its retention and Berth's search attributes (idempotent).
     if (kind === 'dev') await ensureServer();
+    else await prepareCluster(ADDRESS.cluster);
     temporalTicks(kind); // fails now, with how to start it, when the server is not running
     const connection = await Connection.connect({ address: ADDRESS[kind] });
     const client = new Client({ connection });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ceilingPerSec, machineTicks, processTicks, runFigures, workerCoresFor } from '../../bench/scale-figures.ts';
+import { ceilingPerSec, inFlight, machineTicks, processTicks, runFigures, workerCoresFor } from '../../bench/scale-figures.ts';
 
 // A /proc/<pid>/stat line whose command name holds spaces and a ')': utime 907, stime 213, cutime 40, cstime 2.
 const stat = '7430 (temporal (x) y) S 1 7430 7430 0 -1 4194304 61839 0 3 0 907 213 40 2 20 0 10 0 1129923 1592258560 56593';
@@ -48,5 +48,16 @@ describe('a run per episode (bench/scale-figures.ts)', () => {
 
   it('a server with 2 cores at 150 ms an episode takes at most 13.3 a second', () => {
     expect(ceilingPerSec(2, 150)).toBeCloseTo(13.333, 3);
+  });
+});
+
+describe('episodes in flight (bench/scale-figures.ts)', () => {
+  it.each([
+    ['none', [], { mean: 0, peak: 0 }],
+    ['two after each other, touching: one at a time', [[0, 10], [10, 20]], { mean: 1, peak: 1 }],
+    ['three overlapping over 20 ms: 2 on average, 3 at most', [[0, 20], [0, 10], [5, 15]], { mean: 2, peak: 3 }],
+    ['one instant episode', [[5, 5]], { mean: 1, peak: 1 }],
+  ] as Array<[string, Array<[number, number]>, { mean: number; peak: number }]>)('%s', (_name, intervals, want) => {
+    expect(inFlight(intervals)).toEqual(want);
   });
 });
