@@ -4,15 +4,17 @@
 # chromium, and Harbor 0.25 in a private venv. A second run on a ready machine changes nothing and takes seconds.
 set -euo pipefail
 # `npm run setup -- kubernetes [--stop]`: the local Kubernetes cluster, and `npm run setup -- temporal-cluster
-# [--stop]`: a Temporal cluster on PostgreSQL, each in a script of its own (npm run setup passes --tests first).
-[ "${1:-}" = --tests ] && { [ "${2:-}" = kubernetes ] || [ "${2:-}" = temporal-cluster ]; } && shift
+# [--stop]`: a Temporal cluster on PostgreSQL, and `npm run setup -- s3`: the S3-compatible server the results-store
+# tests run, each in a script of its own (npm run setup passes --tests first).
+[ "${1:-}" = --tests ] && { [ "${2:-}" = kubernetes ] || [ "${2:-}" = temporal-cluster ] || [ "${2:-}" = s3 ]; } && shift
 if [ "${1:-}" = kubernetes ]; then shift; exec bash "$(dirname "${BASH_SOURCE[0]}")/setup-kubernetes.sh" "$@"; fi
 if [ "${1:-}" = temporal-cluster ]; then shift; exec bash "$(dirname "${BASH_SOURCE[0]}")/setup-temporal-cluster.sh" "$@"; fi
+if [ "${1:-}" = s3 ]; then shift; exec bash "$(dirname "${BASH_SOURCE[0]}")/setup-s3.sh" "$@"; fi
 TESTS=0
 for arg in "$@"; do
   case "$arg" in
     --tests) TESTS=1 ;;
-    *) echo "setup: unknown argument $arg (there are: --tests, kubernetes [--stop], temporal-cluster [--stop])" >&2; exit 2 ;;
+    *) echo "setup: unknown argument $arg (there are: --tests, kubernetes [--stop], temporal-cluster [--stop], s3)" >&2; exit 2 ;;
   esac
 done
 
@@ -240,6 +242,8 @@ if [ "$TESTS" = 1 ]; then
       || die "pip install harbor==$HARBOR_VERSION failed; see $BERTH_HOME/logs/harbor-pip.log"
     done_step "installed harbor $HARBOR_VERSION with $py (the tests read Berth's job directories with its models)"
   fi
+  # SeaweedFS's weed, the S3 server of the results-store tests (built once from its Go module, cached).
+  bash "$ROOT/scripts/setup-s3.sh" || die "the S3 server for the results-store tests could not be built (scripts/setup-s3.sh)"
 fi
 
 printf 'setup: ready in %.1fs\n' "$(echo "$(date +%s.%N) - $total_start" | bc)"
