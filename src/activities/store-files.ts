@@ -12,6 +12,9 @@ import type { HostServices } from '../host/deps.ts';
 import { attemptKey, ResultsStore, totalBytes, uploadAttempt } from '../store/index.ts';
 import type { StoreEpisodeFilesRequest, StoredEpisodeFiles } from './types.ts';
 
+/** S3 errors no retry changes: the bucket is missing, or the credentials are wrong or not allowed. */
+const REFUSALS = new Set(['NoSuchBucket', 'AccessDenied', 'InvalidAccessKeyId', 'SignatureDoesNotMatch', 'InvalidBucketName', 'AllAccessDisabled']);
+
 /** An error's text with every credential value cut out (an S3 error may quote what it was sent). */
 export function withoutSecrets(text: string, secrets: Array<string | undefined>): string {
   let out = text;
@@ -43,8 +46,11 @@ export async function storeEpisodeFiles(deps: HostServices, req: StoreEpisodeFil
   } catch (err) {
     if (err instanceof ApplicationFailure) throw err;
     const e = err as Error;
-    throw ApplicationFailure.retryable(withoutSecrets(`uploading ${dir} to ${req.store}: ${e.name}: ${e.message}`,
-      [credentials?.secretAccessKey, credentials?.accessKeyId, credentials?.sessionToken]), 'berth:store_upload');
+    const message = withoutSecrets(`uploading ${dir} to ${req.store}: ${e.name}: ${e.message}`,
+      [credentials?.secretAccessKey, credentials?.accessKeyId, credentials?.sessionToken]);
+    // The store refused who we are or where we write: another attempt would be refused the same way.
+    if (REFUSALS.has(e.name)) throw ApplicationFailure.nonRetryable(`${message} (fix [results] or the store's credentials on ${deps.identity.host}; docs/deployment.md, A results store)`, 'berth:store_refused');
+    throw ApplicationFailure.retryable(message, 'berth:store_upload');
   } finally {
     clearInterval(beat);
     store.destroy();

@@ -9,7 +9,7 @@ import type { EpisodeInput, EpisodePlan, HostLease, ResultRow } from './types.ts
 export const RESULTS_STORE = 'results-store';
 
 /** Upload retries: a store that is down for a few minutes is waited out (2 s, 4 s, … about 4 min in all). */
-const STORE_RETRY = { maximumAttempts: 8, initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '2 minutes', nonRetryableErrorTypes: ['berth:store_no_files'] };
+const STORE_RETRY = { maximumAttempts: 8, initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '2 minutes', nonRetryableErrorTypes: ['berth:store_no_files', 'berth:store_refused'] };
 
 export async function storeEpisodeFilesOf(input: EpisodeInput, plan: EpisodePlan, lease: HostLease, row: ResultRow): Promise<void> {
   const store = input.episodeSettings.resultsStore;
