@@ -138,5 +138,31 @@ describe('a results store: every trial outlives the hosts that ran it', () => {
       expect(bytes.includes(s3!.accessKeyId), id).toBe(false);
     }
     expect(readdirSync(resultsDir).length).toBeGreaterThan(4);
+
+    // `berth report` on a machine with no results folder: made from the store alone (job files and trials).
+    const elsewhere = mkdtempSync(join(tmpdir(), 'berth-elsewhere-'));
+    const rep = await berth(['report', handle.batchId], env, 180_000, elsewhere, homes);
+    expect(rep.code, rep.stderr).toBe(0);
+    expect(rep.stdout.trim()).toBe(join(elsewhere, 'results', handle.batchId, 'report.html'));
+    expect(readFileSync(join(elsewhere, 'results', handle.batchId, 'rollouts.jsonl'), 'utf8').trim().split('\n')).toHaveLength(4);
+    for (const row of rows) {
+      const trial = join(elsewhere, 'results', handle.batchId, trialName(row.task_id, row.workflow_id));
+      for (const [path, digest] of written.get(row.workflow_id)!) {
+        const placed = trialPathOf(path);
+        if (placed) expect(sha(join(trial, placed)), `${trial}/${placed}`).toBe(digest);
+      }
+    }
+
+    // `berth gc BATCH`: asks first (no terminal here: refused without --yes), then removes every object of the batch.
+    const asked = await berth(['gc', handle.batchId], env, 60_000, elsewhere);
+    expect(asked.code).not.toBe(0);
+    expect(asked.stderr).toContain('pass --yes to remove them');
+    const gc = await berth(['gc', handle.batchId, '--yes', '--json'], env, 60_000, elsewhere);
+    expect(gc.code, gc.stderr).toBe(0);
+    expect((JSON.parse(gc.stdout) as { stored: { removed: number } }).stored.removed).toBeGreaterThan(4 * 3);
+    const left = new ResultsStore({ ...storeLocationOf(`s3://${s3!.bucket}/runs-${suffix}`), endpoint: s3!.endpoint, region: s3!.region, pathStyle: true, keepLocal: true },
+      { accessKeyId: s3!.accessKeyId, secretAccessKey: s3!.secretAccessKey });
+    expect(await left.list(`runs-${suffix}/${handle.batchId}/`)).toEqual([]);
+    left.destroy();
   }, 600_000);
 });
