@@ -21,6 +21,9 @@ export function filesUnder(dir: string): string[] {
   return out;
 }
 
+/** Files of one attempt uploaded at once (each large one also sends up to 4 parts at once). */
+export const UPLOADS_AT_ONCE = 4;
+
 export interface AttemptIds {
   batchId: string;
   workflowId: string;
@@ -34,13 +37,18 @@ export interface AttemptIds {
  */
 export async function uploadAttempt(store: ResultsStore, attempt: string, dir: string, ids: AttemptIds,
   progress?: (file: string, bytes: number) => void): Promise<Manifest> {
-  const files: ManifestFile[] = [];
-  for (const path of filesUnder(dir)) {
-    const key = fileKey(attempt, path);
-    if (!key) continue;
-    const { size, sha256 } = await store.putFile(key, join(dir, path), (n) => progress?.(path, n));
-    files.push({ path, size, sha256 });
-  }
+  const paths = filesUnder(dir).filter((p) => fileKey(attempt, p) !== null);
+  const files: ManifestFile[] = new Array<ManifestFile>(paths.length);
+  // A few files at a time: a trial is mostly small files, each a round trip of its own.
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(UPLOADS_AT_ONCE, paths.length) }, async () => {
+    while (next < paths.length) {
+      const i = next++;
+      const path = paths[i]!;
+      const { size, sha256 } = await store.putFile(fileKey(attempt, path)!, join(dir, path), (n) => progress?.(path, n));
+      files[i] = { path, size, sha256 };
+    }
+  }));
   const manifest: Manifest = { version: 1, ...ids, files, writtenAt: new Date().toISOString() };
   await store.putText(manifestKey(attempt), `${JSON.stringify(manifest, null, 2)}\n`);
   return manifest;

@@ -61,6 +61,8 @@ export class ResultsStore {
   /** Streams a file up to `key` (one PUT, or a multipart upload for a large one); answers its size and SHA-256. */
   async putFile(key: string, path: string, onBytes?: (n: number) => void): Promise<{ size: number; sha256: string }> {
     const digest = new Digest(onBytes);
+    // A PassThrough as the body: lib-storage takes a Transform's buffered length for the whole body's and then counts
+    // the parts wrong.
     const body = new PassThrough();
     const reading = pipeline(createReadStream(path), digest, body);
     const upload = new Upload({ client: this.client, params: { Bucket: this.bucket, Key: key, Body: body }, partSize: PART_BYTES, queueSize: QUEUE });
