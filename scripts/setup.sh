@@ -4,17 +4,19 @@
 # chromium, and Harbor 0.25 in a private venv. A second run on a ready machine changes nothing and takes seconds.
 set -euo pipefail
 # `npm run setup -- kubernetes [--stop]`: the local Kubernetes cluster, `npm run setup -- temporal-cluster [--stop]`:
-# a Temporal cluster on PostgreSQL, and `npm run setup -- nemo-gym`: NeMo Gym from PyPI for the anchor test, each in a
-# script of its own (npm run setup passes --tests first; --tests runs the nemo-gym one too).
-[ "${1:-}" = --tests ] && { [ "${2:-}" = kubernetes ] || [ "${2:-}" = temporal-cluster ] || [ "${2:-}" = nemo-gym ]; } && shift
+# a Temporal cluster on PostgreSQL, `npm run setup -- nemo-gym`: NeMo Gym from PyPI for the anchor test, and
+# `npm run setup -- s3`: the S3-compatible server the results-store tests run, each in a script of its own (npm run
+# setup passes --tests first; --tests runs the nemo-gym and s3 ones too).
+[ "${1:-}" = --tests ] && { [ "${2:-}" = kubernetes ] || [ "${2:-}" = temporal-cluster ] || [ "${2:-}" = nemo-gym ] || [ "${2:-}" = s3 ]; } && shift
 if [ "${1:-}" = kubernetes ]; then shift; exec bash "$(dirname "${BASH_SOURCE[0]}")/setup-kubernetes.sh" "$@"; fi
 if [ "${1:-}" = temporal-cluster ]; then shift; exec bash "$(dirname "${BASH_SOURCE[0]}")/setup-temporal-cluster.sh" "$@"; fi
 if [ "${1:-}" = nemo-gym ]; then shift; exec bash "$(dirname "${BASH_SOURCE[0]}")/setup-nemo-gym.sh" "$@"; fi
+if [ "${1:-}" = s3 ]; then shift; exec bash "$(dirname "${BASH_SOURCE[0]}")/setup-s3.sh" "$@"; fi
 TESTS=0
 for arg in "$@"; do
   case "$arg" in
     --tests) TESTS=1 ;;
-    *) echo "setup: unknown argument $arg (there are: --tests, kubernetes [--stop], temporal-cluster [--stop], nemo-gym)" >&2; exit 2 ;;
+    *) echo "setup: unknown argument $arg (there are: --tests, kubernetes [--stop], temporal-cluster [--stop], nemo-gym, s3)" >&2; exit 2 ;;
   esac
 done
 
@@ -247,6 +249,9 @@ if [ "$TESTS" = 1 ]; then
   step nemo-gym
   nemo_gym="$(bash "$ROOT/scripts/setup-nemo-gym.sh")" || die "scripts/setup-nemo-gym.sh failed (its message is above)"
   done_step "${nemo_gym##*$'\n'}"
+
+  # SeaweedFS's weed, the S3 server of the results-store tests (built once from its Go module, cached).
+  bash "$ROOT/scripts/setup-s3.sh" || die "the S3 server for the results-store tests could not be built (scripts/setup-s3.sh)"
 fi
 
 printf 'setup: ready in %.1fs\n' "$(echo "$(date +%s.%N) - $total_start" | bc)"

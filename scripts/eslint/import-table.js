@@ -8,11 +8,11 @@ export const IMPORT_TABLE = {
   cli: ['client', 'config', 'server', 'publish', 'serve'],
   publish: ['task', 'verify'],
   serve: ['client', 'config', 'rollouts', 'types:workflows'],
-  client: ['types:workflows', 'task', 'tokens', 'config', 'rollouts'],
+  client: ['types:workflows', 'task', 'tokens', 'config', 'rollouts', 'store'],
   server: ['config'],
   'worker.ts': ['activities', 'host', 'gateway', 'config'],
   workflows: ['outcomes', 'types:activities', 'rollouts'],
-  activities: ['host', 'sandbox', 'verify', 'agents', 'task', 'gateway', 'tokens', 'outcomes', 'config', 'types:rollouts'],
+  activities: ['host', 'sandbox', 'verify', 'agents', 'task', 'gateway', 'tokens', 'outcomes', 'config', 'types:rollouts', 'store'],
   // What a host owns (slots, removal, warm pool, network per phase, gateway wiring, identity, seed services): no
   // Temporal activity API; it reads the activities' contracts (types.ts) as types only.
   host: ['sandbox', 'verify', 'agents', 'task', 'gateway', 'tokens', 'outcomes', 'config', 'types:activities'],
@@ -27,6 +27,8 @@ export const IMPORT_TABLE = {
   outcomes: [],
   // Rollout runs for trainers (issue 41), pure: groups, policies, staleness; the token records' types.
   rollouts: ['tokens'],
+  // Episode and job files in an S3-compatible store (issue 39): key layout, manifests, the S3 client.
+  store: ['config'],
   config: [],
 };
 

@@ -64,6 +64,26 @@ export interface EpisodeSettings {
   separateVerifierForArtifacts?: boolean;
   /** `berth run --no-warm-pool`: no host seeds ahead for this batch, and its seeds never claim (absent: allowed). */
   warmPool?: false;
+  /** berth.toml [results] store (s3://bucket/prefix): each attempt's host uploads its files there as it closes. */
+  resultsStore?: string;
+}
+
+/** storeEpisodeFiles: the attempt whose logs folder its host uploads to the results store. */
+export interface StoreEpisodeFilesRequest {
+  /** s3://bucket[/prefix] of the batch's [results] store (never credentials: the host reads its own). */
+  store: string;
+  batchId: string;
+  workflowId: string;
+  runId: string;
+}
+
+export interface StoredEpisodeFiles {
+  /** The attempt's folder in the store (its manifest is `<key>/manifest.json`). */
+  key: string;
+  files: number;
+  bytes: number;
+  /** false when the host removed its copy after the upload ([results] keep_local = false). */
+  keptLocal: boolean;
 }
 
 export const DEFAULT_EPISODE_SETTINGS: EpisodeSettings = { defaultTimeoutSec: 21600, enforceTaskTimeouts: true, sandboxReadyTimeoutSec: 900 };

@@ -3,6 +3,7 @@ import { BatchHandle } from '../client/batch.ts';
 import { batchWorkflowId, listEpisodes } from '../client/episodes.ts';
 import { connect } from '../client/connect.ts';
 import { slotWaits } from '../client/slot-waits.ts';
+import { batchStoreOf, storeFailures } from '../client/store-status.ts';
 import { batchUiLink } from '../config/temporal.ts';
 import { ensureServer } from '../server/devserver.ts';
 import { ensureCluster } from './ensure.ts';
@@ -83,8 +84,17 @@ export function registerBatchCommands(program: Command): void {
         const progress = await h.progress();
         const episodes = await listEpisodes(h.client, batchId);
         const waiting = await slotWaits(h.client, batchId).catch(() => []);
-        if (o.json) return printJson({ batch_id: batchId, progress, waiting_for_slots: waiting, episodes, ui: h.uiLink });
+        const store = await batchStoreOf(h.client, batchId);
+        const notStored = store ? await storeFailures(h.client, episodes) : [];
+        if (o.json) {
+          return printJson({ batch_id: batchId, progress, waiting_for_slots: waiting, episodes, ui: h.uiLink,
+            ...(store ? { results_store: store, not_stored: notStored } : {}) });
+        }
         console.log(`${bold('batch')} ${batchId}\n${progressLine(progress, waiting)}\n${dim(h.uiLink)}`);
+        if (notStored.length > 0) {
+          console.log(yellow(`${notStored.length} attempt(s) whose files are not in ${store} (they stay on their hosts):`));
+          for (const f of notStored) console.log(yellow(`  ${f.workflow_id}: ${f.store_error}`));
+        }
       });
     });
 

@@ -51,7 +51,7 @@ export const COMMAND_MODULES: CommandModule[] = [
     load: async () => (await import('./regrade.ts')).registerRegrade,
     commands: [
       ['regrade [options] <batch>', 'run verification again for a batch\'s finished episodes (the task\'s tests/ as they are now), without the agent'],
-      ['gc [options]', () => `remove kept final states (berth run --keep-final-state): by default those older than ${keptStateDays()} days`],
+      ['gc [options] [batch]', () => `remove kept final states (berth run --keep-final-state): by default those older than ${keptStateDays()} days; with a batch, also its objects in the results store`],
     ],
   },
   { load: async () => (await import('./agents.ts')).registerAgents, commands: [['agents [options]', 'list the agents, their pinned versions, and the agent layers this host has']] },

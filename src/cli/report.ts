@@ -10,6 +10,7 @@ import { writeReport } from '../client/report-folder.ts';
 import { isHarborJobDir } from '../client/harbor-job/reader.ts';
 import { labelsFromTemporal } from '../client/report-labels.ts';
 import { serveReport, type ReportServer } from '../client/report-server.ts';
+import { resultsFromStore } from '../client/store-results.ts';
 import { positiveInt } from './options.ts';
 import { UserError, printJson } from './output.ts';
 
@@ -34,10 +35,22 @@ export function resultsFolderOf(batchOrDir: string, results: string | undefined)
   return { dir, name, harborOnly };
 }
 
+/**
+ * A batch named by id whose results folder is not on this machine: made from the results store when berth.toml sets
+ * one (the job's files and each row's trial), so view and report need neither the hosts nor `berth results` here.
+ */
+async function fromStoreIfMissing(batchOrDir: string, results: string | undefined): Promise<void> {
+  if (!results && existsSync(batchOrDir)) return;
+  const dir = resolve(results ?? join('results', batchOrDir));
+  if (existsSync(join(dir, 'rollouts.jsonl'))) return;
+  await resultsFromStore(batchOrDir, dir);
+}
+
 /** Dataset and agent: a Harbor job's own config says them; a Berth batch asks Temporal briefly. */
 const labelsOf = async (f: { name: string; harborOnly: boolean }): Promise<{ dataset?: string; agent?: string }> => (f.harborOnly ? {} : labelsFromTemporal(f.name));
 
 export async function reportCommand(batchOrDir: string, o: ReportCliOptions): Promise<string> {
+  await fromStoreIfMissing(batchOrDir, o.results);
   const f = resultsFolderOf(batchOrDir, o.results);
   const labels = await labelsOf(f);
   return writeReport({
@@ -48,6 +61,7 @@ export async function reportCommand(batchOrDir: string, o: ReportCliOptions): Pr
 
 /** `berth view BATCH`: the same pages on localhost until interrupted. */
 export async function viewCommand(batchOrDir: string, o: { results?: string; port?: number }): Promise<ReportServer> {
+  await fromStoreIfMissing(batchOrDir, o.results);
   const f = resultsFolderOf(batchOrDir, o.results);
   const labels = await labelsOf(f);
   return serveReport({ batchId: f.name, resultsDir: f.dir, dataset: labels.dataset, agent: labels.agent, port: o.port });

@@ -266,6 +266,7 @@ export async function startBatch(opts: StartBatchOptions): Promise<BatchHandle> 
       ...(resourceOverride ? { resourceOverride } : {}),
       ...(loader.separateVerifierForArtifacts ? { separateVerifierForArtifacts: true } : {}),
       ...(opts.warmPool === false ? { warmPool: false as const } : {}),
+      ...(config.results.store ? { resultsStore: config.results.store } : {}),
     },
     ...(opts.keepFinalState ? { keepFinalState: true } : {}),
     ...(opts.model !== undefined ? { model: opts.model } : {}),

@@ -6,6 +6,9 @@ import { z } from 'zod';
 import { configFileOverride } from './env.ts';
 import { berthHomeDir } from './paths.ts';
 
+/** s3://bucket[/prefix]: a bucket name as S3 allows it, then an optional key prefix. */
+export const STORE_URL = /^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/[A-Za-z0-9!_.*'()\/-]*)?$/;
+
 export const SANDBOX_PROVIDERS = ['docker', 'kubernetes'] as const;
 export type SandboxProviderName = (typeof SANDBOX_PROVIDERS)[number];
 
@@ -60,6 +63,17 @@ const schema = z.object({
     /** The batch id /run episodes carry (their workflow ids start berth/<gym_batch>/). */
     gym_batch: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'expected letters, digits, "_", "." or "-"').default('gym'),
   }).strict().default({ host: '127.0.0.1', port: 8642, gym_batch: 'gym' }),
+  // Where every episode's files go as it closes (docs/deployment.md, A results store): an S3-compatible bucket.
+  results: z.object({
+    store: z.string().regex(STORE_URL, 'expected "s3://bucket" or "s3://bucket/prefix", e.g. "s3://berth-results/team-a"').optional(),
+    /** An S3-compatible server's URL (SeaweedFS, MinIO, Ceph, R2): absent for AWS itself. */
+    endpoint: z.string().regex(/^https?:\/\/[^/\s]+\/?$/, 'expected the server\'s http(s) URL, e.g. "http://127.0.0.1:8333"').optional(),
+    region: z.string().min(1).optional(),
+    /** Bucket in the path, not the host name; default true when an endpoint is set (what S3-compatible servers want). */
+    path_style: z.boolean({ error: 'expected true or false' }).optional(),
+    /** Keep each episode's files on its host once the store has them (default true). */
+    keep_local: z.boolean({ error: 'expected true or false' }).default(true),
+  }).strict().default({ keep_local: true }),
   // The model gateway (docs/agents.md): USD per million tokens, keyed by provider/model or the bare model name.
   gateway: z.object({
     prices: z.record(z.string(), z.object({
@@ -116,6 +130,10 @@ function readBerthConfig(file: string): LoadedConfig {
   if (result.success && result.data.sandbox.provider === 'kubernetes' && !result.data.kubernetes.registry) {
     throw new Error(`${file}: key kubernetes.registry: [sandbox] provider = "kubernetes" needs the registry the cluster pulls task images from. ` +
       'Add [kubernetes] registry = "host:port" (docs/kubernetes.md).');
+  }
+  if (result.success && !result.data.results.store && (result.data.results.endpoint || result.data.results.region || result.data.results.path_style !== undefined)) {
+    throw new Error(`${file}: key results.store: [results] names a server but no bucket. ` +
+      'Add [results] store = "s3://bucket/prefix", or remove the [results] keys (docs/configuration.md, [results]).');
   }
   if (!result.success) {
     const issue = result.error.issues[0]!;

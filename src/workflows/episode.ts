@@ -9,6 +9,7 @@ import { openaiTurnWorkflow } from './openai-turn.ts';
 import { rollUp, shouldStop, stoppedByScore } from './rollup.ts';
 import { seedsWithAgent } from './seed-with-agent.ts';
 import { buildRow } from './row.ts';
+import { storeEpisodeFilesOf } from './store-files.ts';
 import { BERTH_FAILURE_KIND, BERTH_OUTCOME, BERTH_REWARD, BERTH_TURN } from '../config/search-attributes.ts';
 import type { AgentTurnOutput, EpisodeInput, EpisodePlan, HostLease, ResultRow, SandboxRef, TurnOutcome } from './types.ts';
 
@@ -284,6 +285,7 @@ export async function episodeWorkflow(input: EpisodeInput): Promise<ResultRow> {
     const row = buildRow({ input, plan, turns: state.turns, result, stoppedAfter: state.stoppedAfter, sandbox: state.sandbox,
       host: lease.host, workflowId: info.workflowId, runId: info.runId });
     if (state.seedSec !== undefined) row.timings = { seed: state.seedSec, ...row.timings };
+    await storeEpisodeFilesOf(input, plan, lease, row);
     await Promise.all([closeWith(row, tellBatch), teardown]);
     return row;
   } catch (err) {

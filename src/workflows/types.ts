@@ -41,6 +41,10 @@ export interface ResultRow {
   training?: RowTraining;
   /** The turns' notes, each once: what the rollout left that does not change the score (a sidecar that exited non-zero). */
   notes?: string[];
+  /** [results] store: the attempt's folder in the store, once all its files and its manifest are there. */
+  store_key?: string;
+  /** [results] store: why the upload failed for good (the files stay on the host). */
+  store_error?: string;
 }
 
 /** A batch: what every episode of it shares, its tasks, and how many repeats run how many at once. */

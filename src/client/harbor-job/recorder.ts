@@ -2,6 +2,8 @@
 // at once (its files from this disk, or moved from the host that ran it), and result.json follows them (result-pace.ts).
 import type { Client } from '@temporalio/client';
 import { existsSync, readFileSync } from 'node:fs';
+import { loadBerthConfig } from '../../config/berth-config.ts';
+import { openStore, readManifest, uploadJobFiles, type ResultsStore } from '../../store/index.ts';
 import { join } from 'node:path';
 import type { BatchInput, ResultRow } from '../../workflows/types.ts';
 import { batchWorkflowId, hostQueueOf, startInput } from '../episodes.ts';
@@ -18,6 +20,9 @@ export class JobRecorder {
   private readonly attempts = new Set<string>();
   private writes: Promise<unknown> = Promise.resolve();
   private readonly result = new PacedWrites((write) => { this.writes = this.writes.then(write).catch(() => undefined); });
+
+  /** berth.toml's [results] store on this machine: trials are read from it, and the job's files written to it. */
+  private readonly store: ResultsStore | null = openStore(loadBerthConfig().config);
 
   private constructor(readonly client: Client, readonly job: HarborJobDir, readonly meta: JobMeta) {
     for (const t of job.readTrials()) this.add(t);
@@ -79,7 +84,16 @@ export class JobRecorder {
     this.job.writeResult(this.meta, [...this.trials.values()], {
       finishedAt, updatedAt: new Date().toISOString(), running: 0, failedEpisodes, skippedTasks,
     });
+    if (this.store) {
+      const store = this.store;
+      this.writes = this.writes.then(() => uploadJobFiles(store, this.meta.batchId, this.job.dir)).catch((err: unknown) => {
+        this.storeError = `the job's files were not written to the results store: ${(err as Error).message}`;
+      });
+    }
   }
+
+  /** The last failed write of the job's files to the store, if any (`berth results` says it). */
+  storeError: string | undefined;
 
   private async writeTrial(row: ResultRow): Promise<HarborTrialResult> {
     const handle = this.client.workflow.getHandle(row.workflow_id, row.run_id);
@@ -88,6 +102,7 @@ export class JobRecorder {
     let files: TrialFiles;
     let note = (placed: string) => placed;
     if (!row.logs_dir) files = { none: 'no files: the episode stopped before its sandbox was seeded' };
+    else if (this.store && row.store_key && await readManifest(this.store, row.store_key).catch(() => null)) files = { stored: { store: this.store, key: row.store_key } };
     else if (existsSync(row.logs_dir)) files = { local: row.logs_dir };
     else {
       const queue = d ? await hostQueueOf(this.client, row.workflow_id, d.taskQueue) : null;

@@ -1,0 +1,6 @@
+// src/store: episode files and job files in an S3-compatible store (docs/deployment.md, A results store).
+export * from './keys.ts';
+export * from './manifest.ts';
+export { ResultsStore, type StoredObject } from './s3.ts';
+export { downloadAttempt, downloadJobFiles, filesUnder, readManifest, uploadAttempt, uploadJobFiles, UPLOADS_AT_ONCE, type AttemptIds } from './episode-files.ts';
+export { openStore } from './open.ts';

@@ -1,0 +1,44 @@
+// An attempt's manifest: every file the store holds of it, with its size and SHA-256. It is written after every file,
+// so a reader that finds none treats the attempt as absent, and one that finds it can check each file it reads. Pure.
+
+export interface ManifestFile {
+  /** The path in the episode's logs folder, '/'-separated. */
+  path: string;
+  size: number;
+  sha256: string;
+}
+
+export interface Manifest {
+  version: 1;
+  batchId: string;
+  workflowId: string;
+  runId: string;
+  /** The host that ran the attempt and uploaded its files. */
+  host: string;
+  files: ManifestFile[];
+  /** ISO time the manifest was written. */
+  writtenAt: string;
+}
+
+const isFile = (f: unknown): f is ManifestFile => {
+  const o = f as Partial<ManifestFile> | null;
+  return !!o && typeof o.path === 'string' && typeof o.size === 'number' && Number.isInteger(o.size) && o.size >= 0
+    && typeof o.sha256 === 'string' && /^[0-9a-f]{64}$/.test(o.sha256);
+};
+
+/** A manifest's text read back, or why it is not one (a reader then treats the attempt as absent). */
+export function parseManifest(text: string): Manifest | { invalid: string } {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    return { invalid: `not JSON (${(err as Error).message})` };
+  }
+  const m = raw as Partial<Manifest> | null;
+  if (!m || m.version !== 1) return { invalid: 'not a version 1 manifest' };
+  if (typeof m.workflowId !== 'string' || typeof m.runId !== 'string' || typeof m.batchId !== 'string') return { invalid: 'no batch, workflow or run id' };
+  if (!Array.isArray(m.files) || !m.files.every(isFile)) return { invalid: 'a file entry lacks its path, size or sha256' };
+  return m as Manifest;
+}
+
+export const totalBytes = (m: Pick<Manifest, 'files'>): number => m.files.reduce((n, f) => n + f.size, 0);

@@ -1,0 +1,47 @@
+// The store's key layout and manifests (docs/deployment.md, A results store), pure.
+import { describe, expect, it } from 'vitest';
+import { attemptKey, batchPrefix, fileKey, jobFileKey, manifestKey } from '../../src/store/keys.ts';
+import { parseManifest } from '../../src/store/manifest.ts';
+
+describe('store keys', () => {
+  it.each([
+    ['', 'b1', 'b1/'],
+    ['team/evals', 'b1', 'team/evals/b1/'],
+    ['p', 'we ird/batch', 'p/we_ird_batch/'],
+  ])('prefix %j, batch %j: every object under %j', (prefix, batch, want) => {
+    expect(batchPrefix({ prefix }, batch)).toBe(want);
+    expect(jobFileKey({ prefix }, batch, 'result.json')).toBe(`${want}job/result.json`);
+    expect(attemptKey({ prefix }, batch, `berth/${batch}/t1/r0`, 'run-1').startsWith(want)).toBe(true);
+  });
+
+  it('names an attempt by its workflow and run id alone, so a retry rewrites the same objects', () => {
+    const a = attemptKey({ prefix: 'p' }, 'b', 'berth/b/hello/r0/a1', '0190-run');
+    expect(a).toBe('p/b/episodes/berth_b_hello_r0_a1/0190-run');
+    expect(manifestKey(a)).toBe(`${a}/manifest.json`);
+    expect(fileKey(a, 'turn-1/agent/trajectory.json')).toBe(`${a}/files/turn-1/agent/trajectory.json`);
+  });
+
+  it.each(['', '.', '../x', 'a/../../b'])('refuses the path %j', (path) => {
+    expect(fileKey('p/b/episodes/w/r', path)).toBeNull();
+  });
+});
+
+describe('manifests', () => {
+  const good = { version: 1, batchId: 'b', workflowId: 'w', runId: 'r', host: 'h', writtenAt: 'now',
+    files: [{ path: 'a.txt', size: 3, sha256: 'a'.repeat(64) }] };
+
+  it('reads a whole manifest back', () => {
+    expect(parseManifest(JSON.stringify(good))).toEqual(good);
+  });
+
+  it.each([
+    ['{"version": 1, "batchId": "b"', 'not JSON'],
+    [JSON.stringify({ ...good, version: 2 }), 'not a version 1 manifest'],
+    [JSON.stringify({ ...good, runId: undefined }), 'no batch, workflow or run id'],
+    [JSON.stringify({ ...good, files: [{ path: 'a', size: -1, sha256: 'a'.repeat(64) }] }), 'lacks its path, size or sha256'],
+    [JSON.stringify({ ...good, files: [{ path: 'a', size: 1, sha256: 'xyz' }] }), 'lacks its path, size or sha256'],
+  ])('treats %j as no manifest (%s)', (text, why) => {
+    const m = parseManifest(text);
+    expect('invalid' in m && m.invalid).toContain(why);
+  });
+});
