@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { execFile } from 'node:child_process';
+import Docker from 'dockerode';
 import { join } from 'node:path';
 import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
 import { noContainersLeft } from '../helpers/docker.ts';
+import { waitUntil } from '../helpers/worker-process.ts';
 import { BASE_TOML, echoTask, writeDataset } from '../helpers/tasks.ts';
 import { startServe, type Serving } from '../../src/serve/server.ts';
 import { FakePolicy } from '../helpers/fake-policy.ts';
@@ -208,5 +210,13 @@ describe('berth serve: rollout runs and NeMo Gym /run (real Temporal, real Docke
     });
     expect(run.out).toMatch(/3 passed/);
     expect(run.code).toBe(0);
-  }, 320_000);
+    // The cancelled run's episode tears its sandbox down while this file's workers still run (before, the workers
+    // stopped first and its container was left behind).
+    const docker = new Docker();
+    let left: string[] = [];
+    await waitUntil(async () => {
+      left = (await docker.listContainers({ all: true, filters: { name: ['berth-rollout-py-'] } })).map((c) => c.Names[0] ?? c.Id);
+      return left.length === 0;
+    }, 120_000, 'no sandbox of the Python client\'s runs').catch((err: Error) => { throw new Error(`${err.message}; still there: ${left.join(', ')}`); });
+  }, 450_000);
 });
