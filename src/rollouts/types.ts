@@ -1,22 +1,14 @@
 // A rollout run for a trainer (issue 41): what it is asked to do, what it delivers, and the policy it runs under.
 // Plain data only: the run workflow, `berth serve` and the clients share these shapes.
-import type { RowTraining, RunPolicy } from '../tokens/index.ts';
+import type { PolicyEndpoint, RowTraining, RunPolicy } from '../tokens/index.ts';
 
-export type { EpisodeTraining, RowTraining } from '../tokens/index.ts';
+export type { EpisodeTraining, PolicyEndpoint, RowTraining } from '../tokens/index.ts';
 
 /** What a run does with a masked sample (docs/training.md, Groups and failures). */
 export type GroupPolicy =
   | { kind: 'mask' }
   | { kind: 'retry'; maxRetries: number }
   | { kind: 'partial' };
-
-/** The policy endpoint: its base URL (without /v1), the model it serves, a worker env var holding its key. */
-export interface PolicyEndpoint {
-  /** Without /v1. */
-  baseUrl: string;
-  model: string;
-  apiKeyVar?: string;
-}
 
 /** Sampling settings sent with every policy call (OpenAI Chat Completions names). */
 export type Sampling = Record<string, unknown>;
