@@ -51,9 +51,6 @@ function table(title: string, wallSec: number, calls: KubeCall[], timelines: Epi
     const top = Object.entries(c).sort((a, b) => b[1] - a[1]).slice(0, 4).map(([k, x]) => `${k} ${per(x)}`).join(', ');
     console.log(`  ${phase.padEnd(12)}${(phase === 'idle' ? '-' : (wall[phase] ?? 0).toFixed(3)).padEnd(9)}${per(total).padEnd(8)}${per(execs).padEnd(8)}${top}`);
   }
-  const first = Math.min(...timelines.map((t) => t.start));
-  const spans = timelines.map((t) => `${((t.start - first) / 1000).toFixed(2)}-${((t.end - first) / 1000).toFixed(2)}`);
-  if (n > 1 && n <= 16) console.log(`  episodes, s from the first one's start (start-end): ${spans.join(', ')}`);
   console.log(`  activities per episode: ${Object.entries(activities).map(([k, x]) => `${k} ${per(x)}`).join(', ')}`);
 }
 

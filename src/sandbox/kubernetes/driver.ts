@@ -12,7 +12,7 @@ import { SandboxLost, SandboxNeverReady, SeedFailed } from '../errors.ts';
 import { DEFAULT_OUTPUT_CAP, type RawExecOptions } from '../exec.ts';
 import type { ImageConfig } from '../image-config.ts';
 import { LABEL_USER, LABEL_WORKDIR, LABEL_WORKFLOW } from '../names.ts';
-import { isSeeded, SEEDED_MARKER } from '../seed-scripts.ts';
+import { isSeeded } from '../seed-scripts.ts';
 import type { ExecResult, SandboxInfo } from '../types.ts';
 import { PodEgress } from './egress.ts';
 import { execInPod, getArchiveFromPod, PodExecError, putArchiveInPod, type PodContainer } from './exec.ts';
@@ -51,12 +51,6 @@ const KEEP_ALIVE_RUNS = 'for f in /proc/[0-9]*/cmdline; do [ "$(tr \'\\0\' \' \'
 /** The same in a group's pod, where a sidecar may sleep too: only a process of main's own container (its mount namespace) counts. */
 const KEEP_ALIVE_RUNS_IN_MAIN = 'me=$(readlink /proc/self/ns/mnt); for f in /proc/[0-9]*/cmdline; do d=${f%/cmdline}; ' +
   '[ "$(tr \'\\0\' \' \' < "$f" 2>/dev/null)" = "sleep infinity " ] && [ "$(readlink "$d/ns/mnt" 2>/dev/null)" = "$me" ] && exit 0; done; exit 1';
-
-/**
- * `script` in a container of pod `uid` only: the kubelet mounts the pod's own files (its /etc/hosts, termination log)
- * from its folder `pods/<uid>/`, which the container's mount table names.
- */
-const ofPod = (uid: string, script: string) => `grep -qF '/pods/${uid}/' /proc/self/mountinfo || exit 1; ${script}`;
 
 export const CLUSTER = '(kubernetes cluster)';
 const LOG_TAIL_LINES = 40;
@@ -139,30 +133,16 @@ export class KubernetesDriver implements SandboxDriver {
     }
   }
 
-  /**
-   * A new pod is ready once its keep-alive's root setup is done and `sleep infinity` runs; a setup that fails ends the
-   * pod. Once the pod is on a node, each look asks the container too (an exec, beside the read): the kubelet reports
-   * a started container in the pod's status only at its next relist, up to a second after exec reaches it. Until the
-   * status shows it, the exec also asks that its container is this pod's (`uid`), not one of a pod of the same name
-   * deleted a moment ago whose container the node has not stopped yet.
-   */
-  private async waitReady(handle: ServiceHandle, uid: string | undefined): Promise<void> {
+  /** A new pod is ready once its keep-alive's root setup is done and `sleep infinity` runs; a setup that fails ends the pod. */
+  private async waitReady(handle: ServiceHandle): Promise<void> {
     const deadline = Date.now() + this.startTimeoutMs;
     const pullClock = new PullFailureClock();
-    let onNode = false;
-    let running = false;
     for (let attempt = 0; ; attempt++) {
-      // A long image pull is asked less often (its execs fail until the container exists).
-      const early = !running && uid !== undefined && onNode && (attempt < 20 || attempt % 4 === 0);
-      const asking: Promise<boolean> = running ? this.keepAliveRuns(handle) : early ? this.keepAliveRuns(handle, ofPod(uid!, KEEP_ALIVE_RUNS)) : Promise.resolve(false);
-      const pod: V1Pod | undefined = await this.readPod(handle.containerId).finally(() => asking.catch(() => undefined));
-      const ready: boolean = await asking;
+      const pod = await this.readPod(handle.containerId);
       if (!pod) throw new SandboxLost(handle.name, new Error(`pod ${handle.containerId} was deleted while starting`));
-      onNode = Boolean(pod.spec?.nodeName);
       const status = pod.status?.containerStatuses?.[0];
       const state = status?.state;
       const waiting = state?.waiting?.reason ?? '';
-      running = Boolean(state?.running);
       pullClock.observe(status ? [status] : []);
       const pull = { reason: waiting, message: state?.waiting?.message ?? '', hasPullSecret: this.imagePullSecret !== undefined, failingForMs: status ? pullClock.failingForMs(status.name) : 0 };
       if (pullFailureIsFinal(pull)) {
@@ -170,8 +150,8 @@ export class KubernetesDriver implements SandboxDriver {
       }
       const egressFailed = await this.egress.startFailure(pod);
       if (egressFailed) throw egressFailed;
-      if (ready) return;
       if (state?.terminated || pod.status?.phase === 'Failed' || pod.status?.phase === 'Succeeded') throw await this.setupFailure(handle, state?.terminated?.exitCode);
+      if (state?.running && (await this.keepAliveRuns(handle))) return;
       if (Date.now() > deadline) throw new SandboxNeverReady(`pod ${handle.containerId} not ready after ${this.startTimeoutMs} ms (${waiting || pod.status?.phase})`);
       await new Promise((r) => setTimeout(r, Math.min(50 * (attempt + 1), 250)));
     }
@@ -202,36 +182,22 @@ export class KubernetesDriver implements SandboxDriver {
     const body = await this.egress.withController(singlePod(spec), spec);
     if (this.imagePullSecret) body.spec!.imagePullSecrets = [{ name: this.imagePullSecret }];
     const handle: ServiceHandle = { name: spec.name, containerId: body.metadata!.name!, user: spec.user, workdir: spec.workdir };
-    let uid: string | undefined;
     for (let attempt = 0; ; attempt++) {
       try {
-        uid = (await this.core.createNamespacedPod({ namespace: this.namespace, body })).metadata?.uid;
+        await this.core.createNamespacedPod({ namespace: this.namespace, body });
         break;
       } catch (err) {
         if (statusCode(err) !== 409 || attempt > 0) throw new SandboxLost(spec.name, err);
       }
       // A pod of that name: adopt it when it runs and finished its seed, else replace it (RUN lines are not idempotent).
       const existing = await this.readPod(handle.containerId);
-      if (existing && (await this.seededPod(existing))) {
+      if (existing?.status?.containerStatuses?.[0]?.state?.running && (await isSeeded(this, this.handleOf(existing)))) {
         return { handle: this.handleOf(existing), adopted: true };
       }
       await this.deletePod(handle.containerId, true);
     }
-    await this.waitReady(handle, uid);
+    await this.waitReady(handle);
     return { handle, adopted: false };
-  }
-
-  /**
-   * Whether a pod of the name wanted finished its seed: asked in its container when its status shows it running, and
-   * also before (the kubelet's next relist), then of its own container only (ofPod), on a node and not ending.
-   */
-  private async seededPod(pod: V1Pod): Promise<boolean> {
-    const state = pod.status?.containerStatuses?.[0]?.state;
-    if (state?.running) return isSeeded(this, this.handleOf(pod));
-    const uid = pod.metadata?.uid;
-    if (!uid || !pod.spec?.nodeName || state?.terminated || pod.metadata?.deletionTimestamp) return false;
-    const r = await execInPod(this.kubeConfig, this.target(this.handleOf(pod)), ['sh', '-c', ofPod(uid, `test -e ${SEEDED_MARKER}`)]).catch(() => undefined);
-    return r?.exitCode === 0;
   }
 
   async attach(name: string): Promise<ServiceHandle> {
