@@ -285,7 +285,8 @@ export async function episodeWorkflow(input: EpisodeInput): Promise<ResultRow> {
     const row = buildRow({ input, plan, turns: state.turns, result, stoppedAfter: state.stoppedAfter, sandbox: state.sandbox,
       host: lease.host, workflowId: info.workflowId, runId: info.runId });
     if (state.seedSec !== undefined) row.timings = { seed: state.seedSec, ...row.timings };
-    await storeEpisodeFilesOf(input, plan, lease, row);
+    // Only with a store: an extra await, even of nothing, reorders this activation's commands for histories before it.
+    if (input.episodeSettings.resultsStore) await storeEpisodeFilesOf(input, plan, lease, row);
     await Promise.all([closeWith(row, tellBatch), teardown]);
     return row;
   } catch (err) {
