@@ -7,6 +7,7 @@ import {
 } from '../agents/index.ts';
 import { clearTurnFiles, redact } from '../verify/index.ts';
 import type { ModelLimits, OpenAiModelAnswer, OpenAiTurnSetup, TurnRef } from './types.ts';
+import type { GatewayCallNote, ToolCall } from '../agents/index.ts';
 import { upstreamFor } from '../gateway/index.ts';
 import { loadBerthConfig } from '../config/berth-config.ts';
 import { asActivityFailure, typed } from './failures.ts';
@@ -64,6 +65,32 @@ const episodeWorkflowId = (): string => (Context.current().info.workflowExecutio
  * --max-cost is reported as `limit`.
  */
 export async function openaiModelCall(deps: HostServices, s: OpenAiTurnSetup, spent?: { tokens: number; costUsd: number; limits?: ModelLimits }): Promise<OpenAiModelAnswer> {
+  try {
+    return await modelCallThroughGateway(deps, s, spent, { noteInRecord: false });
+  } catch (err) {
+    if (err instanceof ContextLengthExceeded) throw ApplicationFailure.nonRetryable(err.message, 'berth:context_length');
+    throw asActivityFailure(err);
+  }
+}
+
+type GatewayCounts = Pick<OpenAiModelAnswer, 'heldMs' | 'cachedTokens' | 'costUsd' | 'limit'>;
+
+/** The counts as the conversation file keeps them beside the answer (src/agents/openai/turn-step.ts reads them back). */
+export function gatewayNoteOf(c: GatewayCounts): GatewayCallNote | undefined {
+  const note: GatewayCallNote = {
+    ...(c.cachedTokens !== undefined ? { cached_tokens: c.cachedTokens } : {}), ...(c.costUsd !== undefined ? { cost_usd: c.costUsd } : {}),
+    ...(c.heldMs !== undefined ? { held_ms: c.heldMs } : {}), ...(c.limit ? { limit: c.limit } : {}),
+  };
+  return Object.keys(note).length > 0 ? note : undefined;
+}
+
+/**
+ * One model call through this worker's gateway, under a scope of its own. `noteInRecord`: what the gateway counted
+ * (cached tokens, cost, held time, a limit passed) goes into the answer's record in the conversation file too.
+ */
+export async function modelCallThroughGateway(
+  deps: HostServices, s: OpenAiTurnSetup, spent: { tokens: number; costUsd: number; limits?: ModelLimits } | undefined, opts: { noteInRecord: boolean },
+): Promise<OpenAiModelAnswer> {
   const gateway = await deps.gateway.get();
   const scope = gateway.register({
     label: 'openai',
@@ -73,6 +100,17 @@ export async function openaiModelCall(deps: HostServices, s: OpenAiTurnSetup, sp
     limits: spent?.limits ?? {},
     spentBefore: { tokens: spent?.tokens ?? 0, costUsd: spent?.costUsd ?? 0 },
   });
+  // The gateway has recorded the call by the time its answer reaches callModel (it records before the response's
+  // bytes can be read back in this process).
+  const counted = (): GatewayCounts => {
+    const call = scope.calls.at(-1);
+    const heldMs = Math.round(scope.calls.reduce((sum, c) => sum + (c.heldMs ?? 0), 0));
+    return {
+      ...(heldMs > 0 ? { heldMs } : {}),
+      ...(call ? { cachedTokens: call.cachedInputTokens } : {}), ...(call?.costUsd != null ? { costUsd: call.costUsd } : {}),
+      ...(scope.stopped ? { limit: { kind: `agent:${scope.stopped.kind}`, reason: scope.stopped.reason } } : {}),
+    };
+  };
   try {
     // Heartbeats while the call runs: an answer may take minutes (a long generation, or a call held at the gateway
     // while the trainer drains), and without them the call's heartbeat timeout would start it again.
@@ -80,18 +118,9 @@ export async function openaiModelCall(deps: HostServices, s: OpenAiTurnSetup, sp
       conversationPath: s.conversationPath, baseUrl: `${gateway.url}/v1`, model: s.model, token: scope.token,
       maxTokens: s.maxTokens ?? undefined, signal: Context.current().cancellationSignal, onRetry: (info) => heartbeat(info),
       ...(s.mcpTools ? { extraTools: mcpFunctionTools(s.mcpTools) } : {}),
+      ...(opts.noteInRecord ? { gatewayNote: () => gatewayNoteOf(counted()) } : {}),
     }));
-    const call = scope.calls.at(-1);
-    const heldMs = Math.round(scope.calls.reduce((sum, c) => sum + (c.heldMs ?? 0), 0));
-    return {
-      ...(heldMs > 0 ? { heldMs } : {}),
-      toolCallIds: r.toolCalls.map((c) => c.id), promptTokens: r.usage.promptTokens ?? 0, completionTokens: r.usage.completionTokens ?? 0,
-      ...(call ? { cachedTokens: call.cachedInputTokens } : {}), ...(call?.costUsd != null ? { costUsd: call.costUsd } : {}),
-      ...(scope.stopped ? { limit: { kind: `agent:${scope.stopped.kind}`, reason: scope.stopped.reason } } : {}),
-    };
-  } catch (err) {
-    if (err instanceof ContextLengthExceeded) throw ApplicationFailure.nonRetryable(err.message, 'berth:context_length');
-    throw asActivityFailure(err);
+    return { toolCallIds: r.toolCalls.map((t) => t.id), promptTokens: r.usage.promptTokens ?? 0, completionTokens: r.usage.completionTokens ?? 0, ...counted() };
   } finally {
     gateway.revoke(scope.token);
     scope.opts.training?.policy.release();
@@ -108,32 +137,39 @@ export async function openaiToolCall(deps: HostServices, req: { ref: TurnRef; se
     // Each call is the agent phase: a worker restarted since the turn started puts the sandbox back on its network
     // (a stdio MCP server runs there too).
     await enterPhase(deps, await deps.loadEpisodeTask(req.ref.input), phaseTargets(req.ref.sandbox), req.ref.turn, 'agent', req.ref.input.agent);
-    const mcp = req.setup.mcpTools?.find((t) => t.name === call.name);
-    if (mcp) {
-      // The stdio server's process may live a little past the call's budget: its answer is bounded by the budget.
-      const startStdio = stdioStarter(deps.provider, req.ref.sandbox, req.setup.user, req.timeoutSec + 30);
-      await runMcpTool(mcp, call, req.setup.conversationPath, { startStdio, timeoutSec: req.timeoutSec, signal: Context.current().cancellationSignal });
-      return { exitCode: null };
-    }
-    const r = await runBashTool({
-      provider: deps.provider, handle: { ...handleOf(req.ref.sandbox), user: req.setup.user }, user: req.setup.user,
-      workdir: req.setup.workdir, env: {}, call, timeoutSec: req.timeoutSec, conversationPath: req.setup.conversationPath,
-    });
-    return { exitCode: r.exitCode };
+    return runToolCall(deps, req.ref, req.setup, call, req.timeoutSec);
   }));
+}
+
+/** Runs one of the model's tool calls (an MCP tool's, else bash in the sandbox) and appends its output to the conversation. */
+export async function runToolCall(deps: HostServices, ref: TurnRef, setup: OpenAiTurnSetup, call: ToolCall, timeoutSec: number): Promise<{ exitCode: number | null }> {
+  const mcp = setup.mcpTools?.find((t) => t.name === call.name);
+  if (mcp) {
+    // The stdio server's process may live a little past the call's budget: its answer is bounded by the budget.
+    const startStdio = stdioStarter(deps.provider, ref.sandbox, setup.user, timeoutSec + 30);
+    await runMcpTool(mcp, call, setup.conversationPath, { startStdio, timeoutSec, signal: Context.current().cancellationSignal });
+    return { exitCode: null };
+  }
+  const r = await runBashTool({
+    provider: deps.provider, handle: { ...handleOf(ref.sandbox), user: setup.user }, user: setup.user,
+    workdir: setup.workdir, env: {}, call, timeoutSec, conversationPath: setup.conversationPath,
+  });
+  return { exitCode: r.exitCode };
 }
 
 /** Host queue: the turn's ATIF transcript and final text, from the conversation file (redacted as every agent's is). */
 export async function openaiFinish(deps: HostServices, req: { ref: TurnRef; setup: OpenAiTurnSetup; stopReason: string | null }): Promise<{ responseText: string }> {
-  return typed(async () => {
-    const { runId } = Context.current().info.workflowExecution ?? { runId: 'local' };
-    const { trajectory, finalText: clear } = await openaiTrajectory(req.setup.conversationPath, { sessionId: `${runId}-t${req.ref.turn + 1}`, modelName: req.setup.model });
-    const hidden = hiddenValuesOf(await deps.loadEpisodeTask(req.ref.input));
-    const finalText = redact(clear, hidden);
-    const dir = agentDir(req.ref);
-    writeFileSync(join(dir, 'trajectory.json'), redact(JSON.stringify(trajectory, null, 2), hidden));
-    writeFileSync(join(dir, 'response.txt'), finalText);
-    if (req.stopReason) writeFileSync(join(dir, 'stop-reason.txt'), `${req.stopReason}\n`);
-    return { responseText: finalText.slice(-32 * 1024) };
-  });
+  return typed(() => writeTurnTranscript(deps, req.ref, req.setup, req.stopReason));
+}
+
+export async function writeTurnTranscript(deps: HostServices, ref: TurnRef, setup: OpenAiTurnSetup, stopReason: string | null): Promise<{ responseText: string }> {
+  const { runId } = Context.current().info.workflowExecution ?? { runId: 'local' };
+  const { trajectory, finalText: clear } = await openaiTrajectory(setup.conversationPath, { sessionId: `${runId}-t${ref.turn + 1}`, modelName: setup.model });
+  const hidden = hiddenValuesOf(await deps.loadEpisodeTask(ref.input));
+  const finalText = redact(clear, hidden);
+  const dir = agentDir(ref);
+  writeFileSync(join(dir, 'trajectory.json'), redact(JSON.stringify(trajectory, null, 2), hidden));
+  writeFileSync(join(dir, 'response.txt'), finalText);
+  if (stopReason) writeFileSync(join(dir, 'stop-reason.txt'), `${stopReason}\n`);
+  return { responseText: finalText.slice(-32 * 1024) };
 }

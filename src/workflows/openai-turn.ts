@@ -8,6 +8,13 @@ const GRACE_SEC = 60;
 /** Model calls per run before the turn continues as new, keeping each history small. */
 const CALLS_PER_RUN = 25;
 const MODEL_CALLS_ON_HOST = 'model-calls-on-the-sandbox-host';
+const TURN_IN_ONE_ACTIVITY = 'openai-turn-in-one-activity';
+/**
+ * What the one-activity turn may run past its budget before Temporal stops the attempt: the turn checks its own budget
+ * between calls, so this covers one model call begun just before the end (its retries) and the time a trainer's
+ * drain holds calls at the gateway (which moves the budget on).
+ */
+const TURN_OVERRUN_SEC = 3600;
 
 function acts(ref: TurnRef) {
   // On a cluster the conversation stays with the worker that keeps the episode's files (src/activities/files-home.ts).
@@ -18,15 +25,39 @@ function acts(ref: TurnRef) {
     // began before the change keep calling on the shared queue.
     model: proxyActivities<SharedActivities>({ ...(patched(MODEL_CALLS_ON_HOST) ? hostOpts : {}), startToCloseTimeout: '15 minutes', heartbeatTimeout: '2 minutes', retry: { maximumAttempts: 4, nonRetryableErrorTypes: [...FINAL_ERROR_TYPES, 'berth:context_length', 'AgentConfigError'] } }),
     host: proxyActivities<HostActivities>({ ...hostOpts, startToCloseTimeout: `${ref.plan.steps[ref.turn]!.agentTimeoutSec + GRACE_SEC} seconds`, heartbeatTimeout: `${ref.plan.heartbeatTimeoutSec} seconds`, retry }),
+    // A killed worker's attempt ends by its heartbeat timeout; the next resumes from the conversation file.
+    turn: proxyActivities<HostActivities>({
+      ...hostOpts, startToCloseTimeout: `${ref.plan.steps[ref.turn]!.agentTimeoutSec + GRACE_SEC + TURN_OVERRUN_SEC} seconds`, heartbeatTimeout: `${ref.plan.heartbeatTimeoutSec} seconds`,
+      retry: { maximumAttempts: 4, nonRetryableErrorTypes: [...FINAL_ERROR_TYPES, 'berth:conversation_lost', 'AgentConfigError'] },
+    }),
   };
 }
 
 /**
- * One openai agent turn, durable call by call: each model call and each bash call is an activity on the sandbox's
- * host, where the conversation lives in a file.
+ * The turn as one activity on the sandbox's host (src/activities/openai-turn.ts): the model and tool calls in a loop
+ * there, durable call by call through the conversation file. History holds the start, that activity and the usage.
+ */
+async function turnInOneActivity(ref: TurnRef, a: ReturnType<typeof acts>): Promise<AgentTurnOutput> {
+  const setup = await a.host.openaiStart.executeWithOptions({ summary: `openai start turn ${ref.turn + 1}` }, [ref]);
+  const startedAt = Date.now();
+  const deadline = startedAt + ref.plan.steps[ref.turn]!.agentTimeoutSec * 1000;
+  const done = await a.turn.openaiTurn.executeWithOptions({ summary: `openai turn ${ref.turn + 1}` }, [{ ref, setup, deadline }]);
+  return {
+    responseText: done.responseText, exitCode: null,
+    timings: { agent: (Date.now() - startedAt) / 1000 },
+    usage: done.usage,
+    ...(done.agentOutcome ? { agentOutcome: done.agentOutcome } : {}),
+  };
+}
+
+/**
+ * One openai agent turn, durable call by call. Turns begun before patch openai-turn-in-one-activity (and their runs
+ * continued as new) make each model call and each bash call an activity on the sandbox's host, where the
+ * conversation lives in a file.
  */
 export async function openaiTurnWorkflow(ref: TurnRef, carried?: OpenAiTurnState): Promise<AgentTurnOutput> {
   const a = acts(ref);
+  if (!carried && patched(TURN_IN_ONE_ACTIVITY)) return turnInOneActivity(ref, a);
   const state: OpenAiTurnState = carried ?? {
     setup: await a.host.openaiStart.executeWithOptions({ summary: `openai start turn ${ref.turn + 1}` }, [ref]),
     calls: 0, promptTokens: 0, completionTokens: 0, startedAt: Date.now(),

@@ -10,8 +10,8 @@ import { echoTask, writeDataset } from '../helpers/tasks.ts';
 import { recordHistory } from '../helpers/histories.ts';
 import { bashCall, contextTooLong, finalMessage, rateLimited, startScriptedServer } from '../agents/scripted-openai.ts';
 
-// The openai agent inside a real episode: each model call and each bash call is its own activity in a
-// child workflow, against a scripted Chat Completions server speaking the real protocol.
+// The openai agent inside a real episode: its turn is a child workflow whose model and bash calls run in one
+// activity on the sandbox's host, against a scripted Chat Completions server speaking the real protocol.
 describe('openai agent, durable (issue 7)', () => {
   let cluster: TestCluster;
   beforeAll(async () => {
@@ -46,13 +46,14 @@ describe('openai agent, durable (issue 7)', () => {
       const child = cluster.client.workflow.getHandle(`${row.workflow_id}/turn-1`);
       const history = await child.fetchHistory();
       const scheduled = (history.events ?? []).flatMap((e) => e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes] : []);
-      expect(scheduled.map((a) => a.activityType?.name)).toEqual(['openaiStart', 'openaiModelCall', 'openaiToolCall', 'openaiModelCall', 'openaiFinish']);
+      // The turn's calls are one activity, looping on the conversation file (patch openai-turn-in-one-activity).
+      expect(scheduled.map((a) => a.activityType?.name)).toEqual(['openaiStart', 'openaiTurn']);
       // Every activity of the turn runs on the sandbox's host, beside the conversation file: hosts share no storage
       // (docs/deployment.md, What must be shared).
       expect(new Set(scheduled.map((a) => a.taskQueue?.name))).toEqual(new Set([cluster.hostQueue]));
       expect(JSON.stringify(history)).not.toContain('sk-test-secret');
       await recordHistory(cluster.client, row.workflow_id, 'episode-openai');
-      await recordHistory(cluster.client, `${row.workflow_id}/turn-1`, 'openai-turn');
+      await recordHistory(cluster.client, `${row.workflow_id}/turn-1`, 'openai-turn-one');
     } finally {
       await server.close();
     }
@@ -70,7 +71,7 @@ describe('openai agent, durable (issue 7)', () => {
     }
   });
 
-  it('a long turn continues as new every 25 model calls and still finishes', async () => {
+  it('a long turn (29 model calls) stays one activity in one small history and finishes', async () => {
     const server = await startScriptedServer((n) => (n < 27 ? bashCall(`call_${n}`, `echo ${n} >> /app/calls.txt`)
       : n === 27 ? bashCall('call_last', 'echo ok > /app/out.txt') : finalMessage('done after many calls')));
     try {
@@ -78,7 +79,10 @@ describe('openai agent, durable (issue 7)', () => {
       const row = summary.rows[0]!;
       expect(row).toMatchObject({ reward: 1, response_text: 'done after many calls' });
       expect(row.usage).toMatchObject({ calls: 29 });
-      expect(await runChain(cluster.client, `${row.workflow_id}/turn-1`)).toHaveLength(2);
+      expect(await runChain(cluster.client, `${row.workflow_id}/turn-1`)).toHaveLength(1);
+      const events = (await cluster.client.workflow.getHandle(`${row.workflow_id}/turn-1`).fetchHistory()).events ?? [];
+      expect(events.filter((e) => e.activityTaskScheduledEventAttributes).map((e) => e.activityTaskScheduledEventAttributes!.activityType?.name)).toEqual(['openaiStart', 'openaiTurn']);
+      expect(events.length).toBeLessThan(40);
     } finally {
       await server.close();
     }

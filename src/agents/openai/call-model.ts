@@ -12,7 +12,7 @@ import { ContextLengthExceeded, ModelCallFailed, ModelRequestRejected } from './
 import { isTransientModelStatus, MODEL_RETRY, parseRetryAfter, retriesAfter, retryDelayMs } from '../../outcomes/index.ts';
 import { wait, type RetryOptions } from './retry.ts';
 import { toolCallsOf } from './tool-calls.ts';
-import type { ChatMessage, ChatToolCall, ConversationRecord, ModelUsage, ToolCall } from './types.ts';
+import type { ChatMessage, ChatToolCall, ConversationRecord, GatewayCallNote, ModelUsage, ToolCall } from './types.ts';
 
 export const DEFAULT_API_KEY_ENV = 'OPENAI_API_KEY';
 
@@ -36,6 +36,11 @@ export interface CallModelOptions {
   retry?: RetryOptions;
   /** Per HTTP request; default 600 s. */
   requestTimeoutMs?: number;
+  /**
+   * What the gateway counted for the answer, asked for just before the answer is written so the two go in one
+   * record (a durable turn resumed after a crash counts each call once).
+   */
+  gatewayNote?: () => GatewayCallNote | undefined;
   /** Called before each wait between attempts (heartbeats, logs). */
   onRetry?: (info: { attempt: number; status: number | null; waitMs: number }) => void;
 }
@@ -146,12 +151,14 @@ export async function callModel(opts: CallModelOptions): Promise<CallModelResult
       if (res.ok) {
         const parsed = parseCompletion(text);
         if (parsed) {
+          const gateway = opts.gatewayNote?.();
           const record = await appendRecord(opts.conversationPath, JSON.parse(redact(JSON.stringify({
             message: normaliseAssistant(parsed.choice.message, callNumber),
             usage: parsed.usage,
             finish_reason: parsed.finishReason,
             ...(parsed.model ? { model: parsed.model } : {}),
             ...(parsed.reasoning ? { reasoning: parsed.reasoning } : {}),
+            ...(gateway ? { gateway } : {}),
           }))) as Omit<ConversationRecord, 'at'>);
           return resultOf(record, false, attempt);
         }

@@ -8,6 +8,7 @@ export { callModel, apiKeyEnvOf, DEFAULT_API_KEY_ENV, type CallModelOptions, typ
 export { runBashTool, BASH_TOOL, BASH_TOOL_NAME, DEFAULT_TOOL_OUTPUT_CAP, type BashToolInput, type BashToolResult } from './bash-tool.ts';
 export { openaiTrajectory, transcriptOf, finalTextOf, usageOf, type OpenAiTrajectoryOptions, type OpenAiTranscript } from './trajectory.ts';
 export { nextAction, nextActionOf, type NextAction } from './next-action.ts';
+export { tallyOf, turnStepOf, callLimitReason, TIME_BUDGET_REASON, type TurnTally, type TurnLimits, type TurnStep } from './turn-step.ts';
 export { callBudget, callBudgetOf, DEFAULT_MAX_CALLS, type CallBudget } from './limits.ts';
 export type { RetryOptions } from './retry.ts';
 export {

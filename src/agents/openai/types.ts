@@ -27,6 +27,8 @@ export interface ConversationRecord {
   finish_reason?: string;
   model?: string;
   reasoning?: string;
+  /** Assistant records of a durable turn: what the gateway counted for the call (absent without a gateway). */
+  gateway?: GatewayCallNote;
   /** Tool records: how the command ended. */
   exit_code?: number;
   timed_out?: boolean;
@@ -39,4 +41,14 @@ export interface ToolCall {
   arguments: Record<string, unknown>;
   /** Set when the model's arguments were not a JSON object; `arguments` is then {}. */
   argumentsError?: string;
+}
+
+/** What the gateway counted for one model call, kept beside its answer so a resumed turn counts it once. */
+export interface GatewayCallNote {
+  cached_tokens?: number;
+  cost_usd?: number;
+  /** How long a trainer's drain held the call before it was sent. */
+  held_ms?: number;
+  /** The call took the episode past --max-tokens or --max-cost: the turn ends here. */
+  limit?: { kind: string; reason: string };
 }
