@@ -82,7 +82,14 @@ export async function sampleTokens(row: SampleRow, batchId: string, store: Resul
   const recordsFile = row.training?.tokens;
   if (!recordsFile || !row.workflow_id) return { token_records: null, token_rollout: null };
   const ref = { batchId, workflowId: row.workflow_id, logsDir: row.logs_dir };
-  const read = await readEpisodeFiles(ref, [recordsFile, TOKEN_ROLLOUT_FILE], store);
+  let read: Map<string, EpisodeFileRead>;
+  try {
+    read = await readEpisodeFiles(ref, [recordsFile, TOKEN_ROLLOUT_FILE], store);
+  } catch (err) {
+    // The store is down, or holds a file that does not match its manifest: said on the row (the group is not
+    // acknowledged yet, so the trainer can read it again), not a broken stream.
+    return { token_records: null, token_rollout: null, tokens_error: `reading the tokens of ${row.workflow_id}: ${(err as Error).message}` };
+  }
   const records = read.get(recordsFile)!;
   if ('missing' in records) return { token_records: null, token_rollout: null, tokens_error: records.missing };
   const rollout = read.get(TOKEN_ROLLOUT_FILE)!;

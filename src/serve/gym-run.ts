@@ -38,7 +38,9 @@ export async function episodeRecords(row: ResultRow | undefined, batchId: string
   const file = row?.training?.tokens;
   if (!row || !file) return [];
   const ref = { batchId, workflowId: row.workflow_id, logsDir: row.logs_dir, ...(row.store_key ? { storeKey: row.store_key } : {}) };
-  const read = (await readEpisodeFiles(ref, [file], store)).get(file)!;
+  const read = (await readEpisodeFiles(ref, [file], store).catch((err: Error) => {
+    throw new HttpError(503, `the episode's token records cannot be read: ${err.message}`);
+  })).get(file)!;
   if ('missing' in read) throw new HttpError(503, `the episode's token records cannot be read: ${read.missing}`);
   return read.text.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as GymTokenRecord);
 }

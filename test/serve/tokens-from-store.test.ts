@@ -10,7 +10,10 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { storedAttemptOf } from '../../src/client/episode-tokens.ts';
+import { storeLocationOf } from '../../src/config/results-store.ts';
 import { temporalAddress } from '../../src/config/temporal.ts';
+import { fileKey, ResultsStore } from '../../src/store/index.ts';
 import { episodeRecords } from '../../src/serve/gym-run.ts';
 import { startServe, type Serving } from '../../src/serve/server.ts';
 import type { Group, SampleRow } from '../../src/rollouts/types.ts';
@@ -145,6 +148,20 @@ groups = list(BerthRollouts(sys.argv[1]).run(sys.argv[2]).groups(after=0, tokens
 print(json.dumps([[{"records": r.token_records, "error": r.tokens_error} for r in g.rows] for g in groups]))
 `, [serving.url, key]);
     expect(JSON.parse(py)).toEqual([fromStore.map((r) => ({ records: r.token_records, error: null }))]);
+
+    // A file in the store that differs from its manifest is never handed out as tokens: the row says so.
+    const store = new ResultsStore({ ...storeLocationOf(`s3://${s3.bucket}/tokens-${suffix}`), endpoint: s3.endpoint, region: s3.region, pathStyle: true, keepLocal: true },
+      { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey });
+    try {
+      const tampered = fromStore[0]!;
+      const attempt = storedAttemptOf(store.settings, { batchId: `rollout-${key}`, workflowId: tampered.workflow_id!, logsDir: tampered.logs_dir });
+      await store.putText(fileKey(attempt!, 'token-records.jsonl')!, '{"generation_token_ids":[1]}\n');
+      const [group] = (await (await fetch(`${serving.url}/runs/${key}/groups?after=0&follow=0&tokens=1`)).json()) as Group[];
+      expect(group!.rows[0]).toMatchObject({ token_records: null, tokens_error: expect.stringMatching(/token-records\.jsonl in the store does not match its manifest/) });
+      expect(group!.rows[1]!.token_records).toEqual(fromStore[1]!.token_records);
+    } finally {
+      store.destroy();
+    }
 
     // Without a store, a server on this machine cannot find them, and says why (never an answer without tokens).
     const bare = await startServe({ client, taskQueue, port: 0, dataset, agent: 'openai', store: null });
