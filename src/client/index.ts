@@ -8,4 +8,5 @@ export { BatchControlError } from './steer.ts';
 export { ResultsFolder, metricsOf, passAtK, newestAttempts, type Metrics, type SkippedEntry } from './results.ts';
 export type { AgentName, BatchProgress, ResultRow } from '../workflows/types.ts';
 export { startRun, RunHandle, RunRequestError, type StartRunOptions } from './rollouts.ts';
-export type { Group, GroupPolicy, RunStatus, SampleRow } from '../rollouts/types.ts';
+export type { Group, GroupPolicy, RunStatus, SampleRow, TokenRolloutFile } from '../rollouts/types.ts';
+export { openStore, readEpisodeFiles, sampleTokens, storedAttemptOf, type EpisodeFilesRef, type ResultsStore, type SampleTokens } from './episode-tokens.ts';

@@ -17,6 +17,8 @@ import type { Group, GroupPolicy, PolicyState, RunStatus, RunTask, Sampling } fr
 import type { SkippedEntry } from './results.ts';
 import { callsPolicy, trainingRefusal } from '../tokens/index.ts';
 import { probePolicyBeforeRun } from './probe.ts';
+import { groupWithTokens } from './episode-tokens.ts';
+import type { ResultsStore } from '../store/index.ts';
 
 export interface StartRunOptions {
   /** The idempotency key: the same key answers the same run, never a second one. */
@@ -110,6 +112,8 @@ export async function startRun(client: Client, opts: StartRunOptions): Promise<{
       episodeSettings: {
         defaultTimeoutSec: config.episode.default_timeout_seconds, enforceTaskTimeouts: config.episode.enforce_task_timeouts,
         sandboxReadyTimeoutSec: config.episode.sandbox_ready_timeout_s,
+        // The episode's files, token records included, go to the results store as the episode closes (issue 39).
+        ...(config.results.store ? { resultsStore: config.results.store } : {}),
       },
     },
     tasks: loaded.tasks, n: opts.n, groupPolicy: opts.groupPolicy ?? { kind: 'mask' }, maxStaleness: opts.maxStaleness ?? null,
@@ -170,17 +174,24 @@ export class RunHandle {
   close(): Promise<RunStatus> { return this.handle.executeUpdate<RunStatus, []>(RUN_UPDATES.close); }
 
   /**
+   * The group with each row's token records and linked sequences inline (`token_records`, `token_rollout`, or
+   * `tokens_error`), read from this machine when the episode's logs folder is here, else from `store` (the results
+   * store berth.toml names: `openStore(config)`), so a trainer on any machine gets them after the worker host is gone.
+   */
+  withTokens(group: Group, store: ResultsStore | null): Promise<Group> { return groupWithTokens(group, runBatchId(this.key), store); }
+
+  /**
    * Every group after `after` as it completes, until the run has nothing more to deliver (done or cancelled) or
    * `signal` aborts. Groups are read from the run, so a reader that reconnects with its last acknowledged cursor
-   * continues exactly there.
+   * continues exactly there. With `tokens`, each group comes with its tokens inline (`withTokens`).
    */
-  async *stream(after = -1, opts: { pollMs?: number; signal?: AbortSignal } = {}): AsyncGenerator<Group> {
+  async *stream(after = -1, opts: { pollMs?: number; signal?: AbortSignal; tokens?: { store: ResultsStore | null } } = {}): AsyncGenerator<Group> {
     let cursor = after < 0 ? (await this.status()).acked : after;
     while (!opts.signal?.aborted) {
       const groups = await this.groups(cursor);
       for (const g of groups) {
         cursor = g.seq;
-        yield g;
+        yield opts.tokens ? await this.withTokens(g, opts.tokens.store) : g;
       }
       if (groups.length > 0) continue;
       const s = await this.status();

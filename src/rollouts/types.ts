@@ -1,6 +1,6 @@
 // A rollout run for a trainer (issue 41): what it is asked to do, what it delivers, and the policy it runs under.
 // Plain data only: the run workflow, `berth serve` and the clients share these shapes.
-import type { PolicyEndpoint, RowTraining, RunPolicy } from '../tokens/index.ts';
+import type { PolicyEndpoint, RowTraining, RunPolicy, TokenRecord, TokenRollout } from '../tokens/index.ts';
 
 export type { EpisodeTraining, PolicyEndpoint, RowTraining } from '../tokens/index.ts';
 
@@ -47,12 +47,24 @@ export interface SampleRow {
   failure_reason: string | null;
   workflow_id: string | null;
   logs_dir: string | null;
-  /** The episode's token records (absolute path; the linked sequences are token-rollout.json beside it), or null. */
+  /**
+   * The episode's token records as a path on the host that ran it (the linked sequences are token-rollout.json beside
+   * it), or null. From another machine, ask for the tokens inline (`groups?tokens=1`): the fields below.
+   */
   tokens: string | null;
   /** The version the sample's first model call was sent under (else the version it started under). */
   policy_version: number | null;
   training?: RowTraining;
+  /** Inline tokens (asked for): every policy call's record in order, or null when the sample has none. */
+  token_records?: TokenRecord[] | null;
+  /** Inline tokens (asked for): the calls linked into sequences with loss masks, or null. */
+  token_rollout?: TokenRolloutFile | null;
+  /** Inline tokens (asked for): why they could not be read (neither on the serving machine nor in the results store). */
+  tokens_error?: string;
 }
+
+/** token-rollout.json beside an episode's logs: its calls linked into token sequences with loss masks. */
+export type TokenRolloutFile = TokenRollout & { schema_version: number; rollout_id: string | null; calls: number };
 
 /** A complete group: n rows, delivered once under its sequence number. */
 export interface Group {

@@ -1,12 +1,13 @@
 // NeMo Gym's agent-server interface (docs/training.md, NeMo RL through NeMo Gym): POST /run is one durable episode,
 // answered in the harbor agent's verify-response shape; POST /aggregate_metrics.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
 import { loadBerthConfig } from '../config/berth-config.ts';
 import { loadRunTasks, baseUrlOf } from '../client/rollouts.ts';
 import { runOneEpisode } from '../client/one-episode.ts';
+import { readEpisodeFiles, type ResultsStore } from '../client/episode-tokens.ts';
 import type { EpisodeInput, ResultRow } from '../workflows/types.ts';
 import type { RunTask } from '../rollouts/types.ts';
 import { aggregateMetrics, gymEpisodeKey, gymRunRequestProblem, gymVerifyResponse } from './gym-response.ts';
@@ -24,13 +25,24 @@ export interface GymContext {
   gymBatch: string;
   /** Tasks loaded and prepared once per serve process (a cache of what the dataset says, not state). */
   tasks: Map<string, Promise<{ task: RunTask; root: string }>>;
+  /** Where token files not on this machine are read from (the results store berth.toml names), or null. */
+  store: ResultsStore | null;
 }
 
-/** The episode's token records (one file beside its logs, every turn's calls in order: row.training.tokens). */
-export function readEpisodeRecords(logsDir: string | null, file = 'token-records.jsonl'): GymTokenRecord[] {
-  const path = logsDir ? join(logsDir, file) : null;
-  if (!path || !existsSync(path)) return [];
-  return readFileSync(path, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as GymTokenRecord);
+/**
+ * The episode's token records (one file beside its logs, every turn's calls in order: row.training.tokens), from this
+ * machine or else the results store. Records the row names that can be read from neither answer HTTP 503 (asking
+ * again may find them, e.g. once the store is back): a response without them would hand the trainer no tokens.
+ */
+export async function episodeRecords(row: ResultRow | undefined, batchId: string, store: ResultsStore | null): Promise<GymTokenRecord[]> {
+  const file = row?.training?.tokens;
+  if (!row || !file) return [];
+  const ref = { batchId, workflowId: row.workflow_id, logsDir: row.logs_dir, ...(row.store_key ? { storeKey: row.store_key } : {}) };
+  const read = (await readEpisodeFiles(ref, [file], store).catch((err: Error) => {
+    throw new HttpError(503, `the episode's token records cannot be read: ${err.message}`);
+  })).get(file)!;
+  if ('missing' in read) throw new HttpError(503, `the episode's token records cannot be read: ${read.missing}`);
+  return read.text.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as GymTokenRecord);
 }
 
 function taskOf(ctx: GymContext, name: string): Promise<{ task: RunTask; root: string }> {
@@ -62,6 +74,8 @@ async function runEpisode(ctx: GymContext, req: GymRunRequest): Promise<{ id: st
     episodeSettings: {
       defaultTimeoutSec: config.episode.default_timeout_seconds, enforceTaskTimeouts: config.episode.enforce_task_timeouts,
       sandboxReadyTimeoutSec: config.episode.sandbox_ready_timeout_s,
+      // The episode's files, token records included, go to the results store as the episode closes (issue 39).
+      ...(config.results.store ? { resultsStore: config.results.store } : {}),
     },
     ...(ctx.policy ? {
       training: { runWorkflowId: '', endpoint: baseUrlOf(ctx.policy.endpoint), model: ctx.policy.model, version: 0, sampling },
@@ -91,7 +105,8 @@ export async function handleGym(ctx: GymContext, req: IncomingMessage, res: Serv
         verifier_rewards: row.verifier_rewards, ...(row.usage ? { usage: row.usage } : {}) }
       : { workflowId: id, reward: null, mask_sample: true, failure_kind: 'provider_unavailable', failure_reason: 'the episode workflow failed without a row (a failure on Berth\'s side)', response_text: '' };
     const model = ctx.policy?.model ?? String(gymReq.responses_create_params.model ?? ctx.agent);
-    sendJson(res, 200, gymVerifyResponse(gymReq, result, readEpisodeRecords(row?.logs_dir ?? null, row?.training?.tokens ?? undefined), instruction, model, Date.now() / 1000));
+    const records = await episodeRecords(row, ctx.gymBatch, ctx.store);
+    sendJson(res, 200, gymVerifyResponse(gymReq, result, records, instruction, model, Date.now() / 1000));
   } catch (err) {
     if (err instanceof HttpError) sendJson(res, err.status, { detail: err.message });
     else if ((err as { status?: number }).status) sendJson(res, (err as { status: number }).status, { detail: (err as Error).message });

@@ -5,6 +5,7 @@ import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { RunHandle, RunRequestError, baseUrlOf, loadRunTasks, startRun, type StartRunOptions } from '../client/rollouts.ts';
 import { DRAIN_SETTLE_MS } from '../rollouts/policy.ts';
+import type { ResultsStore } from '../client/episode-tokens.ts';
 import type { GroupPolicy } from '../rollouts/types.ts';
 import { HttpError, readJson, sendJson } from './http.ts';
 
@@ -14,6 +15,8 @@ export interface RunsContext {
   configFile?: string;
   dataset: string | undefined;
   agent: string | undefined;
+  /** Where token files not on this machine are read from (the results store berth.toml names), or null. */
+  store: ResultsStore | null;
 }
 
 const num = (v: unknown): number | undefined => (v === undefined || v === null ? undefined : Number(v));
@@ -48,14 +51,17 @@ function startOptions(ctx: RunsContext, body: Record<string, unknown>): StartRun
   };
 }
 
-/** Writes every group after the cursor as one NDJSON line until the run has nothing more, or the reader leaves. */
-async function streamGroups(run: RunHandle, after: number, req: IncomingMessage, res: ServerResponse): Promise<void> {
+/**
+ * Writes every group after the cursor as one NDJSON line until the run has nothing more, or the reader leaves; with
+ * `tokens`, each row's tokens inline (from this machine, or else the results store).
+ */
+async function streamGroups(run: RunHandle, after: number, tokens: { store: ResultsStore | null } | undefined, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const abort = new AbortController();
   req.on('close', () => abort.abort());
   res.on('close', () => abort.abort());
   res.writeHead(200, { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' });
   try {
-    for await (const group of run.stream(after, { signal: abort.signal })) {
+    for await (const group of run.stream(after, { signal: abort.signal, ...(tokens ? { tokens } : {}) })) {
       if (!res.write(`${JSON.stringify(group)}\n`)) await new Promise((r) => res.once('drain', r));
     }
   } finally {
@@ -78,8 +84,12 @@ export async function handleRuns(ctx: RunsContext, req: IncomingMessage, res: Se
     if (parts.length === 2 && req.method === 'GET') return sendJson(res, 200, await run.status()), true;
     if (action === 'groups' && req.method === 'GET') {
       const after = url.searchParams.get('after');
-      if (url.searchParams.get('follow') === '0') return sendJson(res, 200, await run.groups(after === null ? (await run.status()).acked : Number(after))), true;
-      await streamGroups(run, after === null ? -1 : Number(after), req, res);
+      const tokens = ['1', 'true'].includes(url.searchParams.get('tokens') ?? '') ? { store: ctx.store } : undefined;
+      if (url.searchParams.get('follow') === '0') {
+        const groups = await run.groups(after === null ? (await run.status()).acked : Number(after));
+        return sendJson(res, 200, tokens ? await Promise.all(groups.map((g) => run.withTokens(g, tokens.store))) : groups), true;
+      }
+      await streamGroups(run, after === null ? -1 : Number(after), tokens, req, res);
       return true;
     }
     if (req.method !== 'POST') throw new HttpError(405, `${req.method} ${url.pathname}: not an operation of the rollout API (docs/training.md)`);

@@ -6,6 +6,8 @@ import type { Client } from '@temporalio/client';
 import { handleRuns } from './runs-api.ts';
 import { handleGym, type GymContext } from './gym-run.ts';
 import { sendJson } from './http.ts';
+import { loadBerthConfig } from '../config/berth-config.ts';
+import { openStore, type ResultsStore } from '../client/episode-tokens.ts';
 
 export interface ServeOptions {
   client: Client;
@@ -17,15 +19,21 @@ export interface ServeOptions {
   agent?: string;
   policy?: { endpoint: string; model: string };
   gymBatch?: string;
+  /**
+   * Where an episode's token files are read from when its logs folder is not on this machine (docs/deployment.md, A
+   * results store): default the store berth.toml names, if any; null for none.
+   */
+  store?: ResultsStore | null;
   logger?: { error(message: string): void };
 }
 
 export interface Serving { server: Server; url: string; close(): Promise<void> }
 
 export async function startServe(opts: ServeOptions): Promise<Serving> {
+  const opened = opts.store === undefined ? openStore((opts.configFile ? loadBerthConfig(opts.configFile) : loadBerthConfig()).config) : null;
   const ctx: GymContext = {
     client: opts.client, taskQueue: opts.taskQueue, configFile: opts.configFile, dataset: opts.dataset, agent: opts.agent,
-    ...(opts.policy ? { policy: opts.policy } : {}), gymBatch: opts.gymBatch ?? 'gym', tasks: new Map(),
+    ...(opts.policy ? { policy: opts.policy } : {}), gymBatch: opts.gymBatch ?? 'gym', tasks: new Map(), store: opts.store ?? opened,
   };
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://berth');
@@ -49,6 +57,9 @@ export async function startServe(opts: ServeOptions): Promise<Serving> {
   const host = address.includes(':') ? `[${address}]` : address;
   return {
     server, url: `http://${host}:${port}`,
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () => new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => { opened?.destroy(); resolve(); });
+    }),
   };
 }

@@ -1,5 +1,6 @@
 // An episode attempt's files in the store: uploaded from the host's logs folder file by file, the manifest last; read
 // back into a folder only when the manifest is there, each file checked against it.
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, lstatSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { fileKey, JOB_FILES, jobFileKey, manifestKey } from './keys.ts';
@@ -80,6 +81,24 @@ export async function downloadAttempt(store: ResultsStore, attempt: string, dir:
     }
   }
   return manifest;
+}
+
+/**
+ * One file of the attempt, whole, checked against the manifest: null when the store has no whole attempt or the
+ * manifest lists no such file; an error when the object is missing or differs from what the manifest says.
+ */
+export async function readAttemptFile(store: ResultsStore, attempt: string, path: string, manifest?: Manifest | null): Promise<Buffer | null> {
+  const m = manifest === undefined ? await readManifest(store, attempt) : manifest;
+  const entry = m?.files.find((f) => f.path === path);
+  const key = fileKey(attempt, path);
+  if (!entry || !key) return null;
+  const bytes = await store.getBytes(key);
+  if (bytes === null) throw new Error(`${key} is in the manifest of ${attempt} but not in the store`);
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  if (sha256 !== entry.sha256 || bytes.length !== entry.size) {
+    throw new Error(`${key} in the store does not match its manifest (sha256 ${sha256}, ${bytes.length} bytes; expected ${entry.sha256}, ${entry.size} bytes)`);
+  }
+  return bytes;
 }
 
 /** Writes the job files present in `dir` (config.json, result.json, rollouts.jsonl, metrics.json, skipped.json) to the store. */

@@ -85,6 +85,17 @@ export class ResultsStore {
     }
   }
 
+  /** The object's bytes, or null when there is none (for small files a reader needs whole, such as token records). */
+  async getBytes(key: string): Promise<Buffer | null> {
+    try {
+      const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      return Buffer.from(await out.Body!.transformToByteArray());
+    } catch (err) {
+      if (isMissing(err)) return null;
+      throw err;
+    }
+  }
+
   /** Streams the object into `path` (written whole: a temporary file renamed); answers its size and SHA-256. */
   async getFile(key: string, path: string): Promise<{ size: number; sha256: string }> {
     const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));

@@ -34,8 +34,17 @@ class SampleRow:
     failure_reason: Optional[str]
     workflow_id: Optional[str]
     logs_dir: Optional[str]
+    #: The token records file as a path on the worker host that ran the sample; from any other machine, ask for the
+    #: tokens inline (``run.groups(tokens=True)``): ``token_records``, ``token_rollout``.
     tokens: Optional[str]
     policy_version: Optional[int]
+    #: Inline tokens (``groups(tokens=True)``): every policy call's record in order (``prompt_token_ids``,
+    #: ``generation_token_ids``, ``generation_log_probs``, ``policy_version``, ...), or None when the sample has none.
+    token_records: Optional[List[Dict[str, Any]]] = None
+    #: Inline tokens: the calls linked into token sequences with their loss masks (token-rollout.json), or None.
+    token_rollout: Optional[Dict[str, Any]] = None
+    #: Inline tokens: why they could not be read (neither on the serving machine nor in the results store).
+    tokens_error: Optional[str] = None
     extra: Dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -128,12 +137,16 @@ class Run:
     def status(self) -> Dict[str, Any]:
         return self.client._call("GET", self._path)
 
-    def groups(self, after: Optional[int] = None) -> Iterator[Group]:
+    def groups(self, after: Optional[int] = None, tokens: bool = False) -> Iterator[Group]:
         """Complete groups as they finish, after ``after`` (default: after the last acknowledged group).
 
-        The iterator ends when the run has nothing more to deliver (done or cancelled).
+        With ``tokens``, each row carries its token records and linked sequences inline (``token_records``,
+        ``token_rollout``; ``tokens_error`` when they could not be read), which ``berth serve`` reads from the worker
+        host's disk or, when that host is not this one or is gone, from the results store. The iterator ends when the
+        run has nothing more to deliver (done or cancelled).
         """
-        query = "" if after is None else f"?after={int(after)}"
+        params = {k: v for k, v in (("after", None if after is None else int(after)), ("tokens", 1 if tokens else None)) if v is not None}
+        query = "?" + urllib.parse.urlencode(params) if params else ""
         req = urllib.request.Request(self.client.url + self._path + "/groups" + query, method="GET")
         try:
             resp = urllib.request.urlopen(req, timeout=self.client.timeout)
