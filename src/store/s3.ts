@@ -37,8 +37,9 @@ class Digest extends Transform {
   }
 }
 
+// A 404 for a bucket that is not there is the store's misconfiguration, not an object never written.
 const isMissing = (err: unknown): boolean =>
-  err instanceof NoSuchKey || (err instanceof S3ServiceException && (err.name === 'NoSuchKey' || err.$metadata.httpStatusCode === 404));
+  err instanceof NoSuchKey || (err instanceof S3ServiceException && err.name !== 'NoSuchBucket' && (err.name === 'NoSuchKey' || err.$metadata.httpStatusCode === 404));
 
 export class ResultsStore {
   readonly client: S3Client;

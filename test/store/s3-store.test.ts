@@ -43,6 +43,15 @@ describe('the results store against SeaweedFS', () => {
     wrong.destroy();
   });
 
+  it('answers null for an object never written, and an error naming the bucket when the bucket is not there', async () => {
+    expect(await store.getText('t/never/written.json')).toBeNull();
+    const noBucket = new ResultsStore({ ...storeLocationOf('s3://no-such-bucket-here/t'), endpoint: s3.endpoint, region: s3.region, pathStyle: true, keepLocal: true },
+      { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey });
+    await expect(noBucket.getText('t/any.json')).rejects.toThrow(/bucket/i);
+    await expect(noBucket.getBytes('t/any.json')).rejects.toThrow(/bucket/i);
+    noBucket.destroy();
+  });
+
   it('uploads an attempt streamed, manifest last, and reads it back byte for byte', async () => {
     const dir = join(scratch, 'episode');
     mkdirSync(join(dir, 'turn-1', 'agent'), { recursive: true });
