@@ -4,6 +4,7 @@ import type { HostActivities } from '../activities/host-activities.ts';
 import { FINAL_ERROR_TYPES, maskedTurn, maskingFailure } from './failures.ts';
 import { rollUp } from './rollup.ts';
 import { buildRow } from './row.ts';
+import { storeEpisodeFilesOf } from './store-files.ts';
 import { BERTH_FAILURE_KIND, BERTH_OUTCOME, BERTH_REWARD } from '../config/search-attributes.ts';
 import { REGRADE_REFUSED } from '../outcomes/index.ts';
 import type { RegradeInput, ResultRow, TurnOutcome } from './types.ts';
@@ -20,6 +21,9 @@ const { hostLease } = proxyActivities<SharedActivities>({ startToCloseTimeout: '
 /** Runs that may regrade on another host than the one that ran the attempt, from the results store (issue 39). */
 export const REGRADE_FROM_STORE = 'regrade-from-store';
 
+/** Regrades of a batch with a results store upload their own files there, as episodes do (issue 39). */
+export const REGRADE_STORES_FILES = 'regrade-stores-files';
+
 /**
  * The host the regrade runs on: the one that ran the attempt (its logs and kept state are there), or, when the client
  * found no worker of it and the attempt's files are in the store, the host of whichever live worker of the batch's
@@ -35,8 +39,9 @@ async function regradeHost(input: RegradeInput): Promise<{ queue: string; host: 
 
 /**
  * A new attempt of a finished episode that runs its verification again, never its agent: one activity on the host
- * that holds the episode's logs and kept state (or, that host gone, on a live one that reads the logs from the store). Its row says `regraded_from`; a regrade that cannot run fails, so the
- * graded attempt stays the one reported.
+ * that holds the episode's logs and kept state (or, that host gone, on a live one that reads the logs from the
+ * store). Its row says `regraded_from`; a regrade that cannot run fails, so the graded attempt stays the one reported.
+ * With a results store, the regrade's own files are uploaded there as an episode's are.
  */
 export async function regradeWorkflow(input: RegradeInput): Promise<ResultRow> {
   const info = workflowInfo();
@@ -66,6 +71,10 @@ export async function regradeWorkflow(input: RegradeInput): Promise<ResultRow> {
     });
     row.logs_dir = logsDir;
     row.regraded_from = input.from.workflowId;
+    // Only with a store and a logs folder: histories of regrades before it replay without the extra step.
+    if (input.episode.episodeSettings.resultsStore && logsDir && patched(REGRADE_STORES_FILES)) {
+      await storeEpisodeFilesOf(input.episode, plan, { host: where.host ?? where.queue, queue: where.queue }, row);
+    }
     upsertSearchAttributes([
       { key: BERTH_OUTCOME, value: row.mask_sample ? 'masked' : 'scored' },
       ...(row.reward !== null ? [{ key: BERTH_REWARD, value: row.reward }] : []),
