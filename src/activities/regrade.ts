@@ -85,6 +85,15 @@ async function missingLogs(deps: HostServices, input: RegradeInput): Promise<str
 }
 
 /**
+ * Where a file of the attempt's manifest (a path in its logs folder) goes in the regrade's turn folder: the single
+ * turn's `parts` (agent, artifacts) only, at the same place under the turn; null for anything else.
+ */
+export function regradeCopyPath(path: string, parts: string[]): string | null {
+  const part = parts.find((p) => path.startsWith(`${SOURCE_TURN}/${p}/`));
+  return part ? path.slice(SOURCE_TURN.length + 1) : null;
+}
+
+/**
  * Puts the attempt's agent/ (and, for separate mode, the artifacts/ its verification collected) into the regrade's turn
  * folder: copied from this host's disk, or read from the results store, each file checked against the manifest.
  */
@@ -95,9 +104,7 @@ async function bringAttemptFiles(input: RegradeInput, turnDir: string, parts: st
     for (const part of parts) if (existsSync(join(source, part))) await cp(join(source, part), join(turnDir, part), { recursive: true });
     return;
   }
-  const wanted = parts.map((part) => `${SOURCE_TURN}/${part}/`);
-  const got = await downloadAttempt(hostStore(stored.url).store, stored.key, turnDir,
-    (path) => (wanted.some((w) => path.startsWith(w)) ? path.slice(SOURCE_TURN.length + 1) : null));
+  const got = await downloadAttempt(hostStore(stored.url).store, stored.key, turnDir, (path) => regradeCopyPath(path, parts));
   if (!got) throw refused(`the results store has no whole copy of ${input.from.workflowId} (no manifest at ${stored.url}: ${stored.key})`);
 }
 
