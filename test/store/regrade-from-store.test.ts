@@ -181,5 +181,8 @@ describe('berth regrade on another host, from the results store', () => {
       await recordHistory(client, wf.workflowId, 'regrade-check-from-store');
       break;
     }
+    // d-shr's kept state is an image on this machine's engine (host B's).
+    const gc = await berth(['gc', '--batch', handle.batchId, '--json'], env);
+    expect(gc.code, gc.stderr).toBe(0);
   }, 900_000);
 });
