@@ -117,7 +117,8 @@ export async function regradeRefusal(deps: HostServices, req: { input: RegradeIn
   return null;
 }
 
-export async function regradeTurn(deps: HostServices, req: { input: RegradeInput; plan: EpisodePlan }): Promise<TurnOutcome & { logsDir: string }> {
+/** The regrade's turn, where its logs folder is, and (a cluster's shared sandbox queue) the queue that serves it. */
+export async function regradeTurn(deps: HostServices, req: { input: RegradeInput; plan: EpisodePlan }): Promise<TurnOutcome & { logsDir: string; filesQueue?: string }> {
   return typed(() => beating(async () => {
     const { input, plan } = req;
     const exec = Context.current().info.workflowExecution;
@@ -144,7 +145,8 @@ export async function regradeTurn(deps: HostServices, req: { input: RegradeInput
       ? regradeSeparate(base, input)
       : regradeShared(deps, base, task, input, workflowId, runId)));
     const { verify: _old, ...agentTimings } = input.from.timings;
-    return { ...turnOutcomeOf(out, { step: plan.steps[0]!.name, responseText, agentTimings, usage: input.from.usage, hidden: hiddenValuesOf(task, secrets) }), logsDir };
+    return { ...turnOutcomeOf(out, { step: plan.steps[0]!.name, responseText, agentTimings, usage: input.from.usage, hidden: hiddenValuesOf(task, secrets) }), logsDir,
+      ...(deps.identity.filesQueue ? { filesQueue: deps.identity.filesQueue } : {}) };
   }));
 }
 

@@ -58,9 +58,10 @@ export async function regradeWorkflow(input: RegradeInput): Promise<ResultRow> {
     });
     let turn: TurnOutcome;
     let logsDir: string | null = null;
+    let filesQueue: string | undefined;
     try {
       const done = await regradeTurn.executeWithOptions({ summary: `verify ${input.episode.taskId} again (no agent)` }, [{ input, plan }]);
-      ({ logsDir, ...turn } = done);
+      ({ logsDir, filesQueue, ...turn } = done);
     } catch (err) {
       const f = maskingFailure(err);
       turn = maskedTurn(plan.steps[0]?.name ?? input.episode.taskId, f.kind, f.reason);
@@ -73,7 +74,8 @@ export async function regradeWorkflow(input: RegradeInput): Promise<ResultRow> {
     row.regraded_from = input.from.workflowId;
     // Only with a store and a logs folder: histories of regrades before it replay without the extra step.
     if (input.episode.episodeSettings.resultsStore && logsDir && patched(REGRADE_STORES_FILES)) {
-      await storeEpisodeFilesOf(input.episode, plan, { host: where.host ?? where.queue, queue: where.queue }, row);
+      // On a cluster's shared sandbox queue, the worker that ran the verification keeps the files: its own queue.
+      await storeEpisodeFilesOf(input.episode, plan, { host: where.host ?? where.queue, queue: where.queue, ...(filesQueue ? { filesQueue } : {}) }, row);
     }
     upsertSearchAttributes([
       { key: BERTH_OUTCOME, value: row.mask_sample ? 'masked' : 'scored' },
