@@ -5,25 +5,15 @@
 import { ApplicationFailure, heartbeat } from '@temporalio/activity';
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { loadBerthConfig } from '../config/berth-config.ts';
-import { storeCredentialsOf, storeLocationOf, storeSettingsOf, type StoreCredentials, type StoreSettings } from '../config/results-store.ts';
-import { createHash } from 'node:crypto';
+import { storeLocationOf } from '../config/results-store.ts';
 import { episodeLogsDir } from '../host/logs.ts';
 import type { HostServices } from '../host/deps.ts';
-import { attemptKey, ResultsStore, totalBytes, uploadAttempt } from '../store/index.ts';
+import { attemptKey, totalBytes, uploadAttempt } from '../store/index.ts';
+import { hostStore } from './store-client.ts';
 import type { StoreEpisodeFilesRequest, StoredEpisodeFiles } from './types.ts';
 
 /** S3 errors no retry changes: the bucket is missing, or the credentials are wrong or not allowed. */
 const REFUSALS = new Set(['NoSuchBucket', 'AccessDenied', 'InvalidAccessKeyId', 'SignatureDoesNotMatch', 'InvalidBucketName', 'AllAccessDisabled']);
-
-/** One client per store and credentials in this worker: its connections are kept between episodes. */
-const clients = new Map<string, ResultsStore>();
-function storeFor(settings: StoreSettings, credentials: StoreCredentials | undefined): ResultsStore {
-  const key = createHash('sha256').update(JSON.stringify([settings, credentials ?? null])).digest('hex');
-  let store = clients.get(key);
-  if (!store) clients.set(key, store = new ResultsStore(settings, credentials));
-  return store;
-}
 
 /** An error's text with every credential value cut out (an S3 error may quote what it was sent). */
 export function withoutSecrets(text: string, secrets: Array<string | undefined>): string {
@@ -33,18 +23,14 @@ export function withoutSecrets(text: string, secrets: Array<string | undefined>)
 }
 
 export async function storeEpisodeFiles(deps: HostServices, req: StoreEpisodeFilesRequest): Promise<StoredEpisodeFiles> {
-  const { config } = loadBerthConfig();
-  const here = storeSettingsOf(config);
   const location = storeLocationOf(req.store);
-  // The batch says where (bucket and prefix); this host's berth.toml says how to reach it (endpoint, region, keys).
-  const settings = { ...(here ?? { region: 'us-east-1', pathStyle: false, keepLocal: true }), ...location };
-  const credentials = storeCredentialsOf(config);
   const dir = episodeLogsDir(req.workflowId, req.runId);
   const attempt = attemptKey(location, req.batchId, req.workflowId, req.runId);
   if (!existsSync(dir)) {
     throw ApplicationFailure.nonRetryable(`${dir} is not on ${deps.identity.host}: the episode's files were never written here, or were removed`, 'berth:store_no_files');
   }
-  const store = storeFor(settings, credentials);
+  // The batch says where (bucket and prefix); this host's berth.toml says how to reach it (endpoint, region, keys).
+  const { store, here, credentials } = hostStore(req.store);
   let sent = 0;
   const beat = setInterval(() => heartbeat({ bytes: sent }), 5000);
   try {

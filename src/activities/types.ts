@@ -303,9 +303,19 @@ export interface RegradeInput {
     responseText: string;
     timings: Record<string, number>;
     usage?: TokenUsage;
+    /**
+     * The attempt's folder in the batch's results store (its row's `store_key`; the store is the episode's
+     * `resultsStore`): read when its logs are not on the host that regrades it.
+     */
+    storeKey?: string;
   };
   /** The run whose final state was kept (the agent's run, also when a regrade is regraded). */
   stateOf: { workflowId: string; runId: string };
+  /**
+   * No worker polls the queue of the host that ran it, and its files are in the store: a live worker of the batch's
+   * shared queue names its own host (hostLease), which reads the files from the store (patch regrade-from-store).
+   */
+  anyHost?: true;
 }
 
 /**

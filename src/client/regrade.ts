@@ -4,6 +4,7 @@ import { episodeStartOptions } from '../workflows/public.ts';
 import type { EpisodeInput, RegradeInput, ResultRow } from '../workflows/types.ts';
 import { hostQueueOf, listEpisodes, newestEpisodes, nextAttempt, startInput, waitForEpisode, type EpisodeRef } from './episodes.ts';
 import { named } from './retry.ts';
+import { queueIsPolled } from './live-queue.ts';
 
 export interface RegradeSelection { taskIds?: string[]; repeat?: number }
 
@@ -15,21 +16,29 @@ export interface RegradesStarted {
   skipped: Array<{ workflowId: string; reason: string }>;
 }
 
-/** What a regrade of this row needs: the episode, where its logs and kept state are. */
+/**
+ * What a regrade of this row needs: the episode, where its logs and kept state are. With a results store that holds
+ * the attempt's files, the input names their key; and when no worker polls the host that ran it, the regrade may run
+ * on any live host of the batch, which reads them from the store (`anyHost`).
+ */
 export async function regradeInputFor(client: Client, e: EpisodeRef, row: ResultRow, attempt: number): Promise<RegradeInput | string> {
   if (!row.logs_dir) return 'its row names no logs folder (the agent never ran: the seed failed)';
   const input = await startInput<EpisodeInput | RegradeInput>(client, e.workflowId);
   const hostQueue = await hostQueueOf(client, e.workflowId, e.taskQueue);
   const regraded = 'episode' in input ? input : undefined;
-  const queue = regraded?.from.queue ?? hostQueue;
+  // A regrade that ran on another host than the attempt it regraded has its logs where its verification ran.
+  const queue = (regraded?.anyHost ? hostQueue : regraded?.from.queue) ?? hostQueue;
   if (!queue) return 'its history names no host queue (the agent never ran)';
+  const episode = { ...(regraded?.episode ?? (input as EpisodeInput)), attempt };
+  const storeKey = episode.episodeSettings.resultsStore && row.store_key ? row.store_key : undefined;
   return {
-    episode: { ...(regraded?.episode ?? (input as EpisodeInput)), attempt },
+    episode,
     from: {
       workflowId: e.workflowId, runId: row.run_id, queue, host: row.host, logsDir: row.logs_dir, responseText: row.response_text,
-      timings: row.timings, ...(row.usage ? { usage: row.usage } : {}),
+      timings: row.timings, ...(row.usage ? { usage: row.usage } : {}), ...(storeKey ? { storeKey } : {}),
     },
     stateOf: regraded?.stateOf ?? { workflowId: e.workflowId, runId: row.run_id },
+    ...(storeKey && !(await queueIsPolled(client, queue)) ? { anyHost: true as const } : {}),
   };
 }
 
@@ -37,8 +46,9 @@ export async function regradeInputFor(client: Client, e: EpisodeRef, row: Result
  * Starts a regrade (a new attempt that verifies again without the agent) of the newest attempt of each chosen
  * episode that finished with a row: all of the batch's, or the named (task, repeat)s. An episode still closing (its
  * row final, its teardown going on) is waited for. Each one's host is asked first whether it can regrade it (logs,
- * kept state): one that cannot is skipped with why, and no regrade starts until every one was asked, so a regrade
- * that cannot run never takes an attempt number.
+ * kept state; with a results store, a host that is gone is stood in for by a live one reading the store): one that
+ * cannot is skipped with why, and no regrade starts until every one was asked, so a regrade that cannot run never
+ * takes an attempt number.
  */
 export async function regradeEpisodes(client: Client, batchId: string, sel: RegradeSelection): Promise<RegradesStarted> {
   const all = await listEpisodes(client, batchId);

@@ -15,12 +15,17 @@ export async function queuePollers(address: string, namespace: string, queue: st
     const res = await connection.workflowService.describeTaskQueue({
       namespace, taskQueue: { name: queue, kind: 1 }, taskQueueType: kind === 'workflow' ? 1 : 2,
     });
-    return (res.pollers ?? [])
-      .map((p) => ({ identity: p.identity ?? '?', lastAccess: new Date(Number(p.lastAccessTime?.seconds ?? 0) * 1000) }))
-      .filter((p) => Date.now() - p.lastAccess.getTime() < RECENT_MS);
+    return recentPollers(res.pollers);
   } finally {
     await connection.close();
   }
+}
+
+/** The pollers of a DescribeTaskQueue answer that polled within the last minute. */
+export function recentPollers(pollers: Array<{ identity?: string | null; lastAccessTime?: { seconds?: unknown } | null }> | null | undefined, now = Date.now()): Poller[] {
+  return (pollers ?? [])
+    .map((p) => ({ identity: p.identity ?? '?', lastAccess: new Date(Number(p.lastAccessTime?.seconds ?? 0) * 1000) }))
+    .filter((p) => now - p.lastAccess.getTime() < RECENT_MS);
 }
 
 /** The workers polling a host's sandbox queue. */

@@ -11,6 +11,7 @@ import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
 import { BASE_TOML, sleepyTasks, writeDataset } from '../helpers/tasks.ts';
 import { waitUntil } from '../helpers/worker-process.ts';
 import { listEpisodes } from '../../src/client/episodes.ts';
+import { recordHistory } from '../helpers/histories.ts';
 
 const BASE = 'berth-base:bookworm';
 const rewardIf = (cond: string, yes: string) => `#!/bin/bash\nif ${cond}; then echo ${yes} > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\necho "graded by the ${yes} verifier"\n`;
@@ -78,6 +79,12 @@ describe('berth regrade: verification again without the agent (issue 17)', () =>
       const activities = history.events!.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter(Boolean);
       expect(activities).toEqual(['planRegrade', 'regradeTurn']);
       expect(history.events!.some((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)).toBe(false);
+    }
+    // Replay fixtures of a regrade and of its check on the host that ran the attempt (the shapes before patch regrade-from-store).
+    await recordHistory(cluster.client, byTask.separate.workflow_id, 'regrade-separate');
+    for await (const wf of cluster.client.workflow.list({ query: `WorkflowType = "regradeCheckWorkflow" AND TaskQueue = "${cluster.taskQueue}"`, pageSize: 1 })) {
+      await recordHistory(cluster.client, wf.workflowId, 'regrade-check');
+      break;
     }
     await noContainersLeft(`berth.batch=${handle.batchId}`, 30_000);
 

@@ -60,8 +60,8 @@ describe('results store: an upload cut short, keep_local = false, a store that r
   // Each test's workers go when it ends, passed or not: the next test's worker alone polls the queues.
   afterEach(async () => { for (const w of own.workers) await w.stop(); }, 60_000);
 
-  const runOne = async (dataset: string, taskQueue = own.env.BERTH_TASK_QUEUE) => {
-    const handle = await startBatch({ dataset, concurrency: 1, taskQueue, client, prepare: false,
+  const runOne = async (dataset: string, taskQueue = own.env.BERTH_TASK_QUEUE, keepFinalState = false) => {
+    const handle = await startBatch({ dataset, concurrency: 1, taskQueue, client, prepare: false, keepFinalState,
       resultsDir: join(mkdtempSync(join(tmpdir(), 'berth-jobs-')), 'r') });
     await handle.close();
     return handle.batchId;
@@ -106,10 +106,10 @@ describe('results store: an upload cut short, keep_local = false, a store that r
     expect(big?.sha256).toBe(createHash('sha256').update(readFileSync(join(row.logs_dir!, big!.path))).digest('hex'));
   }, 900_000);
 
-  it('keep_local = false: the host keeps nothing once the store has the attempt, and results come from the store', async () => {
+  it('keep_local = false: the host keeps nothing once the store has the attempt, and results and a regrade come from the store', async () => {
     const home = mkdtempSync(join(tmpdir(), 'berth-host-'));
     own.startWorker({ BERTH_HOME: home, BERTH_CONFIG: config('host-no-copy', s3.berthToml(prefix, { keepLocal: false })) });
-    const batchId = await runOne(writeDataset(echoTask('hello')));
+    const batchId = await runOne(writeDataset(echoTask('hello')), own.env.BERTH_TASK_QUEUE, true);
     const row = await rowOf(batchId);
     expect(row.reward).toBe(1);
     expect(row.store_key).toBeDefined();
@@ -120,6 +120,18 @@ describe('results store: an upload cut short, keep_local = false, a store that r
     expect(r.code, r.stderr).toBe(0);
     const trial = join(resultsDir, trialName(row.task_id, row.workflow_id));
     expect(readFileSync(join(trial, 'verifier', 'reward.txt'), 'utf8').trim()).toBe('1');
+    // A regrade on the same host: the agent's files come from the store (the host's copy is gone), the state from the
+    // image it kept; the regrade's own files go to the store and leave the host as well.
+    const rg = await berth(['regrade', batchId, '--results', resultsDir, '--json'], { ...own.env, BERTH_CONFIG: process.env.BERTH_CONFIG! }, 180_000, repoRoot);
+    expect(rg.code, rg.stderr + rg.stdout).toBe(0);
+    const out = JSON.parse(rg.stdout) as { skipped: unknown[]; failed: unknown[]; rows: ResultRow[] };
+    expect([out.skipped, out.failed]).toEqual([[], []]);
+    expect(out.rows).toMatchObject([{ attempt: 2, reward: 1, regraded_from: row.workflow_id, mask_sample: false }]);
+    expect(out.rows[0]!.store_key).toBeDefined();
+    expect(existsSync(out.rows[0]!.logs_dir!)).toBe(false);
+    const regradeTrial = join(resultsDir, trialName(row.task_id, out.rows[0]!.workflow_id));
+    expect(readFileSync(join(regradeTrial, 'agent', 'trajectory.json'), 'utf8')).toBe(readFileSync(join(trial, 'agent', 'trajectory.json'), 'utf8'));
+    expect((await berth(['gc', '--batch', batchId], own.env, 60_000, repoRoot)).code).toBe(0);
   }, 600_000);
 
   it('a store that refuses the host is named on the row and by berth status; the files stay on the host', async () => {
