@@ -15,12 +15,14 @@ import { historiesDir, historyIds } from '../helpers/histories.ts';
 // recorded before the min-reward-key patch, episode-gatekey after; rollout-run-v0 is a rollout run (test/serve/rollout-policy.test.ts's
 // stale run, fetched from the server) from before patch rollout-starts-together, rollout-run after; batch-together is a batch's last run after patch batch-starts-together (test/workflows/batch-control.test.ts,
 // -t 'wider than the limit'); openai-turn is an openai turn from before patch openai-turn-in-one-activity (an activity per
-// call), openai-turn-one after (one activity; test/e2e/openai-durable.test.ts records it, keep episode-openai as it was); keep every shape).
+// call), openai-turn-one after (one activity; test/e2e/openai-durable.test.ts records it, keep episode-openai as it was);
+// episode-stored-v0 is a batch's episode with a results store from before patch store-beside-closing (the upload before
+// the row closed, patch results-store), episode-stored after (test/workflows/episode-mocked.test.ts, -t 'results store'); keep every shape).
 describe('replaying stored histories (temporal-notes.md section 2, replay test)', () => {
   const files = readdirSync(historiesDir).filter((f) => f.endsWith('.binpb')).sort();
 
   it('has a history of each workflow shape', () => {
-    for (const shape of ['episode-hello-real', 'episode-hello-v2', 'episode-mean3', 'episode-gate', 'episode-lost', 'episode-overlay', 'episode-slow', 'batch-continued', 'batch-steered', 'episode-openai', 'openai-turn', 'episode-planmasked', 'episode-limits', 'episode-hello-v4', 'episode-seededagent', 'episode-seededlost', 'episode-hello-v5', 'batch-continued-v5', 'batch-handover', 'episode-gatekey-v0', 'episode-gatekey', 'rollout-run-v0', 'rollout-run', 'batch-together', 'openai-turn-one']) {
+    for (const shape of ['episode-hello-real', 'episode-hello-v2', 'episode-mean3', 'episode-gate', 'episode-lost', 'episode-overlay', 'episode-slow', 'batch-continued', 'batch-steered', 'episode-openai', 'openai-turn', 'episode-planmasked', 'episode-limits', 'episode-hello-v4', 'episode-seededagent', 'episode-seededlost', 'episode-hello-v5', 'batch-continued-v5', 'batch-handover', 'episode-gatekey-v0', 'episode-gatekey', 'rollout-run-v0', 'rollout-run', 'batch-together', 'openai-turn-one', 'episode-stored-v0', 'episode-stored']) {
       expect(files).toContain(`${shape}.binpb`);
     }
   });
