@@ -22,7 +22,7 @@ export function filesUnder(dir: string): string[] {
   return out;
 }
 
-/** Files of one attempt uploaded at once (each large one also sends up to 4 parts at once). */
+/** Files of one attempt uploaded (or downloaded) at once (each large upload also sends up to 4 parts at once). */
 export const UPLOADS_AT_ONCE = 4;
 
 export interface AttemptIds {
@@ -65,21 +65,29 @@ export async function readManifest(store: ResultsStore, attempt: string): Promis
 
 /**
  * Writes the attempt's files into `dir` (each at `place(path)`, or skipped when it answers null), checking each against
- * the manifest. Answers the manifest, or null when the store has no whole attempt.
+ * the manifest (`known` when the caller has just read it), a few at once. Answers the manifest, or null when the store
+ * has no whole attempt.
  */
 export async function downloadAttempt(store: ResultsStore, attempt: string, dir: string,
-  place: (path: string) => string | null = (p) => p): Promise<Manifest | null> {
-  const manifest = await readManifest(store, attempt);
+  place: (path: string) => string | null = (p) => p, known?: Manifest): Promise<Manifest | null> {
+  const manifest = known ?? await readManifest(store, attempt);
   if (!manifest) return null;
-  for (const f of manifest.files) {
+  const wanted = manifest.files.flatMap((f) => {
     const key = fileKey(attempt, f.path);
     const to = place(f.path);
-    if (!key || to === null) continue;
-    const got = await store.getFile(key, join(dir, to));
-    if (got.sha256 !== f.sha256 || got.size !== f.size) {
-      throw new Error(`${key} in the store does not match its manifest (sha256 ${got.sha256}, ${got.size} bytes; expected ${f.sha256}, ${f.size} bytes)`);
+    return key && to !== null ? [{ f, key, to }] : [];
+  });
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(UPLOADS_AT_ONCE, wanted.length) }, async () => {
+    while (next < wanted.length) {
+      const { f, key, to } = wanted[next++]!;
+      const got = await store.getFile(key, join(dir, to)).catch((err: unknown) => { next = wanted.length; throw err; });
+      if (got.sha256 !== f.sha256 || got.size !== f.size) {
+        next = wanted.length;
+        throw new Error(`${key} in the store does not match its manifest (sha256 ${got.sha256}, ${got.size} bytes; expected ${f.sha256}, ${f.size} bytes)`);
+      }
     }
-  }
+  }));
   return manifest;
 }
 

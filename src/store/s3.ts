@@ -1,10 +1,11 @@
-// The one place Berth talks S3 (the AWS SDK for JavaScript v3): files streamed up (lib-storage's multipart Upload, so
-// a large artifact never sits whole in memory) and down, small JSON objects, listing and removal under a prefix.
+// The one place Berth talks S3 (the AWS SDK for JavaScript v3): files up (one PutObject for a small one, lib-storage's
+// streamed multipart Upload for a large one, so a large artifact never sits whole in memory) and down, small JSON
+// objects, listing and removal under a prefix.
 import { DeleteObjectsCommand, GetObjectCommand, ListObjectsV2Command, NoSuchKey, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { PassThrough, Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -59,8 +60,9 @@ export class ResultsStore {
     return this.settings.bucket;
   }
 
-  /** Streams a file up to `key` (one PUT, or a multipart upload for a large one); answers its size and SHA-256. */
+  /** Uploads a file to `key` (one PUT, or a streamed multipart upload for a large one); answers its size and SHA-256. */
   async putFile(key: string, path: string, onBytes?: (n: number) => void): Promise<{ size: number; sha256: string }> {
+    if ((await stat(path)).size < PART_BYTES) return this.putSmallFile(key, path, onBytes);
     const digest = new Digest(onBytes);
     // A PassThrough as the body: lib-storage takes a Transform's buffered length for the whole body's and then counts
     // the parts wrong.
@@ -69,6 +71,17 @@ export class ResultsStore {
     const upload = new Upload({ client: this.client, params: { Bucket: this.bucket, Key: key, Body: body }, partSize: PART_BYTES, queueSize: QUEUE });
     await Promise.all([reading, upload.done()]);
     return { size: digest.size, sha256: digest.sha256() };
+  }
+
+  /**
+   * A file smaller than a part, read whole and sent in one PutObject: no bigger in memory than one part of a multipart
+   * upload, and without lib-storage's stream slicing (a trial is mostly small files).
+   */
+  private async putSmallFile(key: string, path: string, onBytes?: (n: number) => void): Promise<{ size: number; sha256: string }> {
+    const body = await readFile(path);
+    await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentLength: body.length }));
+    onBytes?.(body.length);
+    return { size: body.length, sha256: createHash('sha256').update(body).digest('hex') };
   }
 
   async putText(key: string, text: string, contentType = 'application/json'): Promise<void> {

@@ -9,7 +9,7 @@ import { openaiTurnWorkflow } from './openai-turn.ts';
 import { rollUp, shouldStop, stoppedByScore } from './rollup.ts';
 import { seedsWithAgent } from './seed-with-agent.ts';
 import { buildRow } from './row.ts';
-import { storeEpisodeFilesOf } from './store-files.ts';
+import { STORE_BESIDE_CLOSING, storeEpisodeFiles, storeEpisodeFilesOf } from './store-files.ts';
 import { BERTH_FAILURE_KIND, BERTH_OUTCOME, BERTH_REWARD, BERTH_TURN } from '../config/search-attributes.ts';
 import type { AgentTurnOutput, EpisodeInput, EpisodePlan, HostLease, ResultRow, SandboxRef, TurnOutcome } from './types.ts';
 
@@ -286,7 +286,15 @@ export async function episodeWorkflow(input: EpisodeInput): Promise<ResultRow> {
       host: lease.host, workflowId: info.workflowId, runId: info.runId });
     if (state.seedSec !== undefined) row.timings = { seed: state.seedSec, ...row.timings };
     // Only with a store: an extra await, even of nothing, reorders this activation's commands for histories before it.
-    if (input.episodeSettings.resultsStore) await storeEpisodeFilesOf(input, plan, lease, row);
+    if (input.episodeSettings.resultsStore) {
+      // The batch is told by signal, so its window moves on while the files go up (a slot held for an upload was a
+      // third of a trivial episode's time); the row it closes with still says where they went, or why not.
+      if (patched(STORE_BESIDE_CLOSING)) {
+        await Promise.all([closeWith(row, signalBatch), storeEpisodeFiles(input, plan, lease, row), teardown]);
+        return row;
+      }
+      await storeEpisodeFilesOf(input, plan, lease, row);
+    }
     await Promise.all([closeWith(row, tellBatch), teardown]);
     return row;
   } catch (err) {

@@ -7,15 +7,27 @@ import type { EpisodeInput, EpisodePlan, HostLease, ResultRow } from './types.ts
 
 /** Recorded by episodes whose batch names a store: the upload activity before the row closes. */
 export const RESULTS_STORE = 'results-store';
+/**
+ * Replaces results-store in newer runs: the episode tells its batch it is done (by signal, so the batch's window moves
+ * on) as the upload starts, and closes with the row once the upload ends, as it does with its teardown.
+ */
+export const STORE_BESIDE_CLOSING = 'store-beside-closing';
 
 /** Upload retries: a store that is down for a few minutes is waited out (2 s, 4 s, … about 4 min in all). */
 const STORE_RETRY = { maximumAttempts: 8, initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '2 minutes', nonRetryableErrorTypes: ['berth:store_no_files', 'berth:store_refused'] };
 
+/** Runs before the row closes, in runs that recorded results-store (before store-beside-closing). */
 export async function storeEpisodeFilesOf(input: EpisodeInput, plan: EpisodePlan, lease: HostLease, row: ResultRow): Promise<void> {
+  if (!input.episodeSettings.resultsStore || !patched(RESULTS_STORE)) return;
+  await storeEpisodeFiles(input, plan, lease, row);
+}
+
+/** Uploads the attempt's files on the host that ran it; sets the row's store_key, or its store_error. */
+export async function storeEpisodeFiles(input: EpisodeInput, plan: EpisodePlan, lease: HostLease, row: ResultRow): Promise<void> {
   const store = input.episodeSettings.resultsStore;
-  if (!store || !patched(RESULTS_STORE)) return;
+  if (!store) return;
   const { workflowId, runId } = workflowInfo();
-  const { storeEpisodeFiles } = proxyActivities<HostActivities>({
+  const { storeEpisodeFiles: upload } = proxyActivities<HostActivities>({
     // The worker that keeps the episode's files: on a shared cluster queue, its own files queue.
     taskQueue: lease.filesQueue ?? lease.queue,
     scheduleToStartTimeout: `${plan.scheduleToStartSec} seconds`,
@@ -24,7 +36,7 @@ export async function storeEpisodeFilesOf(input: EpisodeInput, plan: EpisodePlan
     retry: STORE_RETRY,
   });
   try {
-    const stored = await storeEpisodeFiles.executeWithOptions({ summary: `store files in ${store}` },
+    const stored = await upload.executeWithOptions({ summary: `store files in ${store}` },
       [{ store, batchId: input.batchId, workflowId, runId }]);
     row.store_key = stored.key;
   } catch (err) {

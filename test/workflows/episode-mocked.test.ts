@@ -23,6 +23,9 @@ interface Script {
   agentMs?: number;
   /** Per turn: the verify outcome, or a failure kind the agent turn raises, or 'hang'. */
   turns: Array<Partial<TurnOutcome> | { raise: string } | 'hang'>;
+  /** How long the results store upload takes (a batch with a store), and whether it fails for good. */
+  storeMs?: number;
+  storeRefused?: boolean;
 }
 const scripts = new Map<string, Script>();
 const calls = new Map<string, string[]>();
@@ -88,6 +91,13 @@ const activities = {
       masked: false, response_text: `answer ${req.turn + 1}`, timings: { verify: 1 }, ...t, ...(req.teardownAfter ? { tornDown: true as const } : {}) };
   },
   async teardown(req) { log(req.episodeId.split('/').pop()!, 'teardown'); },
+  async storeEpisodeFiles(req) {
+    const script = [...scripts.entries()].find(([t]) => req.workflowId.includes(`/${t}/`))![1];
+    log(req.workflowId, 'store');
+    await Context.current().sleep(script.storeMs ?? 0);
+    if (script.storeRefused) throw ApplicationFailure.nonRetryable('AccessDenied', 'berth:store_refused');
+    return { key: `p/b/episodes/${req.workflowId}/${req.runId}`, files: 3, bytes: 30, keptLocal: true };
+  },
 } satisfies Partial<Activities>;
 
 async function run(taskId: string, script: Script): Promise<ResultRow> {
@@ -236,5 +246,33 @@ describe('BatchWorkflow with scripted episodes', () => {
     expect((firstContinued[1] as { running: string[] }).running.length).toBeGreaterThan(0);
     const children = () => client.workflow.count(`BerthBatch = "${batchId}" AND WorkflowType = "episodeWorkflow"`).then((c) => c.count);
     await expect.poll(children, { timeout: 15_000, interval: 500 }).toBe(12);
+  });
+});
+
+// docs/deployment.md, A results store: the upload runs after the episode's turns; the batch's window moves on
+// while it runs (the episode tells its batch by signal), and the row still carries where its files went.
+describe('BatchWorkflow with a results store', () => {
+  it('starts the next episode while the last one\'s files are still being uploaded; rows carry store_key or store_error', async () => {
+    const tasks = ['store-t0', 'store-t1', 'store-t2'];
+    tasks.forEach((t, i) => scripts.set(t, { plan: { multiStep: false }, storeMs: 3000, storeRefused: i === 2, turns: [{ reward: 1 }] }));
+    const batchId = `${queue}-s1`;
+    const input = {
+      batchId, datasetName: 'd', datasetPath: '/d', tasks: tasks.map((t) => ({ taskId: t, taskPath: `/d/${t}`, digest: 'sha256:x' })),
+      repeats: 1, concurrency: 1, agent: 'oracle', agentArgs: {}, imageAliases: {}, episodeSettings: { ...DEFAULT_EPISODE_SETTINGS, resultsStore: 's3://b/p' },
+    };
+    const handle = await client.workflow.start('batchWorkflow', { taskQueue: queue, workflowId: `berth/${batchId}`, args: [input] });
+    const progress = await handle.result();
+    expect(progress).toMatchObject({ total: 3, done: 3, scored: 3, failed: 0 });
+    const ids = tasks.map((t) => `berth/${batchId}/${t}/1`);
+    const rows = await Promise.all(ids.map((id) => client.workflow.getHandle<() => Promise<ResultRow>>(id).result()));
+    await recordHistory(client, ids[0]!, 'episode-stored');
+    expect(rows.map((r) => r.reward)).toEqual([1, 1, 1]);
+    expect(rows[0]!.store_key).toMatch(new RegExp(`^p/b/episodes/${ids[0]}/`));
+    expect(rows[1]!.store_key).toMatch(new RegExp(`^p/b/episodes/${ids[1]}/`));
+    expect(rows[2]!.store_key).toBeUndefined();
+    expect(rows[2]!.store_error).toContain('AccessDenied');
+    // With a window of one, each next episode starts before the one before it closed (its upload of 3 s still going).
+    const times = await Promise.all(ids.map((id) => client.workflow.getHandle(id).describe()));
+    for (let i = 1; i < ids.length; i++) expect(times[i]!.startTime.getTime()).toBeLessThan(times[i - 1]!.closeTime!.getTime());
   });
 });

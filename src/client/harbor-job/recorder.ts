@@ -101,8 +101,9 @@ export class JobRecorder {
     const times = { startedAt: d?.startTime.toISOString() ?? null, finishedAt: d?.closeTime?.toISOString() ?? null };
     let files: TrialFiles;
     let note = (placed: string) => placed;
+    const manifest = this.store && row.logs_dir && row.store_key ? await readManifest(this.store, row.store_key).catch(() => null) : null;
     if (!row.logs_dir) files = { none: 'no files: the episode stopped before its sandbox was seeded' };
-    else if (this.store && row.store_key && await readManifest(this.store, row.store_key).catch(() => null)) files = { stored: { store: this.store, key: row.store_key } };
+    else if (this.store && row.store_key && manifest) files = { stored: { store: this.store, key: row.store_key, manifest } };
     else if (existsSync(row.logs_dir)) files = { local: row.logs_dir };
     else {
       const queue = d ? await hostQueueOf(this.client, row.workflow_id, d.taskQueue) : null;

@@ -5,11 +5,11 @@ import { dirname, join, relative } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { extract } from 'tar-stream';
-import { downloadAttempt, type ResultsStore } from '../../store/index.ts';
+import { downloadAttempt, type Manifest, type ResultsStore } from '../../store/index.ts';
 import { trialPathOf } from './layout.ts';
 
 /** Where an attempt's files come from: this disk, an archive its host sent, the results store (its attempt's key), or nowhere. */
-export type TrialFiles = { local: string } | { archive: Buffer } | { stored: { store: ResultsStore; key: string } } | { none: string };
+export type TrialFiles = { local: string } | { archive: Buffer } | { stored: { store: ResultsStore; key: string; manifest?: Manifest } } | { none: string };
 
 function placed(trialDir: string, path: string): string | null {
   const to = trialPathOf(path);
@@ -60,8 +60,8 @@ export async function placeTrialFiles(files: TrialFiles, trialDir: string): Prom
     return `copied from ${files.local}`;
   }
   if ('stored' in files) {
-    const { store, key } = files.stored;
-    const m = await downloadAttempt(store, key, trialDir, trialPathOf);
+    const { store, key, manifest } = files.stored;
+    const m = await downloadAttempt(store, key, trialDir, trialPathOf, manifest);
     return m ? `read from the results store (s3://${store.bucket}/${key}, ${m.files.length} files)` : `not in the results store (s3://${store.bucket}/${key} has no manifest)`;
   }
   await unpack(files.archive, trialDir);
