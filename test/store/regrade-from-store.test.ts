@@ -4,9 +4,9 @@
 // neither BERTH_HOME regrades A's separate-mode attempt on B from the store (its agent's files and the artifacts its
 // verification collected, byte for byte what A wrote), and lists A's shared-mode attempt with why it cannot (its kept
 // final state was an image on A's engine); B's own attempts are regraded as they always were.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client, Connection } from '@temporalio/client';
-import { createHash, randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { Client } from '@temporalio/client';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,14 +17,12 @@ import { hostPollers } from '../../src/config/pollers.ts';
 import { filesUnder } from '../../src/store/index.ts';
 import type { ResultRow } from '../../src/workflows/types.ts';
 import { berth } from '../helpers/cli.ts';
-import { startEngines, type Engines } from '../helpers/engines.ts';
 import { recordHistory } from '../helpers/histories.ts';
 import { testHostQueue } from '../helpers/host-slots.ts';
-import { startS3Server, type S3Server } from '../helpers/s3-server.ts';
+import { ADDRESS, storeOnTwoHosts } from '../helpers/store-hosts.ts';
 import { BASE_TOML, writeDataset } from '../helpers/tasks.ts';
-import { startWorkerProcess, waitUntil, type WorkerProcess } from '../helpers/worker-process.ts';
+import { startWorkerProcess, waitUntil } from '../helpers/worker-process.ts';
 
-const ADDRESS = '127.0.0.1:7233';
 const BASE = 'berth-base:bookworm';
 const sha = (path: string): string => createHash('sha256').update(readFileSync(path)).digest('hex');
 const rewardIf = (cond: string, yes: string) => `#!/bin/bash\nif ${cond}; then echo ${yes} > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\necho "graded by the ${yes} verifier"\n`;
@@ -60,34 +58,12 @@ function copiedFiles(turnDir: string): Map<string, string> {
 }
 
 describe('berth regrade on another host, from the results store', () => {
-  const suffix = `i39-regrade-${randomBytes(3).toString('hex')}`;
-  const homes = [mkdtempSync(join(tmpdir(), 'berth-host-a-')), mkdtempSync(join(tmpdir(), 'berth-host-b-'))];
-  const configFile = join(mkdtempSync(join(tmpdir(), 'berth-store-config-')), 'berth.toml');
-  const env = { TEMPORAL_ADDRESS: ADDRESS, BERTH_TASK_QUEUE: `test-${suffix}`, BERTH_HOST_QUEUE_SUFFIX: suffix, BERTH_WORKER_SLOTS: '2', BERTH_CONFIG: configFile };
-  const previousConfig = process.env.BERTH_CONFIG;
-  let s3: S3Server | undefined;
-  let engines: Engines | undefined;
-  const workers: WorkerProcess[] = [];
-  let connection: Connection;
-
-  beforeAll(async () => {
-    [s3, engines] = await Promise.all([startS3Server(), startEngines(1)]);
-    writeFileSync(configFile, s3.berthToml(`regrade-${suffix}`));
-    process.env.BERTH_CONFIG = configFile;
-    connection = await Connection.connect({ address: ADDRESS });
-  }, 600_000);
-
-  afterAll(async () => {
-    if (previousConfig === undefined) delete process.env.BERTH_CONFIG; else process.env.BERTH_CONFIG = previousConfig;
-    for (const w of workers) await w.stop();
-    await connection?.close();
-    await engines?.stop();
-    await s3?.stop();
-  }, 180_000);
+  const h = storeOnTwoHosts('i39-regrade', 'regrade');
+  const { suffix, homes, env, workers } = h;
 
   it("regrades a gone host's separate-mode attempt from the store, and says why not for its shared-mode one", async () => {
-    const client = new Client({ connection });
-    const engineA = engines!.engines[0]!;
+    const client = new Client({ connection: h.connection! });
+    const engineA = h.engines!.engines[0]!;
     const [queueA, queueB] = [await testHostQueue(suffix, engineA.docker), await testHostQueue(suffix)];
     const polled = (q: string) => waitUntil(async () => (await hostPollers(ADDRESS, 'default', q)).length > 0, 120_000, `a worker polling ${q}`)
       .catch((err: Error) => { throw new Error(`${err.message}\n${workers.map((w) => w.output()).join('\n---\n')}`); });

@@ -3,11 +3,11 @@
 // workers are killed and `berth results` runs where neither host's BERTH_HOME is visible: every trial's files come
 // from the store, byte for byte what the hosts wrote, and Harbor's own models read the job directory. The store's
 // secret appears in no row, no log file and no workflow history.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client, Connection } from '@temporalio/client';
+import { describe, expect, it } from 'vitest';
+import { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBatch } from '../../src/client/batch.ts';
@@ -19,14 +19,12 @@ import { storeLocationOf } from '../../src/config/results-store.ts';
 import { filesUnder, readManifest, ResultsStore } from '../../src/store/index.ts';
 import type { ResultRow } from '../../src/workflows/types.ts';
 import { berth, repoRoot } from '../helpers/cli.ts';
-import { startEngines, type Engines } from '../helpers/engines.ts';
 import { readWithHarbor } from '../helpers/harbor.ts';
 import { testHostQueue } from '../helpers/host-slots.ts';
-import { startS3Server, type S3Server } from '../helpers/s3-server.ts';
+import { ADDRESS, storeOnTwoHosts } from '../helpers/store-hosts.ts';
 import { sleepyTasks, writeDataset } from '../helpers/tasks.ts';
-import { startWorkerProcess, waitUntil, type WorkerProcess } from '../helpers/worker-process.ts';
+import { startWorkerProcess, waitUntil } from '../helpers/worker-process.ts';
 
-const ADDRESS = '127.0.0.1:7233';
 const sha = (path: string): string => createHash('sha256').update(readFileSync(path)).digest('hex');
 
 /** Every file under `dir` (recursively) whose text or bytes hold `secret`. */
@@ -36,42 +34,18 @@ function filesHolding(dir: string, secret: string): string[] {
 }
 
 describe('a results store: every trial outlives the hosts that ran it', () => {
-  const suffix = `i39-store-${randomBytes(3).toString('hex')}`;
-  const homes = [mkdtempSync(join(tmpdir(), 'berth-host-a-')), mkdtempSync(join(tmpdir(), 'berth-host-b-'))];
-  const configDir = mkdtempSync(join(tmpdir(), 'berth-store-config-'));
-  const configFile = join(configDir, 'berth.toml');
-  const env = { TEMPORAL_ADDRESS: ADDRESS, BERTH_TASK_QUEUE: `test-${suffix}`, BERTH_HOST_QUEUE_SUFFIX: suffix, BERTH_WORKER_SLOTS: '2', BERTH_CONFIG: configFile };
-  const previousConfig = process.env.BERTH_CONFIG;
-  let s3: S3Server | undefined;
-  let engines: Engines | undefined;
-  const workers: WorkerProcess[] = [];
-  let connection: Connection;
-
-  beforeAll(async () => {
-    [s3, engines] = await Promise.all([startS3Server(), startEngines(1)]);
-    writeFileSync(configFile, s3.berthToml(`runs-${suffix}`));
-    // startBatch reads berth.toml in this process: the batch carries the store's URL (never its keys).
-    process.env.BERTH_CONFIG = configFile;
-    connection = await Connection.connect({ address: ADDRESS });
-  }, 600_000);
-
-  afterAll(async () => {
-    if (previousConfig === undefined) delete process.env.BERTH_CONFIG; else process.env.BERTH_CONFIG = previousConfig;
-    for (const w of workers) await w.stop();
-    await connection?.close();
-    await engines?.stop();
-    await s3?.stop();
-  }, 180_000);
+  const h = storeOnTwoHosts('i39-store', 'runs');
+  const { suffix, homes, env, workers } = h;
 
   it('collects every file from the store with both workers gone, and never shows the secret', async () => {
     workers.push(startWorkerProcess({ ...env, BERTH_HOME: homes[0]!, BERTH_HOST_NAME: 'host-a' }));
-    workers.push(startWorkerProcess({ ...env, BERTH_HOME: homes[1]!, BERTH_HOST_NAME: 'host-b', DOCKER_HOST: engines!.engines[0]!.dockerHost }));
-    const queues = [await testHostQueue(suffix), await testHostQueue(suffix, engines!.engines[0]!.docker)];
+    workers.push(startWorkerProcess({ ...env, BERTH_HOME: homes[1]!, BERTH_HOST_NAME: 'host-b', DOCKER_HOST: h.engines!.engines[0]!.dockerHost }));
+    const queues = [await testHostQueue(suffix), await testHostQueue(suffix, h.engines!.engines[0]!.docker)];
     for (const q of queues) {
       await waitUntil(async () => (await hostPollers(ADDRESS, 'default', q)).length > 0, 120_000, `a worker polling ${q}`)
         .catch((err: Error) => { throw new Error(`${err.message}\n${workers.map((w) => w.output()).join('\n---\n')}`); });
     }
-    const client = new Client({ connection });
+    const client = new Client({ connection: h.connection! });
     const handle = await startBatch({ dataset: writeDataset(sleepyTasks(4, 3)), concurrency: 4, taskQueue: env.BERTH_TASK_QUEUE, client,
       resultsDir: join(mkdtempSync(join(tmpdir(), 'berth-jobs-')), 'on-hosts') });
     const batchRows = await client.workflow.getHandle(`berth/${handle.batchId}`).result() as unknown;
@@ -85,8 +59,8 @@ describe('a results store: every trial outlives the hosts that ran it', () => {
     const rows = await Promise.all(episodes.map(async (id) => await client.workflow.getHandle(id).result() as ResultRow));
     expect(rows).toHaveLength(4);
     expect(new Set(rows.map((r) => r.host)).size).toBe(2);
-    const store = new ResultsStore({ ...storeLocationOf(`s3://${s3!.bucket}/runs-${suffix}`), endpoint: s3!.endpoint, region: s3!.region, pathStyle: true, keepLocal: true },
-      { accessKeyId: s3!.accessKeyId, secretAccessKey: s3!.secretAccessKey });
+    const store = new ResultsStore({ ...storeLocationOf(`s3://${h.s3!.bucket}/runs-${suffix}`), endpoint: h.s3!.endpoint, region: h.s3!.region, pathStyle: true, keepLocal: true },
+      { accessKeyId: h.s3!.accessKeyId, secretAccessKey: h.s3!.secretAccessKey });
     const written = new Map<string, Map<string, string>>();
     for (const row of rows) {
       expect(row.store_error).toBeUndefined();
@@ -120,12 +94,12 @@ describe('a results store: every trial outlives the hosts that ran it', () => {
     expect(read.trials).toHaveLength(4);
     for (const t of read.trials) expect(t.trajectories).toEqual(['agent/trajectory.json']);
     // The job's files went to the store as well.
-    const jobKeys = (await new ResultsStore({ ...storeLocationOf(`s3://${s3!.bucket}/runs-${suffix}`), endpoint: s3!.endpoint, region: s3!.region, pathStyle: true, keepLocal: true },
-      { accessKeyId: s3!.accessKeyId, secretAccessKey: s3!.secretAccessKey }).list(`runs-${suffix}/${handle.batchId}/job/`)).map((o) => o.key.split('/').pop());
+    const jobKeys = (await new ResultsStore({ ...storeLocationOf(`s3://${h.s3!.bucket}/runs-${suffix}`), endpoint: h.s3!.endpoint, region: h.s3!.region, pathStyle: true, keepLocal: true },
+      { accessKeyId: h.s3!.accessKeyId, secretAccessKey: h.s3!.secretAccessKey }).list(`runs-${suffix}/${handle.batchId}/job/`)).map((o) => o.key.split('/').pop());
     expect(jobKeys).toEqual(expect.arrayContaining(['config.json', 'result.json', 'rollouts.jsonl', 'metrics.json']));
 
     // The secret: in no row, no log or file of either host or of the results folder, no workflow history.
-    const secret = s3!.secretAccessKey;
+    const secret = h.s3!.secretAccessKey;
     expect(JSON.stringify(rows)).not.toContain(secret);
     expect(readFileSync(join(resultsDir, 'rollouts.jsonl'), 'utf8')).not.toContain(secret);
     for (const w of workers) expect(w.output()).not.toContain(secret);
@@ -135,7 +109,7 @@ describe('a results store: every trial outlives the hosts that ran it', () => {
       const history = await client.workflow.getHandle(id).fetchHistory();
       const bytes = Buffer.from(temporal.api.history.v1.History.encode(history).finish());
       expect(bytes.includes(secret), id).toBe(false);
-      expect(bytes.includes(s3!.accessKeyId), id).toBe(false);
+      expect(bytes.includes(h.s3!.accessKeyId), id).toBe(false);
     }
     expect(readdirSync(resultsDir).length).toBeGreaterThan(4);
 
@@ -160,8 +134,8 @@ describe('a results store: every trial outlives the hosts that ran it', () => {
     const gc = await berth(['gc', handle.batchId, '--yes', '--json'], env, 60_000, elsewhere);
     expect(gc.code, gc.stderr).toBe(0);
     expect((JSON.parse(gc.stdout) as { stored: { removed: number } }).stored.removed).toBeGreaterThan(4 * 3);
-    const left = new ResultsStore({ ...storeLocationOf(`s3://${s3!.bucket}/runs-${suffix}`), endpoint: s3!.endpoint, region: s3!.region, pathStyle: true, keepLocal: true },
-      { accessKeyId: s3!.accessKeyId, secretAccessKey: s3!.secretAccessKey });
+    const left = new ResultsStore({ ...storeLocationOf(`s3://${h.s3!.bucket}/runs-${suffix}`), endpoint: h.s3!.endpoint, region: h.s3!.region, pathStyle: true, keepLocal: true },
+      { accessKeyId: h.s3!.accessKeyId, secretAccessKey: h.s3!.secretAccessKey });
     expect(await left.list(`runs-${suffix}/${handle.batchId}/`)).toEqual([]);
     left.destroy();
   }, 600_000);
