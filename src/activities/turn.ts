@@ -84,6 +84,8 @@ export async function agentTurnHere(deps: HostServices, req: TurnRequest): Promi
       timeoutSec: req.plan.steps[req.turn]!.agentTimeoutSec, runKey: runKey(req.turn), logsDir, args: req.input.agentArgs,
       heartbeat: (d) => heartbeat(d), signal,
       ...(model ? { model: model.access, stop: model.stop } : {}),
+      // A trainer's drain holds the turn's calls at the gateway: that time is not the agent's.
+      ...(model && req.input.training ? { heldMs: () => model.scope.heldMs() } : {}),
     });
     run.catch(() => undefined);
     result = req.sandbox.group ? await Promise.race([run, watchGroup(provider, req.sandbox, watching.signal)]) : await run;

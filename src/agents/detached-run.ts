@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DETACHED_BASE, DetachedProcessLost, inlineWriteScript, shellQuote, type DetachedOutput, type DetachedResult, type UploadEntry } from '../sandbox/index.ts';
 import type { AgentTurnContext } from './types.ts';
 import { SANDBOX_LAYOUT } from '../task/index.ts';
+import { HELD_BACKSTOP_SEC, MovingDeadline } from './moving-deadline.ts';
 
 export interface DetachedRunOptions {
   /** Namespaces the marker, e.g. 'oracle' → `oracle-<runKey>`. */
@@ -93,23 +94,27 @@ export async function runDetached(ctx: AgentTurnContext, opts: DetachedRunOption
     user: ctx.user,
     workdir: ctx.workdir,
     env: opts.env,
-    timeoutSec: ctx.timeoutSec,
+    // A budget moved on by a drain is kept from outside; the timeout inside is then only a backstop.
+    timeoutSec: ctx.heldMs ? ctx.timeoutSec + HELD_BACKSTOP_SEC : ctx.timeoutSec,
     outputPath: opts.outputPath,
     ...(prepare !== undefined ? { prepareScript: prepare } : {}),
     ...(stageDir !== undefined ? { stageDir } : {}),
     ...(opts.tailBytes !== undefined ? { tailBytes: opts.tailBytes } : {}),
   };
+  const deadline = ctx.heldMs ? new MovingDeadline(ctx, key, ctx.heldMs) : undefined;
   try {
-    return await launchAndWait(ctx, opts, key, launch, stageDir, inline !== null);
+    return await launchAndWait(ctx, opts, key, launch, stageDir, inline !== null, deadline);
   } catch (err) {
     if (!(err instanceof DetachedProcessLost)) throw err;
     return { exitCode: null, timedOut: false, reattached: false, lost: err.message };
+  } finally {
+    await deadline?.stop();
   }
 }
 
 async function launchAndWait(
   ctx: AgentTurnContext, opts: DetachedRunOptions, key: string, launch: Parameters<AgentTurnContext['provider']['launchDetached']>[1],
-  stageDir: string | undefined, inlined: boolean,
+  stageDir: string | undefined, inlined: boolean, deadline?: MovingDeadline,
 ): Promise<DetachedRunResult> {
   let res = await ctx.provider.launchDetached(ctx.handle, launch);
   if (res.state === 'claimed_by_other') {
@@ -121,6 +126,7 @@ async function launchAndWait(
     }
   }
   const reattached = res.state !== 'started';
+  if (!res.done) await deadline?.attached(reattached);
   let done: DetachedResult;
   try {
     done = res.done ?? await ctx.provider.waitDetached(ctx.handle, key, {

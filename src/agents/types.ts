@@ -45,6 +45,11 @@ export interface AgentTurnContext {
   model?: ModelAccess;
   /** Resolves when the turn must end now (a token or cost limit passed): the agent's processes are stopped. */
   stop?: Promise<unknown>;
+  /**
+   * Training mode: how long the gateway has held this turn's model calls while the trainer drained. The turn's budget
+   * is moved on by it, so a detached agent's limit is kept from outside (moving-deadline.ts).
+   */
+  heldMs?: () => number;
 }
 
 export interface TokenUsage {

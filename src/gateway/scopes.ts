@@ -32,6 +32,8 @@ export interface ScopeOptions {
   onLimit?: (kind: LimitKind, reason: string) => void;
   /** Training mode: every call goes to the trainer's policy and leaves a token record (training.ts). */
   training?: TrainingScope;
+  /** Milliseconds on a monotonic clock (tests give their own). */
+  now?: () => number;
 }
 
 export class Scope {
@@ -40,9 +42,37 @@ export class Scope {
   /** Set when the upstream said the conversation no longer fits the model's context window. */
   contextOverflow: string | null = null;
 
+  /** Calls held by a drain right now, since when (at least one held), and the time held before that. */
+  private holding = 0;
+  private holdingSince = 0;
+  private heldBefore: number;
+
   constructor(readonly token: string, readonly opts: ScopeOptions) {
     this.calls.push(...(opts.previousCalls ?? []));
+    this.heldBefore = (opts.previousCalls ?? []).reduce((sum, c) => sum + (c.heldMs ?? 0), 0);
     this.checkLimits();
+  }
+
+  private now(): number {
+    return this.opts.now ? this.opts.now() : performance.now();
+  }
+
+  /** A call of this scope starts waiting for the trainer's resume (training.ts). */
+  holdBegins(): void {
+    if (this.holding++ === 0) this.holdingSince = this.now();
+  }
+
+  holdEnds(): void {
+    if (this.holding === 0) return;
+    if (--this.holding === 0) this.heldBefore += this.now() - this.holdingSince;
+  }
+
+  /**
+   * The wall time in which at least one of the turn's calls was held by a drain, the calls held now and those of
+   * an earlier attempt of the turn included: time the trainer took, which the turn's budget does not pay for.
+   */
+  heldMs(): number {
+    return this.heldBefore + (this.holding > 0 ? this.now() - this.holdingSince : 0);
   }
 
   get tokensSpent(): number {

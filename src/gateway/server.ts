@@ -249,7 +249,7 @@ export class ModelGateway {
       return { status: up.statusCode ?? 502, text: Buffer.concat(parts).toString('utf8'), attempts };
     };
     const call = { dialect: protocol, path, body: Buffer.concat(chunks), pathStream: path.endsWith(':streamGenerateContent'), sse: url.searchParams.get('alt') === 'sse' };
-    const used = await trainingCall(training, call, req, res, send, (status, type, message) => sendError(res, path, status, type, message));
+    const used = await trainingCall(training, call, req, res, send, (status, type, message) => sendError(res, path, status, type, message), process.env, scope);
     if (used) scope.record({ ...used, costUsd: null });
   }
 

@@ -19,6 +19,12 @@ export interface TrainingScope {
   onRecord: (r: TokenRecord) => void;
 }
 
+/** Told when a call starts and stops waiting for a drain's end (the scope counts the time held). */
+export interface HoldWatch {
+  holdBegins(): void;
+  holdEnds(): void;
+}
+
 export interface TrainingCall {
   dialect: Dialect;
   path: string;
@@ -40,7 +46,7 @@ const ms = (from: number): number => Math.round((performance.now() - from) * 100
 /** Answers one call of a training scope; returns the usage record (null when nothing reached the engine). */
 export async function trainingCall(
   training: TrainingScope, call: TrainingCall, req: IncomingMessage, res: ServerResponse, send: PolicySend, fail: Fail,
-  env: Readonly<Record<string, string | undefined>> = process.env,
+  env: Readonly<Record<string, string | undefined>> = process.env, hold?: HoldWatch,
 ): Promise<Omit<CallRecord, 'costUsd'> | null> {
   const started = performance.now();
   const startedAt = new Date().toISOString();
@@ -56,10 +62,13 @@ export async function trainingCall(
   const gone = new AbortController();
   res.once('close', () => { if (!res.writableFinished) gone.abort(new Error('the agent went away')); });
   let state;
+  hold?.holdBegins();
   try {
     state = await training.policy.whenOpen(gone.signal);
   } catch {
     return null;
+  } finally {
+    hold?.holdEnds();
   }
   const held = ms(started);
   const sentAt = performance.now();

@@ -90,6 +90,8 @@ function decideVersions(): Versions {
 const hasV3 = (versions: Versions): boolean => versions.v4 || patched(EPISODE_V3);
 
 const GRACE_SEC = 60;
+/** As src/agents/moving-deadline.ts's: how long past its budget a drained turn may run. */
+const HELD_BACKSTOP_SEC = 3600;
 /** Recorded only when a teardown failed (its host gone): the episode closes with its row instead of failing. */
 const TEARDOWN_HOST_GONE = 'teardown-host-gone';
 
@@ -99,8 +101,9 @@ const isLayerMissing = (err: unknown): boolean =>
   err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === 'berth:agent_layer_missing';
 
 /** Proxies bound to the host that owns the sandbox (docs/design.md section 3, Affinity). */
-function hostActivities(lease: HostLease, plan: EpisodePlan, versions: Versions) {
-  const longest = Math.max(...plan.steps.map((s) => Math.max(s.agentTimeoutSec, s.verifierTimeoutSec)));
+function hostActivities(lease: HostLease, plan: EpisodePlan, versions: Versions, training: boolean) {
+  // A trainer's drain moves an agent's budget on (src/agents/moving-deadline.ts): its turn may run that much longer.
+  const longest = Math.max(...plan.steps.map((s) => Math.max(s.agentTimeoutSec, s.verifierTimeoutSec))) + (training ? HELD_BACKSTOP_SEC : 0);
   const common = { taskQueue: lease.queue, scheduleToStartTimeout: `${plan.scheduleToStartSec} seconds` } as const;
   const retry = { maximumAttempts: 3, initialInterval: '2 seconds', nonRetryableErrorTypes: [...FINAL_ERROR_TYPES] };
   const heartbeatTimeout = `${plan.heartbeatTimeoutSec} seconds`;
@@ -249,7 +252,7 @@ export async function episodeWorkflow(input: EpisodeInput): Promise<ResultRow> {
       return row;
     }
     const { plan, lease } = planned;
-    const acts = hostActivities(lease, plan, versions);
+    const acts = hostActivities(lease, plan, versions, input.training !== undefined);
     const state: EpisodeState = { v2: versions.v2, seedWithAgent: versions.v4 && seedsWithAgent(input, plan, lease), turns: [], stoppedAfter: null };
     let pastDeadline = false;
     const body = new CancellationScope();

@@ -119,10 +119,11 @@ describe('training mode, lineage and policy', () => {
     const before = engine.seen.length;
     let answered = false;
     const held = call('openai-chat', false, [{ turn: first, results: ['a.txt'] }]).then((t) => { answered = true; return t; });
-    // The trainer swaps weights while the call waits at the gateway.
+    // The trainer swaps weights while the call waits at the gateway; the scope counts the held time as it goes.
     await new Promise((r) => setTimeout(r, 300));
     expect(engine.seen.length).toBe(before);
     expect(answered).toBe(false);
+    expect(scope.heldMs()).toBeGreaterThanOrEqual(250);
     engine.version = 'w2';
     policy.set({ version: 2 });
     policy.resume();
@@ -130,6 +131,11 @@ describe('training mode, lineage and policy', () => {
     expect(records.map((r) => r.policy_version)).toEqual([1, 2]);
     expect(engine.seen.slice(-2).map((s) => s.version)).toEqual(['w1', 'w2']);
     expect(records[1]!.timing.held_ms).toBeGreaterThan(records[0]!.timing.held_ms);
+    // Once answered, the held time stays what the call waited (the turn's budget moves on by that much, no more).
+    const heldNow = scope.heldMs();
+    expect(heldNow).toBeGreaterThanOrEqual(records[1]!.timing.held_ms - 1);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(scope.heldMs()).toBe(heldNow);
     // A version change does not break the lineage: the sequence carries both versions.
     expect(linkCalls(records).sequences[0]!.policy_versions).toEqual([1, 2]);
   });

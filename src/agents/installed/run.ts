@@ -3,8 +3,9 @@
 // environment. Its own logs are copied to the host and turned into the turn's ATIF trajectory.
 import { readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { DETACHED_BASE, shellQuote } from '../../sandbox/index.ts';
+import { shellQuote } from '../../sandbox/index.ts';
 import { runDetached, detachedKey } from '../detached-run.ts';
+import { stopScript } from '../moving-deadline.ts';
 import { AgentConfigError } from '../errors.ts';
 import { AGENT_LOGS, copyLogToHost, secondsSince, writeTrajectory } from '../logs.ts';
 import { jsonArg } from './agent-files.ts';
@@ -66,22 +67,7 @@ function prepareScript(agent: InstalledAgent, run: AgentRun, user: string): stri
   ].join('\n');
 }
 
-/**
- * Ends the agent's processes (everything in the detached process's session but its wrapper and `timeout`), so
- * the wrapper records the exit as the agent's own and the wait returns.
- */
-export function stopScript(key: string): string {
-  const d = shellQuote(`${DETACHED_BASE}/${key}`);
-  return `sid=$(cat ${d}/pid 2>/dev/null) || exit 0
-for p in /proc/[0-9]*; do
-  n=\${p#/proc/}; [ "$n" = "$sid" ] && continue
-  st=$(sed 's/^.*) //' "$p/stat" 2>/dev/null) || continue
-  [ "$(echo "$st" | cut -d' ' -f4)" = "$sid" ] || continue
-  [ "$(cat "$p/comm" 2>/dev/null)" = timeout ] && continue
-  kill -TERM "$n" 2>/dev/null
-done
-exit 0`;
-}
+export { stopScript };
 
 export async function runInstalledTurn(agent: InstalledAgent, ctx: AgentTurnContext): Promise<AgentTurnResult> {
   const run = agentRunOf(ctx, agent);
