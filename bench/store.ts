@@ -17,7 +17,9 @@ import { storeLocationOf } from '../src/config/results-store.ts';
 import { ensureServer } from '../src/server/devserver.ts';
 import { attemptKey, filesUnder, ResultsStore, uploadAttempt, UPLOADS_AT_ONCE } from '../src/store/index.ts';
 import { startS3Server } from '../test/helpers/s3-server.ts';
+import { batchWorkflowId } from '../src/client/episodes.ts';
 import { median, startWorker, trivialDataset } from './common.ts';
+import { findGroups, processCpu, sampleCpu } from './profile/cpu.ts';
 
 /** A trial folder like a coding agent's: a trajectory, logs, the verifier's output, and one 8 MiB artifact. */
 function trialFolder(): string {
@@ -94,13 +96,25 @@ export default async function bench(args: string[]): Promise<void> {
     const connection = await Connection.connect({ address: '127.0.0.1:7233' });
     const client = new Client({ connection });
     const resultsDir = mkdtempSync(join(tmpdir(), 'berth-bench-results-'));
-    const run = async (dataset: string, config: string) => {
+    const groups = findGroups(worker.child.pid!);
+    const cpuNow = () => ({ ...sampleCpu(groups).cpu, weed: processCpu(s3.pid) });
+    // CPU-seconds per process group, summed over the measured runs of each mode.
+    const cpuOf: Record<'on' | 'off', Record<string, number>> = { on: {}, off: {} };
+    const lastOf: Partial<Record<'on' | 'off', { batchId: string; workflowId: string }>> = {};
+    const run = async (dataset: string, config: string, mode?: 'on' | 'off') => {
       process.env.BERTH_CONFIG = config;
+      const before = cpuNow();
       const t = Date.now();
-      const s = await (await startBatch({ dataset, concurrency: 8, resultsDir, taskQueue: queue, client })).wait();
+      const s = await (await startBatch({ dataset, concurrency: 8, resultsDir: mkdtempSync(join(resultsDir, 'b-')), taskQueue: queue, client })).wait();
+      const sec = (Date.now() - t) / 1000;
+      const after = cpuNow();
+      if (mode) {
+        for (const [k, v] of Object.entries(after)) cpuOf[mode][k] = (cpuOf[mode][k] ?? 0) + v - (before[k as keyof typeof before] ?? 0);
+        lastOf[mode] = { batchId: s.batchId, workflowId: s.rows[0]!.workflow_id };
+      }
       if (s.rows.some((r) => r.reward !== 1)) throw new Error(`an episode did not score 1: ${JSON.stringify(s.rows.find((r) => r.reward !== 1))}`);
       if (config === withStore && s.rows.some((r) => !r.store_key)) throw new Error(`an episode's files were not stored: ${JSON.stringify(s.rows.find((r) => !r.store_key))}`);
-      return (Date.now() - t) / 1000;
+      return sec;
     };
     try {
       await run(trivialDataset(2), withStore);
@@ -109,13 +123,20 @@ export default async function bench(args: string[]): Promise<void> {
       let on = 0;
       let off = 0;
       for (let round = 0; round < 2; round++) {
-        off += await run(many, without);
-        on += await run(many, withStore);
+        off += await run(many, without, 'off');
+        on += await run(many, withStore, 'on');
       }
       const onRate = ((2 * half) / on) * 60;
       const offRate = ((2 * half) / off) * 60;
       console.log(`(2) ${2 * half} episodes at concurrency 8 (two alternating halves): store on ${onRate.toFixed(1)}/min, off ${offRate.toFixed(1)}/min ` +
         `(ratio ${(onRate / offRate).toFixed(2)}, target at least 0.95)`);
+      const perEpisode = (mode: 'on' | 'off') => Object.entries(cpuOf[mode]).map(([k, v]) => `${k} ${((v / (2 * half)) * 1000).toFixed(0)}`).join(', ');
+      console.log(`    CPU ms per episode, store on: ${perEpisode('on')}`);
+      console.log(`    CPU ms per episode, store off: ${perEpisode('off')}`);
+      for (const mode of ['on', 'off'] as const) {
+        const last = lastOf[mode]!;
+        console.log(`    history, store ${mode}: episode ${await historyCounts(client, last.workflowId)}; batch per episode ${await historyCounts(client, batchWorkflowId(last.batchId), half)}`);
+      }
     } finally {
       worker.child.kill('SIGTERM');
       await connection.close();
@@ -124,4 +145,18 @@ export default async function bench(args: string[]): Promise<void> {
     store.destroy();
     await s3.stop();
   }
+}
+
+/** Event counts of a workflow's history (divided by `per`): workflow tasks, activities, signals, child events, all events. */
+async function historyCounts(client: Client, workflowId: string, per = 1): Promise<string> {
+  const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+  const n = (test: (e: (typeof events)[number]) => unknown) => (events.filter(test).length / per).toFixed(1);
+  const activities = new Map<string, number>();
+  for (const e of events) {
+    const name = e.activityTaskScheduledEventAttributes?.activityType?.name;
+    if (name) activities.set(name, (activities.get(name) ?? 0) + 1);
+  }
+  return `${n((e) => e.workflowTaskCompletedEventAttributes)} workflow tasks, ${n((e) => e.activityTaskScheduledEventAttributes)} activities ` +
+    `(${[...activities].map(([k, v]) => `${k} ${(v / per).toFixed(1)}`).join(', ')}), ${n((e) => e.workflowExecutionSignaledEventAttributes)} signals in, ` +
+    `${n((e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes)} signals out, ${n(() => true)} events`;
 }
