@@ -77,6 +77,18 @@ export interface StoreEpisodeFilesRequest {
   runId: string;
 }
 
+/**
+ * What the last verification does after tearing down, in episodes recorded with patch store-in-last-verify: tell the
+ * batch its slot is free (signal episodeSlotFreed, so its window moves on during the upload), then upload the
+ * attempt's files when they are small enough (storeInline).
+ */
+export interface AfterLastVerify {
+  /** The batch's workflow id, when a batch started the episode. */
+  slotFreedTo?: string;
+  /** The attempt to upload to the batch's store. */
+  store?: StoreEpisodeFilesRequest;
+}
+
 /** writeBatchJobFiles: a batch with a results store writes its job files there (src/client/batch-job-files.ts). */
 export interface BatchJobFilesRequest {
   /** s3://bucket[/prefix] of the batch's [results] store (the worker reads its own endpoint and credentials). */

@@ -3,7 +3,7 @@ import {
 } from '@temporalio/workflow';
 import { episodeWorkflow } from './episode.ts';
 import { concurrencyProblem, episodeStartOptions, episodesOf, type BatchControl } from './public.ts';
-import { doneOf, episodeDoneSignal, pauseUpdate, progressQuery, reportBySignal, resizeUpdate, resumeUpdate, upcomingQuery, type EpisodeDone } from './signals.ts';
+import { doneOf, episodeDoneSignal, pauseUpdate, progressQuery, reportBySignal, resizeUpdate, resumeUpdate, slotFreedSignal, upcomingQuery, type EpisodeDone } from './signals.ts';
 import { upcomingOf } from './upcoming.ts';
 import type { BatchInput, BatchJobFilesActivity, BatchProgress } from './types.ts';
 
@@ -79,11 +79,19 @@ export async function batchWorkflow(batch: BatchInput, carry?: BatchCarry): Prom
   // before the start resolves: that signal is kept for the episode being started, or the batch would wait forever.
   // Keyed by the ids being started, each with the signal that came first, if one did.
   const starting = new Map<string, EpisodeDone | undefined>();
+  // Episodes whose last verification freed their slot (slotFreedSignal) while their files go up: out of the window,
+  // not yet counted. Empty in every batch whose episodes never send that signal, so those replay as they ran.
+  const finishing = new Set<string>();
   const closed = (done: EpisodeDone) => {
-    if (running.delete(done.workflowId)) countDone(progress, done);
+    if (running.delete(done.workflowId) || finishing.delete(done.workflowId)) countDone(progress, done);
   };
+  setHandler(slotFreedSignal, ({ workflowId }) => {
+    if (!running.delete(workflowId)) return;
+    finishing.add(workflowId);
+    changes++;
+  });
   setHandler(episodeDoneSignal, (done) => {
-    if (running.has(done.workflowId)) closed(done);
+    if (running.has(done.workflowId) || finishing.has(done.workflowId)) closed(done);
     else if (starting.has(done.workflowId)) starting.set(done.workflowId, done);
   });
   setHandler(pauseUpdate, steer({ paused: true }));
@@ -102,7 +110,7 @@ export async function batchWorkflow(batch: BatchInput, carry?: BatchCarry): Prom
     { summary: `job files to ${store}${final ? '' : ' (episodes closed so far)'}` }, [{ store: store!, batchId: batch.batchId, final }],
   ).then(() => undefined, () => undefined);
   const writtenAtStart = writesJobFiles && carry ? jobFiles(false) : Promise.resolve();
-  while (next < episodes.length || running.size > 0) {
+  while (next < episodes.length || running.size > 0 || finishing.size > 0) {
     // Patched together with the rule that a run stops starting at its continue-as-new limit (before, it went on while
     // the window had room, so a batch of fast episodes never continued as new and its history grew without bound).
     const together = next < episodes.length && patched(STARTS_TOGETHER);
@@ -129,6 +137,9 @@ export async function batchWorkflow(batch: BatchInput, carry?: BatchCarry): Prom
     }
     await Promise.all(starts);
     if (startedThisRun >= limit || workflowInfo().continueAsNewSuggested) {
+      // The next run counts them as running ones (told to signal their closing, below).
+      for (const id of finishing) running.add(id);
+      finishing.clear();
       // Patched: a run that continued before episode-v5 replays as it ran (its children all signalled).
       if (patched(HAND_OVER)) await handOver(running);
       await writtenAtStart;

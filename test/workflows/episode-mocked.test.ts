@@ -26,6 +26,8 @@ interface Script {
   /** How long the results store upload takes (a batch with a store), and whether it fails for good. */
   storeMs?: number;
   storeRefused?: boolean;
+  /** The last verification stores the files itself (patch store-in-last-verify), taking storeMs; else it leaves them to storeEpisodeFiles. */
+  storeInline?: boolean;
 }
 const scripts = new Map<string, Script>();
 const calls = new Map<string, string[]>();
@@ -87,8 +89,18 @@ const activities = {
     const reward = t.reward ?? 1;
     // The last turn's verification tears down itself (as the real activity does).
     if (req.teardownAfter) log(req.input.taskId, 'teardown');
+    // Then, asked to (store-in-last-verify), it frees the batch's slot and stores a small attempt (src/activities/turn.ts).
+    const script = scripts.get(req.input.taskId)!;
+    let stored: { storedInline: { key: string; files: number; bytes: number; keptLocal: boolean } } | undefined;
+    const batch = req.afterLast?.slotFreedTo;
+    if (batch) await Context.current().client.workflow.getHandle(batch).signal('episodeSlotFreed', { workflowId: req.afterLast!.store!.workflowId });
+    if (req.afterLast?.store && script.storeInline) {
+      log(req.input.taskId, 'store inline');
+      await Context.current().sleep(script.storeMs ?? 0);
+      stored = { storedInline: { key: `p/b/episodes/${req.afterLast.store.workflowId}/${req.afterLast.store.runId}`, files: 3, bytes: 30, keptLocal: true } };
+    }
     return { step: `step-${req.turn + 1}`, reward, verifier_rewards: { reward }, failure_kind: null, failure_reason: null,
-      masked: false, response_text: `answer ${req.turn + 1}`, timings: { verify: 1 }, ...t, ...(req.teardownAfter ? { tornDown: true as const } : {}) };
+      masked: false, response_text: `answer ${req.turn + 1}`, timings: { verify: 1 }, ...t, ...(req.teardownAfter ? { tornDown: true as const } : {}), ...stored };
   },
   async teardown(req) { log(req.episodeId.split('/').pop()!, 'teardown'); },
   async storeEpisodeFiles(req) {
@@ -260,7 +272,8 @@ describe('BatchWorkflow with scripted episodes', () => {
 describe('BatchWorkflow with a results store', () => {
   it('starts the next episode while the last one\'s files are still being uploaded; rows carry store_key or store_error', async () => {
     const tasks = ['store-t0', 'store-t1', 'store-t2'];
-    tasks.forEach((t, i) => scripts.set(t, { plan: { multiStep: false }, storeMs: 3000, storeRefused: i === 2, turns: [{ reward: 1 }] }));
+    // t1's last verification stores its files itself; t0's (too slow there) and t2's (refused) go to storeEpisodeFiles.
+    tasks.forEach((t, i) => scripts.set(t, { plan: { multiStep: false }, storeMs: 3000, storeRefused: i === 2, storeInline: i === 1, turns: [{ reward: 1 }] }));
     const batchId = `${queue}-s1`;
     const input = {
       batchId, datasetName: 'd', datasetPath: '/d', tasks: tasks.map((t) => ({ taskId: t, taskPath: `/d/${t}`, digest: 'sha256:x' })),
@@ -271,8 +284,11 @@ describe('BatchWorkflow with a results store', () => {
     expect(progress).toMatchObject({ total: 3, done: 3, scored: 3, failed: 0 });
     const ids = tasks.map((t) => `berth/${batchId}/${t}/1`);
     const rows = await Promise.all(ids.map((id) => client.workflow.getHandle<() => Promise<ResultRow>>(id).result()));
-    await recordHistory(client, ids[0]!, 'episode-stored');
+    await recordHistory(client, ids[1]!, 'episode-stored-inline');
     await recordHistory(client, `berth/${batchId}`, 'batch-stored');
+    expect(calls.get('store-t1')).toContain('store inline');
+    expect(calls.get(ids[1]!)).toBeUndefined();
+    expect(calls.get(ids[0]!)).toEqual(['store']);
     // The batch wrote its job files to the store itself, once every episode had closed (no client collected it).
     expect(jobFilesWritten.filter((r) => r.batchId === batchId)).toEqual([{ store: 's3://b/p', batchId, final: true }]);
     expect(rows.map((r) => r.reward)).toEqual([1, 1, 1]);
@@ -296,6 +312,7 @@ describe('BatchWorkflow with a results store', () => {
     };
     const handle = await client.workflow.start('batchWorkflow', { taskQueue: queue, workflowId: `berth/${batchId}`, args: [input] });
     expect(await handle.result()).toMatchObject({ total: 4, done: 4, scored: 4 });
+    await recordHistory(client, `berth/${batchId}`, 'batch-stored-continued');
     const runs = await runChain(client, `berth/${batchId}`);
     const asked = jobFilesWritten.filter((r) => r.batchId === batchId).map((r) => r.final);
     // One write of what had closed per continued run, then the last (the final one after every other).
