@@ -26,7 +26,7 @@ export interface BatchJobFiles {
   files: number;
 }
 
-/** Episodes read at once (each a describe and a result call). */
+/** Episodes read at once (each a result call). */
 const READS_AT_ONCE = 8;
 
 /** What the store already says of the batch: the meta its first client wrote in config.json, and skipped.json's length. */
@@ -46,9 +46,10 @@ async function storedJob(store: ResultsStore, batchId: string): Promise<{ meta: 
  * `beat` is called as episodes are read (an activity's heartbeat).
  */
 export async function writeBatchJobFiles(client: Client, store: ResultsStore, batchId: string, opts: { final: boolean; beat?: () => void }): Promise<BatchJobFiles> {
-  const batch = client.workflow.getHandle(batchWorkflowId(batchId));
-  const [input, described, stored] = await Promise.all([startInput<BatchInput>(client, batchWorkflowId(batchId)), batch.describe(), storedJob(store, batchId)]);
-  const meta = stored.meta ?? jobMetaOf(input, resolve('results', batchId), described.startTime.toISOString());
+  const stored = await storedJob(store, batchId);
+  // The batch's start (its input is its history's first event) is read only when no client wrote config.json.
+  const meta = stored.meta ?? jobMetaOf(await startInput<BatchInput>(client, batchWorkflowId(batchId)), resolve('results', batchId),
+    (await client.workflow.getHandle(batchWorkflowId(batchId)).describe()).startTime.toISOString());
   const all = await listEpisodes(client, batchId);
   const running = all.filter((e) => e.status === 'RUNNING').length;
   const counted = opts.final ? all : all.filter((e) => e.status !== 'RUNNING');
@@ -58,12 +59,14 @@ export async function writeBatchJobFiles(client: Client, store: ResultsStore, ba
     const folder = new ResultsFolder(dir);
     const reported = newestEpisodes(counted).map((e) => rowOf(e, counted, read)).filter((r): r is ResultRow => r !== undefined);
     const failed = newestEpisodes(counted).length - reported.length;
-    folder.finish(reported, failed, { batch_id: batchId, dataset: input.datasetName, agent: input.agent });
+    folder.finish(reported, failed, { batch_id: batchId, ...(meta.datasetName ? { dataset: meta.datasetName } : {}), ...(meta.agent ? { agent: meta.agent } : {}) });
     const job = new HarborJobDir(dir);
     job.writeConfig(meta);
-    const trials: HarborTrialResult[] = [...read.values()].flatMap((a) => (a.row ? [trialResultOf(a.row, meta, a.times, filesOf(store, a.row))] : []));
+    // The job's result.json counts trials by their rows; each trial's own times are not in it.
+    const trials: HarborTrialResult[] = [...read.values()].flatMap((row) => (row ? [trialResultOf(row, meta, NO_TIMES, filesOf(store, row))] : []));
+    // At the end the batch is still running (it closes once this is written): its close is now.
     job.writeResult(meta, trials, {
-      finishedAt: opts.final ? (described.closeTime ?? new Date()).toISOString() : null, updatedAt: new Date().toISOString(),
+      finishedAt: opts.final ? new Date().toISOString() : null, updatedAt: new Date().toISOString(),
       running: opts.final ? 0 : running, failedEpisodes: failed, skippedTasks: stored.skipped,
     });
     const files = await uploadJobFiles(store, batchId, dir);
@@ -73,18 +76,16 @@ export async function writeBatchJobFiles(client: Client, store: ResultsStore, ba
   }
 }
 
-interface Attempt { row: ResultRow | undefined; times: { startedAt: string | null; finishedAt: string | null } }
+const NO_TIMES = { startedAt: null, finishedAt: null };
 
-/** Each closed (or, at the batch's end, each) attempt's row and times, a few at once. */
-async function readAttempts(client: Client, episodes: EpisodeRef[], beat?: () => void): Promise<Map<string, Attempt>> {
-  const out = new Map<string, Attempt>();
+/** Each closed (or, at the batch's end, each) attempt's row (undefined when it failed), a few at once. */
+async function readAttempts(client: Client, episodes: EpisodeRef[], beat?: () => void): Promise<Map<string, ResultRow | undefined>> {
+  const out = new Map<string, ResultRow | undefined>();
   let next = 0;
   await Promise.all(Array.from({ length: Math.min(READS_AT_ONCE, episodes.length) }, async () => {
     while (next < episodes.length) {
       const e = episodes[next++]!;
-      const row = await waitForEpisode(client, e.workflowId);
-      const d = await client.workflow.getHandle(e.workflowId).describe().catch(() => undefined);
-      out.set(e.workflowId, { row, times: { startedAt: d?.startTime.toISOString() ?? null, finishedAt: d?.closeTime?.toISOString() ?? null } });
+      out.set(e.workflowId, await waitForEpisode(client, e.workflowId));
       beat?.();
     }
   }));
@@ -92,8 +93,8 @@ async function readAttempts(client: Client, episodes: EpisodeRef[], beat?: () =>
 }
 
 /** The reported row of a (task, repeat): a regrade that failed leaves the attempt before it reported (as collectRows does). */
-function rowOf(e: EpisodeRef, all: EpisodeRef[], read: Map<string, Attempt>): ResultRow | undefined {
-  const row = read.get(e.workflowId)?.row;
+function rowOf(e: EpisodeRef, all: EpisodeRef[], read: Map<string, ResultRow | undefined>): ResultRow | undefined {
+  const row = read.get(e.workflowId);
   if (row || !e.regrade) return row;
   const before = newestEpisodes(all.filter((x) => x.taskId !== e.taskId || x.repeat !== e.repeat || x.attempt < e.attempt))
     .find((x) => x.taskId === e.taskId && x.repeat === e.repeat);
