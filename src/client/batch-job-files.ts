@@ -11,7 +11,8 @@ import { join, resolve } from 'node:path';
 import { loadBerthConfig } from '../config/berth-config.ts';
 import { jobFileKey, ResultsStore, storeAt, uploadJobFiles } from '../store/index.ts';
 import type { BatchInput, BatchJobFilesActivity, ResultRow } from '../workflows/types.ts';
-import { batchWorkflowId, listEpisodes, newestEpisodes, startInput, waitForEpisode, type EpisodeRef } from './episodes.ts';
+import { batchWorkflowId, listEpisodes, newestEpisodes, parseEpisodeId, startInput, waitForEpisode, type EpisodeRef } from './episodes.ts';
+import { episodeWorkflowId } from '../workflows/public.ts';
 import { HarborJobDir } from './harbor-job/job-dir.ts';
 import { jobMetaOf, type JobMeta } from './harbor-job/job-meta.ts';
 import { trialResultOf } from './harbor-job/trial.ts';
@@ -50,7 +51,8 @@ export async function writeBatchJobFiles(client: Client, store: ResultsStore, ba
   // The batch's start (its input is its history's first event) is read only when no client wrote config.json.
   const meta = stored.meta ?? jobMetaOf(await startInput<BatchInput>(client, batchWorkflowId(batchId)), resolve('results', batchId),
     (await client.workflow.getHandle(batchWorkflowId(batchId)).describe()).startTime.toISOString());
-  const all = await listEpisodes(client, batchId);
+  // At the end, every (task, repeat)'s first attempt too, should the listing not show one yet (visibility lags).
+  const all = withFirstAttempts(await listEpisodes(client, batchId), opts.final ? meta : null);
   const running = all.filter((e) => e.status === 'RUNNING').length;
   const counted = opts.final ? all : all.filter((e) => e.status !== 'RUNNING');
   const read = await readAttempts(client, counted, opts.beat);
@@ -77,6 +79,16 @@ export async function writeBatchJobFiles(client: Client, store: ResultsStore, ba
 }
 
 const NO_TIMES = { startedAt: null, finishedAt: null };
+
+/** The listed episodes, and the first attempt of each of the batch's (task, repeat) the listing lacks. Pure. */
+export function withFirstAttempts(listed: EpisodeRef[], meta: Pick<JobMeta, 'batchId' | 'tasks' | 'repeats'> | null): EpisodeRef[] {
+  if (!meta) return listed;
+  const have = new Set(listed.map((e) => e.workflowId));
+  const missing = meta.tasks.flatMap((t) => Array.from({ length: meta.repeats }, (_, i) => episodeWorkflowId(meta.batchId, t.taskId, i + 1)))
+    .filter((id) => !have.has(id))
+    .map((workflowId) => ({ workflowId, ...parseEpisodeId(workflowId)!, status: 'RUNNING', taskQueue: '', regrade: false }));
+  return [...listed, ...missing];
+}
 
 /** Each closed (or, at the batch's end, each) attempt's row (undefined when it failed), a few at once. */
 async function readAttempts(client: Client, episodes: EpisodeRef[], beat?: () => void): Promise<Map<string, ResultRow | undefined>> {

@@ -110,6 +110,9 @@ export async function batchWorkflow(batch: BatchInput, carry?: BatchCarry): Prom
     { summary: `job files to ${store}${final ? '' : ' (episodes closed so far)'}` }, [{ store: store!, batchId: batch.batchId, final }],
   ).then(() => undefined, () => undefined);
   const writtenAtStart = writesJobFiles && carry ? jobFiles(false) : Promise.resolve();
+  // The last write starts once every episode has started and freed its slot: it waits for the rows still uploading,
+  // so the batch closes about when its last episode does.
+  let writtenAtEnd: Promise<void> | undefined;
   while (next < episodes.length || running.size > 0 || finishing.size > 0) {
     // Patched together with the rule that a run stops starting at its continue-as-new limit (before, it went on while
     // the window had room, so a batch of fast episodes never continued as new and its history grew without bound).
@@ -148,13 +151,14 @@ export async function batchWorkflow(batch: BatchInput, carry?: BatchCarry): Prom
     }
     // A round of starts ended with room left: the next round starts at once.
     if (together && room()) continue;
+    if (writesJobFiles && !writtenAtEnd && next >= episodes.length && running.size === 0 && starting.size === 0) writtenAtEnd = jobFiles(true);
     const before = progress.done;
     const seen = changes;
     await condition(() => progress.done > before || changes !== seen);
   }
   if (writesJobFiles) {
     await writtenAtStart;
-    await jobFiles(true);
+    await (writtenAtEnd ?? jobFiles(true));
   }
   return progress;
 }
