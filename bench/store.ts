@@ -1,11 +1,13 @@
-// `npm run bench -- store [--trials 12] [--episodes 32]`: the results store (issue 39) against a SeaweedFS S3 server of
+// `npm run bench -- store [--trials 12] [--episodes 32] [--rounds 2]`: the results store (issue 39) against a SeaweedFS S3 server of
 // its own (test/helpers/s3-server.ts).
 // (1) Upload time and CPU per trial: Berth's upload of a trial folder (each file streamed and hashed, the manifest
 //     last) against a plain SDK upload of the same files (lib-storage's Upload per file, as many at once, nothing
 //     else), alternating in
 //     the same run. Target: ratio at most 1.2.
-// (2) Episode throughput at concurrency 8 with the store on against off, alternating halves on one worker. Target: at
-//     least 0.95.
+// (2) Episode throughput at concurrency 8 with the store on against off, alternating batches of episodes/rounds on one
+//     worker (`--rounds 2` by default; each mode runs `--episodes` in all). Target: at least 0.95. It prints the CPU per
+//     episode of each process (worker, Temporal, engine, this client, weed, and the rest of the machine, which on a
+//     shared machine includes other work) and the histories of one episode and of its batch each way.
 import { Upload } from '@aws-sdk/lib-storage';
 import { Client, Connection } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
@@ -17,7 +19,9 @@ import { storeLocationOf } from '../src/config/results-store.ts';
 import { ensureServer } from '../src/server/devserver.ts';
 import { attemptKey, filesUnder, ResultsStore, uploadAttempt, UPLOADS_AT_ONCE } from '../src/store/index.ts';
 import { startS3Server } from '../test/helpers/s3-server.ts';
+import { batchWorkflowId } from '../src/client/episodes.ts';
 import { median, startWorker, trivialDataset } from './common.ts';
+import { findGroups, processCpu, sampleCpu } from './profile/cpu.ts';
 
 /** A trial folder like a coding agent's: a trajectory, logs, the verifier's output, and one 8 MiB artifact. */
 function trialFolder(): string {
@@ -48,6 +52,8 @@ export default async function bench(args: string[]): Promise<void> {
   const opt = (name: string, d: number) => { const i = args.indexOf(`--${name}`); return i >= 0 ? Number(args[i + 1]) : d; };
   const trials = opt('trials', 12);
   const episodes = opt('episodes', 32);
+  // Rounds of (off, on) halves: more rounds average out a machine whose other load changes between halves.
+  const rounds = opt('rounds', 2);
   const s3 = await startS3Server();
   const settings = { ...storeLocationOf(`s3://${s3.bucket}/bench`), endpoint: s3.endpoint, region: s3.region, pathStyle: true, keepLocal: true };
   const store = new ResultsStore(settings, { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey });
@@ -94,28 +100,47 @@ export default async function bench(args: string[]): Promise<void> {
     const connection = await Connection.connect({ address: '127.0.0.1:7233' });
     const client = new Client({ connection });
     const resultsDir = mkdtempSync(join(tmpdir(), 'berth-bench-results-'));
-    const run = async (dataset: string, config: string) => {
+    const groups = findGroups(worker.child.pid!);
+    const cpuNow = () => ({ ...sampleCpu(groups).cpu, weed: processCpu(s3.pid) });
+    // CPU-seconds per process group, summed over the measured runs of each mode.
+    const cpuOf: Record<'on' | 'off', Record<string, number>> = { on: {}, off: {} };
+    const lastOf: Partial<Record<'on' | 'off', { batchId: string; workflowId: string }>> = {};
+    const run = async (dataset: string, config: string, mode?: 'on' | 'off') => {
       process.env.BERTH_CONFIG = config;
+      const before = cpuNow();
       const t = Date.now();
-      const s = await (await startBatch({ dataset, concurrency: 8, resultsDir, taskQueue: queue, client })).wait();
+      const s = await (await startBatch({ dataset, concurrency: 8, resultsDir: mkdtempSync(join(resultsDir, 'b-')), taskQueue: queue, client })).wait();
+      const sec = (Date.now() - t) / 1000;
+      const after = cpuNow();
+      if (mode) {
+        for (const [k, v] of Object.entries(after)) cpuOf[mode][k] = (cpuOf[mode][k] ?? 0) + v - (before[k as keyof typeof before] ?? 0);
+        lastOf[mode] = { batchId: s.batchId, workflowId: s.rows[0]!.workflow_id };
+      }
       if (s.rows.some((r) => r.reward !== 1)) throw new Error(`an episode did not score 1: ${JSON.stringify(s.rows.find((r) => r.reward !== 1))}`);
       if (config === withStore && s.rows.some((r) => !r.store_key)) throw new Error(`an episode's files were not stored: ${JSON.stringify(s.rows.find((r) => !r.store_key))}`);
-      return (Date.now() - t) / 1000;
+      return sec;
     };
     try {
       await run(trivialDataset(2), withStore);
-      const half = Math.ceil(episodes / 2);
+      const half = Math.ceil(episodes / rounds);
       const many = trivialDataset(half);
       let on = 0;
       let off = 0;
-      for (let round = 0; round < 2; round++) {
-        off += await run(many, without);
-        on += await run(many, withStore);
+      for (let round = 0; round < rounds; round++) {
+        off += await run(many, without, 'off');
+        on += await run(many, withStore, 'on');
       }
-      const onRate = ((2 * half) / on) * 60;
-      const offRate = ((2 * half) / off) * 60;
-      console.log(`(2) ${2 * half} episodes at concurrency 8 (two alternating halves): store on ${onRate.toFixed(1)}/min, off ${offRate.toFixed(1)}/min ` +
+      const onRate = ((rounds * half) / on) * 60;
+      const offRate = ((rounds * half) / off) * 60;
+      console.log(`(2) ${rounds * half} episodes each way at concurrency 8 (${rounds} alternating rounds of ${half}): store on ${onRate.toFixed(1)}/min, off ${offRate.toFixed(1)}/min ` +
         `(ratio ${(onRate / offRate).toFixed(2)}, target at least 0.95)`);
+      const perEpisode = (mode: 'on' | 'off') => Object.entries(cpuOf[mode]).map(([k, v]) => `${k} ${((v / (rounds * half)) * 1000).toFixed(0)}`).join(', ');
+      console.log(`    CPU ms per episode, store on: ${perEpisode('on')}`);
+      console.log(`    CPU ms per episode, store off: ${perEpisode('off')}`);
+      for (const mode of ['on', 'off'] as const) {
+        const last = lastOf[mode]!;
+        console.log(`    history, store ${mode}: episode ${await historyCounts(client, last.workflowId)}; batch per episode ${await historyCounts(client, batchWorkflowId(last.batchId), half)}`);
+      }
     } finally {
       worker.child.kill('SIGTERM');
       await connection.close();
@@ -124,4 +149,18 @@ export default async function bench(args: string[]): Promise<void> {
     store.destroy();
     await s3.stop();
   }
+}
+
+/** Event counts of a workflow's history (divided by `per`): workflow tasks, activities, signals, child events, all events. */
+async function historyCounts(client: Client, workflowId: string, per = 1): Promise<string> {
+  const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+  const n = (test: (e: (typeof events)[number]) => unknown) => (events.filter(test).length / per).toFixed(1);
+  const activities = new Map<string, number>();
+  for (const e of events) {
+    const name = e.activityTaskScheduledEventAttributes?.activityType?.name;
+    if (name) activities.set(name, (activities.get(name) ?? 0) + 1);
+  }
+  return `${n((e) => e.workflowTaskCompletedEventAttributes)} workflow tasks, ${n((e) => e.activityTaskScheduledEventAttributes)} activities ` +
+    `(${[...activities].map(([k, v]) => `${k} ${(v / per).toFixed(1)}`).join(', ')}), ${n((e) => e.workflowExecutionSignaledEventAttributes)} signals in, ` +
+    `${n((e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes)} signals out, ${n(() => true)} events`;
 }

@@ -8,6 +8,7 @@ import { log as activityLog } from '@temporalio/activity';
 import { createHostServices, releaseHostServices, type HostServices } from './host/deps.ts';
 import { createHostActivities } from './activities/host-activities.ts';
 import { createSharedActivities } from './activities/shared-activities.ts';
+import type { BatchJobFilesActivity } from './activities/types.ts';
 import { homePath } from './config/paths.ts';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { reconcileSlots, runIsOpen, seedBoundMs } from './host/slot-reconcile.ts';
@@ -67,6 +68,8 @@ export interface WorkerOptions {
   hostQueueSuffix?: string;
   /** `--sandbox`: the sandbox this worker's episodes run in; default berth.toml [sandbox] provider. */
   sandbox?: SandboxProviderName;
+  /** Shared-queue activities whose code is above this layer (the batch's job files, from the client library). */
+  sharedExtras?: BatchJobFilesActivity;
 }
 
 /** How often a worker looks for slots of its host that nobody else will free (src/host/slot-reconcile.ts). */
@@ -90,7 +93,7 @@ export async function createWorkers(opts: WorkerOptions, given?: HostServices): 
   if (resumed > 0) console.log(`berth worker: removing the sandboxes of ${resumed} torn-down episode(s) left in the removal journal`);
   const bundle = await workflowBundle();
   const shared = await Worker.create({
-    connection, namespace, taskQueue: sharedQueue, workflowBundle: bundle, activities: createSharedActivities(deps),
+    connection, namespace, taskQueue: sharedQueue, workflowBundle: bundle, activities: { ...createSharedActivities(deps), ...opts.sharedExtras },
     // A waiting pickHost's heartbeat says which host is full; it reaches `berth status` within this.
     maxHeartbeatThrottleInterval: '3 seconds',
     maxConcurrentActivityTaskExecutions: activityRoom,

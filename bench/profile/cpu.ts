@@ -7,7 +7,7 @@ import type { CpuSample } from './attribution.ts';
 const TICK = 100; // USER_HZ on Linux (getconf CLK_TCK)
 
 /** utime + stime + cutime + cstime of one process, in seconds (0 when it is gone). */
-function processCpu(pid: number): number {
+export function processCpu(pid: number): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');

@@ -2,8 +2,8 @@
 // berth.toml and environment say how (endpoint, region, credentials), so no credential travels in Temporal's history.
 import { createHash } from 'node:crypto';
 import { loadBerthConfig } from '../config/berth-config.ts';
-import { storeCredentialsOf, storeLocationOf, storeSettingsOf, type StoreCredentials, type StoreSettings } from '../config/results-store.ts';
-import { ResultsStore } from '../store/index.ts';
+import type { StoreCredentials, StoreSettings } from '../config/results-store.ts';
+import { ResultsStore, storeAt } from '../store/index.ts';
 
 export interface HostStore {
   store: ResultsStore;
@@ -17,10 +17,7 @@ const clients = new Map<string, ResultsStore>();
 
 /** The batch's store (`url`, s3://bucket/prefix) with this host's endpoint, region and credentials. */
 export function hostStore(url: string): HostStore {
-  const { config } = loadBerthConfig();
-  const here = storeSettingsOf(config);
-  const settings = { ...(here ?? { region: 'us-east-1', pathStyle: false, keepLocal: true }), ...storeLocationOf(url) };
-  const credentials = storeCredentialsOf(config);
+  const { settings, here, credentials } = storeAt(url, loadBerthConfig().config);
   const key = createHash('sha256').update(JSON.stringify([settings, credentials ?? null])).digest('hex');
   let store = clients.get(key);
   if (!store) clients.set(key, store = new ResultsStore(settings, credentials));

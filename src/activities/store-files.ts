@@ -3,12 +3,13 @@
 // its berth.toml and environment: the workflow passes only the store's URL, so no credential enters Temporal's history.
 // A retry (the activity's retry policy) uploads the folder again to the same keys; the manifest is written last.
 import { ApplicationFailure, heartbeat } from '@temporalio/activity';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { rm } from 'node:fs/promises';
 import { storeLocationOf } from '../config/results-store.ts';
 import { episodeLogsDir } from '../host/logs.ts';
 import type { HostServices } from '../host/deps.ts';
-import { attemptKey, totalBytes, uploadAttempt } from '../store/index.ts';
+import { attemptKey, filesUnder, totalBytes, uploadAttempt } from '../store/index.ts';
 import { hostStore } from './store-client.ts';
 import type { StoreEpisodeFilesRequest, StoredEpisodeFiles } from './types.ts';
 
@@ -23,6 +24,40 @@ export function withoutSecrets(text: string, secrets: Array<string | undefined>)
 }
 
 export async function storeEpisodeFiles(deps: HostServices, req: StoreEpisodeFilesRequest): Promise<StoredEpisodeFiles> {
+  return uploadEpisodeFolder(deps, req);
+}
+
+/** Trials at most this large go up inside the last verification (storeInline); larger ones in storeEpisodeFiles. */
+export const INLINE_MAX_BYTES = 64 * 1024 * 1024;
+/** The longest an inline upload may hold the last verification; past it the episode's own upload activity takes over. */
+const INLINE_MAX_MS = 60_000;
+/** Time the verification keeps in hand after an inline upload, within its own limit. */
+const INLINE_MARGIN_MS = 15_000;
+
+/**
+ * The attempt's files uploaded inside the last verification (patch store-in-last-verify), saving the episode an
+ * activity and two workflow tasks. Only a small folder, and only within the verification's own time limit: answers
+ * undefined whenever it does not finish (too large, too slow, the store failing), and the episode's storeEpisodeFiles
+ * activity, with its retry policy, uploads the attempt instead. An upload left running past its bound removes nothing
+ * from this host.
+ */
+export async function storeInline(deps: HostServices, req: StoreEpisodeFilesRequest, activityLeftMs: number): Promise<StoredEpisodeFiles | undefined> {
+  const bound = Math.min(INLINE_MAX_MS, activityLeftMs - INLINE_MARGIN_MS);
+  const dir = episodeLogsDir(req.workflowId, req.runId);
+  if (bound < 1000 || !existsSync(dir) || folderBytes(dir) > INLINE_MAX_BYTES) return undefined;
+  const state = { abandoned: false };
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => { timer = setTimeout(() => { state.abandoned = true; resolve(undefined); }, bound); });
+  try {
+    return await Promise.race([uploadEpisodeFolder(deps, req, state).catch(() => undefined), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const folderBytes = (dir: string): number => filesUnder(dir).reduce((n, p) => n + statSync(join(dir, p)).size, 0);
+
+async function uploadEpisodeFolder(deps: HostServices, req: StoreEpisodeFilesRequest, inline?: { abandoned: boolean }): Promise<StoredEpisodeFiles> {
   const location = storeLocationOf(req.store);
   const dir = episodeLogsDir(req.workflowId, req.runId);
   const attempt = attemptKey(location, req.batchId, req.workflowId, req.runId);
@@ -37,8 +72,9 @@ export async function storeEpisodeFiles(deps: HostServices, req: StoreEpisodeFil
     const manifest = await uploadAttempt(store, attempt, dir, { batchId: req.batchId, workflowId: req.workflowId, runId: req.runId, host: deps.identity.host },
       (_file, n) => { sent += n; });
     // Nothing leaves this host's disk before the store holds the whole attempt (its manifest written).
-    if (here && !here.keepLocal) await rm(dir, { recursive: true, force: true });
-    return { key: attempt, files: manifest.files.length, bytes: totalBytes(manifest), keptLocal: !(here && !here.keepLocal) };
+    const remove = here && !here.keepLocal && !inline?.abandoned;
+    if (remove) await rm(dir, { recursive: true, force: true });
+    return { key: attempt, files: manifest.files.length, bytes: totalBytes(manifest), keptLocal: !remove };
   } catch (err) {
     if (err instanceof ApplicationFailure) throw err;
     const e = err as Error;

@@ -8,7 +8,9 @@ import type { Task } from '../task/index.ts';
 import { clearTurnFiles, redact, redactTree, runVerification, type VerifyResult } from '../verify/index.ts';
 import type { SandboxProvider } from '../sandbox/index.ts';
 import type { AtifTrajectory } from '../verify/index.ts';
-import type { AgentTurnOutput, SandboxRef, TokenUsage, TurnOutcome, TurnRef } from './types.ts';
+import type { AfterLastVerify, AgentTurnOutput, SandboxRef, StoredEpisodeFiles, TokenUsage, TurnOutcome, TurnRef } from './types.ts';
+import { SLOT_FREED_SIGNAL } from '../config/batch-ids.ts';
+import { storeInline } from './store-files.ts';
 import { beating } from './beating.ts';
 import { failIfEntrypointDied, keepEntrypointOutput } from '../host/entrypoint-output.ts';
 import { typed } from './failures.ts';
@@ -112,7 +114,7 @@ export async function agentTurnHere(deps: HostServices, req: TurnRequest): Promi
  */
 type VerifyRequest = TurnRequest & { agentTimings: Record<string, number>; usage?: TokenUsage; agentOutcome?: { kind: string; reason: string } };
 
-export async function verifyTurn(deps: HostServices, req: VerifyRequest & { teardownAfter?: boolean }): Promise<TurnOutcome & { tornDown?: true }> {
+export async function verifyTurn(deps: HostServices, req: VerifyRequest & { teardownAfter?: boolean; afterLast?: AfterLastVerify }): Promise<TurnOutcome & { tornDown?: true; storedInline?: StoredEpisodeFiles }> {
   return typed(() => beating(async () => {
     const turnDir = turnDirOf(req);
     if (!req.teardownAfter) return verifyHere(deps, req, turnDir);
@@ -125,8 +127,18 @@ export async function verifyTurn(deps: HostServices, req: VerifyRequest & { tear
       }
       : undefined;
     const outcome = await verifyThenTearDown(turnDir, () => verifyHere(deps, req, turnDir), async () => tearDownEpisode(deps, workflowId, runId, await kindsOf(deps, req)), keep);
-    return { ...outcome, tornDown: true };
+    const storedInline = req.afterLast ? await afterLastVerify(deps, req.afterLast, workflowId) : undefined;
+    return { ...outcome, tornDown: true, ...(storedInline ? { storedInline } : {}) };
   }));
+}
+
+/** The batch told its slot is free (best effort: else it counts the episode when it closes), then a small attempt's upload. */
+async function afterLastVerify(deps: HostServices, after: AfterLastVerify, workflowId: string): Promise<StoredEpisodeFiles | undefined> {
+  const ctx = Context.current();
+  if (after.slotFreedTo) await ctx.client.workflow.getHandle(after.slotFreedTo).signal(SLOT_FREED_SIGNAL, { workflowId }).catch(() => undefined);
+  if (!after.store) return undefined;
+  const left = ctx.info.startToCloseTimeoutMs - (Date.now() - ctx.info.currentAttemptScheduledTimestampMs);
+  return storeInline(deps, after.store, left);
 }
 
 /** What the episode's task can have made (removal by name is cheap only for those); a task that no longer loads: all of them. */

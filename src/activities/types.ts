@@ -77,6 +77,37 @@ export interface StoreEpisodeFilesRequest {
   runId: string;
 }
 
+/**
+ * What the last verification does after tearing down, in episodes recorded with patch store-in-last-verify: tell the
+ * batch its slot is free (signal episodeSlotFreed, so its window moves on during the upload), then upload the
+ * attempt's files when they are small enough (storeInline).
+ */
+export interface AfterLastVerify {
+  /** The batch's workflow id, when a batch started the episode. */
+  slotFreedTo?: string;
+  /** The attempt to upload to the batch's store. */
+  store?: StoreEpisodeFilesRequest;
+}
+
+/** writeBatchJobFiles: a batch with a results store writes its job files there (src/client/batch-job-files.ts). */
+export interface BatchJobFilesRequest {
+  /** s3://bucket[/prefix] of the batch's [results] store (the worker reads its own endpoint and credentials). */
+  store: string;
+  batchId: string;
+  /** The batch's end: every episode is waited for; else the episodes closed so far. */
+  final: boolean;
+}
+
+export interface BatchJobFilesWritten { rows: number; trials: number; files: number }
+
+/**
+ * The activity a `berth worker` registers on the shared queue beside createSharedActivities: its code is the client
+ * library's (the job files `berth results` writes), which the activities layer does not import (src/cli/worker.ts).
+ */
+export interface BatchJobFilesActivity {
+  writeBatchJobFiles(req: BatchJobFilesRequest): Promise<BatchJobFilesWritten>;
+}
+
 export interface StoredEpisodeFiles {
   /** The attempt's folder in the store (its manifest is `<key>/manifest.json`). */
   key: string;

@@ -5,6 +5,7 @@ import { hostQueueSuffix, isDetachedWorker, janitorAtStart, taskQueueOverride, t
 import { prepareCluster } from '../server/search-attributes.ts';
 import { serverSettings } from '../config/temporal.ts';
 import { runWorkers } from '../worker.ts';
+import { batchJobFilesActivity } from '../client/batch-job-files.ts';
 
 export function registerWorker(program: Command): void {
   program.command('worker').description('run a Berth worker (shared queue + this host\'s sandbox queue) in the foreground')
@@ -26,6 +27,8 @@ export function registerWorker(program: Command): void {
         // The test suite turns it off: its sandbox tests label containers with workflow ids that never run.
         janitor: janitorAtStart(),
         ...(o.warmPool ? {} : { warmPool: false }),
+        // The batch's job files in its results store, made by the client library's code (the worker layer may not import it).
+        sharedExtras: batchJobFilesActivity(),
       });
     });
 }

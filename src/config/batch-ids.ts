@@ -6,3 +6,10 @@ export const UPCOMING_QUERY = 'upcoming';
 
 /** Runs the query tells at most: a pool holds a few sandboxes, so the next few tasks are all it can use. */
 export const UPCOMING_RUNS = 8;
+
+/**
+ * The signal an episode's last verification sends its batch once the outcome is recorded and the sandbox handed to
+ * removal ({ workflowId }): the batch's window moves on while the episode's files go up; the episode is counted when
+ * it closes.
+ */
+export const SLOT_FREED_SIGNAL = 'episodeSlotFreed';

@@ -1,10 +1,10 @@
 // An episode attempt's files in the store: uploaded from the host's logs folder file by file, the manifest last; read
 // back into a folder only when the manifest is there, each file checked against it.
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, lstatSync } from 'node:fs';
+import { existsSync, readdirSync, lstatSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { fileKey, JOB_FILES, jobFileKey, manifestKey } from './keys.ts';
-import { parseManifest, type Manifest, type ManifestFile } from './manifest.ts';
+import { notHeld, parseManifest, type Manifest, type ManifestFile } from './manifest.ts';
 import type { ResultsStore } from './s3.ts';
 
 /** Regular files under `dir`, '/'-separated relative paths, sorted (links and special files are not results). */
@@ -20,6 +20,15 @@ export function filesUnder(dir: string): string[] {
   };
   walk(dir);
   return out;
+}
+
+/** Whether `dir` on this disk holds every file of the attempt's manifest, each as large as the store's copy. */
+export function holdsManifest(dir: string, manifest: Manifest): boolean {
+  if (!existsSync(dir)) return false;
+  return notHeld(manifest, (path) => {
+    const st = statSync(join(dir, path), { throwIfNoEntry: false });
+    return st?.isFile() ? st.size : null;
+  }).length === 0;
 }
 
 /** Files of one attempt uploaded (or downloaded) at once (each large upload also sends up to 4 parts at once). */

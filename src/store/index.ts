@@ -2,5 +2,5 @@
 export * from './keys.ts';
 export * from './manifest.ts';
 export { ResultsStore, type StoredObject } from './s3.ts';
-export { downloadAttempt, downloadJobFiles, readAttemptFile, filesUnder, readManifest, uploadAttempt, uploadJobFiles, UPLOADS_AT_ONCE, type AttemptIds } from './episode-files.ts';
-export { openStore } from './open.ts';
+export { downloadAttempt, holdsManifest, downloadJobFiles, readAttemptFile, filesUnder, readManifest, uploadAttempt, uploadJobFiles, UPLOADS_AT_ONCE, type AttemptIds } from './episode-files.ts';
+export { openStore, storeAt } from './open.ts';

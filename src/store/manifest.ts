@@ -42,3 +42,11 @@ export function parseManifest(text: string): Manifest | { invalid: string } {
 }
 
 export const totalBytes = (m: Pick<Manifest, 'files'>): number => m.files.reduce((n, f) => n + f.size, 0);
+
+/**
+ * The manifest's files a folder lacks or holds at another size, by `sizeOf` (a file's size in the folder, or null when
+ * it is not there). Empty: the folder holds every file of the attempt, as big as the store's.
+ */
+export function notHeld(m: Pick<Manifest, 'files'>, sizeOf: (path: string) => number | null): string[] {
+  return m.files.filter((f) => f.path.split('/').includes('..') || sizeOf(f.path) !== f.size).map((f) => f.path);
+}

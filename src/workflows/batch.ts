@@ -1,11 +1,11 @@
 import {
-  ParentClosePolicy, allHandlersFinished, condition, continueAsNew, getExternalWorkflowHandle, patched, setHandler, startChild, workflowInfo,
+  ParentClosePolicy, allHandlersFinished, condition, continueAsNew, getExternalWorkflowHandle, patched, proxyActivities, setHandler, startChild, workflowInfo,
 } from '@temporalio/workflow';
 import { episodeWorkflow } from './episode.ts';
 import { concurrencyProblem, episodeStartOptions, episodesOf, type BatchControl } from './public.ts';
-import { doneOf, episodeDoneSignal, pauseUpdate, progressQuery, reportBySignal, resizeUpdate, resumeUpdate, upcomingQuery, type EpisodeDone } from './signals.ts';
+import { doneOf, episodeDoneSignal, pauseUpdate, progressQuery, reportBySignal, resizeUpdate, resumeUpdate, slotFreedSignal, upcomingQuery, type EpisodeDone } from './signals.ts';
 import { upcomingOf } from './upcoming.ts';
-import type { BatchInput, BatchProgress } from './types.ts';
+import type { BatchInput, BatchJobFilesActivity, BatchProgress } from './types.ts';
 
 const COUNT_DONE_WHILE_STARTING = 'count-done-while-starting';
 /**
@@ -17,6 +17,20 @@ const STARTS_TOGETHER = 'batch-starts-together';
 const STARTS_PER_TASK = 64;
 /** Running children told to signal before the batch continues as new (episode-v5 children otherwise do not). */
 const HAND_OVER = 'hand-over-before-continue';
+
+/**
+ * A batch with a results store writes its job files there itself (docs/deployment.md, A results store): the episodes
+ * closed so far at the start of each run after a continue-as-new, beside the episodes it starts, and every row at
+ * its end. Nobody need collect it for `berth view` and `berth report` to work from the store.
+ */
+const JOB_FILES_IN_STORE = 'batch-job-files-in-store';
+
+/** On the shared queue (registered by `berth worker`); the last one waits for every episode's row. */
+const { writeBatchJobFiles } = proxyActivities<BatchJobFilesActivity>({
+  startToCloseTimeout: '1 hour',
+  heartbeatTimeout: '2 minutes',
+  retry: { maximumAttempts: 3, initialInterval: '5 seconds' },
+});
 
 /** What a batch carries across continue-as-new: a cursor, the ids still running, counters and its live control. */
 export interface BatchCarry {
@@ -65,11 +79,19 @@ export async function batchWorkflow(batch: BatchInput, carry?: BatchCarry): Prom
   // before the start resolves: that signal is kept for the episode being started, or the batch would wait forever.
   // Keyed by the ids being started, each with the signal that came first, if one did.
   const starting = new Map<string, EpisodeDone | undefined>();
+  // Episodes whose last verification freed their slot (slotFreedSignal) while their files go up: out of the window,
+  // not yet counted. Empty in every batch whose episodes never send that signal, so those replay as they ran.
+  const finishing = new Set<string>();
   const closed = (done: EpisodeDone) => {
-    if (running.delete(done.workflowId)) countDone(progress, done);
+    if (running.delete(done.workflowId) || finishing.delete(done.workflowId)) countDone(progress, done);
   };
+  setHandler(slotFreedSignal, ({ workflowId }) => {
+    if (!running.delete(workflowId)) return;
+    finishing.add(workflowId);
+    changes++;
+  });
   setHandler(episodeDoneSignal, (done) => {
-    if (running.has(done.workflowId)) closed(done);
+    if (running.has(done.workflowId) || finishing.has(done.workflowId)) closed(done);
     else if (starting.has(done.workflowId)) starting.set(done.workflowId, done);
   });
   setHandler(pauseUpdate, steer({ paused: true }));
@@ -81,7 +103,17 @@ export async function batchWorkflow(batch: BatchInput, carry?: BatchCarry): Prom
     },
   });
   const limit = batch.continueAsNewAfter ?? 500;
-  while (next < episodes.length || running.size > 0) {
+  const store = batch.episodeSettings.resultsStore;
+  const writesJobFiles = store !== undefined && patched(JOB_FILES_IN_STORE);
+  // A failed write leaves the batch's outcome as it is: a client's `berth results` still writes the job's files.
+  const jobFiles = (final: boolean): Promise<void> => writeBatchJobFiles.executeWithOptions(
+    { summary: `job files to ${store}${final ? '' : ' (episodes closed so far)'}` }, [{ store: store!, batchId: batch.batchId, final }],
+  ).then(() => undefined, () => undefined);
+  const writtenAtStart = writesJobFiles && carry ? jobFiles(false) : Promise.resolve();
+  // The last write starts once every episode has started and freed its slot: it waits for the rows still uploading,
+  // so the batch closes about when its last episode does.
+  let writtenAtEnd: Promise<void> | undefined;
+  while (next < episodes.length || running.size > 0 || finishing.size > 0) {
     // Patched together with the rule that a run stops starting at its continue-as-new limit (before, it went on while
     // the window had room, so a batch of fast episodes never continued as new and its history grew without bound).
     const together = next < episodes.length && patched(STARTS_TOGETHER);
@@ -108,16 +140,25 @@ export async function batchWorkflow(batch: BatchInput, carry?: BatchCarry): Prom
     }
     await Promise.all(starts);
     if (startedThisRun >= limit || workflowInfo().continueAsNewSuggested) {
+      // The next run counts them as running ones (told to signal their closing, below).
+      for (const id of finishing) running.add(id);
+      finishing.clear();
       // Patched: a run that continued before episode-v5 replays as it ran (its children all signalled).
       if (patched(HAND_OVER)) await handOver(running);
+      await writtenAtStart;
       await condition(allHandlersFinished);
       await continueAsNew<typeof batchWorkflow>(batch, { next, running: [...running], progress, control });
     }
     // A round of starts ended with room left: the next round starts at once.
     if (together && room()) continue;
+    if (writesJobFiles && !writtenAtEnd && next >= episodes.length && running.size === 0 && starting.size === 0) writtenAtEnd = jobFiles(true);
     const before = progress.done;
     const seen = changes;
     await condition(() => progress.done > before || changes !== seen);
+  }
+  if (writesJobFiles) {
+    await writtenAtStart;
+    await (writtenAtEnd ?? jobFiles(true));
   }
   return progress;
 }

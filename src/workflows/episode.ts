@@ -9,9 +9,9 @@ import { openaiTurnWorkflow } from './openai-turn.ts';
 import { rollUp, shouldStop, stoppedByScore } from './rollup.ts';
 import { seedsWithAgent } from './seed-with-agent.ts';
 import { buildRow } from './row.ts';
-import { STORE_BESIDE_CLOSING, storeEpisodeFiles, storeEpisodeFilesOf } from './store-files.ts';
+import { STORE_BESIDE_CLOSING, afterLastVerifyOf, storeEpisodeFiles, storeEpisodeFilesOf } from './store-files.ts';
 import { BERTH_FAILURE_KIND, BERTH_OUTCOME, BERTH_REWARD, BERTH_TURN } from '../config/search-attributes.ts';
-import type { AgentTurnOutput, EpisodeInput, EpisodePlan, HostLease, ResultRow, SandboxRef, TurnOutcome } from './types.ts';
+import type { AfterLastVerify, AgentTurnOutput, EpisodeInput, EpisodePlan, HostLease, ResultRow, SandboxRef, StoredEpisodeFiles, TurnOutcome } from './types.ts';
 
 const { planEpisode } = proxyActivities<SharedActivities>({
   startToCloseTimeout: '2 minutes',
@@ -151,6 +151,10 @@ interface EpisodeState {
   sandbox?: SandboxRef;
   /** The step the episode stopped early after. */
   stoppedAfter: string | null;
+  /** What the last verification does after its teardown (patch store-in-last-verify), and whether it did it. */
+  afterLast?: AfterLastVerify;
+  afterLastDone?: boolean;
+  storedInline?: StoredEpisodeFiles;
 }
 
 /** Runs `seed`; an installed agent's first episode on a host installs the agent into a layer first, then seeds again. */
@@ -208,10 +212,15 @@ async function runTurns(input: EpisodeInput, plan: EpisodePlan, acts: Acts, stat
         ? await executeChild(openaiTurnWorkflow, { workflowId: `${workflowId}/turn-${i + 1}`, args: [req], staticSummary: summary })
         : await acts.turn.agentTurn.executeWithOptions({ summary }, [req]));
       const last = state.v2 && i === plan.steps.length - 1;
-      const { tornDown, ...verified } = await acts.verify(i).executeWithOptions({ summary: `${where}verify ${step.name}` },
+      const afterLast = last && state.afterLast ? { afterLast: state.afterLast } : {};
+      const { tornDown, storedInline, ...verified } = await acts.verify(i).executeWithOptions({ summary: `${where}verify ${step.name}` },
         [{ ...req, agentTimings: agent.timings, ...(agent.usage ? { usage: agent.usage } : {}),
-          ...('agentOutcome' in agent && agent.agentOutcome ? { agentOutcome: agent.agentOutcome } : {}), ...(last ? { teardownAfter: true } : {}) }]);
+          ...('agentOutcome' in agent && agent.agentOutcome ? { agentOutcome: agent.agentOutcome } : {}), ...(last ? { teardownAfter: true } : {}), ...afterLast }]);
       if (tornDown) state.tornDown = true;
+      if ('afterLast' in afterLast) {
+        state.afterLastDone = true;
+        state.storedInline = storedInline;
+      }
       outcome = verified;
     } catch (err) {
       if (isCancellation(err)) throw err;
@@ -253,7 +262,8 @@ export async function episodeWorkflow(input: EpisodeInput): Promise<ResultRow> {
     }
     const { plan, lease } = planned;
     const acts = hostActivities(lease, plan, versions, input.training !== undefined);
-    const state: EpisodeState = { v2: versions.v2, seedWithAgent: versions.v4 && seedsWithAgent(input, plan, lease), turns: [], stoppedAfter: null };
+    const state: EpisodeState = { v2: versions.v2, seedWithAgent: versions.v4 && seedsWithAgent(input, plan, lease), turns: [], stoppedAfter: null,
+      ...afterLastVerifyOf(input, lease, versions.v2) };
     let pastDeadline = false;
     const body = new CancellationScope();
     const deadline = new CancellationScope();
@@ -290,6 +300,14 @@ export async function episodeWorkflow(input: EpisodeInput): Promise<ResultRow> {
     if (state.seedSec !== undefined) row.timings = { seed: state.seedSec, ...row.timings };
     // Only with a store: an extra await, even of nothing, reorders this activation's commands for histories before it.
     if (input.episodeSettings.resultsStore) {
+      // The last verification told the batch its slot is free and uploaded a small attempt itself; a larger one, or
+      // an upload that did not finish there, goes up here.
+      if (state.afterLastDone) {
+        if (state.storedInline) row.store_key = state.storedInline.key;
+        else await storeEpisodeFiles(input, plan, lease, row);
+        await Promise.all([closeWith(row, tellBatch), teardown]);
+        return row;
+      }
       // The batch is told by signal, so its window moves on while the files go up (a slot held for an upload was a
       // third of a trivial episode's time); the row it closes with still says where they went, or why not.
       if (patched(STORE_BESIDE_CLOSING)) {

@@ -1,6 +1,6 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { BATCH_UPDATES } from './public.ts';
-import { UPCOMING_QUERY } from '../config/batch-ids.ts';
+import { SLOT_FREED_SIGNAL, UPCOMING_QUERY } from '../config/batch-ids.ts';
 import type { BatchProgress, ResultRow, UpcomingEpisodes } from './types.ts';
 
 export interface EpisodeDone {
@@ -20,6 +20,8 @@ export function doneOf(workflowId: string, row: ResultRow | undefined): EpisodeD
 
 /** An episode tells its batch it closed, by the batch's workflow id, so it reaches the batch's current run. */
 export const episodeDoneSignal = defineSignal<[EpisodeDone]>('episodeDone');
+/** An episode's last verification tells its batch the episode holds no more of its window (it is counted on closing). */
+export const slotFreedSignal = defineSignal<[{ workflowId: string }]>(SLOT_FREED_SIGNAL);
 /**
  * A batch about to continue as new tells its running children to report their closing by signal: its next run does
  * not see their completions (episode-v5 children are otherwise counted from their completion, and do not signal).

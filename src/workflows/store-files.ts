@@ -3,7 +3,8 @@
 // (`store_error`), and the files stay on the host, where `berth results` can still fetch them through its worker.
 import { ActivityFailure, isCancellation, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { HostActivities } from '../activities/host-activities.ts';
-import type { EpisodeInput, EpisodePlan, HostLease, ResultRow } from './types.ts';
+import { batchWorkflowId } from '../config/batch-ids.ts';
+import type { AfterLastVerify, EpisodeInput, EpisodePlan, HostLease, ResultRow } from './types.ts';
 
 /** Recorded by episodes whose batch names a store: the upload activity before the row closes. */
 export const RESULTS_STORE = 'results-store';
@@ -12,6 +13,25 @@ export const RESULTS_STORE = 'results-store';
  * on) as the upload starts, and closes with the row once the upload ends, as it does with its teardown.
  */
 export const STORE_BESIDE_CLOSING = 'store-beside-closing';
+
+/**
+ * Replaces store-beside-closing in newer runs: the last verification, once it has torn down, tells the batch its slot
+ * is free (slotFreedSignal) and uploads a small attempt itself, saving an activity, a signal and two workflow tasks per
+ * episode; the episode's own upload activity runs only for what that did not store.
+ */
+export const STORE_IN_LAST_VERIFY = 'store-in-last-verify';
+
+/**
+ * What the last verification is to do after its teardown, decided once the host is known: only with a store, and
+ * only where that host's worker keeps the files (not through a cluster's files queue). Records store-in-last-verify.
+ */
+export function afterLastVerifyOf(input: EpisodeInput, lease: HostLease, lastTearsDown: boolean): { afterLast?: AfterLastVerify } {
+  const store = input.episodeSettings.resultsStore;
+  if (!store || !lastTearsDown || lease.filesQueue || !patched(STORE_IN_LAST_VERIFY)) return {};
+  const { workflowId, runId, parent } = workflowInfo();
+  const toBatch = parent?.workflowId === batchWorkflowId(input.batchId) ? { slotFreedTo: parent.workflowId } : {};
+  return { afterLast: { ...toBatch, store: { store, batchId: input.batchId, workflowId, runId } } };
+}
 
 /** Upload retries: a store that is down for a few minutes is waited out (2 s, 4 s, … about 4 min in all). */
 const STORE_RETRY = { maximumAttempts: 8, initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '2 minutes', nonRetryableErrorTypes: ['berth:store_no_files', 'berth:store_refused'] };

@@ -3,7 +3,7 @@
 import type { EpisodeInput, OpenAiTurnSetup, RowTraining, TokenUsage, TurnOutcome } from '../activities/types.ts';
 
 export type {
-  AgentName, AgentTurnOutput, EpisodeInput, EpisodeTraining, RowTraining, HostArchiveChunk, HostArchiveRequest, HostFilesPut, EpisodePlan, EpisodeSettings, HostLease, ModelLimits, OpenAiModelAnswer, OpenAiTurnSetup, PolicyProbe, PolicyProbeRequest, PrepareInput, PrepareOutcome, PrepareRequest, ProbeResult, RegradeInput, SandboxGroupRef, SandboxRef, SeededAgentTurn, SeededSandboxDetail, ServiceRef, StepPlan, TokenUsage, TurnOutcome, TurnRef, UpcomingEpisodes,
+  AfterLastVerify, AgentName, AgentTurnOutput, BatchJobFilesActivity, BatchJobFilesRequest, BatchJobFilesWritten, EpisodeInput, EpisodeTraining, RowTraining, HostArchiveChunk, HostArchiveRequest, HostFilesPut, EpisodePlan, EpisodeSettings, HostLease, ModelLimits, OpenAiModelAnswer, OpenAiTurnSetup, PolicyProbe, PolicyProbeRequest, PrepareInput, PrepareOutcome, PrepareRequest, ProbeResult, RegradeInput, SandboxGroupRef, SandboxRef, SeededAgentTurn, SeededSandboxDetail, ServiceRef, StepPlan, StoredEpisodeFiles, TokenUsage, TurnOutcome, TurnRef, UpcomingEpisodes,
 } from '../activities/types.ts';
 
 export interface ResponseObject {

@@ -18,6 +18,8 @@ export interface S3Server {
   endpoint: string;
   bucket: string;
   region: string;
+  /** The weed process (benchmarks read its CPU time). */
+  pid: number;
   accessKeyId: string;
   secretAccessKey: string;
   /** The weed process's output so far. */
@@ -95,7 +97,7 @@ export async function startS3Server(opts: { bucket?: string } = {}): Promise<S3S
     rmSync(dir, { recursive: true, force: true });
   };
   const server: S3Server = {
-    endpoint, bucket, region, accessKeyId, secretAccessKey, output: () => out, client, stop,
+    endpoint, bucket, region, pid: child.pid!, accessKeyId, secretAccessKey, output: () => out, client, stop,
     berthToml: (prefix, extra = {}) => [
       '[results]', `store = "s3://${bucket}/${prefix}"`, `endpoint = "${endpoint}"`, `region = "${region}"`,
       ...(extra.keepLocal === false ? ['keep_local = false'] : []),

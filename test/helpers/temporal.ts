@@ -5,12 +5,14 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { createHostServices, releaseHostServices } from '../../src/host/deps.ts';
 import type { HostActivities } from '../../src/activities/host-activities.ts';
 import type { SharedActivities } from '../../src/activities/shared-activities.ts';
+import type { BatchJobFilesActivity } from '../../src/activities/types.ts';
 import type { SandboxProvider } from '../../src/sandbox/index.ts';
 import { createWorkers, installRuntime, workflowBundle } from '../../src/worker.ts';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBatch } from '../../src/client/batch.ts';
+import { batchJobFilesActivity } from '../../src/client/batch-job-files.ts';
 import type { ResultRow } from '../../src/workflows/types.ts';
 import { writeDataset } from './tasks.ts';
 
@@ -30,7 +32,7 @@ export async function startTestWorkers(name: string, opts: { provider?: SandboxP
   const { address } = temporalAddress();
   const suffix = `${name}-${randomBytes(3).toString('hex')}`;
   const given = opts.provider ? await createHostServices({ provider: opts.provider, hostQueueSuffix: suffix }) : undefined;
-  const { workers, connection: native, sharedQueue: taskQueue, hostQueue, deps } = await createWorkers({ address, taskQueue: `test-${suffix}`, hostQueueSuffix: suffix }, given);
+  const { workers, connection: native, sharedQueue: taskQueue, hostQueue, deps } = await createWorkers({ address, taskQueue: `test-${suffix}`, hostQueueSuffix: suffix, sharedExtras: batchJobFilesActivity() }, given);
   const running = workers.map((w) => w.run());
   const connection = await Connection.connect({ address });
   const client = new Client({ connection });
@@ -50,7 +52,7 @@ export async function startTestWorkers(name: string, opts: { provider?: SandboxP
  * A worker of Berth's workflows with scripted activities on a queue of the test's own, and a client. Each scripted
  * activity has the type of the real one it stands for.
  */
-export async function startScriptedWorker(queue: string, activities: Partial<SharedActivities & HostActivities>): Promise<{ client: Client; stop(): Promise<void> }> {
+export async function startScriptedWorker(queue: string, activities: Partial<SharedActivities & HostActivities & BatchJobFilesActivity>): Promise<{ client: Client; stop(): Promise<void> }> {
   installRuntime();
   const { address } = temporalAddress();
   const native = await NativeConnection.connect({ address });

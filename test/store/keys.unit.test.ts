@@ -1,7 +1,7 @@
 // The store's key layout and manifests (docs/deployment.md, A results store), pure.
 import { describe, expect, it } from 'vitest';
 import { attemptKey, batchPrefix, fileKey, jobFileKey, manifestKey } from '../../src/store/keys.ts';
-import { parseManifest } from '../../src/store/manifest.ts';
+import { notHeld, parseManifest } from '../../src/store/manifest.ts';
 
 describe('store keys', () => {
   it.each([
@@ -43,5 +43,21 @@ describe('manifests', () => {
   ])('treats %j as no manifest (%s)', (text, why) => {
     const m = parseManifest(text);
     expect('invalid' in m && m.invalid).toContain(why);
+  });
+});
+
+describe('a folder against its manifest', () => {
+  const files = [{ path: 'a.txt', size: 3, sha256: '0'.repeat(64) }, { path: 'turn-1/b.json', size: 0, sha256: '1'.repeat(64) }];
+  it.each([
+    ['every file, same sizes', { 'a.txt': 3, 'turn-1/b.json': 0 }, []],
+    ['extra files besides', { 'a.txt': 3, 'turn-1/b.json': 0, 'c': 9 }, []],
+    ['one missing', { 'a.txt': 3 }, ['turn-1/b.json']],
+    ['one of another size (cut short)', { 'a.txt': 2, 'turn-1/b.json': 0 }, ['a.txt']],
+    ['none', {}, ['a.txt', 'turn-1/b.json']],
+  ] as const)('%s', (_name, sizes, want) => {
+    expect(notHeld({ files }, (p) => (sizes as Record<string, number>)[p] ?? null)).toEqual(want);
+  });
+  it('never trusts a path that leaves the folder', () => {
+    expect(notHeld({ files: [{ path: '../x', size: 1, sha256: '0'.repeat(64) }] }, () => 1)).toEqual(['../x']);
   });
 });

@@ -1,8 +1,9 @@
 // Issue 39: results that outlive their hosts. A batch on two hosts (two Docker engines, two BERTH_HOMEs) with
 // [results] store set writes every attempt's files to a real SeaweedFS S3 server as its episode closes. Then both
-// workers are killed and `berth results` runs where neither host's BERTH_HOME is visible: every trial's files come
-// from the store, byte for byte what the hosts wrote, and Harbor's own models read the job directory. The store's
-// secret appears in no row, no log file and no workflow history.
+// workers are killed. Before anyone collects the batch, `berth report` on a machine with only the store finds the job
+// files the batch wrote there itself, and every trial. Then `berth results` runs where neither host's BERTH_HOME is
+// visible: every trial's files come from the store, byte for byte what the hosts wrote, and Harbor's own models read
+// the job directory. The store's secret appears in no row, no log file and no workflow history.
 import { describe, expect, it } from 'vitest';
 import { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
@@ -76,6 +77,26 @@ describe('a results store: every trial outlives the hosts that ran it', () => {
 
     // Both hosts go: their workers are killed, and neither BERTH_HOME is visible to `berth results`.
     for (const w of workers) w.kill9();
+
+    // Nobody collected the batch (no client watched it, no `berth results` yet): the batch wrote its job files to the
+    // store itself, and `berth report` on a machine with only the store makes the job and every trial from them.
+    const unwatched = mkdtempSync(join(tmpdir(), 'berth-unwatched-'));
+    const early = await berth(['report', handle.batchId], env, 180_000, unwatched, homes);
+    expect(early.code, early.stderr).toBe(0);
+    const earlyDir = join(unwatched, 'results', handle.batchId);
+    const earlyRows = readFileSync(join(earlyDir, 'rollouts.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as ResultRow);
+    expect(earlyRows.map((r) => r.workflow_id).sort()).toEqual([...episodes].sort());
+    const jobResult = JSON.parse(readFileSync(join(earlyDir, 'result.json'), 'utf8')) as { finished_at: string | null; stats: { n_completed_trials: number } };
+    expect(jobResult.finished_at).not.toBeNull();
+    expect(jobResult.stats.n_completed_trials).toBe(4);
+    expect(JSON.parse(readFileSync(join(earlyDir, 'metrics.json'), 'utf8'))).toMatchObject({ batch_id: handle.batchId, scored: 4 });
+    for (const row of rows) {
+      const trial = join(earlyDir, trialName(row.task_id, row.workflow_id));
+      for (const [path, digest] of written.get(row.workflow_id)!) {
+        const placed = trialPathOf(path);
+        if (placed) expect(sha(join(trial, placed)), `${trial}/${placed}`).toBe(digest);
+      }
+    }
     const resultsDir = join(mkdtempSync(join(tmpdir(), 'berth-jobs-')), 'from-store');
     const r = await berth(['results', handle.batchId, '--results', resultsDir, '--json'], env, 180_000, repoRoot, homes);
     expect(r.code, r.stderr).toBe(0);

@@ -6,7 +6,7 @@ import { startScriptedWorker } from '../helpers/temporal.ts';
 import type { HostActivities } from '../../src/activities/host-activities.ts';
 import type { SharedActivities } from '../../src/activities/shared-activities.ts';
 import { recordHistory, runChain, runStartArgs } from '../helpers/histories.ts';
-import { DEFAULT_EPISODE_SETTINGS } from '../../src/activities/types.ts';
+import { DEFAULT_EPISODE_SETTINGS, type BatchJobFilesActivity, type BatchJobFilesRequest } from '../../src/activities/types.ts';
 import { withSeededSandbox } from '../../src/activities/seed-then-agent.ts';
 import type { EpisodeInput, EpisodePlan, ResultRow, TurnOutcome } from '../../src/workflows/types.ts';
 
@@ -26,6 +26,8 @@ interface Script {
   /** How long the results store upload takes (a batch with a store), and whether it fails for good. */
   storeMs?: number;
   storeRefused?: boolean;
+  /** The last verification stores the files itself (patch store-in-last-verify), taking storeMs; else it leaves them to storeEpisodeFiles. */
+  storeInline?: boolean;
 }
 const scripts = new Map<string, Script>();
 const calls = new Map<string, string[]>();
@@ -39,7 +41,7 @@ const basePlan = (s: Script): EpisodePlan => ({
 
 // Each scripted activity has the type of the activity it stands for (the object below `satisfies` them all), so a
 // change to an activity's request or answer fails the type check here instead of drifting from the script.
-type Activities = SharedActivities & HostActivities;
+type Activities = SharedActivities & HostActivities & BatchJobFilesActivity;
 
 const scriptedSeed: Activities['seed'] = async (req) => {
   log(req.input.taskId, 'seed');
@@ -87,8 +89,18 @@ const activities = {
     const reward = t.reward ?? 1;
     // The last turn's verification tears down itself (as the real activity does).
     if (req.teardownAfter) log(req.input.taskId, 'teardown');
+    // Then, asked to (store-in-last-verify), it frees the batch's slot and stores a small attempt (src/activities/turn.ts).
+    const script = scripts.get(req.input.taskId)!;
+    let stored: { storedInline: { key: string; files: number; bytes: number; keptLocal: boolean } } | undefined;
+    const batch = req.afterLast?.slotFreedTo;
+    if (batch) await Context.current().client.workflow.getHandle(batch).signal('episodeSlotFreed', { workflowId: req.afterLast!.store!.workflowId });
+    if (req.afterLast?.store && script.storeInline) {
+      log(req.input.taskId, 'store inline');
+      await Context.current().sleep(script.storeMs ?? 0);
+      stored = { storedInline: { key: `p/b/episodes/${req.afterLast.store.workflowId}/${req.afterLast.store.runId}`, files: 3, bytes: 30, keptLocal: true } };
+    }
     return { step: `step-${req.turn + 1}`, reward, verifier_rewards: { reward }, failure_kind: null, failure_reason: null,
-      masked: false, response_text: `answer ${req.turn + 1}`, timings: { verify: 1 }, ...t, ...(req.teardownAfter ? { tornDown: true as const } : {}) };
+      masked: false, response_text: `answer ${req.turn + 1}`, timings: { verify: 1 }, ...t, ...(req.teardownAfter ? { tornDown: true as const } : {}), ...stored };
   },
   async teardown(req) { log(req.episodeId.split('/').pop()!, 'teardown'); },
   async storeEpisodeFiles(req) {
@@ -98,7 +110,13 @@ const activities = {
     if (script.storeRefused) throw ApplicationFailure.nonRetryable('AccessDenied', 'berth:store_refused');
     return { key: `p/b/episodes/${req.workflowId}/${req.runId}`, files: 3, bytes: 30, keptLocal: true };
   },
+  async writeBatchJobFiles(req) {
+    jobFilesWritten.push(req);
+    return { rows: 0, trials: 0, files: 4 };
+  },
 } satisfies Partial<Activities>;
+/** What batches asked writeBatchJobFiles to write. */
+const jobFilesWritten: BatchJobFilesRequest[] = [];
 
 async function run(taskId: string, script: Script): Promise<ResultRow> {
   scripts.set(taskId, script);
@@ -254,7 +272,8 @@ describe('BatchWorkflow with scripted episodes', () => {
 describe('BatchWorkflow with a results store', () => {
   it('starts the next episode while the last one\'s files are still being uploaded; rows carry store_key or store_error', async () => {
     const tasks = ['store-t0', 'store-t1', 'store-t2'];
-    tasks.forEach((t, i) => scripts.set(t, { plan: { multiStep: false }, storeMs: 3000, storeRefused: i === 2, turns: [{ reward: 1 }] }));
+    // t1's last verification stores its files itself; t0's (too slow there) and t2's (refused) go to storeEpisodeFiles.
+    tasks.forEach((t, i) => scripts.set(t, { plan: { multiStep: false }, storeMs: 3000, storeRefused: i === 2, storeInline: i === 1, turns: [{ reward: 1 }] }));
     const batchId = `${queue}-s1`;
     const input = {
       batchId, datasetName: 'd', datasetPath: '/d', tasks: tasks.map((t) => ({ taskId: t, taskPath: `/d/${t}`, digest: 'sha256:x' })),
@@ -265,7 +284,13 @@ describe('BatchWorkflow with a results store', () => {
     expect(progress).toMatchObject({ total: 3, done: 3, scored: 3, failed: 0 });
     const ids = tasks.map((t) => `berth/${batchId}/${t}/1`);
     const rows = await Promise.all(ids.map((id) => client.workflow.getHandle<() => Promise<ResultRow>>(id).result()));
-    await recordHistory(client, ids[0]!, 'episode-stored');
+    await recordHistory(client, ids[1]!, 'episode-stored-inline');
+    await recordHistory(client, `berth/${batchId}`, 'batch-stored');
+    expect(calls.get('store-t1')).toContain('store inline');
+    expect(calls.get(ids[1]!)).toBeUndefined();
+    expect(calls.get(ids[0]!)).toEqual(['store']);
+    // The batch wrote its job files to the store itself, once every episode had closed (no client collected it).
+    expect(jobFilesWritten.filter((r) => r.batchId === batchId)).toEqual([{ store: 's3://b/p', batchId, final: true }]);
     expect(rows.map((r) => r.reward)).toEqual([1, 1, 1]);
     expect(rows[0]!.store_key).toMatch(new RegExp(`^p/b/episodes/${ids[0]}/`));
     expect(rows[1]!.store_key).toMatch(new RegExp(`^p/b/episodes/${ids[1]}/`));
@@ -274,5 +299,24 @@ describe('BatchWorkflow with a results store', () => {
     // With a window of one, each next episode starts before the one before it closed (its upload of 3 s still going).
     const times = await Promise.all(ids.map((id) => client.workflow.getHandle(id).describe()));
     for (let i = 1; i < ids.length; i++) expect(times[i]!.startTime.getTime()).toBeLessThan(times[i - 1]!.closeTime!.getTime());
+  });
+
+  it('writes its job files to the store in each run after a continue-as-new (episodes closed so far) and at its end', async () => {
+    const tasks = ['jobs-t0', 'jobs-t1', 'jobs-t2', 'jobs-t3'];
+    tasks.forEach((t) => scripts.set(t, { plan: { multiStep: false }, agentMs: 300, turns: [{ reward: 1 }] }));
+    const batchId = `${queue}-s2`;
+    const input = {
+      batchId, datasetName: 'd', datasetPath: '/d', tasks: tasks.map((t) => ({ taskId: t, taskPath: `/d/${t}`, digest: 'sha256:x' })),
+      repeats: 1, concurrency: 2, agent: 'oracle', agentArgs: {}, imageAliases: {}, continueAsNewAfter: 2,
+      episodeSettings: { ...DEFAULT_EPISODE_SETTINGS, resultsStore: 's3://b/p' },
+    };
+    const handle = await client.workflow.start('batchWorkflow', { taskQueue: queue, workflowId: `berth/${batchId}`, args: [input] });
+    expect(await handle.result()).toMatchObject({ total: 4, done: 4, scored: 4 });
+    await recordHistory(client, `berth/${batchId}`, 'batch-stored-continued');
+    const runs = await runChain(client, `berth/${batchId}`);
+    const asked = jobFilesWritten.filter((r) => r.batchId === batchId).map((r) => r.final);
+    // One write of what had closed per continued run, then the last (the final one after every other).
+    expect(asked).toEqual([...Array.from({ length: runs.length - 1 }, () => false), true]);
+    expect(runs.length).toBeGreaterThanOrEqual(2);
   });
 });

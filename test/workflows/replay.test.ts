@@ -21,12 +21,17 @@ import { historiesDir, historyIds } from '../helpers/histories.ts';
 // and regrade-stores-files) and regrade-check-from-store ones that stood in for a host that was gone
 // (test/store/regrade-from-store.test.ts);
 // episode-stored-v0 is a batch's episode with a results store from before patch store-beside-closing (the upload before
-// the row closed, patch results-store), episode-stored after (test/workflows/episode-mocked.test.ts, -t 'results store'); keep every shape).
+// the row closed, patch results-store), episode-stored after (test/workflows/episode-mocked.test.ts, -t 'results store');
+// batch-stored is a batch with a results store after patch batch-job-files-in-store (its job files written by an activity
+// at its end) whose episodes free their slots by signal, episode-stored-inline an episode after patch
+// store-in-last-verify (its last verification frees the slot and uploads; episode-mocked.test.ts, -t 'starts the next
+// episode'), batch-stored-continued a store batch's last run after continuing as new (-t 'writes its job files');
+// keep every shape).
 describe('replaying stored histories (temporal-notes.md section 2, replay test)', () => {
   const files = readdirSync(historiesDir).filter((f) => f.endsWith('.binpb')).sort();
 
   it('has a history of each workflow shape', () => {
-    for (const shape of ['episode-hello-real', 'episode-hello-v2', 'episode-mean3', 'episode-gate', 'episode-lost', 'episode-overlay', 'episode-slow', 'batch-continued', 'batch-steered', 'episode-openai', 'openai-turn', 'episode-planmasked', 'episode-limits', 'episode-hello-v4', 'episode-seededagent', 'episode-seededlost', 'episode-hello-v5', 'batch-continued-v5', 'batch-handover', 'episode-gatekey-v0', 'episode-gatekey', 'rollout-run-v0', 'rollout-run', 'batch-together', 'regrade-separate', 'regrade-check', 'regrade-from-store', 'regrade-check-from-store', 'openai-turn-one', 'episode-stored-v0', 'episode-stored']) {
+    for (const shape of ['episode-hello-real', 'episode-hello-v2', 'episode-mean3', 'episode-gate', 'episode-lost', 'episode-overlay', 'episode-slow', 'batch-continued', 'batch-steered', 'episode-openai', 'openai-turn', 'episode-planmasked', 'episode-limits', 'episode-hello-v4', 'episode-seededagent', 'episode-seededlost', 'episode-hello-v5', 'batch-continued-v5', 'batch-handover', 'episode-gatekey-v0', 'episode-gatekey', 'rollout-run-v0', 'rollout-run', 'batch-together', 'regrade-separate', 'regrade-check', 'regrade-from-store', 'regrade-check-from-store', 'openai-turn-one', 'episode-stored-v0', 'episode-stored', 'batch-stored', 'episode-stored-inline', 'batch-stored-continued']) {
       expect(files).toContain(`${shape}.binpb`);
     }
   });

@@ -3,7 +3,7 @@
 import type { Client } from '@temporalio/client';
 import { existsSync, readFileSync } from 'node:fs';
 import { loadBerthConfig } from '../../config/berth-config.ts';
-import { openStore, readManifest, uploadJobFiles, type ResultsStore } from '../../store/index.ts';
+import { holdsManifest, openStore, readManifest, uploadJobFiles, type ResultsStore } from '../../store/index.ts';
 import { join } from 'node:path';
 import type { BatchInput, ResultRow } from '../../workflows/types.ts';
 import { batchWorkflowId, hostQueueOf, startInput } from '../episodes.ts';
@@ -13,6 +13,9 @@ import { jobMetaOf, type JobMeta } from './job-meta.ts';
 import type { TrialFiles } from './trial-files.ts';
 import type { HarborTrialResult } from './types.ts';
 import { PacedWrites } from './result-pace.ts';
+
+/** How often a running batch's job files go to the store while a client records it (always once more when it is collected). */
+const JOB_FILES_EVERY_MS = 5_000;
 
 export class JobRecorder {
   private readonly trials = new Map<string, HarborTrialResult>();
@@ -64,7 +67,7 @@ export class JobRecorder {
     const next = this.writes.then(async () => {
       const described = await this.client.workflow.getHandle(batchWorkflowId(this.meta.batchId)).describe().catch(() => undefined);
       const closed = described && described.status.name !== 'RUNNING' ? (described.closeTime ?? new Date()).toISOString() : null;
-      this.result.timed(() => this.writeResult(closed, failedEpisodes));
+      this.result.timed(() => this.writeResult(closed, failedEpisodes, true));
     });
     this.writes = next.catch(() => undefined);
     return next;
@@ -75,7 +78,7 @@ export class JobRecorder {
     this.attempts.add(attemptKey(t.berth.workflow_id, t.berth.run_id));
   }
 
-  private writeResult(finishedAt: string | null, failedEpisodes: number): void {
+  private writeResult(finishedAt: string | null, failedEpisodes: number, last = false): void {
     const skippedPath = join(this.job.dir, 'skipped.json');
     let skippedTasks = 0;
     try {
@@ -84,12 +87,32 @@ export class JobRecorder {
     this.job.writeResult(this.meta, [...this.trials.values()], {
       finishedAt, updatedAt: new Date().toISOString(), running: 0, failedEpisodes, skippedTasks,
     });
-    if (this.store) {
-      const store = this.store;
-      this.writes = this.writes.then(() => uploadJobFiles(store, this.meta.batchId, this.job.dir)).catch((err: unknown) => {
-        this.storeError = `the job's files were not written to the results store: ${(err as Error).message}`;
-      });
+    if (this.store) this.jobFilesUp(last);
+  }
+
+  private lastUpload = 0;
+  private uploadDue: NodeJS.Timeout | undefined;
+
+  /**
+   * The job's files to the store: at once when the batch is collected (`last`) or none went up for a while, else once
+   * that while has passed. Each rewrite of result.json sent them all again, a request per file per closed row.
+   */
+  private jobFilesUp(last: boolean): void {
+    const store = this.store!;
+    const wait = last ? 0 : this.lastUpload + JOB_FILES_EVERY_MS - Date.now();
+    if (wait > 0) {
+      this.uploadDue ??= setTimeout(() => {
+        this.uploadDue = undefined;
+        this.jobFilesUp(false);
+      }, wait).unref();
+      return;
     }
+    clearTimeout(this.uploadDue);
+    this.uploadDue = undefined;
+    this.lastUpload = Date.now();
+    this.writes = this.writes.then(() => uploadJobFiles(store, this.meta.batchId, this.job.dir)).catch((err: unknown) => {
+      this.storeError = `the job's files were not written to the results store: ${(err as Error).message}`;
+    });
   }
 
   /** The last failed write of the job's files to the store, if any (`berth results` says it). */
@@ -103,7 +126,12 @@ export class JobRecorder {
     let note = (placed: string) => placed;
     const manifest = this.store && row.logs_dir && row.store_key ? await readManifest(this.store, row.store_key).catch(() => null) : null;
     if (!row.logs_dir) files = { none: 'no files: the episode stopped before its sandbox was seeded' };
-    else if (this.store && row.store_key && manifest) files = { stored: { store: this.store, key: row.store_key, manifest } };
+    // The attempt's folder on this disk, whole by its manifest's sizes, is copied: reading it back from the store
+    // cost the store and this client a request per file, which slowed a batch collected as it ran.
+    else if (manifest && holdsManifest(row.logs_dir, manifest)) {
+      files = { local: row.logs_dir };
+      note = (placed) => `${placed} (the files the results store holds, s3://${this.store!.bucket}/${row.store_key})`;
+    } else if (this.store && row.store_key && manifest) files = { stored: { store: this.store, key: row.store_key, manifest } };
     else if (existsSync(row.logs_dir)) files = { local: row.logs_dir };
     else {
       const queue = d ? await hostQueueOf(this.client, row.workflow_id, d.taskQueue) : null;
