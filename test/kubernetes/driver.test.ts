@@ -133,6 +133,27 @@ describe('KubernetesDriver on the local cluster', () => {
     }
   });
 
+  it('a new pod is ready once its keep-alive answers, before its status says running, and inspect and start accept it while the status lags', async () => {
+    // The kubelet puts a started container in the pod's status at its next relist (every second): four pods, so that
+    // at least one is ready before that (each is, unless a relist falls between its start and the exec that saw it).
+    const names = [0, 1, 2, 3].map((i) => `Berth_k8s.Early${i}-${suffix}`);
+    try {
+      const seen = await Promise.all(names.map(async (n) => {
+        const { handle: h } = await driver.createOrAdoptSandbox(spec(n));
+        const pod = await cluster.core.readNamespacedPod({ name: h.containerId, namespace: 'default' });
+        const lagged = !pod.status?.containerStatuses?.[0]?.state?.running;
+        const info = await driver.inspect(h);
+        await driver.start(h);
+        const r = await driver.exec(h, { argv: ['sh', '-c', 'echo $TASK_VAR'] });
+        return { lagged, running: info.running, status: info.status, out: r.stdout.trim() };
+      }));
+      for (const s of seen) expect(s).toMatchObject({ running: true, status: 'running', out: 'from-the-spec' });
+      expect(seen.some((s) => s.lagged)).toBe(true);
+    } finally {
+      await Promise.all(names.map((n) => driver.remove({ name: n, kind: 'single' }).catch(() => undefined)));
+    }
+  });
+
   it('lists by Berth label and removes; an exec after removal is SandboxLost', async () => {
     const listed = await driver.listByLabel([`berth.workflow=berth/k8s-driver-${suffix}/Task_1`]);
     expect(listed).toEqual([{ name, kind: 'single', workflowId: `berth/k8s-driver-${suffix}/Task_1` }]);
