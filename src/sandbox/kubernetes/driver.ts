@@ -2,6 +2,7 @@
 // @kubernetes/client-node; exec and files over the exec API, image configuration from the registry. Stop and start
 // are not here yet: each says so by name (and the capabilities say so before any work).
 import { CoreV1Api, KubeConfig, VersionApi, type V1Pod } from '@kubernetes/client-node';
+import { PooledKubeConfig } from './pooled-config.ts';
 import { PassThrough, Readable } from 'node:stream';
 import type {
   ComposeFileSpec, DriverCapabilities, EngineIdentity, GroupCreateResult, GroupHandle, GroupSpec, LabelledSandbox, PathKind, SandboxDriver, ServiceHandle,
@@ -97,7 +98,7 @@ export class KubernetesDriver implements SandboxDriver {
 
   constructor(options: KubernetesDriverOptions = {}) {
     this.kubeConfig = options.kubeConfig ?? (() => {
-      const kc = new KubeConfig();
+      const kc = new PooledKubeConfig();
       if (options.kubeconfigFile) kc.loadFromFile(options.kubeconfigFile); else kc.loadFromDefault();
       return kc;
     })();

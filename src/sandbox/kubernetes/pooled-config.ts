@@ -1,0 +1,31 @@
+// client-node makes a new https.Agent for every API request, so each call opens a TLS connection of its own: a full
+// handshake with the client certificate, about 6 ms of this process's CPU and 8-14 ms per call on the local cluster,
+// and as much again in the apiserver. This KubeConfig gives the API calls one keep-alive agent per set of TLS
+// options instead (rebuilt when they change: a rotated certificate). Exec and watch streams keep their own.
+import { KubeConfig, type RequestContext } from '@kubernetes/client-node';
+import https from 'node:https';
+
+/** The options that make two agents' connections interchangeable. */
+export function tlsOptionsKey(o: https.AgentOptions): string {
+  const text = (v: unknown): string => (v === undefined ? '' : Buffer.isBuffer(v) ? v.toString('base64') : Array.isArray(v) ? v.map(text).join(',') : String(v));
+  return [o.ca, o.cert, o.key, o.pfx, o.passphrase, o.rejectUnauthorized, o.servername].map(text).join('|');
+}
+
+export class PooledKubeConfig extends KubeConfig {
+  private pooled: { key: string; agent: https.Agent } | undefined;
+
+  override async applySecurityAuthentication(context: RequestContext): Promise<void> {
+    await super.applySecurityAuthentication(context);
+    const fresh = context.getAgent();
+    // A proxy's agent, or plain HTTP: as client-node made it.
+    if (!(fresh instanceof https.Agent) || fresh.constructor !== https.Agent) return;
+    const key = tlsOptionsKey(fresh.options);
+    if (this.pooled?.key !== key) this.pooled = { key, agent: new https.Agent({ ...fresh.options, keepAlive: true }) };
+    context.setAgent(this.pooled.agent);
+  }
+
+  /** The agent API calls share now (none before the first call). */
+  get agent(): https.Agent | undefined {
+    return this.pooled?.agent;
+  }
+}
