@@ -171,6 +171,18 @@ describe('KubernetesDriver on the local cluster', () => {
     await Promise.all([core.readNamespace({ name: 'default' }), core.listNamespacedPod({ namespace: 'default' })]);
     expect((own.kubeConfig as PooledKubeConfig).agent).toBe(agent);
     expect(connections).toBeLessThanOrEqual(1); // the two at once: the second may open one more
+    // Execs take a connection each, resuming the TLS session of the one before.
+    expect((await own.exec(handle, { argv: ['echo', 'first'] })).stdout.trim()).toBe('first');
+    const streams = (own.kubeConfig as PooledKubeConfig).streamAgent!;
+    const reused: boolean[] = [];
+    const open = streams.createConnection.bind(streams);
+    streams.createConnection = ((...args: Parameters<typeof open>) => {
+      const socket = open(...args) as import('node:tls').TLSSocket;
+      socket.once('secureConnect', () => reused.push(socket.isSessionReused()));
+      return socket;
+    }) as typeof streams.createConnection;
+    for (const word of ['second', 'third']) expect((await own.exec(handle, { argv: ['echo', word] })).stdout.trim()).toBe(word);
+    expect(reused).toEqual([true, true]);
   });
 
   it('lists by Berth label and removes; an exec after removal is SandboxLost', async () => {
