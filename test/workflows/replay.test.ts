@@ -21,12 +21,15 @@ import { historiesDir, historyIds } from '../helpers/histories.ts';
 // and regrade-stores-files) and regrade-check-from-store ones that stood in for a host that was gone
 // (test/store/regrade-from-store.test.ts);
 // episode-stored-v0 is a batch's episode with a results store from before patch store-beside-closing (the upload before
-// the row closed, patch results-store), episode-stored after (test/workflows/episode-mocked.test.ts, -t 'results store'); keep every shape).
+// the row closed, patch results-store), episode-stored after (test/workflows/episode-mocked.test.ts, -t 'results store');
+// episode-k8s-v0 is examples/hello on the local Kubernetes cluster (a shared sandbox queue) from before patch
+// cluster-seed-with-agent (seed and agentTurn apart), episode-k8s-seededagent after (test/kubernetes/episodes.test.ts,
+// -t 'examples/hello'); keep every shape).
 describe('replaying stored histories (temporal-notes.md section 2, replay test)', () => {
   const files = readdirSync(historiesDir).filter((f) => f.endsWith('.binpb')).sort();
 
   it('has a history of each workflow shape', () => {
-    for (const shape of ['episode-hello-real', 'episode-hello-v2', 'episode-mean3', 'episode-gate', 'episode-lost', 'episode-overlay', 'episode-slow', 'batch-continued', 'batch-steered', 'episode-openai', 'openai-turn', 'episode-planmasked', 'episode-limits', 'episode-hello-v4', 'episode-seededagent', 'episode-seededlost', 'episode-hello-v5', 'batch-continued-v5', 'batch-handover', 'episode-gatekey-v0', 'episode-gatekey', 'rollout-run-v0', 'rollout-run', 'batch-together', 'regrade-separate', 'regrade-check', 'regrade-from-store', 'regrade-check-from-store', 'openai-turn-one', 'episode-stored-v0', 'episode-stored']) {
+    for (const shape of ['episode-hello-real', 'episode-hello-v2', 'episode-mean3', 'episode-gate', 'episode-lost', 'episode-overlay', 'episode-slow', 'batch-continued', 'batch-steered', 'episode-openai', 'openai-turn', 'episode-planmasked', 'episode-limits', 'episode-hello-v4', 'episode-seededagent', 'episode-seededlost', 'episode-hello-v5', 'batch-continued-v5', 'batch-handover', 'episode-gatekey-v0', 'episode-gatekey', 'rollout-run-v0', 'rollout-run', 'batch-together', 'regrade-separate', 'regrade-check', 'regrade-from-store', 'regrade-check-from-store', 'openai-turn-one', 'episode-stored-v0', 'episode-stored', 'episode-k8s-v0', 'episode-k8s-seededagent']) {
       expect(files).toContain(`${shape}.binpb`);
     }
   });
