@@ -7,12 +7,13 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBatch } from '../../src/client/batch.ts';
+import { batchWorkflowId } from '../../src/client/episodes.ts';
 import { ensureServer } from '../../src/server/devserver.ts';
 import { startWorker, trivialDataset } from '../common.ts';
 import { kubeBenchNamespace } from '../kube-setup.ts';
 import { callsByPhase, phaseWall, type EpisodeTimeline } from './attribution.ts';
 import { callsByKind, kubeCallKind, type KubeCall } from './kube-calls.ts';
-import { episodeHistory } from './timeline.ts';
+import { episodeHistory, eventTime } from './timeline.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const PHASES = ['plan', 'seed', 'seed+agent', 'agent', 'verify', 'teardown', 'workflow', 'idle'];
@@ -25,7 +26,7 @@ function readCalls(file: string): KubeCall[] {
   }
 }
 
-function table(title: string, wallSec: number, calls: KubeCall[], timelines: EpisodeTimeline[], activities: Record<string, number>): void {
+function table(title: string, wallSec: number, calls: KubeCall[], timelines: EpisodeTimeline[], activities: Record<string, number>, queued: Record<string, number>): void {
   const n = timelines.length;
   const per = (x: number) => (x / n).toFixed(1);
   const kinds = callsByKind(calls);
@@ -51,7 +52,25 @@ function table(title: string, wallSec: number, calls: KubeCall[], timelines: Epi
     const top = Object.entries(c).sort((a, b) => b[1] - a[1]).slice(0, 4).map(([k, x]) => `${k} ${per(x)}`).join(', ');
     console.log(`  ${phase.padEnd(12)}${(phase === 'idle' ? '-' : (wall[phase] ?? 0).toFixed(3)).padEnd(9)}${per(total).padEnd(8)}${per(execs).padEnd(8)}${top}`);
   }
+  console.log(`  queued (scheduled to started), s per episode: ${Object.entries(queued).map(([k, x]) => `${k} ${(x / 1000 / n).toFixed(3)}`).join(', ')}`);
+  if (n > 1) {
+    const first = Math.min(...timelines.map((t) => t.start));
+    const at = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return [0, 0.5, 1].map((q) => ((s[Math.round(q * (s.length - 1))]! - first) / 1000).toFixed(2)).join('/'); };
+    console.log(`  episodes' starts (first/median/last, s): ${at(timelines.map((t) => t.start))}; ends: ${at(timelines.map((t) => t.end))}; ` +
+      `seeds closed: ${at(timelines.map((t) => t.activities.find((a) => a.phase === 'seed')?.end ?? t.end))}`);
+  }
   console.log(`  activities per episode: ${Object.entries(activities).map(([k, x]) => `${k} ${per(x)}`).join(', ')}`);
+}
+
+/** When the batch asked for its children and when the server had started each, s from the batch's first event. */
+async function childStarts(client: Client, workflowId: string): Promise<string> {
+  const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+  const first = eventTime(events[0]);
+  const q = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s.length ? [0, 0.5, 1].map((f) => ((s[Math.round(f * (s.length - 1))]! - first) / 1000).toFixed(2)).join('/') : '-'; };
+  const asked = events.filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes).map(eventTime);
+  const started = events.filter((e) => e.childWorkflowExecutionStartedEventAttributes).map(eventTime);
+  const closed = events.filter((e) => e.childWorkflowExecutionCompletedEventAttributes).map(eventTime);
+  return `children asked ${q(asked)}, started ${q(started)}, completed ${q(closed)} (first/median/last, s from the batch's start; ${events.length} events)`;
 }
 
 export default async function profileKubernetes(args: string[]): Promise<void> {
@@ -77,21 +96,25 @@ export default async function profileKubernetes(args: string[]): Promise<void> {
     let wallMs = 0;
     const timelines: EpisodeTimeline[] = [];
     const activities: Record<string, number> = {};
+    const queued: Record<string, number> = {};
     for (const { dir, concurrency } of datasets) {
       const t = Date.now();
-      const s = await (await startBatch({ dataset: dir, concurrency, resultsDir, taskQueue: `${queue}-kubernetes`, client })).wait();
+      const handle = await startBatch({ dataset: dir, concurrency, resultsDir, taskQueue: `${queue}-kubernetes`, client });
+      const s = await handle.wait();
       wallMs += Date.now() - t;
+      if (concurrency > 1) console.log(`  batch: ${await childStarts(client, batchWorkflowId(handle.batchId))}`);
       const bad = s.rows.find((r) => r.reward !== 1);
       if (bad) throw new Error(`an episode did not score 1: ${JSON.stringify(bad)}`);
       for (const r of s.rows) {
         const h = await episodeHistory(client, r.workflow_id, r.run_id);
         timelines.push(h.timeline);
         for (const [k, x] of Object.entries(h.activities)) activities[k] = (activities[k] ?? 0) + x;
+        for (const [k, x] of Object.entries(h.queued)) queued[k] = (queued[k] ?? 0) + x;
       }
     }
     const wallSec = wallMs / 1000 / datasets.length;
     await sleep(1500); // the tap writes every 100 ms; removals run after the episode closes
-    table(title, wallSec, readCalls(callsFile).slice(from), timelines, activities);
+    table(title, wallSec, readCalls(callsFile).slice(from), timelines, activities, queued);
   };
 
   try {

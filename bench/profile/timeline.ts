@@ -8,13 +8,15 @@ const ms = (t: Ts): number => (t ? Number(typeof t.seconds === 'number' ? t.seco
 /** An event's time, ms since the epoch (0 for none). */
 export const eventTime = (e: { eventTime?: unknown } | null | undefined): number => ms(e?.eventTime as Ts);
 
-export interface EpisodeHistory { timeline: EpisodeTimeline; activities: Record<string, number>; events: number }
+/** `queued`: per phase, ms from an activity's scheduling to its start on a worker (summed over its activities). */
+export interface EpisodeHistory { timeline: EpisodeTimeline; activities: Record<string, number>; events: number; queued: Record<string, number> }
 
 export async function episodeHistory(client: Client, workflowId: string, runId?: string): Promise<EpisodeHistory> {
   const events = (await client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [];
   const scheduled = new Map<string, { type: string; at: number }>();
   const intervals: Interval[] = [];
   const activities: Record<string, number> = {};
+  const queued: Record<string, number> = {};
   for (const e of events) {
     const at = ms(e.eventTime as Ts);
     const s = e.activityTaskScheduledEventAttributes;
@@ -23,11 +25,14 @@ export async function episodeHistory(client: Client, workflowId: string, runId?:
       scheduled.set(String(e.eventId), { type, at });
       activities[type] = (activities[type] ?? 0) + 1;
     }
+    const started = e.activityTaskStartedEventAttributes;
+    const of = started && scheduled.get(String(started.scheduledEventId));
+    if (of) queued[phaseOf(of.type)] = (queued[phaseOf(of.type)] ?? 0) + (at - of.at);
     const closed = e.activityTaskCompletedEventAttributes ?? e.activityTaskFailedEventAttributes ?? e.activityTaskTimedOutEventAttributes ?? e.activityTaskCanceledEventAttributes;
     const from = closed && scheduled.get(String(closed.scheduledEventId));
     if (from) intervals.push({ phase: phaseOf(from.type), start: from.at, end: at });
   }
   const start = ms(events[0]?.eventTime as Ts);
   const end = ms(events[events.length - 1]?.eventTime as Ts);
-  return { timeline: { start, end, activities: intervals }, activities, events: events.length };
+  return { timeline: { start, end, activities: intervals }, activities, events: events.length, queued };
 }

@@ -47,8 +47,22 @@ export async function seedOnThisHost(deps: HostServices, req: SeedRequest): Prom
 }
 
 async function seedHere(deps: HostServices, req: SeedRequest): Promise<SandboxRef> {
+  // The slot is marked seeded beside the seed, not before it (on a cluster a Lease write, a round trip of the
+  // apiserver's): a reservation is freed unseeded only after seedBoundMs, minutes, and a retried attempt marks it again.
+  const marking = deps.slots.seeded(req.workflowId, req.runId);
+  let sandbox: SandboxRef;
+  try {
+    sandbox = await seedMarked(deps, req);
+  } catch (err) {
+    await marking.catch(() => undefined); // the seed's own failure is the one to report
+    throw err;
+  }
+  await marking;
+  return sandbox;
+}
+
+async function seedMarked(deps: HostServices, req: SeedRequest): Promise<SandboxRef> {
   const { host, queue } = deps.identity;
-  await deps.slots.seeded(req.workflowId, req.runId);
   const task = await deps.loadEpisodeTask(req.input);
   const logsDir = episodeLogsDir(req.workflowId, req.runId);
   mkdirSync(logsDir, { recursive: true });

@@ -63,6 +63,12 @@ const MIN_REWARD_KEY = 'min-reward-key';
 const stopsAfter = (outcome: TurnOutcome, gate: EpisodePlan['steps'][number]['minReward']): boolean =>
   shouldStop(outcome, gate) && (stoppedByScore(outcome, gate) || patched(MIN_REWARD_KEY));
 
+/**
+ * A single-step episode on a sandbox queue several workers share (a cluster) seeds and runs its agent in one activity,
+ * as elsewhere (seedsWithAgent): one activity dispatch and one workflow task fewer. Asked only of such episodes.
+ */
+const CLUSTER_SEED_WITH_AGENT = 'cluster-seed-with-agent';
+
 /** Which of the consolidated patches this run has: decided once, in the first workflow task. */
 interface Versions {
   v2: boolean;
@@ -262,8 +268,10 @@ export async function episodeWorkflow(input: EpisodeInput): Promise<ResultRow> {
     }
     const { plan, lease } = planned;
     const acts = hostActivities(lease, plan, versions, input.training !== undefined);
-    const state: EpisodeState = { v2: versions.v2, seedWithAgent: versions.v4 && seedsWithAgent(input, plan, lease), turns: [], stoppedAfter: null,
-      ...afterLastVerifyOf(input, lease, versions.v2) };
+    const state: EpisodeState = {
+      v2: versions.v2, seedWithAgent: versions.v4 && seedsWithAgent(input, plan, lease, () => patched(CLUSTER_SEED_WITH_AGENT)), turns: [], stoppedAfter: null,
+      ...afterLastVerifyOf(input, lease, versions.v2),
+    };
     let pastDeadline = false;
     const body = new CancellationScope();
     const deadline = new CancellationScope();

@@ -73,15 +73,22 @@ describe('which failure of seedThenAgentTurn names its sandbox', () => {
 describe('which episodes seed and run their agent in one activity', () => {
   const step = { name: 'main', agentTimeoutSec: 60, verifierTimeoutSec: 60 };
   const own: HostLease = { host: 'h', queue: 'berth-host-h' };
-  const cases: Array<{ name: string; agent: AgentName; steps: EpisodePlan['steps']; lease: HostLease; together: boolean }> = [
-    { name: 'single-step, oracle', agent: 'oracle', steps: [step], lease: own, together: true },
-    { name: 'single-step, an installed agent', agent: 'claude-code', steps: [step], lease: own, together: true },
-    { name: 'multi-step', agent: 'oracle', steps: [step, { ...step, name: 'two' }], lease: own, together: false },
-    { name: 'a first step with its own setup', agent: 'oracle', steps: [{ ...step, setupSec: 30 }], lease: own, together: false },
-    { name: 'the openai agent (a child workflow per turn)', agent: 'openai', steps: [step], lease: own, together: false },
-    { name: 'a sandbox queue shared by several machines', agent: 'oracle', steps: [step], lease: { ...own, filesQueue: 'berth-files-1' }, together: false },
+  const shared: HostLease = { ...own, filesQueue: 'berth-files-1' };
+  const cases: Array<{ name: string; agent: AgentName; steps: EpisodePlan['steps']; lease: HostLease; patched?: boolean; together: boolean; asked: boolean }> = [
+    { name: 'single-step, oracle', agent: 'oracle', steps: [step], lease: own, together: true, asked: false },
+    { name: 'single-step, an installed agent', agent: 'claude-code', steps: [step], lease: own, together: true, asked: false },
+    { name: 'multi-step', agent: 'oracle', steps: [step, { ...step, name: 'two' }], lease: own, together: false, asked: false },
+    { name: 'a first step with its own setup', agent: 'oracle', steps: [{ ...step, setupSec: 30 }], lease: own, together: false, asked: false },
+    { name: 'the openai agent (a child workflow per turn)', agent: 'openai', steps: [step], lease: own, together: false, asked: false },
+    { name: 'a sandbox queue shared by several machines, before patch cluster-seed-with-agent', agent: 'oracle', steps: [step], lease: shared, patched: false, together: false, asked: true },
+    { name: 'a sandbox queue shared by several machines, with the patch', agent: 'oracle', steps: [step], lease: shared, patched: true, together: true, asked: true },
+    { name: 'a shared queue, multi-step (the patch not asked)', agent: 'oracle', steps: [step, { ...step, name: 'two' }], lease: shared, patched: true, together: false, asked: false },
+    { name: 'a shared queue, the openai agent (the patch not asked)', agent: 'openai', steps: [step], lease: shared, patched: true, together: false, asked: false },
   ];
-  it.each(cases)('$name', ({ agent, steps, lease, together }) => {
-    expect(seedsWithAgent({ agent }, { steps }, lease)).toBe(together);
+  it.each(cases)('$name', ({ agent, steps, lease, patched, together, asked }) => {
+    let askedPatch = false;
+    expect(seedsWithAgent({ agent }, { steps }, lease, () => { askedPatch = true; return patched ?? false; })).toBe(together);
+    // The patch is asked only of the episodes it changes: no marker in any other episode's history.
+    expect(askedPatch).toBe(asked);
   });
 });

@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SingleSandboxSpec } from '../../src/sandbox/driver.ts';
 import { SandboxLost, SeedFailed } from '../../src/sandbox/errors.ts';
 import { KubernetesDriver } from '../../src/sandbox/kubernetes/driver.ts';
+import { PooledKubeConfig } from '../../src/sandbox/kubernetes/pooled-config.ts';
+import { CoreV1Api } from '@kubernetes/client-node';
 import { SEEDED_MARKER } from '../../src/sandbox/seed-scripts.ts';
 import type { SandboxHandle } from '../../src/sandbox/types.ts';
 import { FIRST_BUILD_TIMEOUT_MS, pushByDigest, useLocalCluster, waitForPodGone, type LocalCluster } from '../helpers/kubernetes.ts';
@@ -131,6 +133,56 @@ describe('KubernetesDriver on the local cluster', () => {
       await driver.remove({ name: slow, kind: 'single' }).catch(() => undefined);
       await driver.remove({ name: broken, kind: 'single' }).catch(() => undefined);
     }
+  });
+
+  it('a new pod is ready once its keep-alive answers, before its status says running, and inspect and start accept it while the status lags', async () => {
+    // The kubelet puts a started container in the pod's status at its next relist (every second): four pods, so that
+    // at least one is ready before that (each is, unless a relist falls between its start and the exec that saw it).
+    const names = [0, 1, 2, 3].map((i) => `Berth_k8s.Early${i}-${suffix}`);
+    try {
+      const seen = await Promise.all(names.map(async (n) => {
+        // No CPU request: four of spec()'s half CPU beside the other tests' pods would not fit the node.
+        const { cpus: _cpus, memoryMb: _memory, ...light } = spec(n);
+        const { handle: h } = await driver.createOrAdoptSandbox(light);
+        const pod = await cluster.core.readNamespacedPod({ name: h.containerId, namespace: 'default' });
+        const lagged = !pod.status?.containerStatuses?.[0]?.state?.running;
+        const info = await driver.inspect(h);
+        await driver.start(h);
+        const r = await driver.exec(h, { argv: ['sh', '-c', 'echo $TASK_VAR'] });
+        return { lagged, running: info.running, status: info.status, out: r.stdout.trim() };
+      }));
+      for (const s of seen) expect(s).toMatchObject({ running: true, status: 'running', out: 'from-the-spec' });
+      expect(seen.some((s) => s.lagged)).toBe(true);
+    } finally {
+      await Promise.all(names.map((n) => driver.remove({ name: n, kind: 'single' }).catch(() => undefined)));
+    }
+  });
+
+  it('a driver given a kubeconfig file makes its API calls over one kept-alive TLS connection, not one each', async () => {
+    const own = new KubernetesDriver({ kubeconfigFile: cluster.kubeconfig });
+    expect(own.kubeConfig).toBeInstanceOf(PooledKubeConfig);
+    const core = own.kubeConfig.makeApiClient(CoreV1Api);
+    await core.readNamespace({ name: 'default' });
+    const agent = (own.kubeConfig as PooledKubeConfig).agent!;
+    let connections = 0;
+    const connect = agent.createConnection.bind(agent);
+    agent.createConnection = ((...args: Parameters<typeof connect>) => { connections++; return connect(...args); }) as typeof agent.createConnection;
+    for (let i = 0; i < 10; i++) await core.readNamespace({ name: 'default' });
+    await Promise.all([core.readNamespace({ name: 'default' }), core.listNamespacedPod({ namespace: 'default' })]);
+    expect((own.kubeConfig as PooledKubeConfig).agent).toBe(agent);
+    expect(connections).toBeLessThanOrEqual(1); // the two at once: the second may open one more
+    // Execs take a connection each, resuming the TLS session of the one before.
+    expect((await own.exec(handle, { argv: ['echo', 'first'] })).stdout.trim()).toBe('first');
+    const streams = (own.kubeConfig as PooledKubeConfig).streamAgent!;
+    const reused: boolean[] = [];
+    const open = streams.createConnection.bind(streams);
+    streams.createConnection = ((...args: Parameters<typeof open>) => {
+      const socket = open(...args) as import('node:tls').TLSSocket;
+      socket.once('secureConnect', () => reused.push(socket.isSessionReused()));
+      return socket;
+    }) as typeof streams.createConnection;
+    for (const word of ['second', 'third']) expect((await own.exec(handle, { argv: ['echo', word] })).stdout.trim()).toBe(word);
+    expect(reused).toEqual([true, true]);
   });
 
   it('lists by Berth label and removes; an exec after removal is SandboxLost', async () => {

@@ -10,6 +10,7 @@ import { DockerSandboxProvider, KubernetesSandboxProvider } from '../../src/sand
 import { podName } from '../../src/sandbox/kubernetes/pod-spec.ts';
 import { FIRST_BUILD_TIMEOUT_MS, useLocalCluster, type LocalCluster } from '../helpers/kubernetes.ts';
 import { BASE_TOML, writeDataset } from '../helpers/tasks.ts';
+import { recordHistory } from '../helpers/histories.ts';
 import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
 import { waitUntil } from '../helpers/worker-process.ts';
 
@@ -54,6 +55,11 @@ describe('episodes on the Kubernetes sandbox (real cluster, real Temporal)', () 
     expect(readFileSync(join(resultsDir, trial, 'verifier', 'reward.txt'), 'utf8').trim()).toBe('1');
     expect(existsSync(join(resultsDir, trial, 'agent', 'oracle.txt'))).toBe(true);
     expect(await podsOf(row.workflow_id)).toEqual([]);
+    // One activity seeds and runs the agent, on the worker that keeps the episode's files (patch cluster-seed-with-agent).
+    const history = await workers.client.workflow.getHandle(row.workflow_id).fetchHistory();
+    const activities = (history.events ?? []).flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+    expect(activities).toEqual(['planAndPickHost', 'seedThenAgentTurn', 'verifyTurn']);
+    await recordHistory(workers.client, row.workflow_id, 'episode-k8s-seededagent');
   }, 300_000);
 
   it('a pod deleted mid-turn masks the episode as provider_unavailable within 30 s, nothing left behind', async () => {

@@ -2,6 +2,7 @@
 // @kubernetes/client-node; exec and files over the exec API, image configuration from the registry. Stop and start
 // are not here yet: each says so by name (and the capabilities say so before any work).
 import { CoreV1Api, KubeConfig, VersionApi, type V1Pod } from '@kubernetes/client-node';
+import { PooledKubeConfig } from './pooled-config.ts';
 import { PassThrough, Readable } from 'node:stream';
 import type {
   ComposeFileSpec, DriverCapabilities, EngineIdentity, GroupCreateResult, GroupHandle, GroupSpec, LabelledSandbox, PathKind, SandboxDriver, ServiceHandle,
@@ -52,6 +53,16 @@ const KEEP_ALIVE_RUNS = 'for f in /proc/[0-9]*/cmdline; do [ "$(tr \'\\0\' \' \'
 const KEEP_ALIVE_RUNS_IN_MAIN = 'me=$(readlink /proc/self/ns/mnt); for f in /proc/[0-9]*/cmdline; do d=${f%/cmdline}; ' +
   '[ "$(tr \'\\0\' \' \' < "$f" 2>/dev/null)" = "sleep infinity " ] && [ "$(readlink "$d/ns/mnt" 2>/dev/null)" = "$me" ] && exit 0; done; exit 1';
 
+/**
+ * `script` in a container of pod `uid` only: the kubelet mounts the pod's own files (its /etc/hosts, termination log)
+ * from its folder `pods/<uid>/`, which the container's mount table names. Asked before the pod's status shows the
+ * container running, so not a container of a same-named pod deleted a moment ago that the node has not stopped yet.
+ */
+export const ofPod = (uid: string, script: string): string => `grep -qF '/pods/${uid}/' /proc/self/mountinfo || exit 1; ${script}`;
+
+/** The keep-alive check, waiting in the container up to about a second for a setup still running (one exec, not one per look). */
+const awaitingKeepAlive = (check: string): string => `n=0; until { ${check}; }; do n=$((n+1)); [ $n -ge 10 ] && exit 1; sleep 0.1 || exit 1; done`;
+
 export const CLUSTER = '(kubernetes cluster)';
 const LOG_TAIL_LINES = 40;
 const LOG_TAIL_CHARS = 2000;
@@ -87,7 +98,7 @@ export class KubernetesDriver implements SandboxDriver {
 
   constructor(options: KubernetesDriverOptions = {}) {
     this.kubeConfig = options.kubeConfig ?? (() => {
-      const kc = new KubeConfig();
+      const kc = new PooledKubeConfig();
       if (options.kubeconfigFile) kc.loadFromFile(options.kubeconfigFile); else kc.loadFromDefault();
       return kc;
     })();
@@ -133,13 +144,22 @@ export class KubernetesDriver implements SandboxDriver {
     }
   }
 
-  /** A new pod is ready once its keep-alive's root setup is done and `sleep infinity` runs; a setup that fails ends the pod. */
-  private async waitReady(handle: ServiceHandle): Promise<void> {
+  /**
+   * A new pod is ready once its keep-alive's root setup is done and `sleep infinity` runs; a setup that fails ends the
+   * pod. Once the pod is on a node each look asks its container too (an exec beside the read): the kubelet shows a
+   * started container in the pod's status only at its next relist, up to a second after exec reaches it, and a naive
+   * loop waits for that. The checks of a sandbox's state after the seed (inspect, a failed exec) accept a container
+   * that answers while its status still lags (runningNow).
+   */
+  private async waitReady(handle: ServiceHandle, uid: string | undefined): Promise<void> {
     const deadline = Date.now() + this.startTimeoutMs;
     const pullClock = new PullFailureClock();
+    let onNode = false;
     for (let attempt = 0; ; attempt++) {
-      const pod = await this.readPod(handle.containerId);
+      const asking: Promise<boolean> = onNode && uid !== undefined ? this.keepAliveRuns(handle, awaitingKeepAlive(ofPod(uid, KEEP_ALIVE_RUNS))).catch(() => false) : Promise.resolve(false);
+      const [pod, ready]: [V1Pod | undefined, boolean] = await Promise.all([this.readPod(handle.containerId), asking]);
       if (!pod) throw new SandboxLost(handle.name, new Error(`pod ${handle.containerId} was deleted while starting`));
+      onNode = Boolean(pod.spec?.nodeName);
       const status = pod.status?.containerStatuses?.[0];
       const state = status?.state;
       const waiting = state?.waiting?.reason ?? '';
@@ -150,11 +170,29 @@ export class KubernetesDriver implements SandboxDriver {
       }
       const egressFailed = await this.egress.startFailure(pod);
       if (egressFailed) throw egressFailed;
+      if (ready) return;
       if (state?.terminated || pod.status?.phase === 'Failed' || pod.status?.phase === 'Succeeded') throw await this.setupFailure(handle, state?.terminated?.exitCode);
-      if (state?.running && (await this.keepAliveRuns(handle))) return;
+      // A pod created before this worker knew its uid (none here) is asked once its status says running.
+      if (uid === undefined && state?.running && (await this.keepAliveRuns(handle))) return;
       if (Date.now() > deadline) throw new SandboxNeverReady(`pod ${handle.containerId} not ready after ${this.startTimeoutMs} ms (${waiting || pod.status?.phase})`);
       await new Promise((r) => setTimeout(r, Math.min(50 * (attempt + 1), 250)));
     }
+  }
+
+  /**
+   * Whether a container of the pod runs: its status says so, or (the status still lagging its start, up to a kubelet
+   * relist) the container itself answers an exec, asked of this pod's container only (ofPod). A pod that is ending,
+   * or a container the status shows ended, does not run.
+   */
+  private async runningNow(pod: V1Pod | undefined, container: string): Promise<boolean> {
+    if (!pod || pod.metadata?.deletionTimestamp) return false;
+    const state = containerStatus(pod, container)?.state;
+    if (state?.running) return true;
+    const uid = pod.metadata?.uid;
+    if (state?.terminated || !uid || !pod.spec?.nodeName || pod.status?.phase === 'Failed' || pod.status?.phase === 'Succeeded') return false;
+    const target = { namespace: this.namespace, pod: pod.metadata!.name!, container };
+    const r = await execInPod(this.kubeConfig, target, ['sh', '-c', ofPod(uid, 'true')]).catch(() => undefined);
+    return r?.exitCode === 0;
   }
 
   private async keepAliveRuns(handle: ServiceHandle, script = KEEP_ALIVE_RUNS): Promise<boolean> {
@@ -182,21 +220,22 @@ export class KubernetesDriver implements SandboxDriver {
     const body = await this.egress.withController(singlePod(spec), spec);
     if (this.imagePullSecret) body.spec!.imagePullSecrets = [{ name: this.imagePullSecret }];
     const handle: ServiceHandle = { name: spec.name, containerId: body.metadata!.name!, user: spec.user, workdir: spec.workdir };
+    let uid: string | undefined;
     for (let attempt = 0; ; attempt++) {
       try {
-        await this.core.createNamespacedPod({ namespace: this.namespace, body });
+        uid = (await this.core.createNamespacedPod({ namespace: this.namespace, body })).metadata?.uid;
         break;
       } catch (err) {
         if (statusCode(err) !== 409 || attempt > 0) throw new SandboxLost(spec.name, err);
       }
       // A pod of that name: adopt it when it runs and finished its seed, else replace it (RUN lines are not idempotent).
       const existing = await this.readPod(handle.containerId);
-      if (existing?.status?.containerStatuses?.[0]?.state?.running && (await isSeeded(this, this.handleOf(existing)))) {
+      if (existing && (await this.runningNow(existing, CONTAINER)) && (await isSeeded(this, this.handleOf(existing)))) {
         return { handle: this.handleOf(existing), adopted: true };
       }
       await this.deletePod(handle.containerId, true);
     }
-    await this.waitReady(handle);
+    await this.waitReady(handle, uid);
     return { handle, adopted: false };
   }
 
@@ -211,7 +250,7 @@ export class KubernetesDriver implements SandboxDriver {
     const pod = await this.readPod(name);
     if (!pod) throw new SandboxLost(target.name, new Error(`pod ${name} is gone`));
     const state = containerStatus(pod, container)?.state;
-    const running = Boolean(state?.running) && !pod.metadata?.deletionTimestamp;
+    const running = await this.runningNow(pod, container);
     return {
       name: this.handleOf(pod).name,
       containerId: target.containerId,
@@ -273,8 +312,7 @@ export class KubernetesDriver implements SandboxDriver {
     const { pod: name, container } = podAndContainer(target.containerId);
     const pod = await this.readPod(name).catch(() => undefined);
     const status = containerStatus(pod, container);
-    const running = status?.state?.running && !pod?.metadata?.deletionTimestamp;
-    if (running) return err;
+    if (await this.runningNow(pod, container)) return err;
     // A group's service that ran to its end (a one-shot) while main runs: nothing is lost, but no exec reaches it.
     if (container !== CONTAINER && status?.state?.terminated && containerStatus(pod, CONTAINER)?.state?.running) {
       return new Error(`service ${target.name} has exited (code ${status.state.terminated.exitCode}); the Kubernetes sandbox cannot read or run anything in an ended container`);

@@ -11,7 +11,7 @@ import type { SandboxHandle } from '../types.ts';
 import { execInPod } from './exec.ts';
 import { EGRESS_CONTAINER, egressContainer, needsEgressController, rulesScript, startMode, type PodNetworkMode } from './egress-rules.ts';
 import { NETWORK_LABEL } from './network-policy.ts';
-import { containerStatus, podAndContainer } from './pod-address.ts';
+import { containerStatus, podAndContainer, podWithAddress } from './pod-address.ts';
 import { CONTAINER } from './pod-spec.ts';
 import { PodNetworkPolicies } from './pod-policies.ts';
 
@@ -150,7 +150,7 @@ export class PodEgress {
 
   /** Whether pod `pod` holds `ip` now (the proxy's check before it trusts a policy file). */
   async holds(pod: string, ip: string): Promise<boolean> {
-    const p = await this.readPod(podAndContainer(pod).pod);
+    const p = await podWithAddress(() => this.readPod(podAndContainer(pod).pod));
     return p !== undefined && !p.metadata?.deletionTimestamp && (p.status?.podIPs?.some((a) => a.ip === ip) ?? p.status?.podIP === ip);
   }
 
@@ -165,7 +165,7 @@ export class PodEgress {
   }
 
   private async podIp(handle: SandboxHandle): Promise<string> {
-    const pod = await this.readPod(podAndContainer(handle.containerId).pod);
+    const pod = await podWithAddress(() => this.readPod(podAndContainer(handle.containerId).pod));
     const ip = pod?.status?.podIP;
     if (!pod || !ip) throw new SandboxLost(handle.name, new Error(`pod ${handle.containerId} has no address`));
     return ip;

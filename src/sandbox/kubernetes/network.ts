@@ -7,6 +7,7 @@ import { EGRESS_NETWORK } from '../network-phase.ts';
 import type { SandboxNetwork } from '../provider.ts';
 import type { KubernetesDriver } from './driver.ts';
 import { gatewayListenAddress, readGatewayPlace } from './gateway-address.ts';
+import { podWithAddress } from './pod-address.ts';
 
 export function kubernetesNetwork(driver: KubernetesDriver, egressAddress: string | undefined): SandboxNetwork {
   return {
@@ -17,9 +18,10 @@ export function kubernetesNetwork(driver: KubernetesDriver, egressAddress: strin
     },
     /** The pod's IP (every pod and a worker on a node reach it); null while it has none. */
     address: async (container) => {
-      const pod = await driver.kubeConfig.makeApiClient(CoreV1Api).readNamespacedPod({ name: container, namespace: driver.namespace })
-        .catch((err: unknown) => { throw new SandboxLost(container, err); });
-      return pod.status?.podIP ?? null;
+      const core = driver.kubeConfig.makeApiClient(CoreV1Api);
+      const pod = await podWithAddress(() => core.readNamespacedPod({ name: container, namespace: driver.namespace })
+        .catch((err: unknown) => { throw new SandboxLost(container, err); }));
+      return pod?.status?.podIP ?? null;
     },
     holds: (_network, ip, container) => driver.egress.holds(container, ip),
     applyPhase: (handle, want, opts) => driver.egress.applyPhase(handle, want, opts),
