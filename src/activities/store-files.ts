@@ -45,6 +45,9 @@ export async function storeInline(deps: HostServices, req: StoreEpisodeFilesRequ
   const bound = Math.min(INLINE_MAX_MS, activityLeftMs - INLINE_MARGIN_MS);
   const dir = episodeLogsDir(req.workflowId, req.runId);
   if (bound < 1000 || !existsSync(dir) || folderBytes(dir) > INLINE_MAX_BYTES) return undefined;
+  // With keep_local = false the upload removes the folder, and with it the verification's outcome record
+  // (final-verify.ts) that a retried verification would read: that upload waits for the episode's own activity.
+  if (hostStore(req.store).here?.keepLocal === false) return undefined;
   const state = { abandoned: false };
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<undefined>((resolve) => { timer = setTimeout(() => { state.abandoned = true; resolve(undefined); }, bound); });

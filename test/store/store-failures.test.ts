@@ -14,6 +14,7 @@ import { startBatch } from '../../src/client/batch.ts';
 import { listEpisodes } from '../../src/client/episodes.ts';
 import { trialName } from '../../src/client/harbor-job/names.ts';
 import { storeLocationOf } from '../../src/config/results-store.ts';
+import { temporalAddress } from '../../src/config/temporal.ts';
 import { attemptKey, readManifest, ResultsStore } from '../../src/store/index.ts';
 import type { ResultRow } from '../../src/workflows/types.ts';
 import { berth, repoRoot } from '../helpers/cli.ts';
@@ -116,22 +117,25 @@ describe('results store: an upload cut short, keep_local = false, a store that r
     expect(existsSync(row.logs_dir!)).toBe(false);
     expect((await readManifest(store, row.store_key!))!.files.length).toBeGreaterThan(0);
     const resultsDir = join(mkdtempSync(join(tmpdir(), 'berth-jobs-')), 'no-copy');
-    const r = await berth(['results', batchId, '--results', resultsDir, '--json'], { ...own.env, BERTH_CONFIG: process.env.BERTH_CONFIG! }, 120_000, repoRoot);
+    // A client of the test's server (TEMPORAL_ADDRESS): with none, a CLI call starts the embedded detached worker,
+    // which would poll this test's queues from another BERTH_HOME and could take the regrade's upload.
+    const cli = { ...own.env, BERTH_CONFIG: process.env.BERTH_CONFIG!, TEMPORAL_ADDRESS: temporalAddress().address };
+    const r = await berth(['results', batchId, '--results', resultsDir, '--json'], cli, 120_000, repoRoot);
     expect(r.code, r.stderr).toBe(0);
     const trial = join(resultsDir, trialName(row.task_id, row.workflow_id));
     expect(readFileSync(join(trial, 'verifier', 'reward.txt'), 'utf8').trim()).toBe('1');
     // A regrade on the same host: the agent's files come from the store (the host's copy is gone), the state from the
     // image it kept; the regrade's own files go to the store and leave the host as well.
-    const rg = await berth(['regrade', batchId, '--results', resultsDir, '--json'], { ...own.env, BERTH_CONFIG: process.env.BERTH_CONFIG! }, 180_000, repoRoot);
+    const rg = await berth(['regrade', batchId, '--results', resultsDir, '--json'], cli, 180_000, repoRoot);
     expect(rg.code, rg.stderr + rg.stdout).toBe(0);
     const out = JSON.parse(rg.stdout) as { skipped: unknown[]; failed: unknown[]; rows: ResultRow[] };
     expect([out.skipped, out.failed]).toEqual([[], []]);
     expect(out.rows).toMatchObject([{ attempt: 2, reward: 1, regraded_from: row.workflow_id, mask_sample: false }]);
-    expect(out.rows[0]!.store_key).toBeDefined();
+    expect(out.rows[0]!.store_key, JSON.stringify(out.rows[0])).toBeDefined();
     expect(existsSync(out.rows[0]!.logs_dir!)).toBe(false);
     const regradeTrial = join(resultsDir, trialName(row.task_id, out.rows[0]!.workflow_id));
     expect(readFileSync(join(regradeTrial, 'agent', 'trajectory.json'), 'utf8')).toBe(readFileSync(join(trial, 'agent', 'trajectory.json'), 'utf8'));
-    expect((await berth(['gc', '--batch', batchId], own.env, 60_000, repoRoot)).code).toBe(0);
+    expect((await berth(['gc', '--batch', batchId], { ...own.env, TEMPORAL_ADDRESS: cli.TEMPORAL_ADDRESS }, 60_000, repoRoot)).code).toBe(0);
   }, 600_000);
 
   it('a store that refuses the host is named on the row and by berth status; the files stay on the host', async () => {
