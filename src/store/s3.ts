@@ -46,6 +46,8 @@ export class ResultsStore {
   readonly client: S3Client;
 
   constructor(readonly settings: StoreSettings, credentials?: StoreCredentials) {
+    // The SDK is pinned in package-lock.json: its notice about Node versions of releases to come is not for Berth's users.
+    process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
     this.client = new S3Client({
       region: settings.region,
       ...(settings.endpoint ? { endpoint: settings.endpoint } : {}),
