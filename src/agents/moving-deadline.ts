@@ -7,8 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DETACHED_BASE, shellQuote } from '../sandbox/index.ts';
 import type { AgentTurnContext } from './types.ts';
 
-/** How much later than the budget the in-sandbox `timeout` ends a turn that nobody watches any more. */
-export const HELD_BACKSTOP_SEC = 3600;
+export { HELD_BACKSTOP_SEC } from '../outcomes/turn-limits.ts';
 /** Between TERM and KILL, as `timeout -k` gives. */
 const KILL_AFTER_MS = 5000;
 const LOOK_MS = 1000;

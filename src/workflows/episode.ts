@@ -10,6 +10,7 @@ import { rollUp, shouldStop, stoppedByScore } from './rollup.ts';
 import { seedsWithAgent } from './seed-with-agent.ts';
 import { buildRow } from './row.ts';
 import { STORE_BESIDE_CLOSING, afterLastVerifyOf, storeEpisodeFiles, storeEpisodeFilesOf } from './store-files.ts';
+import { HELD_BACKSTOP_SEC } from '../outcomes/turn-limits.ts';
 import { BERTH_FAILURE_KIND, BERTH_OUTCOME, BERTH_REWARD, BERTH_TURN } from '../config/search-attributes.ts';
 import type { AfterLastVerify, AgentTurnOutput, EpisodeInput, EpisodePlan, HostLease, ResultRow, SandboxRef, StoredEpisodeFiles, TurnOutcome } from './types.ts';
 
@@ -96,8 +97,6 @@ function decideVersions(): Versions {
 const hasV3 = (versions: Versions): boolean => versions.v4 || patched(EPISODE_V3);
 
 const GRACE_SEC = 60;
-/** As src/agents/moving-deadline.ts's: how long past its budget a drained turn may run. */
-const HELD_BACKSTOP_SEC = 3600;
 /** Recorded only when a teardown failed (its host gone): the episode closes with its row instead of failing. */
 const TEARDOWN_HOST_GONE = 'teardown-host-gone';
 
