@@ -58,6 +58,15 @@ export async function storeInline(deps: HostServices, req: StoreEpisodeFilesRequ
   }
 }
 
+/** An attempt at most this large is a request or a few (src/store/episode-files.ts: small files inside the manifest). */
+export const QUICK_UPLOAD_BYTES = 1024 * 1024;
+
+/** Whether the attempt's folder is on this host and small enough to go up in a request or a few. */
+export function quickUpload(req: StoreEpisodeFilesRequest): boolean {
+  const dir = episodeLogsDir(req.workflowId, req.runId);
+  return existsSync(dir) && folderBytes(dir) <= QUICK_UPLOAD_BYTES;
+}
+
 const folderBytes = (dir: string): number => filesUnder(dir).reduce((n, p) => n + statSync(join(dir, p)).size, 0);
 
 async function uploadEpisodeFolder(deps: HostServices, req: StoreEpisodeFilesRequest, inline?: { abandoned: boolean }): Promise<StoredEpisodeFiles> {

@@ -10,7 +10,7 @@ import type { SandboxProvider } from '../sandbox/index.ts';
 import type { AtifTrajectory } from '../verify/index.ts';
 import type { AfterLastVerify, AgentTurnOutput, SandboxRef, StoredEpisodeFiles, TokenUsage, TurnOutcome, TurnRef } from './types.ts';
 import { SLOT_FREED_SIGNAL } from '../config/batch-ids.ts';
-import { storeInline } from './store-files.ts';
+import { quickUpload, storeInline } from './store-files.ts';
 import { beating } from './beating.ts';
 import { failIfEntrypointDied, keepEntrypointOutput } from '../host/entrypoint-output.ts';
 import { typed } from './failures.ts';
@@ -132,13 +132,23 @@ export async function verifyTurn(deps: HostServices, req: VerifyRequest & { tear
   }));
 }
 
-/** The batch told its slot is free (best effort: else it counts the episode when it closes), then a small attempt's upload. */
+/**
+ * The batch told its slot is free (best effort: else it counts the episode when it closes), and a small attempt's
+ * upload. An attempt small enough for a request or a few goes up first, and the batch is told only if it did not
+ * (its upload then waits for the episode's own activity): that saves the batch a workflow task per episode.
+ */
 async function afterLastVerify(deps: HostServices, after: AfterLastVerify, workflowId: string): Promise<StoredEpisodeFiles | undefined> {
   const ctx = Context.current();
-  if (after.slotFreedTo) await ctx.client.workflow.getHandle(after.slotFreedTo).signal(SLOT_FREED_SIGNAL, { workflowId }).catch(() => undefined);
-  if (!after.store) return undefined;
+  const freeSlot = async (): Promise<void> => {
+    if (after.slotFreedTo) await ctx.client.workflow.getHandle(after.slotFreedTo).signal(SLOT_FREED_SIGNAL, { workflowId }).catch(() => undefined);
+  };
+  if (!after.store) return freeSlot().then(() => undefined);
+  const quick = quickUpload(after.store);
+  if (!quick) await freeSlot();
   const left = ctx.info.startToCloseTimeoutMs - (Date.now() - ctx.info.currentAttemptScheduledTimestampMs);
-  return storeInline(deps, after.store, left);
+  const stored = await storeInline(deps, after.store, left);
+  if (quick && !stored) await freeSlot();
+  return stored;
 }
 
 /** What the episode's task can have made (removal by name is cheap only for those); a task that no longer loads: all of them. */

@@ -1,10 +1,12 @@
-// An episode attempt's files in the store: uploaded from the host's logs folder file by file, the manifest last; read
-// back into a folder only when the manifest is there, each file checked against it.
+// An episode attempt's files in the store: the larger ones uploaded from the host's logs folder file by file, the small
+// ones inside the manifest, which goes last; read back into a folder only when the manifest is there, each file checked
+// against it.
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, lstatSync, statSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, relative, sep } from 'node:path';
 import { fileKey, JOB_FILES, jobFileKey, manifestKey } from './keys.ts';
-import { notHeld, parseManifest, type Manifest, type ManifestFile } from './manifest.ts';
+import { inlineBytes, notHeld, parseManifest, type Manifest, type ManifestFile } from './manifest.ts';
 import type { ResultsStore } from './s3.ts';
 
 /** Regular files under `dir`, '/'-separated relative paths, sorted (links and special files are not results). */
@@ -42,24 +44,51 @@ export interface AttemptIds {
 }
 
 /**
- * Uploads every file of `dir` under the attempt's key, then its manifest. A retry uploads them all again to the same
- * keys; until the manifest is written, readers see no attempt at all.
+ * Files at most this large ride inside the manifest, up to INLINE_TOTAL_BYTES in all: each object is a request for
+ * the worker and the store alike, and a trial is mostly a few small files (a trivial one is a single PUT).
+ */
+export const INLINE_FILE_BYTES = 32 * 1024;
+export const INLINE_TOTAL_BYTES = 256 * 1024;
+
+/** Which of these files (paths with sizes, in order) go inside the manifest: the small ones, first come, within the total. */
+export function inlinePaths(files: { path: string; size: number }[]): Set<string> {
+  const inline = new Set<string>();
+  let total = 0;
+  for (const f of files) {
+    if (f.size > INLINE_FILE_BYTES || total + f.size > INLINE_TOTAL_BYTES) continue;
+    inline.add(f.path);
+    total += f.size;
+  }
+  return inline;
+}
+
+/**
+ * Uploads every larger file of `dir` under the attempt's key, then its manifest with the small files in it. A retry
+ * uploads them all again to the same keys; until the manifest is written, readers see no attempt at all.
  */
 export async function uploadAttempt(store: ResultsStore, attempt: string, dir: string, ids: AttemptIds,
   progress?: (file: string, bytes: number) => void): Promise<Manifest> {
   const paths = filesUnder(dir).filter((p) => fileKey(attempt, p) !== null);
+  const inline = inlinePaths(paths.map((path) => ({ path, size: statSync(join(dir, path)).size })));
   const files: ManifestFile[] = new Array<ManifestFile>(paths.length);
-  // A few files at a time: a trial is mostly small files, each a round trip of its own.
+  // A few files at a time: each larger file is a round trip of its own.
   let next = 0;
   await Promise.all(Array.from({ length: Math.min(UPLOADS_AT_ONCE, paths.length) }, async () => {
     while (next < paths.length) {
       const i = next++;
       const path = paths[i]!;
+      if (inline.has(path)) {
+        const bytes = await readFile(join(dir, path));
+        files[i] = { path, size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex'), inline: bytes.toString('base64') };
+        progress?.(path, bytes.length);
+        continue;
+      }
       const { size, sha256 } = await store.putFile(fileKey(attempt, path)!, join(dir, path), (n) => progress?.(path, n));
       files[i] = { path, size, sha256 };
     }
   }));
-  const manifest: Manifest = { version: 1, ...ids, files, writtenAt: new Date().toISOString() };
+  const version = files.some((f) => f.inline !== undefined) ? 2 : 1;
+  const manifest: Manifest = { version, ...ids, files, writtenAt: new Date().toISOString() };
   await store.putText(manifestKey(attempt), `${JSON.stringify(manifest, null, 2)}\n`);
   return manifest;
 }
@@ -90,7 +119,8 @@ export async function downloadAttempt(store: ResultsStore, attempt: string, dir:
   await Promise.all(Array.from({ length: Math.min(UPLOADS_AT_ONCE, wanted.length) }, async () => {
     while (next < wanted.length) {
       const { f, key, to } = wanted[next++]!;
-      const got = await store.getFile(key, join(dir, to)).catch((err: unknown) => { next = wanted.length; throw err; });
+      const held = inlineBytes(f);
+      const got = held ? await writeWhole(join(dir, to), held) : await store.getFile(key, join(dir, to)).catch((err: unknown) => { next = wanted.length; throw err; });
       if (got.sha256 !== f.sha256 || got.size !== f.size) {
         next = wanted.length;
         throw new Error(`${key} in the store does not match its manifest (sha256 ${got.sha256}, ${got.size} bytes; expected ${f.sha256}, ${f.size} bytes)`);
@@ -109,13 +139,27 @@ export async function readAttemptFile(store: ResultsStore, attempt: string, path
   const entry = m?.files.find((f) => f.path === path);
   const key = fileKey(attempt, path);
   if (!entry || !key) return null;
-  const bytes = await store.getBytes(key);
+  const bytes = inlineBytes(entry) ?? await store.getBytes(key);
   if (bytes === null) throw new Error(`${key} is in the manifest of ${attempt} but not in the store`);
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   if (sha256 !== entry.sha256 || bytes.length !== entry.size) {
     throw new Error(`${key} in the store does not match its manifest (sha256 ${sha256}, ${bytes.length} bytes; expected ${entry.sha256}, ${entry.size} bytes)`);
   }
   return bytes;
+}
+
+/** Writes bytes held in a manifest to `path` whole (a temporary file renamed, as a download is); answers what it wrote. */
+async function writeWhole(path: string, bytes: Buffer): Promise<{ size: number; sha256: string }> {
+  await mkdir(dirname(path), { recursive: true });
+  const tmp = `${path}.${process.pid}.part`;
+  try {
+    await writeFile(tmp, bytes);
+    await rename(tmp, path);
+  } catch (err) {
+    await rm(tmp, { force: true });
+    throw err;
+  }
+  return { size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
 }
 
 /** Writes the job files present in `dir` (config.json, result.json, rollouts.jsonl, metrics.json, skipped.json) to the store. */

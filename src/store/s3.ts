@@ -55,6 +55,10 @@ export class ResultsStore {
       ...(credentials ? { credentials } : {}),
       // Retries are the activity's (its retry policy), plus the SDK's few quick ones for a dropped connection.
       maxAttempts: 3,
+      // Every file is checked against its SHA-256 in the manifest when read back: the SDK's own CRC32 of each body,
+      // computed by default since 3.729, is CPU per request for nothing more.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
     });
   }
 

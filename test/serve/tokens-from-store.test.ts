@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { storedAttemptOf } from '../../src/client/episode-tokens.ts';
 import { storeLocationOf } from '../../src/config/results-store.ts';
 import { temporalAddress } from '../../src/config/temporal.ts';
-import { fileKey, ResultsStore } from '../../src/store/index.ts';
+import { fileKey, manifestKey, readManifest, ResultsStore } from '../../src/store/index.ts';
 import { episodeRecords } from '../../src/serve/gym-run.ts';
 import { startServe, type Serving } from '../../src/serve/server.ts';
 import type { Group, SampleRow } from '../../src/rollouts/types.ts';
@@ -155,7 +155,12 @@ print(json.dumps([[{"records": r.token_records, "error": r.tokens_error} for r i
     try {
       const tampered = fromStore[0]!;
       const attempt = storedAttemptOf(store.settings, { batchId: `rollout-${key}`, workflowId: tampered.workflow_id!, logsDir: tampered.logs_dir });
-      await store.putText(fileKey(attempt!, 'token-records.jsonl')!, '{"generation_token_ids":[1]}\n');
+      // Wherever the file is: inside the manifest (a small one) or an object of its own.
+      const wrong = '{"generation_token_ids":[1]}\n';
+      const manifest = (await readManifest(store, attempt!))!;
+      const entry = manifest.files.find((f) => f.path === 'token-records.jsonl')!;
+      if (entry.inline === undefined) await store.putText(fileKey(attempt!, 'token-records.jsonl')!, wrong);
+      else await store.putText(manifestKey(attempt!), JSON.stringify({ ...manifest, files: manifest.files.map((f) => (f === entry ? { ...f, inline: Buffer.from(wrong).toString('base64') } : f)) }));
       const [group] = (await (await fetch(`${serving.url}/runs/${key}/groups?after=0&follow=0&tokens=1`)).json()) as Group[];
       expect(group!.rows[0]).toMatchObject({ token_records: null, tokens_error: expect.stringMatching(/token-records\.jsonl in the store does not match its manifest/) });
       expect(group!.rows[1]!.token_records).toEqual(fromStore[1]!.token_records);

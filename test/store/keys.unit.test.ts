@@ -1,7 +1,8 @@
 // The store's key layout and manifests (docs/deployment.md, A results store), pure.
 import { describe, expect, it } from 'vitest';
 import { attemptKey, batchPrefix, fileKey, jobFileKey, manifestKey } from '../../src/store/keys.ts';
-import { notHeld, parseManifest } from '../../src/store/manifest.ts';
+import { INLINE_FILE_BYTES, INLINE_TOTAL_BYTES, inlinePaths } from '../../src/store/episode-files.ts';
+import { inlineBytes, notHeld, parseManifest, type Manifest } from '../../src/store/manifest.ts';
 
 describe('store keys', () => {
   it.each([
@@ -34,12 +35,22 @@ describe('manifests', () => {
     expect(parseManifest(JSON.stringify(good))).toEqual(good);
   });
 
+  it('reads a version 2 manifest with a file inside it', () => {
+    const v2 = { ...good, version: 2, files: [{ ...good.files[0], inline: Buffer.from('abc').toString('base64') }] };
+    const m = parseManifest(JSON.stringify(v2));
+    expect(m).toEqual(v2);
+    expect(inlineBytes((m as Manifest).files[0]!)?.toString()).toBe('abc');
+    expect(inlineBytes(good.files[0]!)).toBeNull();
+  });
+
   it.each([
     ['{"version": 1, "batchId": "b"', 'not JSON'],
-    [JSON.stringify({ ...good, version: 2 }), 'not a version 1 manifest'],
+    [JSON.stringify({ ...good, version: 3 }), 'not a version 1 or 2 manifest'],
     [JSON.stringify({ ...good, runId: undefined }), 'no batch, workflow or run id'],
     [JSON.stringify({ ...good, files: [{ path: 'a', size: -1, sha256: 'a'.repeat(64) }] }), 'lacks its path, size or sha256'],
     [JSON.stringify({ ...good, files: [{ path: 'a', size: 1, sha256: 'xyz' }] }), 'lacks its path, size or sha256'],
+    [JSON.stringify({ ...good, files: [{ ...good.files[0], inline: 'YWJj' }] }), 'a version 1 manifest with inline files'],
+    [JSON.stringify({ ...good, version: 2, files: [{ ...good.files[0], inline: 7 }] }), 'lacks its path, size or sha256'],
   ])('treats %j as no manifest (%s)', (text, why) => {
     const m = parseManifest(text);
     expect('invalid' in m && m.invalid).toContain(why);
@@ -59,5 +70,19 @@ describe('a folder against its manifest', () => {
   });
   it('never trusts a path that leaves the folder', () => {
     expect(notHeld({ files: [{ path: '../x', size: 1, sha256: '0'.repeat(64) }] }, () => 1)).toEqual(['../x']);
+  });
+});
+
+describe('which files ride inside the manifest', () => {
+  const K = 1024;
+  it.each([
+    ['a trivial trial: all of it', [['reward.txt', 2], ['result.json', 900], ['trial.log', 3 * K]], ['reward.txt', 'result.json', 'trial.log']],
+    ['a file over the per-file bound is an object', [['a', INLINE_FILE_BYTES], ['b', INLINE_FILE_BYTES + 1]], ['a']],
+    ['an empty file rides along', [['empty', 0]], ['empty']],
+    ['small files past the total are objects, in order', Array.from({ length: 10 }, (_, i) => [`s${i}`, 30 * K]), ['s0', 's1', 's2', 's3', 's4', 's5', 's6', 's7']],
+    ['a later small file still fits after a large one is skipped', [['big', 300 * K], ['tiny', 1]], ['tiny']],
+  ] as [string, [string, number][], string[]][])('%s', (_name, files, want) => {
+    expect(INLINE_TOTAL_BYTES).toBe(256 * K);
+    expect([...inlinePaths(files.map(([path, size]) => ({ path, size })))]).toEqual(want);
   });
 });

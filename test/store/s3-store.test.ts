@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeLocationOf } from '../../src/config/results-store.ts';
-import { attemptKey, batchPrefix, downloadAttempt, filesUnder, manifestKey, readManifest, ResultsStore, uploadAttempt } from '../../src/store/index.ts';
+import { attemptKey, batchPrefix, downloadAttempt, filesUnder, manifestKey, readAttemptFile, readManifest, ResultsStore, uploadAttempt } from '../../src/store/index.ts';
 import { startS3Server, type S3Server } from '../helpers/s3-server.ts';
 
 const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
@@ -62,6 +62,8 @@ describe('the results store against SeaweedFS', () => {
       // 20 MiB: three parts of a multipart upload.
       'turn-1/artifacts.bin': randomBytes(20 * 1024 * 1024),
       'empty.txt': Buffer.alloc(0),
+      // Over the 32 KiB a file may have inside the manifest: an object of its own.
+      'turn-1/agent/session.jsonl': randomBytes(40 * 1024),
     };
     for (const [p, b] of Object.entries(files)) writeFileSync(join(dir, p), b);
     const attempt = attemptKey(store.settings, 'batch-a', 'berth/batch-a/hello/r0', 'run-1');
@@ -69,11 +71,26 @@ describe('the results store against SeaweedFS', () => {
     const m = await uploadAttempt(store, attempt, dir, { batchId: 'batch-a', workflowId: 'berth/batch-a/hello/r0', runId: 'run-1', host: 'h1' });
     expect(m.files.map((f) => f.path).sort()).toEqual(Object.keys(files).sort());
     for (const f of m.files) expect(f.sha256).toBe(sha(files[f.path]!));
+    // The small files ride inside the manifest; only the larger ones are objects of their own.
+    expect(m.version).toBe(2);
+    expect(m.files.filter((f) => f.inline === undefined).map((f) => f.path).sort()).toEqual(['turn-1/agent/session.jsonl', 'turn-1/artifacts.bin']);
+    expect((await store.list(`${attempt}/files/`)).map((o) => o.key.slice(attempt.length + 1)).sort()).toEqual(['files/turn-1/agent/session.jsonl', 'files/turn-1/artifacts.bin']);
+    expect((await readAttemptFile(store, attempt, 'turn-1/verifier/reward.txt'))?.toString()).toBe('1\n');
+    expect(sha((await readAttemptFile(store, attempt, 'turn-1/agent/session.jsonl'))!)).toBe(sha(files['turn-1/agent/session.jsonl']!));
     const out = join(scratch, 'back');
     const back = await downloadAttempt(store, attempt, out);
     expect(back?.files).toEqual(m.files);
     expect(filesUnder(out).sort()).toEqual(Object.keys(files).sort());
     for (const [p, b] of Object.entries(files)) expect(sha(readFileSync(join(out, p)))).toBe(sha(b));
+  });
+
+  it('refuses a file inside the manifest that does not match its hash', async () => {
+    const attempt = attemptKey(store.settings, 'batch-a', 'berth/batch-a/hello/r2', 'run-1');
+    const manifest = { version: 2, batchId: 'batch-a', workflowId: 'berth/batch-a/hello/r2', runId: 'run-1', host: 'h1', writtenAt: 'now',
+      files: [{ path: 'reward.txt', size: 2, sha256: sha(Buffer.from('1\n')), inline: Buffer.from('0\n').toString('base64') }] };
+    await store.putText(manifestKey(attempt), JSON.stringify(manifest));
+    await expect(readAttemptFile(store, attempt, 'reward.txt')).rejects.toThrow(/does not match its manifest/);
+    await expect(downloadAttempt(store, attempt, join(scratch, 'tampered'))).rejects.toThrow(/does not match its manifest/);
   });
 
   it('treats an attempt whose manifest was never written as absent', async () => {
@@ -87,7 +104,7 @@ describe('the results store against SeaweedFS', () => {
   it('lists and removes every object of one batch and none of another', async () => {
     await store.putText(`${batchPrefix(store.settings, 'batch-ab')}job/result.json`, '{}');
     const a = await store.list(batchPrefix(store.settings, 'batch-a'));
-    expect(a.length).toBeGreaterThanOrEqual(6);
+    expect(a.length).toBeGreaterThanOrEqual(6); // 2 + 1 objects and manifests of r0 and r2, r1's half and its broken manifest
     expect(a.every((o) => o.key.startsWith('t/batch-a/'))).toBe(true);
     expect(await store.remove(a.map((o) => o.key))).toBe(a.length);
     expect(await store.list(batchPrefix(store.settings, 'batch-a'))).toEqual([]);
