@@ -87,7 +87,11 @@ export async function startS3Server(opts: { bucket?: string } = {}): Promise<S3S
   child.stdout!.on('data', (d) => { out += d; });
   child.stderr!.on('data', (d) => { out += d; });
   const endpoint = `http://127.0.0.1:${s3}`;
-  const client = () => new S3Client({ endpoint, region, forcePathStyle: true, credentials: { accessKeyId, secretAccessKey } });
+  const client = () => {
+    // As src/store/s3.ts does: the pinned SDK's notice about Node versions of its future releases is noise in a test's output.
+    process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
+    return new S3Client({ endpoint, region, forcePathStyle: true, credentials: { accessKeyId, secretAccessKey } });
+  };
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
       try { process.kill(-child.pid!, 'SIGTERM'); } catch { /* gone */ }
