@@ -6,20 +6,20 @@ import { ListMultipartUploadsCommand } from '@aws-sdk/client-s3';
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startBatch } from '../../src/client/batch.ts';
 import { listEpisodes } from '../../src/client/episodes.ts';
 import { trialName } from '../../src/client/harbor-job/names.ts';
-import { storeLocationOf } from '../../src/config/results-store.ts';
 import { temporalAddress } from '../../src/config/temporal.ts';
 import { attemptKey, readManifest, ResultsStore } from '../../src/store/index.ts';
 import type { ResultRow } from '../../src/workflows/types.ts';
 import { berth, repoRoot } from '../helpers/cli.ts';
-import { startS3Server, type S3Server } from '../helpers/s3-server.ts';
+import type { S3Server } from '../helpers/s3-server.ts';
 import { BASE_TOML, echoTask, writeDataset } from '../helpers/tasks.ts';
+import { useStoreWorker } from '../helpers/store-worker.ts';
 import { ownWorkerQueues, waitUntil } from '../helpers/worker-process.ts';
 
 const BIG = 192 * 1024 * 1024;
@@ -33,30 +33,13 @@ const bigTask = (): Record<string, string> => ({
 });
 
 describe('results store: an upload cut short, keep_local = false, a store that refuses', () => {
-  const own = ownWorkerQueues('i39-fail');
-  const configDir = mkdtempSync(join(tmpdir(), 'berth-store-config-'));
-  const config = (name: string, text: string): string => { const f = join(configDir, `${name}.toml`); writeFileSync(f, text); return f; };
-  const previousConfig = process.env.BERTH_CONFIG;
+  const h = useStoreWorker('i39-fail', 'fail');
+  const { own, config } = h;
   let s3: S3Server;
   let store: ResultsStore;
   let client: Client;
   let prefix: string;
-
-  beforeAll(async () => {
-    s3 = await startS3Server();
-    prefix = `fail-${randomBytes(3).toString('hex')}`;
-    process.env.BERTH_CONFIG = config('client', s3.berthToml(prefix));
-    store = new ResultsStore({ ...storeLocationOf(`s3://${s3.bucket}/${prefix}`), endpoint: s3.endpoint, region: s3.region, pathStyle: true, keepLocal: true },
-      { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey });
-    client = await own.client();
-  }, 600_000);
-
-  afterAll(async () => {
-    if (previousConfig === undefined) delete process.env.BERTH_CONFIG; else process.env.BERTH_CONFIG = previousConfig;
-    await own.stop();
-    store?.destroy();
-    await s3?.stop();
-  }, 180_000);
+  beforeAll(() => { ({ s3, store, client, prefix } = h); });
 
   // Each test's workers go when it ends, passed or not: the next test's worker alone polls the queues.
   afterEach(async () => { for (const w of own.workers) await w.stop(); }, 60_000);
