@@ -18,8 +18,8 @@ import { DockerSandboxProvider } from '../../src/sandbox/index.ts';
 import { buildLayerFor } from '../../src/host/agent-layer.ts';
 
 /** The agent's own budget; the drain lasts far longer (its start on a loaded machine may take a minute of it). */
-const BUDGET_SEC = 90;
-const HOLD_MS = 200_000;
+const BUDGET_SEC = 60;
+const HOLD_MS = 130_000;
 
 const TOML = `[environment]\ndocker_image = "berth-base:bookworm"\nworkdir = "/app"\n[agent]\ntimeout_sec = ${BUDGET_SEC}\n[verifier]\ntimeout_sec = 60\n`;
 const dataset = () => writeDataset({
