@@ -96,6 +96,11 @@ export interface BatchJobFilesRequest {
   batchId: string;
   /** The batch's end: every episode is waited for; else the episodes closed so far. */
   final: boolean;
+  /**
+   * Not final: how many episodes the batch has counted closed. The write waits a while for the listing (visibility
+   * lags) to show at least as many closed, so an episode that just closed is in it. Absent in older batches.
+   */
+  closed?: number;
 }
 
 export interface BatchJobFilesWritten { rows: number; trials: number; files: number }

@@ -1,8 +1,9 @@
 // A batch's job files in the results store with no client watching it (docs/deployment.md, A results store): made from
 // the rows Temporal holds, by the code `berth results` uses (ResultsFolder, HarborJobDir), and written to
 // `<prefix>/<batch>/job/`. A worker runs this for the batch (activity writeBatchJobFiles, registered by `berth
-// worker`) at each run's start after a continue-as-new and at the batch's end, so `berth view` and `berth report` on
-// another machine find the job's files even when nobody collected the batch.
+// worker`) soon after episodes close (at most every 30 s), at each run's start after a continue-as-new and at the
+// batch's end, so `berth view` and `berth report` on another machine find the job's files even when nobody collected
+// the batch.
 import { Context, heartbeat } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -30,15 +31,39 @@ export interface BatchJobFiles {
 /** Episodes read at once (each a result call). */
 const READS_AT_ONCE = 8;
 
+/** How long a write of the episodes closed so far waits for the listing to show as many closed as the batch counted. */
+const LISTING_WAIT_MS = 20_000;
+
+const parse = <T>(text: string | null): T | null => {
+  try { return text === null ? null : JSON.parse(text) as T; } catch { return null; }
+};
+const getText = (store: ResultsStore, batchId: string, name: Parameters<typeof jobFileKey>[2]): Promise<string | null> =>
+  store.getText(jobFileKey(store.settings, batchId, name)).catch(() => null);
+
 /** What the store already says of the batch: the meta its first client wrote in config.json, and skipped.json's length. */
 async function storedJob(store: ResultsStore, batchId: string): Promise<{ meta: JobMeta | null; skipped: number }> {
-  const config = await store.getText(jobFileKey(store.settings, batchId, 'config.json')).catch(() => null);
-  const skipped = await store.getText(jobFileKey(store.settings, batchId, 'skipped.json')).catch(() => null);
-  const parse = <T>(text: string | null): T | null => {
-    try { return text === null ? null : JSON.parse(text) as T; } catch { return null; }
-  };
-  const list = parse<unknown[]>(skipped);
+  const config = await getText(store, batchId, 'config.json');
+  const list = parse<unknown[]>(await getText(store, batchId, 'skipped.json'));
   return { meta: parse<HarborJobConfig & { berth?: { meta?: JobMeta } }>(config)?.berth?.meta ?? null, skipped: Array.isArray(list) ? list.length : 0 };
+}
+
+/** Whether the stored result.json is a finished job's (the batch's last write, or a client's after the batch closed). */
+const storedFinished = async (store: ResultsStore, batchId: string): Promise<boolean> =>
+  parse<{ finished_at?: string | null }>(await getText(store, batchId, 'result.json'))?.finished_at != null;
+
+/** Attempts the listing shows closed, regrades aside (the batch counts neither a regrade nor an attempt twice). Pure. */
+export const listedClosed = (listed: EpisodeRef[]): number => listed.filter((e) => !e.regrade && e.status !== 'RUNNING').length;
+
+/** The batch's episodes, listed again (a while at most) until as many show closed as the batch counted. */
+async function listAfterClosed(client: Client, batchId: string, closed: number | undefined, beat?: () => void): Promise<EpisodeRef[]> {
+  const until = Date.now() + LISTING_WAIT_MS;
+  let listed = await listEpisodes(client, batchId);
+  while (closed !== undefined && listedClosed(listed) < closed && Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 500));
+    beat?.();
+    listed = await listEpisodes(client, batchId);
+  }
+  return listed;
 }
 
 /**
@@ -46,13 +71,17 @@ async function storedJob(store: ResultsStore, batchId: string): Promise<{ meta: 
  * starting client's). `final`: the batch's end, every episode waited for; else only the episodes closed so far count.
  * `beat` is called as episodes are read (an activity's heartbeat).
  */
-export async function writeBatchJobFiles(client: Client, store: ResultsStore, batchId: string, opts: { final: boolean; beat?: () => void }): Promise<BatchJobFiles> {
+export async function writeBatchJobFiles(
+  client: Client, store: ResultsStore, batchId: string, opts: { final: boolean; closed?: number; beat?: () => void },
+): Promise<BatchJobFiles> {
+  // A write of the episodes closed so far never replaces the finished job's files (a late retry of one, say).
+  if (!opts.final && await storedFinished(store, batchId)) return { rows: 0, trials: 0, files: 0 };
   const stored = await storedJob(store, batchId);
   // The batch's start (its input is its history's first event) is read only when no client wrote config.json.
   const meta = stored.meta ?? jobMetaOf(await startInput<BatchInput>(client, batchWorkflowId(batchId)), resolve('results', batchId),
     (await client.workflow.getHandle(batchWorkflowId(batchId)).describe()).startTime.toISOString());
   // At the end, every (task, repeat)'s first attempt too, should the listing not show one yet (visibility lags).
-  const all = withFirstAttempts(await listEpisodes(client, batchId), opts.final ? meta : null);
+  const all = withFirstAttempts(await listAfterClosed(client, batchId, opts.final ? undefined : opts.closed, opts.beat), opts.final ? meta : null);
   const running = all.filter((e) => e.status === 'RUNNING').length;
   const counted = opts.final ? all : all.filter((e) => e.status !== 'RUNNING');
   const read = await readAttempts(client, counted, opts.beat);
@@ -126,7 +155,7 @@ export function batchJobFilesActivity(): BatchJobFilesActivity {
       const { settings, credentials } = storeAt(req.store, loadBerthConfig().config);
       const store = new ResultsStore(settings, credentials);
       try {
-        return await writeBatchJobFiles(Context.current().client, store, req.batchId, { final: req.final, beat: () => heartbeat() });
+        return await writeBatchJobFiles(Context.current().client, store, req.batchId, { final: req.final, closed: req.closed, beat: () => heartbeat() });
       } finally {
         store.destroy();
       }

@@ -2,6 +2,7 @@ import {
   ParentClosePolicy, allHandlersFinished, condition, continueAsNew, getExternalWorkflowHandle, patched, proxyActivities, setHandler, startChild, workflowInfo,
 } from '@temporalio/workflow';
 import { episodeWorkflow } from './episode.ts';
+import { JOB_FILES_EVERY_SEC, JobFilesAsItGoes } from './job-files-pace.ts';
 import { concurrencyProblem, episodeStartOptions, episodesOf, type BatchControl } from './public.ts';
 import { doneOf, episodeDoneSignal, pauseUpdate, progressQuery, reportBySignal, resizeUpdate, resumeUpdate, slotFreedSignal, upcomingQuery, type EpisodeDone } from './signals.ts';
 import { upcomingOf } from './upcoming.ts';
@@ -24,6 +25,12 @@ const HAND_OVER = 'hand-over-before-continue';
  * its end. Nobody need collect it for `berth view` and `berth report` to work from the store.
  */
 const JOB_FILES_IN_STORE = 'batch-job-files-in-store';
+/**
+ * Also while it runs, soon after episodes close (at most one write at a time, starts JOB_FILES_EVERY_SEC apart:
+ * job-files-pace.ts), so a batch nobody watches shows its closed episodes in the store before its end. Its last write
+ * and a continue-as-new wait for the write in flight.
+ */
+const JOB_FILES_AS_IT_GOES = 'batch-job-files-as-it-goes';
 
 /** On the shared queue (registered by `berth worker`); the last one waits for every episode's row. */
 const { writeBatchJobFiles } = proxyActivities<BatchJobFilesActivity>({
@@ -105,13 +112,22 @@ export async function batchWorkflow(batch: BatchInput, carry?: BatchCarry): Prom
   const limit = batch.continueAsNewAfter ?? 500;
   const store = batch.episodeSettings.resultsStore;
   const writesJobFiles = store !== undefined && patched(JOB_FILES_IN_STORE);
+  const asItGoes = writesJobFiles && patched(JOB_FILES_AS_IT_GOES);
   // A failed write leaves the batch's outcome as it is: a client's `berth results` still writes the job's files.
-  const jobFiles = (final: boolean): Promise<void> => writeBatchJobFiles.executeWithOptions(
-    { summary: `job files to ${store}${final ? '' : ' (episodes closed so far)'}` }, [{ store: store!, batchId: batch.batchId, final }],
+  // `closed`: how many episodes the batch has counted closed (the write waits a while for the listing to show them).
+  const jobFiles = (final: boolean, closed?: number): Promise<void> => writeBatchJobFiles.executeWithOptions(
+    { summary: `job files to ${store}${final ? '' : ' (episodes closed so far)'}` }, [{ store: store!, batchId: batch.batchId, final, ...(closed === undefined ? {} : { closed }) }],
   ).then(() => undefined, () => undefined);
-  const writtenAtStart = writesJobFiles && carry ? jobFiles(false) : Promise.resolve();
+  const writtenAtStart = writesJobFiles && carry ? jobFiles(false, asItGoes ? progress.done : undefined) : Promise.resolve();
   // The last write starts once every episode has started and freed its slot: it waits for the rows still uploading,
   // so the batch closes about when its last episode does.
+  const lastDue = () => next >= episodes.length && running.size === 0 && starting.size === 0;
+  const pace = asItGoes ? new JobFilesAsItGoes({
+    write: (closed) => jobFiles(false, closed), closed: () => progress.done, lastDue,
+    everyMs: (batch.jobFilesEverySec ?? JOB_FILES_EVERY_SEC) * 1000, ...(carry ? { inFlight: writtenAtStart } : {}),
+  }) : undefined;
+  // Under JOB_FILES_AS_IT_GOES the last write waits for the one in flight, and none starts after it.
+  const lastWrite = (): Promise<void> => (pace ? pace.stop().then(() => jobFiles(true)) : jobFiles(true));
   let writtenAtEnd: Promise<void> | undefined;
   while (next < episodes.length || running.size > 0 || finishing.size > 0) {
     // Patched together with the rule that a run stops starting at its continue-as-new limit (before, it went on while
@@ -143,22 +159,25 @@ export async function batchWorkflow(batch: BatchInput, carry?: BatchCarry): Prom
       // The next run counts them as running ones (told to signal their closing, below).
       for (const id of finishing) running.add(id);
       finishing.clear();
+      const written = pace?.stop();
       // Patched: a run that continued before episode-v5 replays as it ran (its children all signalled).
       if (patched(HAND_OVER)) await handOver(running);
       await writtenAtStart;
+      // No write runs across the continue-as-new: the next run writes at its start.
+      if (pace) await Promise.all([written, writtenAtEnd]);
       await condition(allHandlersFinished);
       await continueAsNew<typeof batchWorkflow>(batch, { next, running: [...running], progress, control });
     }
     // A round of starts ended with room left: the next round starts at once.
     if (together && room()) continue;
-    if (writesJobFiles && !writtenAtEnd && next >= episodes.length && running.size === 0 && starting.size === 0) writtenAtEnd = jobFiles(true);
+    if (writesJobFiles && !writtenAtEnd && lastDue()) writtenAtEnd = lastWrite();
     const before = progress.done;
     const seen = changes;
     await condition(() => progress.done > before || changes !== seen);
   }
   if (writesJobFiles) {
     await writtenAtStart;
-    await (writtenAtEnd ?? jobFiles(true));
+    await (writtenAtEnd ?? lastWrite());
   }
   return progress;
 }

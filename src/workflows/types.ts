@@ -55,6 +55,8 @@ export interface BatchInput extends Pick<EpisodeInput,
   concurrency: number;
   /** Children started per run before the batch continues as new (tests lower it). */
   continueAsNewAfter?: number;
+  /** With a results store: seconds of workflow time between the starts of two job-files writes while it runs (tests lower it). */
+  jobFilesEverySec?: number;
 }
 
 export interface BatchProgress {

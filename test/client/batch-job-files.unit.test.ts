@@ -1,6 +1,7 @@
-// The batch's last job-files write reads every (task, repeat)'s first attempt even when the listing lags (pure part).
+// The batch's last job-files write reads every (task, repeat)'s first attempt even when the listing lags, and a write of
+// the episodes closed so far counts the closed ones the listing shows (pure parts).
 import { describe, expect, it } from 'vitest';
-import { withFirstAttempts } from '../../src/client/batch-job-files.ts';
+import { listedClosed, withFirstAttempts } from '../../src/client/batch-job-files.ts';
 import type { EpisodeRef } from '../../src/client/episodes.ts';
 
 const ref = (workflowId: string, status = 'COMPLETED', attempt = 1): EpisodeRef =>
@@ -22,5 +23,17 @@ describe('withFirstAttempts', () => {
 
   it('adds nothing when not asked (a write of the episodes closed so far)', () => {
     expect(withFirstAttempts([], null)).toEqual([]);
+  });
+});
+
+describe('listedClosed', () => {
+  const regrade = (workflowId: string, status: string): EpisodeRef => ({ ...ref(workflowId, status, 2), regrade: true });
+  it.each([
+    ['none listed', [], 0],
+    ['running ones are not closed', [ref('berth/b1/a/1', 'RUNNING'), ref('berth/b1/a/2')], 1],
+    ['every way of closing counts', [ref('berth/b1/a/1', 'FAILED'), ref('berth/b1/a/2', 'TERMINATED'), ref('berth/b1/c/1', 'TIMED_OUT'), ref('berth/b1/c/2')], 4],
+    ['a regrade is not an episode the batch counted', [ref('berth/b1/a/1'), regrade('berth/b1/a/1~a2', 'COMPLETED'), regrade('berth/b1/c/1~a2', 'FAILED')], 1],
+  ] as const)('%s', (_name, listed, closed) => {
+    expect(listedClosed([...listed])).toBe(closed);
   });
 });

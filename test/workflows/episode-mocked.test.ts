@@ -110,13 +110,19 @@ const activities = {
     if (script.storeRefused) throw ApplicationFailure.nonRetryable('AccessDenied', 'berth:store_refused');
     return { key: `p/b/episodes/${req.workflowId}/${req.runId}`, files: 3, bytes: 30, keptLocal: true };
   },
+  // Each write takes a while, so two that overlapped would show it.
   async writeBatchJobFiles(req) {
     jobFilesWritten.push(req);
+    const start = Date.now();
+    await Context.current().sleep(JOB_FILES_WRITE_MS);
+    jobFileWrites.push({ req, start, end: Date.now() });
     return { rows: 0, trials: 0, files: 4 };
   },
 } satisfies Partial<Activities>;
-/** What batches asked writeBatchJobFiles to write. */
+/** What batches asked writeBatchJobFiles to write, as each write began; and each write's span once it ended. */
 const jobFilesWritten: BatchJobFilesRequest[] = [];
+const jobFileWrites: Array<{ req: BatchJobFilesRequest; start: number; end: number }> = [];
+const JOB_FILES_WRITE_MS = 400;
 
 async function run(taskId: string, script: Script): Promise<ResultRow> {
   scripts.set(taskId, script);
@@ -284,13 +290,17 @@ describe('BatchWorkflow with a results store', () => {
     expect(progress).toMatchObject({ total: 3, done: 3, scored: 3, failed: 0 });
     const ids = tasks.map((t) => `berth/${batchId}/${t}/1`);
     const rows = await Promise.all(ids.map((id) => client.workflow.getHandle<() => Promise<ResultRow>>(id).result()));
+    // Fixture batch-stored was recorded here before patch batch-job-files-as-it-goes (batch-stored-as-it-goes is after).
     await recordHistory(client, ids[1]!, 'episode-stored-inline');
-    await recordHistory(client, `berth/${batchId}`, 'batch-stored');
     expect(calls.get('store-t1')).toContain('store inline');
     expect(calls.get(ids[1]!)).toBeUndefined();
     expect(calls.get(ids[0]!)).toEqual(['store']);
-    // The batch wrote its job files to the store itself, once every episode had closed (no client collected it).
-    expect(jobFilesWritten.filter((r) => r.batchId === batchId)).toEqual([{ store: 's3://b/p', batchId, final: true }]);
+    // The batch wrote its job files to the store itself, the last write once every episode had closed (no client
+    // collected it). Its slots were all free before the first close, under load maybe not: a write of the closes
+    // so far may come first.
+    const asked = jobFilesWritten.filter((r) => r.batchId === batchId);
+    expect(asked.at(-1)).toEqual({ store: 's3://b/p', batchId, final: true });
+    expect(asked.slice(0, -1).every((r) => !r.final && r.closed! >= 1)).toBe(true);
     expect(rows.map((r) => r.reward)).toEqual([1, 1, 1]);
     expect(rows[0]!.store_key).toMatch(new RegExp(`^p/b/episodes/${ids[0]}/`));
     expect(rows[1]!.store_key).toMatch(new RegExp(`^p/b/episodes/${ids[1]}/`));
@@ -312,11 +322,63 @@ describe('BatchWorkflow with a results store', () => {
     };
     const handle = await client.workflow.start('batchWorkflow', { taskQueue: queue, workflowId: `berth/${batchId}`, args: [input] });
     expect(await handle.result()).toMatchObject({ total: 4, done: 4, scored: 4 });
-    await recordHistory(client, `berth/${batchId}`, 'batch-stored-continued');
-    const runs = await runChain(client, `berth/${batchId}`);
-    const asked = jobFilesWritten.filter((r) => r.batchId === batchId).map((r) => r.final);
-    // One write of what had closed per continued run, then the last (the final one after every other).
-    expect(asked).toEqual([...Array.from({ length: runs.length - 1 }, () => false), true]);
+    // Fixture batch-stored-continued was recorded here before patch batch-job-files-as-it-goes.
+    await recordHistory(client, `berth/${batchId}`, 'batch-stored-as-it-goes-continued');
+    const runs = (await runChain(client, `berth/${batchId}`)).reverse();
     expect(runs.length).toBeGreaterThanOrEqual(2);
+    // Each run's writes, from its history: every continued run's first write is of what had closed before it, and
+    // every write a run began ended in that run (none runs across a continue-as-new).
+    const writes = await Promise.all(runs.map(async (runId) => writesIn(await client.workflow.getHandle(`berth/${batchId}`, runId).fetchHistory())));
+    for (const w of writes.slice(1)) expect(w[0]).toMatchObject({ final: false, closed: expect.any(Number), ended: true });
+    for (const w of writes) for (const one of w) expect(one.ended).toBe(true);
+    const all = writes.flat();
+    expect(all.filter((w) => w.final)).toHaveLength(1);
+    expect(all.at(-1)!.final).toBe(true);
+    expect(jobFilesWritten.filter((r) => r.batchId === batchId)).toHaveLength(all.length);
+    expectOneAtATime(batchId);
+  });
+
+  // Patch batch-job-files-as-it-goes: the batch writes its job files while it runs, with nobody collecting it. Writes
+  // every 2 s of workflow time at most here (30 s by default).
+  it('writes its job files while it runs: soon after episodes close, one at a time, starts apart, the last after every other', async () => {
+    const tasks = ['pace-t0', 'pace-t1', 'pace-t2'];
+    // t0 closes first (written at once), t1 soon after (during the wait: written by the next write), t2 much later.
+    [300, 1500, 9000].forEach((agentMs, i) => scripts.set(tasks[i]!, { plan: { multiStep: false }, agentMs, turns: [{ reward: 1 }] }));
+    const batchId = `${queue}-s3`;
+    const input = {
+      batchId, datasetName: 'd', datasetPath: '/d', tasks: tasks.map((t) => ({ taskId: t, taskPath: `/d/${t}`, digest: 'sha256:x' })),
+      repeats: 1, concurrency: 3, agent: 'oracle', agentArgs: {}, imageAliases: {}, jobFilesEverySec: 2,
+      episodeSettings: { ...DEFAULT_EPISODE_SETTINGS, resultsStore: 's3://b/p' },
+    };
+    const handle = await client.workflow.start('batchWorkflow', { taskQueue: queue, workflowId: `berth/${batchId}`, args: [input] });
+    expect(await handle.result()).toMatchObject({ total: 3, done: 3, scored: 3 });
+    await recordHistory(client, `berth/${batchId}`, 'batch-stored-as-it-goes');
+    const writes = writesIn(await handle.fetchHistory());
+    const lastClose = (await client.workflow.getHandle(`berth/${batchId}/pace-t2/1`).describe()).closeTime!.getTime();
+    const partial = writes.filter((w) => !w.final);
+    // Both early closes were written while t2 still ran, each write counting more closes than the one before.
+    expect(partial.map((w) => w.closed)).toEqual([1, 2]);
+    expect(partial.at(-1)!.scheduled).toBeLessThan(lastClose);
+    // Starts at least 2 s of workflow time apart (the second waited for it), and the last write after every other.
+    expect(partial[1]!.scheduled - partial[0]!.scheduled).toBeGreaterThanOrEqual(1900);
+    expect(writes.map((w) => w.final)).toEqual([false, false, true]);
+    expectOneAtATime(batchId);
   });
 });
+
+/** The batch's job-files writes in a run's history: what each asked, when it was scheduled, and whether it ended in that run. */
+function writesIn(history: Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['fetchHistory']>>) {
+  const events = history.events ?? [];
+  const ended = new Set(events.map((e) => e.activityTaskCompletedEventAttributes?.scheduledEventId ?? e.activityTaskFailedEventAttributes?.scheduledEventId)
+    .filter((id) => id != null).map(String));
+  return events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'writeBatchJobFiles').map((e) => {
+    const req = JSON.parse(Buffer.from(e.activityTaskScheduledEventAttributes!.input!.payloads![0]!.data!).toString('utf8')) as BatchJobFilesRequest;
+    return { ...req, scheduled: Number(e.eventTime!.seconds) * 1000 + Math.floor((e.eventTime!.nanos ?? 0) / 1e6), ended: ended.has(String(e.eventId)) };
+  });
+}
+
+/** No two of the batch's writes ran at once, as the scripted activity saw them. */
+function expectOneAtATime(batchId: string): void {
+  const spans = jobFileWrites.filter((w) => w.req.batchId === batchId).sort((a, b) => a.start - b.start);
+  for (let i = 1; i < spans.length; i++) expect(spans[i]!.start, `write ${i} began before write ${i - 1} ended`).toBeGreaterThanOrEqual(spans[i - 1]!.end);
+}

@@ -25,7 +25,10 @@ import { historiesDir, historyIds } from '../helpers/histories.ts';
 // batch-stored is a batch with a results store after patch batch-job-files-in-store (its job files written by an activity
 // at its end) whose episodes free their slots by signal, episode-stored-inline an episode after patch
 // store-in-last-verify (its last verification frees the slot and uploads; episode-mocked.test.ts, -t 'starts the next
-// episode'), batch-stored-continued a store batch's last run after continuing as new (-t 'writes its job files');
+// episode'), batch-stored-continued a store batch's last run after continuing as new (-t 'writes its job files'), both
+// from before patch batch-job-files-as-it-goes (no longer recorded); batch-stored-as-it-goes is a store batch after it
+// (its job files written while it runs: -t 'while it runs') and batch-stored-as-it-goes-continued a continued run's
+// (-t 'in each run after a continue-as-new');
 // episode-k8s-v0 is examples/hello on the local Kubernetes cluster (a shared sandbox queue) from before patch
 // cluster-seed-with-agent (seed and agentTurn apart), episode-k8s-seededagent after (test/kubernetes/episodes.test.ts,
 // -t 'examples/hello'); keep every shape).
@@ -33,7 +36,7 @@ describe('replaying stored histories (temporal-notes.md section 2, replay test)'
   const files = readdirSync(historiesDir).filter((f) => f.endsWith('.binpb')).sort();
 
   it('has a history of each workflow shape', () => {
-    for (const shape of ['episode-hello-real', 'episode-hello-v2', 'episode-mean3', 'episode-gate', 'episode-lost', 'episode-overlay', 'episode-slow', 'batch-continued', 'batch-steered', 'episode-openai', 'openai-turn', 'episode-planmasked', 'episode-limits', 'episode-hello-v4', 'episode-seededagent', 'episode-seededlost', 'episode-hello-v5', 'batch-continued-v5', 'batch-handover', 'episode-gatekey-v0', 'episode-gatekey', 'rollout-run-v0', 'rollout-run', 'batch-together', 'regrade-separate', 'regrade-check', 'regrade-from-store', 'regrade-check-from-store', 'openai-turn-one', 'episode-stored-v0', 'episode-stored', 'batch-stored', 'episode-stored-inline', 'batch-stored-continued', 'episode-k8s-v0', 'episode-k8s-seededagent']) {
+    for (const shape of ['episode-hello-real', 'episode-hello-v2', 'episode-mean3', 'episode-gate', 'episode-lost', 'episode-overlay', 'episode-slow', 'batch-continued', 'batch-steered', 'episode-openai', 'openai-turn', 'episode-planmasked', 'episode-limits', 'episode-hello-v4', 'episode-seededagent', 'episode-seededlost', 'episode-hello-v5', 'batch-continued-v5', 'batch-handover', 'episode-gatekey-v0', 'episode-gatekey', 'rollout-run-v0', 'rollout-run', 'batch-together', 'regrade-separate', 'regrade-check', 'regrade-from-store', 'regrade-check-from-store', 'openai-turn-one', 'episode-stored-v0', 'episode-stored', 'batch-stored', 'episode-stored-inline', 'batch-stored-continued', 'episode-k8s-v0', 'episode-k8s-seededagent', 'batch-stored-as-it-goes', 'batch-stored-as-it-goes-continued']) {
       expect(files).toContain(`${shape}.binpb`);
     }
   });
