@@ -1,22 +1,20 @@
 // Issue 39, job files as the batch changes (docs/deployment.md, A results store; patch batch-job-files-as-it-goes): a
 // batch with a store that nobody collects writes its job files to a real SeaweedFS server while it runs. An episode
 // that closes early is in the store's rollouts.jsonl and result.json (with one still running) long before the batch
-// ends; one that closes during the 30 s wait after that write is in the next; the writes start at least 30 s apart, one
+// ends; one that closes during the 30 s wait after that write is in the next (a third waits until the test has seen both); the writes start at least 30 s apart, one
 // at a time, and the last (the finished job) comes after every other.
-import type { Client } from '@temporalio/client';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import Docker from 'dockerode';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startBatch } from '../../src/client/batch.ts';
-import { storeLocationOf } from '../../src/config/results-store.ts';
-import { jobFileKey, ResultsStore } from '../../src/store/index.ts';
+import { jobFileKey } from '../../src/store/index.ts';
 import type { BatchJobFilesRequest } from '../../src/activities/types.ts';
 import type { ResultRow } from '../../src/workflows/types.ts';
-import { startS3Server, type S3Server } from '../helpers/s3-server.ts';
 import { writeDataset } from '../helpers/tasks.ts';
-import { ownWorkerQueues, waitUntil } from '../helpers/worker-process.ts';
+import { useStoreWorker } from '../helpers/store-worker.ts';
+import { waitUntil } from '../helpers/worker-process.ts';
 
 const TOML = '[environment]\ndocker_image = "berth-base:bookworm"\nworkdir = "/app"\n[agent]\ntimeout_sec = 240\n[verifier]\ntimeout_sec = 60\n';
 /** A task whose oracle sleeps `sec` seconds, then writes ok (its test rewards 1 when it finds it). */
@@ -27,39 +25,33 @@ const sleeper = (id: string, sec: number): Record<string, string> => ({
   [`${id}/tests/test.sh`]: '#!/bin/bash\ngrep -q ok /app/out.txt && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n',
 });
 
+/** A task whose oracle waits (at most 200 s) until the test lets it go (release), then writes ok. */
+const held = (): Record<string, string> => ({
+  ...sleeper('held', 0),
+  'held/solution/solve.sh': '#!/bin/bash\nfor i in $(seq 400); do [ -f /app/release ] && break; sleep 0.5; done\necho ok > out.txt\n',
+});
+
+/** Lets the batch's waiting oracle go on: a file in every running sandbox of the batch. */
+async function release(docker: Docker, batchId: string): Promise<void> {
+  for (const c of await docker.listContainers({ filters: { label: [`berth.batch=${batchId}`] } })) {
+    const exec = await docker.getContainer(c.Id).exec({ Cmd: ['touch', '/app/release'] });
+    await exec.start({});
+  }
+}
+
 interface JobResult { finished_at: string | null; stats: { n_completed_trials: number; n_running_trials: number } }
 
 describe('results store: a batch nobody collects writes its job files as episodes close', () => {
-  const own = ownWorkerQueues('i39-asitgoes');
-  const configDir = mkdtempSync(join(tmpdir(), 'berth-store-config-'));
-  const previousConfig = process.env.BERTH_CONFIG;
-  let s3: S3Server;
-  let store: ResultsStore;
-  let client: Client;
-  let prefix: string;
-
-  beforeAll(async () => {
-    s3 = await startS3Server();
-    prefix = `asitgoes-${randomBytes(3).toString('hex')}`;
-    writeFileSync(join(configDir, 'berth.toml'), s3.berthToml(prefix));
-    process.env.BERTH_CONFIG = join(configDir, 'berth.toml');
-    store = new ResultsStore({ ...storeLocationOf(`s3://${s3.bucket}/${prefix}`), endpoint: s3.endpoint, region: s3.region, pathStyle: true, keepLocal: true },
-      { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey });
-    client = await own.client();
-  }, 600_000);
-
-  afterAll(async () => {
-    if (previousConfig === undefined) delete process.env.BERTH_CONFIG; else process.env.BERTH_CONFIG = previousConfig;
-    await own.stop();
-    store?.destroy();
-    await s3?.stop();
-  }, 180_000);
+  const h = useStoreWorker('i39-asitgoes', 'asitgoes');
+  const { own } = h;
+  const docker = new Docker();
 
   it('shows closed episodes in the store\'s rollouts.jsonl and result.json before the batch ends, then the finished job', async () => {
-    const worker = own.startWorker({ BERTH_HOME: mkdtempSync(join(tmpdir(), 'berth-host-')), BERTH_CONFIG: join(configDir, 'berth.toml'), BERTH_WORKER_SLOTS: '3' });
+    const { client, store } = h;
+    const worker = own.startWorker({ BERTH_HOME: mkdtempSync(join(tmpdir(), 'berth-host-')), BERTH_CONFIG: h.config('host', h.s3.berthToml(h.prefix)), BERTH_WORKER_SLOTS: '3' });
     // early closes first (written at once), second a few seconds later (inside the 30 s wait: the next write has it),
-    // held long after both.
-    const handle = await startBatch({ dataset: writeDataset({ ...sleeper('early', 0), ...sleeper('second', 6), ...sleeper('held', 100) }), concurrency: 3,
+    // held once the test has seen both in the store.
+    const handle = await startBatch({ dataset: writeDataset({ ...sleeper('early', 0), ...sleeper('second', 6), ...held() }), concurrency: 3,
       taskQueue: own.env.BERTH_TASK_QUEUE, client, prepare: false, resultsDir: join(mkdtempSync(join(tmpdir(), 'berth-jobs-')), 'r') });
     // Nobody collects it: this client asks for no row.
     await handle.close();
@@ -93,6 +85,7 @@ describe('results store: a batch nobody collects writes its job files as episode
     expect(second).toMatchObject({ finished_at: null, stats: { n_completed_trials: 2, n_running_trials: 1 } });
     // Within the bound: 30 s of workflow time, and the write's own time.
     expect(secondSeen - await closedAt('second')).toBeLessThan(45_000);
+    await release(docker, batchId);
 
     // The batch's end: the finished job's files, every row.
     expect(await batch.result()).toMatchObject({ total: 3, done: 3, scored: 3 });
