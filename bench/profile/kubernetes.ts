@@ -64,6 +64,11 @@ function table(title: string, wallSec: number, calls: KubeCall[], timelines: Epi
     const at = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return [0, 0.5, 1].map((q) => ((s[Math.round(q * (s.length - 1))]! - first) / 1000).toFixed(2)).join('/'); };
     console.log(`  episodes' starts (first/median/last, s): ${at(timelines.map((t) => t.start))}; ends: ${at(timelines.map((t) => t.end))}; ` +
       `seeds closed: ${at(timelines.map((t) => t.activities.find((a) => a.phase === 'seed')?.end ?? t.end))}`);
+    const phases = [...new Set(timelines.flatMap((t) => t.activities.map((a) => a.phase)))];
+    console.log(`  activities scheduled -> closed (first/median/last, s): ${phases.map((p) => {
+      const of = timelines.map((t) => t.activities.find((a) => a.phase === p)).filter((a) => a !== undefined);
+      return `${p} ${at(of.map((a) => a.start))} -> ${at(of.map((a) => a.end))}`;
+    }).join('; ')}`);
   }
   console.log(`  activities per episode: ${Object.entries(activities).map(([k, x]) => `${k} ${per(x)}`).join(', ')}`);
 }
