@@ -29,7 +29,7 @@ function exec(kc: KubeConfig, ns: string, pod: string, script: string): Promise<
 }
 
 /** The floor: one oracle episode as a naive client-node loop does it. */
-async function naiveEpisode(kc: KubeConfig, core: CoreV1Api, ns: string, image: string, i: number): Promise<number> {
+export async function naiveEpisode(kc: KubeConfig, core: CoreV1Api, ns: string, image: string, i: number): Promise<number> {
   const t = Date.now();
   const name = `naive-${process.pid}-${i}-${Date.now().toString(36)}`;
   await core.createNamespacedPod({ namespace: ns, body: {
@@ -48,7 +48,7 @@ async function naiveEpisode(kc: KubeConfig, core: CoreV1Api, ns: string, image: 
   return (Date.now() - t) / 1000;
 }
 
-async function naiveMany(run: (i: number) => Promise<number>, n: number, concurrency: number): Promise<number> {
+export async function naiveMany(run: (i: number) => Promise<number>, n: number, concurrency: number): Promise<number> {
   const t = Date.now();
   let next = 0;
   await Promise.all(Array.from({ length: concurrency }, async () => { while (next < n) await run(next++); }));

@@ -34,3 +34,27 @@ if (file) {
     return req;
   };
 }
+
+// BERTH_PROFILE_CPU_DIR: a V8 CPU profile of each thread of the process (the worker's main thread and its workflow
+// threads), written there at exit (--cpu-prof is not allowed in NODE_OPTIONS).
+const cpuDir = process.env.BERTH_PROFILE_CPU_DIR;
+if (cpuDir) {
+  const { Session } = await import('node:inspector');
+  const { writeFileSync } = await import('node:fs');
+  const { threadId } = await import('node:worker_threads');
+  const session = new Session();
+  session.connect();
+  session.post('Profiler.enable');
+  session.post('Profiler.setSamplingInterval', { interval: 1000 });
+  session.post('Profiler.start');
+  let written = false;
+  const write = () => {
+    if (written) return;
+    written = true;
+    session.post('Profiler.stop', (err, res) => {
+      if (!err) writeFileSync(`${cpuDir}/${process.pid}-${threadId}.cpuprofile`, JSON.stringify(res.profile));
+    });
+  };
+  process.on('exit', write);
+  process.once('SIGUSR2', write);
+}

@@ -14,6 +14,12 @@ import { kubeBenchNamespace } from '../kube-setup.ts';
 import { callsByPhase, phaseWall, type EpisodeTimeline } from './attribution.ts';
 import { callsByKind, kubeCallKind, type KubeCall } from './kube-calls.ts';
 import { episodeHistory, eventTime } from './timeline.ts';
+import { ClusterCpu, cpuLine } from './kube-cpu.ts';
+import { PodTimeline } from './pod-timeline.ts';
+import { naiveEpisode, naiveMany } from '../kubernetes.ts';
+import Docker from 'dockerode';
+import { DockerSandboxProvider, KubernetesSandboxProvider } from '../../src/sandbox/index.ts';
+import { loadavg } from 'node:os';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const PHASES = ['plan', 'seed', 'seed+agent', 'agent', 'verify', 'teardown', 'workflow', 'idle'];
@@ -58,6 +64,11 @@ function table(title: string, wallSec: number, calls: KubeCall[], timelines: Epi
     const at = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return [0, 0.5, 1].map((q) => ((s[Math.round(q * (s.length - 1))]! - first) / 1000).toFixed(2)).join('/'); };
     console.log(`  episodes' starts (first/median/last, s): ${at(timelines.map((t) => t.start))}; ends: ${at(timelines.map((t) => t.end))}; ` +
       `seeds closed: ${at(timelines.map((t) => t.activities.find((a) => a.phase === 'seed')?.end ?? t.end))}`);
+    const phases = [...new Set(timelines.flatMap((t) => t.activities.map((a) => a.phase)))];
+    console.log(`  activities scheduled -> closed (first/median/last, s): ${phases.map((p) => {
+      const of = timelines.map((t) => t.activities.find((a) => a.phase === p)).filter((a) => a !== undefined);
+      return `${p} ${at(of.map((a) => a.start))} -> ${at(of.map((a) => a.end))}`;
+    }).join('; ')}`);
   }
   console.log(`  activities per episode: ${Object.entries(activities).map(([k, x]) => `${k} ${per(x)}`).join(', ')}`);
 }
@@ -77,6 +88,8 @@ export default async function profileKubernetes(args: string[]): Promise<void> {
   const opt = (name: string, d: number) => { const i = args.indexOf(`--${name}`); return i >= 0 ? Number(args[i + 1]) : d; };
   const runs = opt('runs', 5);
   const many = opt('many', 8);
+  /** `--naive`: the naive client-node loop at `many` at once too, before Berth's, with the same CPU and pod figures. */
+  const naiveToo = args.includes('--naive');
   const bench = await kubeBenchNamespace();
   await ensureServer();
   const queue = `bench-kprofile-${process.pid}`;
@@ -90,13 +103,19 @@ export default async function profileKubernetes(args: string[]): Promise<void> {
   const connection = await Connection.connect({ address: '127.0.0.1:7233' });
   const client = new Client({ connection });
   const resultsDir = mkdtempSync(join(tmpdir(), 'berth-bench-kprofile-results-'));
+  const pods = new PodTimeline();
+  await pods.start(bench.kc, bench.ns);
+  const load = () => loadavg().map((x) => x.toFixed(1)).join(' ');
 
   const measure = async (title: string, datasets: Array<{ dir: string; concurrency: number }>) => {
-    const from = readCalls(callsFile).length;
+    const fromCall = readCalls(callsFile).length;
     let wallMs = 0;
     const timelines: EpisodeTimeline[] = [];
     const activities: Record<string, number> = {};
     const queued: Record<string, number> = {};
+    const cpu = new ClusterCpu(worker.child.pid!);
+    const from = Date.now();
+    const loadBefore = load();
     for (const { dir, concurrency } of datasets) {
       const t = Date.now();
       const handle = await startBatch({ dataset: dir, concurrency, resultsDir, taskQueue: `${queue}-kubernetes`, client });
@@ -112,9 +131,12 @@ export default async function profileKubernetes(args: string[]): Promise<void> {
         for (const [k, x] of Object.entries(h.queued)) queued[k] = (queued[k] ?? 0) + x;
       }
     }
+    const used = cpu.since();
     const wallSec = wallMs / 1000 / datasets.length;
     await sleep(1500); // the tap writes every 100 ms; removals run after the episode closes
-    table(title, wallSec, readCalls(callsFile).slice(from), timelines, activities, queued);
+    table(title, wallSec, readCalls(callsFile).slice(fromCall), timelines, activities, queued);
+    console.log(`  ${cpuLine(used, timelines.length)} (load ${loadBefore} -> ${load()})`);
+    console.log(`  pods: ${pods.summary(from)}`);
   };
 
   try {
@@ -122,8 +144,23 @@ export default async function profileKubernetes(args: string[]): Promise<void> {
     await sleep(1000);
     const one = trivialDataset(1);
     await measure(`one trivial episode (${runs} runs)`, Array.from({ length: runs }, () => ({ dir: one, concurrency: 1 })));
+    if (naiveToo) {
+      const image = await new KubernetesSandboxProvider({ kubeConfig: bench.kc, namespace: bench.ns, local: new DockerSandboxProvider(new Docker()), registryHost: bench.registry }).images.id('berth-base:bookworm');
+      const naive = (i: number) => naiveEpisode(bench.kc, bench.core, bench.ns, image, i);
+      await naive(-1);
+      await sleep(1000);
+      const cpu = new ClusterCpu(worker.child.pid!);
+      const from = Date.now();
+      const loadBefore = load();
+      const sec = await naiveMany(naive, many, many);
+      const used = cpu.since();
+      await sleep(1500);
+      console.log(`\nnaive client-node loop, ${many} at once: wall ${sec.toFixed(2)} s\n  ${cpuLine(used, many)} (load ${loadBefore} -> ${load()})\n  pods: ${pods.summary(from)}`);
+      await sleep(1000);
+    }
     await measure(`${many} episodes at once`, [{ dir: trivialDataset(many), concurrency: many }]);
   } finally {
+    pods.stop();
     worker.child.kill('SIGTERM');
     await connection.close();
     await bench.remove();

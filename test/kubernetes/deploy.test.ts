@@ -22,6 +22,8 @@ const manifests = (file: string): Array<KubernetesObject & Record<string, unknow
 const DRIVER_NEEDS: Array<[verb: string, resource: string, subresource?: string, group?: string]> = [
   ['create', 'pods'], ['get', 'pods'], ['list', 'pods'], ['watch', 'pods'], ['delete', 'pods'],
   ['create', 'pods', 'exec'], ['get', 'pods', 'exec'], ['get', 'pods', 'log'],
+  // The kubelet's Started events (src/sandbox/kubernetes/started-events.ts).
+  ['watch', 'events'],
   // The slots as Leases (src/sandbox/kubernetes/slot-leases.ts) and the pod quota that bounds them.
   ...(['create', 'get', 'list', 'update', 'delete'] as const).map((v): [string, string, undefined, string] => [v, 'leases', undefined, 'coordination.k8s.io']),
   ['get', 'resourcequotas'], ['list', 'resourcequotas'],
@@ -61,6 +63,7 @@ describe('deploy/kubernetes on the local cluster', () => {
     expect(await allowed('patch', 'pods'), 'patching pods').toBe(false);
     expect(await allowed('create', 'leases', undefined, 'default', 'coordination.k8s.io'), 'leases in another namespace').toBe(false);
     expect(await allowed('create', 'resourcequotas'), 'changing the quota').toBe(false);
+    expect(await allowed('create', 'events'), 'making events').toBe(false);
 
     // rbac-pull-secret.yaml beside it: the worker may make and rotate its pull secret (src/sandbox/kubernetes/pull-secret.ts)
     // and still list none, delete none, and touch none in another namespace.

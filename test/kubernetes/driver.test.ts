@@ -158,6 +158,26 @@ describe('KubernetesDriver on the local cluster', () => {
     }
   });
 
+  it('a new pod\'s container is asked once, after the kubelet\'s Started event for it, not at every look', async () => {
+    const own = new KubernetesDriver({ kubeconfigFile: cluster.kubeconfig });
+    const names = [0, 1].map((i) => `Berth_k8s.Once${i}-${suffix}`);
+    const light = (n: string) => { const { cpus: _c, memoryMb: _m, ...rest } = spec(n); return rest; };
+    try {
+      await own.createOrAdoptSandbox(light(names[0]!)); // the first starts the driver's watch of Started events
+      await new Promise((r) => setTimeout(r, 500));
+      const streams = (own.kubeConfig as PooledKubeConfig).streamAgent!;
+      let execs = 0;
+      const open = streams.createConnection.bind(streams);
+      streams.createConnection = ((...args: Parameters<typeof open>) => { execs++; return open(...args); }) as typeof streams.createConnection;
+      const { handle: h } = await own.createOrAdoptSandbox({ ...light(names[1]!), keepAlive: ['sh', '-c', 'sleep 0.3; exec sleep infinity'] });
+      // Before, each look once the pod was on a node asked too (3 to 4 execs on a quiet machine, more under load).
+      expect(execs).toBe(1);
+      expect((await own.exec(h, { argv: ['sh', '-c', 'echo $TASK_VAR'] })).stdout.trim()).toBe('from-the-spec');
+    } finally {
+      await Promise.all(names.map((n) => own.remove({ name: n, kind: 'single' }).catch(() => undefined)));
+    }
+  });
+
   it('a driver given a kubeconfig file makes its API calls over one kept-alive TLS connection, not one each', async () => {
     const own = new KubernetesDriver({ kubeconfigFile: cluster.kubeconfig });
     expect(own.kubeConfig).toBeInstanceOf(PooledKubeConfig);

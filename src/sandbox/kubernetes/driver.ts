@@ -25,6 +25,7 @@ import { containerStatus, podAndContainer } from './pod-address.ts';
 import { STOP_PROCESSES_SCRIPT } from './stop-processes.ts';
 import { podNotStarted, podRefusedStart } from './start-failure.ts';
 import { PullFailureClock, pullFailureIsFinal } from './pull-failure.ts';
+import { StartedEvents } from './started-events.ts';
 
 export interface KubernetesDriverOptions {
   /** Default: the file `kubeconfigFile` ([kubernetes].kubeconfig), else KUBECONFIG, else ~/.kube/config, else in-cluster credentials (client-node's loadFromDefault). */
@@ -60,8 +61,11 @@ const KEEP_ALIVE_RUNS_IN_MAIN = 'me=$(readlink /proc/self/ns/mnt); for f in /pro
  */
 export const ofPod = (uid: string, script: string): string => `grep -qF '/pods/${uid}/' /proc/self/mountinfo || exit 1; ${script}`;
 
-/** The keep-alive check, waiting in the container up to about a second for a setup still running (one exec, not one per look). */
-const awaitingKeepAlive = (check: string): string => `n=0; until { ${check}; }; do n=$((n+1)); [ $n -ge 10 ] && exit 1; sleep 0.1 || exit 1; done`;
+/**
+ * The keep-alive check, waiting in the container up to about a second for a setup still running (one exec, not one per
+ * look). In a subshell: the check ends with `exit`, which in a `{ }` group ended the whole script at the first miss.
+ */
+const awaitingKeepAlive = (check: string): string => `n=0; until ( ${check} ); do n=$((n+1)); [ $n -ge 10 ] && exit 1; sleep 0.1 || exit 1; done`;
 
 export const CLUSTER = '(kubernetes cluster)';
 const LOG_TAIL_LINES = 40;
@@ -95,6 +99,8 @@ export class KubernetesDriver implements SandboxDriver {
   /** The files at a path of an image, from the engine beside the worker: a Compose volume's first files (the provider's). */
   imagePathArchive: ((image: string, path: string) => Promise<Buffer | null>) | undefined;
   private readonly imagePullSecret: string | undefined;
+  /** The kubelet's `Started` events of the namespace, one watch for every pod being waited for. */
+  private readonly started: StartedEvents;
 
   constructor(options: KubernetesDriverOptions = {}) {
     this.kubeConfig = options.kubeConfig ?? (() => {
@@ -119,6 +125,7 @@ export class KubernetesDriver implements SandboxDriver {
       keepAliveRuns: (main) => this.keepAliveRuns(main, KEEP_ALIVE_RUNS_IN_MAIN), egress: this.egress,
     });
     this.imagePullSecret = options.imagePullSecret;
+    this.started = new StartedEvents(this.kubeConfig, this.namespace);
   }
 
   async engineIdentity(): Promise<EngineIdentity> {
@@ -146,22 +153,27 @@ export class KubernetesDriver implements SandboxDriver {
 
   /**
    * A new pod is ready once its keep-alive's root setup is done and `sleep infinity` runs; a setup that fails ends the
-   * pod. Once the pod is on a node each look asks its container too (an exec beside the read): the kubelet shows a
-   * started container in the pod's status only at its next relist, up to a second after exec reaches it, and a naive
-   * loop waits for that. The checks of a sandbox's state after the seed (inspect, a failed exec) accept a container
-   * that answers while its status still lags (runningNow).
+   * pod. Its container is asked (an exec beside the read) once the kubelet's `Started` event for it came (started-events.ts),
+   * or, while that watch is not running, at every look once the pod is on a node: the kubelet shows a started container
+   * in the pod's status only at its next relist, up to a second after exec reaches it, and a naive loop waits for that.
+   * The checks of a sandbox's state after the seed (inspect, a failed exec) accept a container that answers while its
+   * status still lags (runningNow).
    */
   private async waitReady(handle: ServiceHandle, uid: string | undefined): Promise<void> {
     const deadline = Date.now() + this.startTimeoutMs;
     const pullClock = new PullFailureClock();
     let onNode = false;
+    let shownRunning = false;
     for (let attempt = 0; ; attempt++) {
-      const asking: Promise<boolean> = onNode && uid !== undefined ? this.keepAliveRuns(handle, awaitingKeepAlive(ofPod(uid, KEEP_ALIVE_RUNS))).catch(() => false) : Promise.resolve(false);
+      const watched = uid !== undefined && this.started.live();
+      const startSeen = uid !== undefined && (watched ? this.started.has(uid, CONTAINER) || shownRunning : onNode);
+      const asking: Promise<boolean> = startSeen ? this.keepAliveRuns(handle, ofPod(uid!, awaitingKeepAlive(KEEP_ALIVE_RUNS))).catch(() => false) : Promise.resolve(false);
       const [pod, ready]: [V1Pod | undefined, boolean] = await Promise.all([this.readPod(handle.containerId), asking]);
       if (!pod) throw new SandboxLost(handle.name, new Error(`pod ${handle.containerId} was deleted while starting`));
       onNode = Boolean(pod.spec?.nodeName);
       const status = pod.status?.containerStatuses?.[0];
       const state = status?.state;
+      shownRunning = Boolean(state?.running);
       const waiting = state?.waiting?.reason ?? '';
       pullClock.observe(status ? [status] : []);
       const pull = { reason: waiting, message: state?.waiting?.message ?? '', hasPullSecret: this.imagePullSecret !== undefined, failingForMs: status ? pullClock.failingForMs(status.name) : 0 };
@@ -175,7 +187,9 @@ export class KubernetesDriver implements SandboxDriver {
       // A pod created before this worker knew its uid (none here) is asked once its status says running.
       if (uid === undefined && state?.running && (await this.keepAliveRuns(handle))) return;
       if (Date.now() > deadline) throw new SandboxNeverReady(`pod ${handle.containerId} not ready after ${this.startTimeoutMs} ms (${waiting || pod.status?.phase})`);
-      await new Promise((r) => setTimeout(r, Math.min(50 * (attempt + 1), 250)));
+      // Watched: the next look comes when the start is seen, else reads the pod (a pull failing, the pod ended) at a calmer pace.
+      if (watched && !startSeen) await this.started.wait(uid!, CONTAINER, Math.min(200 * (attempt + 1), 1000));
+      else await new Promise((r) => setTimeout(r, Math.min(50 * (attempt + 1), 250)));
     }
   }
 
@@ -408,3 +422,4 @@ export class KubernetesDriver implements SandboxDriver {
     return this.registry.imageConfiguration(ref);
   }
 }
+
