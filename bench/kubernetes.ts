@@ -1,7 +1,7 @@
 // `npm run bench -- kubernetes [--pairs 5] [--episodes 16]`: Berth's episodes on the Kubernetes sandbox of the local
 // cluster against a naive client-node loop measured in the same run (issue 23, Benchmark): create a pod, wait until
 // it runs, exec the solution, exec the test, delete it. (1) one trivial episode (median of pairs; ratio Berth/naive,
-// the goal at most 1.0), (2) 32 at once (wall time), (3) throughput at concurrency 8 (ratio of episodes per minute).
+// issue 40's target at most 0.8), (2) 32 at once (wall time), (3) throughput at concurrency 8 (ratio of episodes per minute).
 // Everything runs in a namespace of the benchmark's own, removed at the end.
 import { type CoreV1Api, Exec, type KubeConfig, type V1Status } from '@kubernetes/client-node';
 import { Client, Connection } from '@temporalio/client';
@@ -89,14 +89,14 @@ export default async function bench(args: string[]): Promise<void> {
       berth.push(run.sec);
       for (const [k, v] of Object.entries(run.rows[0]?.timings ?? {})) (phases[k] ??= []).push(v);
     }
-    console.log(`(1) one episode: berth median ${median(berth).toFixed(2)} s, naive client-node loop ${median(raw).toFixed(2)} s (ratio ${(median(berth) / median(raw)).toFixed(2)}; goal at most 1.0)`);
+    console.log(`(1) one episode: berth median ${median(berth).toFixed(2)} s, naive client-node loop ${median(raw).toFixed(2)} s (ratio ${(median(berth) / median(raw)).toFixed(2)}; target at most 0.8)`);
     const inPhases = Object.values(phases).reduce((sum, v) => sum + median(v), 0);
     console.log(`    berth phases (medians): ${Object.entries(phases).map(([k, v]) => `${k} ${median(v).toFixed(2)} s`).join(', ')}; ` +
       `outside them ${(median(berth) - inPhases).toFixed(2)} s (the batch's start and end, workflow tasks, activity dispatch: Temporal)`);
 
     const rawAll = await naiveMany(naive, 32, 32);
     const berthAll = (await berthRun(trivialDataset(32), 32)).sec;
-    console.log(`(2) 32 concurrent episodes: berth ${berthAll.toFixed(1)} s, naive ${rawAll.toFixed(1)} s (ratio ${(berthAll / rawAll).toFixed(2)})`);
+    console.log(`(2) 32 concurrent episodes: berth ${berthAll.toFixed(1)} s, naive ${rawAll.toFixed(1)} s (ratio ${(berthAll / rawAll).toFixed(2)}; target at most 1.2)`);
 
     // Two alternating halves each, so a machine that drifts during the run weighs on both sides alike.
     const half = Math.ceil(episodes / 2);
@@ -109,7 +109,7 @@ export default async function bench(args: string[]): Promise<void> {
     }
     const rawRate = ((2 * half) / rawSec) * 60;
     const berthRate = ((2 * half) / berthSec) * 60;
-    console.log(`(3) ${2 * half} episodes at concurrency 8: berth ${berthRate.toFixed(1)}/min, naive ${rawRate.toFixed(1)}/min (throughput ratio ${(berthRate / rawRate).toFixed(2)})`);
+    console.log(`(3) ${2 * half} episodes at concurrency 8: berth ${berthRate.toFixed(1)}/min, naive ${rawRate.toFixed(1)}/min (throughput ratio ${(berthRate / rawRate).toFixed(2)}; target at least 1.0)`);
     console.log(`kubernetes: ${median(berth).toFixed(2)} s per episode (ratio ${(median(berth) / median(raw)).toFixed(2)} to the naive loop), throughput ratio at concurrency 8 ${(berthRate / rawRate).toFixed(2)}`);
   } finally {
     worker.child.kill('SIGTERM');
