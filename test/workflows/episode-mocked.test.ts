@@ -124,6 +124,12 @@ const jobFilesWritten: BatchJobFilesRequest[] = [];
 const jobFileWrites: Array<{ req: BatchJobFilesRequest; start: number; end: number }> = [];
 const JOB_FILES_WRITE_MS = 400;
 
+/** A scripted batch's input: these tasks of dataset `d`, the oracle agent, default episode settings; `extra` on top. */
+const batchInputOf = (batchId: string, tasks: string[], extra: Record<string, unknown>) => ({
+  batchId, datasetName: 'd', datasetPath: '/d', tasks: tasks.map((t) => ({ taskId: t, taskPath: `/d/${t}`, digest: 'sha256:x' })),
+  repeats: 1, concurrency: 1, agent: 'oracle', agentArgs: {}, imageAliases: {}, episodeSettings: DEFAULT_EPISODE_SETTINGS, ...extra,
+});
+
 async function run(taskId: string, script: Script): Promise<ResultRow> {
   scripts.set(taskId, script);
   const input: EpisodeInput = { batchId: 'b', datasetName: 'd', datasetPath: '/d', taskId, taskPath: '/d/t', digest: 'sha256:x',
@@ -256,10 +262,7 @@ describe('BatchWorkflow with scripted episodes', () => {
     const tasks = Array.from({ length: 6 }, (_, i) => `batch-t${i}`);
     tasks.forEach((t, i) => scripts.set(t, { plan: { multiStep: false }, agentMs: 1000, turns: [i === 5 ? { raise: 'provider_unavailable' } : { reward: i % 2 }] }));
     const batchId = `${queue}-b1`;
-    const input = {
-      batchId, datasetName: 'd', datasetPath: '/d', tasks: tasks.map((t) => ({ taskId: t, taskPath: `/d/${t}`, digest: 'sha256:x' })),
-      repeats: 2, concurrency: 3, agent: 'oracle', agentArgs: {}, imageAliases: {}, episodeSettings: DEFAULT_EPISODE_SETTINGS, continueAsNewAfter: 2,
-    };
+    const input = batchInputOf(batchId, tasks, { repeats: 2, concurrency: 3, continueAsNewAfter: 2 });
     const handle = await client.workflow.start('batchWorkflow', { taskQueue: queue, workflowId: `berth/${batchId}`, args: [input] });
     const progress = await handle.result();
     await recordHistory(client, `berth/${batchId}`, 'batch-continued');
@@ -281,10 +284,7 @@ describe('BatchWorkflow with a results store', () => {
     // t1's last verification stores its files itself; t0's (too slow there) and t2's (refused) go to storeEpisodeFiles.
     tasks.forEach((t, i) => scripts.set(t, { plan: { multiStep: false }, storeMs: 3000, storeRefused: i === 2, storeInline: i === 1, turns: [{ reward: 1 }] }));
     const batchId = `${queue}-s1`;
-    const input = {
-      batchId, datasetName: 'd', datasetPath: '/d', tasks: tasks.map((t) => ({ taskId: t, taskPath: `/d/${t}`, digest: 'sha256:x' })),
-      repeats: 1, concurrency: 1, agent: 'oracle', agentArgs: {}, imageAliases: {}, episodeSettings: { ...DEFAULT_EPISODE_SETTINGS, resultsStore: 's3://b/p' },
-    };
+    const input = batchInputOf(batchId, tasks, { episodeSettings: { ...DEFAULT_EPISODE_SETTINGS, resultsStore: 's3://b/p' } });
     const handle = await client.workflow.start('batchWorkflow', { taskQueue: queue, workflowId: `berth/${batchId}`, args: [input] });
     const progress = await handle.result();
     expect(progress).toMatchObject({ total: 3, done: 3, scored: 3, failed: 0 });
@@ -315,11 +315,7 @@ describe('BatchWorkflow with a results store', () => {
     const tasks = ['jobs-t0', 'jobs-t1', 'jobs-t2', 'jobs-t3'];
     tasks.forEach((t) => scripts.set(t, { plan: { multiStep: false }, agentMs: 300, turns: [{ reward: 1 }] }));
     const batchId = `${queue}-s2`;
-    const input = {
-      batchId, datasetName: 'd', datasetPath: '/d', tasks: tasks.map((t) => ({ taskId: t, taskPath: `/d/${t}`, digest: 'sha256:x' })),
-      repeats: 1, concurrency: 2, agent: 'oracle', agentArgs: {}, imageAliases: {}, continueAsNewAfter: 2,
-      episodeSettings: { ...DEFAULT_EPISODE_SETTINGS, resultsStore: 's3://b/p' },
-    };
+    const input = batchInputOf(batchId, tasks, { concurrency: 2, continueAsNewAfter: 2, episodeSettings: { ...DEFAULT_EPISODE_SETTINGS, resultsStore: 's3://b/p' } });
     const handle = await client.workflow.start('batchWorkflow', { taskQueue: queue, workflowId: `berth/${batchId}`, args: [input] });
     expect(await handle.result()).toMatchObject({ total: 4, done: 4, scored: 4 });
     // Fixture batch-stored-continued was recorded here before patch batch-job-files-as-it-goes.
@@ -345,11 +341,7 @@ describe('BatchWorkflow with a results store', () => {
     // t0 closes first (written at once), t1 soon after (during the wait: written by the next write), t2 much later.
     [300, 1500, 9000].forEach((agentMs, i) => scripts.set(tasks[i]!, { plan: { multiStep: false }, agentMs, turns: [{ reward: 1 }] }));
     const batchId = `${queue}-s3`;
-    const input = {
-      batchId, datasetName: 'd', datasetPath: '/d', tasks: tasks.map((t) => ({ taskId: t, taskPath: `/d/${t}`, digest: 'sha256:x' })),
-      repeats: 1, concurrency: 3, agent: 'oracle', agentArgs: {}, imageAliases: {}, jobFilesEverySec: 2,
-      episodeSettings: { ...DEFAULT_EPISODE_SETTINGS, resultsStore: 's3://b/p' },
-    };
+    const input = batchInputOf(batchId, tasks, { concurrency: 3, jobFilesEverySec: 2, episodeSettings: { ...DEFAULT_EPISODE_SETTINGS, resultsStore: 's3://b/p' } });
     const handle = await client.workflow.start('batchWorkflow', { taskQueue: queue, workflowId: `berth/${batchId}`, args: [input] });
     expect(await handle.result()).toMatchObject({ total: 3, done: 3, scored: 3 });
     await recordHistory(client, `berth/${batchId}`, 'batch-stored-as-it-goes');
