@@ -166,7 +166,8 @@ export async function batchWorkflow(batch: BatchInput, carry?: BatchCarry): Prom
       // No write runs across the continue-as-new: the next run writes at its start.
       if (pace) await Promise.all([written, writtenAtEnd]);
       await condition(allHandlersFinished);
-      await continueAsNew<typeof batchWorkflow>(batch, { next, running: [...running], progress, control });
+      // Episodes that freed their slot during the waits above are carried too: the next run counts them when they say.
+      await continueAsNew<typeof batchWorkflow>(batch, { next, running: [...running, ...finishing], progress, control });
     }
     // A round of starts ended with room left: the next round starts at once.
     if (together && room()) continue;
