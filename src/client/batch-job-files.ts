@@ -72,7 +72,7 @@ async function listAfterClosed(client: Client, batchId: string, closed: number |
  * `beat` is called as episodes are read (an activity's heartbeat).
  */
 export async function writeBatchJobFiles(
-  client: Client, store: ResultsStore, batchId: string, opts: { final: boolean; closed?: number; beat?: () => void },
+  client: Client, store: ResultsStore, batchId: string, opts: { final: boolean; closed?: number; beat?: () => void; signal?: AbortSignal },
 ): Promise<BatchJobFiles> {
   // A write of the episodes closed so far never replaces the finished job's files (a late retry of one, say).
   if (!opts.final && await storedFinished(store, batchId)) return { rows: 0, trials: 0, files: 0 };
@@ -100,6 +100,10 @@ export async function writeBatchJobFiles(
       finishedAt: opts.final ? new Date().toISOString() : null, updatedAt: new Date().toISOString(),
       running: opts.final ? 0 : running, failedEpisodes: failed, skippedTasks: stored.skipped,
     });
+    // Reading the episodes took a while: an attempt the batch gave up on (timed out, retried) writes nothing, and a
+    // write of the episodes closed so far does not replace the finished job's files written meanwhile.
+    opts.signal?.throwIfAborted();
+    if (!opts.final && await storedFinished(store, batchId)) return { rows: 0, trials: 0, files: 0 };
     const files = await uploadJobFiles(store, batchId, dir);
     return { rows: reported.length, trials: trials.length, files };
   } finally {
@@ -155,7 +159,7 @@ export function batchJobFilesActivity(): BatchJobFilesActivity {
       const { settings, credentials } = storeAt(req.store, loadBerthConfig().config);
       const store = new ResultsStore(settings, credentials);
       try {
-        return await writeBatchJobFiles(Context.current().client, store, req.batchId, { final: req.final, closed: req.closed, beat: () => heartbeat() });
+        return await writeBatchJobFiles(Context.current().client, store, req.batchId, { final: req.final, closed: req.closed, beat: () => heartbeat(), signal: Context.current().cancellationSignal });
       } finally {
         store.destroy();
       }

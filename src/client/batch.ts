@@ -300,6 +300,7 @@ export async function startBatch(opts: StartBatchOptions): Promise<BatchHandle> 
     ],
   });
   const handle = new BatchHandle(batchId, input, results, client, owned, skipped);
-  await handle.job();
+  // The job's config and skipped tasks are in the store before the batch's first write of its job files reads them.
+  await (await handle.job()).flushed();
   return handle;
 }

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, lstatSync, statSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
-import { fileKey, JOB_FILES, jobFileKey, manifestKey } from './keys.ts';
+import { fileKey, JOB_FILES, jobFileKey, manifestKey, type JobFileName } from './keys.ts';
 import { inlineBytes, notHeld, parseManifest, type Manifest, type ManifestFile } from './manifest.ts';
 import type { ResultsStore } from './s3.ts';
 
@@ -163,9 +163,9 @@ async function writeWhole(path: string, bytes: Buffer): Promise<{ size: number; 
 }
 
 /** Writes the job files present in `dir` (config.json, result.json, rollouts.jsonl, metrics.json, skipped.json) to the store. */
-export async function uploadJobFiles(store: ResultsStore, batchId: string, dir: string): Promise<number> {
+export async function uploadJobFiles(store: ResultsStore, batchId: string, dir: string, names: readonly JobFileName[] = JOB_FILES): Promise<number> {
   let n = 0;
-  for (const name of JOB_FILES) {
+  for (const name of names) {
     const path = join(dir, name);
     if (!existsSync(path)) continue;
     await store.putFile(jobFileKey(store.settings, batchId, name), path);

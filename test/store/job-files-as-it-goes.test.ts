@@ -1,10 +1,12 @@
 // Issue 39, job files as the batch changes (docs/deployment.md, A results store; patch batch-job-files-as-it-goes): a
-// batch with a store that nobody collects writes its job files to a real SeaweedFS server while it runs. An episode
-// that closes early is in the store's rollouts.jsonl and result.json (with one still running) long before the batch
-// ends; one that closes during the 30 s wait after that write is in the next (a third waits until the test has seen both); the writes start at least 30 s apart, one
-// at a time, and the last (the finished job) comes after every other.
+// batch with a store writes its job files to a real SeaweedFS server while it runs, by itself: the client that
+// collects its rows writes the job's files to the store only once the batch has closed. An episode that closes early
+// is in the store's rollouts.jsonl and result.json (with the others counted running) long before the batch ends; one
+// that closes during the 30 s wait after that write is in the next (a third waits until the test has seen both); the
+// writes start at least 30 s apart, one at a time, and the last (the finished job) comes after every other. The
+// client's own result.json counts the running episodes too.
 import Docker from 'dockerode';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -41,7 +43,7 @@ async function release(docker: Docker, batchId: string): Promise<void> {
 
 interface JobResult { finished_at: string | null; stats: { n_completed_trials: number; n_running_trials: number } }
 
-describe('results store: a batch nobody collects writes its job files as episodes close', () => {
+describe('results store: a batch writes its job files as episodes close', () => {
   const h = useStoreWorker('i39-asitgoes', 'asitgoes');
   const { own } = h;
   const docker = new Docker();
@@ -51,11 +53,15 @@ describe('results store: a batch nobody collects writes its job files as episode
     const worker = own.startWorker({ BERTH_HOME: mkdtempSync(join(tmpdir(), 'berth-host-')), BERTH_CONFIG: h.config('host', h.s3.berthToml(h.prefix)), BERTH_WORKER_SLOTS: '3' });
     // early closes first (written at once), second a few seconds later (inside the 30 s wait: the next write has it),
     // held once the test has seen both in the store.
+    const resultsDir = join(mkdtempSync(join(tmpdir(), 'berth-jobs-')), 'r');
     const handle = await startBatch({ dataset: writeDataset({ ...sleeper('early', 0), ...sleeper('second', 6), ...held() }), concurrency: 3,
-      taskQueue: own.env.BERTH_TASK_QUEUE, client, prepare: false, resultsDir: join(mkdtempSync(join(tmpdir(), 'berth-jobs-')), 'r') });
-    // Nobody collects it: this client asks for no row.
-    await handle.close();
+      taskQueue: own.env.BERTH_TASK_QUEUE, client, prepare: false, resultsDir });
     const batchId = handle.batchId;
+    // This client collects the rows into its own results folder, but writes none of the job's files to the store while
+    // the batch runs (only the batch does; a client's write once counted none running, and could land after the batch's).
+    const collected = handle.wait();
+    const localResult = (): JobResult | undefined => (existsSync(join(resultsDir, 'result.json')) ? JSON.parse(readFileSync(join(resultsDir, 'result.json'), 'utf8')) as JobResult : undefined);
+    const localAfter = (completed: number) => waitUntil(async () => (localResult()?.stats.n_completed_trials ?? 0) >= completed, 60_000, `${completed} trials in the local result.json`);
     const batch = client.workflow.getHandle(`berth/${batchId}`);
     const text = (name: 'rollouts.jsonl' | 'result.json' | 'metrics.json') => store.getText(jobFileKey(store.settings, batchId, name));
     const storedRows = async (): Promise<ResultRow[]> => ((await text('rollouts.jsonl')) ?? '').split('\n').filter(Boolean).map((l) => JSON.parse(l) as ResultRow);
@@ -72,9 +78,8 @@ describe('results store: a batch nobody collects writes its job files as episode
     expect(await status(`berth/${batchId}`)).toBe('RUNNING');
     expect(await status(`berth/${batchId}/held/1`)).toBe('RUNNING');
     expect(early.finished_at).toBeNull();
-    // Not asserted: n_running_trials (in 2 of about 6 runs a write while two episodes ran counted 0 running; open, see the
-    // closing note of 2026-12-06).
     expect(early.stats.n_completed_trials).toBeGreaterThanOrEqual(1);
+    expect(early.stats.n_running_trials).toBeGreaterThan(0);
     expect(earlySeen - await closedAt('early')).toBeLessThan(30_000);
 
     await until('second');
@@ -83,7 +88,11 @@ describe('results store: a batch nobody collects writes its job files as episode
     expect(await status(`berth/${batchId}`)).toBe('RUNNING');
     expect(await status(`berth/${batchId}/held/1`)).toBe('RUNNING');
     expect((await storedRows()).map((r) => r.task_id).sort()).toEqual(['early', 'second']);
-    expect(second).toMatchObject({ finished_at: null, stats: { n_completed_trials: 2 } });
+    expect(second).toMatchObject({ finished_at: null, stats: { n_completed_trials: 2, n_running_trials: 1 } });
+    // The collecting client's own result.json counts the episodes the batch runs (held at least) while it runs.
+    await localAfter(2);
+    expect(localResult()).toMatchObject({ finished_at: null });
+    expect(localResult()!.stats.n_running_trials).toBeGreaterThanOrEqual(1);
     // Within the bound: 30 s of workflow time, and the write's own time.
     expect(secondSeen - await closedAt('second')).toBeLessThan(45_000);
     await release(docker, batchId);
@@ -97,6 +106,8 @@ describe('results store: a batch nobody collects writes its job files as episode
     expect(final.finished_at).not.toBeNull();
     expect(final.stats).toMatchObject({ n_completed_trials: 3, n_running_trials: 0 });
     expect(JSON.parse((await text('metrics.json'))!)).toMatchObject({ batch_id: batchId, scored: 3 });
+    expect((await collected).rows).toHaveLength(3);
+    expect(localResult()!.stats).toMatchObject({ n_completed_trials: 3, n_running_trials: 0 });
 
     // From the batch's history: the writes while it ran started at least 30 s apart (the second waited), each ended
     // before the next began, and the last came after every other.

@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { loadBerthConfig } from '../../config/berth-config.ts';
 import { holdsManifest, openStore, readManifest, uploadJobFiles, type ResultsStore } from '../../store/index.ts';
 import { join } from 'node:path';
-import type { BatchInput, ResultRow } from '../../workflows/types.ts';
+import type { BatchInput, BatchProgress, ResultRow } from '../../workflows/types.ts';
 import { batchWorkflowId, hostQueueOf, startInput } from '../episodes.ts';
 import { fetchHostFolder } from '../host-files.ts';
 import { HarborJobDir } from './job-dir.ts';
@@ -14,8 +14,10 @@ import type { TrialFiles } from './trial-files.ts';
 import type { HarborTrialResult } from './types.ts';
 import { PacedWrites } from './result-pace.ts';
 
-/** How often a running batch's job files go to the store while a client records it (always once more when it is collected). */
-const JOB_FILES_EVERY_MS = 5_000;
+/** How often the batch is asked how many episodes run, for result.json's n_running_trials while it runs. */
+const RUNNING_ASKED_EVERY_MS = 2_000;
+/** An answer later than this is not waited for: the count last known is written. */
+const RUNNING_ANSWER_MS = 2_000;
 
 export class JobRecorder {
   private readonly trials = new Map<string, HarborTrialResult>();
@@ -43,8 +45,21 @@ export class JobRecorder {
       job.writeConfig(meta);
     }
     const recorder = new JobRecorder(client, job, meta);
-    if (!existsSync(job.resultPath)) recorder.result.timed(() => recorder.writeResult(null, 0));
+    if (!existsSync(job.resultPath)) {
+      // A batch this client just started runs none yet (and asking it would wait for its first workflow task).
+      if (!input) await recorder.askRunning();
+      recorder.result.timed(() => recorder.writeResult(null, 0));
+    }
+    // While the batch runs, its own worker writes the store's result.json, rollouts.jsonl and metrics.json (they were
+    // written by this client too, counting none running, and a write of this client's could land after a newer one of
+    // the batch's). The config and the skipped tasks are this client's to write.
+    if (recorder.store) recorder.upload(['config.json', 'skipped.json']);
     return recorder;
+  }
+
+  /** Resolves once the files written and uploaded so far are (startBatch waits, so they are there before any of the batch's). */
+  flushed(): Promise<void> {
+    return this.writes.then(() => undefined);
   }
 
   /**
@@ -55,6 +70,7 @@ export class JobRecorder {
     const next = this.writes.then(async () => {
       if (this.attempts.has(attemptKey(row.workflow_id, row.run_id))) return;
       this.add(await this.writeTrial(row));
+      await this.askRunning();
       this.result.soon(() => this.writeResult(null, 0));
     });
     this.writes = next.catch(() => undefined);
@@ -85,34 +101,41 @@ export class JobRecorder {
       if (existsSync(skippedPath)) skippedTasks = (JSON.parse(readFileSync(skippedPath, 'utf8')) as unknown[]).length;
     } catch { /* an unreadable skipped.json counts none */ }
     this.job.writeResult(this.meta, [...this.trials.values()], {
-      finishedAt, updatedAt: new Date().toISOString(), running: 0, failedEpisodes, skippedTasks,
+      finishedAt, updatedAt: new Date().toISOString(), running: finishedAt === null ? this.running : 0, failedEpisodes, skippedTasks,
     });
-    if (this.store) this.jobFilesUp(last);
+    // The collected batch's files: after the batch's own last write (it writes before it closes), and the same rows.
+    if (this.store && last && finishedAt !== null) this.upload();
   }
 
-  private lastUpload = 0;
-  private uploadDue: NodeJS.Timeout | undefined;
-
-  /**
-   * The job's files to the store: at once when the batch is collected (`last`) or none went up for a while, else once
-   * that while has passed. Each rewrite of result.json sent them all again, a request per file per closed row.
-   */
-  private jobFilesUp(last: boolean): void {
+  private upload(names?: Parameters<typeof uploadJobFiles>[3]): void {
     const store = this.store!;
-    const wait = last ? 0 : this.lastUpload + JOB_FILES_EVERY_MS - Date.now();
-    if (wait > 0) {
-      this.uploadDue ??= setTimeout(() => {
-        this.uploadDue = undefined;
-        this.jobFilesUp(false);
-      }, wait).unref();
-      return;
-    }
-    clearTimeout(this.uploadDue);
-    this.uploadDue = undefined;
-    this.lastUpload = Date.now();
-    this.writes = this.writes.then(() => uploadJobFiles(store, this.meta.batchId, this.job.dir)).catch((err: unknown) => {
+    this.writes = this.writes.then(() => uploadJobFiles(store, this.meta.batchId, this.job.dir, names)).catch((err: unknown) => {
       this.storeError = `the job's files were not written to the results store: ${(err as Error).message}`;
     });
+  }
+
+  /** Episodes the batch runs, as it last said (its progress query); 0 until it answers. */
+  private running = 0;
+  private runningAskedAt = -Infinity;
+
+  /**
+   * Asks the running batch how many episodes run, at most every RUNNING_ASKED_EVERY_MS, and never waits long: a
+   * closed batch is not asked (a query would replay it on a worker), and a batch whose workers are down keeps the
+   * count last known.
+   */
+  private async askRunning(): Promise<void> {
+    if (Date.now() - this.runningAskedAt < RUNNING_ASKED_EVERY_MS) return;
+    this.runningAskedAt = Date.now();
+    const batch = this.client.workflow.getHandle(batchWorkflowId(this.meta.batchId));
+    const asked = (async () => {
+      if ((await batch.describe()).status.name !== 'RUNNING') return 0;
+      return (await batch.query<BatchProgress>('progress')).running;
+    })().catch(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<undefined>((r) => { timer = setTimeout(() => r(undefined), RUNNING_ANSWER_MS).unref(); });
+    const running = await Promise.race([asked, late]);
+    clearTimeout(timer);
+    if (running !== undefined) this.running = running;
   }
 
   /** The last failed write of the job's files to the store, if any (`berth results` says it). */
