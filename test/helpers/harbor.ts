@@ -25,7 +25,7 @@ export interface HarborRead {
   n_attempts: number;
   n_total_trials: number;
   stats: {
-    n_completed_trials: number; n_errored_trials: number; n_retries: number; n_pending_trials: number;
+    n_completed_trials: number; n_errored_trials: number; n_retries: number; n_pending_trials: number; n_running_trials: number;
     evals: Record<string, { n_trials: number; n_errors: number; metrics: Array<Record<string, number>>; exception_stats: Record<string, string[]>; reward_stats: Record<string, Record<string, string[]>>; pass_at_k: Record<string, number> }>;
     n_input_tokens: number | null;
   };
