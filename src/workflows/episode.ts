@@ -70,6 +70,14 @@ const stopsAfter = (outcome: TurnOutcome, gate: EpisodePlan['steps'][number]['mi
  */
 const CLUSTER_SEED_WITH_AGENT = 'cluster-seed-with-agent';
 
+/**
+ * A batch about to continue as new tells its running children to report their closing by signal (reportBySignal).
+ * One told after it closed with its row (no signal: not told yet) but before it completed, while its teardown still
+ * ran, completed without a word, and the batch's next run waited for it forever (episode-told-late-v0). Since this
+ * patch it signals then. Asked only when that happens, so other episodes record nothing.
+ */
+const REPORT_TOLD_LATE = 'report-told-late';
+
 /** Which of the consolidated patches this run has: decided once, in the first workflow task. */
 interface Versions {
   v2: boolean;
@@ -249,8 +257,17 @@ export async function episodeWorkflow(input: EpisodeInput): Promise<ResultRow> {
   const told = { toSignal: false };
   setHandler(reportBySignal, () => { told.toSignal = true; });
   let versions: Versions | undefined;
+  // The closing not told to the batch: it reads the child's completion, unless it asks for a signal before that.
+  let unsent: EpisodeDone | undefined;
   // Before episode-v5 (or told to by a batch about to continue as new), the batch learns of the closing by signal.
-  const tellBatch = (done: EpisodeDone) => (versions?.v5 && !told.toSignal ? Promise.resolve() : signalBatch(done));
+  const tellBatch = (done: EpisodeDone): Promise<void> => {
+    if (!(versions?.v5 && !told.toSignal)) return signalBatch(done);
+    unsent = done;
+    return Promise.resolve();
+  };
+  // Told after the closing was not sent, before the episode completes. Read without an await when false, so the
+  // activation's commands are those of histories recorded before.
+  const toldLate = (): boolean => unsent !== undefined && told.toSignal && patched(REPORT_TOLD_LATE);
   try {
     versions = decideVersions();
     let planned: Awaited<ReturnType<typeof planAndLease>>;
@@ -313,6 +330,7 @@ export async function episodeWorkflow(input: EpisodeInput): Promise<ResultRow> {
         if (state.storedInline) row.store_key = state.storedInline.key;
         else await storeEpisodeFiles(input, plan, lease, row);
         await Promise.all([closeWith(row, tellBatch), teardown]);
+        if (toldLate()) await signalBatch(unsent!);
         return row;
       }
       // The batch is told by signal, so its window moves on while the files go up (a slot held for an upload was a
@@ -324,6 +342,7 @@ export async function episodeWorkflow(input: EpisodeInput): Promise<ResultRow> {
       await storeEpisodeFilesOf(input, plan, lease, row);
     }
     await Promise.all([closeWith(row, tellBatch), teardown]);
+    if (toldLate()) await signalBatch(unsent!);
     return row;
   } catch (err) {
     upsertSearchAttributes([{ key: BERTH_OUTCOME, value: 'failed' }]);

@@ -28,6 +28,8 @@ interface Script {
   storeRefused?: boolean;
   /** The last verification stores the files itself (patch store-in-last-verify), taking storeMs; else it leaves them to storeEpisodeFiles. */
   storeInline?: boolean;
+  /** How long the teardown activity takes (an episode whose last turn did not tear down). */
+  teardownMs?: number;
 }
 const scripts = new Map<string, Script>();
 const calls = new Map<string, string[]>();
@@ -102,7 +104,12 @@ const activities = {
     return { step: `step-${req.turn + 1}`, reward, verifier_rewards: { reward }, failure_kind: null, failure_reason: null,
       masked: false, response_text: `answer ${req.turn + 1}`, timings: { verify: 1 }, ...t, ...(req.teardownAfter ? { tornDown: true as const } : {}), ...stored };
   },
-  async teardown(req) { log(req.episodeId.split('/').pop()!, 'teardown'); },
+  async teardown(req) {
+    const taskId = req.episodeId.split('/').pop()!;
+    log(taskId, 'teardown');
+    const ms = [...scripts.entries()].find(([t]) => req.episodeId.includes(`/${t}/`))?.[1].teardownMs;
+    if (ms) await Context.current().sleep(ms);
+  },
   async storeEpisodeFiles(req) {
     const script = [...scripts.entries()].find(([t]) => req.workflowId.includes(`/${t}/`))![1];
     log(req.workflowId, 'store');
@@ -273,6 +280,33 @@ describe('BatchWorkflow with scripted episodes', () => {
     expect((firstContinued[1] as { running: string[] }).running.length).toBeGreaterThan(0);
     const children = () => client.workflow.count(`BerthBatch = "${batchId}" AND WorkflowType = "episodeWorkflow"`).then((c) => c.count);
     await expect.poll(children, { timeout: 15_000, interval: 500 }).toBe(12);
+  });
+
+  // A batch about to continue as new tells its running children to report their closing by signal. A child told so
+  // after it closed with its row (the batch reads its completion: no signal) but before it completed completed without
+  // a word, and the batch's next run waited for it forever (CI, 2026-12-06: episode-told-late-v0). Since patch
+  // report-told-late it signals. Here the test tells it, while its teardown (after a masked turn) runs.
+  it('a child told to report by signal while its teardown runs signals its closing (patch report-told-late)', async () => {
+    scripts.set('toldlate', { plan: { multiStep: false }, teardownMs: 3000, turns: [{ raise: 'provider_unavailable' }] });
+    const batchId = `${queue}-b2`;
+    const handle = await client.workflow.start('batchWorkflow', { taskQueue: queue, workflowId: `berth/${batchId}`, args: [batchInputOf(batchId, ['toldlate'], {})] });
+    const episode = client.workflow.getHandle(`berth/${batchId}/toldlate/1`);
+    const events = async () => (await episode.fetchHistory()).events ?? [];
+    // Its teardown running (history shows an activity's start only once it ends): the row is decided, the episode open.
+    const teardownStarted = async () => {
+      const pending = (await episode.describe().catch(() => undefined))?.raw.pendingActivities ?? [];
+      // PendingActivityState 2: STARTED.
+      return pending.some((a) => a.activityType?.name === 'teardown' && Number(a.state) === 2);
+    };
+    await expect.poll(teardownStarted, { timeout: 30_000, interval: 100 }).toBe(true);
+    await episode.signal('reportBySignal');
+    expect(await handle.result()).toMatchObject({ total: 1, done: 1, masked: 1, running: 0 });
+    await recordHistory(client, episode.workflowId, 'episode-told-late');
+    const batchEvents = (await handle.fetchHistory()).events ?? [];
+    const done = batchEvents.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'episodeDone');
+    expect(done).toHaveLength(1);
+    const markers = (await events()).filter((e) => e.markerRecordedEventAttributes).map((e) => Buffer.from(e.markerRecordedEventAttributes!.details!['patch-data']!.payloads![0]!.data!).toString());
+    expect(markers).toContain('{"id":"report-told-late","deprecated":false}');
   });
 });
 
