@@ -315,7 +315,7 @@ export class WarmPool {
   /** One sandbox seeded ahead under a pool name and labels (and for one episode's, its workflow's); false when no slot is free. */
   private async seedAhead(batchId: string, key: string, task: Task, spec: SandboxSpec, forEpisode?: string): Promise<boolean> {
     const name = `${POOL_NAME_PREFIX}${randomBytes(6).toString('hex')}`;
-    if (!(await this.d.slots.reservePool({ name, key, task: task.digest, owner: this.d.owner }))) return false;
+    if (!(await this.d.slots.reservePool({ name, key, task: task.digest, owner: this.d.owner, ...(forEpisode !== undefined ? { for: forEpisode } : {}) }))) return false;
     const labels = { ...spec.labels, ...(forEpisode !== undefined ? { workflowId: forEpisode } : {}), pool: { queue: this.d.queue, owner: this.d.owner, key } };
     const p: Pooled = { name, key, batchId, at: Date.now(), ready: Promise.resolve(undefined), ...(forEpisode !== undefined ? { for: forEpisode } : {}) };
     p.ready = seedAgentFromSpec(this.d, task, { ...spec, name, labels }, (this.batches.get(batchId)?.base ?? { agent: undefined }).agent)
