@@ -58,7 +58,7 @@ interface Pooled {
   /** Seeded while its batch was starting (serveAhead), for this episode: labelled as its, and claimed by it alone. */
   for?: string;
   /** That episode's place in the batch's start order (to tell from the batch's answer whether it has started). */
-  forEpisode?: AheadEpisode;
+  place?: AheadEpisode;
   /** When a look first saw that episode started and holding no slot here (aheadSeedFate). */
   startedSeenAt?: number | undefined;
   /** When a look first saw it surplus (surplusFate), while it stays so. */
@@ -295,8 +295,8 @@ export class WarmPool {
       const ahead = served.ahead;
       const episode = ahead?.episodes.find((e) => !ahead.seededFor.has(e.workflowId) && runs.some((r) => r.taskId === e.taskId && r.key === key));
       if (ahead && !episode) continue;
-      const forEpisode = ahead && episode ? { workflowId: episode.workflowId, place: aheadEpisodeOf(ahead, episode.workflowId) } : undefined;
-      if (!(await this.seedAhead(batchId, key, run.task!, run.spec!, forEpisode))) return;
+      const target = ahead && episode ? { workflowId: episode.workflowId, place: aheadEpisodeOf(ahead, episode.workflowId) } : undefined;
+      if (!(await this.seedAhead(batchId, key, run.task!, run.spec!, target))) return;
       if (episode) ahead?.seededFor.add(episode.workflowId);
     }
   }
@@ -322,7 +322,7 @@ export class WarmPool {
     const leases = this.d.slots.leases();
     const now = Date.now();
     for (const p of this.pooled.filter((q) => q.batchId === batchId && q.for !== undefined && !q.claimed)) {
-      const upcoming = p.forEpisode !== undefined && stillUpcoming(state, p.forEpisode);
+      const upcoming = p.place !== undefined && stillUpcoming(state, p.place);
       const fate = aheadSeedFate({ upcoming, slotHere: leases.some((l) => l.key === p.for), startedSeenAt: p.startedSeenAt, now, graceMs: STARTED_GRACE_MS });
       p.startedSeenAt = fate.startedSeenAt;
       if (fate.remove) void this.remove(p);
@@ -359,7 +359,7 @@ export class WarmPool {
     const labels = { ...spec.labels, ...(forEpisode !== undefined ? { workflowId: forEpisode } : {}), pool: { queue: this.d.queue, owner: this.d.owner, key } };
     const p: Pooled = {
       name, key, batchId, at: Date.now(), ready: Promise.resolve(undefined),
-      ...(forEpisode !== undefined ? { for: forEpisode } : {}), ...(episode?.place ? { forEpisode: episode.place } : {}),
+      ...(forEpisode !== undefined ? { for: forEpisode } : {}), ...(episode?.place ? { place: episode.place } : {}),
     };
     p.ready = seedAgentFromSpec(this.d, task, { ...spec, name, labels }, (this.batches.get(batchId)?.base ?? { agent: undefined }).agent)
       .then((handle) => {
