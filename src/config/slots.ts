@@ -41,9 +41,11 @@ export interface Lease {
   names?: string[];
   /**
    * A warm pool's sandbox holds this slot (key `pool/<name>`): seeded ahead by worker process `owner` for the task
-   * `task` (its digest) with seed key `key` (docs/performance-notes.md, The warm pool).
+   * `task` (its digest) with seed key `key` (docs/performance-notes.md, The warm pool); `for`: the episode (workflow
+   * id) it was seeded for while its batch was starting, which alone claims it (absent: any episode of the key, and in
+   * files written before it existed).
    */
-  pool?: { name: string; key: string; task: string; owner: string };
+  pool?: { name: string; key: string; task: string; owner: string; for?: string };
   /**
    * A pooled sandbox this episode's reservation took over (the host was full), or that its seed is claiming: its
    * seed claims or removes it, and its teardown removes it if no seed did.

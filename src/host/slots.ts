@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { basename, dirname } from 'node:path';
 import { withLockFile } from '../config/lock-file.ts';
 import { readSlots, type Lease, type SlotsView } from '../config/slots.ts';
+import { poolLeaseToTake } from './pool-take-over.ts';
 import type { SandboxSlots } from './sandbox-slots.ts';
 
 
@@ -41,8 +42,8 @@ export class HostSlots implements SandboxSlots {
 
   /**
    * True when the episode holds a slot (already, or now). A full host gives a waiting episode the slot of a pooled
-   * sandbox (one seeded for task `task` first): the pool never keeps an episode waiting, and the episode's seed
-   * claims that sandbox or removes it.
+   * sandbox (poolLeaseToTake: one seeded for this episode first, then one of task `task` it may claim): the pool never
+   * keeps an episode waiting, and the episode's seed claims that sandbox or removes it.
    */
   async tryReserve(workflowId: string, runId: string, task?: string): Promise<boolean> {
     const mine = (l: Lease) => l.key === workflowId;
@@ -59,8 +60,7 @@ export class HostSlots implements SandboxSlots {
         leases.push(lease);
         return true;
       }
-      const pools = leases.filter((l) => l.pool);
-      const taken = pools.find((l) => l.pool!.task === task) ?? pools[0];
+      const taken = poolLeaseToTake(leases, { workflowId, ...(task !== undefined ? { task } : {}) });
       if (!taken) return false;
       leases.splice(leases.indexOf(taken), 1, { ...lease, pooled: taken.pool!.name });
       return true;

@@ -1,5 +1,5 @@
 // How many sandboxes a host's warm pool seeds ahead, and for which seeds (docs/performance-notes.md, The warm pool). Pure.
-import type { EpisodeInput, UpcomingEpisodes } from '../activities/types.ts';
+import type { EpisodeInput, PrepareAhead, UpcomingEpisodes } from '../activities/types.ts';
 
 export interface UpcomingRun {
   /** The run's seed key; undefined when its seed cannot be made ahead. */
@@ -47,4 +47,59 @@ export function upcomingAfterSeed(state: UpcomingEpisodes, seeded: Pick<EpisodeI
   const upcoming = state.upcoming.map((u) => ({ ...u }));
   if (--upcoming[i]!.remaining === 0) upcoming.splice(i, 1);
   return { paused: state.paused, upcoming };
+}
+
+/**
+ * One of a batch's first episodes that a sandbox was seeded ahead for, placed in the batch's start order: its task's
+ * run (taskId, digest) and how many episodes of that run start with it or after it (`left`).
+ */
+export interface AheadEpisode {
+  taskId: string;
+  digest: string;
+  left: number;
+}
+
+/** Where episode `workflowId` stands among the batch's first episodes, or undefined when it is not one of them. */
+export function aheadEpisodeOf(ahead: Pick<PrepareAhead, 'upcoming' | 'episodes'>, workflowId: string): AheadEpisode | undefined {
+  const i = ahead.episodes.findIndex((e) => e.workflowId === workflowId);
+  if (i < 0) return undefined;
+  const { taskId } = ahead.episodes[i]!;
+  const run = ahead.upcoming.find((u) => u.taskId === taskId);
+  if (!run) return undefined;
+  const before = ahead.episodes.slice(0, i).filter((e) => e.taskId === taskId).length;
+  return { taskId, digest: run.digest, left: run.remaining - before };
+}
+
+/**
+ * Whether the batch's answer still counts the episode as not started: the episodes of a run start in order, so it is
+ * upcoming while its run has at least `left` left. An ahead episode's run is always within the answer's first runs.
+ */
+export function stillUpcoming(state: UpcomingEpisodes, ep: AheadEpisode): boolean {
+  const run = state.upcoming.find((u) => u.taskId === ep.taskId && u.digest === ep.digest);
+  return run !== undefined && run.remaining >= ep.left;
+}
+
+/**
+ * What becomes of a sandbox seeded ahead for one episode, at a look that asked its batch: kept while the batch has not
+ * started the episode, or the episode holds a slot of this host (it seeds here, and claims it). Once neither holds, it
+ * is kept `graceMs` more from when that was first seen (`startedSeenAt`: a started episode reserves its slot a little
+ * later, longer on a loaded machine), then removed: the episode went to another host, or ended.
+ */
+export function aheadSeedFate(o: { upcoming: boolean; slotHere: boolean; startedSeenAt: number | undefined; now: number; graceMs: number }): { startedSeenAt: number | undefined; remove: boolean } {
+  if (o.upcoming || o.slotHere) return { startedSeenAt: undefined, remove: false };
+  const startedSeenAt = o.startedSeenAt ?? o.now;
+  return { startedSeenAt, remove: o.now - startedSeenAt > o.graceMs };
+}
+
+/**
+ * Which of a key's held sandboxes (seeded for no particular episode) are surplus at a look that asked the batch, and
+ * which of them go: `n` of them are surplus, those already seen surplus first, then the oldest (`since`: when a look
+ * first saw one surplus, kept while it stays so). One goes once it has been surplus for `graceMs`, measured from then
+ * and not from its seed: the episode that claims it may have started (so the batch no longer counts it) and be
+ * reserving or loading its task, longer on a loaded machine.
+ */
+export function surplusFate<T extends { at: number; since: number | undefined }>(held: readonly T[], n: number, now: number, graceMs: number): { surplus: Map<T, number>; remove: T[] } {
+  const order = [...held].sort((a, b) => (a.since ?? Infinity) - (b.since ?? Infinity) || a.at - b.at);
+  const surplus = new Map(order.slice(0, Math.max(0, n)).map((p) => [p, p.since ?? now] as const));
+  return { surplus, remove: [...surplus].filter(([, since]) => now - since > graceMs).map(([p]) => p) };
 }

@@ -16,12 +16,17 @@ import type { HostSlots } from './slots.ts';
 import { freeing } from './tear-down.ts';
 import type { EpisodeTaskLoader } from './task-loader.ts';
 import type { EpisodeInput, PrepareAhead, UpcomingEpisodes } from '../activities/types.ts';
-import { poolWants, upcomingAfterSeed } from './warm-pool-plan.ts';
+import { aheadEpisodeOf, aheadSeedFate, poolWants, stillUpcoming, surplusFate, upcomingAfterSeed, type AheadEpisode } from './warm-pool-plan.ts';
 
 /** How often the pool looks at the batches it serves (each also looks when an episode seeds here). */
 const LOOK_EVERY_MS = 2000;
-/** A surplus sandbox younger than this is kept: an episode just started (so no longer upcoming) may claim it. */
+/** A sandbox surplus for less than this is kept: an episode just started (so no longer upcoming) may claim it. */
 const SURPLUS_GRACE_MS = 10_000;
+/**
+ * How long a sandbox seeded for one episode is kept once the batch has started that episode and it holds no slot here
+ * (its pickHost may not have run yet on a loaded machine): after that it went to another host.
+ */
+const STARTED_GRACE_MS = 30_000;
 /** How long a batch whose tasks were just prepared here may take to start before what was seeded for it goes. */
 const AHEAD_START_MS = 30_000;
 
@@ -52,6 +57,12 @@ interface Pooled {
   dropped?: boolean;
   /** Seeded while its batch was starting (serveAhead), for this episode: labelled as its, and claimed by it alone. */
   for?: string;
+  /** That episode's place in the batch's start order (to tell from the batch's answer whether it has started). */
+  place?: AheadEpisode;
+  /** When a look first saw that episode started and holding no slot here (aheadSeedFate). */
+  startedSeenAt?: number | undefined;
+  /** When a look first saw it surplus (surplusFate), while it stays so. */
+  surplusSince?: number | undefined;
   /** Why its seed failed. */
   failure?: Error;
 }
@@ -230,7 +241,8 @@ export class WarmPool {
 
   private async lookNow(full: boolean): Promise<void> {
     for (const [batchId, served] of this.batches) {
-      const state = (!full && this.recent(served)) || await this.batchState(batchId, served);
+      const recent = full ? undefined : this.recent(served);
+      const state = recent ?? await this.batchState(batchId, served);
       if (this.closed) return;
       if (state === 'closed' || state.paused) {
         this.drain(batchId);
@@ -240,7 +252,7 @@ export class WarmPool {
         }
         continue;
       }
-      await this.refill(batchId, served, state);
+      await this.refill(batchId, served, state, recent === undefined);
     }
     this.removeLost();
     if (this.batches.size === 0 && this.pooled.length === 0) {
@@ -266,27 +278,54 @@ export class WarmPool {
     }
   }
 
-  private async refill(batchId: string, served: Served, state: UpcomingEpisodes): Promise<void> {
+  /**
+   * Seeds what the batch's next episodes want. Removes only on an answer the batch just gave (`asked`): a recent one
+   * less the episodes seeded since (upcomingAfterSeed) may count one episode too few, which must not cost a sandbox.
+   */
+  private async refill(batchId: string, served: Served, state: UpcomingEpisodes, asked: boolean): Promise<void> {
     const runs = await Promise.all(state.upcoming.map(async (u) => ({ ...(await this.runSeed(served.base, u)), taskId: u.taskId, remaining: u.remaining })));
-    // Seeded for an episode that started and did not claim it (it went to another host): no other episode will.
-    if (!served.ahead) {
-      for (const p of this.pooled.filter((q) => q.batchId === batchId && q.for !== undefined && !q.claimed && Date.now() - q.at > SURPLUS_GRACE_MS)) void this.remove(p);
-    }
+    if (asked && !served.ahead) this.removeStartedElsewhere(batchId, state);
     const held: Record<string, number> = {};
     for (const p of this.pooled) if (!p.claimed) held[p.key] = (held[p.key] ?? 0) + 1;
     const { seed, surplus } = poolWants(runs.filter((r) => r.key === undefined || !this.failedKeys.has(r.key)), held, this.d.max);
-    for (const [key, n] of Object.entries(surplus)) {
-      const old = this.pooled.filter((p) => p.key === key && p.batchId === batchId && !p.claimed && Date.now() - p.at > SURPLUS_GRACE_MS);
-      for (const p of old.slice(0, n)) void this.remove(p);
-    }
+    if (asked) this.removeSurplus(batchId, surplus);
     for (const key of seed) {
       const run = runs.find((r) => r.key === key)!;
       // Before the batch starts, each seed is made for one of its first episodes, which alone may claim it.
       const ahead = served.ahead;
       const episode = ahead?.episodes.find((e) => !ahead.seededFor.has(e.workflowId) && runs.some((r) => r.taskId === e.taskId && r.key === key));
       if (ahead && !episode) continue;
-      if (!(await this.seedAhead(batchId, key, run.task!, run.spec!, episode?.workflowId))) return;
+      const target = ahead && episode ? { workflowId: episode.workflowId, place: aheadEpisodeOf(ahead, episode.workflowId) } : undefined;
+      if (!(await this.seedAhead(batchId, key, run.task!, run.spec!, target))) return;
       if (episode) ahead?.seededFor.add(episode.workflowId);
+    }
+  }
+
+  /** Sandboxes no upcoming episode would claim, once they have been so for a while (surplusFate). */
+  private removeSurplus(batchId: string, surplus: Record<string, number>): void {
+    const now = Date.now();
+    // One seeded for an episode is never surplus: its episode alone claims it, and removeStartedElsewhere decides.
+    const held = this.pooled.filter((p) => p.batchId === batchId && p.for === undefined && !p.claimed).map((p) => ({ p, at: p.at, since: p.surplusSince }));
+    for (const h of held) h.p.surplusSince = undefined;
+    for (const [key, n] of Object.entries(surplus)) {
+      const fate = surplusFate(held.filter((h) => h.p.key === key), n, now, SURPLUS_GRACE_MS);
+      for (const [h, since] of fate.surplus) h.p.surplusSince = since;
+      for (const h of fate.remove) void this.remove(h.p);
+    }
+  }
+
+  /**
+   * Sandboxes seeded for one episode of the started batch that the episode will not claim: it started, holds no slot
+   * here, and has not for a while (aheadSeedFate). One whose episode is still to start, or is starting here, stays.
+   */
+  private removeStartedElsewhere(batchId: string, state: UpcomingEpisodes): void {
+    const leases = this.d.slots.leases();
+    const now = Date.now();
+    for (const p of this.pooled.filter((q) => q.batchId === batchId && q.for !== undefined && !q.claimed)) {
+      const upcoming = p.place !== undefined && stillUpcoming(state, p.place);
+      const fate = aheadSeedFate({ upcoming, slotHere: leases.some((l) => l.key === p.for), startedSeenAt: p.startedSeenAt, now, graceMs: STARTED_GRACE_MS });
+      p.startedSeenAt = fate.startedSeenAt;
+      if (fate.remove) void this.remove(p);
     }
   }
 
@@ -313,11 +352,15 @@ export class WarmPool {
   }
 
   /** One sandbox seeded ahead under a pool name and labels (and for one episode's, its workflow's); false when no slot is free. */
-  private async seedAhead(batchId: string, key: string, task: Task, spec: SandboxSpec, forEpisode?: string): Promise<boolean> {
+  private async seedAhead(batchId: string, key: string, task: Task, spec: SandboxSpec, episode?: { workflowId: string; place: AheadEpisode | undefined }): Promise<boolean> {
+    const forEpisode = episode?.workflowId;
     const name = `${POOL_NAME_PREFIX}${randomBytes(6).toString('hex')}`;
-    if (!(await this.d.slots.reservePool({ name, key, task: task.digest, owner: this.d.owner }))) return false;
+    if (!(await this.d.slots.reservePool({ name, key, task: task.digest, owner: this.d.owner, ...(forEpisode !== undefined ? { for: forEpisode } : {}) }))) return false;
     const labels = { ...spec.labels, ...(forEpisode !== undefined ? { workflowId: forEpisode } : {}), pool: { queue: this.d.queue, owner: this.d.owner, key } };
-    const p: Pooled = { name, key, batchId, at: Date.now(), ready: Promise.resolve(undefined), ...(forEpisode !== undefined ? { for: forEpisode } : {}) };
+    const p: Pooled = {
+      name, key, batchId, at: Date.now(), ready: Promise.resolve(undefined),
+      ...(forEpisode !== undefined ? { for: forEpisode } : {}), ...(episode?.place ? { place: episode.place } : {}),
+    };
     p.ready = seedAgentFromSpec(this.d, task, { ...spec, name, labels }, (this.batches.get(batchId)?.base ?? { agent: undefined }).agent)
       .then((handle) => {
         p.handle = handle;

@@ -167,6 +167,18 @@ describe('HostSlots', () => {
       },
       expected: ['berth-pool-1', undefined, false, undefined],
     },
+    {
+      // The CI failure of seed-image's pool mode: a full host handed episode 1 the sandbox seeded for episode 2 (of
+      // the same task), which episode 1's seed removed as not its own, and episode 2 then found its own gone.
+      case: 'on a full host, an episode takes over the pooled sandbox seeded for it, not the one seeded for the next episode of its task',
+      run: async (s) => {
+        await s.reservePool({ name: 'berth-pool-2', key: 'k', task: 'd', owner: 'o', for: 'ep-2' });
+        await s.reservePool({ name: 'berth-pool-1', key: 'k', task: 'd', owner: 'o', for: 'ep-1' });
+        const reserved = await s.tryReserve('ep-1', 'r', 'd');
+        return [reserved, await s.takePooled('ep-1'), s.leases().map((l) => l.pool?.name ?? l.key)];
+      },
+      expected: [true, 'berth-pool-1', ['berth-pool-2', 'ep-1']],
+    },
   ];
   it.each(steps)('$case', async ({ run, expected }) => {
     const f = file();

@@ -1,7 +1,7 @@
 // How a host's warm pool sizes itself (docs/performance-notes.md, The warm pool: never more of a key than the batch's
 // upcoming episodes of it, never beyond its capacity with what it already holds) and what a batch tells it.
 import { describe, expect, it } from 'vitest';
-import { poolCapacity, poolWants, upcomingAfterSeed, type UpcomingRun } from '../../src/host/warm-pool-plan.ts';
+import { aheadEpisodeOf, aheadSeedFate, poolCapacity, poolWants, stillUpcoming, surplusFate, upcomingAfterSeed, type UpcomingRun } from '../../src/host/warm-pool-plan.ts';
 import { upcomingOf } from '../../src/workflows/upcoming.ts';
 import type { EpisodeInput } from '../../src/workflows/types.ts';
 
@@ -65,5 +65,62 @@ describe('upcomingAfterSeed (the pool refilling from the batch\'s last answer be
 
   it('keeps the paused flag', () => {
     expect(upcomingAfterSeed({ paused: true, upcoming: [run('a', 2)] }, seeded('a'))).toEqual({ paused: true, upcoming: [run('a', 1)] });
+  });
+});
+
+describe('a sandbox seeded ahead for one episode: has the batch started that episode?', () => {
+  const ep = (task: string, repeat: number): EpisodeInput => ({ taskId: task, taskPath: `/d/${task}`, digest: `sha-${task}`, repeat } as EpisodeInput);
+  const episodes = ['a', 'b'].flatMap((t) => [ep(t, 1), ep(t, 2), ep(t, 3)]);
+  const ahead = { upcoming: upcomingOf(episodes, 0, false).upcoming, episodes: episodes.map((e) => ({ workflowId: `${e.taskId}/${e.repeat}`, taskId: e.taskId })) };
+
+  it.each([['a/1', 3], ['a/3', 1], ['b/2', 2]])('%s is placed with %i of its run from it to the run\'s end', (id, left) => {
+    expect(aheadEpisodeOf(ahead, id)).toEqual({ taskId: id.split('/')[0], digest: `sha-${id.split('/')[0]}`, left });
+  });
+  it('an episode not among the first ones has no place', () => {
+    expect(aheadEpisodeOf(ahead, 'c/1')).toBeUndefined();
+  });
+
+  // The batch answers from its next episode on (upcomingOf): episode i is upcoming while i >= next.
+  it.each([0, 1, 2, 3, 4, 5, 6])('with %i episodes started, exactly the later ones are upcoming', (next) => {
+    const state = upcomingOf(episodes, next, false);
+    const got = ahead.episodes.map((e) => stillUpcoming(state, aheadEpisodeOf(ahead, e.workflowId)!));
+    expect(got).toEqual(ahead.episodes.map((_, i) => i >= next));
+  });
+
+  it('another version of the task (its digest) in the answer is not this episode', () => {
+    expect(stillUpcoming({ paused: false, upcoming: [{ taskId: 'a', taskPath: '/d/a', digest: 'sha-new', remaining: 3 }] }, { taskId: 'a', digest: 'sha-a', left: 1 })).toBe(false);
+  });
+});
+
+describe('aheadSeedFate', () => {
+  const grace = 30_000;
+  it.each<{ what: string; upcoming: boolean; slotHere: boolean; startedSeenAt?: number; now: number; want: { startedSeenAt: number | undefined; remove: boolean } }>([
+    { what: 'not started: kept however old', upcoming: true, slotHere: false, now: 10 * grace, want: { startedSeenAt: undefined, remove: false } },
+    { what: 'started and reserved here: kept (it claims it)', upcoming: false, slotHere: true, startedSeenAt: 0, now: 10 * grace, want: { startedSeenAt: undefined, remove: false } },
+    { what: 'started, no slot here yet: kept, the grace starts now', upcoming: false, slotHere: false, now: 5000, want: { startedSeenAt: 5000, remove: false } },
+    { what: 'started, no slot here within the grace: kept', upcoming: false, slotHere: false, startedSeenAt: 5000, now: 5000 + grace, want: { startedSeenAt: 5000, remove: false } },
+    { what: 'started, no slot here past the grace: removed (it went elsewhere, or ended)', upcoming: false, slotHere: false, startedSeenAt: 5000, now: 5001 + grace, want: { startedSeenAt: 5000, remove: true } },
+    { what: 'seen upcoming again (an answer less one too many): the grace starts over', upcoming: true, slotHere: false, startedSeenAt: 5000, now: 5001 + grace, want: { startedSeenAt: undefined, remove: false } },
+  ])('$what', ({ upcoming, slotHere, startedSeenAt, now, want }) => {
+    expect(aheadSeedFate({ upcoming, slotHere, startedSeenAt, now, graceMs: grace })).toEqual(want);
+  });
+});
+
+describe('surplusFate', () => {
+  const grace = 10_000;
+  const held = (name: string, at: number, since?: number) => ({ name, at, since });
+  const fate = (h: ReturnType<typeof held>[], n: number, now: number) => {
+    const f = surplusFate(h, n, now, grace);
+    return { surplus: Object.fromEntries([...f.surplus].map(([p, since]) => [p.name, since])), remove: f.remove.map((p) => p.name) };
+  };
+  it.each<{ what: string; held: ReturnType<typeof held>[]; n: number; now: number; surplus: Record<string, number>; remove: string[] }>([
+    { what: 'none surplus: none marked', held: [held('x', 0)], n: 0, now: 50_000, surplus: {}, remove: [] },
+    { what: 'a sandbox seeded long ago that just became surplus is kept (its episode may have just started)', held: [held('x', 0)], n: 1, now: 50_000, surplus: { x: 50_000 }, remove: [] },
+    { what: 'surplus for the grace: kept', held: [held('x', 0, 40_000)], n: 1, now: 50_000, surplus: { x: 40_000 }, remove: [] },
+    { what: 'surplus past the grace: removed', held: [held('x', 0, 39_999)], n: 1, now: 50_000, surplus: { x: 39_999 }, remove: ['x'] },
+    { what: 'one of two: the one already surplus, not the older one', held: [held('old', 0), held('new', 5000, 30_000)], n: 1, now: 50_000, surplus: { new: 30_000 }, remove: ['new'] },
+    { what: 'one of two, neither seen surplus: the older', held: [held('new', 5000), held('old', 0)], n: 1, now: 50_000, surplus: { old: 50_000 }, remove: [] },
+  ])('$what', ({ held: h, n, now, surplus, remove }) => {
+    expect(fate(h, n, now)).toEqual({ surplus, remove });
   });
 });

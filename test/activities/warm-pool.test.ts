@@ -26,9 +26,9 @@ import { episodeWorkflowId } from '../../src/workflows/public.ts';
 import type { BatchInput, ResultRow } from '../../src/workflows/types.ts';
 import { readSlots, slotsFile } from '../../src/config/slots.ts';
 import { DockerSandboxProvider } from '../../src/sandbox/docker/provider.ts';
-import { containerName, LABEL_BATCH, LABEL_WORKFLOW, POOL_NAME_PREFIX } from '../../src/sandbox/names.ts';
+import { containerName, LABEL_BATCH, LABEL_POOL, LABEL_WORKFLOW, POOL_NAME_PREFIX } from '../../src/sandbox/names.ts';
 import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
-import { echoTask, writeDataset } from '../helpers/tasks.ts';
+import { echoTask, sleepyTasks, writeDataset } from '../helpers/tasks.ts';
 import { claimedSeed, eventually, pooledOn, seedResult } from '../helpers/warm-pool.ts';
 import { teardownAll } from '../sandbox/helpers.ts';
 
@@ -36,14 +36,14 @@ const docker = new Docker();
 const results = () => mkdtempSync(join(tmpdir(), 'berth-warm-pool-'));
 const poolLeases = (queue: string) => readSlots(slotsFile(queue)).leases.filter((l) => l.pool);
 
-/** A batch of one task's one episode, as startBatch would start it, and its tasks prepared with the batch ahead. */
-async function preparedAhead(cluster: TestCluster, task: string | Record<string, string>, toml?: string): Promise<BatchInput> {
+/** A batch of one task's episodes (one by default), as startBatch would start it, and its tasks prepared with the batch ahead. */
+async function preparedAhead(cluster: TestCluster, task: string | Record<string, string>, toml?: string, repeats = 1): Promise<BatchInput> {
   const dataset = writeDataset(typeof task === 'string' ? echoTask(task, 'ok', toml) : task);
   const loaded = await loadDataset(dataset);
   const batchId = `vitest-ahead-${randomBytes(3).toString('hex')}`;
   const input: BatchInput = {
     batchId, datasetName: 'd', datasetPath: loaded.root, tasks: loaded.tasks.map((t) => ({ taskId: t.id, taskPath: t.path, digest: t.digest })),
-    repeats: 1, concurrency: 1, agent: 'oracle', agentArgs: {}, imageAliases: {}, episodeSettings: DEFAULT_EPISODE_SETTINGS,
+    repeats, concurrency: 1, agent: 'oracle', agentArgs: {}, imageAliases: {}, episodeSettings: DEFAULT_EPISODE_SETTINGS,
   };
   const toPrepare = { root: loaded.root, imageAliases: {}, separateVerifierForArtifacts: false };
   const { outcomes } = await prepareTasks(cluster.client, { ...prepareInput(toPrepare, input.tasks), ...aheadOf(input) }, cluster.taskQueue);
@@ -92,6 +92,26 @@ describe('the warm pool (docs/performance-notes.md, The warm pool)', () => {
     const row = await cluster.client.workflow.getHandle(episode).result() as ResultRow;
     expect(row.reward).toBe(1);
     expect(await claimedSeed(cluster.client, episode)).toBe(true);
+    await eventually('pool slots after the batch ended', async () => poolLeases(cluster.hostQueue), (l) => l.length === 0);
+  }, 300_000);
+
+  // A loaded machine, on purpose: the batch starts 12 s after what its prepare seeded, and each episode runs 12 s, so
+  // both sandboxes are older than the pool's 10 s grace when their episodes reach them. Each is still claimed by the
+  // episode it was seeded for (that very container, not a later seed): before, each went 10 s after its seed began,
+  // once the batch had started (the second episode's always, the first one's when a look came before its claim).
+  it('each of the first episodes claims the very sandbox seeded for it, however late the batch and the episode before it reach it', async () => {
+    const input = await preparedAhead(cluster, sleepyTasks(1, 12), undefined, 2);
+    const episodes = [1, 2].map((r) => episodeWorkflowId(input.batchId, 't0', r));
+    const seededFor = async () => Object.fromEntries((await docker.listContainers({ all: true, filters: { label: [`${LABEL_POOL}=${cluster.hostQueue}`, `${LABEL_BATCH}=${input.batchId}`] } }))
+      .map((c) => [c.Labels[LABEL_WORKFLOW] ?? '', c.Id]));
+    const ids = await eventually('a sandbox seeded for each episode', seededFor, (m) => episodes.every((e) => m[e] !== undefined), 60_000);
+    await new Promise((r) => setTimeout(r, 12_000));
+    await cluster.client.workflow.start('batchWorkflow', { taskQueue: cluster.taskQueue, workflowId: batchWorkflowId(input.batchId), args: [input] });
+    await cluster.client.workflow.getHandle(batchWorkflowId(input.batchId)).result();
+    for (const episode of episodes) {
+      expect((await cluster.client.workflow.getHandle(episode).result() as ResultRow).reward, episode).toBe(1);
+      expect((await seedResult(cluster.client, episode))?.id, episode).toBe(ids[episode]);
+    }
     await eventually('pool slots after the batch ended', async () => poolLeases(cluster.hostQueue), (l) => l.length === 0);
   }, 300_000);
 
