@@ -70,8 +70,9 @@ export class JobRecorder {
     const next = this.writes.then(async () => {
       if (this.attempts.has(attemptKey(row.workflow_id, row.run_id))) return;
       this.add(await this.writeTrial(row));
-      await this.askRunning();
       this.result.soon(() => this.writeResult(null, 0));
+      // Not waited for: result.json follows the trial folder at once, with the count last known, and again if it changed.
+      void this.askRunning().then((changed) => { if (changed && !this.finishing) this.result.soon(() => this.writeResult(null, 0)); });
     });
     this.writes = next.catch(() => undefined);
     return next;
@@ -79,6 +80,7 @@ export class JobRecorder {
 
   /** result.json once the batch is collected: its close time, and the episodes that failed (no row, no trial). */
   finish(failedEpisodes: number): Promise<void> {
+    this.finishing = true;
     this.result.cancel();
     const next = this.writes.then(async () => {
       const described = await this.client.workflow.getHandle(batchWorkflowId(this.meta.batchId)).describe().catch(() => undefined);
@@ -117,14 +119,16 @@ export class JobRecorder {
   /** Episodes the batch runs, as it last said (its progress query); 0 until it answers. */
   private running = 0;
   private runningAskedAt = -Infinity;
+  /** finish() was called: no paced write of an unfinished result.json after it. */
+  private finishing = false;
 
   /**
    * Asks the running batch how many episodes run, at most every RUNNING_ASKED_EVERY_MS, and never waits long: a
    * closed batch is not asked (a query would replay it on a worker), and a batch whose workers are down keeps the
-   * count last known.
+   * count last known. Answers whether the count changed.
    */
-  private async askRunning(): Promise<void> {
-    if (Date.now() - this.runningAskedAt < RUNNING_ASKED_EVERY_MS) return;
+  private async askRunning(): Promise<boolean> {
+    if (Date.now() - this.runningAskedAt < RUNNING_ASKED_EVERY_MS) return false;
     this.runningAskedAt = Date.now();
     const batch = this.client.workflow.getHandle(batchWorkflowId(this.meta.batchId));
     const asked = (async () => {
@@ -135,7 +139,9 @@ export class JobRecorder {
     const late = new Promise<undefined>((r) => { timer = setTimeout(() => r(undefined), RUNNING_ANSWER_MS).unref(); });
     const running = await Promise.race([asked, late]);
     clearTimeout(timer);
-    if (running !== undefined) this.running = running;
+    if (running === undefined || running === this.running) return false;
+    this.running = running;
+    return true;
   }
 
   /** The last failed write of the job's files to the store, if any (`berth results` says it). */
