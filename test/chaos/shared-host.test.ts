@@ -29,11 +29,13 @@ describe('several worker processes on one host share its slots', () => {
 
   // Each agent takes 2 s, so a batch lasts long enough for its status to be asked while episodes wait.
   const dataset = writeDataset(sleepyTasks(20, 2));
-  const batches = async (client: Client, queue: string, count: number, watch?: (batchId: string) => Promise<void>) => {
+  const batches = async (client: Client, queue: string, count: number, watch?: (batchId: string, ended: () => boolean) => Promise<void>) => {
     for (let b = 0; b < count; b++) {
       const handle = await startBatch({ dataset, concurrency: 8, resultsDir: mkdtempSync(join(tmpdir(), 'berth-shared-')), taskQueue: env.BERTH_TASK_QUEUE, client });
-      const watching = b === 0 && watch ? watch(handle.batchId) : undefined;
+      let ended = false;
+      const watching = watch?.(handle.batchId, () => ended);
       const summary = await handle.wait();
+      ended = true;
       await watching;
       expect(summary.rows).toHaveLength(20);
       expect(summary.rows.filter((r) => r.reward === 1)).toHaveLength(20);
@@ -52,15 +54,20 @@ describe('several worker processes on one host share its slots', () => {
     await polling(2);
     expect(workers[1]!.output()).toMatch(new RegExp(`1 other worker\\(s\\) already poll this host's queue ${queue} \\(\\d+@`));
 
-    // Concurrency 8 over 4 slots: some episodes wait, and the batch's status says where and why.
-    await batches(client, queue, 5, async (batchId) => {
-      let seen = '';
-      await waitUntil(async () => {
+    // Concurrency 8 over 4 slots: some episodes wait, and the batch's status says where and why. Asked while each
+    // batch runs until it has said so once: a batch can end between two `berth status` of a loaded machine (CI,
+    // 2026-12-06: 20 episodes done before the first batch's status showed a wait).
+    const waiting = new RegExp(`waiting for a sandbox slot on \\S+: ${SLOTS}/${SLOTS} in use`);
+    let saw = '';
+    let last = '';
+    await batches(client, queue, 5, async (batchId, ended) => {
+      while (!waiting.test(saw) && !ended()) {
         const r = await berth(['status', batchId], env);
-        seen = r.stdout;
-        return new RegExp(`waiting for a sandbox slot on \\S+: ${SLOTS}/${SLOTS} in use`).test(r.stdout);
-      }, 60_000, 'berth status to show episodes waiting for a slot').catch((err: Error) => { throw new Error(`${err.message}; last status:\n${seen}`); });
+        if (waiting.test(r.stdout)) saw = r.stdout;
+        else last = r.stdout;
+      }
     });
+    expect(saw, `berth status never showed episodes waiting for a slot; last status:\n${last}`).toMatch(waiting);
 
     const status = JSON.parse((await berth(['server', 'status', '--json'], env)).stdout) as { host: { queue: string; workers: unknown[]; slots: { in_use: number; capacity: number } } };
     expect(status.host).toMatchObject({ queue, slots: { in_use: 0, capacity: SLOTS } });
