@@ -43,7 +43,7 @@ describe('several worker processes on one host share its slots', () => {
     await waitUntil(() => slotsInUse(queue) === 0, 30_000, 'the host\'s slots in use back to 0');
   };
 
-  it('two, then three workers: 5 batches of 20 at concurrency 8 each, all finish, slots in use back to 0; status shows the waiting', async () => {
+  it('two, then three workers: 3 batches of 20 at concurrency 8 each, all finish, slots in use back to 0; status shows the waiting', async () => {
     connection = await Connection.connect({ address: ADDRESS });
     const client = new Client({ connection });
     const queue = await testHostQueue(suffix);
@@ -60,7 +60,7 @@ describe('several worker processes on one host share its slots', () => {
     const waiting = new RegExp(`waiting for a sandbox slot on \\S+: ${SLOTS}/${SLOTS} in use`);
     let saw = '';
     let last = '';
-    await batches(client, queue, 5, async (batchId, ended) => {
+    await batches(client, queue, 3, async (batchId, ended) => {
       while (!waiting.test(saw) && !ended()) {
         const r = await berth(['status', batchId], env);
         if (waiting.test(r.stdout)) saw = r.stdout;
@@ -75,6 +75,6 @@ describe('several worker processes on one host share its slots', () => {
 
     workers.push(startWorkerProcess(env));
     await polling(3);
-    await batches(client, queue, 5);
+    await batches(client, queue, 3);
   }, 900_000);
 });
