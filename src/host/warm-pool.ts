@@ -155,7 +155,19 @@ export class WarmPool {
       }
       p.claimed = false;
     }
+    this.sayFresh(o.workflowId, o.key);
     return undefined;
+  }
+
+  /**
+   * Why an episode of a key this pool knows seeds fresh (its log line): the pooled sandboxes of that key and their
+   * state, or none. Not said for a key no seed here has made yet (its first episodes seed fresh by design).
+   */
+  private sayFresh(workflowId: string, key: string): void {
+    const mine = this.pooled.filter((p) => p.key === key);
+    if (mine.length === 0 && !this.goodKeys.has(key)) return;
+    const states = mine.map((p) => `${p.name}: ${p.claimed ? 'claimed' : p.handle ? 'seeded' : 'seeding'}${p.for !== undefined ? ` for ${p.for}` : ''}`);
+    this.d.log(`warm pool: ${workflowId} seeds fresh; pooled of its key: ${states.length ? states.join(', ') : 'none'}`);
   }
 
   /** Stops serving and removes every sandbox the pool holds (a stopping worker). */

@@ -66,8 +66,11 @@ describe.each(SEED_MODES)('seed with the image configuration on record, $through
         solve: 'echo ok > out.txt',
       }),
     });
+    // Through the pool, three repeats: health-late's pooled seeds (3 s of probes) are under way when its first repeat
+    // starts (a first seed of a key is not waited for), and its second claimed nothing in 2 of 4 CI runs on
+    // 2026-12-06, cause not found (the worker logs "seeds fresh" with the pool's state; see the closing note).
     const handle = await startBatch({
-      dataset, ...mode.batch(6), resultsDir: mkdtempSync(join(tmpdir(), 'berth-seed-image-')), taskQueue: cluster.taskQueue, client: cluster.client,
+      dataset, ...mode.batch(6), ...(mode.pool ? { repeats: 3 } : {}), resultsDir: mkdtempSync(join(tmpdir(), 'berth-seed-image-')), taskQueue: cluster.taskQueue, client: cluster.client,
     });
     skipped = handle.skipped;
     rows = await mode.checkedRows(cluster.client, (await handle.wait()).rows);
