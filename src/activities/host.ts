@@ -79,7 +79,7 @@ async function seedMarked(deps: HostServices, req: SeedRequest): Promise<Sandbox
     });
     // A batch without the pool claims nothing (no key), but still removes a pooled sandbox its reservation took over.
     const key = req.input.episodeSettings.warmPool === false ? undefined : seedKey(task, spec, req.input.agent);
-    const claimed = await deps.pool?.claim({ key, workflowId: req.workflowId, name });
+    const claimed = await deps.pool?.claim({ key, workflowId: req.workflowId, name, batchId: req.input.batchId });
     const handle = claimed ?? await seedAgentFromSpec(deps, task, spec, req.input.agent, { logsDir, hidden: () => hidden });
     if (!claimed) deps.pool?.seeded(key);
     return { handle, spec, claimed: claimed !== undefined };

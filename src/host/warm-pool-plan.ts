@@ -103,3 +103,18 @@ export function surplusFate<T extends { at: number; since: number | undefined }>
   const surplus = new Map(order.slice(0, Math.max(0, n)).map((p) => [p, p.since ?? now] as const));
   return { surplus, remove: [...surplus].filter(([, since]) => now - since > graceMs).map(([p]) => p) };
 }
+
+/** A pooled sandbox of the key an episode seeds fresh, as the claim saw it. */
+export interface PooledSeen { seeded: boolean; claimed: boolean; for: string | undefined }
+
+/**
+ * Whether the worker's log explains an episode's fresh seed. A key no seed here has made yet is never waited for (by
+ * design: said nowhere). A seeded, unclaimed sandbox this episode could have taken is a surprise: said every time.
+ * Anything else (none left, still seeding, seeded for other episodes: a busy host's steady state) is said once per
+ * batch and key, so a long batch does not log a line per episode.
+ */
+export function freshSeedSaid(o: { keyGood: boolean; pooled: readonly PooledSeen[]; workflowId: string; saidBefore: boolean }): 'say' | 'say-once' | 'quiet' {
+  if (!o.keyGood) return 'quiet';
+  if (o.pooled.some((p) => p.seeded && !p.claimed && (p.for === undefined || p.for === o.workflowId))) return 'say';
+  return o.saidBefore ? 'quiet' : 'say-once';
+}

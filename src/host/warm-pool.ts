@@ -16,10 +16,12 @@ import type { HostSlots } from './slots.ts';
 import { freeing } from './tear-down.ts';
 import type { EpisodeTaskLoader } from './task-loader.ts';
 import type { EpisodeInput, PrepareAhead, UpcomingEpisodes } from '../activities/types.ts';
-import { aheadEpisodeOf, aheadSeedFate, poolWants, stillUpcoming, surplusFate, upcomingAfterSeed, type AheadEpisode } from './warm-pool-plan.ts';
+import { aheadEpisodeOf, aheadSeedFate, freshSeedSaid, poolWants, stillUpcoming, surplusFate, upcomingAfterSeed, type AheadEpisode } from './warm-pool-plan.ts';
 
 /** How often the pool looks at the batches it serves (each also looks when an episode seeds here). */
 const LOOK_EVERY_MS = 2000;
+/** How many (batch, key) pairs sayFresh remembers before it starts over (a worker that runs for months). */
+const EXPLAINED_KEPT = 10_000;
 /** A sandbox surplus for less than this is kept: an episode just started (so no longer upcoming) may claim it. */
 const SURPLUS_GRACE_MS = 10_000;
 /**
@@ -91,6 +93,8 @@ export class WarmPool {
   private readonly failedKeys = new Set<string>();
   /** Keys some seed here made: a claim waits for a pooled seed of such a key still under way (it began first). */
   private readonly goodKeys = new Set<string>();
+  /** (batch, key) pairs whose fresh seeds the log has explained once (sayFresh); forgotten past EXPLAINED_KEPT. */
+  private readonly explained = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private looking: Promise<void> | undefined;
   /** A new batch came while a look was under way (which may have read the batches before it): look again after. */
@@ -127,7 +131,7 @@ export class WarmPool {
    * The episode's sandbox from the pool, renamed to `name`, or undefined (seed it fresh). A pooled sandbox its
    * reservation took over (HostSlots.tryReserve) is claimed when it has the seed's key and removed otherwise.
    */
-  async claim(o: { key: string | undefined; workflowId: string; name: string }): Promise<SandboxHandle | undefined> {
+  async claim(o: { key: string | undefined; workflowId: string; name: string; batchId?: string }): Promise<SandboxHandle | undefined> {
     const handed = await this.d.slots.takePooled(o.workflowId);
     if (handed !== undefined) {
       const mine = this.pooled.find((p) => p.name === handed && !p.claimed);
@@ -155,17 +159,24 @@ export class WarmPool {
       }
       p.claimed = false;
     }
-    this.sayFresh(o.workflowId, o.key);
+    this.sayFresh(o.workflowId, o.key, o.batchId ?? o.workflowId);
     return undefined;
   }
 
   /**
    * Why an episode of a key this pool knows seeds fresh (its log line): the pooled sandboxes of that key and their
-   * state, or none. Not said for a key no seed here has made yet (its first episodes seed fresh by design).
+   * state, or none; as often as freshSeedSaid says.
    */
-  private sayFresh(workflowId: string, key: string): void {
+  private sayFresh(workflowId: string, key: string, batchId: string): void {
     const mine = this.pooled.filter((p) => p.key === key);
-    if (mine.length === 0 && !this.goodKeys.has(key)) return;
+    const once = `${batchId}\0${key}`;
+    const seen = mine.map((p) => ({ seeded: p.handle !== undefined, claimed: p.claimed === true, for: p.for }));
+    const said = freshSeedSaid({ keyGood: this.goodKeys.has(key), pooled: seen, workflowId, saidBefore: this.explained.has(once) });
+    if (said === 'quiet') return;
+    if (said === 'say-once') {
+      if (this.explained.size >= EXPLAINED_KEPT) this.explained.clear();
+      this.explained.add(once);
+    }
     const states = mine.map((p) => `${p.name}: ${p.claimed ? 'claimed' : p.handle ? 'seeded' : 'seeding'}${p.for !== undefined ? ` for ${p.for}` : ''}`);
     this.d.log(`warm pool: ${workflowId} seeds fresh; pooled of its key: ${states.length ? states.join(', ') : 'none'}`);
   }

@@ -1,7 +1,7 @@
 // How a host's warm pool sizes itself (docs/performance-notes.md, The warm pool: never more of a key than the batch's
 // upcoming episodes of it, never beyond its capacity with what it already holds) and what a batch tells it.
 import { describe, expect, it } from 'vitest';
-import { aheadEpisodeOf, aheadSeedFate, poolCapacity, poolWants, stillUpcoming, surplusFate, upcomingAfterSeed, type UpcomingRun } from '../../src/host/warm-pool-plan.ts';
+import { aheadEpisodeOf, aheadSeedFate, freshSeedSaid, poolCapacity, poolWants, stillUpcoming, surplusFate, upcomingAfterSeed, type PooledSeen, type UpcomingRun } from '../../src/host/warm-pool-plan.ts';
 import { upcomingOf } from '../../src/workflows/upcoming.ts';
 import type { EpisodeInput } from '../../src/workflows/types.ts';
 
@@ -122,5 +122,22 @@ describe('surplusFate', () => {
     { what: 'one of two, neither seen surplus: the older', held: [held('new', 5000), held('old', 0)], n: 1, now: 50_000, surplus: { old: 50_000 }, remove: [] },
   ])('$what', ({ held: h, n, now, surplus, remove }) => {
     expect(fate(h, n, now)).toEqual({ surplus, remove });
+  });
+});
+
+describe('freshSeedSaid: when the worker explains a fresh seed of a key the pool knows', () => {
+  const me = 'berth/b/t/2';
+  const p = (over: Partial<PooledSeen>): PooledSeen => ({ seeded: false, claimed: false, for: undefined, ...over });
+  it.each<{ what: string; keyGood: boolean; pooled: PooledSeen[]; saidBefore: boolean; said: ReturnType<typeof freshSeedSaid> }>([
+    { what: 'a key no seed here made yet: seeding fresh is the design', keyGood: false, pooled: [p({})], saidBefore: false, said: 'quiet' },
+    { what: 'a seeded sandbox for nobody was left unclaimed: a surprise, said', keyGood: true, pooled: [p({ seeded: true })], saidBefore: false, said: 'say' },
+    { what: 'the same surprise again in the batch: said again', keyGood: true, pooled: [p({ seeded: true })], saidBefore: true, said: 'say' },
+    { what: 'the one seeded for this very episode was left unclaimed: said', keyGood: true, pooled: [p({ seeded: true, for: me })], saidBefore: true, said: 'say' },
+    { what: 'none left (a busy host): said once per batch and key', keyGood: true, pooled: [], saidBefore: false, said: 'say-once' },
+    { what: 'none left, said before in this batch: quiet', keyGood: true, pooled: [], saidBefore: true, said: 'quiet' },
+    { what: 'still seeding, or seeded for another episode: once', keyGood: true, pooled: [p({}), p({ seeded: true, for: 'berth/b/t/3' })], saidBefore: false, said: 'say-once' },
+    { what: 'seeded but claimed by another: once, then quiet', keyGood: true, pooled: [p({ seeded: true, claimed: true })], saidBefore: true, said: 'quiet' },
+  ])('$what', ({ keyGood, pooled, saidBefore, said }) => {
+    expect(freshSeedSaid({ keyGood, pooled, workflowId: me, saidBefore })).toBe(said);
   });
 });
