@@ -131,7 +131,7 @@ export class WarmPool {
    * The episode's sandbox from the pool, renamed to `name`, or undefined (seed it fresh). A pooled sandbox its
    * reservation took over (HostSlots.tryReserve) is claimed when it has the seed's key and removed otherwise.
    */
-  async claim(o: { key: string | undefined; workflowId: string; name: string; batchId?: string }): Promise<SandboxHandle | undefined> {
+  async claim(o: { key: string | undefined; workflowId: string; name: string; batchId: string }): Promise<SandboxHandle | undefined> {
     const handed = await this.d.slots.takePooled(o.workflowId);
     if (handed !== undefined) {
       const mine = this.pooled.find((p) => p.name === handed && !p.claimed);
@@ -159,7 +159,7 @@ export class WarmPool {
       }
       p.claimed = false;
     }
-    this.sayFresh(o.workflowId, o.key, o.batchId ?? o.workflowId);
+    this.sayFresh(o.workflowId, o.key, o.batchId);
     return undefined;
   }
 
