@@ -1,5 +1,10 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 import { CLUSTER_TIER_ENV } from './test/helpers/temporal-server-env.ts';
+import { corpusProblem } from './test/helpers/corpus.ts';
+
+// Said once, before any test: otherwise each test that reads a real task folder fails alone with ENOENT.
+const noCorpus = corpusProblem();
+if (noCorpus) throw new Error(noCorpus);
 
 /**
  * Two tiers, chosen by file name so the choice cannot drift from a list:

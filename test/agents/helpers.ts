@@ -19,7 +19,7 @@ export const ALIASES = {
   'python:3.12-slim': BASE_IMAGE,
   'python:3.13-slim': BASE_IMAGE,
 };
-export const CORPUS = '/work/shared/corpus';
+export { CORPUS } from '../helpers/corpus.ts';
 
 export const provider = new DockerSandboxProvider();
 

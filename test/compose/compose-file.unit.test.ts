@@ -6,9 +6,10 @@ import { describe, expect, it } from 'vitest';
 import { readComposePlan } from '../../src/task/compose.ts';
 import { RefusalSignal } from '../../src/task/errors.ts';
 import { build, expectRefusal } from '../task/helpers.ts';
+import { CORPUS } from '../helpers/corpus.ts';
 
 const FILE = 'environment/docker-compose.yaml';
-const corpus = join(import.meta.dirname, '..', '..', '..', 'shared', 'corpus');
+const corpus = CORPUS;
 
 function refusal(text: string): RefusalSignal['detail'] {
   try {

@@ -11,8 +11,9 @@ import type { ResultRow } from '../../src/workflows/types.ts';
 import { noContainersLeft } from '../helpers/docker.ts';
 import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
 import { writeDataset } from '../helpers/tasks.ts';
+import { CORPUS } from '../helpers/corpus.ts';
 
-const corpus = join(import.meta.dirname, '..', '..', '..', 'shared', 'corpus');
+const corpus = CORPUS;
 // No registry: the corpus's base images map to the local Debian base (docs/design.md section 4).
 const aliases = { 'ubuntu:24.04': 'berth-base:bookworm', 'python:3.12-slim': 'berth-base:bookworm' };
 

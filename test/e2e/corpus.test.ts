@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import { startBatch } from '../../src/client/batch.ts';
 import type { ResultRow } from '../../src/workflows/types.ts';
 import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
+import { CORPUS } from '../helpers/corpus.ts';
 
-const corpus = join(import.meta.dirname, '..', '..', '..', 'shared', 'corpus');
+const corpus = CORPUS;
 // No registry: the corpus's base images map to the local Debian base (docs/design.md section 4).
 const aliases = {
   'ubuntu:24.04': 'berth-base:bookworm', 'ubuntu:22.04': 'berth-base:bookworm',

@@ -2,11 +2,10 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { onTestFinished } from 'vitest';
 import { buildTaskOrRefusal, loadDataset, snapshotFromFiles, type BuildContext, type LoadedDataset, type Task, type TaskRefusal } from '../../src/task/index.ts';
 
-export const CORPUS = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'shared', 'corpus');
+export { CORPUS } from '../helpers/corpus.ts';
 
 export const SIMPLE_TOML = '[agent]\ntimeout_sec = 60\n';
 export const SIMPLE_FILES: Record<string, string> = {

@@ -6,11 +6,12 @@ import { loadTask } from '../../src/task/index.ts';
 import { clearTurnFiles } from '../../src/verify/clear-turn.ts';
 import { runVerification } from '../../src/verify/run-verification.ts';
 import { BASE_IMAGE, context, Fixture, provider } from './orchestration-helpers.ts';
+import { CORPUS } from '../helpers/corpus.ts';
 
 const fx = new Fixture();
 afterAll(() => fx.cleanup());
 
-const CORPUS = '/work/shared/corpus';
+
 const ALIASES = { 'ubuntu:24.04': BASE_IMAGE };
 const load = (rel: string) => loadTask(join(CORPUS, rel), { imageAliases: ALIASES, logger: { warn: () => {} } });
 

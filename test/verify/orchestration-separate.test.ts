@@ -9,11 +9,12 @@ import type { SandboxHandle } from '../../src/sandbox/types.ts';
 import { loadTask, type Task } from '../../src/task/index.ts';
 import { runVerification } from '../../src/verify/run-verification.ts';
 import { BASE_IMAGE, context, Fixture, provider, sh } from './orchestration-helpers.ts';
+import { CORPUS } from '../helpers/corpus.ts';
 
 const fx = new Fixture();
 afterAll(() => fx.cleanup());
 
-const CORPUS = '/work/shared/corpus';
+
 const ALIASES = { 'ubuntu:24.04': BASE_IMAGE };
 
 async function expectGone(name: string): Promise<void> {
