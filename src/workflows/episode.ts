@@ -55,6 +55,12 @@ const EPISODE_V4 = 'episode-v4';
  */
 const EPISODE_V5 = 'episode-v5';
 /**
+ * Everything of episode-v5, and since it: a single-step episode on a sandbox queue several workers share seeds with
+ * its agent (what cluster-seed-with-agent marked on its own): one marker and one TemporalChangeVersion upsert per
+ * episode there, not two of each.
+ */
+const EPISODE_V6 = 'episode-v6';
+/**
  * A min_reward gate reads the reward file's `reward` key, missing = minus infinity (issue 37), where it read the
  * turn's score. Asked only when the two readings differ, so an episode that never meets the case records nothing.
  */
@@ -66,7 +72,8 @@ const stopsAfter = (outcome: TurnOutcome, gate: EpisodePlan['steps'][number]['mi
 
 /**
  * A single-step episode on a sandbox queue several workers share (a cluster) seeds and runs its agent in one activity,
- * as elsewhere (seedsWithAgent): one activity dispatch and one workflow task fewer. Asked only of such episodes.
+ * as elsewhere (seedsWithAgent): one activity dispatch and one workflow task fewer. Asked only of such episodes begun
+ * before episode-v6.
  */
 const CLUSTER_SEED_WITH_AGENT = 'cluster-seed-with-agent';
 
@@ -83,6 +90,7 @@ interface Versions {
   v2: boolean;
   v4: boolean;
   v5: boolean;
+  v6: boolean;
 }
 
 async function planAndLease(input: EpisodeInput, episodeId: string, versions: Versions): Promise<{ plan: EpisodePlan; lease: HostLease }> {
@@ -94,11 +102,12 @@ async function planAndLease(input: EpisodeInput, episodeId: string, versions: Ve
   return { plan, lease: await pickHost({ episodeId }) };
 }
 
-/** Newer runs record episode-v5 alone; a run that began before it replays its own markers (patched() is false for the rest). */
+/** Newer runs record episode-v6 alone; a run that began before it replays its own markers (patched() is false for the rest). */
 function decideVersions(): Versions {
-  const v5 = patched(EPISODE_V5);
+  const v6 = patched(EPISODE_V6);
+  const v5 = v6 || patched(EPISODE_V5);
   const v4 = v5 || patched(EPISODE_V4);
-  return { v5, v4, v2: v4 || patched(EPISODE_V2) };
+  return { v6, v5, v4, v2: v4 || patched(EPISODE_V2) };
 }
 
 /** episode-v3's behaviour: in every run with episode-v4, else where the run recorded its own marker. */
@@ -284,8 +293,9 @@ export async function episodeWorkflow(input: EpisodeInput): Promise<ResultRow> {
     }
     const { plan, lease } = planned;
     const acts = hostActivities(lease, plan, versions, input.training !== undefined);
+    const v6 = versions.v6;
     const state: EpisodeState = {
-      v2: versions.v2, seedWithAgent: versions.v4 && seedsWithAgent(input, plan, lease, () => patched(CLUSTER_SEED_WITH_AGENT)), turns: [], stoppedAfter: null,
+      v2: versions.v2, seedWithAgent: versions.v4 && seedsWithAgent(input, plan, lease, () => v6 || patched(CLUSTER_SEED_WITH_AGENT)), turns: [], stoppedAfter: null,
       ...afterLastVerifyOf(input, lease, versions.v2),
     };
     let pastDeadline = false;

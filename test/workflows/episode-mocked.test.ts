@@ -216,7 +216,8 @@ describe('EpisodeWorkflow with scripted activities (Multi-Step Harbor Tasks)', (
     const activityTypes = events.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter((n) => n);
     expect(activityTypes).toEqual(['planAndPickHost', 'seedThenAgentTurn', 'verifyTurn']);
     const markers = events.filter((e) => e.markerRecordedEventAttributes).map((e) => Buffer.from(e.markerRecordedEventAttributes!.details!['patch-data']!.payloads![0]!.data!).toString());
-    expect(markers).toEqual(['{"id":"episode-v5","deprecated":false}']);
+    expect(markers).toEqual(['{"id":"episode-v6","deprecated":false}']);
+    await recordHistory(client, `${queue}/seededagent`, 'episode-seededagent-v6');
     // 42 before (a seed activity of its own, the episode-v2 and episode-v3 markers); 8 fewer; no batch here to signal
     // (in a batch, the same since episode-v5: the batch reads the child's completion).
     expect(events.length).toBe(29);
