@@ -40,19 +40,24 @@ export async function seed(deps: HostServices, req: SeedRequest): Promise<Sandbo
 export interface SeedRequest { input: EpisodeInput; plan: EpisodePlan; workflowId: string; runId: string }
 
 /** The seed's work, for activities that run it (seed, seedThenAgentTurn); errors untyped. */
-export async function seedOnThisHost(deps: HostServices, req: SeedRequest): Promise<SandboxRef> {
-  const { filesQueue } = deps.identity;
-  // The seeding worker keeps the episode's files where several machines share the sandbox queue (files-home.ts).
-  return { ...await seedHere(deps, req), ...(filesQueue ? { filesQueue } : {}) };
+/** How a seed is used next: `firstExecHere`, the caller's next calls on the sandbox are this process's (readyOnFirstExec). */
+interface SeedUse {
+  firstExecHere?: boolean;
 }
 
-async function seedHere(deps: HostServices, req: SeedRequest): Promise<SandboxRef> {
+export async function seedOnThisHost(deps: HostServices, req: SeedRequest, use: SeedUse = {}): Promise<SandboxRef> {
+  const { filesQueue } = deps.identity;
+  // The seeding worker keeps the episode's files where several machines share the sandbox queue (files-home.ts).
+  return { ...await seedHere(deps, req, use), ...(filesQueue ? { filesQueue } : {}) };
+}
+
+async function seedHere(deps: HostServices, req: SeedRequest, use: SeedUse): Promise<SandboxRef> {
   // The slot is marked seeded beside the seed, not before it (on a cluster a Lease write, a round trip of the
   // apiserver's): a reservation is freed unseeded only after seedBoundMs, minutes, and a retried attempt marks it again.
   const marking = deps.slots.seeded(req.workflowId, req.runId);
   let sandbox: SandboxRef;
   try {
-    sandbox = await seedMarked(deps, req);
+    sandbox = await seedMarked(deps, req, use);
   } catch (err) {
     await marking.catch(() => undefined); // the seed's own failure is the one to report
     throw err;
@@ -61,7 +66,7 @@ async function seedHere(deps: HostServices, req: SeedRequest): Promise<SandboxRe
   return sandbox;
 }
 
-async function seedMarked(deps: HostServices, req: SeedRequest): Promise<SandboxRef> {
+async function seedMarked(deps: HostServices, req: SeedRequest, use: SeedUse): Promise<SandboxRef> {
   const { host, queue } = deps.identity;
   const task = await deps.loadEpisodeTask(req.input);
   const logsDir = episodeLogsDir(req.workflowId, req.runId);
@@ -80,7 +85,8 @@ async function seedMarked(deps: HostServices, req: SeedRequest): Promise<Sandbox
     // A batch without the pool claims nothing (no key), but still removes a pooled sandbox its reservation took over.
     const key = req.input.episodeSettings.warmPool === false ? undefined : seedKey(task, spec, req.input.agent);
     const claimed = await deps.pool?.claim({ key, workflowId: req.workflowId, name, batchId: req.input.batchId });
-    const handle = claimed ?? await seedAgentFromSpec(deps, task, spec, req.input.agent, { logsDir, hidden: () => hidden });
+    const seedSpec = use.firstExecHere ? { ...spec, readyOnFirstExec: true } : spec;
+    const handle = claimed ?? await seedAgentFromSpec(deps, task, seedSpec, req.input.agent, { logsDir, hidden: () => hidden });
     if (!claimed) deps.pool?.seeded(key);
     return { handle, spec, claimed: claimed !== undefined };
   })().catch((err: unknown) => { throw retryWhileAttemptsLeft(redacted(err, hidden)); });

@@ -38,7 +38,8 @@ async function seededSandbox(deps: HostServices, req: SeedRequest): Promise<Sand
     await deps.slots.seeded(req.workflowId, req.runId);
     return recorded;
   }
-  const sandbox = await seedOnThisHost(deps, req);
+  // The agent runs next in this activity: a driver may confirm the sandbox's setup in the agent's first exec.
+  const sandbox = await seedOnThisHost(deps, req, { firstExecHere: true });
   recordSeed(logsDir, sandbox);
   return sandbox;
 }

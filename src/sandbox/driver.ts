@@ -81,6 +81,11 @@ export interface SingleSandboxSpec extends Omit<GroupMainSpec, 'imageHasHealthch
   readonly network: string;
   /** Its network changes after the start (per phase, or after overlay RUN lines): a driver that must prepare for that does. */
   readonly networkPhases?: boolean;
+  /**
+   * The caller's next calls on this sandbox go through this same driver object: a driver may return once the container
+   * started, and confirm the keep-alive's setup in its first exec instead of an exec of its own (Kubernetes).
+   */
+  readonly readyOnFirstExec?: boolean;
 }
 
 export interface GroupSpec {

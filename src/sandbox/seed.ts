@@ -59,6 +59,7 @@ export async function seedSandbox(driver: SandboxDriver, spec: SandboxSpec): Pro
     ...(spec.memoryMb !== undefined ? { memoryMb: spec.memoryMb } : {}),
     ...(spec.gpus !== undefined ? { gpus: spec.gpus } : {}),
     ...(spec.networkPhases || overlayOnline ? { networkPhases: true } : {}),
+    ...(spec.readyOnFirstExec ? { readyOnFirstExec: true } : {}),
   });
   if (made.adopted) return made;
   await finishSeed(driver, made.handle, spec, plan, overlayOnline ? () => driver.putOnNetwork(made.handle, spec.network) : undefined);

@@ -54,6 +54,8 @@ export interface SandboxSpec {
   overlay?: { runs: OverlayRun[]; timeoutSec: number };
   /** Host folders uploaded before the entrypoint and healthchecks; no `containerDir`: the working directory. */
   uploadDirs?: { hostDir: string; containerDir?: string }[];
+  /** The seed's caller works on the sandbox through this process's provider next (SingleSandboxSpec.readyOnFirstExec). */
+  readyOnFirstExec?: boolean;
 }
 
 /** What later calls need to reach a seeded sandbox. Plain data: safe to keep in workflow history. */

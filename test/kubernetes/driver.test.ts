@@ -178,6 +178,41 @@ describe('KubernetesDriver on the local cluster', () => {
     }
   });
 
+  it('a pod seeded for its first exec here is returned at its Started event with no exec, and that exec asks for the keep-alive first', async () => {
+    const own = new KubernetesDriver({ kubeconfigFile: cluster.kubeconfig });
+    const names = [0, 1, 2, 3].map((i) => `Berth_k8s.First${i}-${suffix}`);
+    const light = (n: string, keepAlive: string): SingleSandboxSpec => {
+      const { cpus: _c, memoryMb: _m, ...rest } = spec(n);
+      return { ...rest, keepAlive: ['sh', '-c', keepAlive], readyOnFirstExec: true };
+    };
+    try {
+      await own.createOrAdoptSandbox({ ...light(names[0]!, 'exec sleep infinity'), readyOnFirstExec: false }); // starts the watch
+      const streams = (own.kubeConfig as PooledKubeConfig).streamAgent!;
+      let execs = 0;
+      const open = streams.createConnection.bind(streams);
+      streams.createConnection = ((...args: Parameters<typeof open>) => { execs++; return open(...args); }) as typeof streams.createConnection;
+      // The setup takes longer than the start: the first exec waits in the container, then runs its command once.
+      const { handle: slow } = await own.createOrAdoptSandbox(light(names[1]!, 'sleep 0.5; touch /setup-done; exec sleep infinity'));
+      expect(execs).toBe(0);
+      const first = await own.exec(slow, { argv: ['sh', '-c', 'test -e /setup-done && echo $TASK_VAR >> /ran && cat /ran'] });
+      expect({ exitCode: first.exitCode, out: first.stdout.trim(), err: first.stderr }).toEqual({ exitCode: 0, out: 'from-the-spec', err: '' });
+      expect(execs).toBe(1);
+      expect((await own.exec(slow, { argv: ['cat', '/ran'] })).stdout.trim()).toBe('from-the-spec'); // not run twice
+      expect(execs).toBe(2);
+      // A command's own exit 97 is its answer, not the keep-alive missing.
+      const { handle: own97 } = await own.createOrAdoptSandbox(light(names[2]!, 'exec sleep infinity'));
+      const r = await own.exec(own97, { argv: ['sh', '-c', 'echo mine >&2; exit 97'] });
+      expect({ exitCode: r.exitCode, err: r.stderr.trim() }).toEqual({ exitCode: 97, err: 'mine' });
+      // A setup that fails is the seed's failure, with its output, at the first exec; the command never runs.
+      const { handle: broken } = await own.createOrAdoptSandbox(light(names[3]!, 'sleep 0.3; echo no-such-user-here >&2; exit 3'));
+      const failed = own.exec(broken, { argv: ['sh', '-c', 'echo ran'] });
+      await expect(failed).rejects.toBeInstanceOf(SeedFailed);
+      await expect(failed).rejects.toThrow(/failed \(exit 3\): no-such-user-here/);
+    } finally {
+      await Promise.all(names.map((n) => own.remove({ name: n, kind: 'single' }).catch(() => undefined)));
+    }
+  });
+
   it('a driver given a kubeconfig file makes its API calls over one kept-alive TLS connection, not one each', async () => {
     const own = new KubernetesDriver({ kubeconfigFile: cluster.kubeconfig });
     expect(own.kubeConfig).toBeInstanceOf(PooledKubeConfig);

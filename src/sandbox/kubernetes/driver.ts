@@ -3,6 +3,7 @@
 // are not here yet: each says so by name (and the capabilities say so before any work).
 import { CoreV1Api, KubeConfig, VersionApi, type V1Pod } from '@kubernetes/client-node';
 import { PooledKubeConfig } from './pooled-config.ts';
+import { randomUUID } from 'node:crypto';
 import { PassThrough, Readable } from 'node:stream';
 import type {
   ComposeFileSpec, DriverCapabilities, EngineIdentity, GroupCreateResult, GroupHandle, GroupSpec, LabelledSandbox, PathKind, SandboxDriver, ServiceHandle,
@@ -101,6 +102,10 @@ export class KubernetesDriver implements SandboxDriver {
   private readonly imagePullSecret: string | undefined;
   /** The kubelet's `Started` events of the namespace, one watch for every pod being waited for. */
   private readonly started: StartedEvents;
+  /** Pods returned once started, their keep-alive's setup to be confirmed by their next exec (readyOnFirstExec): pod name → uid. */
+  private readonly unconfirmed = new Map<string, string>();
+  /** What a confirming exec prints when the keep-alive is not there yet: never the output of a command it ran (it ran none). */
+  private readonly notReadyMark = `berth-keep-alive-not-ready-${randomUUID()}`;
 
   constructor(options: KubernetesDriverOptions = {}) {
     this.kubeConfig = options.kubeConfig ?? (() => {
@@ -159,7 +164,7 @@ export class KubernetesDriver implements SandboxDriver {
    * The checks of a sandbox's state after the seed (inspect, a failed exec) accept a container that answers while its
    * status still lags (runningNow).
    */
-  private async waitReady(handle: ServiceHandle, uid: string | undefined): Promise<void> {
+  private async waitReady(handle: ServiceHandle, uid: string | undefined, confirmInFirstExec = false): Promise<void> {
     const deadline = Date.now() + this.startTimeoutMs;
     const pullClock = new PullFailureClock();
     let onNode = false;
@@ -167,6 +172,11 @@ export class KubernetesDriver implements SandboxDriver {
     for (let attempt = 0; ; attempt++) {
       const watched = uid !== undefined && this.started.live();
       const startSeen = uid !== undefined && (watched ? this.started.has(uid, CONTAINER) || shownRunning : onNode);
+      // The container started: its next exec asks for the keep-alive first (confirmedExec), one exec fewer.
+      if (confirmInFirstExec && watched && startSeen) {
+        this.unconfirmed.set(handle.containerId, uid!);
+        return;
+      }
       const asking: Promise<boolean> = startSeen ? this.keepAliveRuns(handle, ofPod(uid!, awaitingKeepAlive(KEEP_ALIVE_RUNS))).catch(() => false) : Promise.resolve(false);
       const [pod, ready]: [V1Pod | undefined, boolean] = await Promise.all([this.readPod(handle.containerId), asking]);
       if (!pod) throw new SandboxLost(handle.name, new Error(`pod ${handle.containerId} was deleted while starting`));
@@ -249,7 +259,7 @@ export class KubernetesDriver implements SandboxDriver {
       }
       await this.deletePod(handle.containerId, true);
     }
-    await this.waitReady(handle, uid);
+    await this.waitReady(handle, uid, spec.readyOnFirstExec === true);
     return { handle, adopted: false };
   }
 
@@ -300,10 +310,41 @@ export class KubernetesDriver implements SandboxDriver {
   }
 
   async exec(target: ServiceHandle, options: RawExecOptions): Promise<ExecResult> {
+    const uid = this.unconfirmed.get(target.containerId);
+    return uid === undefined ? this.execLaunched(target, options) : this.confirmedExec(target, options, uid);
+  }
+
+  /**
+   * The first exec in a pod returned once started (readyOnFirstExec): the keep-alive is asked for first, in the same
+   * exec, as waitReady asks it. When it is not there, nothing ran: waitReady finds what the seed would have (a failed
+   * setup, a lost pod) or the keep-alive, and the exec runs then. A failed exec (thrown, or ended by a signal) is the
+   * seed's failure when waitReady finds one, else the exec's own, as for any exec (not run again: it may have run).
+   */
+  private async confirmedExec(target: ServiceHandle, options: RawExecOptions, uid: string): Promise<ExecResult> {
+    const check = `( ${ofPod(uid, awaitingKeepAlive(KEEP_ALIVE_RUNS))} ) || { echo ${this.notReadyMark} >&2; exit 97; }; exec "$@"`;
+    let answer: ExecResult;
+    try {
+      answer = await this.execLaunched(target, options, ['sh', '-c', check, 'berth-ready']);
+    } catch (err) {
+      await this.confirmReady(target);
+      throw err;
+    }
+    if (answer.exitCode === 97 && answer.stderr.includes(this.notReadyMark)) {
+      await this.confirmReady(target);
+      return this.execLaunched(target, options);
+    }
+    // A setup that failed while the check waited ends the container and kills the exec with it (a signal's exit): such
+    // an answer is the command's only once the pod is found ready. Any other exit is the command's own.
+    if (answer.exitCode >= 128) await this.confirmReady(target);
+    else this.unconfirmed.delete(target.containerId);
+    return answer;
+  }
+
+  private async execLaunched(target: ServiceHandle, options: RawExecOptions, before: readonly string[] = []): Promise<ExecResult> {
     const cap = options.outputCapBytes ?? DEFAULT_OUTPUT_CAP;
     const launcher = execArgv(target, options);
     try {
-      const r = await execInPod(this.kubeConfig, this.target(target), launcher);
+      const r = await execInPod(this.kubeConfig, this.target(target), [...before, ...launcher]);
       const out = capped(r.stdout, cap);
       const err = capped(r.stderr, cap);
       // `timeout` exits 124 when the budget ran out (137 when it had to KILL).
@@ -334,7 +375,19 @@ export class KubernetesDriver implements SandboxDriver {
     return new SandboxLost(target.name, err);
   }
 
+  /** A pod still unconfirmed (readyOnFirstExec) waited for as the seed would (before a copy over exec, a stdin exec). */
+  async confirmReady(target: ServiceHandle): Promise<void> {
+    const uid = this.unconfirmed.get(target.containerId);
+    if (uid === undefined) return;
+    try {
+      await this.waitReady(target, uid);
+    } finally {
+      this.unconfirmed.delete(target.containerId);
+    }
+  }
+
   async putArchive(target: ServiceHandle, containerDir: string, archive: Buffer | NodeJS.ReadableStream): Promise<void> {
+    await this.confirmReady(target);
     const input = Buffer.isBuffer(archive) ? archive : (archive as Readable).pipe(new PassThrough());
     try {
       await putArchiveInPod(this.kubeConfig, this.target(target), containerDir, input);
@@ -344,6 +397,7 @@ export class KubernetesDriver implements SandboxDriver {
   }
 
   async getArchive(target: ServiceHandle, containerPath: string): Promise<NodeJS.ReadableStream> {
+    await this.confirmReady(target);
     try {
       return Readable.from([await getArchiveFromPod(this.kubeConfig, this.target(target), containerPath)]);
     } catch (err) {
@@ -381,6 +435,7 @@ export class KubernetesDriver implements SandboxDriver {
   }
 
   async deletePod(name: string, wait: boolean): Promise<boolean> {
+    this.unconfirmed.delete(name);
     try {
       await this.core.deleteNamespacedPod({ name, namespace: this.namespace, gracePeriodSeconds: 0 });
     } catch (err) {

@@ -97,6 +97,7 @@ export class KubernetesSandboxProvider extends DriverSandboxProvider<KubernetesD
   /** Over the exec API's stdin; a pod that is gone (or no longer running) is SandboxLost, as every exec's. */
   async execWithStdin(handle: SandboxHandle, o: StdinExecOptions): Promise<StdinProcess> {
     const target = { namespace: this.driver.namespace, pod: handle.containerId, container: CONTAINER };
+    await this.driver.confirmReady(handle);
     try {
       return await startStdinExecInPod(this.driver.kubeConfig, target, execArgv(handle, o));
     } catch (err) {
