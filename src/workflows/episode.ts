@@ -225,7 +225,12 @@ async function runTurns(input: EpisodeInput, plan: EpisodePlan, acts: Acts, stat
       state.seedSec = (Date.now() - seedStarted) / 1000;
     }
   } catch (err) {
-    firstTurnFailed(err, state, firstStep);
+    if (isCancellation(err)) throw err;
+    const f = maskingFailure(err);
+    // The agent failed in the seed's activity: the first turn failed, in the sandbox the seed made.
+    const seeded = seededSandboxOf(err);
+    if (seeded) state.sandbox = seeded;
+    state.turns.push(seeded ? failedTurn(firstStep, f.kind, f.reason, 0) : maskedTurn(firstStep, f.kind, f.reason));
     return;
   }
   for (let i = 0; i < plan.steps.length; i++) {
@@ -283,20 +288,13 @@ async function wholeTurn(input: EpisodeInput, plan: EpisodePlan, acts: Acts, sta
     }
     state.turns.push(verified);
   } catch (err) {
-    firstTurnFailed(err, state, step);
+    if (isCancellation(err)) throw err;
+    const f = maskingFailure(err);
+    // A part after the seed failed: the turn failed, in the sandbox the seed made; else the seed did.
+    const seeded = seededSandboxOf(err);
+    if (seeded) state.sandbox = seeded;
+    state.turns.push(seeded ? failedTurn(step, f.kind, f.reason, 0) : maskedTurn(step, f.kind, f.reason));
   }
-}
-
-/**
- * The activity that seeds the first turn failed: when a part after the seed failed (its failure names the seeded
- * sandbox), the first turn failed in that sandbox, masked or not by its kind; else the seed did (masked).
- */
-function firstTurnFailed(err: unknown, state: EpisodeState, step: string): void {
-  if (isCancellation(err)) throw err;
-  const f = maskingFailure(err);
-  const seeded = seededSandboxOf(err);
-  if (seeded) state.sandbox = seeded;
-  state.turns.push(seeded ? failedTurn(step, f.kind, f.reason, 0) : maskedTurn(step, f.kind, f.reason));
 }
 
 /**
