@@ -17,7 +17,7 @@ import { episodeParts, meanParts, type Part } from './profile/parts.ts';
 import { batchWorkflowId } from '../src/client/episodes.ts';
 import { median, startWorker, trivialDataset } from './common.ts';
 
-const PHASES = ['plan', 'seed', 'seed+agent', 'seed+agent+verify', 'agent', 'verify', 'teardown', 'workflow'];
+const PHASES = ['plan', 'seed', 'seed+agent', 'agent', 'verify', 'teardown', 'workflow'];
 const GROUPS = ['worker', 'temporal', 'engine', 'short-lived', 'client'];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -63,7 +63,6 @@ export function callsByPhase(calls: Array<{ at: number; kind: string }>, episode
 export function phaseOf(activityType: string): string {
   if (/^(plan|pick)/i.test(activityType)) return 'plan';
   if (activityType === 'seedThenAgentTurn') return 'seed+agent';
-  if (activityType === 'seedAgentVerifyTurn') return 'seed+agent+verify';
   if (/^(seed|installAgentLayer|stepSetup)/.test(activityType)) return 'seed';
   if (/^verify|regrade/i.test(activityType)) return 'verify';
   if (/^teardown/.test(activityType)) return 'teardown';

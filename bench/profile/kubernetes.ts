@@ -22,7 +22,7 @@ import { DockerSandboxProvider, KubernetesSandboxProvider } from '../../src/sand
 import { loadavg } from 'node:os';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const PHASES = ['plan', 'seed', 'seed+agent', 'seed+agent+verify', 'agent', 'verify', 'teardown', 'workflow', 'idle'];
+const PHASES = ['plan', 'seed', 'seed+agent', 'agent', 'verify', 'teardown', 'workflow', 'idle'];
 
 function readCalls(file: string): KubeCall[] {
   try {

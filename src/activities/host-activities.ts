@@ -9,7 +9,7 @@ import { openaiFinish, openaiModelCall, openaiStart, openaiToolCall } from './op
 import { openaiTurn } from './openai-turn.ts';
 import { prepareTask } from './prepare.ts';
 import { regradeRefusal, regradeTurn } from './regrade.ts';
-import { seedAgentVerifyTurn, seedThenAgentTurn } from './seed-then-agent.ts';
+import { seedThenAgentTurn } from './seed-then-agent.ts';
 import { stepSetup } from './step-setup.ts';
 import { storeEpisodeFiles } from './store-files.ts';
 import { agentTurn, verifyTurn } from './turn.ts';
@@ -21,7 +21,7 @@ import type { SandboxRef } from './types.ts';
  * work on a copy brought from the one that does (src/activities/files-home.ts).
  */
 export function createHostActivities(deps: HostServices, opts: { workflowQueue?: string } = {}) {
-  const bound = withDeps(deps, { seed, seedThenAgentTurn, seedAgentVerifyTurn, teardown, agentTurn, verifyTurn, stepSetup, prepareTask, openaiStart, openaiModelCall, openaiToolCall, openaiFinish, openaiTurn, regradeTurn, regradeRefusal, installAgentLayer, storeEpisodeFiles });
+  const bound = withDeps(deps, { seed, seedThenAgentTurn, teardown, agentTurn, verifyTurn, stepSetup, prepareTask, openaiStart, openaiModelCall, openaiToolCall, openaiFinish, openaiTurn, regradeTurn, regradeRefusal, installAgentLayer, storeEpisodeFiles });
   const home = opts.workflowQueue && deps.identity.filesQueue ? new EpisodeFilesHome(deps.identity, opts.workflowQueue) : undefined;
   const onFiles = <Req extends { sandbox: SandboxRef }, R>(fn: (req: Req) => Promise<R>) =>
     home ? (req: Req) => home.around(req.sandbox, (sandbox) => fn({ ...req, sandbox })) : fn;

@@ -11,8 +11,8 @@ import { typed } from './failures.ts';
 import { seedOnThisHost, type SeedRequest } from './host.ts';
 import { episodeLogsDir } from '../host/logs.ts';
 import { recordedSeed, recordSeed } from '../host/seed-record.ts';
-import { agentTurnHere, verifyTurnHere } from './turn.ts';
-import type { AfterLastVerify, SandboxRef, SeededAgentTurn, SeededSandboxDetail, SeededVerifiedTurn } from './types.ts';
+import { agentTurnHere } from './turn.ts';
+import type { SandboxRef, SeededAgentTurn, SeededSandboxDetail } from './types.ts';
 
 export async function seedThenAgentTurn(deps: HostServices, req: SeedRequest): Promise<SeededAgentTurn> {
   return beating(async () => {
@@ -28,61 +28,6 @@ export async function seedThenAgentTurn(deps: HostServices, req: SeedRequest): P
       throw withSeededSandbox(err, sandbox);
     }
   });
-}
-
-/**
- * A single-step episode's whole turn in one activity (docs/performance-notes.md, One activity for a single-step
- * episode): the seed, the agent and the verification, which then hands the sandbox to removal (and, asked to, frees
- * the batch's slot and uploads a small attempt), as seedThenAgentTurn and the last verifyTurn do one after the other.
- * A retried attempt goes straight to the agent (the seed recorded), which re-attaches to its process (run-keyed
- * markers), then verifies again, as a retried verifyTurn does. The verification keeps its own time limit: past it, it
- * is stopped and the attempt fails as a verifyTurn past its start-to-close timeout did (retried, then masked).
- */
-export async function seedAgentVerifyTurn(deps: HostServices, req: SeedRequest & { afterLast?: AfterLastVerify }): Promise<SeededVerifiedTurn> {
-  return beating(async () => {
-    const started = Date.now();
-    const sandbox = await typed(() => seededSandbox(deps, req));
-    const seedSec = (Date.now() - started) / 1000;
-    try {
-      const cancelled = Context.current().cancellationSignal;
-      cancelled.throwIfAborted();
-      const turn = { input: req.input, plan: req.plan, sandbox, turn: 0 };
-      const agent = await typed(() => agentTurnHere(deps, turn));
-      cancelled.throwIfAborted();
-      const verified = await typed(() => withinLimit(req.plan.steps[0]!.verifyTimeoutSec, cancelled, (signal) => verifyTurnHere(deps, {
-        ...turn, agentTimings: agent.timings, ...(agent.usage ? { usage: agent.usage } : {}), ...(agent.agentOutcome ? { agentOutcome: agent.agentOutcome } : {}),
-        teardownAfter: true, ...(req.afterLast ? { afterLast: req.afterLast } : {}),
-      }, signal)));
-      return { sandbox, seedSec, verified };
-    } catch (err) {
-      throw withSeededSandbox(err, sandbox);
-    }
-  });
-}
-
-/**
- * `run` under a limit of `sec` seconds (none when undefined), stopped through its signal when the limit passes or
- * `outer` aborts. Past the limit: a retryable provider_unavailable, what a timed-out verifyTurn came to.
- */
-export async function withinLimit<T>(sec: number | undefined, outer: AbortSignal, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  if (sec === undefined) return run(outer);
-  const stop = new AbortController();
-  const onOuter = () => stop.abort(outer.reason);
-  outer.addEventListener('abort', onOuter, { once: true });
-  let timer: NodeJS.Timeout | undefined;
-  const limit = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      // The limit's failure first: the stopped run's own rejection must not win the race.
-      reject(ApplicationFailure.retryable(`the verification ran past its limit of ${sec} s (collect hooks, the verifier's start, test.sh)`, 'provider_unavailable'));
-      stop.abort();
-    }, sec * 1000);
-  });
-  try {
-    return await Promise.race([run(stop.signal), limit]);
-  } finally {
-    clearTimeout(timer);
-    outer.removeEventListener('abort', onOuter);
-  }
 }
 
 /** This run's sandbox: the one a finished seed recorded (a retried attempt), else seeded now and recorded. */

@@ -114,28 +114,22 @@ export async function agentTurnHere(deps: HostServices, req: TurnRequest): Promi
  */
 type VerifyRequest = TurnRequest & { agentTimings: Record<string, number>; usage?: TokenUsage; agentOutcome?: { kind: string; reason: string } };
 
-export type VerifiedTurn = TurnOutcome & { tornDown?: true; storedInline?: StoredEpisodeFiles };
-export type VerifyTurnRequest = VerifyRequest & { teardownAfter?: boolean; afterLast?: AfterLastVerify };
-
-export async function verifyTurn(deps: HostServices, req: VerifyTurnRequest): Promise<VerifiedTurn> {
-  return typed(() => beating(() => verifyTurnHere(deps, req, Context.current().cancellationSignal)));
-}
-
-/** The verification's work, for activities that run it (verifyTurn, seedAgentVerifyTurn); `signal` stops it. Errors untyped. */
-export async function verifyTurnHere(deps: HostServices, req: VerifyTurnRequest, signal: AbortSignal): Promise<VerifiedTurn> {
-  const turnDir = turnDirOf(req);
-  if (!req.teardownAfter) return verifyHere(deps, req, turnDir, signal);
-  const { workflowId, runId } = execution();
-  const keep = req.input.keepFinalState && req.plan.verifierMode === 'shared'
-    ? async () => {
-      // The plan refuses --keep-final-state where the engine keeps none (capability finalState): absent here is a bug.
-      if (!deps.provider.finalStates) throw new Error('this sandbox keeps no final state (--keep-final-state runs on --sandbox docker)');
-      await deps.provider.finalStates.keep(handleOf(req.sandbox).name, { batch: req.input.batchId, workflowId, runId });
-    }
-    : undefined;
-  const outcome = await verifyThenTearDown(turnDir, () => verifyHere(deps, req, turnDir, signal), async () => tearDownEpisode(deps, workflowId, runId, await kindsOf(deps, req)), keep);
-  const storedInline = req.afterLast ? await afterLastVerify(deps, req.afterLast, workflowId) : undefined;
-  return { ...outcome, tornDown: true, ...(storedInline ? { storedInline } : {}) };
+export async function verifyTurn(deps: HostServices, req: VerifyRequest & { teardownAfter?: boolean; afterLast?: AfterLastVerify }): Promise<TurnOutcome & { tornDown?: true; storedInline?: StoredEpisodeFiles }> {
+  return typed(() => beating(async () => {
+    const turnDir = turnDirOf(req);
+    if (!req.teardownAfter) return verifyHere(deps, req, turnDir);
+    const { workflowId, runId } = execution();
+    const keep = req.input.keepFinalState && req.plan.verifierMode === 'shared'
+      ? async () => {
+        // The plan refuses --keep-final-state where the engine keeps none (capability finalState): absent here is a bug.
+        if (!deps.provider.finalStates) throw new Error('this sandbox keeps no final state (--keep-final-state runs on --sandbox docker)');
+        await deps.provider.finalStates.keep(handleOf(req.sandbox).name, { batch: req.input.batchId, workflowId, runId });
+      }
+      : undefined;
+    const outcome = await verifyThenTearDown(turnDir, () => verifyHere(deps, req, turnDir), async () => tearDownEpisode(deps, workflowId, runId, await kindsOf(deps, req)), keep);
+    const storedInline = req.afterLast ? await afterLastVerify(deps, req.afterLast, workflowId) : undefined;
+    return { ...outcome, tornDown: true, ...(storedInline ? { storedInline } : {}) };
+  }));
 }
 
 /**
@@ -161,7 +155,7 @@ async function afterLastVerify(deps: HostServices, after: AfterLastVerify, workf
 const kindsOf = (deps: HostServices, req: TurnRequest): Promise<EpisodeSandboxKinds | undefined> =>
   deps.loadEpisodeTask(req.input).then(sandboxKindsOf, () => undefined);
 
-async function verifyHere(deps: HostServices, req: VerifyRequest, turnDir: string, signal: AbortSignal): Promise<TurnOutcome> {
+async function verifyHere(deps: HostServices, req: VerifyRequest, turnDir: string): Promise<TurnOutcome> {
   const task = await deps.loadEpisodeTask(req.input);
   const { provider } = deps;
   const handle = handleOf(req.sandbox);
@@ -179,7 +173,7 @@ async function verifyHere(deps: HostServices, req: VerifyRequest, turnDir: strin
     hostEnv: process.env, secrets, imageAliases: req.input.imageAliases, heartbeat: () => heartbeat(),
     agentNeededAfter: req.turn < req.plan.steps.length - 1,
     network: verifyNetwork(deps, task, phaseTargets(req.sandbox), req.turn, req.input.agent),
-    signal,
+    signal: Context.current().cancellationSignal,
   });
   // The image entrypoint's output goes with this turn's verifier logs (after they landed there).
   if (req.sandbox.entrypoint) await keepEntrypointOutput(provider, handle, turnDir, hidden);

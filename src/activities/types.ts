@@ -316,14 +316,7 @@ export interface SeededAgentTurn {
   seedSec: number;
 }
 
-/** What seedAgentVerifyTurn returns: the seeded sandbox, the seed's own seconds, and the verified turn (torn down after). */
-export interface SeededVerifiedTurn {
-  sandbox: SandboxRef;
-  seedSec: number;
-  verified: TurnOutcome & { tornDown?: true; storedInline?: StoredEpisodeFiles };
-}
-
-/** Among a seedThenAgentTurn (or seedAgentVerifyTurn) failure's details when a part after the seed failed: the sandbox the seed had made. */
+/** Among a seedThenAgentTurn failure's details when its agent part failed: the sandbox the seed had made. */
 export interface SeededSandboxDetail {
   seededSandbox: SandboxRef;
 }

@@ -1,7 +1,5 @@
 import { WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { PayloadConverter } from '@temporalio/common';
-import type { temporal } from '@temporalio/proto';
-import type { EpisodeInput, RegradeInput, ResultRow, SandboxRef, SeededSandboxDetail } from '../workflows/types.ts';
+import type { EpisodeInput, RegradeInput, ResultRow, SandboxRef } from '../workflows/types.ts';
 import { newestOf } from './newest.ts';
 import { batchWorkflowId } from '../config/batch-ids.ts';
 
@@ -113,37 +111,6 @@ export async function episodeInput(client: Client, workflowId: string): Promise<
   return 'episode' in input ? input.episode : input;
 }
 
-/** The activities that seed an episode's sandbox: `seed`, and a single-step episode's `seedThenAgentTurn` or `seedAgentVerifyTurn`. */
-export const SEEDING_ACTIVITIES: readonly string[] = ['seed', 'seedThenAgentTurn', 'seedAgentVerifyTurn'];
-
-type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
-
-/**
- * The SandboxRef of an episode's last seed, from its history: a seeding activity's result, or (a part after its seed
- * failed: seedThenAgentTurn's agent, seedAgentVerifyTurn's agent or verification) the sandbox its failure names.
- * Undefined when no seed finished.
- */
-export function seededRefIn(events: readonly HistoryEvent[], converter: PayloadConverter): SandboxRef | undefined {
-  const seeds = new Set(events.filter((ev) => SEEDING_ACTIVITIES.includes(ev.activityTaskScheduledEventAttributes?.activityType?.name ?? ''))
-    .map((ev) => String(ev.eventId)));
-  let ref: SandboxRef | undefined;
-  for (const ev of events) {
-    const done = ev.activityTaskCompletedEventAttributes;
-    const failed = ev.activityTaskFailedEventAttributes;
-    if (done && seeds.has(String(done.scheduledEventId)) && done.result?.payloads?.[0]) {
-      const result = converter.fromPayload<SandboxRef | { sandbox: SandboxRef } | null>(done.result.payloads[0]);
-      if (result) ref = 'sandbox' in result ? result.sandbox : result;
-    }
-    if (failed && seeds.has(String(failed.scheduledEventId))) {
-      for (const payload of failed.failure?.applicationFailureInfo?.details?.payloads ?? []) {
-        const detail = converter.fromPayload<Partial<SeededSandboxDetail> | null>(payload);
-        if (detail?.seededSandbox) ref = detail.seededSandbox;
-      }
-    }
-  }
-  return ref;
-}
-
 /**
  * Where a workflow's files are: the files queue its seed named (a cluster's workers share one sandbox queue, so the
  * worker that seeded keeps them: src/activities/files-home.ts), else the first queue other than its own that its
@@ -151,7 +118,16 @@ export function seededRefIn(events: readonly HistoryEvent[], converter: PayloadC
  */
 export async function hostQueueOf(client: Client, workflowId: string, ownQueue: string): Promise<string | null> {
   const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
-  const seeded = seededRefIn(events, client.options.loadedDataConverter.payloadConverter);
-  if (typeof seeded?.filesQueue === 'string') return seeded.filesQueue;
+  // A single-step episode's seed runs with its agent (seedThenAgentTurn), whose result holds the SandboxRef.
+  const seeds = new Set(events.filter((ev) => ['seed', 'seedThenAgentTurn'].includes(ev.activityTaskScheduledEventAttributes?.activityType?.name ?? ''))
+    .map((ev) => String(ev.eventId)));
+  for (const ev of events) {
+    const done = ev.activityTaskCompletedEventAttributes;
+    const payload = done?.result?.payloads?.[0];
+    if (!done || !payload || !seeds.has(String(done.scheduledEventId))) continue;
+    const result = client.options.loadedDataConverter.payloadConverter.fromPayload<Partial<SandboxRef> & { sandbox?: Partial<SandboxRef> } | null>(payload);
+    const ref = result?.sandbox ?? result;
+    if (typeof ref?.filesQueue === 'string') return ref.filesQueue;
+  }
   return events.map((ev) => ev.activityTaskScheduledEventAttributes?.taskQueue?.name).find((q) => q && q !== ownQueue) ?? null;
 }

@@ -61,11 +61,6 @@ const EPISODE_V5 = 'episode-v5';
  */
 const EPISODE_V6 = 'episode-v6';
 /**
- * Everything of episode-v6, and since it: a single-step episode that seeds with its agent also verifies in that
- * activity (seedAgentVerifyTurn): one activity, one dispatch and one workflow task fewer.
- */
-const EPISODE_V7 = 'episode-v7';
-/**
  * A min_reward gate reads the reward file's `reward` key, missing = minus infinity (issue 37), where it read the
  * turn's score. Asked only when the two readings differ, so an episode that never meets the case records nothing.
  */
@@ -96,7 +91,6 @@ interface Versions {
   v4: boolean;
   v5: boolean;
   v6: boolean;
-  v7: boolean;
 }
 
 async function planAndLease(input: EpisodeInput, episodeId: string, versions: Versions): Promise<{ plan: EpisodePlan; lease: HostLease }> {
@@ -108,13 +102,12 @@ async function planAndLease(input: EpisodeInput, episodeId: string, versions: Ve
   return { plan, lease: await pickHost({ episodeId }) };
 }
 
-/** Newer runs record episode-v7 alone; a run that began before it replays its own markers (patched() is false for the rest). */
+/** Newer runs record episode-v6 alone; a run that began before it replays its own markers (patched() is false for the rest). */
 function decideVersions(): Versions {
-  const v7 = patched(EPISODE_V7);
-  const v6 = v7 || patched(EPISODE_V6);
+  const v6 = patched(EPISODE_V6);
   const v5 = v6 || patched(EPISODE_V5);
   const v4 = v5 || patched(EPISODE_V4);
-  return { v7, v6, v5, v4, v2: v4 || patched(EPISODE_V2) };
+  return { v6, v5, v4, v2: v4 || patched(EPISODE_V2) };
 }
 
 /** episode-v3's behaviour: in every run with episode-v4, else where the run recorded its own marker. */
@@ -139,11 +132,6 @@ function hostActivities(lease: HostLease, plan: EpisodePlan, versions: Versions,
   const turn = proxyActivities<HostActivities>({ ...common, startToCloseTimeout: `${longest + GRACE_SEC} seconds`, heartbeatTimeout, retry });
   const ownLimits = plan.steps.every((s) => s.verifyTimeoutSec !== undefined) && hasV3(versions);
   return {
-    // The seed's limit, the turn's and the verification's (which also keeps its own inside); waited for when cancelled, as the seed.
-    seedAgentVerify: proxyActivities<HostActivities>({
-      ...common, startToCloseTimeout: `${plan.seedTimeoutSec + longest + (plan.steps[0]?.verifyTimeoutSec ?? 0) + GRACE_SEC} seconds`, heartbeatTimeout, retry,
-      cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-    }).seedAgentVerifyTurn,
     // The seed's limit and the turn's; like the seed, a cancelled episode waits for it (it may be creating the sandbox).
     seedThenAgent: proxyActivities<HostActivities>({
       ...common, startToCloseTimeout: `${plan.seedTimeoutSec + longest + GRACE_SEC} seconds`, heartbeatTimeout, retry,
@@ -177,8 +165,6 @@ interface EpisodeState {
   v2: boolean;
   /** The seed and the first agent run as one activity (seedsWithAgent). */
   seedWithAgent: boolean;
-  /** ... and its verification too: the whole single-step turn in one activity (episode-v7). */
-  wholeTurn: boolean;
   /** The last verification handed the sandbox to removal: no teardown activity needed. */
   tornDown?: boolean;
   seedStarted?: boolean;
@@ -210,7 +196,6 @@ async function runTurns(input: EpisodeInput, plan: EpisodePlan, acts: Acts, stat
   state.seedStarted = true;
   const seedReq = { input, plan, workflowId, runId };
   const firstStep = plan.steps[0]?.name ?? 'main';
-  if (state.wholeTurn) return wholeTurn(input, plan, acts, state, seedReq, firstStep);
   /** The first turn's agent, when it ran in the seed's activity. */
   let firstAgent: AgentTurnOutput | undefined;
   try {
@@ -272,31 +257,6 @@ async function runTurns(input: EpisodeInput, plan: EpisodePlan, acts: Acts, stat
   }
 }
 
-/** A single-step episode's seed, agent and verification in one activity (seedAgentVerifyTurn); failures as runTurns has them. */
-async function wholeTurn(input: EpisodeInput, plan: EpisodePlan, acts: Acts, state: EpisodeState, seedReq: Parameters<Acts['seedAgentVerify']>[0], step: string): Promise<void> {
-  upsertSearchAttributes([{ key: BERTH_TURN, value: 1 }]);
-  try {
-    const req = { ...seedReq, ...(state.afterLast ? { afterLast: state.afterLast } : {}) };
-    const done = await withAgentLayer(input, plan, acts, () => acts.seedAgentVerify.executeWithOptions({ summary: `seed ${input.taskId}, agent and verify: ${step}` }, [req]));
-    state.sandbox = done.sandbox;
-    state.seedSec = done.seedSec;
-    const { tornDown, storedInline, ...verified } = done.verified;
-    if (tornDown) state.tornDown = true;
-    if (state.afterLast) {
-      state.afterLastDone = true;
-      state.storedInline = storedInline;
-    }
-    state.turns.push(verified);
-  } catch (err) {
-    if (isCancellation(err)) throw err;
-    const f = maskingFailure(err);
-    // A part after the seed failed: the turn failed, in the sandbox the seed made; else the seed did.
-    const seeded = seededSandboxOf(err);
-    if (seeded) state.sandbox = seeded;
-    state.turns.push(seeded ? failedTurn(step, f.kind, f.reason, 0) : maskedTurn(step, f.kind, f.reason));
-  }
-}
-
 /**
  * One (task, repeat): plan, pick a host (a slot reserved), seed, one turn per step, roll up, and
  * always tear down. An episode past its time budget is masked as harbor:episode_deadline.
@@ -334,9 +294,8 @@ export async function episodeWorkflow(input: EpisodeInput): Promise<ResultRow> {
     const { plan, lease } = planned;
     const acts = hostActivities(lease, plan, versions, input.training !== undefined);
     const v6 = versions.v6;
-    const seedWithAgent = versions.v4 && seedsWithAgent(input, plan, lease, () => v6 || patched(CLUSTER_SEED_WITH_AGENT));
     const state: EpisodeState = {
-      v2: versions.v2, seedWithAgent, wholeTurn: seedWithAgent && versions.v7 && plan.steps[0]!.verifyTimeoutSec !== undefined, turns: [], stoppedAfter: null,
+      v2: versions.v2, seedWithAgent: versions.v4 && seedsWithAgent(input, plan, lease, () => v6 || patched(CLUSTER_SEED_WITH_AGENT)), turns: [], stoppedAfter: null,
       ...afterLastVerifyOf(input, lease, versions.v2),
     };
     let pastDeadline = false;

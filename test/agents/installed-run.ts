@@ -181,7 +181,7 @@ export async function expectLayerReused(world: InstalledWorld, hello: string, ag
   if (process.env.BERTH_TEST_TIMINGS) console.log(agent, 'reused', JSON.stringify(rows[0]!.timings));
   expect(rows[0], rows[0]!.failure_reason ?? '').toMatchObject({ reward: 1 });
   const types = await activityTypes(world.cluster, rows[0]!.workflow_id);
-  // A single-step episode seeds in seedAgentVerifyTurn (docs/performance-notes.md, One activity for a single-step episode).
+  // A single-step episode seeds in seedThenAgentTurn (docs/performance-notes.md, One activity for the seed and the agent).
   expect(types.filter((t) => SEEDING_ACTIVITIES.includes(t))).toHaveLength(1);
   expect(types).not.toContain('installAgentLayer');
 }

@@ -77,7 +77,7 @@ describe('the layer is reused, rate limits are retried, limits and bad keys stop
     const { rows } = await runHello('mini-swe-agent', 'openai/gpt-4.1-mini', { prepare: false });
     expect(rows[0]).toMatchObject({ reward: 1 });
     const types = await activityTypes(rows[0]!.workflow_id);
-    // A single-step episode seeds in seedAgentVerifyTurn (docs/performance-notes.md, One activity for a single-step episode).
+    // A single-step episode seeds in seedThenAgentTurn (docs/performance-notes.md, One activity for the seed and the agent).
     expect(types.filter((t) => SEEDING_ACTIVITIES.includes(t))).toHaveLength(1);
     expect(types).not.toContain('installAgentLayer');
   }, INSTALL_TIMEOUT);

@@ -21,7 +21,7 @@ const dataset = () => writeDataset(Object.fromEntries(TASKS.flatMap((id) => [
   [`${id}/solution/solve.sh`, `#!/bin/bash\necho run >> /app/runs\ntouch /app/started\nsleep ${AGENT_SEC}\n`],
   [`${id}/tests/test.sh`, '#!/bin/bash\n[ "$(wc -l < /app/runs)" = 1 ] && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n'],
 ])));
-const AGENT_ACTIVITIES = new Set(['seedAgentVerifyTurn', 'seedThenAgentTurn', 'agentTurn']);
+const AGENT_ACTIVITIES = new Set(['seedThenAgentTurn', 'agentTurn']);
 
 /** How long each part stays down: PostgreSQL for half a minute ("the database going away"), a service for 3 s. */
 const DOWN_MS: Record<string, number> = { postgres: 30_000 };

@@ -46,8 +46,8 @@ describe('a worker killed with -9 inside turn 2 (docs/design.md section 3, Survi
   }, 300_000);
 });
 
-// One step: the seed, the agent and the verification run in one activity (seedAgentVerifyTurn). Its retried attempt must
-// take the sandbox the first one seeded (no second seed, no task files delivered again) and re-attach to the agent still running.
+// One step: the seed and the agent run in one activity (seedThenAgentTurn). Its retried attempt must take the sandbox
+// the first one seeded (no second seed, no task files delivered again) and re-attach to the agent still running.
 const single = () => writeDataset({
   'one/task.toml': '[environment]\ndocker_image = "berth-base:bookworm"\nworkdir = "/app"\n[agent]\ntimeout_sec = 120\n[verifier]\ntimeout_sec = 60\n',
   'one/instruction.md': 'Once.\n',
@@ -75,10 +75,9 @@ describe('a worker killed with -9 inside a single-step episode\'s agent (seed an
     const started = (history.events ?? []).filter((e) => e.activityTaskStartedEventAttributes)
       .map((e) => ({ id: String(e.activityTaskStartedEventAttributes!.scheduledEventId), attempt: e.activityTaskStartedEventAttributes!.attempt }));
     const scheduled = new Map((history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes).map((e) => [String(e.eventId), e.activityTaskScheduledEventAttributes!.activityType?.name]));
-    // The kill landed in seedAgentVerifyTurn, which finished on a later attempt (no seed or verify activity of its own).
-    expect(started.filter((s) => scheduled.get(s.id) === 'seedAgentVerifyTurn').map((s) => s.attempt).at(-1)).toBeGreaterThan(1);
+    // The kill landed in seedThenAgentTurn, which finished on a later attempt (no seed activity of its own).
+    expect(started.filter((s) => scheduled.get(s.id) === 'seedThenAgentTurn').map((s) => s.attempt).at(-1)).toBeGreaterThan(1);
     expect([...scheduled.values()]).not.toContain('seed');
-    expect([...scheduled.values()]).not.toContain('verifyTurn');
     // The same container throughout: the first attempt's record, not a second seed.
     const logs = readFileSync(join(row.logs_dir!, 'seeded-sandbox.json'), 'utf8');
     expect(JSON.parse(logs).id).toBe(containerId);

@@ -88,12 +88,10 @@ describe('work that must not start, and verification limits (end to end)', () =>
   it('a slow collect hook and a test.sh that times out: scored 0 as harbor:verifier_timeout, not masked, in one attempt', async () => {
     const row = rows['slow-hook']!;
     expect(row).toMatchObject({ reward: 0, failure_kind: 'harbor:verifier_timeout', mask_sample: false, attempt: 1 });
-    // A single-step episode verifies in its one activity (seedAgentVerifyTurn), which keeps the verification's own limit.
-    const verify = (await activities(cluster, row.workflow_id)).filter((a) => a.type === 'seedAgentVerifyTurn');
+    const verify = (await activities(cluster, row.workflow_id)).filter((a) => a.type === 'verifyTurn');
     expect(verify).toHaveLength(1);
     expect(verify[0]!.attempt).toBe(1);
-    // Its limit covers the hook (70 s), test.sh (2 s), their exec overheads and the phases around them, after the
-    // seed's and the agent's.
+    // Its limit covers the hook (70 s), test.sh (2 s), their exec overheads and the phases around them.
     expect(verify[0]!.startToCloseSec).toBeGreaterThan(70 + 2 + 60);
   });
 });

@@ -2,16 +2,21 @@
 // result, read from the episode's history), and which pooled sandboxes a host queue holds on the engine.
 import type { Client } from '@temporalio/client';
 import Docker from 'dockerode';
-import { seededRefIn } from '../../src/client/episodes.ts';
 import { LABEL_POOL } from '../../src/sandbox/names.ts';
 import type { ResultRow, SandboxRef } from '../../src/workflows/types.ts';
 
-export { SEEDING_ACTIVITIES } from '../../src/client/episodes.ts';
+/** The activities that seed an episode's sandbox: `seed`, and a single-step episode's `seedThenAgentTurn`. */
+export const SEEDING_ACTIVITIES = ['seed', 'seedThenAgentTurn'];
 
-/** The SandboxRef the episode's (last) seed returned, or named in its failure; undefined when no seed finished. */
+/** The SandboxRef the episode's (last) seed returned, or undefined when no seed completed. */
 export async function seedResult(client: Client, workflowId: string): Promise<SandboxRef | undefined> {
   const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
-  return seededRefIn(events, client.options.loadedDataConverter.payloadConverter);
+  const seeds = new Set(events.filter((e) => SEEDING_ACTIVITIES.includes(e.activityTaskScheduledEventAttributes?.activityType?.name ?? '')).map((e) => String(e.eventId)));
+  const done = events.filter((e) => seeds.has(String(e.activityTaskCompletedEventAttributes?.scheduledEventId))).pop();
+  const data = done?.activityTaskCompletedEventAttributes?.result?.payloads?.[0]?.data;
+  if (!data) return undefined;
+  const result = JSON.parse(Buffer.from(data).toString('utf8')) as SandboxRef | { sandbox: SandboxRef };
+  return 'sandbox' in result ? result.sandbox : result;
 }
 
 /** Whether the episode's seed claimed a pooled sandbox. */

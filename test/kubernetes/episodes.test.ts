@@ -55,14 +55,14 @@ describe('episodes on the Kubernetes sandbox (real cluster, real Temporal)', () 
     expect(readFileSync(join(resultsDir, trial, 'verifier', 'reward.txt'), 'utf8').trim()).toBe('1');
     expect(existsSync(join(resultsDir, trial, 'agent', 'oracle.txt'))).toBe(true);
     expect(await podsOf(row.workflow_id)).toEqual([]);
-    // One activity seeds, runs the agent and verifies, on the worker that keeps the episode's files
-    // (cluster-seed-with-agent, within episode-v6 since, then episode-v7: one patch marker, as on Docker).
+    // One activity seeds and runs the agent, on the worker that keeps the episode's files (cluster-seed-with-agent,
+    // within episode-v6 since: one patch marker, as on Docker).
     const history = await workers.client.workflow.getHandle(row.workflow_id).fetchHistory();
     const activities = (history.events ?? []).flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
-    expect(activities).toEqual(['planAndPickHost', 'seedAgentVerifyTurn']);
+    expect(activities).toEqual(['planAndPickHost', 'seedThenAgentTurn', 'verifyTurn']);
     const markers = (history.events ?? []).flatMap((e) => e.markerRecordedEventAttributes ? [Buffer.from(e.markerRecordedEventAttributes.details!['patch-data']!.payloads![0]!.data!).toString()] : []);
-    expect(markers).toEqual(['{"id":"episode-v7","deprecated":false}']);
-    await recordHistory(workers.client, row.workflow_id, 'episode-k8s-v7');
+    expect(markers).toEqual(['{"id":"episode-v6","deprecated":false}']);
+    await recordHistory(workers.client, row.workflow_id, 'episode-k8s-v6');
   }, 300_000);
 
   it('a pod deleted mid-turn masks the episode as provider_unavailable within 30 s, nothing left behind', async () => {

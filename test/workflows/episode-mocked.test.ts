@@ -30,8 +30,6 @@ interface Script {
   storeInline?: boolean;
   /** How long the teardown activity takes (an episode whose last turn did not tear down). */
   teardownMs?: number;
-  /** The verification fails with this kind, for good (its sandbox not torn down). */
-  verifyRaises?: string;
 }
 const scripts = new Map<string, Script>();
 const calls = new Map<string, string[]>();
@@ -39,7 +37,7 @@ const log = (id: string, what: string) => calls.set(id, [...(calls.get(id) ?? []
 
 const basePlan = (s: Script): EpisodePlan => ({
   taskId: 't', digest: 'sha256:x', image: 'img', multiStep: true, strategy: 'mean', verifierMode: 'shared',
-  steps: s.turns.map((_, i) => ({ name: `step-${i + 1}`, agentTimeoutSec: 30, verifierTimeoutSec: 30, verifyTimeoutSec: 40 })),
+  steps: s.turns.map((_, i) => ({ name: `step-${i + 1}`, agentTimeoutSec: 30, verifierTimeoutSec: 30 })),
   episodeBudgetSec: 600, seedTimeoutSec: 30, heartbeatTimeoutSec: 10, scheduleToStartSec: 60, ...s.plan,
 });
 
@@ -66,28 +64,6 @@ const scriptedAgent: Activities['agentTurn'] = async (req) => {
   return { responseText: `answer ${req.turn + 1}`, exitCode: 0, timings: { agent: 1 } };
 };
 
-const scriptedVerify: Activities['verifyTurn'] = async (req) => {
-  log(req.input.taskId, `verify ${req.turn + 1}`);
-  const raises = scripts.get(req.input.taskId)!.verifyRaises;
-  if (raises) throw ApplicationFailure.nonRetryable('the sandbox went away while verifying', raises);
-  const t = scripts.get(req.input.taskId)!.turns[req.turn] as Partial<TurnOutcome>;
-  const reward = t.reward ?? 1;
-  // The last turn's verification tears down itself (as the real activity does).
-  if (req.teardownAfter) log(req.input.taskId, 'teardown');
-  // Then, asked to (store-in-last-verify), it frees the batch's slot and stores a small attempt (src/activities/turn.ts).
-  const script = scripts.get(req.input.taskId)!;
-  let stored: { storedInline: { key: string; files: number; bytes: number; keptLocal: boolean } } | undefined;
-  const batch = req.afterLast?.slotFreedTo;
-  if (batch) await Context.current().client.workflow.getHandle(batch).signal('episodeSlotFreed', { workflowId: req.afterLast!.store!.workflowId });
-  if (req.afterLast?.store && script.storeInline) {
-    log(req.input.taskId, 'store inline');
-    await Context.current().sleep(script.storeMs ?? 0);
-    stored = { storedInline: { key: `p/b/episodes/${req.afterLast.store.workflowId}/${req.afterLast.store.runId}`, files: 3, bytes: 30, keptLocal: true } };
-  }
-  return { step: `step-${req.turn + 1}`, reward, verifier_rewards: { reward }, failure_kind: null, failure_reason: null,
-    masked: false, response_text: `answer ${req.turn + 1}`, timings: { verify: 1 }, ...t, ...(req.teardownAfter ? { tornDown: true as const } : {}), ...stored };
-};
-
 const activities = {
   async planEpisode(input) { return basePlan(scripts.get(input.taskId)!); },
   async pickHost() { return { host: 'test-host', queue }; },
@@ -109,19 +85,25 @@ const activities = {
       throw withSeededSandbox(err, sandbox);
     }
   },
-  // ... and its verification too (seedAgentVerifyTurn, episode-v7): a part after the seed names the sandbox.
-  async seedAgentVerifyTurn(req) {
-    const sandbox = await scriptedSeed(req);
-    try {
-      const turn = { input: req.input, plan: req.plan, sandbox, turn: 0 };
-      const agent = await scriptedAgent(turn);
-      const verified = await scriptedVerify({ ...turn, agentTimings: agent.timings, teardownAfter: true, ...(req.afterLast ? { afterLast: req.afterLast } : {}) });
-      return { sandbox, seedSec: 0.5, verified };
-    } catch (err) {
-      throw withSeededSandbox(err, sandbox);
+  async verifyTurn(req) {
+    log(req.input.taskId, `verify ${req.turn + 1}`);
+    const t = scripts.get(req.input.taskId)!.turns[req.turn] as Partial<TurnOutcome>;
+    const reward = t.reward ?? 1;
+    // The last turn's verification tears down itself (as the real activity does).
+    if (req.teardownAfter) log(req.input.taskId, 'teardown');
+    // Then, asked to (store-in-last-verify), it frees the batch's slot and stores a small attempt (src/activities/turn.ts).
+    const script = scripts.get(req.input.taskId)!;
+    let stored: { storedInline: { key: string; files: number; bytes: number; keptLocal: boolean } } | undefined;
+    const batch = req.afterLast?.slotFreedTo;
+    if (batch) await Context.current().client.workflow.getHandle(batch).signal('episodeSlotFreed', { workflowId: req.afterLast!.store!.workflowId });
+    if (req.afterLast?.store && script.storeInline) {
+      log(req.input.taskId, 'store inline');
+      await Context.current().sleep(script.storeMs ?? 0);
+      stored = { storedInline: { key: `p/b/episodes/${req.afterLast.store.workflowId}/${req.afterLast.store.runId}`, files: 3, bytes: 30, keptLocal: true } };
     }
+    return { step: `step-${req.turn + 1}`, reward, verifier_rewards: { reward }, failure_kind: null, failure_reason: null,
+      masked: false, response_text: `answer ${req.turn + 1}`, timings: { verify: 1 }, ...t, ...(req.teardownAfter ? { tornDown: true as const } : {}), ...stored };
   },
-  verifyTurn: (req) => scriptedVerify(req),
   async teardown(req) {
     const taskId = req.episodeId.split('/').pop()!;
     log(taskId, 'teardown');
@@ -224,31 +206,23 @@ describe('EpisodeWorkflow with scripted activities (Multi-Step Harbor Tasks)', (
     expect(calls.get('overlay')).toEqual(['seed', 'teardown']);
   });
 
-  // docs/performance-notes.md, One activity for a single-step episode: one marker, two activities.
-  it('a single-step episode seeds, runs its agent and verifies in one activity, under one patch marker', async () => {
+  // docs/performance-notes.md, One activity for the seed and the agent: one marker, three activities, no seed activity of its own.
+  it('a single-step episode seeds and runs its agent in one activity, under one patch marker', async () => {
     const row = await run('seededagent', { plan: { multiStep: false }, turns: [{ reward: 1 }] });
     expect(row).toMatchObject({ reward: 1, mask_sample: false, response_text: 'answer 1', logs_dir: '/tmp/logs-seededagent' });
     expect(row.timings.seed).toBe(0.5);
     expect(calls.get('seededagent')).toEqual(['seed', 'agent 1', 'verify 1', 'teardown']);
     const events = (await client.workflow.getHandle(`${queue}/seededagent`).fetchHistory()).events ?? [];
     const activityTypes = events.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter((n) => n);
-    expect(activityTypes).toEqual(['planAndPickHost', 'seedAgentVerifyTurn']);
+    expect(activityTypes).toEqual(['planAndPickHost', 'seedThenAgentTurn', 'verifyTurn']);
     const markers = events.filter((e) => e.markerRecordedEventAttributes).map((e) => Buffer.from(e.markerRecordedEventAttributes!.details!['patch-data']!.payloads![0]!.data!).toString());
-    expect(markers).toEqual(['{"id":"episode-v7","deprecated":false}']);
-    await recordHistory(client, `${queue}/seededagent`, 'episode-seededagent-v7');
-    // 42 before a seed activity of its own was gone, 29 before the verification joined it: one activity (3 events) and
-    // one workflow task (3) fewer; no batch here to signal (in a batch, the same since episode-v5).
-    expect(events.length).toBe(23);
-    const limits = events.map((e) => e.activityTaskScheduledEventAttributes).filter((a) => a?.activityType?.name === 'seedAgentVerifyTurn');
-    // The seed's limit, the turn's, the verification's own, and the grace.
-    expect(limits.map((a) => Number(a!.startToCloseTimeout?.seconds))).toEqual([30 + 30 + 40 + 60]);
-  });
-
-  it('a verification that fails in the single activity fails the first turn, in the sandbox the seed made', async () => {
-    const row = await run('verifyfails', { plan: { multiStep: false }, turns: [{ reward: 1 }], verifyRaises: 'provider_unavailable' });
-    expect(row).toMatchObject({ reward: null, mask_sample: true, failure_kind: 'provider_unavailable', logs_dir: '/tmp/logs-verifyfails' });
-    // Not torn down by the verification: the episode's own teardown removes the sandbox.
-    expect(calls.get('verifyfails')).toEqual(['seed', 'agent 1', 'verify 1', 'teardown']);
+    expect(markers).toEqual(['{"id":"episode-v6","deprecated":false}']);
+    await recordHistory(client, `${queue}/seededagent`, 'episode-seededagent-v6');
+    // 42 before (a seed activity of its own, the episode-v2 and episode-v3 markers); 8 fewer; no batch here to signal
+    // (in a batch, the same since episode-v5: the batch reads the child's completion).
+    expect(events.length).toBe(29);
+    const limits = events.map((e) => e.activityTaskScheduledEventAttributes).filter((a) => a?.activityType?.name === 'seedThenAgentTurn');
+    expect(limits.map((a) => Number(a!.startToCloseTimeout?.seconds))).toEqual([30 + 30 + 60]);
   });
 
   it('an agent that fails in the seed\'s activity fails the first turn, in the sandbox the seed made', async () => {
