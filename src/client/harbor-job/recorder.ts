@@ -83,6 +83,7 @@ export class JobRecorder {
     this.finishing = true;
     this.result.cancel();
     const next = this.writes.then(async () => {
+      await this.asking;
       const described = await this.client.workflow.getHandle(batchWorkflowId(this.meta.batchId)).describe().catch(() => undefined);
       const closed = described && described.status.name !== 'RUNNING' ? (described.closeTime ?? new Date()).toISOString() : null;
       this.result.timed(() => this.writeResult(closed, failedEpisodes, true));
@@ -121,6 +122,12 @@ export class JobRecorder {
   private runningAskedAt = -Infinity;
   /** finish() was called: no paced write of an unfinished result.json after it. */
   private finishing = false;
+  /**
+   * The last running-count question, answered or not: askRunning stops waiting for it, but finish() waits, so no call
+   * of the client is still being retried once the batch's files are written (a caller may close its connection then,
+   * and the client's retry would throw in a timer).
+   */
+  private asking: Promise<unknown> = Promise.resolve();
 
   /**
    * Asks the running batch how many episodes run, at most every RUNNING_ASKED_EVERY_MS, and never waits long: a
@@ -135,6 +142,7 @@ export class JobRecorder {
       if ((await batch.describe()).status.name !== 'RUNNING') return 0;
       return (await batch.query<BatchProgress>('progress')).running;
     })().catch(() => undefined);
+    this.asking = asked;
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<undefined>((r) => { timer = setTimeout(() => r(undefined), RUNNING_ANSWER_MS).unref(); });
     const running = await Promise.race([asked, late]);
