@@ -39,11 +39,12 @@ export async function seed(deps: HostServices, req: SeedRequest): Promise<Sandbo
 /** What seeding an episode's sandbox takes: the episode, its plan and its workflow run. */
 export interface SeedRequest { input: EpisodeInput; plan: EpisodePlan; workflowId: string; runId: string }
 
-/** The seed's work, for activities that run it (seed, seedThenAgentTurn); errors untyped. */
 /** How a seed is used next: `firstExecHere`, the caller's next calls on the sandbox are this process's (readyOnFirstExec). */
 interface SeedUse {
   firstExecHere?: boolean;
 }
+
+/** The seed's work, for activities that run it (seed, seedThenAgentTurn); errors untyped. */
 
 export async function seedOnThisHost(deps: HostServices, req: SeedRequest, use: SeedUse = {}): Promise<SandboxRef> {
   const { filesQueue } = deps.identity;
