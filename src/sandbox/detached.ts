@@ -135,7 +135,8 @@ const LAUNCH_SCRIPT = `
 mode="$1"; d="$2"; out="$3"; claim="$4"; stage="$5"; polls="$6"; every="$7"; tailb="$8"; wd="$9"; shift 9
 # The process is gone; its wrapper writes the exit file a moment later (up to 0.3 s in 10 ms looks).
 settle() { j=0; while [ ! -f "$1/exit" ] && [ "$j" -lt 30 ]; do sleep 0.01 2>/dev/null || sleep 1; j=$((j + 1)); done; }
-cmd="$BERTH_DETACHED_CMD"; prep="$BERTH_PREPARE"; unset BERTH_DETACHED_CMD BERTH_PREPARE
+cmd="$BERTH_DETACHED_CMD"; prep="$BERTH_PREPARE"; bound="\${BERTH_WAIT_BOUND:-}"; bg=
+unset BERTH_DETACHED_CMD BERTH_PREPARE BERTH_WAIT_BOUND
 case "$mode" in *c*)
   if [ -d "$d" ]; then
     echo "berth:claim started"; [ -n "$stage" ] && rm -rf "$stage"; mode=w
@@ -159,6 +160,7 @@ case "$mode" in *s*)
   if mkdir "$d" 2>/dev/null; then
     printf '%s' "$cmd" > "$d/command.sh"
 ${RUN_IN_BACKGROUND}
+    bg=$!
     echo "berth:start started"
   elif [ -d "$d" ]; then echo "berth:start exists"
   else echo "cannot create marker directory $d" >&2; exit 90
@@ -166,6 +168,19 @@ ${RUN_IN_BACKGROUND}
 esac
 case "$mode" in *w*)
   i=0; st=
+  if [ -n "$bg" ] && [ -n "$bound" ]; then
+    # Started by this exec, so the shell's child: its end wakes the wait, with no looks (each sleep is a process of
+    # its own); a timer ends the wait at the bound. Then the looks below read the exit file.
+    # The trap stays: a timer's signal sent just as the process ended must not end this shell.
+    late=; trap 'late=1' USR1
+    ( trap 'kill $t 2>/dev/null; exit 0' TERM
+      sleep "$bound" 2>/dev/null & t=$!; wait $t || { sleep 1 & t=$!; wait $t; }
+      kill -s USR1 $$ ) > /dev/null 2>&1 &
+    tm=$!
+    wait "$bg"
+    kill "$tm" 2>/dev/null
+    [ -n "$late" ] && i=$polls
+  fi
   while :; do
     if [ -f "$d/exit" ]; then read -r rc < "$d/exit" || :; t=0; [ -f "$d/timed_out" ] && t=1; st="exit $rc $t"; break; fi
     if [ ! -d "$d" ]; then st=missing; break; fi
@@ -215,6 +230,7 @@ async function launchExec(
   const tailBytes = mode.includes('w') ? opts.tailBytes ?? 0 : 0;
   const env: Record<string, string> = { ...(mode.includes('s') ? opts.env : {}) };
   if (mode.includes('s')) env['BERTH_DETACHED_CMD'] = opts.command ?? '';
+  if (mode.includes('s') && mode.includes('w')) env['BERTH_WAIT_BOUND'] = (polls * Number(every)).toFixed(3);
   if (mode.includes('p') && opts.prepareScript) env['BERTH_PREPARE'] = opts.prepareScript;
   const res = await driver.exec(handle, {
     argv: [

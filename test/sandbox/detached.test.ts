@@ -60,6 +60,29 @@ describe('detached processes', () => {
     expect(await sh(handle, 'ls /tmp/agent')).not.toContain('ran-twice');
   });
 
+  it('a launch waits for the process it started without looking (no sleep per look), and answers at its bound', async () => {
+    for (const user of ['root', 'nobody']) {
+      // A process of 0.8 s: done in the launch's answer, woken by its end. Looks every few milliseconds would each
+      // have been a `sleep` process (about 30 of them); the pids the launch used count them.
+      const pid = async () => Number((await sh(handle, 'echo $$')).trim());
+      const before = await pid();
+      const quick = await provider.launchDetached(handle, { key: `quick-${user}`, command: 'sleep 0.8; echo quick', user, timeoutSec: 60 });
+      const used = (await pid()) - before;
+      expect(quick).toMatchObject({ state: 'started', done: { exitCode: 0 } });
+      console.log(`launch of a 0.8 s process as ${user}: ${used} pids`);
+      expect(used).toBeLessThan(35); // 22 as root, 27 as nobody (two execs); 57 with looks every 5-25 ms
+      // A slow one: the launch answers at its first bound (1 s), well before the process ends, and leaves no timer behind.
+      const t = Date.now();
+      const slow = await provider.launchDetached(handle, { key: `slow-${user}`, command: 'sleep 6', user, timeoutSec: 60 });
+      const took = Date.now() - t;
+      expect(slow.done).toBeUndefined();
+      expect(took).toBeLessThan(4000);
+      const sleeps = (await sh(handle, 'ps -eo args')).split('\n').filter((a) => a.startsWith('sleep'));
+      expect(sleeps).toEqual(['sleep 6']);
+      expect(await provider.waitDetached(handle, `slow-${user}`, { pollMs: 200 })).toMatchObject({ exitCode: 0 });
+    }
+  });
+
   it('gives the claim back when preparing fails, so the next attempt prepares and starts', async () => {
     const opts = { key: 'launch-prep', command: 'echo ok', user: 'root', tailBytes: 1024 };
     await expect(provider.launchDetached(handle, { ...opts, prepareScript: 'echo no-space >&2; false' })).rejects.toThrow(/preparing .* failed \(1\): no-space/);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CHDIR_SCRIPT, execArgv, NUMERIC_USER_SCRIPT, numericUser, podName } from '../../src/sandbox/kubernetes/pod-spec.ts';
+import { CHDIR_SCRIPT, execArgv, NUMERIC_USER_SCRIPT, numericUser, podName, reapingKeepAlive, singlePod } from '../../src/sandbox/kubernetes/pod-spec.ts';
 
 const handle = { name: 'x', containerId: 'x', user: 'agent', workdir: '/app' };
 
@@ -47,5 +47,30 @@ describe('numeric users', () => {
     ['12a', null],
   ])('%s', (user, want) => {
     expect(numericUser(user)).toEqual(want);
+  });
+});
+
+describe('a single pod\'s keep-alive reaps orphans itself', () => {
+  const single = (keepAlive: string[]) => singlePod({
+    name: 'r', labels: { batch: 'b', workflowId: 'w', role: 'agent' }, image: 'img', keepAlive, env: {}, user: 'root', workdir: '/', network: 'bridge',
+  });
+  const loop = '{ set +e; while :; do sleep infinity & wait $!; done; }';
+  it.each([
+    [['/bin/sh', '-c', "set -e\nmkdir -p /logs\necho 'ready'\nexec sleep infinity"], ['/bin/sh', '-c', `set -e\nmkdir -p /logs\necho 'ready'\n${loop}`]],
+    [['sh', '-c', 'useradd u && exec sleep infinity'], ['sh', '-c', `useradd u && ${loop}`]],
+    [['sh', '-c', 'exec sleep infinity'], ['sh', '-c', loop]],
+    [['sleep', 'infinity'], null],
+    [['bash', '-c', 'exec sleep infinity'], null],
+    [['sh', '-c', 'exec sleep infinity; true'], null],
+  ])('%j -> %j', (keepAlive, want) => {
+    expect(reapingKeepAlive(keepAlive)).toEqual(want);
+  });
+  it('drops the shared PID namespace only when the keep-alive reaps', () => {
+    const reaping = single(['sh', '-c', 'exec sleep infinity']);
+    expect(reaping.spec!.shareProcessNamespace).toBeUndefined();
+    expect(reaping.spec!.containers[0]!.command).toEqual(['sh', '-c', loop]);
+    const other = single(['sleep', 'infinity']);
+    expect(other.spec!.shareProcessNamespace).toBe(true);
+    expect(other.spec!.containers[0]!.command).toEqual(['sleep', 'infinity']);
   });
 });

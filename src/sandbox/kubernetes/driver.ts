@@ -49,11 +49,16 @@ export interface KubernetesDriverOptions {
   imagePullSecret?: string;
 }
 
-/** Whether the keep-alive's setup is done: some process of the pod is `sleep infinity` (the shared PID namespace shows all). */
-const KEEP_ALIVE_RUNS = 'for f in /proc/[0-9]*/cmdline; do [ "$(tr \'\\0\' \' \' < "$f" 2>/dev/null)" = "sleep infinity " ] && exit 0; done; exit 1';
+/**
+ * Whether the keep-alive's setup is done: some process the container sees is `sleep infinity` (a pod's own, or with a
+ * shared PID namespace the pod's). Only a `sleep` (its comm, read by the shell itself) has its command line read:
+ * each `tr` is a process of its own.
+ */
+const KEEP_ALIVE_RUNS = 'for d in /proc/[0-9]*; do read -r c 2>/dev/null < "$d/comm" || continue; [ "$c" = sleep ] || continue; ' +
+  '[ "$(tr \'\\0\' \' \' < "$d/cmdline" 2>/dev/null)" = "sleep infinity " ] && exit 0; done; exit 1';
 /** The same in a group's pod, where a sidecar may sleep too: only a process of main's own container (its mount namespace) counts. */
-const KEEP_ALIVE_RUNS_IN_MAIN = 'me=$(readlink /proc/self/ns/mnt); for f in /proc/[0-9]*/cmdline; do d=${f%/cmdline}; ' +
-  '[ "$(tr \'\\0\' \' \' < "$f" 2>/dev/null)" = "sleep infinity " ] && [ "$(readlink "$d/ns/mnt" 2>/dev/null)" = "$me" ] && exit 0; done; exit 1';
+const KEEP_ALIVE_RUNS_IN_MAIN = 'me=$(readlink /proc/self/ns/mnt); for d in /proc/[0-9]*; do read -r c 2>/dev/null < "$d/comm" || continue; [ "$c" = sleep ] || continue; ' +
+  '[ "$(tr \'\\0\' \' \' < "$d/cmdline" 2>/dev/null)" = "sleep infinity " ] && [ "$(readlink "$d/ns/mnt" 2>/dev/null)" = "$me" ] && exit 0; done; exit 1';
 
 /**
  * `script` in a container of pod `uid` only: the kubelet mounts the pod's own files (its /etc/hosts, termination log)
@@ -197,8 +202,9 @@ export class KubernetesDriver implements SandboxDriver {
       // A pod created before this worker knew its uid (none here) is asked once its status says running.
       if (uid === undefined && state?.running && (await this.keepAliveRuns(handle))) return;
       if (Date.now() > deadline) throw new SandboxNeverReady(`pod ${handle.containerId} not ready after ${this.startTimeoutMs} ms (${waiting || pod.status?.phase})`);
-      // Watched: the next look comes when the start is seen, else reads the pod (a pull failing, the pod ended) at a calmer pace.
-      if (watched && !startSeen) await this.started.wait(uid!, CONTAINER, Math.min(200 * (attempt + 1), 1000));
+      // Watched: the next look comes when the start is seen, else reads the pod (a pull failing, the pod ended) at a
+      // calmer pace: 1, 2, 4 s, then every 5 s (32 pods starting at once take about 6 s, and each read costs the apiserver).
+      if (watched && !startSeen) await this.started.wait(uid!, CONTAINER, Math.min(1000 * 2 ** attempt, 5000));
       else await new Promise((r) => setTimeout(r, Math.min(50 * (attempt + 1), 250)));
     }
   }
