@@ -1,5 +1,6 @@
 import Docker from 'dockerode';
 import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SingleSandboxSpec } from '../../src/sandbox/driver.ts';
@@ -12,8 +13,8 @@ import { FIRST_BUILD_TIMEOUT_MS, useLocalCluster, type LocalCluster } from '../h
 import { waitUntil } from '../helpers/worker-process.ts';
 
 // The egress controller of a pod on the local cluster (issue 23: "the agent's container has no NET_ADMIN and cannot
-// change the rules or reach the controller"): a pod created on no network, its controller killed from inside the
-// sandbox (they share a PID namespace) and restarted by the kubelet without widening the rules, a switch through the
+// change the rules or reach the controller"): a pod created on no network, its controller out of the sandbox's sight
+// (no shared PID namespace), killed on the node and restarted by the kubelet without widening the rules, a switch through the
 // restarted controller, and a controller that cannot set its first rules failing the seed with its output.
 
 const suffix = randomBytes(3).toString('hex');
@@ -64,10 +65,18 @@ describe('the egress controller in a pod', () => {
     expect(await fetch(outside).then((r) => r.status)).toBe(200);
   }, 120_000);
 
-  it('the sandbox kills the controller: the kubelet restarts it and the rules stay as they were', async () => {
+  it('the sandbox cannot see the controller (no shared PID namespace); killed on the node, the kubelet restarts it and the rules stay as they were', async () => {
+    const fromInside = await provider.driver.exec(handle, { argv: ['sh', '-c', 'pkill -fx "sleep 2147483647"; echo $?'] });
+    expect(fromInside.stdout.trim()).toBe('1'); // no process of that name in the sandbox's view
+    expect(await probe(outside)).toBe('blocked');
+    // A controller that ends anyway (a crash): its process on this node, found by the pod's cgroup, killed from outside.
+    const uid = (await cluster.core.readNamespacedPod({ name: handle.containerId, namespace })).metadata!.uid!;
+    const ofPod = (pid: string) => { try { const c = readFileSync(`/proc/${pid}/cgroup`, 'utf8'); return c.includes(uid) || c.includes(uid.replace(/-/g, '_')); } catch { return false; } };
+    const cmdline = (pid: string) => { try { return readFileSync(`/proc/${pid}/cmdline`, 'utf8'); } catch { return ''; } };
+    const controller = readdirSync('/proc').filter((p) => /^\d+$/.test(p) && cmdline(p) === 'sleep\u00002147483647\u0000' && ofPod(p));
+    expect(controller).toHaveLength(1);
     const before = (await controllerStatus())?.restartCount ?? 0;
-    const killed = await provider.driver.exec(handle, { argv: ['sh', '-c', 'pkill -fx "sleep 2147483647"; echo $?'] });
-    expect(killed.stdout.trim()).toBe('0');
+    process.kill(Number(controller[0]), 'SIGKILL');
     await waitUntil(async () => {
       const s = await controllerStatus();
       return (s?.restartCount ?? 0) > before && Boolean(s?.state?.running) && s?.started === true;

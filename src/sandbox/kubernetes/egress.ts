@@ -161,6 +161,9 @@ export class PodEgress {
     const log = status.lastState?.terminated?.message?.trim() || await this.o.core.readNamespacedPodLog({
       name: pod.metadata!.name!, namespace: this.o.namespace, container: EGRESS_CONTAINER, previous: true, tailLines: 20,
     }).then((t) => String(t).trim()).catch(() => '');
+    // The kubelet may count the restart before it fills the last state in (seen: restartCount 1, lastState {}), and
+    // the log of the ended instance may not be readable yet: the next look says why, unless the restarts go on without.
+    if (!log && !status.lastState?.terminated && (status.restartCount ?? 0) < 3) return null;
     return new SeedFailed('harbor:seed_failed', `the egress controller of pod ${pod.metadata!.name} could not set its network: ${log || status.lastState?.terminated?.reason || 'no output'}`, log);
   }
 
