@@ -45,7 +45,6 @@ interface SeedUse {
 }
 
 /** The seed's work, for activities that run it (seed, seedThenAgentTurn); errors untyped. */
-
 export async function seedOnThisHost(deps: HostServices, req: SeedRequest, use: SeedUse = {}): Promise<SandboxRef> {
   const { filesQueue } = deps.identity;
   // The seeding worker keeps the episode's files where several machines share the sandbox queue (files-home.ts).

@@ -7,6 +7,19 @@ import { DETACHED_BASE } from './detached.ts';
 export const SEEDED_MARKER = `${SANDBOX_LAYOUT.logsDir}/.berth-seeded`;
 /** The line the keep-alive prints once its root setup is done, just before `exec sleep infinity` (drivers wait for it). */
 export const KEEP_ALIVE_READY = 'berth: keep-alive ready';
+/** How Berth's keep-alive ends; a driver may put something of its own in that place (keepAliveBefore). */
+export const KEEP_ALIVE_TAIL = 'exec sleep infinity';
+
+/**
+ * The script before `tail` when the keep-alive is `<shell> -c '…<tail>'` with `shell` one of `shells` (Berth's own
+ * keep-alive, or one shaped like it), else null: what a driver rewrites the keep-alive's end on.
+ */
+export function keepAliveBefore(keepAlive: readonly string[], tail: string, shells: readonly string[] = ['/bin/sh']): string | null {
+  const [shell, flag, script] = keepAlive;
+  if (keepAlive.length !== 3 || !shells.includes(shell ?? '') || flag !== '-c' || !script?.endsWith(tail)) return null;
+  return script.slice(0, -tail.length);
+}
+
 export const LOG_DIRS = [SANDBOX_LAYOUT.agentLogs, SANDBOX_LAYOUT.verifierLogs, SANDBOX_LAYOUT.artifactsLogs];
 
 /**

@@ -4,7 +4,7 @@ import type { ExecPort, FilesPort, SandboxDriver } from './driver.ts';
 import { ImageMissing, SandboxLost, SeedFailed } from './errors.ts';
 import { uploadPath } from './files.ts';
 import { pollHealthcheck, runOverlay, startEntrypoint } from './seed-phases.ts';
-import { baseSetupScript, KEEP_ALIVE_READY, MARK_SEEDED, userCheckScript, workdirSetupScript } from './seed-scripts.ts';
+import { baseSetupScript, KEEP_ALIVE_READY, KEEP_ALIVE_TAIL, MARK_SEEDED, userCheckScript, workdirSetupScript } from './seed-scripts.ts';
 import type { SandboxHandle, SandboxSpec, SeedResult } from './types.ts';
 
 export interface Resolved {
@@ -44,7 +44,7 @@ export function seedPlan(spec: SandboxSpec, resolved: Resolved): SeedPlan {
 
 /** The keep-alive's argv: the root setup, the ready line on its output, then `sleep infinity` (the driver returns once it runs). */
 export function keepAliveCommand(plan: SeedPlan): string[] {
-  return ['/bin/sh', '-c', `set -e\n${plan.setup}\necho '${KEEP_ALIVE_READY}'\nexec sleep infinity`];
+  return ['/bin/sh', '-c', `set -e\n${plan.setup}\necho '${KEEP_ALIVE_READY}'\n${KEEP_ALIVE_TAIL}`];
 }
 
 export async function seedSandbox(driver: SandboxDriver, spec: SandboxSpec): Promise<SeedResult> {

@@ -11,7 +11,7 @@ import { SandboxLost } from '../errors.ts';
 import { asSandboxError } from './loss.ts';
 import { DEFAULT_OUTPUT_CAP, endedByTimeout, HOST_GUARD_SEC, KILL_GRACE_SEC, startText, timeoutCouldNotRun, withTimeout, type RawExecOptions } from '../exec.ts';
 import { shellQuote } from '../names.ts';
-import { KEEP_ALIVE_READY } from '../seed-scripts.ts';
+import { KEEP_ALIVE_READY, KEEP_ALIVE_TAIL, keepAliveBefore } from '../seed-scripts.ts';
 import { TailBuffer } from '../output-capture.ts';
 import type { ExecNotStartedReason, ExecResult, SandboxHandle } from '../types.ts';
 import { CHANNEL_READY, type KeepAliveStream } from './keep-alive-stream.ts';
@@ -69,9 +69,9 @@ exec sleep infinity`;
  * infinity'`) and the image has what the loop needs; the same argv otherwise.
  */
 export function withExecChannel(keepAlive: readonly string[]): readonly string[] {
-  const script = keepAlive[2];
-  const tail = `echo '${KEEP_ALIVE_READY}'\nexec sleep infinity`;
-  if (keepAlive.length !== 3 || keepAlive[0] !== '/bin/sh' || keepAlive[1] !== '-c' || !script?.endsWith(tail)) return keepAlive;
+  const tail = `echo '${KEEP_ALIVE_READY}'\n${KEEP_ALIVE_TAIL}`;
+  const head = keepAliveBefore(keepAlive, tail);
+  if (head === null) return keepAlive;
   const open = [
     'if command -v tail >/dev/null 2>&1 && command -v wc >/dev/null 2>&1 &&',
     `  mkdir -p -m 700 ${CHANNEL_DIR} 2>/dev/null; then`,
@@ -80,7 +80,7 @@ export function withExecChannel(keepAlive: readonly string[]): readonly string[]
     'fi',
     tail,
   ].join('\n');
-  return ['/bin/sh', '-c', `${script.slice(0, -tail.length)}${open}`];
+  return ['/bin/sh', '-c', `${head}${open}`];
 }
 
 /** How the channel says it could not start a command, to a reader of the text. */

@@ -54,11 +54,11 @@ export interface KubernetesDriverOptions {
  * shared PID namespace the pod's). Only a `sleep` (its comm, read by the shell itself) has its command line read:
  * each `tr` is a process of its own.
  */
-const KEEP_ALIVE_RUNS = 'for d in /proc/[0-9]*; do read -r c 2>/dev/null < "$d/comm" || continue; [ "$c" = sleep ] || continue; ' +
-  '[ "$(tr \'\\0\' \' \' < "$d/cmdline" 2>/dev/null)" = "sleep infinity " ] && exit 0; done; exit 1';
+const keepAliveScan = (before = '', alsoTrue = '') => `${before}for d in /proc/[0-9]*; do read -r c 2>/dev/null < "$d/comm" || continue; ` +
+  `[ "$c" = sleep ] || continue; [ "$(tr '\\0' ' ' < "$d/cmdline" 2>/dev/null)" = "sleep infinity " ]${alsoTrue} && exit 0; done; exit 1`;
+const KEEP_ALIVE_RUNS = keepAliveScan();
 /** The same in a group's pod, where a sidecar may sleep too: only a process of main's own container (its mount namespace) counts. */
-const KEEP_ALIVE_RUNS_IN_MAIN = 'me=$(readlink /proc/self/ns/mnt); for d in /proc/[0-9]*; do read -r c 2>/dev/null < "$d/comm" || continue; [ "$c" = sleep ] || continue; ' +
-  '[ "$(tr \'\\0\' \' \' < "$d/cmdline" 2>/dev/null)" = "sleep infinity " ] && [ "$(readlink "$d/ns/mnt" 2>/dev/null)" = "$me" ] && exit 0; done; exit 1';
+const KEEP_ALIVE_RUNS_IN_MAIN = keepAliveScan('me=$(readlink /proc/self/ns/mnt); ', ' && [ "$(readlink "$d/ns/mnt" 2>/dev/null)" = "$me" ]');
 
 /**
  * `script` in a container of pod `uid` only: the kubelet mounts the pod's own files (its /etc/hosts, termination log)

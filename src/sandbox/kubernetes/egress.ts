@@ -2,7 +2,7 @@
 // serves allowlist pods, the Docker path's egress-network gateway), the controller a pod is created with, and each
 // phase's rules set through the controller over the exec API. Policies for the proxy are keyed by the pod's IP, as on
 // Docker by the container's address on the egress network, and checked against the pod holding it.
-import type { CoreV1Api, KubeConfig, V1Pod } from '@kubernetes/client-node';
+import type { CoreV1Api, KubeConfig, V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
 import { createSocket } from 'node:dgram';
 import { isIP } from 'node:net';
 import { SandboxLost, SeedFailed } from '../errors.ts';
@@ -57,6 +57,17 @@ export interface PodEgressOptions {
   address?: string;
   /** Also keep NetworkPolicy objects (for a CNI that enforces them; the pods' own rules hold either way). */
   networkPolicies?: boolean;
+}
+
+/**
+ * The seed's failure for a controller that restarted, from its status and what it printed (its termination message
+ * or its previous log; '' when neither). The kubelet may count the restart before it fills the last state in (seen:
+ * restartCount 1, lastState {}), and the log of the ended instance may not be readable yet: null then, the next look
+ * says why, unless the restarts go on without.
+ */
+export function controllerStartFailure(pod: string, status: V1ContainerStatus, log: string): SeedFailed | null {
+  if (!log && !status.lastState?.terminated && (status.restartCount ?? 0) < 3) return null;
+  return new SeedFailed('harbor:seed_failed', `the egress controller of pod ${pod} could not set its network: ${log || status.lastState?.terminated?.reason || 'no output'}`, log);
 }
 
 export class PodEgress {
@@ -161,10 +172,7 @@ export class PodEgress {
     const log = status.lastState?.terminated?.message?.trim() || await this.o.core.readNamespacedPodLog({
       name: pod.metadata!.name!, namespace: this.o.namespace, container: EGRESS_CONTAINER, previous: true, tailLines: 20,
     }).then((t) => String(t).trim()).catch(() => '');
-    // The kubelet may count the restart before it fills the last state in (seen: restartCount 1, lastState {}), and
-    // the log of the ended instance may not be readable yet: the next look says why, unless the restarts go on without.
-    if (!log && !status.lastState?.terminated && (status.restartCount ?? 0) < 3) return null;
-    return new SeedFailed('harbor:seed_failed', `the egress controller of pod ${pod.metadata!.name} could not set its network: ${log || status.lastState?.terminated?.reason || 'no output'}`, log);
+    return controllerStartFailure(pod.metadata!.name!, status, log);
   }
 
   private async podIp(handle: SandboxHandle): Promise<string> {

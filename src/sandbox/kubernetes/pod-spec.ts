@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import type { SingleSandboxSpec } from '../driver.ts';
 import { envList, withTimeout, type RawExecOptions } from '../exec.ts';
 import { LABEL_BATCH, LABEL_ROLE, LABEL_USER, LABEL_WORKDIR, LABEL_WORKFLOW } from '../names.ts';
+import { KEEP_ALIVE_TAIL, keepAliveBefore } from '../seed-scripts.ts';
 import type { SandboxHandle, SandboxLabels } from '../types.ts';
 
 /** Every pod the driver makes carries this label; Berth's own labels are annotations (their values are free text). */
@@ -64,20 +65,17 @@ export function podBase(b: PodBase): { metadata: V1ObjectMeta; spec: Omit<V1PodS
   };
 }
 
-const SLEEP_TAIL = 'exec sleep infinity';
-
 /**
  * The keep-alive as the container's init: a shell keep-alive that ends in `exec sleep infinity` instead keeps a
  * `sleep infinity` child running (started again if something ends it) and waits on it, which reaps the orphans
  * reparented to it as Docker's Init does; null for any other keep-alive. Without this the pod needs a shared PID
- * namespace for its pause process to reap, and that namespace costs the node: 32 pods at once with
- * `shareProcessNamespace` took 13.1-14.4 s against 9.2-11.5 s without (docs/kubernetes.md, issue 40).
+ * namespace for its pause process to reap, and that namespace costs the node (docs/kubernetes.md, issue 40, the
+ * node's side: about a tenth of the wall time of 32 pods at once).
  */
 export function reapingKeepAlive(keepAlive: readonly string[]): string[] | null {
-  const [shell, flag, script] = keepAlive;
-  if (keepAlive.length !== 3 || (shell !== 'sh' && shell !== '/bin/sh') || flag !== '-c' || !script?.endsWith(SLEEP_TAIL)) return null;
+  const head = keepAliveBefore(keepAlive, KEEP_ALIVE_TAIL, ['sh', '/bin/sh']);
   // `set +e`: a keep-alive under `set -e` must not end when `wait` answers a signal.
-  return [shell, flag, `${script.slice(0, -SLEEP_TAIL.length)}{ set +e; while :; do sleep infinity & wait $!; done; }`];
+  return head === null ? null : [keepAlive[0]!, '-c', `${head}{ set +e; while :; do sleep infinity & wait $!; done; }`];
 }
 
 const withoutSharedPids = ({ shareProcessNamespace: _, ...rest }: Omit<V1PodSpec, 'containers'>) => rest;
