@@ -30,6 +30,8 @@ export function kubeCallKind(method: string, path: string): string {
   if (parts[0] === 'namespaces' && parts.length > 2) parts.splice(0, 2);
   const [resource = bare || '/', name, sub] = parts;
   if (sub === 'exec') return `EXEC ${execLabel(execArgv(path))}`;
+  // The keep-alive's channel (src/sandbox/kubernetes/pod-channel.ts): one per pod, its commands inside it.
+  if (sub === 'attach') return 'ATTACH pods/{name}';
   const verb = params.get('watch') === 'true' || params.get('watch') === '1' ? 'WATCH' : method;
   return `${verb} ${resource}${name ? '/{name}' : ''}${sub ? `/${sub}` : ''}`;
 }

@@ -11,6 +11,7 @@ describe('Kubernetes API calls by kind (bench/profile/kube-calls.ts)', () => {
     ['PUT', '/apis/coordination.k8s.io/v1/namespaces/ns/leases/berth-slot-abc-3', 'PUT leases/{name}'],
     ['GET', '/api/v1/namespaces/ns/pods/p-1/log?container=main', 'GET pods/{name}/log'],
     ['GET', '/version', 'GET version'],
+    ['GET', '/api/v1/namespaces/ns/pods/p-1/attach?container=main&stdin=true&stdout=true&tty=false', 'ATTACH pods/{name}'],
   ])('%s %s is %s', (method, path, kind) => {
     expect(kubeCallKind(method, path)).toBe(kind);
   });

@@ -37,6 +37,20 @@ function spec(name: string): SingleSandboxSpec {
   };
 }
 
+/** Counts the exec and attach streams a driver opens from now on (each takes a connection of its own). */
+function countStreams(d: KubernetesDriver): { exec: number; attach: number } {
+  const streams = (d.kubeConfig as PooledKubeConfig).streamAgent!;
+  const counts = { exec: 0, attach: 0 };
+  const agent = streams as unknown as { addRequest(req: { path: string }, ...rest: unknown[]): void };
+  const add = agent.addRequest.bind(agent);
+  agent.addRequest = (req, ...rest) => {
+    if (req.path.includes('/exec?')) counts.exec++;
+    if (req.path.includes('/attach?')) counts.attach++;
+    add(req, ...rest);
+  };
+  return counts;
+}
+
 describe('KubernetesDriver on the local cluster', () => {
   const name = `Berth_k8s.Driver-${suffix}`;
   let handle: SandboxHandle;
@@ -165,13 +179,10 @@ describe('KubernetesDriver on the local cluster', () => {
     try {
       await own.createOrAdoptSandbox(light(names[0]!)); // the first starts the driver's watch of Started events
       await new Promise((r) => setTimeout(r, 500));
-      const streams = (own.kubeConfig as PooledKubeConfig).streamAgent!;
-      let execs = 0;
-      const open = streams.createConnection.bind(streams);
-      streams.createConnection = ((...args: Parameters<typeof open>) => { execs++; return open(...args); }) as typeof streams.createConnection;
+      const streams = countStreams(own);
       const { handle: h } = await own.createOrAdoptSandbox({ ...light(names[1]!), keepAlive: ['sh', '-c', 'sleep 0.3; exec sleep infinity'] });
       // Before, each look once the pod was on a node asked too (3 to 4 execs on a quiet machine, more under load).
-      expect(execs).toBe(1);
+      expect(streams.exec).toBe(1);
       expect((await own.exec(h, { argv: ['sh', '-c', 'echo $TASK_VAR'] })).stdout.trim()).toBe('from-the-spec');
     } finally {
       await Promise.all(names.map((n) => own.remove({ name: n, kind: 'single' }).catch(() => undefined)));
@@ -179,7 +190,8 @@ describe('KubernetesDriver on the local cluster', () => {
   });
 
   it('a pod seeded for its first exec here is returned at its Started event with no exec, and that exec asks for the keep-alive first', async () => {
-    const own = new KubernetesDriver({ kubeconfigFile: cluster.kubeconfig });
+    // Without the keep-alive's channel (an image without tail or wc, or an attach refused): the exec asks.
+    const own = new KubernetesDriver({ kubeconfigFile: cluster.kubeconfig, execChannel: false });
     const names = [0, 1, 2, 3].map((i) => `Berth_k8s.First${i}-${suffix}`);
     const light = (n: string, keepAlive: string): SingleSandboxSpec => {
       const { cpus: _c, memoryMb: _m, ...rest } = spec(n);
@@ -187,24 +199,61 @@ describe('KubernetesDriver on the local cluster', () => {
     };
     try {
       await own.createOrAdoptSandbox({ ...light(names[0]!, 'exec sleep infinity'), readyOnFirstExec: false }); // starts the watch
-      const streams = (own.kubeConfig as PooledKubeConfig).streamAgent!;
-      let execs = 0;
-      const open = streams.createConnection.bind(streams);
-      streams.createConnection = ((...args: Parameters<typeof open>) => { execs++; return open(...args); }) as typeof streams.createConnection;
+      const streams = countStreams(own);
       // The setup takes longer than the start: the first exec waits in the container, then runs its command once.
       const { handle: slow } = await own.createOrAdoptSandbox(light(names[1]!, 'sleep 0.5; touch /setup-done; exec sleep infinity'));
-      expect(execs).toBe(0);
+      expect(streams.exec).toBe(0);
       const first = await own.exec(slow, { argv: ['sh', '-c', 'test -e /setup-done && echo $TASK_VAR >> /ran && cat /ran'] });
       expect({ exitCode: first.exitCode, out: first.stdout.trim(), err: first.stderr }).toEqual({ exitCode: 0, out: 'from-the-spec', err: '' });
-      expect(execs).toBe(1);
+      expect(streams.exec).toBe(1);
       expect((await own.exec(slow, { argv: ['cat', '/ran'] })).stdout.trim()).toBe('from-the-spec'); // not run twice
-      expect(execs).toBe(2);
+      expect(streams).toEqual({ exec: 2, attach: 0 });
       // A command's own exit 97 is its answer, not the keep-alive missing.
       const { handle: own97 } = await own.createOrAdoptSandbox(light(names[2]!, 'exec sleep infinity'));
       const r = await own.exec(own97, { argv: ['sh', '-c', 'echo mine >&2; exit 97'] });
       expect({ exitCode: r.exitCode, err: r.stderr.trim() }).toEqual({ exitCode: 97, err: 'mine' });
       // A setup that fails is the seed's failure, with its output, at the first exec; the command never runs.
       const { handle: broken } = await own.createOrAdoptSandbox(light(names[3]!, 'sleep 0.3; echo no-such-user-here >&2; exit 3'));
+      const failed = own.exec(broken, { argv: ['sh', '-c', 'echo ran'] });
+      await expect(failed).rejects.toBeInstanceOf(SeedFailed);
+      await expect(failed).rejects.toThrow(/failed \(exit 3\): no-such-user-here/);
+    } finally {
+      await Promise.all(names.map((n) => own.remove({ name: n, kind: 'single' }).catch(() => undefined)));
+    }
+  });
+
+  it('a pod it created takes its commands over the keep-alive\'s channel, one attach and no exec; a setup still running or failed, as with exec', async () => {
+    const own = new KubernetesDriver({ kubeconfigFile: cluster.kubeconfig });
+    const names = [0, 1, 2].map((i) => `Berth_k8s.Channel${i}-${suffix}`);
+    const light = (n: string, keepAlive: string): SingleSandboxSpec => {
+      const { cpus: _c, memoryMb: _m, ...rest } = spec(n);
+      return { ...rest, keepAlive: ['sh', '-c', keepAlive], readyOnFirstExec: true };
+    };
+    try {
+      const { handle: watching } = await own.createOrAdoptSandbox({ ...light(names[0]!, 'exec sleep infinity'), readyOnFirstExec: false }); // starts the watch
+      await own.exec(watching, { argv: ['true'] }); // its attach made
+      const streams = countStreams(own);
+      const { handle: slow } = await own.createOrAdoptSandbox(light(names[1]!, 'sleep 0.5; touch /setup-done; exec sleep infinity'));
+      // An exec's process has no parent in the container (PPID 0); a request's is the loop's.
+      const ppid = (r: { stdout: string }) => Number(r.stdout.trim().split(' ')[0]);
+      const first = await own.exec(slow, { argv: ['sh', '-c', 'test -e /setup-done && echo $PPID $TASK_VAR >> /ran && cat /ran'] });
+      expect({ exitCode: first.exitCode, err: first.stderr, out: first.stdout.trim().split(' ')[1] }).toEqual({ exitCode: 0, err: '', out: 'from-the-spec' });
+      expect(ppid(first)).toBeGreaterThan(1);
+      expect((await own.exec(slow, { argv: ['cat', '/ran'] })).stdout.trim().split('\n')).toHaveLength(1); // not run twice
+      // A user, a working directory, the environment, a budget and a cap, as an exec's.
+      expect((await own.exec(slow, { argv: ['sh', '-c', 'pwd; echo $EXTRA; id -un'], user: 'nobody', workdir: '/', env: { EXTRA: 'x y' } })).stdout).toBe('/\nx y\nnobody\n');
+      expect(await own.exec(slow, { argv: ['sleep', '30'], timeoutSec: 1 })).toMatchObject({ exitCode: 124, timedOut: true });
+      const big = await own.exec(slow, { argv: ['sh', '-c', 'seq 1 100000'], outputCapBytes: 100 });
+      expect({ truncated: big.stdoutTruncated, end: big.stdout.endsWith('99999\n100000\n'), length: big.stdout.length }).toEqual({ truncated: true, end: true, length: 100 });
+      expect(streams).toEqual({ exec: 0, attach: 1 });
+      // Something in the sandbox ends every process it can (the loop among them): that command fails as a broken exec
+      // would (not a lost sandbox), the pod keeps running and later commands go through exec.
+      await expect(own.exec(slow, { argv: ['sh', '-c', 'kill -9 -1'] })).rejects.toThrow(/channel .* ended/);
+      const after = await own.exec(slow, { argv: ['sh', '-c', 'echo $PPID'] });
+      expect({ exitCode: after.exitCode, ppid: ppid(after) }).toEqual({ exitCode: 0, ppid: 0 });
+      expect(streams.exec).toBe(1);
+      // A setup that fails is the seed's failure, with its output, at the first command; the command never runs.
+      const { handle: broken } = await own.createOrAdoptSandbox(light(names[2]!, 'sleep 0.3; echo no-such-user-here >&2; exit 3'));
       const failed = own.exec(broken, { argv: ['sh', '-c', 'echo ran'] });
       await expect(failed).rejects.toBeInstanceOf(SeedFailed);
       await expect(failed).rejects.toThrow(/failed \(exit 3\): no-such-user-here/);

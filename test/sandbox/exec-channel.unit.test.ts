@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ChannelParser, CHANNEL_PROCESS, requestLine, requestScript, withExecChannel } from '../../src/sandbox/docker/exec-channel.ts';
+import { CHANNEL_ENDED, ChannelParser, CHANNEL_PROCESS, requestLine } from '../../src/sandbox/channel-protocol.ts';
+import { launcherScript, NOT_FOUND_MARK } from '../../src/sandbox/kubernetes/pod-channel.ts';
+import { requestScript, withExecChannel } from '../../src/sandbox/docker/exec-channel.ts';
 import { CHANNEL_READY } from '../../src/sandbox/docker/keep-alive-stream.ts';
 import { KEEP_ALIVE_READY } from '../../src/sandbox/seed-scripts.ts';
 import { keepAliveCommand, seedPlan } from '../../src/sandbox/seed.ts';
@@ -23,6 +25,13 @@ describe('ChannelParser: answers read off the keep-alive output', () => {
     const got = chunks.flatMap((c) => parser.push(c));
     expect(got.map((a) => ({ id: a.id, exitCode: a.exitCode, stdout: a.stdout.toString('latin1'), stderr: a.stderr.toString('latin1') })))
       .toEqual(expected.map((e) => ({ ...e, stdout: Buffer.from(e.stdout).toString('latin1'), stderr: Buffer.from(e.stderr).toString('latin1') })));
+  });
+
+  it('tells each line that is not an answer (a keep-alive saying its loop ended), answers still parsed', () => {
+    const lines: string[] = [];
+    const got = new ChannelParser((l) => lines.push(l)).push(Buffer.concat([Buffer.from('berth: keep-alive ready\n'), answer('a0', 0, 'x\n', ''), Buffer.from(`${CHANNEL_ENDED}\n`)]));
+    expect(got.map((a) => a.id)).toEqual(['a0']);
+    expect(lines).toEqual(['berth: keep-alive ready', CHANNEL_ENDED]);
   });
 
   it('the whole sizes in the container, beside what was sent', () => {
@@ -67,5 +76,13 @@ describe('requestLine: the header, then the script as lines', () => {
     ['an argument over several lines counts each', "exec 'x\ny'\n", "ab12 100 2\nexec 'x\ny'\n"],
   ])('%s', (_what, script, line) => {
     expect(requestLine('ab12', 100, script)).toBe(line);
+  });
+});
+
+describe('launcherScript: a pod\'s exec argv as a channel request', () => {
+  it('execs the launcher quoted, after asking for its first program as the runtime would', () => {
+    expect(launcherScript(['runuser', '-u', 'a b', '--', 'sh', '-c', "echo '$x'"])).toBe(
+      `command -v 'runuser' >/dev/null 2>&1 || { echo ${NOT_FOUND_MARK}; exit 127; }\nexec 'runuser' '-u' 'a b' '--' 'sh' '-c' 'echo '\\''$x'\\'''\n`,
+    );
   });
 });

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { CHDIR_SCRIPT, execArgv, NUMERIC_USER_SCRIPT, numericUser, podName, reapingKeepAlive, singlePod } from '../../src/sandbox/kubernetes/pod-spec.ts';
+import { channelKeepAlive, CHDIR_SCRIPT, execArgv, NUMERIC_USER_SCRIPT, numericUser, podName, reapingKeepAlive, singlePod } from '../../src/sandbox/kubernetes/pod-spec.ts';
+import { CHANNEL_ENDED, CHANNEL_LOOP, CHANNEL_PROCESS } from '../../src/sandbox/channel-protocol.ts';
+import { shellQuote } from '../../src/sandbox/names.ts';
 
 const handle = { name: 'x', containerId: 'x', user: 'agent', workdir: '/app' };
 
@@ -66,11 +68,43 @@ describe('a single pod\'s keep-alive reaps orphans itself', () => {
     expect(reapingKeepAlive(keepAlive)).toEqual(want);
   });
   it('drops the shared PID namespace only when the keep-alive reaps', () => {
-    const reaping = single(['sh', '-c', 'exec sleep infinity']);
+    const spec = { name: 'r', labels: { batch: 'b', workflowId: 'w', role: 'agent' as const }, image: 'img', keepAlive: ['sh', '-c', 'exec sleep infinity'], env: {}, user: 'root', workdir: '/', network: 'bridge' };
+    const reaping = singlePod(spec, false);
     expect(reaping.spec!.shareProcessNamespace).toBeUndefined();
     expect(reaping.spec!.containers[0]!.command).toEqual(['sh', '-c', loop]);
+    expect(reaping.spec!.containers[0]!.stdin).toBeUndefined();
+    const channelled = single(['sh', '-c', 'exec sleep infinity']);
+    expect(channelled.spec!.shareProcessNamespace).toBeUndefined();
+    expect(channelled.spec!.containers[0]!.command).toEqual(channelKeepAlive(['sh', '-c', 'exec sleep infinity']));
     const other = single(['sleep', 'infinity']);
     expect(other.spec!.shareProcessNamespace).toBe(true);
     expect(other.spec!.containers[0]!.command).toEqual(['sleep', 'infinity']);
+    expect(other.spec!.containers[0]!.stdin).toBeUndefined();
+  });
+});
+
+describe('a single pod\'s keep-alive serves requests on its stdin', () => {
+  const tail = [
+    '{ if command -v tail >/dev/null 2>&1 && command -v wc >/dev/null 2>&1 && mkdir -p -m 700 /run/berth-channel 2>/dev/null; then',
+    '  set +e; sleep infinity 3<&- &',
+    `  /bin/sh -c ${shellQuote(CHANNEL_LOOP)} ${CHANNEL_PROCESS} <&3 3<&- &`,
+    `  exec 3<&-; wait $!; echo '${CHANNEL_ENDED}'`,
+    'fi',
+    'exec 3<&-',
+    '{ set +e; while :; do sleep infinity & wait $!; done; }; }',
+  ].join('\n');
+  it.each([
+    [['/bin/sh', '-c', "set -e\nmkdir -p /logs\necho 'ready'\nexec sleep infinity"], ['/bin/sh', '-c', `exec 3<&0 </dev/null\nset -e\nmkdir -p /logs\necho 'ready'\n${tail}`]],
+    // A setup that fails still ends the keep-alive: the loop and the init are one command after its `&&`.
+    [['sh', '-c', 'useradd u && exec sleep infinity'], ['sh', '-c', `exec 3<&0 </dev/null\nuseradd u && ${tail}`]],
+    [['sleep', 'infinity'], null],
+    [['bash', '-c', 'exec sleep infinity'], null],
+    [['sh', '-c', 'exec sleep infinity; true'], null],
+  ])('%j', (keepAlive, want) => {
+    expect(channelKeepAlive(keepAlive)).toEqual(want);
+  });
+  it('keeps the container\'s stdin open across attaches', () => {
+    const pod = singlePod({ name: 'c', labels: { batch: 'b', workflowId: 'w', role: 'agent' }, image: 'img', keepAlive: ['sh', '-c', 'exec sleep infinity'], env: {}, user: 'root', workdir: '/', network: 'bridge' });
+    expect(pod.spec!.containers[0]).toMatchObject({ stdin: true, stdinOnce: false });
   });
 });

@@ -1,8 +1,7 @@
 // Root commands without an exec (issue 25; docs/performance-notes.md, "Commands without an exec"). A Docker exec costs a
 // runc process joining the container's namespaces and a shim's work: 50 to 70 ms of CPU here, and a trivial episode
-// makes two. A single sandbox's keep-alive instead ends in a small loop reading requests on the container's stdin:
-// each request is a script run as root in the background, its output kept in files, and answered whole on the
-// keep-alive's output under a lock, so answers never interleave. The worker that created the container keeps one
+// makes two. A single sandbox's keep-alive instead ends in a small loop reading requests on the container's stdin
+// (channel-protocol.ts). The worker that created the container keeps one
 // attach to it (stdin and output) and sends root commands there; everything else (another user, output streamed to
 // a file, a container this process did not create, a keep-alive without the loop) goes through exec as before.
 import type Docker from 'dockerode';
@@ -15,53 +14,9 @@ import { KEEP_ALIVE_READY, KEEP_ALIVE_TAIL, keepAliveBefore } from '../seed-scri
 import { TailBuffer } from '../output-capture.ts';
 import type { ExecNotStartedReason, ExecResult, SandboxHandle } from '../types.ts';
 import { CHANNEL_READY, type KeepAliveStream } from './keep-alive-stream.ts';
+import { CHANNEL_DIR, CHANNEL_LOOP, CHANNEL_PROCESS, ChannelParser, requestLine, type ChannelAnswer } from '../channel-protocol.ts';
 
-/** The loop's last argument, so `top` tells it apart (keep-alive.ts waits for it as for `sleep infinity`). */
-export const CHANNEL_PROCESS = 'berth-channel';
-/** Root-owned, out of the agent's and the verifier's folders. */
-const CHANNEL_DIR = '/run/berth-channel';
-
-const LOOP = `D=${CHANNEL_DIR}
-respond() {
-  o="$D/$1.out"; e="$D/$1.err"
-  # One wc for both sizes ("N out M err T total"); a missing file counts as empty.
-  set -- "$1" "$2" "$3" $(wc -c "$o" "$e" 2>/dev/null)
-  ot=\${4:-0}; et=\${6:-0}
-  case "$ot$et" in *[!0-9]*) ot=0; et=0 ;; esac
-  ol=$ot; el=$et
-  [ "$ol" -gt "$3" ] && ol=$3
-  [ "$el" -gt "$3" ] && el=$3
-  # The lock is a file made with O_EXCL (noclobber), so taking it starts no process.
-  set -C
-  n=0
-  until true > "$D/.lock" 2>/dev/null; do
-    n=$((n + 1)); [ "$n" -gt 500 ] && rm -f "$D/.lock"
-    [ -d "$D" ] || mkdir -p -m 700 "$D"
-    sleep 0.01 2>/dev/null || sleep 1
-  done
-  printf 'berth:ch %s %s %s %s %s %s\\n' "$1" "$2" "$ol" "$el" "$ot" "$et"
-  [ "$ol" -gt 0 ] && tail -c "$ol" "$o"
-  [ "$el" -gt 0 ] && tail -c "$el" "$e"
-  rm -f "$D/.lock" "$o" "$e"
-}
-rm -f "$D/.lock"
-while IFS= read -r line; do
-  id=\${line%% *}; rest=\${line#* }; cap=\${rest%% *}; n=\${rest#* }
-  case "$id" in ''|*[!0-9a-f]*) continue ;; esac
-  case "$cap" in ''|*[!0-9]*) continue ;; esac
-  case "$n" in ''|*[!0-9]*) continue ;; esac
-  # The request's script: its next n lines, read by the shell itself.
-  s=''
-  while [ "$n" -gt 0 ] && IFS= read -r l; do s="$s$l
-"; n=$((n - 1)); done
-  # Twice in the background: the request's process is init's child (reaped there), not this loop's. Its answer goes
-  # to the keep-alive's own output, which it keeps.
-  ( (
-    [ -d "$D" ] || mkdir -p -m 700 "$D"
-    ( eval "$s" ) > "$D/$id.out" 2> "$D/$id.err" < /dev/null; rc=$?
-    respond "$id" "$rc" "$cap"
-  ) < /dev/null & )
-done
+const LOOP = `${CHANNEL_LOOP}
 exec sleep infinity`;
 
 /**
@@ -127,52 +82,6 @@ export function channelNotStarted(argv: readonly string[], timeoutSec: number | 
   }
   const notStarted = timeoutCouldNotRun(argv, timeoutSec, r);
   return notStarted ? { ...r, notStarted } : r;
-}
-
-/** A request on the loop's stdin: `id cap n`, then the script's n lines, which the loop reads with the shell's own `read`. */
-export function requestLine(id: string, cap: number, script: string): string {
-  const body = script.endsWith('\n') ? script : `${script}\n`;
-  return `${id} ${cap} ${body.split('\n').length - 1}\n${body}`;
-}
-
-export interface ChannelAnswer {
-  id: string;
-  exitCode: number;
-  stdout: Buffer;
-  stderr: Buffer;
-  /** The whole output's sizes in the container (what was sent is the last `cap` bytes of each). */
-  stdoutBytes: number;
-  stderrBytes: number;
-}
-
-const HEADER = /^berth:ch ([0-9a-f]+) (\d+) (\d+) (\d+) (\d+) (\d+)$/;
-
-/** Reads answers off the keep-alive's output: a header line, then that many bytes of stdout and of stderr. */
-export class ChannelParser {
-  private buf: Buffer = Buffer.alloc(0);
-
-  push(chunk: Buffer): ChannelAnswer[] {
-    this.buf = this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);
-    const out: ChannelAnswer[] = [];
-    for (;;) {
-      const nl = this.buf.indexOf(0x0a);
-      if (nl < 0) return out;
-      const m = HEADER.exec(this.buf.subarray(0, nl).toString('latin1'));
-      if (!m) {
-        // Not an answer (nothing else should be written here after the ready line): skipped.
-        this.buf = this.buf.subarray(nl + 1);
-        continue;
-      }
-      const [ol, el] = [Number(m[3]), Number(m[4])];
-      if (this.buf.length < nl + 1 + ol + el) return out;
-      const body = this.buf.subarray(nl + 1);
-      out.push({
-        id: m[1]!, exitCode: Number(m[2]), stdout: Buffer.from(body.subarray(0, ol)), stderr: Buffer.from(body.subarray(ol, ol + el)),
-        stdoutBytes: Number(m[5]), stderrBytes: Number(m[6]),
-      });
-      this.buf = Buffer.from(body.subarray(ol + el));
-    }
-  }
 }
 
 interface Pending {

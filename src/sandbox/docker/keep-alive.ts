@@ -2,7 +2,7 @@ import type Docker from 'dockerode';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SandboxLost, SeedFailed } from '../errors.ts';
 import { asSandboxError } from './loss.ts';
-import { CHANNEL_PROCESS } from './exec-channel.ts';
+import { CHANNEL_PROCESS } from '../channel-protocol.ts';
 import { KeepAliveStream } from './keep-alive-stream.ts';
 
 const READY_TIMEOUT_MS = 60_000;

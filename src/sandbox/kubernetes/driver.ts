@@ -17,7 +17,7 @@ import { LABEL_USER, LABEL_WORKDIR, LABEL_WORKFLOW } from '../names.ts';
 import { isSeeded } from '../seed-scripts.ts';
 import type { ExecResult, SandboxInfo } from '../types.ts';
 import { PodEgress } from './egress.ts';
-import { execInPod, getArchiveFromPod, PodExecError, putArchiveInPod, type PodContainer } from './exec.ts';
+import { execInPod, getArchiveFromPod, PodExecError, putArchiveInPod, type PodContainer, type PodExecResult } from './exec.ts';
 import { ANNOTATION_NAME, CONTAINER, execArgv, MANAGED_LABEL, podName, singlePod } from './pod-spec.ts';
 import { RegistryReader } from './registry.ts';
 import { KubernetesGroups, removeGroupPod } from './group.ts';
@@ -27,6 +27,7 @@ import { STOP_PROCESSES_SCRIPT } from './stop-processes.ts';
 import { podNotStarted, podRefusedStart } from './start-failure.ts';
 import { PullFailureClock, pullFailureIsFinal } from './pull-failure.ts';
 import { StartedEvents } from './started-events.ts';
+import { ChannelEnded, NOT_FOUND_MARK, PodChannel } from './pod-channel.ts';
 
 export interface KubernetesDriverOptions {
   /** Default: the file `kubeconfigFile` ([kubernetes].kubeconfig), else KUBECONFIG, else ~/.kube/config, else in-cluster credentials (client-node's loadFromDefault). */
@@ -47,6 +48,8 @@ export interface KubernetesDriverOptions {
   compose?: ComposeCliSettings;
   /** The Secret pods pull with, when the registry needs credentials (pull-secret.ts). */
   imagePullSecret?: string;
+  /** Commands over the keep-alive's channel where it can have one (pod-channel.ts); default true. */
+  execChannel?: boolean;
 }
 
 /**
@@ -74,6 +77,8 @@ export const ofPod = (uid: string, script: string): string => `grep -qF '/pods/$
 const awaitingKeepAlive = (check: string): string => `n=0; until ( ${check} ); do n=$((n+1)); [ $n -ge 10 ] && exit 1; sleep 0.1 || exit 1; done`;
 
 export const CLUSTER = '(kubernetes cluster)';
+/** How long a command waits for a new pod's channel to answer before it goes through exec (a setup still running). */
+const CHANNEL_WAIT_MS = 30_000;
 const LOG_TAIL_LINES = 40;
 const LOG_TAIL_CHARS = 2000;
 
@@ -111,6 +116,9 @@ export class KubernetesDriver implements SandboxDriver {
   private readonly unconfirmed = new Map<string, string>();
   /** What a confirming exec prints when the keep-alive is not there yet: never the output of a command it ran (it ran none). */
   private readonly notReadyMark = `berth-keep-alive-not-ready-${randomUUID()}`;
+  /** The request channels of the pods this process created (pod-channel.ts), by pod name. */
+  private readonly channels = new Map<string, PodChannel>();
+  private readonly execChannel: boolean;
 
   constructor(options: KubernetesDriverOptions = {}) {
     this.kubeConfig = options.kubeConfig ?? (() => {
@@ -135,6 +143,7 @@ export class KubernetesDriver implements SandboxDriver {
       keepAliveRuns: (main) => this.keepAliveRuns(main, KEEP_ALIVE_RUNS_IN_MAIN), egress: this.egress,
     });
     this.imagePullSecret = options.imagePullSecret;
+    this.execChannel = options.execChannel ?? true;
     this.started = new StartedEvents(this.kubeConfig, this.namespace);
   }
 
@@ -247,7 +256,7 @@ export class KubernetesDriver implements SandboxDriver {
   }
 
   async createOrAdoptSandbox(spec: SingleSandboxSpec): Promise<{ handle: ServiceHandle; adopted: boolean }> {
-    const body = await this.egress.withController(singlePod(spec), spec);
+    const body = await this.egress.withController(singlePod(spec, this.execChannel), spec);
     if (this.imagePullSecret) body.spec!.imagePullSecrets = [{ name: this.imagePullSecret }];
     const handle: ServiceHandle = { name: spec.name, containerId: body.metadata!.name!, user: spec.user, workdir: spec.workdir };
     let uid: string | undefined;
@@ -266,7 +275,30 @@ export class KubernetesDriver implements SandboxDriver {
       await this.deletePod(handle.containerId, true);
     }
     await this.waitReady(handle, uid, spec.readyOnFirstExec === true);
+    if (uid !== undefined && body.spec!.containers[0]?.stdin) this.openChannel(handle.containerId, uid);
     return { handle, adopted: false };
+  }
+
+  /** The pod's keep-alive channel, attached now (its first answer says the setup is done, in this pod's container). */
+  private openChannel(name: string, uid: string): void {
+    this.channels.get(name)?.close();
+    const channel: PodChannel = new PodChannel(this.kubeConfig, { namespace: this.namespace, pod: name, container: CONTAINER }, ofPod(uid, 'true'), () => {
+      if (this.channels.get(name) === channel) this.channels.delete(name);
+    });
+    this.channels.set(name, channel);
+  }
+
+  /** The pod's channel once it answered, waiting for that at most CHANNEL_WAIT_MS (a setup still running: exec then). */
+  private async readyChannel(name: string): Promise<PodChannel | undefined> {
+    const channel = this.channels.get(name);
+    if (!channel?.open) return undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), CHANNEL_WAIT_MS); });
+    const ready = await Promise.race([channel.ready, late]).finally(() => clearTimeout(timer));
+    if (!ready || !channel.open) return undefined;
+    // The loop runs only once the setup is done: the pod is ready.
+    this.unconfirmed.delete(name);
+    return channel;
   }
 
   async attach(name: string): Promise<ServiceHandle> {
@@ -316,8 +348,28 @@ export class KubernetesDriver implements SandboxDriver {
   }
 
   async exec(target: ServiceHandle, options: RawExecOptions): Promise<ExecResult> {
+    const channel = this.channels.has(target.containerId) ? await this.readyChannel(target.containerId) : undefined;
+    if (channel) return this.channelExec(channel, target, options);
     const uid = this.unconfirmed.get(target.containerId);
     return uid === undefined ? this.execLaunched(target, options) : this.confirmedExec(target, options, uid);
+  }
+
+  /** execLaunched over the pod's channel: the same launcher, answers and start failures; a channel that ended, as a broken exec. */
+  private async channelExec(channel: PodChannel, target: ServiceHandle, options: RawExecOptions): Promise<ExecResult> {
+    const cap = options.outputCapBytes ?? DEFAULT_OUTPUT_CAP;
+    const launcher = execArgv(target, options);
+    let got: Awaited<ReturnType<PodChannel['run']>>;
+    try {
+      got = await channel.run(launcher, cap, options.timeoutSec, options.signal);
+    } catch (err) {
+      throw err instanceof ChannelEnded ? await this.lostOrAsIs(target, new PodExecError(err.target, undefined, err.message)) : err;
+    }
+    if (got === 'guard') return { exitCode: 124, stdout: '', stderr: '', stdoutTruncated: false, stderrTruncated: false, timedOut: true };
+    if (got.exitCode === 127 && got.stdout.toString('utf8') === `${NOT_FOUND_MARK}\n`) {
+      const refused = podRefusedStart(launcher, { message: `exec: "${launcher[0]}": executable file not found in $PATH` });
+      return { exitCode: 126, stdout: '', stderr: refused!.text, stdoutTruncated: false, stderrTruncated: false, timedOut: false, notStarted: refused };
+    }
+    return this.launchedResult(launcher, options, { exitCode: got.exitCode, stdout: got.stdout, stderr: got.stderr }, got.stdoutBytes > cap, got.stderrBytes > cap);
   }
 
   /**
@@ -347,17 +399,10 @@ export class KubernetesDriver implements SandboxDriver {
   }
 
   private async execLaunched(target: ServiceHandle, options: RawExecOptions, before: readonly string[] = []): Promise<ExecResult> {
-    const cap = options.outputCapBytes ?? DEFAULT_OUTPUT_CAP;
     const launcher = execArgv(target, options);
     try {
       const r = await execInPod(this.kubeConfig, this.target(target), [...before, ...launcher]);
-      const out = capped(r.stdout, cap);
-      const err = capped(r.stderr, cap);
-      // `timeout` exits 124 when the budget ran out (137 when it had to KILL).
-      const timedOut = options.timeoutSec !== undefined && options.timeoutSec > 0 && (r.exitCode === 124 || r.exitCode === 137);
-      const result: ExecResult = { exitCode: r.exitCode, stdout: out.text, stderr: err.text, stdoutTruncated: out.truncated, stderrTruncated: err.truncated, timedOut };
-      const notStarted = podNotStarted(launcher, options, result);
-      return notStarted ? { ...result, notStarted } : result;
+      return this.launchedResult(launcher, options, r, false, false);
     } catch (err) {
       const mapped = await this.lostOrAsIs(target, err);
       // The container runs, but the runtime could not start the launcher's first program (no sh or runuser there).
@@ -365,6 +410,20 @@ export class KubernetesDriver implements SandboxDriver {
       if (refused) return { exitCode: 126, stdout: '', stderr: refused.text, stdoutTruncated: false, stderrTruncated: false, timedOut: false, notStarted: refused };
       throw mapped;
     }
+  }
+
+  /** A launcher's answer as an exec's result: the last `cap` bytes of each stream, a timeout, a start failure. */
+  private launchedResult(launcher: string[], options: RawExecOptions, r: PodExecResult, outCut: boolean, errCut: boolean): ExecResult {
+    const cap = options.outputCapBytes ?? DEFAULT_OUTPUT_CAP;
+    const out = capped(r.stdout, cap);
+    const err = capped(r.stderr, cap);
+    // `timeout` exits 124 when the budget ran out (137 when it had to KILL).
+    const timedOut = options.timeoutSec !== undefined && options.timeoutSec > 0 && (r.exitCode === 124 || r.exitCode === 137);
+    const result: ExecResult = {
+      exitCode: r.exitCode, stdout: out.text, stderr: err.text, stdoutTruncated: out.truncated || outCut, stderrTruncated: err.truncated || errCut, timedOut,
+    };
+    const notStarted = podNotStarted(launcher, options, result);
+    return notStarted ? { ...result, notStarted } : result;
   }
 
   /** An exec error is a lost sandbox when the pod or its container is no longer running. */
@@ -442,6 +501,7 @@ export class KubernetesDriver implements SandboxDriver {
 
   async deletePod(name: string, wait: boolean): Promise<boolean> {
     this.unconfirmed.delete(name);
+    this.channels.get(name)?.close();
     try {
       await this.core.deleteNamespacedPod({ name, namespace: this.namespace, gracePeriodSeconds: 0 });
     } catch (err) {

@@ -6,6 +6,8 @@ import type { SingleSandboxSpec } from '../driver.ts';
 import { envList, withTimeout, type RawExecOptions } from '../exec.ts';
 import { LABEL_BATCH, LABEL_ROLE, LABEL_USER, LABEL_WORKDIR, LABEL_WORKFLOW } from '../names.ts';
 import { KEEP_ALIVE_TAIL, keepAliveBefore } from '../seed-scripts.ts';
+import { CHANNEL_DIR, CHANNEL_ENDED, CHANNEL_LOOP, CHANNEL_PROCESS } from '../channel-protocol.ts';
+import { shellQuote } from '../names.ts';
 import type { SandboxHandle, SandboxLabels } from '../types.ts';
 
 /** Every pod the driver makes carries this label; Berth's own labels are annotations (their values are free text). */
@@ -65,6 +67,9 @@ export function podBase(b: PodBase): { metadata: V1ObjectMeta; spec: Omit<V1PodS
   };
 }
 
+/** A `sleep infinity` started again whenever it ends, waited on by the shell, which so reaps every orphan too. */
+const REAPING_TAIL = '{ set +e; while :; do sleep infinity & wait $!; done; }';
+
 /**
  * The keep-alive as the container's init: a shell keep-alive that ends in `exec sleep infinity` instead keeps a
  * `sleep infinity` child running (started again if something ends it) and waits on it, which reaps the orphans
@@ -75,14 +80,38 @@ export function podBase(b: PodBase): { metadata: V1ObjectMeta; spec: Omit<V1PodS
 export function reapingKeepAlive(keepAlive: readonly string[]): string[] | null {
   const head = keepAliveBefore(keepAlive, KEEP_ALIVE_TAIL, ['sh', '/bin/sh']);
   // `set +e`: a keep-alive under `set -e` must not end when `wait` answers a signal.
-  return head === null ? null : [keepAlive[0]!, '-c', `${head}{ set +e; while :; do sleep infinity & wait $!; done; }`];
+  return head === null ? null : [keepAlive[0]!, '-c', `${head}${REAPING_TAIL}`];
+}
+
+/**
+ * reapingKeepAlive that also serves requests on the container's stdin (pod-channel.ts): once the setup is done, the
+ * request loop runs beside `sleep infinity` while the init waits on it, and says so (CHANNEL_ENDED) if something ends
+ * it; then the init reaps as above. An image without `tail` or `wc` gets no loop (its commands go through exec). The
+ * setup's stdin is /dev/null and the loop's is given it explicitly (an asynchronous command's own would be /dev/null).
+ */
+export function channelKeepAlive(keepAlive: readonly string[]): string[] | null {
+  const head = keepAliveBefore(keepAlive, KEEP_ALIVE_TAIL, ['sh', '/bin/sh']);
+  if (head === null) return null;
+  // One compound command, so a setup ending in `&&` still ends the keep-alive when it fails.
+  const loop = [
+    `{ if command -v tail >/dev/null 2>&1 && command -v wc >/dev/null 2>&1 && mkdir -p -m 700 ${CHANNEL_DIR} 2>/dev/null; then`,
+    '  set +e; sleep infinity 3<&- &',
+    `  /bin/sh -c ${shellQuote(CHANNEL_LOOP)} ${CHANNEL_PROCESS} <&3 3<&- &`,
+    `  exec 3<&-; wait $!; echo '${CHANNEL_ENDED}'`,
+    'fi',
+    'exec 3<&-',
+    `${REAPING_TAIL}; }`,
+  ].join('\n');
+  // The setup reads nothing of the stdin (a request sent before the loop runs waits there for it).
+  return [keepAlive[0]!, '-c', `exec 3<&0 </dev/null\n${head}${loop}`];
 }
 
 const withoutSharedPids = ({ shareProcessNamespace: _, ...rest }: Omit<V1PodSpec, 'containers'>) => rest;
 
-/** The pod of a single sandbox: the keep-alive as its command as root, env, limits, Berth's labels as annotations. */
-export function singlePod(spec: SingleSandboxSpec): V1Pod {
-  const reaping = reapingKeepAlive(spec.keepAlive);
+/** The pod of a single sandbox: the keep-alive (with its request loop) as its command as root, env, limits, Berth's labels as annotations. */
+export function singlePod(spec: SingleSandboxSpec, withChannel = true): V1Pod {
+  const channel = withChannel ? channelKeepAlive(spec.keepAlive) : null;
+  const reaping = channel ?? reapingKeepAlive(spec.keepAlive);
   const limits: Record<string, string> = {};
   if (spec.cpus) limits.cpu = `${Math.round(spec.cpus * 1000)}m`;
   if (spec.memoryMb) limits.memory = `${spec.memoryMb}Mi`;
@@ -98,6 +127,8 @@ export function singlePod(spec: SingleSandboxSpec): V1Pod {
         imagePullPolicy: 'IfNotPresent',
         command: reaping ?? [...spec.keepAlive],
         args: [],
+        // The request loop reads the container's stdin, kept open across attaches.
+        ...(channel ? { stdin: true, stdinOnce: false } : {}),
         env: Object.entries(spec.env).map(([name, value]) => ({ name, value })),
         securityContext: { runAsUser: 0, runAsGroup: 0 },
         resources: Object.keys(limits).length > 0 ? { limits, requests: limits } : undefined,
