@@ -1,5 +1,5 @@
 import {
-  AppsV1Api, KubernetesObjectApi, type KubernetesObject, type V1ConfigMap, type V1Container, type V1StatefulSet,
+  AppsV1Api, KubernetesObjectApi, Watch, type KubernetesObject, type V1ConfigMap, type V1Container, type V1Pod, type V1StatefulSet,
 } from '@kubernetes/client-node';
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
@@ -198,17 +198,19 @@ describe('a Berth worker deployed in the cluster from deploy/kubernetes/', () =>
   it('claude-code scores 1 through the model gateway on the worker\'s pod IP, which alone reaches the vendor and holds the key', async () => {
     const from = fake.reported.length;
     const vendorClients = vendorFwd.clients.length;
+    // Every state of the sandbox pods, through a watch: a poll can miss a pod whose status gained its IP only a moment
+    // before it was deleted (Berth no longer waits for the status to say running).
     const sandboxIps = new Set<string>();
-    const watching = setInterval(() => void ns.pods().then((list) => {
-      for (const p of list) if (p.status?.podIP) sandboxIps.add(p.status.podIP);
-    }).catch(() => undefined), 250);
+    const watching = await new Watch(cluster.kubeConfig).watch(`/api/v1/namespaces/${ns.name}/pods`, { labelSelector: 'berth.sandbox' }, (_type: string, p: V1Pod) => {
+      if (p.status?.podIP) sandboxIps.add(p.status.podIP);
+    }, () => undefined);
     const resultsDir = mkdtempSync(join(tmpdir(), 'berth-in-cluster-agent-'));
     let summary;
     try {
       const handle = await startBatch({ dataset: join(datasets, 'hello'), agent: 'claude-code', model: 'anthropic/claude-sonnet-4-5', taskQueue, client, resultsDir });
       summary = await handle.wait();
     } finally {
-      clearInterval(watching);
+      watching.abort();
     }
     const row = summary.rows[0]!;
     const agentDir = join(resultsDir, readdirSync(resultsDir).find((n) => n.startsWith('hello__'))!, 'agent');
