@@ -6,10 +6,10 @@ import { openaiModelCall } from './openai.ts';
 import { pickHost } from './pick-host.ts';
 import { prepareTasksHere } from './prepare.ts';
 import { planRegrade } from './regrade-plan.ts';
-import { hostLease, planAndPickHost, planEpisodeActivity } from './shared.ts';
+import { hostLease, planAndPickHost, planAndTryHost, planEpisodeActivity } from './shared.ts';
 
 export function createSharedActivities(deps: HostServices) {
-  return withDeps(deps, { planEpisode: planEpisodeActivity, pickHost, planAndPickHost, hostLease, openaiModelCall, prepareTasksHere, probeAgentModel, probePolicy, planRegrade });
+  return withDeps(deps, { planEpisode: planEpisodeActivity, pickHost, planAndPickHost, planAndTryHost, hostLease, openaiModelCall, prepareTasksHere, probeAgentModel, probePolicy, planRegrade });
 }
 
 export type SharedActivities = ReturnType<typeof createSharedActivities>;

@@ -102,7 +102,8 @@ export async function planEpisode(deps: HostServices, input: EpisodeInput, episo
     if (!budget.ok) throw ApplicationFailure.nonRetryable(`${task.path}: ${budget.reason}`, 'berth:task_refused');
     // Multi-Step Harbor Tasks § Episode time budget: the seed logs this once per episode (a retried plan does not repeat it).
     if (budget.warning && episodeId !== undefined) deps.warnOnce(`budget\0${episodeId}`, `${task.id} (episode ${episodeId}): ${budget.warning}`);
-    heartbeat();
+    // A local activity (planAndTryHost) has no heartbeat.
+    if (!Context.current().info.isLocal) heartbeat();
     return {
       taskId: task.id,
       digest: task.digest,
@@ -132,6 +133,17 @@ export async function planEpisode(deps: HostServices, input: EpisodeInput, episo
 export async function planAndPickHost(deps: HostServices, req: { input: EpisodeInput; episodeId: string }): Promise<{ plan: EpisodePlan; lease: HostLease }> {
   const plan = await beating(() => planEpisode(deps, req.input, req.episodeId));
   return { plan, lease: await pickHost(deps, { episodeId: req.episodeId, task: req.input.digest }) };
+}
+
+/**
+ * planEpisode then one try for a slot, as a local activity of the episode (patch episode-v8): no activity dispatch, no
+ * workflow task of its own and five history events fewer per episode. No lease when no slot is free at once: the
+ * episode then waits for one in planAndPickHost, which heartbeats (a local activity cannot).
+ */
+export async function planAndTryHost(deps: HostServices, req: { input: EpisodeInput; episodeId: string }): Promise<{ plan: EpisodePlan; lease: HostLease | null }> {
+  const plan = await planEpisode(deps, req.input, req.episodeId);
+  const runId = Context.current().info.workflowExecution?.runId ?? '';
+  return { plan, lease: (await deps.slots.tryReserve(req.episodeId, runId, req.input.digest)) ? deps.identity : null };
 }
 
 /** planEpisode as the activity of episodes from before planAndPickHost: the episode is the calling workflow. */

@@ -1,5 +1,6 @@
 import {
-  ActivityCancellationType, ActivityFailure, ApplicationFailure, CancellationScope, executeChild, getExternalWorkflowHandle, isCancellation, patched, proxyActivities, setHandler, sleep, upsertSearchAttributes, workflowInfo,
+  ActivityCancellationType, ActivityFailure, ApplicationFailure, CancellationScope, executeChild, getExternalWorkflowHandle, isCancellation, patched, proxyActivities, proxyLocalActivities, setHandler, sleep,
+  upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
 import { doneOf, episodeDoneSignal, reportBySignal, type EpisodeDone } from './signals.ts';
 import type { SharedActivities } from '../activities/shared-activities.ts';
@@ -22,6 +23,11 @@ const { pickHost } = proxyActivities<SharedActivities>({
   startToCloseTimeout: '24 hours',
   heartbeatTimeout: '30 seconds',
   retry: { maximumAttempts: 5 },
+});
+/** Local: its load is a few milliseconds; past 1 minute the episode plans in planAndPickHost instead. */
+const { planAndTryHost } = proxyLocalActivities<SharedActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { maximumAttempts: 3, nonRetryableErrorTypes: [...TASK_ERROR_TYPES] },
 });
 const { planAndPickHost } = proxyActivities<SharedActivities>({
   startToCloseTimeout: '24 hours',
@@ -61,6 +67,11 @@ const EPISODE_V5 = 'episode-v5';
  */
 const EPISODE_V6 = 'episode-v6';
 /**
+ * Everything of episode-v6, and since it: the plan and a first try for a slot as a local activity (planAndTryHost), the
+ * activity only when no slot was free at once.
+ */
+const EPISODE_V8 = 'episode-v8';
+/**
  * A min_reward gate reads the reward file's `reward` key, missing = minus infinity (issue 37), where it read the
  * turn's score. Asked only when the two readings differ, so an episode that never meets the case records nothing.
  */
@@ -91,9 +102,27 @@ interface Versions {
   v4: boolean;
   v5: boolean;
   v6: boolean;
+  v8: boolean;
 }
 
+/**
+ * A task's own error (refused, moved, a seed that cannot work: not retried): the activity would answer the same. A
+ * local activity's failure may reach the workflow as the activity's own error, not wrapped in an ActivityFailure.
+ */
+const isTaskError = (err: unknown): boolean => {
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  return cause instanceof ApplicationFailure && (cause.nonRetryable || (TASK_ERROR_TYPES as readonly string[]).includes(cause.type ?? ''));
+};
+
 async function planAndLease(input: EpisodeInput, episodeId: string, versions: Versions): Promise<{ plan: EpisodePlan; lease: HostLease }> {
+  if (versions.v8) {
+    try {
+      const tried = await planAndTryHost({ input, episodeId });
+      if (tried.lease) return { plan: tried.plan, lease: tried.lease };
+    } catch (err) {
+      if (isTaskError(err)) throw err;
+    }
+  }
   if (versions.v2) {
     const { plan, lease } = await planAndPickHost.executeWithOptions({ summary: `plan ${input.taskId}, pick a host` }, [{ input, episodeId }]);
     return { plan, lease };
@@ -102,12 +131,13 @@ async function planAndLease(input: EpisodeInput, episodeId: string, versions: Ve
   return { plan, lease: await pickHost({ episodeId }) };
 }
 
-/** Newer runs record episode-v6 alone; a run that began before it replays its own markers (patched() is false for the rest). */
+/** Newer runs record episode-v8 alone; a run that began before it replays its own markers (patched() is false for the rest). */
 function decideVersions(): Versions {
-  const v6 = patched(EPISODE_V6);
+  const v8 = patched(EPISODE_V8);
+  const v6 = v8 || patched(EPISODE_V6);
   const v5 = v6 || patched(EPISODE_V5);
   const v4 = v5 || patched(EPISODE_V4);
-  return { v6, v5, v4, v2: v4 || patched(EPISODE_V2) };
+  return { v8, v6, v5, v4, v2: v4 || patched(EPISODE_V2) };
 }
 
 /** episode-v3's behaviour: in every run with episode-v4, else where the run recorded its own marker. */

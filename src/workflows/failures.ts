@@ -27,7 +27,8 @@ export function maskingFailure(err: unknown): { kind: FailureKind; reason: strin
  * secrets): the episode is masked at once, before a slot is reserved or a sandbox created. Null for anything else.
  */
 export function plannedSeedFailure(err: unknown): { kind: string; reason: string; step: string | null } | null {
-  const cause = err instanceof ActivityFailure ? err.cause : undefined;
+  // The plan's local activity (patch episode-v8) may fail with its own error, not wrapped in an ActivityFailure.
+  const cause = err instanceof ActivityFailure ? err.cause : err;
   if (!(cause instanceof ApplicationFailure) || cause.type !== 'harbor:seed_failed') return null;
   const step = (cause.details?.[0] as { step?: unknown } | undefined)?.step;
   return { kind: cause.type, reason: cause.message, step: typeof step === 'string' ? step : null };

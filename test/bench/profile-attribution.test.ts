@@ -36,7 +36,7 @@ describe('profile attribution (bench/profile)', () => {
   });
 
   it.each([
-    ['planEpisode', 'plan'], ['planAndPickHost', 'plan'], ['pickHost', 'plan'], ['seed', 'seed'], ['installAgentLayer', 'seed'], ['seedThenAgentTurn', 'seed+agent'],
+    ['planEpisode', 'plan'], ['planAndPickHost', 'plan'], ['planAndTryHost', 'plan'], ['pickHost', 'plan'], ['seed', 'seed'], ['installAgentLayer', 'seed'], ['seedThenAgentTurn', 'seed+agent'],
     ['agentTurn', 'agent'], ['openaiToolCall', 'agent'], ['verifyTurn', 'verify'], ['teardown', 'teardown'], ['tellBatch', 'tellBatch'],
   ])('activity %s is in phase %s', (type, phase) => expect(phaseOf(type)).toBe(phase));
 

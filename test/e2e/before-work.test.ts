@@ -8,6 +8,7 @@ import { LABEL_BATCH } from '../../src/sandbox/index.ts';
 import type { ResultRow } from '../../src/workflows/types.ts';
 import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
 import { BASE_TOML, echoTask, writeDataset } from '../helpers/tasks.ts';
+import { localActivityTypes } from '../helpers/histories.ts';
 
 interface ContainerEvent { Action: string; Actor: { Attributes: Record<string, string> } }
 
@@ -75,8 +76,9 @@ describe('work that must not start, and verification limits (end to end)', () =>
     expect(row).toMatchObject({ mask_sample: true, reward: null, failure_kind: 'harbor:seed_failed', host: null, logs_dir: null });
     expect(row.failure_reason).toContain('task.toml: [verifier].env JUDGE reads ${BERTH_E2E_UNSET_JUDGE_KEY}, which is set neither in [secrets] of berth.toml nor in the worker\'s environment');
     expect(Object.keys(row.timings)).toEqual([]);
-    // Planning failed: no seed, no agent turn, no teardown was ever scheduled.
-    expect((await activities(cluster, row.workflow_id)).map((a) => a.type)).toEqual(['planAndPickHost']);
+    // Planning failed (in the episode's local activity): no seed, no agent turn, no teardown was ever scheduled.
+    expect((await activities(cluster, row.workflow_id)).map((a) => a.type)).toEqual([]);
+    expect(localActivityTypes((await cluster.client.workflow.getHandle(row.workflow_id).fetchHistory()).events ?? [])).toEqual(['planAndTryHost']);
     const byWorkflow = (id: string) => creates.filter((e) => e.Actor.Attributes['berth.workflow'] === id);
     // The filter sees the batch's other sandboxes, so an empty list for this episode means none was created.
     expect(byWorkflow(rows.fine!.workflow_id)).toHaveLength(1);

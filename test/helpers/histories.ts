@@ -47,3 +47,24 @@ export async function runStartArgs(client: Client, workflowId: string, runId: st
   const payloads = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads ?? [];
   return payloads.map((p) => JSON.parse(Buffer.from(p.data ?? new Uint8Array()).toString('utf8')) as unknown);
 }
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+/** The patches a history recorded, by id. */
+export function patchMarkers(events: readonly HistoryEvent[]): string[] {
+  return events.flatMap((e) => {
+    const data = e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0]?.data;
+    return data ? [(JSON.parse(Buffer.from(data).toString('utf8')) as { id: string }).id] : [];
+  });
+}
+
+/** The local activities a history recorded (their markers), by type, in order. */
+export function localActivityTypes(events: readonly HistoryEvent[]): string[] {
+  return events.flatMap((e) => {
+    const a = e.markerRecordedEventAttributes;
+    const data = a?.markerName === 'core_local_activity' ? a.details?.data?.payloads?.[0]?.data : undefined;
+    if (!data) return [];
+    const marker = JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type?: string; activityType?: string };
+    return [marker.activity_type ?? marker.activityType ?? '?'];
+  });
+}

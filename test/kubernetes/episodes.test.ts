@@ -10,7 +10,7 @@ import { DockerSandboxProvider, KubernetesSandboxProvider } from '../../src/sand
 import { podName } from '../../src/sandbox/kubernetes/pod-spec.ts';
 import { FIRST_BUILD_TIMEOUT_MS, useLocalCluster, type LocalCluster } from '../helpers/kubernetes.ts';
 import { BASE_TOML, writeDataset } from '../helpers/tasks.ts';
-import { recordHistory } from '../helpers/histories.ts';
+import { localActivityTypes, patchMarkers, recordHistory } from '../helpers/histories.ts';
 import { startTestWorkers, type TestCluster } from '../helpers/temporal.ts';
 import { waitUntil } from '../helpers/worker-process.ts';
 
@@ -56,13 +56,13 @@ describe('episodes on the Kubernetes sandbox (real cluster, real Temporal)', () 
     expect(existsSync(join(resultsDir, trial, 'agent', 'oracle.txt'))).toBe(true);
     expect(await podsOf(row.workflow_id)).toEqual([]);
     // One activity seeds and runs the agent, on the worker that keeps the episode's files (cluster-seed-with-agent,
-    // within episode-v6 since: one patch marker, as on Docker).
+    // within episode-v6 since: one patch marker, as on Docker); the plan and its slot a local activity (episode-v8).
     const history = await workers.client.workflow.getHandle(row.workflow_id).fetchHistory();
     const activities = (history.events ?? []).flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
-    expect(activities).toEqual(['planAndPickHost', 'seedThenAgentTurn', 'verifyTurn']);
-    const markers = (history.events ?? []).flatMap((e) => e.markerRecordedEventAttributes ? [Buffer.from(e.markerRecordedEventAttributes.details!['patch-data']!.payloads![0]!.data!).toString()] : []);
-    expect(markers).toEqual(['{"id":"episode-v6","deprecated":false}']);
-    await recordHistory(workers.client, row.workflow_id, 'episode-k8s-v6');
+    expect(activities).toEqual(['seedThenAgentTurn', 'verifyTurn']);
+    expect(localActivityTypes(history.events ?? [])).toEqual(['planAndTryHost']);
+    expect(patchMarkers(history.events ?? [])).toEqual(['episode-v8']);
+    await recordHistory(workers.client, row.workflow_id, 'episode-k8s-v8');
   }, 300_000);
 
   it('a pod deleted mid-turn masks the episode as provider_unavailable within 30 s, nothing left behind', async () => {

@@ -10,7 +10,7 @@ import type { HostActivities } from '../../src/activities/host-activities.ts';
 import type { SharedActivities } from '../../src/activities/shared-activities.ts';
 import type { BatchCarry } from '../../src/workflows/batch.ts';
 import { DEFAULT_EPISODE_SETTINGS } from '../../src/activities/types.ts';
-import type { BatchInput } from '../../src/workflows/types.ts';
+import type { BatchInput, EpisodePlan } from '../../src/workflows/types.ts';
 import { recordHistory, runChain } from '../helpers/histories.ts';
 import { waitUntil } from '../helpers/worker-process.ts';
 import { mkdtempSync } from 'node:fs';
@@ -33,15 +33,19 @@ const scriptedAgent: Activities['agentTurn'] = async (req) => {
   return { responseText: 'done', exitCode: 0, timings: { agent: 1 } };
 };
 
+function planned(taskId: string): { plan: EpisodePlan; lease: { host: string; queue: string } } {
+  return {
+    plan: { taskId, digest: 'sha256:x', image: 'img', multiStep: false, strategy: 'mean', verifierMode: 'shared',
+      steps: [{ name: taskId, agentTimeoutSec: 120, verifierTimeoutSec: 30 }], episodeBudgetSec: 600, seedTimeoutSec: 30,
+      heartbeatTimeoutSec: 10, scheduleToStartSec: 60 },
+    lease: { host: 'test-host', queue },
+  };
+}
+
 const activities = {
-  async planAndPickHost(req) {
-    return {
-      plan: { taskId: req.input.taskId, digest: 'sha256:x', image: 'img', multiStep: false, strategy: 'mean', verifierMode: 'shared',
-        steps: [{ name: req.input.taskId, agentTimeoutSec: 120, verifierTimeoutSec: 30 }], episodeBudgetSec: 600, seedTimeoutSec: 30,
-        heartbeatTimeoutSec: 10, scheduleToStartSec: 60 },
-      lease: { host: 'test-host', queue },
-    };
-  },
+  // The episode's local activity (patch episode-v8), and the activity that waits for a slot.
+  async planAndTryHost(req) { return planned(req.input.taskId); },
+  async planAndPickHost(req) { return planned(req.input.taskId); },
   seed: scriptedSeed,
   agentTurn: scriptedAgent,
   // A single-step episode's seed and agent in one activity (src/activities/seed-then-agent.ts).

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { startScriptedWorker } from '../helpers/temporal.ts';
 import type { HostActivities } from '../../src/activities/host-activities.ts';
 import type { SharedActivities } from '../../src/activities/shared-activities.ts';
-import { recordHistory, runChain, runStartArgs } from '../helpers/histories.ts';
+import { localActivityTypes, patchMarkers, recordHistory, runChain, runStartArgs } from '../helpers/histories.ts';
 import { DEFAULT_EPISODE_SETTINGS, type BatchJobFilesActivity, type BatchJobFilesRequest } from '../../src/activities/types.ts';
 import { withSeededSandbox } from '../../src/activities/seed-then-agent.ts';
 import type { EpisodeInput, EpisodePlan, ResultRow, TurnOutcome } from '../../src/workflows/types.ts';
@@ -18,6 +18,8 @@ interface Script {
   plan: Partial<EpisodePlan>;
   /** Planning finds an unset `${VAR}` (a seed failure before any slot or sandbox). */
   planFails?: boolean;
+  /** No slot free at the local activity's one try: the episode waits for one in planAndPickHost. */
+  fullAtFirst?: boolean;
   seed?: 'ok' | 'masked';
   /** How long each agent turn takes (a batch's children must outlive the run that started them). */
   agentMs?: number;
@@ -64,15 +66,22 @@ const scriptedAgent: Activities['agentTurn'] = async (req) => {
   return { responseText: `answer ${req.turn + 1}`, exitCode: 0, timings: { agent: 1 } };
 };
 
+function plannedOrRefused(taskId: string): { plan: EpisodePlan; lease: { host: string; queue: string } } {
+  const s = scripts.get(taskId)!;
+  if (s.planFails) {
+    throw ApplicationFailure.create({ type: 'harbor:seed_failed', nonRetryable: true, message: '[verifier].env KEY reads ${UNSET_VAR}, which is set nowhere', details: [{ step: 'step-1' }] });
+  }
+  return { plan: basePlan(s), lease: { host: 'test-host', queue } };
+}
+
 const activities = {
   async planEpisode(input) { return basePlan(scripts.get(input.taskId)!); },
   async pickHost() { return { host: 'test-host', queue }; },
-  async planAndPickHost(req) {
-    const s = scripts.get(req.input.taskId)!;
-    if (s.planFails) {
-      throw ApplicationFailure.create({ type: 'harbor:seed_failed', nonRetryable: true, message: '[verifier].env KEY reads ${UNSET_VAR}, which is set nowhere', details: [{ step: 'step-1' }] });
-    }
-    return { plan: basePlan(s), lease: { host: 'test-host', queue } };
+  async planAndPickHost(req) { return plannedOrRefused(req.input.taskId); },
+  // The local activity of episode-v8: as planAndPickHost, or no lease for a script whose host is full at first.
+  async planAndTryHost(req) {
+    const planned = plannedOrRefused(req.input.taskId);
+    return scripts.get(req.input.taskId)!.fullAtFirst ? { plan: planned.plan, lease: null } : planned;
   },
   seed: scriptedSeed,
   agentTurn: scriptedAgent,
@@ -206,23 +215,33 @@ describe('EpisodeWorkflow with scripted activities (Multi-Step Harbor Tasks)', (
     expect(calls.get('overlay')).toEqual(['seed', 'teardown']);
   });
 
-  // docs/performance-notes.md, One activity for the seed and the agent: one marker, three activities, no seed activity of its own.
-  it('a single-step episode seeds and runs its agent in one activity, under one patch marker', async () => {
+  // docs/performance-notes.md, One activity for the seed and the agent: one marker, the plan a local activity, two
+  // activities, no seed activity of its own.
+  it('a single-step episode plans in a local activity, seeds and runs its agent in one activity, under one patch marker', async () => {
     const row = await run('seededagent', { plan: { multiStep: false }, turns: [{ reward: 1 }] });
     expect(row).toMatchObject({ reward: 1, mask_sample: false, response_text: 'answer 1', logs_dir: '/tmp/logs-seededagent' });
     expect(row.timings.seed).toBe(0.5);
     expect(calls.get('seededagent')).toEqual(['seed', 'agent 1', 'verify 1', 'teardown']);
     const events = (await client.workflow.getHandle(`${queue}/seededagent`).fetchHistory()).events ?? [];
     const activityTypes = events.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter((n) => n);
-    expect(activityTypes).toEqual(['planAndPickHost', 'seedThenAgentTurn', 'verifyTurn']);
-    const markers = events.filter((e) => e.markerRecordedEventAttributes).map((e) => Buffer.from(e.markerRecordedEventAttributes!.details!['patch-data']!.payloads![0]!.data!).toString());
-    expect(markers).toEqual(['{"id":"episode-v6","deprecated":false}']);
-    await recordHistory(client, `${queue}/seededagent`, 'episode-seededagent-v6');
-    // 42 before (a seed activity of its own, the episode-v2 and episode-v3 markers); 8 fewer; no batch here to signal
-    // (in a batch, the same since episode-v5: the batch reads the child's completion).
-    expect(events.length).toBe(29);
+    expect(activityTypes).toEqual(['seedThenAgentTurn', 'verifyTurn']);
+    expect(localActivityTypes(events)).toEqual(['planAndTryHost']);
+    expect(patchMarkers(events)).toEqual(['episode-v8']);
+    await recordHistory(client, `${queue}/seededagent`, 'episode-seededagent-v8');
+    // 42 before (a seed activity of its own, the episode-v2 and episode-v3 markers); 29 with episode-v6; the plan's
+    // activity (3 events) and its workflow task (3) become one marker: 24. No batch here to signal (in a batch, the
+    // same since episode-v5: the batch reads the child's completion).
+    expect(events.length).toBe(24);
     const limits = events.map((e) => e.activityTaskScheduledEventAttributes).filter((a) => a?.activityType?.name === 'seedThenAgentTurn');
     expect(limits.map((a) => Number(a!.startToCloseTimeout?.seconds))).toEqual([30 + 30 + 60]);
+  });
+
+  it('an episode whose host is full at the local activity\'s try waits for a slot in planAndPickHost', async () => {
+    const row = await run('fullatfirst', { plan: { multiStep: false }, fullAtFirst: true, turns: [{ reward: 1 }] });
+    expect(row).toMatchObject({ reward: 1, mask_sample: false });
+    const events = (await client.workflow.getHandle(`${queue}/fullatfirst`).fetchHistory()).events ?? [];
+    expect(localActivityTypes(events)).toEqual(['planAndTryHost']);
+    expect(events.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter((n) => n)).toEqual(['planAndPickHost', 'seedThenAgentTurn', 'verifyTurn']);
   });
 
   it('an agent that fails in the seed\'s activity fails the first turn, in the sandbox the seed made', async () => {
@@ -239,6 +258,10 @@ describe('EpisodeWorkflow with scripted activities (Multi-Step Harbor Tasks)', (
     expect(row).toMatchObject({ mask_sample: true, reward: null, failure_kind: 'harbor:seed_failed', turns: [{ step: 'step-1', failure_kind: 'harbor:seed_failed' }], host: null });
     expect(row.failure_reason).toContain('UNSET_VAR');
     expect(calls.get('planmasked')).toBeUndefined();
+    // Found in the plan's local activity: no activity was ever scheduled (not even the plan's again).
+    const events = (await client.workflow.getHandle(`${queue}/planmasked`).fetchHistory()).events ?? [];
+    expect(events.filter((e) => e.activityTaskScheduledEventAttributes)).toEqual([]);
+    expect(localActivityTypes(events)).toEqual(['planAndTryHost']);
     const described = await client.workflow.getHandle(`${queue}/planmasked`).describe();
     expect(described.searchAttributes.BerthOutcome).toEqual(['masked']);
   });
@@ -306,8 +329,7 @@ describe('BatchWorkflow with scripted episodes', () => {
     const batchEvents = (await handle.fetchHistory()).events ?? [];
     const done = batchEvents.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'episodeDone');
     expect(done).toHaveLength(1);
-    const markers = (await events()).filter((e) => e.markerRecordedEventAttributes).map((e) => Buffer.from(e.markerRecordedEventAttributes!.details!['patch-data']!.payloads![0]!.data!).toString());
-    expect(markers).toContain('{"id":"report-told-late","deprecated":false}');
+    expect(patchMarkers(await events())).toContain('report-told-late');
   });
 });
 

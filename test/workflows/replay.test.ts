@@ -32,7 +32,8 @@ import { historiesDir, historyIds } from '../helpers/histories.ts';
 // episode-k8s-v0 is examples/hello on the local Kubernetes cluster (a shared sandbox queue) from before patch
 // cluster-seed-with-agent (seed and agentTurn apart), episode-k8s-seededagent after, episode-k8s-v6 after patch
 // episode-v6 (one marker where it had two; test/kubernetes/episodes.test.ts, -t 'examples/hello'); episode-seededagent-v6
-// a single-step episode after episode-v6 (episode-mocked.test.ts, -t 'under one patch marker'); episode-told-late-v0 is a batch's child told to report by signal after it had closed with its
+// a single-step episode after episode-v6 (episode-mocked.test.ts, -t 'under one patch marker'); episode-seededagent-v8 and
+// episode-k8s-v8 after patch episode-v8 (the plan a local activity; the same two tests); episode-told-late-v0 is a batch's child told to report by signal after it had closed with its
 // row, before patch report-told-late (it completed without the signal; fetched from CI's server, its batch
 // berth/test-mocked-ea764e-b1 waited forever), episode-told-late one after (episode-mocked.test.ts, -t 'told to report');
 // keep every shape).
@@ -40,7 +41,7 @@ describe('replaying stored histories (temporal-notes.md section 2, replay test)'
   const files = readdirSync(historiesDir).filter((f) => f.endsWith('.binpb')).sort();
 
   it('has a history of each workflow shape', () => {
-    for (const shape of ['episode-hello-real', 'episode-hello-v2', 'episode-mean3', 'episode-gate', 'episode-lost', 'episode-overlay', 'episode-slow', 'batch-continued', 'batch-steered', 'episode-openai', 'openai-turn', 'episode-planmasked', 'episode-limits', 'episode-hello-v4', 'episode-seededagent', 'episode-seededlost', 'episode-hello-v5', 'batch-continued-v5', 'batch-handover', 'episode-gatekey-v0', 'episode-gatekey', 'rollout-run-v0', 'rollout-run', 'batch-together', 'regrade-separate', 'regrade-check', 'regrade-from-store', 'regrade-check-from-store', 'openai-turn-one', 'episode-stored-v0', 'episode-stored', 'batch-stored', 'episode-stored-inline', 'batch-stored-continued', 'episode-k8s-v0', 'episode-k8s-seededagent', 'batch-stored-as-it-goes', 'batch-stored-as-it-goes-continued', 'episode-told-late-v0', 'episode-told-late', 'episode-k8s-v6', 'episode-seededagent-v6']) {
+    for (const shape of ['episode-hello-real', 'episode-hello-v2', 'episode-mean3', 'episode-gate', 'episode-lost', 'episode-overlay', 'episode-slow', 'batch-continued', 'batch-steered', 'episode-openai', 'openai-turn', 'episode-planmasked', 'episode-limits', 'episode-hello-v4', 'episode-seededagent', 'episode-seededlost', 'episode-hello-v5', 'batch-continued-v5', 'batch-handover', 'episode-gatekey-v0', 'episode-gatekey', 'rollout-run-v0', 'rollout-run', 'batch-together', 'regrade-separate', 'regrade-check', 'regrade-from-store', 'regrade-check-from-store', 'openai-turn-one', 'episode-stored-v0', 'episode-stored', 'batch-stored', 'episode-stored-inline', 'batch-stored-continued', 'episode-k8s-v0', 'episode-k8s-seededagent', 'batch-stored-as-it-goes', 'batch-stored-as-it-goes-continued', 'episode-told-late-v0', 'episode-told-late', 'episode-k8s-v6', 'episode-seededagent-v6', 'episode-seededagent-v8', 'episode-k8s-v8']) {
       expect(files).toContain(`${shape}.binpb`);
     }
   });
