@@ -68,11 +68,11 @@ describe('the warm pool (docs/performance-notes.md, The warm pool)', () => {
     // (its claim waits for the pool to register it), each later one while the one before it ran (task b's and c's
     // from a's run).
     expect(claimed).toEqual(rows.map(() => true));
-    // A claim is inside the seed activity: a claimed single-step episode's history is as long as a fresh one's (29:
-    // its seed and agent in one activity under the one episode-v5 marker, and no signal to its batch before it closes:
-    // docs/performance-notes.md; 42 before, 34 with the signal).
+    // A claim is inside the seed activity: a claimed single-step episode's history is as long as a fresh one's (24:
+    // its plan a local activity and its seed and agent in one activity under the one episode-v8 marker, and no signal
+    // to its batch before it closes: docs/performance-notes.md; 42 before, 34 with the signal, 29 before episode-v8).
     const lengths = await Promise.all(rows.map(async (r) => (await cluster.client.workflow.getHandle(r.workflow_id).describe()).historyLength));
-    expect(lengths).toEqual(rows.map(() => 29));
+    expect(lengths).toEqual(rows.map(() => 24));
     await eventually('pooled sandboxes after the batch ended', () => pooledOn(cluster.hostQueue),
       (list) => list.filter((c) => c.name.startsWith(POOL_NAME_PREFIX)).length === 0);
     await eventually('pool slots after the batch ended', async () => poolLeases(cluster.hostQueue), (l) => l.length === 0);

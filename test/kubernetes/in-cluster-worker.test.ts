@@ -198,10 +198,13 @@ describe('a Berth worker deployed in the cluster from deploy/kubernetes/', () =>
   it('claude-code scores 1 through the model gateway on the worker\'s pod IP, which alone reaches the vendor and holds the key', async () => {
     const from = fake.reported.length;
     const vendorClients = vendorFwd.clients.length;
-    // Every state of the sandbox pods, through a watch: a poll can miss a pod whose status gained its IP only a moment
-    // before it was deleted (Berth no longer waits for the status to say running).
+    // Every state of the sandbox pods, through a watch. The kubelet may delete a pod before its status ever showed the
+    // pod's IP (Berth no longer waits for the status to say running, and reaches the pod over its keep-alive's attach):
+    // the sandbox pod is known by name, and its IP, where the status showed one, is not the worker's.
+    const sandboxes = new Set<string>();
     const sandboxIps = new Set<string>();
     const watching = await new Watch(cluster.kubeConfig).watch(`/api/v1/namespaces/${ns.name}/pods`, { labelSelector: 'berth.sandbox' }, (_type: string, p: V1Pod) => {
+      sandboxes.add(p.metadata!.name!);
       if (p.status?.podIP) sandboxIps.add(p.status.podIP);
     }, () => undefined);
     const resultsDir = mkdtempSync(join(tmpdir(), 'berth-in-cluster-agent-'));
@@ -224,7 +227,8 @@ describe('a Berth worker deployed in the cluster from deploy/kubernetes/', () =>
     // Every connection to the vendor came from the worker's pod (its gateway), none from the agent's sandbox pod.
     const workerIp = (await cluster.core.readNamespacedPod({ namespace: ns.name, name: workerPod })).status!.podIP!;
     const callers = new Set(vendorFwd.clients.slice(vendorClients));
-    expect(sandboxIps.size).toBeGreaterThan(0);
+    expect(sandboxes.size).toBeGreaterThan(0);
+    expect(sandboxes).not.toContain(workerPod);
     expect([...callers]).toEqual([workerIp]);
     expect([...sandboxIps]).not.toContain(workerIp);
   }, 900_000);
