@@ -169,9 +169,12 @@ export class PodEgress {
   async startFailure(pod: V1Pod): Promise<SeedFailed | null> {
     const status = pod.status?.initContainerStatuses?.find((c) => c.name === EGRESS_CONTAINER);
     if (!status || (status.restartCount ?? 0) === 0) return null;
-    const log = status.lastState?.terminated?.message?.trim() || await this.o.core.readNamespacedPodLog({
-      name: pod.metadata!.name!, namespace: this.o.namespace, container: EGRESS_CONTAINER, previous: true, tailLines: 20,
+    const read = (previous: boolean) => this.o.core.readNamespacedPodLog({
+      name: pod.metadata!.name!, namespace: this.o.namespace, container: EGRESS_CONTAINER, previous, tailLines: 20,
     }).then((t) => String(t).trim()).catch(() => '');
+    // While the controller waits out its restart back-off, the instance that failed last is the current one (the
+    // kubelet keeps one ended instance, so "previous" may be gone): its log, when the previous one has none.
+    const log = status.lastState?.terminated?.message?.trim() || await read(true) || await read(false);
     return controllerStartFailure(pod.metadata!.name!, status, log);
   }
 
