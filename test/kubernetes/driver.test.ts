@@ -160,12 +160,16 @@ describe('KubernetesDriver on the local cluster', () => {
         const { handle: h } = await driver.createOrAdoptSandbox(light);
         const pod = await cluster.core.readNamespacedPod({ name: h.containerId, namespace: 'default' });
         const lagged = !pod.status?.containerStatuses?.[0]?.state?.running;
+        // The kubelet serves the log only once its status has the container: asked again then, not '(log unavailable)'.
+        const log = await driver.logTail(h);
         const info = await driver.inspect(h);
         await driver.start(h);
         const r = await driver.exec(h, { argv: ['sh', '-c', 'echo $TASK_VAR'] });
-        return { lagged, running: info.running, status: info.status, out: r.stdout.trim() };
+        return { lagged, log, running: info.running, status: info.status, out: r.stdout.trim() };
       }));
       for (const s of seen) expect(s).toMatchObject({ running: true, status: 'running', out: 'from-the-spec' });
+      // The keep-alive's output (none of its own here; the channel's answers once they come), never unavailable.
+      for (const s of seen) expect(s.log).toMatch(/^\(no output\)$|^berth:ch [0-9a-f]+ 0 /);
       expect(seen.some((s) => s.lagged)).toBe(true);
     } finally {
       await Promise.all(names.map((n) => driver.remove({ name: n, kind: 'single' }).catch(() => undefined)));

@@ -81,6 +81,8 @@ export const CLUSTER = '(kubernetes cluster)';
 const CHANNEL_WAIT_MS = 30_000;
 const LOG_TAIL_LINES = 40;
 const LOG_TAIL_CHARS = 2000;
+/** How long a log read that failed waits for the pod's status to show its container before asking again. */
+const LOG_WAIT_MS = 5000;
 
 function statusCode(err: unknown): number | undefined {
   return (err as { code?: number }).code;
@@ -326,12 +328,31 @@ export class KubernetesDriver implements SandboxDriver {
   }
 
   async logTail(target: ServiceHandle): Promise<string> {
+    const { pod, container } = podAndContainer(target.containerId);
+    const read = async () => String(await this.core.readNamespacedPodLog({ name: pod, namespace: this.namespace, container, tailLines: LOG_TAIL_LINES })).trimEnd();
+    let text: string;
     try {
-      const { pod, container } = podAndContainer(target.containerId);
-      const text = String(await this.core.readNamespacedPodLog({ name: pod, namespace: this.namespace, container, tailLines: LOG_TAIL_LINES })).trimEnd();
-      return text.length > LOG_TAIL_CHARS ? `…${text.slice(-LOG_TAIL_CHARS)}` : text || '(no output)';
+      text = await read();
     } catch {
-      return '(log unavailable)';
+      // The kubelet serves a container's log only once its own status of the pod has the container (its next relist,
+      // later under load), and a pod reached over its channel may be that young: asked again once the status shows it.
+      if (!(await this.statusShows(pod, container, LOG_WAIT_MS))) return '(log unavailable)';
+      try {
+        text = await read();
+      } catch {
+        return '(log unavailable)';
+      }
+    }
+    return text.length > LOG_TAIL_CHARS ? `…${text.slice(-LOG_TAIL_CHARS)}` : text || '(no output)';
+  }
+
+  /** Whether the pod's status shows the container started (running or ended) within `ms`. */
+  private async statusShows(pod: string, container: string, ms: number): Promise<boolean> {
+    for (const until = Date.now() + ms; ;) {
+      const state = containerStatus(await this.readPod(pod).catch(() => undefined), container)?.state;
+      if (state?.running || state?.terminated) return true;
+      if (Date.now() > until) return false;
+      await new Promise((r) => setTimeout(r, 250));
     }
   }
 
