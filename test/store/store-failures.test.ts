@@ -19,6 +19,7 @@ import type { ResultRow } from '../../src/workflows/types.ts';
 import { berth, repoRoot } from '../helpers/cli.ts';
 import type { S3Server } from '../helpers/s3-server.ts';
 import { BASE_TOML, echoTask, writeDataset } from '../helpers/tasks.ts';
+import { forwardTcp } from '../helpers/tcp-forward.ts';
 import { useStoreWorker } from '../helpers/store-worker.ts';
 import { ownWorkerQueues, waitUntil } from '../helpers/worker-process.ts';
 
@@ -58,17 +59,22 @@ describe('results store: an upload cut short, keep_local = false, a store that r
 
   it('a worker killed mid-upload leaves no trial, and its retry completes it', async () => {
     const home = mkdtempSync(join(tmpdir(), 'berth-host-'));
+    // The first worker reaches the store through a forwarder that stops passing its bytes after 3 parts' worth: the
+    // upload stays under way until the worker is killed, however fast the machine (a poll raced it before).
+    const endpoint = new URL(s3.endpoint);
+    const gate = await forwardTcp('127.0.0.1', { host: endpoint.hostname, port: Number(endpoint.port) }, { holdAfter: 3 * 8 * 1024 * 1024 });
+    const gated = s3.berthToml(prefix).replace(s3.endpoint, `http://${gate.address}`);
     const workerEnv = { BERTH_HOME: home, BERTH_CONFIG: config('host', s3.berthToml(prefix)) };
-    const worker = own.startWorker(workerEnv);
+    const worker = own.startWorker({ ...workerEnv, BERTH_CONFIG: config('host-gated', gated) });
     const batchId = await runOne(writeDataset(bigTask()));
     const c = s3.client();
-    // The big file's upload under way (its multipart upload begun), the manifest not written.
+    // The big file's upload under way (its multipart upload begun, the gate holding the rest), the manifest not written.
     await waitUntil(async () => {
       const keys = (await store.list(`${prefix}/`)).map((o) => o.key);
       const uploads = (await c.send(new ListMultipartUploadsCommand({ Bucket: s3.bucket, Prefix: `${prefix}/` }))).Uploads ?? [];
       if (keys.some((k) => !k.includes('/files/') && k.endsWith('/manifest.json'))) throw new Error(`the upload finished before the worker could be killed: ${keys.join(', ')}`);
-      return keys.some((k) => k.includes('/files/')) || uploads.length > 0;
-    }, 300_000, `an upload under ${prefix}/`).catch((err: Error) => { throw new Error(`${err.message}\n${worker.output()}`); });
+      return gate.held && uploads.length > 0;
+    }, 300_000, `an upload under ${prefix}/ held at the gate`).catch((err: Error) => { throw new Error(`${err.message}\n${worker.output()}`); });
     worker.kill9();
     const [episode] = await listEpisodes(client, batchId);
     const runId = (await client.workflow.getHandle(episode!.workflowId).describe()).runId;
@@ -85,6 +91,7 @@ describe('results store: an upload cut short, keep_local = false, a store that r
     expect(row.reward).toBe(1);
     expect(row.store_error).toBeUndefined();
     expect(row.store_key).toBe(attempt);
+    await gate.close();
     const m = await readManifest(store, attempt);
     const big = m!.files.find((f) => f.path.endsWith('zz-big.bin'));
     expect(big?.size).toBe(BIG);
