@@ -1,7 +1,9 @@
 // The keep-alive's request loop and its wire format, shared by the drivers that talk to it (docker/exec-channel.ts over
 // the container's attach, kubernetes/pod-channel.ts over the pod's): each request is a script run as root in the
 // background, its output kept in files, and answered whole on the keep-alive's output under a lock, so answers never
-// interleave.
+// interleave. ChannelRequests keeps a driver's requests waiting for their answers.
+import { randomBytes } from 'node:crypto';
+import { HOST_GUARD_SEC, KILL_GRACE_SEC } from './exec.ts';
 
 /** The loop's last argument, so a process list tells it apart (docker/keep-alive.ts waits for it as for `sleep infinity`). */
 export const CHANNEL_PROCESS = 'berth-channel';
@@ -104,3 +106,60 @@ export class ChannelParser {
   }
 }
 
+
+interface Pending {
+  resolve(answer: ChannelAnswer): void;
+  reject(err: Error): void;
+}
+
+/**
+ * The requests a driver sent on one channel and their answers: each request waits for its answer, its guard (the
+ * budget, the kill's grace and the host's guard: 'guard' when its processes were killed by something in the sandbox,
+ * say) or the caller's abort. `write` puts a request on the loop's stdin; `hold(true)` while any request waits (the
+ * attach keeps the process running only then).
+ */
+export class ChannelRequests {
+  private readonly pending = new Map<string, Pending>();
+
+  constructor(private readonly write: (request: string) => void, private readonly hold: (on: boolean) => void) {}
+
+  /** Answers read off the keep-alive's output, each to the request it names. */
+  answered(answers: readonly ChannelAnswer[]): void {
+    for (const a of answers) {
+      const p = this.pending.get(a.id);
+      this.pending.delete(a.id);
+      p?.resolve(a);
+    }
+  }
+
+  async request(script: string, cap: number, timeoutSec: number | undefined, signal?: AbortSignal): Promise<ChannelAnswer | 'guard'> {
+    signal?.throwIfAborted();
+    const id = randomBytes(8).toString('hex');
+    const answer = new Promise<ChannelAnswer>((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    let guard: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    const stopped = new Promise<'guard'>((resolve, reject) => {
+      if (timeoutSec !== undefined && timeoutSec > 0) guard = setTimeout(() => resolve('guard'), (timeoutSec + KILL_GRACE_SEC + HOST_GUARD_SEC) * 1000);
+      onAbort = () => reject(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+    this.hold(true);
+    try {
+      this.write(requestLine(id, cap, script));
+      return await Promise.race([answer, stopped]);
+    } finally {
+      this.pending.delete(id);
+      if (this.pending.size === 0) this.hold(false);
+      if (guard) clearTimeout(guard);
+      if (onAbort) signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** The channel ended: every request waiting fails with `why()`'s error (asked only when one waits). */
+  failAll(why: () => Error | Promise<Error>): void {
+    const waiting = [...this.pending.values()];
+    this.pending.clear();
+    if (waiting.length === 0) return;
+    void Promise.resolve(why()).then((err) => { for (const p of waiting) p.reject(err); });
+  }
+}

@@ -5,7 +5,7 @@ import {
 import { doneOf, episodeDoneSignal, reportBySignal, type EpisodeDone } from './signals.ts';
 import type { SharedActivities } from '../activities/shared-activities.ts';
 import type { HostActivities } from '../activities/host-activities.ts';
-import { FINAL_ERROR_TYPES, TASK_ERROR_TYPES, failedTurn, maskedTurn, maskingFailure, plannedSeedFailure, seededSandboxOf } from './failures.ts';
+import { FINAL_ERROR_TYPES, TASK_ERROR_TYPES, failedTurn, failureCause, maskedTurn, maskingFailure, plannedSeedFailure, seededSandboxOf } from './failures.ts';
 import { openaiTurnWorkflow } from './openai-turn.ts';
 import { rollUp, shouldStop, stoppedByScore } from './rollup.ts';
 import { seedsWithAgent } from './seed-with-agent.ts';
@@ -105,12 +105,9 @@ interface Versions {
   v8: boolean;
 }
 
-/**
- * A task's own error (refused, moved, a seed that cannot work: not retried): the activity would answer the same. A
- * local activity's failure may reach the workflow as the activity's own error, not wrapped in an ActivityFailure.
- */
+/** A task's own error (refused, moved, a seed that cannot work: not retried): the activity would answer the same. */
 const isTaskError = (err: unknown): boolean => {
-  const cause = err instanceof ActivityFailure ? err.cause : err;
+  const cause = failureCause(err);
   return cause instanceof ApplicationFailure && (cause.nonRetryable || (TASK_ERROR_TYPES as readonly string[]).includes(cause.type ?? ''));
 };
 

@@ -23,12 +23,19 @@ export function maskingFailure(err: unknown): { kind: FailureKind; reason: strin
 }
 
 /**
+ * What an activity failed with: the ActivityFailure's cause, or the error itself where a local activity's failure
+ * reached the workflow unwrapped (the plan's, patch episode-v8).
+ */
+export function failureCause(err: unknown): unknown {
+  return err instanceof ActivityFailure ? err.cause : err;
+}
+
+/**
  * A seed failure the planner found (an unset `${VAR}`, Task Folder Verifiers § Environment variables and
  * secrets): the episode is masked at once, before a slot is reserved or a sandbox created. Null for anything else.
  */
 export function plannedSeedFailure(err: unknown): { kind: string; reason: string; step: string | null } | null {
-  // The plan's local activity (patch episode-v8) may fail with its own error, not wrapped in an ActivityFailure.
-  const cause = err instanceof ActivityFailure ? err.cause : err;
+  const cause = failureCause(err);
   if (!(cause instanceof ApplicationFailure) || cause.type !== 'harbor:seed_failed') return null;
   const step = (cause.details?.[0] as { step?: unknown } | undefined)?.step;
   return { kind: cause.type, reason: cause.message, step: typeof step === 'string' ? step : null };

@@ -5,16 +5,15 @@
 // attach to it (stdin and output) and sends root commands there; everything else (another user, output streamed to
 // a file, a container this process did not create, a keep-alive without the loop) goes through exec as before.
 import type Docker from 'dockerode';
-import { randomBytes } from 'node:crypto';
 import { SandboxLost } from '../errors.ts';
 import { asSandboxError } from './loss.ts';
-import { DEFAULT_OUTPUT_CAP, endedByTimeout, HOST_GUARD_SEC, KILL_GRACE_SEC, startText, timeoutCouldNotRun, withTimeout, type RawExecOptions } from '../exec.ts';
+import { DEFAULT_OUTPUT_CAP, endedByTimeout, startText, timeoutCouldNotRun, withTimeout, type RawExecOptions } from '../exec.ts';
 import { shellQuote } from '../names.ts';
 import { KEEP_ALIVE_READY, KEEP_ALIVE_TAIL, keepAliveBefore } from '../seed-scripts.ts';
 import { TailBuffer } from '../output-capture.ts';
 import type { ExecNotStartedReason, ExecResult, SandboxHandle } from '../types.ts';
 import { CHANNEL_READY, type KeepAliveStream } from './keep-alive-stream.ts';
-import { CHANNEL_DIR, CHANNEL_LOOP, CHANNEL_PROCESS, ChannelParser, requestLine, type ChannelAnswer } from '../channel-protocol.ts';
+import { CHANNEL_DIR, CHANNEL_LOOP, CHANNEL_PROCESS, ChannelParser, ChannelRequests } from '../channel-protocol.ts';
 
 const LOOP = `${CHANNEL_LOOP}
 exec sleep infinity`;
@@ -84,26 +83,16 @@ export function channelNotStarted(argv: readonly string[], timeoutSec: number | 
   return notStarted ? { ...r, notStarted } : r;
 }
 
-interface Pending {
-  resolve(answer: ChannelAnswer): void;
-  reject(err: Error): void;
-}
-
 /** The keep-alive's attach, kept by the worker that made the container, shared by every root command it runs there. */
 export class ExecChannel {
-  private readonly pending = new Map<string, Pending>();
   private readonly parser = new ChannelParser();
+  private readonly requests: ChannelRequests;
   private closed = false;
 
   constructor(private readonly docker: Docker, private readonly handle: SandboxHandle, private readonly stream: KeepAliveStream, private readonly onClose: () => void) {
+    this.requests = new ChannelRequests((request) => stream.write(request), (on) => stream.holdProcess(on));
     stream.holdProcess(false);
-    stream.deliver((chunk) => {
-      for (const a of this.parser.push(chunk)) {
-        const p = this.pending.get(a.id);
-        this.pending.delete(a.id);
-        p?.resolve(a);
-      }
-    }, () => this.close());
+    stream.deliver((chunk) => this.requests.answered(this.parser.push(chunk)), () => this.close());
   }
 
   get open(): boolean {
@@ -113,43 +102,22 @@ export class ExecChannel {
   /** One command, as runExec would run it (argv under `timeout`, the last bytes of each stream kept). */
   async run(opts: RawExecOptions): Promise<ExecResult> {
     const cap = opts.outputCapBytes ?? DEFAULT_OUTPUT_CAP;
-    const id = randomBytes(8).toString('hex');
     const script = requestScript(withTimeout(opts.argv, opts.timeoutSec), opts.workdir ?? this.handle.workdir, opts.env);
     const started = Date.now();
-    const answer = new Promise<ChannelAnswer>((resolve, reject) => this.pending.set(id, { resolve, reject }));
-    let guard: NodeJS.Timeout | undefined;
-    let onAbort: (() => void) | undefined;
-    const stopped = new Promise<'guard'>((resolve, reject) => {
-      if (opts.timeoutSec !== undefined && opts.timeoutSec > 0) {
-        guard = setTimeout(() => resolve('guard'), (opts.timeoutSec + KILL_GRACE_SEC + HOST_GUARD_SEC) * 1000);
-      }
-      onAbort = () => reject(opts.signal?.reason instanceof Error ? opts.signal.reason : new Error('aborted'));
-      opts.signal?.addEventListener('abort', onAbort, { once: true });
-    });
-    this.stream.holdProcess(true);
-    try {
-      opts.signal?.throwIfAborted();
-      this.stream.write(requestLine(id, cap, script));
-      const got = await Promise.race([answer, stopped]);
-      if (got === 'guard') return { exitCode: 124, stdout: '', stderr: '', stdoutTruncated: false, stderrTruncated: false, timedOut: true };
-      const elapsedSec = (Date.now() - started) / 1000;
-      const stdout = new TailBuffer(cap);
-      const stderr = new TailBuffer(cap);
-      stdout.push(got.stdout);
-      stderr.push(got.stderr);
-      const timedOut = endedByTimeout(got.exitCode, elapsedSec, opts.timeoutSec);
-      const result: ExecResult = {
-        exitCode: got.exitCode, stdout: stdout.toString(), stderr: stderr.toString(),
-        stdoutTruncated: stdout.truncated || got.stdoutBytes > got.stdout.length, stderrTruncated: stderr.truncated || got.stderrBytes > got.stderr.length,
-        timedOut,
-      };
-      return channelNotStarted(opts.argv, opts.timeoutSec, result);
-    } finally {
-      this.pending.delete(id);
-      if (this.pending.size === 0) this.stream.holdProcess(false);
-      if (guard) clearTimeout(guard);
-      if (onAbort) opts.signal?.removeEventListener('abort', onAbort);
-    }
+    const got = await this.requests.request(script, cap, opts.timeoutSec, opts.signal);
+    if (got === 'guard') return { exitCode: 124, stdout: '', stderr: '', stdoutTruncated: false, stderrTruncated: false, timedOut: true };
+    const elapsedSec = (Date.now() - started) / 1000;
+    const stdout = new TailBuffer(cap);
+    const stderr = new TailBuffer(cap);
+    stdout.push(got.stdout);
+    stderr.push(got.stderr);
+    const timedOut = endedByTimeout(got.exitCode, elapsedSec, opts.timeoutSec);
+    const result: ExecResult = {
+      exitCode: got.exitCode, stdout: stdout.toString(), stderr: stderr.toString(),
+      stdoutTruncated: stdout.truncated || got.stdoutBytes > got.stdout.length, stderrTruncated: stderr.truncated || got.stderrBytes > got.stderr.length,
+      timedOut,
+    };
+    return channelNotStarted(opts.argv, opts.timeoutSec, result);
   }
 
   /** The attach ended (the container stopped, was removed, or the engine went away): every command waiting fails. */
@@ -158,10 +126,7 @@ export class ExecChannel {
     this.closed = true;
     this.onClose();
     this.stream.close();
-    const waiting = [...this.pending.values()];
-    this.pending.clear();
-    if (waiting.length === 0) return;
-    void this.lossOrError().then((err) => { for (const p of waiting) p.reject(err); });
+    this.requests.failAll(() => this.lossOrError());
   }
 
   private async lossOrError(): Promise<Error> {

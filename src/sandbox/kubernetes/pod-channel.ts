@@ -6,11 +6,9 @@
 // there, under the same launcher (pod-spec.ts execArgv: user, working directory, environment, budget), except copies
 // (tar over exec, with stdin). A pod this process did not create, or whose loop ended, is reached through exec.
 import { Attach, type KubeConfig } from '@kubernetes/client-node';
-import { randomBytes } from 'node:crypto';
 import { PassThrough, Writable } from 'node:stream';
 import type WebSocket from 'isomorphic-ws';
-import { CHANNEL_ENDED, ChannelParser, requestLine, type ChannelAnswer } from '../channel-protocol.ts';
-import { HOST_GUARD_SEC, KILL_GRACE_SEC } from '../exec.ts';
+import { CHANNEL_ENDED, ChannelParser, ChannelRequests, type ChannelAnswer } from '../channel-protocol.ts';
 import { shellQuote } from '../names.ts';
 import type { PodContainer } from './exec.ts';
 
@@ -31,13 +29,8 @@ export class ChannelEnded extends Error {
   }
 }
 
-interface Pending {
-  resolve(answer: ChannelAnswer): void;
-  reject(err: Error): void;
-}
-
 export class PodChannel {
-  private readonly pending = new Map<string, Pending>();
+  private readonly requests = new ChannelRequests((request) => this.stdin.write(request), (on) => this.hold(on));
   private readonly parser = new ChannelParser((line) => { if (line === CHANNEL_ENDED) this.close('its loop ended'); });
   private readonly stdin = new PassThrough();
   private ws: WebSocket.WebSocket | undefined;
@@ -71,8 +64,8 @@ export class PodChannel {
     this.ws.on('error', () => this.close('the attach failed'));
     this.hold(false);
     try {
-      const answer = await this.send(check, 1024);
-      if (answer.exitCode === 0) return true;
+      const answer = await this.send(check, 1024, undefined);
+      if (answer !== 'guard' && answer.exitCode === 0) return true;
     } catch {
       return false;
     }
@@ -81,11 +74,7 @@ export class PodChannel {
   }
 
   private output(chunk: Buffer): void {
-    for (const a of this.parser.push(chunk)) {
-      const p = this.pending.get(a.id);
-      this.pending.delete(a.id);
-      p?.resolve(a);
-    }
+    this.requests.answered(this.parser.push(chunk));
   }
 
   /** While nothing waits on it, the attach does not keep this process running. */
@@ -94,37 +83,17 @@ export class PodChannel {
     if (on) socket?.ref(); else socket?.unref();
   }
 
-  private send(script: string, cap: number): Promise<ChannelAnswer> {
+  private send(script: string, cap: number, timeoutSec: number | undefined, signal?: AbortSignal): Promise<ChannelAnswer | 'guard'> {
     if (this.closed) return Promise.reject(new ChannelEnded(this.target, 'it had ended'));
-    const id = randomBytes(8).toString('hex');
-    const answer = new Promise<ChannelAnswer>((resolve, reject) => this.pending.set(id, { resolve, reject }));
-    this.hold(true);
-    this.stdin.write(requestLine(id, cap, script));
-    return answer.finally(() => {
-      this.pending.delete(id);
-      if (this.pending.size === 0) this.hold(false);
-    });
+    return this.requests.request(script, cap, timeoutSec, signal);
   }
 
   /**
    * A launcher argv (pod-spec.ts execArgv), answered with the last `cap` bytes of each stream; 'guard' when no answer
    * came within the budget and its grace (the command's processes killed by something in the sandbox, say).
    */
-  async run(launcher: readonly string[], cap: number, timeoutSec: number | undefined, signal?: AbortSignal): Promise<ChannelAnswer | 'guard'> {
-    let guard: NodeJS.Timeout | undefined;
-    let onAbort: (() => void) | undefined;
-    const stopped = new Promise<'guard'>((resolve, reject) => {
-      if (timeoutSec !== undefined && timeoutSec > 0) guard = setTimeout(() => resolve('guard'), (timeoutSec + KILL_GRACE_SEC + HOST_GUARD_SEC) * 1000);
-      onAbort = () => reject(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
-    try {
-      signal?.throwIfAborted();
-      return await Promise.race([this.send(launcherScript(launcher), cap), stopped]);
-    } finally {
-      if (guard) clearTimeout(guard);
-      if (onAbort) signal?.removeEventListener('abort', onAbort);
-    }
+  run(launcher: readonly string[], cap: number, timeoutSec: number | undefined, signal?: AbortSignal): Promise<ChannelAnswer | 'guard'> {
+    return this.send(launcherScript(launcher), cap, timeoutSec, signal);
   }
 
   /** The attach ended (the pod went, the worker let go) or the loop did: every command waiting fails. */
@@ -133,8 +102,6 @@ export class PodChannel {
     this.closed = true;
     this.onClose();
     this.ws?.close();
-    const waiting = [...this.pending.values()];
-    this.pending.clear();
-    for (const p of waiting) p.reject(new ChannelEnded(this.target, why));
+    this.requests.failAll(() => new ChannelEnded(this.target, why));
   }
 }
