@@ -148,7 +148,7 @@ export default async function profileKubernetes(args: string[]): Promise<void> {
       const image = await new KubernetesSandboxProvider({ kubeConfig: bench.kc, namespace: bench.ns, local: new DockerSandboxProvider(new Docker()), registryHost: bench.registry }).images.id('berth-base:bookworm');
       const naive = (i: number) => naiveEpisode(bench.kc, bench.core, bench.ns, image, i);
       await naive(-1);
-      await sleep(1000);
+      console.log(`\n(naive: ${await bench.settle()})`);
       const cpu = new ClusterCpu(worker.child.pid!);
       const from = Date.now();
       const loadBefore = load();
@@ -156,8 +156,9 @@ export default async function profileKubernetes(args: string[]): Promise<void> {
       const used = cpu.since();
       await sleep(1500);
       console.log(`\nnaive client-node loop, ${many} at once: wall ${sec.toFixed(2)} s\n  ${cpuLine(used, many)} (load ${loadBefore} -> ${load()})\n  pods: ${pods.summary(from)}`);
-      await sleep(1000);
     }
+    // Each run on a node the one before has left: its pods' teardown outlasts their delete.
+    console.log(`\n(${many} at once: ${await bench.settle()})`);
     await measure(`${many} episodes at once`, [{ dir: trivialDataset(many), concurrency: many }]);
   } finally {
     pods.stop();

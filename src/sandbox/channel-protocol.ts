@@ -17,8 +17,8 @@ export const CHANNEL_ENDED = 'berth:ch-ended';
 export const CHANNEL_LOOP = `D=${CHANNEL_DIR}
 respond() {
   o="$D/$1.out"; e="$D/$1.err"
-  # One wc for both sizes ("N out M err T total"); a missing file counts as empty.
-  set -- "$1" "$2" "$3" $(wc -c "$o" "$e" 2>/dev/null)
+  # One wc for both sizes ("N out M err T total"), none when both are empty; a missing file counts as empty.
+  if [ -s "$o" ] || [ -s "$e" ]; then set -- "$1" "$2" "$3" $(wc -c "$o" "$e" 2>/dev/null); else set -- "$1" "$2" "$3"; fi
   ot=\${4:-0}; et=\${6:-0}
   case "$ot$et" in *[!0-9]*) ot=0; et=0 ;; esac
   ol=$ot; el=$et
@@ -37,7 +37,7 @@ respond() {
   [ "$el" -gt 0 ] && tail -c "$el" "$e"
   rm -f "$D/.lock" "$o" "$e"
 }
-rm -f "$D/.lock"
+[ ! -e "$D/.lock" ] || rm -f "$D/.lock"
 while IFS= read -r line; do
   id=\${line%% *}; rest=\${line#* }; cap=\${rest%% *}; n=\${rest#* }
   case "$id" in ''|*[!0-9a-f]*) continue ;; esac

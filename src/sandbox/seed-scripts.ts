@@ -58,11 +58,18 @@ export function workdirSetupScript(workdir: string, user: string): string {
   return lines.join('\n');
 }
 
-/** Fails when a named user does not exist in the image (a bare uid or uid:gid always runs). */
-export function userCheckScript(user: string): string {
+/**
+ * Fails when a named user does not exist in the image (a bare uid or uid:gid always runs). The image's /etc/passwd
+ * is read by the shell itself (no process), as the runtime looks a user up when it starts a command as that user.
+ */
+export function userCheckScript(user: string, passwd = '/etc/passwd'): string {
   const name = user.split(':')[0] ?? '';
   if (name === '' || /^\d+$/.test(name)) return 'true';
-  return `id -u ${shellQuote(name)} >/dev/null 2>&1 || { echo "user ${name} does not exist in the image: set [agent].user to an existing user or a numeric uid" >&2; exit 1; }`;
+  const n = shellQuote(name);
+  return [
+    `u_found=''; { while IFS=: read -r u_name u_rest || [ -n "$u_name" ]; do [ "$u_name" = ${n} ] && { u_found=1; break; }; u_name=''; done < ${shellQuote(passwd)}; } 2>/dev/null || true`,
+    `[ -n "$u_found" ] || { echo "user ${name} does not exist in the image: set [agent].user to an existing user or a numeric uid" >&2; exit 1; }`,
+  ].join('\n');
 }
 
 // The shell writes it itself (`touch` would be a process of its own).
