@@ -121,6 +121,7 @@ const REPORT = `echo "berth:wait $st"
   if [ "$tailb" -gt 0 ] && [ "\${st%% *}" = exit ]; then
     if [ ! -e "$out" ]; then echo "berth:tail none"
     elif [ ! -r "$out" ]; then echo "berth:tail unreadable"
+    elif [ ! -s "$out" ]; then echo "berth:tail 0"
     else n=$(wc -c < "$out"); n=$((n + 0)); echo "berth:tail $n"; [ "$n" -gt 0 ] && tail -c "$tailb" "$out"; fi
   fi;;`;
 

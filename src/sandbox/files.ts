@@ -255,13 +255,17 @@ export async function inlineWriteScript(
   const lines = [made('')];
   for (const d of dirs) lines.push(made(d));
   let size = 0;
+  // One chmod per mode, after the writes: each chmod is a process in the sandbox.
+  const byMode = new Map<number, string[]>();
   for (const f of files) {
     const parent = path.dirname(f.rel);
     if (parent !== '.') lines.push(made(parent));
     const arg = printfArgument(f.content);
     size += arg.length;
     if (size > INLINE_MAX_SCRIPT) return null;
-    lines.push(`printf '%b' ${arg} > ${q(f.rel)}`, `chmod ${f.mode.toString(8)} ${q(f.rel)}`);
+    lines.push(`printf '%b' ${arg} > ${q(f.rel)}`);
+    byMode.set(f.mode, [...(byMode.get(f.mode) ?? []), q(f.rel)]);
   }
+  for (const [mode, paths] of byMode) lines.push(`chmod ${mode.toString(8)} ${paths.join(' ')}`);
   return lines.join('\n');
 }

@@ -28,7 +28,11 @@ export const LOG_DIRS = [SANDBOX_LAYOUT.agentLogs, SANDBOX_LAYOUT.verifierLogs, 
  */
 export function baseSetupScript(overlayWorkdirs: string[]): string {
   const dirs = LOG_DIRS.map(shellQuote).join(' ');
-  const lines = [`mkdir -p ${dirs} ${DETACHED_BASE}`, `chmod 777 ${dirs}`, `chmod 1777 ${DETACHED_BASE}`];
+  // Folders the image does not have are made with their mode (one process); one it has gets a chmod.
+  const lines = [
+    `if ${LOG_DIRS.map((d) => `[ ! -e ${shellQuote(d)} ]`).join(' && ')}; then mkdir -p -m 777 ${dirs}; else mkdir -p ${dirs} && chmod 777 ${dirs}; fi`,
+    `if [ ! -e ${DETACHED_BASE} ]; then mkdir -p -m 1777 ${DETACHED_BASE}; else chmod 1777 ${DETACHED_BASE}; fi`,
+  ];
   if (overlayWorkdirs.length > 0) lines.push(`mkdir -p ${overlayWorkdirs.map(shellQuote).join(' ')}`);
   return lines.join(' && ');
 }

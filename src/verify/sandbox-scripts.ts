@@ -31,30 +31,29 @@ function realDir(dir: string): string {
   return [`if [ -L ${d} ] || { [ -e ${d} ] && [ ! -d ${d} ]; }; then rm -rf -- ${d}; fi`, mkdirUnlessThere(dir)].join('\n');
 }
 
-/** Empties a folder's contents, replacing a symlink or file planted in its place; keeps `keep` if regular files. */
-function emptyDir(dir: string, mode: string, keep: readonly string[]): string {
+/** Empties a folder's contents (made a real folder first); keeps `keep` if regular files. */
+function emptyContents(dir: string, keep: readonly string[]): string {
   const d = shellQuote(dir);
   const kept = keep.length === 0 ? '' : ` ! \\( -type f \\( ${keep.map((k) => `-name ${shellQuote(k)}`).join(' -o ')} \\) \\)`;
-  return [
-    realDir(dir),
-    `chmod ${mode} ${d}`,
-    `if berth_has ${d}; then find ${d} -mindepth 1 -maxdepth 1${kept} -exec rm -rf -- {} +; fi`,
-  ].join('\n');
+  return `if berth_has ${d}; then find ${d} -mindepth 1 -maxdepth 1${kept} -exec rm -rf -- {} +; fi`;
 }
 
 /**
  * Empties /tests and /logs/verifier (except sidecar inputs) and removes the previous transcript. /logs and
  * /logs/agent are made folders again when the agent removed them or left a file or link there (under Harbor's
- * Docker environment they are mounts the agent cannot replace): the turn is verified, never masked for it.
+ * Docker environment they are mounts the agent cannot replace): the turn is verified, never masked for it. The two
+ * log folders get their mode in one chmod (each is a process in the sandbox).
  */
 export function clearScript(inputs: readonly string[], clearTests = true): string {
   return [
     HAS_ENTRIES,
-    ...(clearTests ? [emptyDir(TESTS_DIR, '755', [])] : []),
+    ...(clearTests ? [realDir(TESTS_DIR), `chmod 755 ${shellQuote(TESTS_DIR)}`] : []),
     realDir(SANDBOX_LAYOUT.logsDir),
-    emptyDir(VERIFIER_LOGS, '777', inputs),
+    realDir(VERIFIER_LOGS),
     realDir(SANDBOX_LAYOUT.agentLogs),
-    `chmod 777 ${SANDBOX_LAYOUT.agentLogs}`,
+    `chmod 777 ${shellQuote(VERIFIER_LOGS)} ${shellQuote(SANDBOX_LAYOUT.agentLogs)}`,
+    ...(clearTests ? [emptyContents(TESTS_DIR, [])] : []),
+    emptyContents(VERIFIER_LOGS, inputs),
     removeIfThere(TRAJECTORY_PATH, '-rf'),
   ].join('\n');
 }

@@ -37,6 +37,20 @@ function spec(name: string): SingleSandboxSpec {
   };
 }
 
+/** spec() without limits (the node starts it sooner), with its own keep-alive, seeded for its first exec here. */
+function light(name: string, keepAlive: string): SingleSandboxSpec {
+  const { cpus: _c, memoryMb: _m, ...rest } = spec(name);
+  return { ...rest, keepAlive: ['sh', '-c', keepAlive], readyOnFirstExec: true };
+}
+
+/** A setup that fails is the seed's failure, with its output, at the first command; the command never runs. */
+async function expectFailedSetup(d: KubernetesDriver, name: string): Promise<void> {
+  const { handle: broken } = await d.createOrAdoptSandbox(light(name, 'sleep 0.3; echo no-such-user-here >&2; exit 3'));
+  const failed = d.exec(broken, { argv: ['sh', '-c', 'echo ran'] });
+  await expect(failed).rejects.toBeInstanceOf(SeedFailed);
+  await expect(failed).rejects.toThrow(/failed \(exit 3\): no-such-user-here/);
+}
+
 /** Counts the exec and attach streams a driver opens from now on (each takes a connection of its own). */
 function countStreams(d: KubernetesDriver): { exec: number; attach: number } {
   const streams = (d.kubeConfig as PooledKubeConfig).streamAgent!;
@@ -197,10 +211,6 @@ describe('KubernetesDriver on the local cluster', () => {
     // Without the keep-alive's channel (an image without tail or wc, or an attach refused): the exec asks.
     const own = new KubernetesDriver({ kubeconfigFile: cluster.kubeconfig, execChannel: false });
     const names = [0, 1, 2, 3].map((i) => `Berth_k8s.First${i}-${suffix}`);
-    const light = (n: string, keepAlive: string): SingleSandboxSpec => {
-      const { cpus: _c, memoryMb: _m, ...rest } = spec(n);
-      return { ...rest, keepAlive: ['sh', '-c', keepAlive], readyOnFirstExec: true };
-    };
     try {
       await own.createOrAdoptSandbox({ ...light(names[0]!, 'exec sleep infinity'), readyOnFirstExec: false }); // starts the watch
       const streams = countStreams(own);
@@ -216,11 +226,7 @@ describe('KubernetesDriver on the local cluster', () => {
       const { handle: own97 } = await own.createOrAdoptSandbox(light(names[2]!, 'exec sleep infinity'));
       const r = await own.exec(own97, { argv: ['sh', '-c', 'echo mine >&2; exit 97'] });
       expect({ exitCode: r.exitCode, err: r.stderr.trim() }).toEqual({ exitCode: 97, err: 'mine' });
-      // A setup that fails is the seed's failure, with its output, at the first exec; the command never runs.
-      const { handle: broken } = await own.createOrAdoptSandbox(light(names[3]!, 'sleep 0.3; echo no-such-user-here >&2; exit 3'));
-      const failed = own.exec(broken, { argv: ['sh', '-c', 'echo ran'] });
-      await expect(failed).rejects.toBeInstanceOf(SeedFailed);
-      await expect(failed).rejects.toThrow(/failed \(exit 3\): no-such-user-here/);
+      await expectFailedSetup(own, names[3]!);
     } finally {
       await Promise.all(names.map((n) => own.remove({ name: n, kind: 'single' }).catch(() => undefined)));
     }
@@ -229,10 +235,6 @@ describe('KubernetesDriver on the local cluster', () => {
   it('a pod it created takes its commands over the keep-alive\'s channel, one attach and no exec; a setup still running or failed, as with exec', async () => {
     const own = new KubernetesDriver({ kubeconfigFile: cluster.kubeconfig });
     const names = [0, 1, 2].map((i) => `Berth_k8s.Channel${i}-${suffix}`);
-    const light = (n: string, keepAlive: string): SingleSandboxSpec => {
-      const { cpus: _c, memoryMb: _m, ...rest } = spec(n);
-      return { ...rest, keepAlive: ['sh', '-c', keepAlive], readyOnFirstExec: true };
-    };
     try {
       const { handle: watching } = await own.createOrAdoptSandbox({ ...light(names[0]!, 'exec sleep infinity'), readyOnFirstExec: false }); // starts the watch
       await own.exec(watching, { argv: ['true'] }); // its attach made
@@ -256,11 +258,7 @@ describe('KubernetesDriver on the local cluster', () => {
       const after = await own.exec(slow, { argv: ['sh', '-c', 'echo $PPID'] });
       expect({ exitCode: after.exitCode, ppid: ppid(after) }).toEqual({ exitCode: 0, ppid: 0 });
       expect(streams.exec).toBe(1);
-      // A setup that fails is the seed's failure, with its output, at the first command; the command never runs.
-      const { handle: broken } = await own.createOrAdoptSandbox(light(names[2]!, 'sleep 0.3; echo no-such-user-here >&2; exit 3'));
-      const failed = own.exec(broken, { argv: ['sh', '-c', 'echo ran'] });
-      await expect(failed).rejects.toBeInstanceOf(SeedFailed);
-      await expect(failed).rejects.toThrow(/failed \(exit 3\): no-such-user-here/);
+      await expectFailedSetup(own, names[2]!);
     } finally {
       await Promise.all(names.map((n) => own.remove({ name: n, kind: 'single' }).catch(() => undefined)));
     }

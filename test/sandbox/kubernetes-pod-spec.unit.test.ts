@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { channelKeepAlive, CHDIR_SCRIPT, execArgv, NUMERIC_USER_SCRIPT, numericUser, podName, reapingKeepAlive, singlePod } from '../../src/sandbox/kubernetes/pod-spec.ts';
 import { CHANNEL_ENDED, CHANNEL_LOOP, CHANNEL_PROCESS } from '../../src/sandbox/channel-protocol.ts';
 import { shellQuote } from '../../src/sandbox/names.ts';
+import type { SingleSandboxSpec } from '../../src/sandbox/driver.ts';
 
 const handle = { name: 'x', containerId: 'x', user: 'agent', workdir: '/app' };
 
@@ -52,24 +53,31 @@ describe('numeric users', () => {
   });
 });
 
+/** Keep-alives that are not Berth's shape (`sh -c '…exec sleep infinity'`): neither rewrite touches them. */
+const notRewritten: Array<[string[], null]> = [
+  [['sleep', 'infinity'], null],
+  [['bash', '-c', 'exec sleep infinity'], null],
+  [['sh', '-c', 'exec sleep infinity; true'], null],
+];
+
+/** A single sandbox's spec with `keepAlive`, the rest plain. */
+const sandboxSpec = (keepAlive: string[]): SingleSandboxSpec => ({
+  name: 'r', labels: { batch: 'b', workflowId: 'w', role: 'agent' }, image: 'img', keepAlive, env: {}, user: 'root', workdir: '/', network: 'bridge',
+});
+
 describe('a single pod\'s keep-alive reaps orphans itself', () => {
-  const single = (keepAlive: string[]) => singlePod({
-    name: 'r', labels: { batch: 'b', workflowId: 'w', role: 'agent' }, image: 'img', keepAlive, env: {}, user: 'root', workdir: '/', network: 'bridge',
-  });
+  const single = (keepAlive: string[]) => singlePod(sandboxSpec(keepAlive));
   const loop = '{ set +e; while :; do sleep infinity & wait $!; done; }';
   it.each([
     [['/bin/sh', '-c', "set -e\nmkdir -p /logs\necho 'ready'\nexec sleep infinity"], ['/bin/sh', '-c', `set -e\nmkdir -p /logs\necho 'ready'\n${loop}`]],
     [['sh', '-c', 'useradd u && exec sleep infinity'], ['sh', '-c', `useradd u && ${loop}`]],
     [['sh', '-c', 'exec sleep infinity'], ['sh', '-c', loop]],
-    [['sleep', 'infinity'], null],
-    [['bash', '-c', 'exec sleep infinity'], null],
-    [['sh', '-c', 'exec sleep infinity; true'], null],
+    ...notRewritten,
   ])('%j -> %j', (keepAlive, want) => {
     expect(reapingKeepAlive(keepAlive)).toEqual(want);
   });
   it('drops the shared PID namespace only when the keep-alive reaps', () => {
-    const spec = { name: 'r', labels: { batch: 'b', workflowId: 'w', role: 'agent' as const }, image: 'img', keepAlive: ['sh', '-c', 'exec sleep infinity'], env: {}, user: 'root', workdir: '/', network: 'bridge' };
-    const reaping = singlePod(spec, false);
+    const reaping = singlePod(sandboxSpec(['sh', '-c', 'exec sleep infinity']), false);
     expect(reaping.spec!.shareProcessNamespace).toBeUndefined();
     expect(reaping.spec!.containers[0]!.command).toEqual(['sh', '-c', loop]);
     expect(reaping.spec!.containers[0]!.stdin).toBeUndefined();
@@ -97,14 +105,12 @@ describe('a single pod\'s keep-alive serves requests on its stdin', () => {
     [['/bin/sh', '-c', "set -e\nmkdir -p /logs\necho 'ready'\nexec sleep infinity"], ['/bin/sh', '-c', `exec 3<&0 </dev/null\nset -e\nmkdir -p /logs\necho 'ready'\n${tail}`]],
     // A setup that fails still ends the keep-alive: the loop and the init are one command after its `&&`.
     [['sh', '-c', 'useradd u && exec sleep infinity'], ['sh', '-c', `exec 3<&0 </dev/null\nuseradd u && ${tail}`]],
-    [['sleep', 'infinity'], null],
-    [['bash', '-c', 'exec sleep infinity'], null],
-    [['sh', '-c', 'exec sleep infinity; true'], null],
+    ...notRewritten,
   ])('%j', (keepAlive, want) => {
     expect(channelKeepAlive(keepAlive)).toEqual(want);
   });
   it('keeps the container\'s stdin open across attaches', () => {
-    const pod = singlePod({ name: 'c', labels: { batch: 'b', workflowId: 'w', role: 'agent' }, image: 'img', keepAlive: ['sh', '-c', 'exec sleep infinity'], env: {}, user: 'root', workdir: '/', network: 'bridge' });
+    const pod = singlePod(sandboxSpec(['sh', '-c', 'exec sleep infinity']));
     expect(pod.spec!.containers[0]).toMatchObject({ stdin: true, stdinOnce: false });
   });
 });

@@ -68,7 +68,10 @@ const KEEP_ALIVE_RUNS_IN_MAIN = keepAliveScan('me=$(readlink /proc/self/ns/mnt);
  * from its folder `pods/<uid>/`, which the container's mount table names. Asked before the pod's status shows the
  * container running, so not a container of a same-named pod deleted a moment ago that the node has not stopped yet.
  */
-export const ofPod = (uid: string, script: string): string => `grep -qF '/pods/${uid}/' /proc/self/mountinfo || exit 1; ${script}`;
+export const ofPod = (uid: string, script: string): string =>
+  // The shell reads the table itself (a grep is a process of its own in every sandbox).
+  `berth_m=; while IFS= read -r berth_l; do case "$berth_l" in *'/pods/${uid}/'*) berth_m=1; break ;; esac; done < /proc/self/mountinfo; ` +
+  `[ -n "$berth_m" ] || exit 1; ${script}`;
 
 /**
  * The keep-alive check, waiting in the container up to about a second for a setup still running (one exec, not one per
