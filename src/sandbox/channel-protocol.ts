@@ -106,7 +106,6 @@ export class ChannelParser {
   }
 }
 
-
 interface Pending {
   resolve(answer: ChannelAnswer): void;
   reject(err: Error): void;
