@@ -1,8 +1,9 @@
 // `npm run bench -- kubernetes [--pairs 5] [--episodes 64]`: Berth's episodes on the Kubernetes sandbox of the local
 // cluster against a naive client-node loop measured in the same run (issue 23, Benchmark): create a pod, wait until
 // it runs, exec the solution, exec the test, delete it. (1) one trivial episode (median of pairs; ratio Berth/naive,
-// issue 40's target at most 0.8), (2) 32 at once (wall time, the mean of
-// two runs each in the order naive, Berth, Berth, naive, each on a settled node), (3) throughput at concurrency 8 (ratio of episodes per minute).
+// issue 40's target at most 0.8), (2) 32 at once (wall time, the mean of two runs each in the order naive, Berth,
+// Berth, naive), (3) throughput at concurrency 8 (ratio of episodes per minute). Every timed run starts on a settled
+// node (kube-setup.ts settleNode).
 // Everything runs in a namespace of the benchmark's own, removed at the end.
 import { type CoreV1Api, Exec, type KubeConfig, type V1Status } from '@kubernetes/client-node';
 import { Client, Connection } from '@temporalio/client';

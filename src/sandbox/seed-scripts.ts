@@ -1,5 +1,6 @@
 import type { ExecPort } from './driver.ts';
 import { shellQuote } from './names.ts';
+import { lineMatches } from './shell-lines.ts';
 import type { SandboxHandle } from './types.ts';
 import { SANDBOX_LAYOUT } from '../task/layout.ts';
 import { DETACHED_BASE } from './detached.ts';
@@ -69,9 +70,8 @@ export function workdirSetupScript(workdir: string, user: string): string {
 export function userCheckScript(user: string, passwd = '/etc/passwd'): string {
   const name = user.split(':')[0] ?? '';
   if (name === '' || /^\d+$/.test(name)) return 'true';
-  const n = shellQuote(name);
   return [
-    `u_found=''; { while IFS=: read -r u_name u_rest || [ -n "$u_name" ]; do [ "$u_name" = ${n} ] && { u_found=1; break; }; u_name=''; done < ${shellQuote(passwd)}; } 2>/dev/null || true`,
+    lineMatches('u_found', passwd, `${shellQuote(name)}:*`),
     `[ -n "$u_found" ] || { echo "user ${name} does not exist in the image: set [agent].user to an existing user or a numeric uid" >&2; exit 1; }`,
   ].join('\n');
 }

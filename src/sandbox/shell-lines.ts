@@ -13,3 +13,11 @@ export function removeIfThere(path: string, flags: '-f' | '-rf'): string {
   const p = shellQuote(path);
   return `if [ -e ${p} ] || [ -L ${p} ]; then rm ${flags} -- ${p}; fi`;
 }
+
+/**
+ * Sets `variable` to 1 when a line of `file` matches the `case` pattern `pattern` (empty otherwise; a missing file
+ * matches nothing). The shell reads the file itself: a grep would be a process of its own.
+ */
+export function lineMatches(variable: string, file: string, pattern: string): string {
+  return `${variable}=; { while IFS= read -r berth_line || [ -n "$berth_line" ]; do case "$berth_line" in ${pattern}) ${variable}=1; break ;; esac; done < ${shellQuote(file)}; } 2>/dev/null || true`;
+}

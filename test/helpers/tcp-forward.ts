@@ -10,8 +10,6 @@ export interface Forward {
   readonly address: string;
   /** The address each connection came from, in order. */
   readonly clients: string[];
-  /** Bytes the clients sent, in all. */
-  readonly bytesIn: number;
   /** Whether `holdAfter` was reached: no client's bytes go on from then. */
   readonly held: boolean;
   close(): Promise<void>;
@@ -53,7 +51,6 @@ export async function forwardTcp(listenHost: string, target: ForwardTarget, opts
   return {
     address: `${listenHost}:${(server.address() as AddressInfo).port}`,
     clients,
-    get bytesIn() { return bytesIn; },
     get held() { return held; },
     close: () => new Promise<void>((resolve) => {
       for (const s of open) s.destroy();

@@ -1,11 +1,13 @@
-// userCheckScript reads the image's /etc/passwd with the shell's own `read` (no `id` process): run here by a real
-// sh under `set -e` (as the keep-alive runs it) against passwd files of each shape.
+// userCheckScript and the pod check read a file with the shell's own `read` (lineMatches: no `id` or `grep` process):
+// run here by a real sh under `set -e` (as the keep-alive runs it) against files of each shape.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ofPod } from '../../src/sandbox/kubernetes/driver.ts';
 import { userCheckScript } from '../../src/sandbox/seed-scripts.ts';
+import { lineMatches } from '../../src/sandbox/shell-lines.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'berth-passwd-'));
 const passwd = (name: string, text: string | null) => {
@@ -45,5 +47,27 @@ describe('userCheckScript: the user looked up in the image\'s /etc/passwd by the
 
   it.each([['1000'], ['1000:1000'], ['']])('a bare uid (%s) needs no lookup', (user) => {
     expect(userCheckScript(user)).toBe('true');
+  });
+});
+
+describe('lineMatches: whether a line of a file matches a case pattern, read by the shell', () => {
+  const matches = (file: string, pattern: string) =>
+    execFileSync('sh', ['-c', `set -e\n${lineMatches('m', file, pattern)}\necho "[$m]"`]).toString().trim();
+  it.each([
+    ['a line in the middle', 'a\nxx /pods/u-1/etc-hosts yy\nb\n', "*'/pods/u-1/'*", '[1]'],
+    ['only a longer uid', 'xx /pods/u-12/etc-hosts\n', "*'/pods/u-1/'*", '[]'],
+    ['the last line, no newline', 'a\nxx /pods/u-1/x', "*'/pods/u-1/'*", '[1]'],
+    ['a pattern character in the quoted part stays literal', 'a*:x\n', "'a?':*", '[]'],
+  ])('%s', (_what, text, pattern, want) => {
+    expect(matches(passwd(`lines-${want}-${text.length}`, text), pattern)).toBe(want);
+  });
+  it('a missing file matches nothing, and set -e goes on', () => {
+    expect(matches(passwd('no-such-file', null), '*')).toBe('[]');
+  });
+  it('the pod check does not run its script where the mount table names no such pod', () => {
+    // ofPod reads /proc/self/mountinfo: this machine's own table names no pod of that uid (the cluster's suites show
+    // it running in a pod's container).
+    expect(readFileSync('/proc/self/mountinfo', 'utf8')).not.toContain('/pods/00000000-no-such-pod/');
+    expect(() => execFileSync('sh', ['-c', ofPod('00000000-no-such-pod', 'echo ran')], { stdio: 'pipe' })).toThrow(/Command failed/);
   });
 });

@@ -9,7 +9,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startBatch } from '../../src/client/batch.ts';
 import { listEpisodes } from '../../src/client/episodes.ts';
 import { trialName } from '../../src/client/harbor-job/names.ts';
@@ -63,6 +63,7 @@ describe('results store: an upload cut short, keep_local = false, a store that r
     // upload stays under way until the worker is killed, however fast the machine (a poll raced it before).
     const endpoint = new URL(s3.endpoint);
     const gate = await forwardTcp('127.0.0.1', { host: endpoint.hostname, port: Number(endpoint.port) }, { holdAfter: 3 * 8 * 1024 * 1024 });
+    onTestFinished(() => gate.close());
     const gated = s3.berthToml(prefix).replace(s3.endpoint, `http://${gate.address}`);
     const workerEnv = { BERTH_HOME: home, BERTH_CONFIG: config('host', s3.berthToml(prefix)) };
     const worker = own.startWorker({ ...workerEnv, BERTH_CONFIG: config('host-gated', gated) });
@@ -91,7 +92,6 @@ describe('results store: an upload cut short, keep_local = false, a store that r
     expect(row.reward).toBe(1);
     expect(row.store_error).toBeUndefined();
     expect(row.store_key).toBe(attempt);
-    await gate.close();
     const m = await readManifest(store, attempt);
     const big = m!.files.find((f) => f.path.endsWith('zz-big.bin'));
     expect(big?.size).toBe(BIG);

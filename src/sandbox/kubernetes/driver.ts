@@ -15,6 +15,7 @@ import { DEFAULT_OUTPUT_CAP, type RawExecOptions } from '../exec.ts';
 import type { ImageConfig } from '../image-config.ts';
 import { LABEL_USER, LABEL_WORKDIR, LABEL_WORKFLOW } from '../names.ts';
 import { isSeeded } from '../seed-scripts.ts';
+import { lineMatches } from '../shell-lines.ts';
 import type { ExecResult, SandboxInfo } from '../types.ts';
 import { PodEgress } from './egress.ts';
 import { execInPod, getArchiveFromPod, PodExecError, putArchiveInPod, type PodContainer, type PodExecResult } from './exec.ts';
@@ -69,9 +70,7 @@ const KEEP_ALIVE_RUNS_IN_MAIN = keepAliveScan('me=$(readlink /proc/self/ns/mnt);
  * container running, so not a container of a same-named pod deleted a moment ago that the node has not stopped yet.
  */
 export const ofPod = (uid: string, script: string): string =>
-  // The shell reads the table itself (a grep is a process of its own in every sandbox).
-  `berth_m=; while IFS= read -r berth_l; do case "$berth_l" in *'/pods/${uid}/'*) berth_m=1; break ;; esac; done < /proc/self/mountinfo; ` +
-  `[ -n "$berth_m" ] || exit 1; ${script}`;
+  `${lineMatches('berth_m', '/proc/self/mountinfo', `*'/pods/${uid}/'*`)}; [ -n "$berth_m" ] || exit 1; ${script}`;
 
 /**
  * The keep-alive check, waiting in the container up to about a second for a setup still running (one exec, not one per
